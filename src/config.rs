@@ -1,0 +1,684 @@
+//! Configuration as Argo CD users write it: the `Application` resource and the `argocd-cm`
+//! ConfigMap, read from data the host passes in.
+//!
+//! [`Application`] keeps the parts of an Argo CD Application the engine reads (destination,
+//! `ignoreDifferences`, `syncPolicy`, annotations and the raw `status`). [`Settings`] is what
+//! `argocd-cm` says about resources: per-kind overrides ([`ResourceOverride`]: health scripts,
+//! `ignoreDifferences`, `knownTypeFields`), compare options, the tracking method and the
+//! annotations to mask.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::object::type_name;
+
+/// The annotation of an Application holding comma-separated compare options
+/// (`ServerSideDiff=true`, `IncludeMutationWebhook=true`, `IgnoreExtraneous`).
+pub const COMPARE_OPTIONS_ANNOTATION: &str = "argocd.argoproj.io/compare-options";
+/// The annotation of a resource holding comma-separated sync options.
+pub const SYNC_OPTIONS_ANNOTATION: &str = "argocd.argoproj.io/sync-options";
+/// Argo CD's tracking annotation, `<app>:<group>/<kind>:<namespace>/<name>`.
+pub const TRACKING_ID_ANNOTATION: &str = "argocd.argoproj.io/tracking-id";
+/// The default app-instance label key.
+pub const DEFAULT_INSTANCE_LABEL: &str = "app.kubernetes.io/instance";
+/// kubectl's last-applied-configuration annotation.
+pub const LAST_APPLIED_ANNOTATION: &str = "kubectl.kubernetes.io/last-applied-configuration";
+
+/// An Argo CD `Application`, as far as the engine reads it.
+///
+/// Unknown fields are ignored, so a whole Application manifest (or one with its `status`, as
+/// `kubectl get -o yaml` gives it) deserializes.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+#[non_exhaustive]
+pub struct Application {
+    /// `metadata`: name, namespace, annotations.
+    pub metadata: AppMetadata,
+    /// `spec`.
+    pub spec: ApplicationSpec,
+    /// `status`, kept as data: `sync`, `health`, `operationState`, `history`, `conditions`.
+    #[serde(skip_serializing_if = "Value::is_null")]
+    pub status: Value,
+    /// `operation`, when one is requested.
+    #[serde(skip_serializing_if = "Value::is_null")]
+    pub operation: Value,
+}
+
+/// The metadata of an Application.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+#[non_exhaustive]
+pub struct AppMetadata {
+    /// Application name.
+    pub name: String,
+    /// Namespace the Application lives in (usually `argocd`).
+    pub namespace: String,
+    /// Annotations.
+    pub annotations: BTreeMap<String, String>,
+    /// Labels.
+    pub labels: BTreeMap<String, String>,
+    /// Deletion timestamp, RFC 3339, when the Application is being deleted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deletion_timestamp: Option<String>,
+}
+
+/// The spec of an Application.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+#[non_exhaustive]
+pub struct ApplicationSpec {
+    /// The AppProject name.
+    pub project: String,
+    /// Where the app is deployed.
+    pub destination: Destination,
+    /// `ignoreDifferences` rules.
+    pub ignore_differences: Vec<IgnoreDifferences>,
+    /// `syncPolicy`.
+    pub sync_policy: SyncPolicy,
+}
+
+/// The destination of an Application.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+#[non_exhaustive]
+pub struct Destination {
+    /// Cluster API URL.
+    pub server: String,
+    /// Cluster name.
+    pub name: String,
+    /// Default namespace for namespaced objects without one.
+    pub namespace: String,
+}
+
+/// One `ignoreDifferences` rule of an Application (or, without name and namespace, of
+/// `argocd-cm`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+#[non_exhaustive]
+pub struct IgnoreDifferences {
+    /// API group glob; `""` is the core group.
+    pub group: String,
+    /// Kind glob.
+    pub kind: String,
+    /// Exact name; `""` matches any.
+    pub name: String,
+    /// Exact namespace; `""` matches any.
+    pub namespace: String,
+    /// RFC 6901 pointers to remove before comparing.
+    pub json_pointers: Vec<String>,
+    /// jq path expressions to delete before comparing.
+    pub jq_path_expressions: Vec<String>,
+    /// Field managers whose fields are not compared.
+    pub managed_fields_managers: Vec<String>,
+}
+
+impl IgnoreDifferences {
+    /// Whether the rule removes nothing.
+    pub fn is_empty(&self) -> bool {
+        self.json_pointers.is_empty()
+            && self.jq_path_expressions.is_empty()
+            && self.managed_fields_managers.is_empty()
+    }
+}
+
+/// `spec.syncPolicy`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+#[non_exhaustive]
+pub struct SyncPolicy {
+    /// Automated sync, when enabled.
+    pub automated: Option<Automated>,
+    /// App-level sync options, e.g. `CreateNamespace=true`.
+    pub sync_options: Vec<String>,
+    /// Retry strategy.
+    pub retry: Option<RetryStrategy>,
+    /// Labels and annotations for a namespace created by `CreateNamespace=true`.
+    pub managed_namespace_metadata: Option<ManagedNamespaceMetadata>,
+}
+
+impl SyncPolicy {
+    /// Whether an app-level option is set (exact match of a whole item, as Argo CD's
+    /// `HasOption`).
+    pub fn has_option(&self, option: &str) -> bool {
+        self.sync_options.iter().any(|o| o == option)
+    }
+}
+
+/// `syncPolicy.automated`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+#[non_exhaustive]
+pub struct Automated {
+    /// Delete resources no longer in Git.
+    pub prune: bool,
+    /// Sync when the live state drifts.
+    pub self_heal: bool,
+    /// Allow a sync that leaves the app with no resources.
+    pub allow_empty: bool,
+    /// `enabled: false` turns automation off while keeping the block.
+    pub enabled: Option<bool>,
+}
+
+/// `syncPolicy.retry`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+#[non_exhaustive]
+pub struct RetryStrategy {
+    /// Retries; negative is unlimited; unset is 0 (5 for auto-sync).
+    pub limit: Option<i64>,
+    /// Backoff between retries.
+    pub backoff: Option<Backoff>,
+}
+
+/// `syncPolicy.retry.backoff`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+#[non_exhaustive]
+pub struct Backoff {
+    /// First delay: a Go duration (`5s`, `2m`) or plain seconds.
+    pub duration: Option<String>,
+    /// Multiplier per retry.
+    pub factor: Option<i64>,
+    /// Largest delay.
+    pub max_duration: Option<String>,
+}
+
+/// `syncPolicy.managedNamespaceMetadata`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+#[non_exhaustive]
+pub struct ManagedNamespaceMetadata {
+    /// Labels.
+    pub labels: BTreeMap<String, String>,
+    /// Annotations.
+    pub annotations: BTreeMap<String, String>,
+}
+
+/// An error reading configuration.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// The Application does not have the expected shape.
+    #[error("invalid application at {path}: {message}")]
+    Application {
+        /// RFC 6901 pointer into the Application.
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A key of `argocd-cm` could not be read.
+    #[error("invalid argocd-cm key `{key}`: {message}")]
+    Key {
+        /// The ConfigMap data key.
+        key: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The ConfigMap itself has the wrong shape.
+    #[error("invalid argocd-cm at {path}: expected {expected}, found {found}")]
+    Shape {
+        /// RFC 6901 pointer into the ConfigMap.
+        path: String,
+        /// What was expected.
+        expected: &'static str,
+        /// What was found.
+        found: &'static str,
+    },
+}
+
+impl Application {
+    /// Reads an Application from its JSON form.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let app = gitops_core::Application::from_value(&serde_json::json!({
+    ///     "apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
+    ///     "metadata": {"name": "bookstore"},
+    ///     "spec": {"destination": {"namespace": "bookstore"},
+    ///              "syncPolicy": {"syncOptions": ["CreateNamespace=true"]}}
+    /// })).unwrap();
+    /// assert_eq!(app.spec.destination.namespace, "bookstore");
+    /// assert!(app.spec.sync_policy.has_option("CreateNamespace=true"));
+    /// ```
+    pub fn from_value(value: &Value) -> Result<Application, ConfigError> {
+        Application::deserialize(value)
+            .map_err(|e| ConfigError::Application { path: String::new(), message: e.to_string() })
+    }
+
+    /// The app's compare options (annotation `argocd.argoproj.io/compare-options`), trimmed.
+    pub fn compare_options(&self) -> Vec<&str> {
+        self.metadata
+            .annotations
+            .get(COMPARE_OPTIONS_ANNOTATION)
+            .map(|v| split_options(v))
+            .unwrap_or_default()
+    }
+
+    /// Whether the compare options hold `option` (e.g. `ServerSideDiff=true`).
+    pub fn has_compare_option(&self, option: &str) -> bool {
+        self.compare_options().contains(&option)
+    }
+}
+
+/// Splits a comma-separated option list, trimming each item and dropping empty ones.
+pub fn split_options(value: &str) -> Vec<&str> {
+    value.split(',').map(str::trim).filter(|s| !s.is_empty()).collect()
+}
+
+/// The options of a resource's `argocd.argoproj.io/sync-options` annotation.
+pub fn resource_sync_options(obj: &Value) -> Vec<&str> {
+    crate::object::annotation(obj, SYNC_OPTIONS_ANNOTATION).map(split_options).unwrap_or_default()
+}
+
+/// How Argo CD tracks which objects belong to an app (`application.resourceTrackingMethod`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum TrackingMethod {
+    /// The app-instance label.
+    Label,
+    /// The `argocd.argoproj.io/tracking-id` annotation (the default since Argo CD 3.0).
+    #[default]
+    Annotation,
+    /// Both the annotation and the label.
+    AnnotationAndLabel,
+}
+
+/// What `resource.compareoptions.ignoreResourceStatusField` selects.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum StatusFieldMode {
+    /// `/status` is ignored on every kind (the default, also `all` and `""`).
+    #[default]
+    All,
+    /// Only on `CustomResourceDefinition` objects.
+    Crd,
+    /// Never (`none`, `off`, `false`).
+    None,
+}
+
+/// `knownTypeFields` entry: a field path and the Kubernetes type it holds.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+#[non_exhaustive]
+pub struct KnownTypeField {
+    /// Dotted field path, e.g. `spec.template.spec`.
+    pub field: String,
+    /// Type name, e.g. `core/v1/PodSpec`, `core/Quantity`, `meta/v1/Duration`.
+    #[serde(rename = "type")]
+    pub type_: String,
+}
+
+/// The `ignoreDifferences` of a system-level override (no name or namespace).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+#[non_exhaustive]
+pub struct OverrideIgnoreDiff {
+    /// RFC 6901 pointers.
+    pub json_pointers: Vec<String>,
+    /// jq path expressions.
+    pub jq_path_expressions: Vec<String>,
+    /// Field managers.
+    pub managed_fields_managers: Vec<String>,
+}
+
+/// What `argocd-cm` says about one kind (or a glob of kinds).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+#[non_exhaustive]
+pub struct ResourceOverride {
+    /// `health.lua`: a Lua health script.
+    pub health_lua: String,
+    /// `health.lua.useOpenLibs`.
+    pub use_open_libs: bool,
+    /// `actions` (kept as text; actions are not run by this crate).
+    pub actions: String,
+    /// `ignoreDifferences`.
+    pub ignore_differences: OverrideIgnoreDiff,
+    /// `ignoreResourceUpdates`.
+    pub ignore_resource_updates: OverrideIgnoreDiff,
+    /// `knownTypeFields`.
+    pub known_type_fields: Vec<KnownTypeField>,
+}
+
+/// Resource settings from `argocd-cm`.
+///
+/// Overrides are keyed by `group/Kind`, `Kind` for the core group, or a glob such as `*/*`
+/// (the `.all` keys) or `*.crossplane.io/*`. The map is sorted, so where Argo CD walks a Go
+/// map in no fixed order (several globs matching one kind) this crate takes the first key in
+/// byte order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+#[non_exhaustive]
+pub struct Settings {
+    /// Per-kind overrides, after the `ignoreResourceStatusField` entries are added.
+    pub overrides: BTreeMap<String, ResourceOverride>,
+    /// `resource.compareoptions.ignoreAggregatedRoles`.
+    pub ignore_aggregated_roles: bool,
+    /// `resource.compareoptions.ignoreResourceStatusField`.
+    pub ignore_resource_status_field: StatusFieldMode,
+    /// `resource.sensitive.mask.annotations`: annotation keys masked like Secret data.
+    pub sensitive_mask_annotations: Vec<String>,
+    /// `application.resourceTrackingMethod`.
+    pub tracking_method: TrackingMethod,
+    /// `application.instanceLabelKey`.
+    pub instance_label_key: String,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        let mut s = Settings {
+            overrides: BTreeMap::new(),
+            ignore_aggregated_roles: false,
+            ignore_resource_status_field: StatusFieldMode::All,
+            sensitive_mask_annotations: Vec::new(),
+            tracking_method: TrackingMethod::Annotation,
+            instance_label_key: DEFAULT_INSTANCE_LABEL.to_string(),
+        };
+        s.add_status_ignores();
+        s
+    }
+}
+
+const OVERRIDE_TYPES: &[&str] = &[
+    "health",
+    "useOpenLibs",
+    "actions",
+    "ignoreDifferences",
+    "ignoreResourceUpdates",
+    "knownTypeFields",
+];
+
+impl Settings {
+    /// Reads settings from an `argocd-cm` ConfigMap object (its `data`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let cm = serde_json::json!({
+    ///     "apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "argocd-cm"},
+    ///     "data": {
+    ///         "resource.customizations.ignoreDifferences.apps_Deployment":
+    ///             "jsonPointers:\n- /spec/replicas\n",
+    ///         "resource.customizations.health.cert-manager.io_Certificate":
+    ///             "return {status = 'Healthy'}",
+    ///     }
+    /// });
+    /// let s = gitops_core::Settings::from_config_map(&cm).unwrap();
+    /// let d = &s.overrides["apps/Deployment"].ignore_differences;
+    /// assert_eq!(d.json_pointers, ["/spec/replicas"]);
+    /// assert!(s.overrides["cert-manager.io/Certificate"].health_lua.starts_with("return"));
+    /// // `ignoreResourceStatusField` defaults to all kinds:
+    /// assert_eq!(s.overrides["*/*"].ignore_differences.json_pointers, ["/status"]);
+    /// ```
+    pub fn from_config_map(cm: &Value) -> Result<Settings, ConfigError> {
+        let data = match cm.get("data") {
+            None | Some(Value::Null) => return Settings::from_data(&BTreeMap::new()),
+            Some(Value::Object(m)) => m,
+            Some(other) => {
+                return Err(ConfigError::Shape {
+                    path: "/data".into(),
+                    expected: "an object",
+                    found: type_name(other),
+                });
+            }
+        };
+        let mut map = BTreeMap::new();
+        for (k, v) in data {
+            let text = match v {
+                Value::String(s) => s.clone(),
+                Value::Bool(b) => b.to_string(),
+                Value::Number(n) => n.to_string(),
+                other => {
+                    return Err(ConfigError::Shape {
+                        path: format!("/data/{}", crate::object::escape_pointer_token(k)),
+                        expected: "a string",
+                        found: type_name(other),
+                    });
+                }
+            };
+            map.insert(k.clone(), text);
+        }
+        Settings::from_data(&map)
+    }
+
+    /// Reads settings from the `data` map of `argocd-cm`.
+    pub fn from_data(data: &BTreeMap<String, String>) -> Result<Settings, ConfigError> {
+        let mut s = Settings { overrides: BTreeMap::new(), ..Settings::default() };
+        if let Some(legacy) = data.get("resource.customizations") {
+            s.overrides = parse_legacy_overrides(legacy)?;
+        }
+        for (key, value) in data {
+            if !key.starts_with("resource.customizations.") {
+                continue;
+            }
+            let parts: Vec<&str> = key.splitn(4, '.').collect();
+            if parts.len() < 4 {
+                continue;
+            }
+            let (kind_type, gk) = (parts[2], parts[3]);
+            if !OVERRIDE_TYPES.contains(&kind_type) {
+                return Err(ConfigError::Key {
+                    key: key.clone(),
+                    message: format!("unknown customization type `{kind_type}`"),
+                });
+            }
+            let gk = split_key_group_kind(gk).ok_or_else(|| ConfigError::Key {
+                key: key.clone(),
+                message: "expected `<group>_<Kind>`, `<Kind>` or `all`".to_string(),
+            })?;
+            let entry = s.overrides.entry(gk).or_default();
+            match kind_type {
+                "health" => entry.health_lua = value.clone(),
+                "useOpenLibs" => {
+                    entry.use_open_libs = parse_go_bool(value).ok_or_else(|| ConfigError::Key {
+                        key: key.clone(),
+                        message: format!("`{value}` is not a boolean"),
+                    })?;
+                }
+                "actions" => entry.actions = value.clone(),
+                "ignoreDifferences" => entry.ignore_differences = parse_yaml(key, value)?,
+                "ignoreResourceUpdates" => entry.ignore_resource_updates = parse_yaml(key, value)?,
+                "knownTypeFields" => entry.known_type_fields = parse_yaml(key, value)?,
+                _ => {}
+            }
+        }
+        if let Some(opts) = data.get("resource.compareoptions") {
+            #[derive(Deserialize, Default)]
+            #[serde(rename_all = "camelCase", default)]
+            struct CompareOptions {
+                ignore_aggregated_roles: bool,
+                ignore_resource_status_field: Option<String>,
+            }
+            let o: CompareOptions = parse_yaml("resource.compareoptions", opts)?;
+            s.ignore_aggregated_roles = o.ignore_aggregated_roles;
+            s.ignore_resource_status_field = match o.ignore_resource_status_field.as_deref() {
+                Some("crd") => StatusFieldMode::Crd,
+                Some("none" | "off" | "false") => StatusFieldMode::None,
+                // "", "all" and anything else count as `all`, as in Argo CD.
+                _ => StatusFieldMode::All,
+            };
+        }
+        if let Some(v) = data.get("resource.sensitive.mask.annotations") {
+            s.sensitive_mask_annotations = v
+                .split(',')
+                .map(|a| a.chars().filter(|c| !c.is_whitespace()).collect::<String>())
+                .filter(|a| !a.is_empty())
+                .collect();
+        }
+        if let Some(v) = data.get("application.resourceTrackingMethod") {
+            s.tracking_method = match v.as_str() {
+                "label" | "" => TrackingMethod::Label,
+                "annotation" => TrackingMethod::Annotation,
+                "annotation+label" => TrackingMethod::AnnotationAndLabel,
+                other => {
+                    return Err(ConfigError::Key {
+                        key: "application.resourceTrackingMethod".into(),
+                        message: format!("unknown tracking method `{other}`"),
+                    });
+                }
+            };
+        }
+        if let Some(v) = data.get("application.instanceLabelKey").filter(|v| !v.is_empty()) {
+            s.instance_label_key = v.clone();
+        }
+        s.add_status_ignores();
+        Ok(s)
+    }
+
+    fn add_status_ignores(&mut self) {
+        let key = match self.ignore_resource_status_field {
+            StatusFieldMode::All => "*/*",
+            StatusFieldMode::Crd => "apiextensions.k8s.io/CustomResourceDefinition",
+            StatusFieldMode::None => return,
+        };
+        let entry = self.overrides.entry(key.to_string()).or_default();
+        if !entry.ignore_differences.json_pointers.iter().any(|p| p == "/status") {
+            entry.ignore_differences.json_pointers.push("/status".to_string());
+        }
+    }
+}
+
+/// `group_Kind` → `group/Kind`, `Kind` → `Kind`, `all` → `*/*`.
+fn split_key_group_kind(gk: &str) -> Option<String> {
+    if gk == "all" {
+        return Some("*/*".to_string());
+    }
+    match gk.split('_').collect::<Vec<_>>().as_slice() {
+        [kind] => Some((*kind).to_string()),
+        [group, kind] => Some(format!("{group}/{kind}")),
+        _ => None,
+    }
+}
+
+fn parse_go_bool(v: &str) -> Option<bool> {
+    match v {
+        "1" | "t" | "T" | "TRUE" | "true" | "True" => Some(true),
+        "0" | "f" | "F" | "FALSE" | "false" | "False" => Some(false),
+        _ => None,
+    }
+}
+
+fn parse_yaml<T: serde::de::DeserializeOwned + Default>(
+    key: &str,
+    text: &str,
+) -> Result<T, ConfigError> {
+    if text.trim().is_empty() {
+        return Ok(T::default());
+    }
+    serde_norway::from_str::<Option<T>>(text)
+        .map(Option::unwrap_or_default)
+        .map_err(|e| ConfigError::Key { key: key.to_string(), message: e.to_string() })
+}
+
+fn parse_legacy_overrides(text: &str) -> Result<BTreeMap<String, ResourceOverride>, ConfigError> {
+    const KEY: &str = "resource.customizations";
+    #[derive(Deserialize, Default)]
+    #[serde(default)]
+    struct Legacy {
+        #[serde(rename = "health.lua")]
+        health_lua: String,
+        #[serde(rename = "health.lua.useOpenLibs")]
+        use_open_libs: bool,
+        actions: String,
+        #[serde(rename = "ignoreDifferences")]
+        ignore_differences: String,
+        #[serde(rename = "ignoreResourceUpdates")]
+        ignore_resource_updates: String,
+        #[serde(rename = "knownTypeFields")]
+        known_type_fields: Vec<KnownTypeField>,
+    }
+    let legacy: BTreeMap<String, Legacy> = parse_yaml(KEY, text)?;
+    let mut out = BTreeMap::new();
+    for (k, l) in legacy {
+        let key = format!("{KEY}[{k}]");
+        out.insert(
+            k,
+            ResourceOverride {
+                health_lua: l.health_lua,
+                use_open_libs: l.use_open_libs,
+                actions: l.actions,
+                ignore_differences: parse_yaml(&key, &l.ignore_differences)?,
+                ignore_resource_updates: parse_yaml(&key, &l.ignore_resource_updates)?,
+                known_type_fields: l.known_type_fields,
+            },
+        );
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn data(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    #[test]
+    fn split_keys_overwrite_legacy_fields() {
+        let s = Settings::from_data(&data(&[
+            (
+                "resource.customizations",
+                "argoproj.io/Rollout:\n  health.lua: legacy\n  ignoreDifferences: |\n    jsonPointers:\n    - /a\n",
+            ),
+            ("resource.customizations.health.argoproj.io_Rollout", "split"),
+            ("resource.customizations.useOpenLibs.argoproj.io_Rollout", "T"),
+        ]))
+        .unwrap();
+        let o = &s.overrides["argoproj.io/Rollout"];
+        assert_eq!(o.health_lua, "split");
+        assert!(o.use_open_libs);
+        assert_eq!(o.ignore_differences.json_pointers, ["/a"]);
+    }
+
+    #[test]
+    fn bad_keys_fail_the_load() {
+        let err =
+            Settings::from_data(&data(&[("resource.customizations.colour.apps_Deployment", "x")]))
+                .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid argocd-cm key `resource.customizations.colour.apps_Deployment`: unknown customization type `colour`"
+        );
+        let err = Settings::from_data(&data(&[("resource.customizations.useOpenLibs.Pod", "yes")]))
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid argocd-cm key `resource.customizations.useOpenLibs.Pod`: `yes` is not a boolean"
+        );
+        let err = Settings::from_data(&data(&[("resource.customizations.health.a_b_c", "x")]))
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid argocd-cm key `resource.customizations.health.a_b_c`: expected `<group>_<Kind>`, `<Kind>` or `all`"
+        );
+    }
+
+    #[test]
+    fn status_field_modes() {
+        let s = Settings::from_data(&data(&[(
+            "resource.compareoptions",
+            "ignoreResourceStatusField: crd\nignoreAggregatedRoles: true\n",
+        )]))
+        .unwrap();
+        assert!(s.ignore_aggregated_roles);
+        assert!(!s.overrides.contains_key("*/*"));
+        assert_eq!(
+            s.overrides["apiextensions.k8s.io/CustomResourceDefinition"]
+                .ignore_differences
+                .json_pointers,
+            ["/status"]
+        );
+        let s = Settings::from_data(&data(&[(
+            "resource.compareoptions",
+            "ignoreResourceStatusField: off",
+        )]))
+        .unwrap();
+        assert!(s.overrides.is_empty());
+    }
+}

@@ -1,0 +1,21 @@
+//! The diff engine: Argo CD's three-way, two-way, structured-merge and server-side diffs, with
+//! its normalizations, Secret masking and sync-status roll-up.
+
+mod defaults;
+mod error;
+mod merge_patch;
+mod remarshal;
+mod smp;
+
+pub use error::DiffError;
+
+/// Seams between the parts of the diff engine (crate-internal).
+#[allow(unused_imports)]
+pub(crate) use self::{
+    defaults::apply_defaults,
+    merge_patch::{
+        apply_merge_patch, remove_list_fields, remove_map_fields, three_way_json_merge_patch,
+    },
+    remarshal::{normalize_known_types, remarshal},
+    smp::{apply_strategic_patch, is_builtin, three_way_strategic_patch, two_way_strategic_patch},
+};

@@ -1,0 +1,51 @@
+//! # gitops-core
+//!
+//! Argo CD's decisions as a library: Kubernetes objects in, diffs, health and sync plans out.
+//!
+//! The crate does no I/O. It reads no files, no clock, no environment and no network: a host
+//! (a controller, a CLI, a CI check) fetches the objects, passes them in with the time, and
+//! carries out what it gets back. The same input gives the same bytes out.
+//!
+//! ```text
+//!   Git manifests ─┐                      ┌─> DiffResult / AppDiff   (what differs, sync status)
+//!   live objects ──┼─> gitops-core ───────┼─> HealthResult / AppHealth
+//!   Application ───┤   (pure functions)   └─> Plan / step actions  (what to apply, in order)
+//!   argocd-cm ─────┘
+//! ```
+//!
+//! ## Scope
+//!
+//! The reference is Argo CD 3.x and its gitops-engine: an Application spec, an `argocd-cm`
+//! and Lua health scripts written for Argo CD give the same answers here. Where this crate
+//! differs, the difference is listed in `testdata/SKIPPED.md` and in the README.
+//!
+//! ## Errors and panics
+//!
+//! Bad input is an error, never a panic: every error names the object, the rule or script,
+//! and the RFC 6901 pointer of the field. A panic is a bug.
+//!
+//! ## Feature flags
+//!
+//! - `lua` (default): Lua health scripts, on a vendored LuaJIT with the JIT off. Needs a C compiler.
+//! - `jq` (default): jq path expressions in `ignoreDifferences`, on jaq. Pure Rust.
+//! - `cli` (default): the `gitops-core` command-line tool.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod config;
+pub mod diff;
+pub mod glob;
+pub mod health;
+pub mod ignore;
+pub mod object;
+pub mod schema;
+pub mod script;
+pub mod sync;
+
+#[cfg(test)]
+mod tests;
+
+pub use config::{Application, ConfigError, IgnoreDifferences, ResourceOverride, Settings};
+pub use glob::{Glob, glob_match};
+pub use health::{HealthResult, HealthStatus};
+pub use object::{ObjectRef, ParseError, Scope, Scopes, parse_manifests};

@@ -1,0 +1,691 @@
+//! The object model: identities of Kubernetes objects, manifest parsing and namespace scope.
+//!
+//! Objects are plain [`serde_json::Value`]s, as the API server returns them. This module gives
+//! them an identity ([`ObjectRef`]), reads them from YAML streams, JSON documents and `List`s
+//! ([`parse_manifests`]), and knows which kinds are cluster-scoped ([`Scopes`]).
+
+use std::cmp::Ordering;
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// The identity of a Kubernetes object: API group and version, kind, namespace and name.
+///
+/// The core group is the empty string, and so is the namespace of a cluster-scoped object.
+/// Objects sort by group, kind, namespace, name and then version, the order every output of
+/// this crate uses.
+///
+/// # Examples
+///
+/// ```
+/// use gitops_core::ObjectRef;
+/// let obj = serde_json::json!({
+///     "apiVersion": "apps/v1", "kind": "Deployment",
+///     "metadata": {"name": "api", "namespace": "bookstore"}
+/// });
+/// let r = ObjectRef::from_object(&obj).unwrap();
+/// assert_eq!(r.to_string(), "apps/Deployment:bookstore/api");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ObjectRef {
+    /// API group, `""` for the core group.
+    pub group: String,
+    /// API version within the group, e.g. `v1`.
+    pub version: String,
+    /// Kind, e.g. `Deployment`.
+    pub kind: String,
+    /// Namespace, `""` for cluster-scoped objects.
+    pub namespace: String,
+    /// Name.
+    pub name: String,
+}
+
+impl ObjectRef {
+    /// Builds a reference from its parts.
+    pub fn new(
+        group: impl Into<String>,
+        version: impl Into<String>,
+        kind: impl Into<String>,
+        namespace: impl Into<String>,
+        name: impl Into<String>,
+    ) -> Self {
+        ObjectRef {
+            group: group.into(),
+            version: version.into(),
+            kind: kind.into(),
+            namespace: namespace.into(),
+            name: name.into(),
+        }
+    }
+
+    /// Reads the identity of an object. Fails when `apiVersion`, `kind` or `metadata.name`
+    /// is missing or not a string (`metadata.generateName` stands in for a missing name).
+    pub fn from_object(obj: &Value) -> Result<ObjectRef, ParseError> {
+        identity(obj, 0, None)
+    }
+
+    /// Reads the identity of an object without checking it, with empty strings for what is
+    /// missing. For objects already validated by [`parse_manifests`].
+    pub fn from_object_lossy(obj: &Value) -> ObjectRef {
+        let (group, version) = split_api_version(str_at(obj, &["apiVersion"]));
+        ObjectRef {
+            group: group.to_string(),
+            version: version.to_string(),
+            kind: str_at(obj, &["kind"]).to_string(),
+            namespace: str_at(obj, &["metadata", "namespace"]).to_string(),
+            name: object_name(obj).to_string(),
+        }
+    }
+
+    /// `group/Kind`, or `Kind` for the core group: the key Argo CD uses in `argocd-cm`.
+    pub fn group_kind(&self) -> String {
+        group_kind_key(&self.group, &self.kind)
+    }
+
+    /// The `apiVersion` string: `group/version`, or `version` for the core group.
+    pub fn api_version(&self) -> String {
+        if self.group.is_empty() {
+            self.version.clone()
+        } else {
+            format!("{}/{}", self.group, self.version)
+        }
+    }
+
+    /// Argo CD's resource key text, `group/Kind/namespace/name`.
+    pub fn key(&self) -> String {
+        format!("{}/{}/{}/{}", self.group, self.kind, self.namespace, self.name)
+    }
+
+    /// The identity without the version, for pairing objects of different versions.
+    pub fn same_object(&self, other: &ObjectRef) -> bool {
+        self.group == other.group
+            && self.kind == other.kind
+            && self.namespace == other.namespace
+            && self.name == other.name
+    }
+}
+
+impl Ord for ObjectRef {
+    fn cmp(&self, other: &Self) -> Ordering {
+        (&self.group, &self.kind, &self.namespace, &self.name, &self.version).cmp(&(
+            &other.group,
+            &other.kind,
+            &other.namespace,
+            &other.name,
+            &other.version,
+        ))
+    }
+}
+
+impl PartialOrd for ObjectRef {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// `group/Kind:namespace/name`, the way Argo CD names a resource in messages
+/// ("Caused by apps/Deployment:bookstore-dev/api"); the core group has no `group/` prefix and a
+/// cluster-scoped object no `namespace/`.
+impl fmt::Display for ObjectRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !self.group.is_empty() {
+            write!(f, "{}/", self.group)?;
+        }
+        write!(f, "{}:", self.kind)?;
+        if !self.namespace.is_empty() {
+            write!(f, "{}/", self.namespace)?;
+        }
+        f.write_str(&self.name)
+    }
+}
+
+/// `group/Kind`, or `Kind` when the group is empty.
+pub fn group_kind_key(group: &str, kind: &str) -> String {
+    if group.is_empty() { kind.to_string() } else { format!("{group}/{kind}") }
+}
+
+/// Splits an `apiVersion` into group and version: `apps/v1` gives (`apps`, `v1`), `v1` gives
+/// (``, `v1`).
+pub fn split_api_version(api_version: &str) -> (&str, &str) {
+    match api_version.rsplit_once('/') {
+        Some((g, v)) => (g, v),
+        None => ("", api_version),
+    }
+}
+
+/// Where an error was found: which document of the input, which item of a `List`, and the
+/// RFC 6901 pointer inside that object.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Location {
+    /// Index of the document in the input (0-based; every `---` starts a new one).
+    pub document: usize,
+    /// Index inside the document's `items`, when the document is a `List`.
+    pub item: Option<usize>,
+    /// RFC 6901 pointer inside the object (or the document, for a whole-document error).
+    pub path: String,
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "document {}", self.document)?;
+        if let Some(item) = self.item {
+            write!(f, " item {item}")?;
+        }
+        Ok(())
+    }
+}
+
+/// An error reading manifests.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ParseError {
+    /// The text is not valid YAML (or JSON).
+    #[error("document {document}: invalid yaml: {message}")]
+    Syntax {
+        /// Index of the document that failed.
+        document: usize,
+        /// The parser's message, with line and column.
+        message: String,
+    },
+    /// A document is not a mapping (a string, a list, a number).
+    #[error("{at}: expected an object, found {found}")]
+    NotAnObject {
+        /// Where.
+        at: Location,
+        /// What was found instead: `a string`, `an array`, ...
+        found: &'static str,
+    },
+    /// A required field is missing or empty.
+    #[error("{at}: missing field `{field}`")]
+    MissingField {
+        /// Where; `path` points at the missing field.
+        at: Location,
+        /// The dotted name of the field: `apiVersion`, `kind`, `metadata.name`.
+        field: &'static str,
+    },
+    /// A field has the wrong type.
+    #[error("{at}: field `{field}` must be {expected}, found {found}")]
+    WrongType {
+        /// Where; `path` points at the field.
+        at: Location,
+        /// The dotted name of the field.
+        field: &'static str,
+        /// The expected type, e.g. `a string`.
+        expected: &'static str,
+        /// The type found.
+        found: &'static str,
+    },
+    /// A value YAML can hold but JSON cannot (a non-string key, a tag, NaN).
+    #[error("{at}: {message} at {}", at.path)]
+    Unsupported {
+        /// Where.
+        at: Location,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+impl ParseError {
+    /// Where the error is, when it is inside a document.
+    pub fn location(&self) -> Option<&Location> {
+        match self {
+            ParseError::Syntax { .. } => None,
+            ParseError::NotAnObject { at, .. }
+            | ParseError::MissingField { at, .. }
+            | ParseError::WrongType { at, .. }
+            | ParseError::Unsupported { at, .. } => Some(at),
+        }
+    }
+}
+
+/// The JSON type name of a value, for messages.
+pub fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Reads Kubernetes objects from text: a YAML stream (documents separated by `---`), a JSON
+/// document, a JSON array of objects, or any of those holding a `List` (a kind ending in `List`
+/// with `items`), which is flattened into its items.
+///
+/// Empty documents are skipped. Every object must have `apiVersion`, `kind` and
+/// `metadata.name` (or `metadata.generateName`), all strings; the error names the document,
+/// the list item and the missing field. YAML anchors are expanded within the parser's limits,
+/// duplicate keys are an error, and nesting deeper than 128 levels is an error.
+///
+/// # Examples
+///
+/// ```
+/// let objs = gitops_core::parse_manifests(
+///     "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\n\
+///      apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Service, metadata: {name: b}}\n",
+/// ).unwrap();
+/// assert_eq!(objs.len(), 2);
+///
+/// let err = gitops_core::parse_manifests("apiVersion: v1\nmetadata: {name: a}\n").unwrap_err();
+/// assert_eq!(err.to_string(), "document 0: missing field `kind`");
+/// ```
+pub fn parse_manifests(text: &str) -> Result<Vec<Value>, ParseError> {
+    let docs = parse_documents(text)?;
+    let mut out = Vec::new();
+    for (index, doc) in docs.into_iter().enumerate() {
+        match doc {
+            Value::Null => {}
+            Value::Array(items) => {
+                for (i, item) in items.into_iter().enumerate() {
+                    push_object(&mut out, item, index, Some(i))?;
+                }
+            }
+            doc => {
+                let is_list =
+                    doc.get("kind").and_then(Value::as_str).is_some_and(|k| k.ends_with("List"))
+                        && doc.get("items").is_some();
+                if is_list {
+                    let Some(Value::Array(items)) = doc.get("items") else {
+                        return Err(ParseError::WrongType {
+                            at: Location { document: index, item: None, path: "/items".into() },
+                            field: "items",
+                            expected: "an array",
+                            found: type_name(&doc["items"]),
+                        });
+                    };
+                    for (i, item) in items.iter().enumerate() {
+                        push_object(&mut out, item.clone(), index, Some(i))?;
+                    }
+                } else {
+                    push_object(&mut out, doc, index, None)?;
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn push_object(
+    out: &mut Vec<Value>,
+    obj: Value,
+    document: usize,
+    item: Option<usize>,
+) -> Result<(), ParseError> {
+    identity(&obj, document, item)?;
+    out.push(obj);
+    Ok(())
+}
+
+/// Parses text into its documents, as JSON values, without checking them.
+/// A document that is empty (or only comments) is `Value::Null`.
+pub fn parse_documents(text: &str) -> Result<Vec<Value>, ParseError> {
+    let trimmed = text.trim_start_matches('\u{feff}').trim_start();
+    if trimmed.starts_with('{') || trimmed.starts_with('[') {
+        // JSON first: faster and with better messages. A YAML flow mapping that is not
+        // JSON falls through to the YAML parser.
+        let mut stream = serde_json::Deserializer::from_str(trimmed).into_iter::<Value>();
+        let mut docs = Vec::new();
+        let mut ok = true;
+        for doc in &mut stream {
+            match doc {
+                Ok(v) => docs.push(v),
+                Err(_) => {
+                    ok = false;
+                    break;
+                }
+            }
+        }
+        if ok {
+            return Ok(docs);
+        }
+    }
+    let mut docs = Vec::new();
+    for (index, de) in serde_norway::Deserializer::from_str(text).enumerate() {
+        let yaml = serde_norway::Value::deserialize(de)
+            .map_err(|e| ParseError::Syntax { document: index, message: e.to_string() })?;
+        let at = |path: String| Location { document: index, item: None, path };
+        docs.push(yaml_to_json(yaml, &mut String::new(), &at)?);
+    }
+    Ok(docs)
+}
+
+fn yaml_to_json(
+    v: serde_norway::Value,
+    path: &mut String,
+    at: &dyn Fn(String) -> Location,
+) -> Result<Value, ParseError> {
+    use serde_norway::Value as Y;
+    Ok(match v {
+        Y::Null => Value::Null,
+        Y::Bool(b) => Value::Bool(b),
+        Y::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                Value::from(i)
+            } else if let Some(u) = n.as_u64() {
+                Value::from(u)
+            } else {
+                let f = n.as_f64().unwrap_or(f64::NAN);
+                match serde_json::Number::from_f64(f) {
+                    Some(n) => Value::Number(n),
+                    None => {
+                        return Err(ParseError::Unsupported {
+                            at: at(path.clone()),
+                            message: format!("number {n} has no json form"),
+                        });
+                    }
+                }
+            }
+        }
+        Y::String(s) => Value::String(s),
+        Y::Sequence(items) => {
+            let mut out = Vec::with_capacity(items.len());
+            for (i, item) in items.into_iter().enumerate() {
+                let len = path.len();
+                path.push('/');
+                path.push_str(&i.to_string());
+                out.push(yaml_to_json(item, path, at)?);
+                path.truncate(len);
+            }
+            Value::Array(out)
+        }
+        Y::Mapping(map) => {
+            let mut out = Map::new();
+            for (k, v) in map {
+                let key = match k {
+                    Y::String(s) => s,
+                    // Kubernetes decodes YAML through JSON, where keys are strings: a plain
+                    // scalar key such as `80` or `true` becomes its text.
+                    Y::Number(n) => n.to_string(),
+                    Y::Bool(b) => b.to_string(),
+                    Y::Null => "null".to_string(),
+                    _ => {
+                        return Err(ParseError::Unsupported {
+                            at: at(path.clone()),
+                            message: "a mapping key must be a scalar".to_string(),
+                        });
+                    }
+                };
+                let len = path.len();
+                path.push('/');
+                path.push_str(&escape_pointer_token(&key));
+                let value = yaml_to_json(v, path, at)?;
+                path.truncate(len);
+                if out.insert(key.clone(), value).is_some() {
+                    return Err(ParseError::Unsupported {
+                        at: at(path.clone()),
+                        message: format!("duplicate key `{key}`"),
+                    });
+                }
+            }
+            Value::Object(out)
+        }
+        Y::Tagged(tagged) => {
+            let tagged = *tagged;
+            return Err(ParseError::Unsupported {
+                at: at(path.clone()),
+                message: format!("yaml tag `{}` is not supported", tagged.tag),
+            });
+        }
+    })
+}
+
+/// Escapes one RFC 6901 reference token (`~` as `~0`, `/` as `~1`).
+pub fn escape_pointer_token(token: &str) -> String {
+    if token.contains(['~', '/']) {
+        token.replace('~', "~0").replace('/', "~1")
+    } else {
+        token.to_string()
+    }
+}
+
+fn identity(obj: &Value, document: usize, item: Option<usize>) -> Result<ObjectRef, ParseError> {
+    let at = |path: &str| Location { document, item, path: path.to_string() };
+    let Value::Object(map) = obj else {
+        return Err(ParseError::NotAnObject { at: at(""), found: type_name(obj) });
+    };
+    let field =
+        |map: &Map<String, Value>, key: &str, name: &'static str, path: &str| match map.get(key) {
+            None | Some(Value::Null) => Err(ParseError::MissingField { at: at(path), field: name }),
+            Some(Value::String(s)) if s.is_empty() => {
+                Err(ParseError::MissingField { at: at(path), field: name })
+            }
+            Some(Value::String(s)) => Ok(s.clone()),
+            Some(other) => Err(ParseError::WrongType {
+                at: at(path),
+                field: name,
+                expected: "a string",
+                found: type_name(other),
+            }),
+        };
+    let api_version = field(map, "apiVersion", "apiVersion", "/apiVersion")?;
+    let kind = field(map, "kind", "kind", "/kind")?;
+    let metadata = match map.get("metadata") {
+        Some(Value::Object(m)) => m,
+        None | Some(Value::Null) => {
+            return Err(ParseError::MissingField {
+                at: at("/metadata/name"),
+                field: "metadata.name",
+            });
+        }
+        Some(other) => {
+            return Err(ParseError::WrongType {
+                at: at("/metadata"),
+                field: "metadata",
+                expected: "an object",
+                found: type_name(other),
+            });
+        }
+    };
+    let name = match field(metadata, "name", "metadata.name", "/metadata/name") {
+        Ok(name) => name,
+        Err(ParseError::MissingField { .. }) if metadata.get("generateName").is_some() => {
+            field(metadata, "generateName", "metadata.generateName", "/metadata/generateName")?
+        }
+        Err(e) => return Err(e),
+    };
+    let namespace = match metadata.get("namespace") {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => {
+            return Err(ParseError::WrongType {
+                at: at("/metadata/namespace"),
+                field: "metadata.namespace",
+                expected: "a string",
+                found: type_name(other),
+            });
+        }
+    };
+    let (group, version) = split_api_version(&api_version);
+    Ok(ObjectRef { group: group.to_string(), version: version.to_string(), kind, namespace, name })
+}
+
+fn str_at<'a>(obj: &'a Value, path: &[&str]) -> &'a str {
+    let mut v = obj;
+    for key in path {
+        match v.get(key) {
+            Some(next) => v = next,
+            None => return "",
+        }
+    }
+    v.as_str().unwrap_or("")
+}
+
+fn object_name(obj: &Value) -> &str {
+    let name = str_at(obj, &["metadata", "name"]);
+    if name.is_empty() { str_at(obj, &["metadata", "generateName"]) } else { name }
+}
+
+/// An annotation of an object, if it is set and a string.
+pub fn annotation<'a>(obj: &'a Value, key: &str) -> Option<&'a str> {
+    obj.get("metadata")?.get("annotations")?.get(key)?.as_str()
+}
+
+/// A label of an object, if it is set and a string.
+pub fn label<'a>(obj: &'a Value, key: &str) -> Option<&'a str> {
+    obj.get("metadata")?.get("labels")?.get(key)?.as_str()
+}
+
+/// Whether an object is namespaced or cluster-scoped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub enum Scope {
+    /// The object lives in a namespace.
+    Namespaced,
+    /// The object is cluster-wide (Namespace, ClusterRole, CustomResourceDefinition...).
+    Cluster,
+}
+
+/// Cluster-scoped kinds of Kubernetes itself and of the API groups every cluster serves
+/// (group, kind). Scope is not part of the OpenAPI definitions, so this list is kept by hand,
+/// from the `kubectl api-resources --namespaced=false` output of Kubernetes 1.24 to 1.36.
+const BUILTIN_CLUSTER_SCOPED: &[(&str, &str)] = &[
+    ("", "ComponentStatus"),
+    ("", "Namespace"),
+    ("", "Node"),
+    ("", "PersistentVolume"),
+    ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"),
+    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"),
+    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding"),
+    ("admissionregistration.k8s.io", "MutatingAdmissionPolicy"),
+    ("admissionregistration.k8s.io", "MutatingAdmissionPolicyBinding"),
+    ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"),
+    ("apiextensions.k8s.io", "CustomResourceDefinition"),
+    ("apiregistration.k8s.io", "APIService"),
+    ("authentication.k8s.io", "SelfSubjectReview"),
+    ("authentication.k8s.io", "TokenReview"),
+    ("authorization.k8s.io", "SelfSubjectAccessReview"),
+    ("authorization.k8s.io", "SelfSubjectRulesReview"),
+    ("authorization.k8s.io", "SubjectAccessReview"),
+    ("certificates.k8s.io", "CertificateSigningRequest"),
+    ("certificates.k8s.io", "ClusterTrustBundle"),
+    ("flowcontrol.apiserver.k8s.io", "FlowSchema"),
+    ("flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration"),
+    ("internal.apiserver.k8s.io", "StorageVersion"),
+    ("networking.k8s.io", "IngressClass"),
+    ("networking.k8s.io", "IPAddress"),
+    ("networking.k8s.io", "ServiceCIDR"),
+    ("node.k8s.io", "RuntimeClass"),
+    ("policy", "PodSecurityPolicy"),
+    ("rbac.authorization.k8s.io", "ClusterRole"),
+    ("rbac.authorization.k8s.io", "ClusterRoleBinding"),
+    ("resource.k8s.io", "DeviceClass"),
+    ("resource.k8s.io", "ResourceSlice"),
+    ("scheduling.k8s.io", "PriorityClass"),
+    ("storage.k8s.io", "CSIDriver"),
+    ("storage.k8s.io", "CSINode"),
+    ("storage.k8s.io", "StorageClass"),
+    ("storage.k8s.io", "VolumeAttachment"),
+    ("storage.k8s.io", "VolumeAttributesClass"),
+];
+
+/// Kinds known to be namespaced, so that their scope is not "unknown" either.
+const BUILTIN_NAMESPACED_GROUPS: &[&str] = &[
+    "",
+    "apps",
+    "batch",
+    "autoscaling",
+    "policy",
+    "networking.k8s.io",
+    "rbac.authorization.k8s.io",
+    "coordination.k8s.io",
+    "discovery.k8s.io",
+    "events.k8s.io",
+    "storage.k8s.io",
+    "extensions",
+];
+
+/// The scope of each kind: the built-in table plus what the host knows (its discovery data, or
+/// the `CustomResourceDefinition`s among the objects). A kind of unknown scope counts as
+/// namespaced, as Argo CD counts it.
+///
+/// # Examples
+///
+/// ```
+/// use gitops_core::{Scope, Scopes};
+/// let mut scopes = Scopes::builtin();
+/// assert_eq!(scopes.scope("", "Namespace"), Some(Scope::Cluster));
+/// assert_eq!(scopes.scope("example.com", "Widget"), None);
+/// scopes.insert("example.com", "Widget", Scope::Cluster);
+/// assert!(scopes.is_cluster_scoped("example.com", "Widget"));
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Scopes {
+    extra: BTreeMap<(String, String), Scope>,
+}
+
+impl Scopes {
+    /// The built-in table only.
+    pub fn builtin() -> Self {
+        Scopes::default()
+    }
+
+    /// Records the scope of a kind, overriding the built-in table.
+    pub fn insert(&mut self, group: &str, kind: &str, scope: Scope) {
+        self.extra.insert((group.to_string(), kind.to_string()), scope);
+    }
+
+    /// Records the scope of every kind defined by a `CustomResourceDefinition` among `objects`
+    /// (`spec.group`, `spec.names.kind`, `spec.scope`).
+    pub fn add_crds<'a>(&mut self, objects: impl IntoIterator<Item = &'a Value>) {
+        for obj in objects {
+            if obj.get("kind").and_then(Value::as_str) != Some("CustomResourceDefinition") {
+                continue;
+            }
+            let spec = &obj["spec"];
+            let (Some(group), Some(kind)) =
+                (spec["group"].as_str(), spec["names"]["kind"].as_str())
+            else {
+                continue;
+            };
+            let scope = match spec["scope"].as_str() {
+                Some("Cluster") => Scope::Cluster,
+                _ => Scope::Namespaced,
+            };
+            self.insert(group, kind, scope);
+        }
+    }
+
+    /// The scope of a kind, `None` when unknown.
+    pub fn scope(&self, group: &str, kind: &str) -> Option<Scope> {
+        if let Some(s) = self.extra.get(&(group.to_string(), kind.to_string())) {
+            return Some(*s);
+        }
+        if BUILTIN_CLUSTER_SCOPED.iter().any(|(g, k)| *g == group && *k == kind) {
+            Some(Scope::Cluster)
+        } else if BUILTIN_NAMESPACED_GROUPS.contains(&group) {
+            Some(Scope::Namespaced)
+        } else {
+            None
+        }
+    }
+
+    /// Whether the kind is known to be cluster-scoped.
+    pub fn is_cluster_scoped(&self, group: &str, kind: &str) -> bool {
+        self.scope(group, kind) == Some(Scope::Cluster)
+    }
+
+    /// Argo CD's namespace defaulting: a cluster-scoped object loses its namespace; a
+    /// namespaced (or unknown) object without one gets `default_namespace`.
+    pub fn default_namespace(&self, obj: &mut Value, default_namespace: &str) {
+        let (group, _) = split_api_version(str_at(obj, &["apiVersion"]));
+        let kind = str_at(obj, &["kind"]);
+        let cluster = self.is_cluster_scoped(group, kind);
+        let Some(meta) = obj.get_mut("metadata").and_then(Value::as_object_mut) else {
+            return;
+        };
+        let has_ns = meta.get("namespace").and_then(Value::as_str).is_some_and(|s| !s.is_empty());
+        if cluster {
+            if has_ns {
+                meta.remove("namespace");
+            }
+        } else if !has_ns && !default_namespace.is_empty() {
+            meta.insert("namespace".into(), Value::String(default_namespace.to_string()));
+        }
+    }
+}

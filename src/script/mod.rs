@@ -1,0 +1,2 @@
+//! Sandboxed script engines: Lua health scripts (`lua` feature) and jq path expressions
+//! (`jq` feature), with deterministic limits.
