@@ -184,10 +184,12 @@ impl fmt::Display for Location {
 #[non_exhaustive]
 pub enum ParseError {
     /// The text is not valid YAML (or JSON).
-    #[error("document {document}: invalid yaml: {message}")]
+    #[error("document {document}: invalid {format}: {message}")]
     Syntax {
         /// Index of the document that failed.
         document: usize,
+        /// `yaml` or `json`.
+        format: &'static str,
         /// The parser's message, with line and column.
         message: String,
     },
@@ -329,12 +331,28 @@ pub fn parse_documents(text: &str) -> Result<Vec<Value>, ParseError> {
     if trimmed.starts_with('{') || trimmed.starts_with('[') {
         // JSON first: faster and with better messages. A YAML flow mapping that is not
         // JSON falls through to the YAML parser.
-        let mut stream = serde_json::Deserializer::from_str(trimmed).into_iter::<Value>();
+        let mut stream = serde_json::Deserializer::from_str(trimmed).into_iter::<StrictJson>();
         let mut docs = Vec::new();
         let mut ok = true;
         for doc in &mut stream {
             match doc {
-                Ok(v) => docs.push(v),
+                Ok(StrictJson(v)) => docs.push(v),
+                // A duplicate key is an error in YAML too; report it as JSON.
+                Err(e) if e.to_string().starts_with("duplicate key") => {
+                    return Err(ParseError::Syntax {
+                        document: docs.len(),
+                        format: "json",
+                        message: e.to_string(),
+                    });
+                }
+                // Too deep is too deep in YAML as well: do not parse it a second time.
+                Err(e) if e.to_string().starts_with("recursion limit exceeded") => {
+                    return Err(ParseError::Syntax {
+                        document: docs.len(),
+                        format: "json",
+                        message: e.to_string(),
+                    });
+                }
                 Err(_) => {
                     ok = false;
                     break;
@@ -345,14 +363,139 @@ pub fn parse_documents(text: &str) -> Result<Vec<Value>, ParseError> {
             return Ok(docs);
         }
     }
+    check_flow_depth(text)?;
     let mut docs = Vec::new();
     for (index, de) in serde_norway::Deserializer::from_str(text).enumerate() {
-        let yaml = serde_norway::Value::deserialize(de)
-            .map_err(|e| ParseError::Syntax { document: index, message: e.to_string() })?;
+        let yaml = serde_norway::Value::deserialize(de).map_err(|e| ParseError::Syntax {
+            document: index,
+            format: "yaml",
+            message: e.to_string(),
+        })?;
         let at = |path: String| Location { document: index, item: None, path };
         docs.push(yaml_to_json(yaml, &mut String::new(), &at)?);
     }
     Ok(docs)
+}
+
+/// A JSON value read with duplicate object keys rejected (serde_json keeps the last one,
+/// which would silently lose data).
+struct StrictJson(Value);
+
+impl<'de> Deserialize<'de> for StrictJson {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = StrictJson;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON value")
+            }
+            fn visit_bool<E>(self, v: bool) -> Result<StrictJson, E> {
+                Ok(StrictJson(Value::Bool(v)))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<StrictJson, E> {
+                Ok(StrictJson(Value::from(v)))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<StrictJson, E> {
+                Ok(StrictJson(Value::from(v)))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<StrictJson, E> {
+                Ok(StrictJson(Value::from(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<StrictJson, E> {
+                Ok(StrictJson(Value::String(v.to_string())))
+            }
+            fn visit_string<E>(self, v: String) -> Result<StrictJson, E> {
+                Ok(StrictJson(Value::String(v)))
+            }
+            fn visit_unit<E>(self) -> Result<StrictJson, E> {
+                Ok(StrictJson(Value::Null))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut a: A,
+            ) -> Result<StrictJson, A::Error> {
+                let mut out = Vec::new();
+                while let Some(StrictJson(v)) = a.next_element()? {
+                    out.push(v);
+                }
+                Ok(StrictJson(Value::Array(out)))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut a: A,
+            ) -> Result<StrictJson, A::Error> {
+                let mut out = Map::new();
+                while let Some(k) = a.next_key::<String>()? {
+                    let StrictJson(v) = a.next_value()?;
+                    if out.contains_key(&k) {
+                        return Err(serde::de::Error::custom(format_args!("duplicate key `{k}`")));
+                    }
+                    out.insert(k, v);
+                }
+                Ok(StrictJson(Value::Object(out)))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// Deepest nesting of YAML flow collections (`[`, `{`) the parser is given. The parser's own
+/// limit (128) would reject deeper input anyway, but only after work that grows with the
+/// square of the depth; this scan rejects it in linear time.
+pub const MAX_FLOW_DEPTH: usize = 1000;
+
+/// Scans for flow brackets outside quotes and comments, and fails on nesting deeper than
+/// [`MAX_FLOW_DEPTH`], naming the document.
+fn check_flow_depth(text: &str) -> Result<(), ParseError> {
+    let bytes = text.as_bytes();
+    let (mut depth, mut document, mut line_start) = (0usize, 0usize, true);
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if line_start && bytes[i..].starts_with(b"---") {
+            document += 1;
+            depth = 0;
+        }
+        line_start = b == b'\n';
+        match b {
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_FLOW_DEPTH {
+                    return Err(ParseError::Syntax {
+                        format: "yaml",
+                        // The first document has no leading `---` in most streams.
+                        document: document
+                            .saturating_sub(usize::from(text.trim_start().starts_with("---"))),
+                        message: format!("nesting deeper than {MAX_FLOW_DEPTH} levels"),
+                    });
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            b'"' | b'\''
+                if i == 0
+                    || matches!(bytes[i - 1], b' ' | b'\t' | b'\n' | b'[' | b'{' | b',' | b':') =>
+            {
+                // Skip the quoted scalar (escapes in double quotes, '' in single quotes).
+                let quote = b;
+                i += 1;
+                while i < bytes.len() && bytes[i] != quote {
+                    if quote == b'"' && bytes[i] == b'\\' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+            }
+            b'#' if i == 0 || bytes[i - 1].is_ascii_whitespace() => {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    i += 1;
+                }
+                line_start = true;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    Ok(())
 }
 
 fn yaml_to_json(

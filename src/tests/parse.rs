@@ -1,0 +1,141 @@
+//! Manifest parsing: the table of `testdata/parse/cases.yaml`, and hostile inputs built in code
+//! (too large to keep as files), each with its exact error.
+
+use serde::Deserialize;
+
+use super::support::{read, selected};
+use crate::parse_manifests;
+
+#[derive(Deserialize)]
+struct Cases {
+    cases: Vec<Case>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Case {
+    name: String,
+    input: String,
+    #[serde(default)]
+    objects: Option<Vec<String>>,
+    #[serde(default)]
+    error: Option<String>,
+    #[serde(default)]
+    path: Option<String>,
+}
+
+#[test]
+fn parse_cases() {
+    let cases: Cases = serde_norway::from_str(&read("parse/cases.yaml")).expect("cases.yaml");
+    let mut failures = Vec::new();
+    let mut ran = 0;
+    for case in cases.cases.iter().filter(|c| selected(&c.name)) {
+        ran += 1;
+        let got = parse_manifests(&case.input);
+        let outcome = match (&got, &case.objects, &case.error) {
+            (Ok(objs), Some(want), None) => {
+                let names: Vec<String> = objs
+                    .iter()
+                    .map(|o| crate::ObjectRef::from_object(o).expect("validated").to_string())
+                    .collect();
+                (&names == want).then_some(()).ok_or(format!("got {names:?}, want {want:?}"))
+            }
+            (Err(e), None, Some(want)) => {
+                let path = e.location().map(|l| l.path.clone());
+                if &e.to_string() != want {
+                    Err(format!("got error {:?}, want {want:?}", e.to_string()))
+                } else if case.path.is_some() && path != case.path {
+                    Err(format!("got path {path:?}, want {:?}", case.path))
+                } else {
+                    Ok(())
+                }
+            }
+            (got, _, _) => Err(format!("unexpected outcome {got:?}")),
+        };
+        if let Err(msg) = outcome {
+            failures.push(format!("{}: {msg}", case.name));
+        }
+    }
+    assert!(ran > 0, "no case selected");
+    assert!(
+        failures.is_empty(),
+        "{} of {ran} cases failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+const HEAD: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n";
+
+#[test]
+fn alias_bomb_is_refused() {
+    let mut text = format!("{HEAD}data:\n  a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n");
+    for i in 1..10u8 {
+        let (name, prev) = ((b'a' + i) as char, (b'a' + i - 1) as char);
+        let refs = vec![format!("*{prev}"); 9].join(", ");
+        text.push_str(&format!("  {name}: &{name} [{refs}]\n"));
+    }
+    let err = parse_manifests(&text).unwrap_err();
+    assert_eq!(err.to_string(), "document 0: invalid yaml: repetition limit exceeded");
+}
+
+#[test]
+fn deep_yaml_nesting_is_refused_quickly() {
+    let depth = 100_000;
+    let text = format!("{HEAD}data: {}{}\n", "[".repeat(depth), "]".repeat(depth));
+    let err = parse_manifests(&text).unwrap_err();
+    assert_eq!(err.to_string(), "document 0: invalid yaml: nesting deeper than 1000 levels");
+}
+
+#[test]
+fn deep_json_nesting_is_refused() {
+    let depth = 100_000;
+    let text = format!(
+        r#"{{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"x"}},"data":{}{}}}"#,
+        "[".repeat(depth),
+        "]".repeat(depth)
+    );
+    let err = parse_manifests(&text).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "document 0: invalid json: recursion limit exceeded at line 1 column 196"
+    );
+}
+
+#[test]
+fn deep_block_nesting_is_refused() {
+    let mut text = format!("{HEAD}data:\n");
+    for i in 0..2000 {
+        text.push_str(&" ".repeat(i + 1));
+        text.push_str(&format!("k{i}:\n"));
+    }
+    let err = parse_manifests(&text).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "document 0: invalid yaml: recursion limit exceeded at line 132 column 129"
+    );
+}
+
+#[test]
+fn fifty_megabyte_string_is_kept_whole() {
+    let big = "x".repeat(50 * 1024 * 1024);
+    let text = format!("{HEAD}data:\n  k: \"{big}\"\n");
+    let objs = parse_manifests(&text).expect("a large string is valid");
+    assert_eq!(objs[0]["data"]["k"].as_str().map(str::len), Some(big.len()));
+}
+
+#[test]
+fn quotes_and_comments_do_not_hide_brackets_from_the_depth_check() {
+    // Brackets inside quotes and comments are not nesting; a plain scalar with an apostrophe
+    // does not open a quote.
+    let text = format!(
+        "{HEAD}data:\n  a: \"{}\"\n  b: don't {}\n  # {}\n",
+        "[".repeat(5000),
+        "[".repeat(5000),
+        "{".repeat(5000)
+    );
+    let err = parse_manifests(&text).unwrap_err();
+    assert_eq!(err.to_string(), "document 0: invalid yaml: nesting deeper than 1000 levels");
+    let text = format!("{HEAD}data:\n  a: \"{}\"\n  # {}\n", "[".repeat(5000), "{".repeat(5000));
+    assert!(parse_manifests(&text).is_ok());
+}
