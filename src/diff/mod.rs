@@ -4,6 +4,7 @@
 mod defaults;
 mod error;
 mod merge_patch;
+mod quantity;
 mod remarshal;
 mod smp;
 
