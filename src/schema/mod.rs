@@ -266,6 +266,8 @@ fn parse_node(v: &Value, by_name: &HashMap<String, usize>, is_def: bool) -> Node
 pub(crate) struct TypeRef {
     node: &'static Node,
     schema: &'static Schema,
+    /// Set when `node` is a definition's own node (a top-level kind or definition lookup).
+    def: Option<usize>,
 }
 
 impl std::fmt::Debug for TypeRef {
@@ -283,14 +285,14 @@ impl TypeRef {
     }
 
     fn at(self, node: &'static Node) -> TypeRef {
-        TypeRef { node, schema: self.schema }
+        TypeRef { node, schema: self.schema, def: None }
     }
 
     /// The definition name (`io.k8s.api.core.v1.PodSpec`) when this position is a reference.
     pub(crate) fn definition_name(self) -> Option<&'static str> {
         match self.node.kind {
             Kind::Ref(i) => self.schema.defs.get(i).map(|d| d.name.as_str()),
-            _ => None,
+            _ => self.def.and_then(|i| self.schema.defs.get(i)).map(|d| d.name.as_str()),
         }
     }
 
@@ -464,7 +466,7 @@ fn group_version(group: &str, version: &str) -> String {
 
 fn def_ref(s: &'static Schema, i: usize) -> TypeRef {
     // `i` comes from `by_name`/`gvks`, built from the same definition list.
-    TypeRef { node: &s.defs[i].node, schema: s }
+    TypeRef { node: &s.defs[i].node, schema: s, def: Some(i) }
 }
 
 /// Splits an `apiVersion` into group and version (`v1` → ("", "v1")).
