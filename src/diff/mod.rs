@@ -17,6 +17,7 @@ pub(crate) use self::{
     merge_patch::{
         apply_merge_patch, remove_list_fields, remove_map_fields, three_way_json_merge_patch,
     },
-    remarshal::{normalize_known_types, remarshal},
+    quantity::canonical_quantity,
+    remarshal::{default_known_type_fields, normalize_known_types, remarshal},
     smp::{apply_strategic_patch, is_builtin, three_way_strategic_patch, two_way_strategic_patch},
 };

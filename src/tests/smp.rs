@@ -1,0 +1,256 @@
+//! Conformance cases of the strategic-merge / JSON-merge / defaulting / remarshal layer
+//! (`testdata/diff/smp/*.yaml` and `testdata/diff/normalize/*.yaml`).
+//!
+//! These functions are crate-internal building blocks of the diff engine, so this table
+//! test calls them directly. A case is a map with `name`, `op` and the inputs and
+//! expectations of that op:
+//!
+//! - `three-way`: `config`/`live` (inline or `config_file`/`live_file` below `testdata/`,
+//!   optionally changed by the RFC 7386 `config_patch`), run through Argo CD's three-way diff
+//!   as spec diff.md §3.1 describes it (remarshal, last-applied from live or two-way,
+//!   namespace/annotations removal, SMP or JSON merge patch, defaults); expects `modified`
+//!   and optionally `predicted`/`normalized_live` values at RFC 6901 pointers.
+//! - `strategic-patch`: `original`, `config`, `live` → the exact three-way `patch`
+//!   and/or the `predicted` document.
+//! - `apply`: `doc` + strategic `patch` → `expected`.
+//! - `remarshal`, `defaults`: `input` → `expected`.
+//! - `known-types`: `input` + `fields` → `expected` (or `error` path).
+//! - `quantity`: `input` → `expected` canonical string, or `error: true`.
+
+use serde_json::{Map, Value};
+
+use super::support::{read, selected, testdata};
+use crate::config::KnownTypeField;
+use crate::diff::{
+    apply_defaults, apply_merge_patch, apply_strategic_patch, normalize_known_types, remarshal,
+    remove_list_fields, remove_map_fields, three_way_json_merge_patch, three_way_strategic_patch,
+};
+
+const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
+
+fn load(case: &Value, key: &str) -> Option<Value> {
+    if let Some(v) = case.get(key) {
+        return Some(v.clone());
+    }
+    let file = case.get(format!("{key}_file").as_str())?.as_str()?;
+    let text = read(file);
+    Some(if file.ends_with(".json") {
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{file}: {e}"))
+    } else {
+        serde_norway::from_str(&text).unwrap_or_else(|e| panic!("{file}: {e}"))
+    })
+}
+
+fn gvk(obj: &Value) -> (String, String, String) {
+    let av = obj["apiVersion"].as_str().unwrap_or_default();
+    let (g, v) = av.rsplit_once('/').unwrap_or(("", av));
+    (g.to_owned(), v.to_owned(), obj["kind"].as_str().unwrap_or_default().to_owned())
+}
+
+/// gitops-engine `Normalize` without a full normaliser: drop `metadata.creationTimestamp`.
+fn normalize(obj: &mut Value) {
+    if let Some(Value::Object(m)) = obj.get_mut("metadata") {
+        m.remove("creationTimestamp");
+    }
+}
+
+fn remove_namespace_annotation(obj: &Value) -> Value {
+    let mut obj = obj.clone();
+    if let Some(Value::Object(m)) = obj.get_mut("metadata") {
+        m.remove("namespace");
+        let empty = match m.get("annotations") {
+            Some(Value::Null) => true,
+            Some(Value::Object(a)) => a.is_empty(),
+            _ => false,
+        };
+        if empty {
+            m.remove("annotations");
+        }
+    }
+    obj
+}
+
+/// Argo CD's three-way diff (spec diff.md §3.1) on the crate's building blocks.
+fn three_way_diff(config: &Value, live: &Value) -> Result<(bool, Value, Value), String> {
+    let mut config = remarshal(config);
+    let mut live = remarshal(live);
+    normalize(&mut config);
+    normalize(&mut live);
+    let orig = live["metadata"]["annotations"][LAST_APPLIED]
+        .as_str()
+        .and_then(|s| serde_json::from_str::<Value>(s).ok())
+        .map(|mut o| {
+            normalize(&mut o);
+            o
+        });
+    match orig {
+        Some(o) => three_way_with(&o, &config, &live).or_else(|_| three_way_with(&config, &config, &live)),
+        None => three_way_with(&config, &config, &live),
+    }
+}
+
+fn three_way_with(orig: &Value, config: &Value, live: &Value) -> Result<(bool, Value, Value), String> {
+    let orig = remove_namespace_annotation(orig);
+    let config = remove_namespace_annotation(config);
+    let (g, v, k) = gvk(&orig);
+    if crate::diff::is_builtin(&g, &v, &k) {
+        let mut live_for_patch = live.clone();
+        if (g == "apps" || g == "extensions") && k == "StatefulSet" {
+            if let (Some(Value::Array(o)), Some(Value::Array(l))) =
+                (orig.pointer("/spec/volumeClaimTemplates"), live.pointer("/spec/volumeClaimTemplates"))
+            {
+                let stripped = remove_list_fields(o, l);
+                live_for_patch["spec"]["volumeClaimTemplates"] = Value::Array(stripped);
+            }
+        }
+        let patch = three_way_strategic_patch(&orig, &config, &live_for_patch, &g, &v, &k)
+            .map_err(|e| format!("{}: {}", e.path, e.message))?;
+        let predicted =
+            apply_strategic_patch(live, &patch, &g, &v, &k).map_err(|e| format!("{}: {}", e.path, e.message))?;
+        let predicted = apply_defaults(&predicted);
+        let live = apply_defaults(live);
+        Ok((predicted != live, predicted, live))
+    } else {
+        let live_for_patch = remove_map_fields(&orig, live);
+        let patch = three_way_json_merge_patch(&orig, &config, &live_for_patch)
+            .map_err(|e| format!("{}: {}", e.path, e.message))?;
+        let predicted = apply_merge_patch(live, &patch);
+        Ok((predicted != *live, predicted, live.clone()))
+    }
+}
+
+fn check_pointers(name: &str, what: &str, doc: &Value, expect: Option<&Value>) {
+    let Some(Value::Object(m)) = expect else { return };
+    for (pointer, want) in m {
+        let got = doc.pointer(pointer).cloned();
+        if want.is_null() {
+            assert!(got.is_none(), "{name}: {what}{pointer} should be absent, got {got:?}");
+        } else {
+            assert_eq!(got.as_ref(), Some(want), "{name}: {what}{pointer}");
+        }
+    }
+}
+
+fn gvk_of_case(case: &Value, doc: &Value) -> (String, String, String) {
+    match case.get("gvk").and_then(Value::as_str) {
+        Some(s) => {
+            let parts: Vec<&str> = s.split('/').collect();
+            match parts.as_slice() {
+                [v, k] => (String::new(), (*v).to_owned(), (*k).to_owned()),
+                [g, v, k] => ((*g).to_owned(), (*v).to_owned(), (*k).to_owned()),
+                _ => panic!("bad gvk {s}"),
+            }
+        }
+        None => gvk(doc),
+    }
+}
+
+fn run_case(case: &Value) {
+    let name = case["name"].as_str().expect("case name");
+    let op = case["op"].as_str().unwrap_or_else(|| panic!("{name}: op"));
+    match op {
+        "three-way" => {
+            let mut config = load(case, "config").unwrap_or_else(|| panic!("{name}: config"));
+            if let Some(p) = case.get("config_patch") {
+                config = apply_merge_patch(&config, p);
+            }
+            let live = load(case, "live").unwrap_or_else(|| panic!("{name}: live"));
+            let (modified, predicted, live) =
+                three_way_diff(&config, &live).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(Some(modified), case["modified"].as_bool(), "{name}: modified\npredicted {predicted:#}\nlive {live:#}");
+            check_pointers(name, "predicted", &predicted, case.get("predicted"));
+            check_pointers(name, "live", &live, case.get("normalized_live"));
+        }
+        "strategic-patch" => {
+            let original = load(case, "original").unwrap_or_else(|| panic!("{name}: original"));
+            let config = load(case, "config").unwrap_or_else(|| panic!("{name}: config"));
+            let live = load(case, "live").unwrap_or_else(|| panic!("{name}: live"));
+            let (g, v, k) = gvk_of_case(case, &config);
+            let result = three_way_strategic_patch(&original, &config, &live, &g, &v, &k);
+            if let Some(err) = case.get("error") {
+                let e = result.expect_err(name);
+                assert_eq!(Value::String(e.path.clone()), err["path"], "{name}: error path");
+                let msg = err["message"].as_str().unwrap_or_default();
+                assert!(e.message.contains(msg), "{name}: {} does not contain {msg}", e.message);
+                return;
+            }
+            let patch = result.unwrap_or_else(|e| panic!("{name}: {e:?}"));
+            if let Some(want) = case.get("patch") {
+                assert_eq!(&patch, want, "{name}: patch");
+            }
+            if let Some(want) = case.get("predicted") {
+                let got = apply_strategic_patch(&live, &patch, &g, &v, &k).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+                assert_eq!(&got, want, "{name}: predicted");
+            }
+        }
+        "apply" => {
+            let doc = load(case, "doc").unwrap_or_else(|| panic!("{name}: doc"));
+            let patch = &case["patch"];
+            let (g, v, k) = gvk_of_case(case, &doc);
+            let got = apply_strategic_patch(&doc, patch, &g, &v, &k).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+            assert_eq!(got, case["expected"], "{name}");
+        }
+        "remarshal" => assert_eq!(remarshal(&case["input"]), case["expected"], "{name}"),
+        "defaults" => assert_eq!(apply_defaults(&case["input"]), case["expected"], "{name}"),
+        "known-types" => {
+            let mut obj = load(case, "input").unwrap_or_else(|| panic!("{name}: input"));
+            let fields: Vec<KnownTypeField> =
+                serde_json::from_value(case["fields"].clone()).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let result = normalize_known_types(&mut obj, &fields);
+            match case.get("error") {
+                Some(path) => assert_eq!(Some(path.clone()), result.err().map(|e| Value::String(e.path)), "{name}"),
+                None => {
+                    result.unwrap_or_else(|e| panic!("{name}: {e:?}"));
+                    match case.get("expected") {
+                        Some(want) => assert_eq!(&obj, want, "{name}"),
+                        None => check_pointers(name, "", &obj, case.get("values")),
+                    }
+                }
+            }
+        }
+        "quantity" => {
+            let input = case["input"].as_str().unwrap_or_else(|| panic!("{name}: input"));
+            let got = crate::diff::canonical_quantity(input).ok();
+            if case.get("error") == Some(&Value::Bool(true)) {
+                assert_eq!(got, None, "{name}");
+            } else {
+                assert_eq!(got.as_deref(), case["expected"].as_str(), "{name}");
+            }
+        }
+        other => panic!("{name}: unknown op {other}"),
+    }
+}
+
+fn case_files() -> Vec<String> {
+    let mut files = Vec::new();
+    for dir in ["diff/smp", "diff/normalize"] {
+        let Ok(entries) = std::fs::read_dir(testdata().join(dir)) else { continue };
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name.ends_with(".yaml") {
+                files.push(format!("{dir}/{name}"));
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+#[test]
+fn conformance() {
+    let mut ran = 0;
+    for file in case_files() {
+        let cases: Vec<Map<String, Value>> =
+            serde_norway::from_str(&read(&file)).unwrap_or_else(|e| panic!("{file}: {e}"));
+        for case in cases {
+            let case = Value::Object(case);
+            let name = case["name"].as_str().unwrap_or_else(|| panic!("{file}: case without name"));
+            if !selected(name) {
+                continue;
+            }
+            run_case(&case);
+            ran += 1;
+        }
+    }
+    assert!(ran > 0 || std::env::var("GITOPS_TEST").is_ok(), "no smp conformance case ran");
+}
