@@ -8,6 +8,7 @@
 //! `SetObjectDefaults_*` functions: each definition's `SetDefaults_*` runs before those of
 //! the structs nested in it. Version-specific defaults (apps/v1beta1, extensions/v1beta1,
 //! admissionregistration v1beta1) use the object's own apiVersion.
+#![allow(dead_code)] // crate-internal seams of the diff pipeline; not every one is wired yet
 
 use serde_json::{Map, Value, json};
 
@@ -45,7 +46,11 @@ struct Ctx {
 
 impl Ctx {
     fn gv(&self) -> String {
-        if self.group.is_empty() { self.version.clone() } else { format!("{}/{}", self.group, self.version) }
+        if self.group.is_empty() {
+            self.version.clone()
+        } else {
+            format!("{}/{}", self.group, self.version)
+        }
     }
 }
 
@@ -201,7 +206,12 @@ fn default_definition(name: &str, m: &mut Map<String, Value>, ctx: &Ctx) {
             default(m, "protocol", json!("TCP"));
         }
         "io.k8s.api.core.v1.Probe" => {
-            for (k, v) in [("timeoutSeconds", 1), ("periodSeconds", 10), ("successThreshold", 1), ("failureThreshold", 3)] {
+            for (k, v) in [
+                ("timeoutSeconds", 1),
+                ("periodSeconds", 10),
+                ("successThreshold", 1),
+                ("failureThreshold", 3),
+            ] {
                 if empty_or_absent(m, k) {
                     m.insert(k.into(), json!(v));
                 }
@@ -211,28 +221,31 @@ fn default_definition(name: &str, m: &mut Map<String, Value>, ctx: &Ctx) {
             default(m, "path", json!("/"));
             default(m, "scheme", json!("HTTP"));
         }
-        "io.k8s.api.core.v1.Volume" => {
-            if m.iter().all(|(k, v)| k == "name" || v.is_null()) {
-                m.insert("emptyDir".into(), json!({}));
-            }
+        "io.k8s.api.core.v1.Volume" if m.iter().all(|(k, v)| k == "name" || v.is_null()) => {
+            m.insert("emptyDir".into(), json!({}));
         }
         "io.k8s.api.core.v1.SecretVolumeSource"
         | "io.k8s.api.core.v1.ConfigMapVolumeSource"
         | "io.k8s.api.core.v1.DownwardAPIVolumeSource"
         | "io.k8s.api.core.v1.ProjectedVolumeSource" => default(m, "defaultMode", json!(420)),
-        "io.k8s.api.core.v1.HostPathVolumeSource" => {
-            if !m.contains_key("type") || m.get("type") == Some(&Value::Null) {
-                m.insert("type".into(), json!(""));
-            }
+        "io.k8s.api.core.v1.HostPathVolumeSource" if m.get("type").is_none_or(Value::is_null) => {
+            m.insert("type".into(), json!(""));
         }
-        "io.k8s.api.core.v1.ServiceAccountTokenProjection" => default(m, "expirationSeconds", json!(3600)),
+        "io.k8s.api.core.v1.ServiceAccountTokenProjection" => {
+            default(m, "expirationSeconds", json!(3600))
+        }
         "io.k8s.api.core.v1.ObjectFieldSelector" => default(m, "apiVersion", json!("v1")),
         "io.k8s.api.core.v1.Service" => service(m),
         "io.k8s.api.core.v1.Secret" => default(m, "type", json!("Opaque")),
         "io.k8s.api.core.v1.Namespace" => {
-            let name = m.get("metadata").and_then(|md| md.get("name")).and_then(Value::as_str).map(str::to_owned);
+            let name = m
+                .get("metadata")
+                .and_then(|md| md.get("name"))
+                .and_then(Value::as_str)
+                .map(str::to_owned);
             if let Some(name) = name.filter(|n| !n.is_empty()) {
-                obj(obj(m, "metadata"), "labels").insert("kubernetes.io/metadata.name".into(), json!(name));
+                obj(obj(m, "metadata"), "labels")
+                    .insert("kubernetes.io/metadata.name".into(), json!(name));
             }
             default(obj(m, "status"), "phase", json!("Active"));
         }
@@ -246,19 +259,23 @@ fn default_definition(name: &str, m: &mut Map<String, Value>, ctx: &Ctx) {
             obj(m, "spec");
             default(obj(m, "status"), "phase", json!("Pending"));
         }
-        "io.k8s.api.core.v1.PersistentVolumeClaimSpec" => default(m, "volumeMode", json!("Filesystem")),
-        "io.k8s.api.autoscaling.v1.HorizontalPodAutoscalerSpec" => default(m, "minReplicas", json!(1)),
-        "io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerSpec" => hpa_v2(m),
-        "io.k8s.api.networking.v1.NetworkPolicySpec" => {
-            if empty_or_absent(m, "policyTypes") {
-                let mut types = vec![json!("Ingress")];
-                if !empty_or_absent(m, "egress") {
-                    types.push(json!("Egress"));
-                }
-                m.insert("policyTypes".into(), Value::Array(types));
-            }
+        "io.k8s.api.core.v1.PersistentVolumeClaimSpec" => {
+            default(m, "volumeMode", json!("Filesystem"))
         }
-        "io.k8s.api.networking.v1.IngressClassParametersReference" => default(m, "scope", json!("Cluster")),
+        "io.k8s.api.autoscaling.v1.HorizontalPodAutoscalerSpec" => {
+            default(m, "minReplicas", json!(1))
+        }
+        "io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerSpec" => hpa_v2(m),
+        "io.k8s.api.networking.v1.NetworkPolicySpec" if empty_or_absent(m, "policyTypes") => {
+            let mut types = vec![json!("Ingress")];
+            if !empty_or_absent(m, "egress") {
+                types.push(json!("Egress"));
+            }
+            m.insert("policyTypes".into(), Value::Array(types));
+        }
+        "io.k8s.api.networking.v1.IngressClassParametersReference" => {
+            default(m, "scope", json!("Cluster"))
+        }
         "io.k8s.api.admissionregistration.v1.MutatingWebhook" => webhook(m, &gv, true),
         "io.k8s.api.admissionregistration.v1.ValidatingWebhook" => webhook(m, &gv, false),
         "io.k8s.api.admissionregistration.v1.RuleWithOperations" => default(m, "scope", json!("*")),
@@ -303,10 +320,10 @@ fn stateful_set(m: &mut Map<String, Value>, gv: &str) {
             us.insert("type".into(), json!("RollingUpdate"));
             obj(us, "rollingUpdate");
         }
-        if us.get("type").and_then(Value::as_str) == Some("RollingUpdate") {
-            if let Some(Value::Object(ru)) = us.get_mut("rollingUpdate") {
-                default(ru, "partition", json!(0));
-            }
+        if us.get("type").and_then(Value::as_str) == Some("RollingUpdate")
+            && let Some(Value::Object(ru)) = us.get_mut("rollingUpdate")
+        {
+            default(ru, "partition", json!(0));
         }
     }
     if gv == "apps/v1" {
@@ -324,7 +341,11 @@ fn daemon_set(m: &mut Map<String, Value>, gv: &str) {
     }
     let spec = obj(m, "spec");
     let us = obj(spec, "updateStrategy");
-    default(us, "type", json!(if gv == "extensions/v1beta1" { "OnDelete" } else { "RollingUpdate" }));
+    default(
+        us,
+        "type",
+        json!(if gv == "extensions/v1beta1" { "OnDelete" } else { "RollingUpdate" }),
+    );
     if us.get("type").and_then(Value::as_str) == Some("RollingUpdate") {
         let ru = obj(us, "rollingUpdate");
         default(ru, "maxUnavailable", json!(1));
@@ -383,10 +404,10 @@ fn pod(m: &mut Map<String, Value>) {
             for c in cs.iter_mut().filter_map(Value::as_object_mut) {
                 let Some(Value::Array(ports)) = c.get_mut("ports") else { continue };
                 for p in ports.iter_mut().filter_map(Value::as_object_mut) {
-                    if empty_or_absent(p, "hostPort") {
-                        if let Some(cp) = p.get("containerPort").cloned() {
-                            p.insert("hostPort".into(), cp);
-                        }
+                    if empty_or_absent(p, "hostPort")
+                        && let Some(cp) = p.get("containerPort").cloned()
+                    {
+                        p.insert("hostPort".into(), cp);
                     }
                 }
             }
@@ -408,7 +429,10 @@ fn service(m: &mut Map<String, Value>) {
                 .and_then(|c| c.get("timeoutSeconds"))
                 .is_some_and(|t| !t.is_null());
             if !has_timeout {
-                spec.insert("sessionAffinityConfig".into(), json!({"clientIP": {"timeoutSeconds": 10800}}));
+                spec.insert(
+                    "sessionAffinityConfig".into(),
+                    json!({"clientIP": {"timeoutSeconds": 10800}}),
+                );
             }
         }
         _ => {}
@@ -465,7 +489,10 @@ fn hpa_v2(m: &mut Map<String, Value>) {
     let down = obj(behavior, "scaleDown");
     default(down, "selectPolicy", json!("Max"));
     if unset(down, "policies") {
-        down.insert("policies".into(), json!([{"type": "Percent", "value": 100, "periodSeconds": 15}]));
+        down.insert(
+            "policies".into(),
+            json!([{"type": "Percent", "value": 100, "periodSeconds": 15}]),
+        );
     }
 }
 
@@ -513,13 +540,18 @@ mod tests {
 
     #[test]
     fn deployment_defaults() {
-        let d = deploy(json!({"template": {"spec": {"containers": [{"name": "c", "image": "nginx", "ports": [{"containerPort": 80}]}]}}}));
+        let d = deploy(
+            json!({"template": {"spec": {"containers": [{"name": "c", "image": "nginx", "ports": [{"containerPort": 80}]}]}}}),
+        );
         let out = apply_defaults(&d);
         let spec = &out["spec"];
         assert_eq!(spec["replicas"], json!(1));
         assert_eq!(spec["revisionHistoryLimit"], json!(10));
         assert_eq!(spec["progressDeadlineSeconds"], json!(600));
-        assert_eq!(spec["strategy"], json!({"type": "RollingUpdate", "rollingUpdate": {"maxSurge": "25%", "maxUnavailable": "25%"}}));
+        assert_eq!(
+            spec["strategy"],
+            json!({"type": "RollingUpdate", "rollingUpdate": {"maxSurge": "25%", "maxUnavailable": "25%"}})
+        );
         let pod = &spec["template"]["spec"];
         assert_eq!(pod["dnsPolicy"], json!("ClusterFirst"));
         assert_eq!(pod["securityContext"], json!({}));
@@ -554,10 +586,16 @@ mod tests {
     fn service_defaults() {
         let s = json!({"apiVersion": "v1", "kind": "Service", "spec": {"ports": [{"port": 80}], "sessionAffinity": "ClientIP"}});
         let out = apply_defaults(&s);
-        assert_eq!(out["spec"]["ports"], json!([{"port": 80, "protocol": "TCP", "targetPort": 80}]));
+        assert_eq!(
+            out["spec"]["ports"],
+            json!([{"port": 80, "protocol": "TCP", "targetPort": 80}])
+        );
         assert_eq!(out["spec"]["type"], json!("ClusterIP"));
         assert_eq!(out["spec"]["internalTrafficPolicy"], json!("Cluster"));
-        assert_eq!(out["spec"]["sessionAffinityConfig"], json!({"clientIP": {"timeoutSeconds": 10800}}));
+        assert_eq!(
+            out["spec"]["sessionAffinityConfig"],
+            json!({"clientIP": {"timeoutSeconds": 10800}})
+        );
     }
 
     #[test]
@@ -584,7 +622,10 @@ mod tests {
     fn volumes_and_webhooks() {
         let p = json!({"apiVersion": "v1", "kind": "Pod", "spec": {"volumes": [{"name": "a"}, {"name": "b", "configMap": {"name": "x"}}]}});
         let out = apply_defaults(&p);
-        assert_eq!(out["spec"]["volumes"], json!([{"name": "a", "emptyDir": {}}, {"name": "b", "configMap": {"name": "x", "defaultMode": 420}}]));
+        assert_eq!(
+            out["spec"]["volumes"],
+            json!([{"name": "a", "emptyDir": {}}, {"name": "b", "configMap": {"name": "x", "defaultMode": 420}}])
+        );
         let w = json!({"apiVersion": "admissionregistration.k8s.io/v1beta1", "kind": "MutatingWebhookConfiguration",
             "webhooks": [{"name": "w", "clientConfig": {"service": {"name": "s", "namespace": "n"}}, "rules": [{"operations": ["CREATE"]}]}]});
         let out = apply_defaults(&w);

@@ -1,6 +1,7 @@
 //! JSON merge patch (RFC 7386): create, apply, kubectl's three-way JSON merge with conflict
 //! detection (spec diff.md §3.1 generic path), and gitops-engine's RemoveMapFields /
 //! RemoveListFields (§3.4).
+#![allow(dead_code)] // crate-internal seams of the diff pipeline; not every one is wired yet
 
 use serde_json::{Map, Value};
 
@@ -180,7 +181,10 @@ pub(crate) fn remove_map_fields(config: &Value, live: &Value) -> Value {
     }
 }
 
-fn remove_map_fields_obj(config: &Map<String, Value>, live: &Map<String, Value>) -> Map<String, Value> {
+fn remove_map_fields_obj(
+    config: &Map<String, Value>,
+    live: &Map<String, Value>,
+) -> Map<String, Value> {
     let mut out = Map::new();
     for (k, cv) in config {
         let Some(lv) = live.get(k) else { continue };
@@ -201,7 +205,9 @@ pub(crate) fn remove_list_fields(config: &[Value], live: &[Value]) -> Vec<Value>
     live.iter()
         .enumerate()
         .map(|(i, lv)| match (config.get(i), lv) {
-            (Some(Value::Object(c)), Value::Object(l)) => Value::Object(remove_map_fields_obj(c, l)),
+            (Some(Value::Object(c)), Value::Object(l)) => {
+                Value::Object(remove_map_fields_obj(c, l))
+            }
             (Some(Value::Array(c)), Value::Array(l)) => Value::Array(remove_list_fields(c, l)),
             _ => lv.clone(),
         })
@@ -219,10 +225,19 @@ mod tests {
         let doc = json!({"a": "b", "c": {"d": "e", "f": "g"}});
         let patch = json!({"a": "z", "c": {"f": null}});
         assert_eq!(apply_merge_patch(&doc, &patch), json!({"a": "z", "c": {"d": "e"}}));
-        assert_eq!(apply_merge_patch(&json!({"a": [1]}), &json!({"a": [2, 3]})), json!({"a": [2, 3]}));
+        assert_eq!(
+            apply_merge_patch(&json!({"a": [1]}), &json!({"a": [2, 3]})),
+            json!({"a": [2, 3]})
+        );
         assert_eq!(apply_merge_patch(&json!({"a": "b"}), &json!(["c"])), json!(["c"]));
-        assert_eq!(apply_merge_patch(&json!({}), &json!({"a": {"bb": {"ccc": null}}})), json!({"a": {"bb": {}}}));
-        assert_eq!(apply_merge_patch(&json!({"e": null}), &json!({"a": 1})), json!({"e": null, "a": 1}));
+        assert_eq!(
+            apply_merge_patch(&json!({}), &json!({"a": {"bb": {"ccc": null}}})),
+            json!({"a": {"bb": {}}})
+        );
+        assert_eq!(
+            apply_merge_patch(&json!({"e": null}), &json!({"a": 1})),
+            json!({"e": null, "a": 1})
+        );
     }
 
     #[test]
@@ -241,12 +256,18 @@ mod tests {
         let live_for_patch = remove_map_fields(&orig, &live);
         let patch = three_way_json_merge_patch(&orig, &config, &live_for_patch).expect("patch");
         assert_eq!(patch, json!({"spec": {"items": ["a"], "old": null}}));
-        assert_eq!(apply_merge_patch(&live, &patch), json!({"spec": {"items": ["a"], "extra": true}}));
+        assert_eq!(
+            apply_merge_patch(&live, &patch),
+            json!({"spec": {"items": ["a"], "extra": true}})
+        );
     }
 
     #[test]
     fn conflicts() {
-        assert_eq!(has_conflicts(&json!({"a": {"b": 1}}), &json!({"a": {"b": null}})), Some("/a/b".into()));
+        assert_eq!(
+            has_conflicts(&json!({"a": {"b": 1}}), &json!({"a": {"b": null}})),
+            Some("/a/b".into())
+        );
         assert_eq!(has_conflicts(&json!({"a": {}}), &json!({"a": {"b": null}})), None);
         assert_eq!(has_conflicts(&json!({"a": [1]}), &json!({"a": [1, 2]})), Some("/a".into()));
         assert_eq!(has_conflicts(&json!({"a": 1}), &json!({"b": null})), None);

@@ -4,6 +4,7 @@
 //! A quantity is held exactly as `mantissa × 10^-scale` (after parsing, values finer than
 //! nano are rounded up to nano, as apimachinery does), plus the suffix family it was written
 //! in, which decides the canonical form.
+#![allow(dead_code)] // crate-internal seams of the diff pipeline; not every one is wired yet
 
 /// The suffix family of a quantity.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,7 +71,8 @@ impl Quantity {
         }
         let digits = format!("{int_part}{frac_part}");
         let digits = digits.trim_start_matches('0');
-        let mut mantissa: i128 = if digits.is_empty() { 0 } else { digits.parse().map_err(|_| QuantityError)? };
+        let mut mantissa: i128 =
+            if digits.is_empty() { 0 } else { digits.parse().map_err(|_| QuantityError)? };
         let mut scale = i64::try_from(frac_part.len()).map_err(|_| QuantityError)?;
         let format = match suffix {
             "" | "n" | "u" | "m" | "k" | "M" | "G" | "T" | "P" | "E" => {
@@ -116,7 +118,8 @@ impl Quantity {
         }
         // Normalise to a non-negative scale, then round up (away from zero) below nano.
         if scale < 0 {
-            let f = pow10(u32::try_from(-scale).map_err(|_| QuantityError)?).ok_or(QuantityError)?;
+            let f =
+                pow10(u32::try_from(-scale).map_err(|_| QuantityError)?).ok_or(QuantityError)?;
             mantissa = mantissa.checked_mul(f).ok_or(QuantityError)?;
             scale = 0;
         }
@@ -140,7 +143,11 @@ impl Quantity {
             return *self;
         }
         let f = pow10(self.scale - places).unwrap_or(1);
-        Quantity { mantissa: div_away_from_zero(self.mantissa, f), scale: places, format: self.format }
+        Quantity {
+            mantissa: div_away_from_zero(self.mantissa, f),
+            scale: places,
+            format: self.format,
+        }
     }
 
     /// The canonical string (`Quantity.String()`).
@@ -258,7 +265,11 @@ pub(crate) fn parse_duration(s: &str) -> Result<i64, DurationError> {
             "m" => 60_000_000_000,
             "h" => 3_600_000_000_000,
             "" => return Err(DurationError(format!("time: missing unit in duration \"{s}\""))),
-            u => return Err(DurationError(format!("time: unknown unit \"{u}\" in duration \"{s}\""))),
+            u => {
+                return Err(DurationError(format!(
+                    "time: unknown unit \"{u}\" in duration \"{s}\""
+                )));
+            }
         };
         rest = &rest[unit_end..];
         let v: i128 = if int_part.is_empty() { 0 } else { int_part.parse().map_err(|_| err())? };
@@ -266,7 +277,9 @@ pub(crate) fn parse_duration(s: &str) -> Result<i64, DurationError> {
         if !frac_part.is_empty() {
             let digits = &frac_part[..frac_part.len().min(30)];
             let f: i128 = digits.parse().map_err(|_| err())?;
-            let scale = 10i128.checked_pow(u32::try_from(digits.len()).map_err(|_| err())?).ok_or_else(err)?;
+            let scale = 10i128
+                .checked_pow(u32::try_from(digits.len()).map_err(|_| err())?)
+                .ok_or_else(err)?;
             value += f * unit / scale;
         }
         total = total.checked_add(value).ok_or_else(err)?;

@@ -10,6 +10,7 @@
 //! dropped). Deliberate simplification: absent non-`omitempty` fields are not synthesised
 //! as zero values (the outputs are only ever compared after `RemoveMapFields` or as two
 //! sides that are both normalised the same way).
+#![allow(dead_code)] // crate-internal seams of the diff pipeline; not every one is wired yet
 
 use serde_json::{Map, Value};
 
@@ -48,7 +49,9 @@ pub(crate) fn json_round_trip(v: &Value) -> Value {
     match v {
         Value::Number(n) => integral(n).map_or_else(|| v.clone(), Value::from),
         Value::Array(l) => Value::Array(l.iter().map(json_round_trip).collect()),
-        Value::Object(m) => Value::Object(m.iter().map(|(k, v)| (k.clone(), json_round_trip(v))).collect()),
+        Value::Object(m) => {
+            Value::Object(m.iter().map(|(k, v)| (k.clone(), json_round_trip(v))).collect())
+        }
         other => other.clone(),
     }
 }
@@ -97,13 +100,20 @@ fn omitted(v: &Value, t: TypeRef) -> bool {
         (Shape::Map | Shape::List, Value::Array(l)) => l.is_empty(),
         (Shape::Scalar(Scalar::String | Scalar::Bytes), Value::String(s)) => s.is_empty(),
         (Shape::Scalar(Scalar::Boolean), Value::Bool(b)) => !b,
-        (Shape::Scalar(Scalar::Integer | Scalar::Number), Value::Number(n)) => n.as_f64() == Some(0.0),
+        (Shape::Scalar(Scalar::Integer | Scalar::Number), Value::Number(n)) => {
+            n.as_f64() == Some(0.0)
+        }
         _ => false,
     }
 }
 
 /// Decodes `v` as type `t` and encodes it back (see the module docs).
-pub(crate) fn typed_round_trip(v: &Value, t: TypeRef, mode: Decode, path: &str) -> Result<Value, PatchFailure> {
+pub(crate) fn typed_round_trip(
+    v: &Value,
+    t: TypeRef,
+    mode: Decode,
+    path: &str,
+) -> Result<Value, PatchFailure> {
     match t.shape() {
         Shape::Untyped => Ok(json_round_trip(v)),
         Shape::Struct => match v {
@@ -154,7 +164,11 @@ pub(crate) fn typed_round_trip(v: &Value, t: TypeRef, mode: Decode, path: &str) 
                 let mut out = Map::new();
                 for (k, e) in m {
                     let p = format!("{path}/{}", k.replace('~', "~0").replace('/', "~1"));
-                    let enc = if e.is_null() { zero_value(vt) } else { typed_round_trip(e, vt, mode, &p)? };
+                    let enc = if e.is_null() {
+                        zero_value(vt)
+                    } else {
+                        typed_round_trip(e, vt, mode, &p)?
+                    };
                     out.insert(k.clone(), enc);
                 }
                 Ok(Value::Object(out))
@@ -176,7 +190,9 @@ fn scalar_round_trip(v: &Value, s: Scalar, path: &str) -> Result<Value, PatchFai
         }
         (Scalar::Integer, _) => Err(type_error(path, v, "int64")),
         (Scalar::Number, Value::Null) => Ok(Value::from(0)),
-        (Scalar::Number, Value::Number(n)) => Ok(integral(n).map_or_else(|| v.clone(), Value::from)),
+        (Scalar::Number, Value::Number(n)) => {
+            Ok(integral(n).map_or_else(|| v.clone(), Value::from))
+        }
         (Scalar::Number, _) => Err(type_error(path, v, "float64")),
         (Scalar::Boolean, Value::Null) => Ok(Value::Bool(false)),
         (Scalar::Boolean, Value::Bool(_)) => Ok(v.clone()),
@@ -228,7 +244,7 @@ pub(crate) fn base64_encode(data: &[u8]) -> String {
 /// Standard padded base64 as Go decodes it (`\r` and `\n` skipped); `None` when invalid.
 pub(crate) fn base64_decode(s: &str) -> Option<Vec<u8>> {
     let clean: Vec<u8> = s.bytes().filter(|&c| c != b'\r' && c != b'\n').collect();
-    if clean.len() % 4 != 0 {
+    if !clean.len().is_multiple_of(4) {
         return None;
     }
     let mut out = Vec::with_capacity(clean.len() / 4 * 3);
@@ -271,7 +287,10 @@ pub(crate) fn normalize_known_types(
 /// none for it: `argoproj.io/Rollout: spec.template.spec → core/v1/PodSpec`.
 pub(crate) fn default_known_type_fields(group: &str, kind: &str) -> Vec<KnownTypeField> {
     if group == "argoproj.io" && kind == "Rollout" {
-        vec![KnownTypeField { field: "spec.template.spec".to_owned(), type_: "core/v1/PodSpec".to_owned() }]
+        vec![KnownTypeField {
+            field: "spec.template.spec".to_owned(),
+            type_: "core/v1/PodSpec".to_owned(),
+        }]
     } else {
         Vec::new()
     }
@@ -301,7 +320,9 @@ impl KnownType {
             KnownType::Typed(t) => typed_round_trip(v, t, Decode::Lenient, path),
             KnownType::Quantity => match v {
                 Value::String(s) => Quantity::parse(s).map(|q| Value::String(q.canonical())),
-                Value::Number(n) => Quantity::parse(&n.to_string()).map(|q| Value::String(q.canonical())),
+                Value::Number(n) => {
+                    Quantity::parse(&n.to_string()).map(|q| Value::String(q.canonical()))
+                }
                 Value::Null => Ok(Value::String("0".to_owned())),
                 _ => return Err(type_error(path, v, "resource.Quantity")),
             }
@@ -317,7 +338,12 @@ impl KnownType {
     }
 }
 
-fn normalize_path(obj: &mut Value, parts: &[&str], kind: KnownType, base: &str) -> Result<(), PatchFailure> {
+fn normalize_path(
+    obj: &mut Value,
+    parts: &[&str],
+    kind: KnownType,
+    base: &str,
+) -> Result<(), PatchFailure> {
     for i in 1..=parts.len() {
         let pointer = pointer_of(&parts[..i]);
         let Some(Value::Array(items)) = obj.pointer_mut(&pointer) else { continue };
@@ -359,16 +385,26 @@ mod tests {
 
     #[test]
     fn remarshal_resources() {
-        for (input, want) in [(json!(0.2), json!("200m")), (json!("0.2"), json!("200m")), (json!("invalid"), json!("invalid"))] {
+        for (input, want) in [
+            (json!(0.2), json!("200m")),
+            (json!("0.2"), json!("200m")),
+            (json!("invalid"), json!("invalid")),
+        ] {
             let out = remarshal(&pod(input.clone()));
-            assert_eq!(out["spec"]["containers"][0]["resources"]["requests"]["cpu"], want, "{input}");
+            assert_eq!(
+                out["spec"]["containers"][0]["resources"]["requests"]["cpu"], want,
+                "{input}"
+            );
         }
     }
 
     #[test]
     fn remarshal_omitempty() {
         let sa = json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "a", "creationTimestamp": null}, "imagePullSecrets": []});
-        assert_eq!(remarshal(&sa), json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "a"}}));
+        assert_eq!(
+            remarshal(&sa),
+            json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "a"}})
+        );
         let d = json!({"apiVersion": "apps/v1", "kind": "Deployment", "spec": {"replicas": 0, "minReadySeconds": 0, "paused": false,
             "template": {"spec": {"containers": [{"name": "c", "ports": [{"containerPort": 80}], "resources": {}}]}}}});
         let out = remarshal(&d);
@@ -385,7 +421,10 @@ mod tests {
         let d = json!({"apiVersion": "apps/v1", "kind": "Deployment", "spec": {"revisionHistoryLimit": "badValue", "paused": false}});
         assert_eq!(remarshal(&d), d);
         let crd = json!({"apiVersion": "some.io/v1", "kind": "X", "spec": {"a": 1.0, "b": ""}});
-        assert_eq!(remarshal(&crd), json!({"apiVersion": "some.io/v1", "kind": "X", "spec": {"a": 1, "b": ""}}));
+        assert_eq!(
+            remarshal(&crd),
+            json!({"apiVersion": "some.io/v1", "kind": "X", "spec": {"a": 1, "b": ""}})
+        );
     }
 
     #[test]
@@ -424,7 +463,8 @@ mod tests {
         let fields = [KnownTypeField { field: "spec.d".into(), type_: "meta/v1/Duration".into() }];
         assert!(normalize_known_types(&mut obj, &fields).is_err());
         let mut obj = json!({"spec": {"d": 5}});
-        let fields = [KnownTypeField { field: "spec.d".into(), type_: "core/v1/NoSuchType".into() }];
+        let fields =
+            [KnownTypeField { field: "spec.d".into(), type_: "core/v1/NoSuchType".into() }];
         assert!(normalize_known_types(&mut obj, &fields).is_ok());
     }
 }

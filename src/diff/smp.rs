@@ -9,6 +9,7 @@
 //! Deliberate difference: a field the schema does not know (our table is Kubernetes 1.24
 //! plus the overlay, Argo CD's Go structs are newer) is treated as untyped (maps merged,
 //! lists replaced) instead of failing the patch.
+#![allow(dead_code)] // crate-internal seams of the diff pipeline; not every one is wired yet
 
 use serde_json::{Map, Value};
 
@@ -66,10 +67,14 @@ pub(crate) fn three_way_strategic_patch(
     let original = as_object(original, "original")?;
     let modified = as_object(modified, "modified")?;
     let current = as_object(current, "current")?;
-    let delta_opts = DiffOptions { ignore_deletions: true, set_element_order: true, ..Default::default() };
+    let delta_opts =
+        DiffOptions { ignore_deletions: true, set_element_order: true, ..Default::default() };
     let delta = diff_maps(current, modified, Some(t), delta_opts, "")?;
-    let deletion_opts =
-        DiffOptions { ignore_changes_and_additions: true, set_element_order: true, ..Default::default() };
+    let deletion_opts = DiffOptions {
+        ignore_changes_and_additions: true,
+        set_element_order: true,
+        ..Default::default()
+    };
     let deletions = diff_maps(original, modified, Some(t), deletion_opts, "")?;
     let merged = merge_map(deletions, delta, Some(t), MergeOptions::PATCHES, "")?;
     Ok(Value::Object(merged))
@@ -265,7 +270,10 @@ fn diff_maps(
     let extra_in_a = a.iter().any(|(k, v)| !v.is_null() && !b.contains_key(k));
     if !retain_keys.is_empty() && (!patch.is_empty() || extra_in_a) {
         retain_keys.sort();
-        patch.insert(RETAIN_KEYS.to_owned(), Value::Array(retain_keys.into_iter().map(Value::String).collect()));
+        patch.insert(
+            RETAIN_KEYS.to_owned(),
+            Value::Array(retain_keys.into_iter().map(Value::String).collect()),
+        );
     }
     Ok(patch)
 }
@@ -281,7 +289,9 @@ fn elem_kind(lists: &[&[Value]], path: &str) -> Result<ElemKind> {
     for v in lists.iter().flat_map(|l| l.iter()) {
         let k = match v {
             Value::Object(_) => ElemKind::Map,
-            Value::Array(_) => return Err(PatchFailure::new(path, "lists of lists are not supported")),
+            Value::Array(_) => {
+                return Err(PatchFailure::new(path, "lists of lists are not supported"));
+            }
             _ => ElemKind::Scalar,
         };
         match kind {
@@ -589,7 +599,15 @@ fn merge_map(
                 let m = meta(t, &key);
                 let merged = if m.strategy.merge {
                     let items = m.t.and_then(TypeRef::items);
-                    merge_slice(std::mem::take(ol), pl, items, m.merge_key, opts, is_delete_list, &p)?
+                    merge_slice(
+                        std::mem::take(ol),
+                        pl,
+                        items,
+                        m.merge_key,
+                        opts,
+                        is_delete_list,
+                        &p,
+                    )?
                 } else {
                     pl
                 };
@@ -615,16 +633,18 @@ fn clean_added(v: Value, opts: MergeOptions) -> Value {
                 let out = m
                     .into_iter()
                     .filter(|(k, v)| {
-                        !(drop_nulls && v.is_null())
-                            && k != RETAIN_KEYS
-                            && !k.starts_with(SET_ORDER)
-                            && !k.starts_with(DELETE_PRIMITIVE)
+                        !(k == RETAIN_KEYS
+                            || k.starts_with(SET_ORDER)
+                            || k.starts_with(DELETE_PRIMITIVE)
+                            || (drop_nulls && v.is_null()))
                     })
                     .filter_map(|(k, v)| clean(v, drop_nulls).map(|v| (k, v)))
                     .collect();
                 Some(Value::Object(out))
             }
-            Value::Array(l) => Some(Value::Array(l.into_iter().filter_map(|v| clean(v, drop_nulls)).collect())),
+            Value::Array(l) => {
+                Some(Value::Array(l.into_iter().filter_map(|v| clean(v, drop_nulls)).collect()))
+            }
             other => Some(other),
         }
     }
@@ -643,7 +663,9 @@ fn apply_retain_keys(
             Some(existing) if *existing != keys => {
                 return Err(PatchFailure::new(
                     path,
-                    format!("{existing} and {keys} are not deep equal: this may happen when calculating the 3-way diff patch"),
+                    format!(
+                        "{existing} and {keys} are not deep equal: this may happen when calculating the 3-way diff patch"
+                    ),
                 ));
             }
             Some(_) => {}
@@ -667,7 +689,8 @@ fn merge_set_element_order(
     opts: MergeOptions,
     path: &str,
 ) -> Result<()> {
-    let order_keys: Vec<String> = patch.keys().filter(|k| k.starts_with(SET_ORDER)).cloned().collect();
+    let order_keys: Vec<String> =
+        patch.keys().filter(|k| k.starts_with(SET_ORDER)).cloned().collect();
     for key in order_keys {
         let Some(order_v) = patch.remove(&key) else { continue };
         if !opts.merge_parallel_list {
@@ -725,7 +748,15 @@ fn merge_set_element_order(
         let p_ref = patch_list.as_ref().unwrap_or(&empty);
         let kind = elem_kind(&[o_ref, p_ref], &p)?;
         let (patch_items, server_only) = partition(merged, &order, m.merge_key, kind);
-        let both = normalize_element_order(patch_items, server_only, &order, o_ref, m.merge_key, kind, &p)?;
+        let both = normalize_element_order(
+            patch_items,
+            server_only,
+            &order,
+            o_ref,
+            m.merge_key,
+            kind,
+            &p,
+        )?;
         original.insert(field.to_owned(), Value::Array(both));
     }
     Ok(())
@@ -738,7 +769,9 @@ fn partition(
     kind: ElemKind,
 ) -> (Vec<Value>, Vec<Value>) {
     let mk = if kind == ElemKind::Map { mk } else { None };
-    merged.into_iter().partition(|v| index_of(by, v, mk, if mk.is_some() { ElemKind::Map } else { ElemKind::Scalar }) >= 0)
+    merged.into_iter().partition(|v| {
+        index_of(by, v, mk, if mk.is_some() { ElemKind::Map } else { ElemKind::Scalar }) >= 0
+    })
 }
 
 fn normalize_element_order(
@@ -808,7 +841,8 @@ fn merge_slice(
         let mut merged = original.clone();
         for v in &patch {
             let key = merge_key_value(v, mk, path)?;
-            let found = merged.iter().position(|o| o.as_object().and_then(|m| m.get(mk)) == Some(key));
+            let found =
+                merged.iter().position(|o| o.as_object().and_then(|m| m.get(mk)) == Some(key));
             match found {
                 Some(i) => {
                     let (Value::Object(om), Value::Object(pm)) = (&mut merged[i], v) else {
@@ -847,9 +881,17 @@ fn merge_special_elements(
             }
             Some("replace") => replace = true,
             Some("merge") => {
-                return Err(PatchFailure::new(path, "merging lists cannot yet be specified in the patch"));
+                return Err(PatchFailure::new(
+                    path,
+                    "merging lists cannot yet be specified in the patch",
+                ));
             }
-            _ => return Err(PatchFailure::new(path, format!("unknown patch type: {directive} in map: {v}"))),
+            _ => {
+                return Err(PatchFailure::new(
+                    path,
+                    format!("unknown patch type: {directive} in map: {v}"),
+                ));
+            }
         }
     }
     if replace { Ok((plain, Vec::new())) } else { Ok((original, plain)) }
@@ -880,12 +922,16 @@ mod tests {
         let live = containers(
             json!([{"name": "a", "env": [{"name": "B", "value": "2"}, {"name": "A", "value": "1"}]}]),
         );
-        let p = three_way_strategic_patch(&git, &git, &live, "apps", "v1", "Deployment").expect("patch");
+        let p = three_way_strategic_patch(&git, &git, &live, "apps", "v1", "Deployment")
+            .expect("patch");
         assert_eq!(
             p,
             json!({"spec": {"template": {"spec": {"containers": [{"name": "a", "$setElementOrder/env": [{"name": "A"}]}], "$setElementOrder/containers": [{"name": "a"}]}}}})
         );
-        assert_eq!(apply_strategic_patch(&live, &p, "apps", "v1", "Deployment").expect("apply"), live);
+        assert_eq!(
+            apply_strategic_patch(&live, &p, "apps", "v1", "Deployment").expect("apply"),
+            live
+        );
     }
 
     #[test]
@@ -897,9 +943,12 @@ mod tests {
 
     #[test]
     fn removed_from_git_is_deleted_with_last_applied() {
-        let la = containers(json!([{"name": "a", "env": [{"name": "A", "value": "1"}, {"name": "B", "value": "2"}]}]));
+        let la = containers(
+            json!([{"name": "a", "env": [{"name": "A", "value": "1"}, {"name": "B", "value": "2"}]}]),
+        );
         let git = containers(json!([{"name": "a", "env": [{"name": "A", "value": "1"}]}]));
-        let p = three_way_strategic_patch(&la, &git, &la, "apps", "v1", "Deployment").expect("patch");
+        let p =
+            three_way_strategic_patch(&la, &git, &la, "apps", "v1", "Deployment").expect("patch");
         let env = &p["spec"]["template"]["spec"]["containers"][0];
         assert_eq!(env["env"], json!([{"name": "B", "$patch": "delete"}]));
         assert_eq!(env["$setElementOrder/env"], json!([{"name": "A"}]));
@@ -909,7 +958,8 @@ mod tests {
     #[test]
     fn atomic_list_is_replaced() {
         let git = deploy(json!({"template": {"spec": {"tolerations": [{"key": "t1"}]}}}));
-        let live = deploy(json!({"template": {"spec": {"tolerations": [{"key": "t1"}, {"key": "t2"}]}}}));
+        let live =
+            deploy(json!({"template": {"spec": {"tolerations": [{"key": "t1"}, {"key": "t2"}]}}}));
         assert_eq!(three(git.clone(), git.clone(), live, "apps", "v1", "Deployment"), git);
     }
 
@@ -922,7 +972,8 @@ mod tests {
 
     #[test]
     fn labels_removed_from_last_applied_are_deleted() {
-        let la = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"labels": {"x": "1"}}});
+        let la =
+            json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"labels": {"x": "1"}}});
         let git = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {}});
         let live = la.clone();
         let out = three(la, git, live, "", "v1", "ConfigMap");
@@ -935,7 +986,8 @@ mod tests {
         let live = deploy(
             json!({"strategy": {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 1, "maxUnavailable": 1}}}),
         );
-        let p = three_way_strategic_patch(&git, &git, &live, "apps", "v1", "Deployment").expect("patch");
+        let p = three_way_strategic_patch(&git, &git, &live, "apps", "v1", "Deployment")
+            .expect("patch");
         assert_eq!(p, json!({"spec": {"strategy": {"$retainKeys": ["type"]}}}));
         assert_eq!(three(git.clone(), git.clone(), live, "apps", "v1", "Deployment"), git);
     }
@@ -943,13 +995,15 @@ mod tests {
     #[test]
     fn container_ports_merge_by_container_port() {
         let git = containers(json!([{"name": "a", "ports": [{"containerPort": 80}]}]));
-        let live = containers(json!([{"name": "a", "ports": [{"containerPort": 80, "protocol": "TCP"}]}]));
+        let live =
+            containers(json!([{"name": "a", "ports": [{"containerPort": 80, "protocol": "TCP"}]}]));
         assert_eq!(three(git.clone(), git, live.clone(), "apps", "v1", "Deployment"), live);
     }
 
     #[test]
     fn merge_key_values_compare_raw() {
-        let git = json!({"apiVersion": "v1", "kind": "Service", "spec": {"ports": [{"port": "80"}]}});
+        let git =
+            json!({"apiVersion": "v1", "kind": "Service", "spec": {"ports": [{"port": "80"}]}});
         let live = json!({"apiVersion": "v1", "kind": "Service", "spec": {"ports": [{"port": 80, "protocol": "TCP"}]}});
         let out = three(git.clone(), git, live, "", "v1", "Service");
         // "80" and 80 format alike when diffing (same element, the type change is the delta)
@@ -988,22 +1042,33 @@ mod tests {
         let doc = json!({"apiVersion": "v1", "kind": "Pod", "spec": {"containers": [{"name": "a"}, {"name": "s"}, {"name": "b"}]}});
         let patch = json!({"spec": {"$setElementOrder/containers": [{"name": "b"}, {"name": "a"}, {"name": "n"}], "containers": [{"name": "n"}]}});
         let out = apply_strategic_patch(&doc, &patch, "", "v1", "Pod").expect("apply");
-        assert_eq!(out["spec"]["containers"], json!([{"name": "s"}, {"name": "b"}, {"name": "a"}, {"name": "n"}]));
+        assert_eq!(
+            out["spec"]["containers"],
+            json!([{"name": "s"}, {"name": "b"}, {"name": "a"}, {"name": "n"}])
+        );
     }
 
     #[test]
     fn missing_merge_key_is_an_error() {
         let git = containers(json!([{"image": "x"}]));
         let live = containers(json!([{"name": "a"}]));
-        let err = three_way_strategic_patch(&git, &git, &live, "apps", "v1", "Deployment").expect_err("error");
+        let err = three_way_strategic_patch(&git, &git, &live, "apps", "v1", "Deployment")
+            .expect_err("error");
         assert_eq!(err.path, "/spec/template/spec/containers");
-        assert!(err.message.contains("does not contain declared merge key: name"), "{}", err.message);
+        assert!(
+            err.message.contains("does not contain declared merge key: name"),
+            "{}",
+            err.message
+        );
     }
 
     #[test]
     fn replace_strategy_on_pdb_selector() {
         let git = json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "spec": {"selector": {"matchLabels": {"app": "a"}}}});
         let live = json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "spec": {"selector": {"matchLabels": {"app": "a", "x": "y"}}}});
-        assert_eq!(three(git.clone(), git.clone(), live, "policy", "v1", "PodDisruptionBudget"), git);
+        assert_eq!(
+            three(git.clone(), git.clone(), live, "policy", "v1", "PodDisruptionBudget"),
+            git
+        );
     }
 }

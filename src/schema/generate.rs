@@ -83,10 +83,10 @@ fn reduce(node: &Value, owner: Option<&str>, pointers: &BTreeSet<String>) -> Val
     if let Some(v) = get("x-kubernetes-map-type").or_else(|| get("x-kubernetes-struct-type")) {
         out.insert("mt".into(), v.clone());
     }
-    if let Some(o) = owner {
-        if pointers.contains(o) {
-            out.insert("ptr".into(), json!(true));
-        }
+    if let Some(o) = owner
+        && pointers.contains(o)
+    {
+        out.insert("ptr".into(), json!(true));
     }
     Value::Object(out)
 }
@@ -136,7 +136,8 @@ fn generate() -> String {
         if !name.starts_with("io.k8s.api.") {
             continue;
         }
-        for gvk in d.get("x-kubernetes-group-version-kind").and_then(Value::as_array).into_iter().flatten()
+        for gvk in
+            d.get("x-kubernetes-group-version-kind").and_then(Value::as_array).into_iter().flatten()
         {
             let g = gvk["group"].as_str().unwrap_or("");
             let v = gvk["version"].as_str().unwrap_or("");

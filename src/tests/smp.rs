@@ -84,29 +84,37 @@ fn three_way_diff(config: &Value, live: &Value) -> Result<(bool, Value, Value), 
             o
         });
     match orig {
-        Some(o) => three_way_with(&o, &config, &live).or_else(|_| three_way_with(&config, &config, &live)),
+        Some(o) => {
+            three_way_with(&o, &config, &live).or_else(|_| three_way_with(&config, &config, &live))
+        }
         None => three_way_with(&config, &config, &live),
     }
 }
 
-fn three_way_with(orig: &Value, config: &Value, live: &Value) -> Result<(bool, Value, Value), String> {
+fn three_way_with(
+    orig: &Value,
+    config: &Value,
+    live: &Value,
+) -> Result<(bool, Value, Value), String> {
     let orig = remove_namespace_annotation(orig);
     let config = remove_namespace_annotation(config);
     let (g, v, k) = gvk(&orig);
     if crate::diff::is_builtin(&g, &v, &k) {
         let mut live_for_patch = live.clone();
-        if (g == "apps" || g == "extensions") && k == "StatefulSet" {
-            if let (Some(Value::Array(o)), Some(Value::Array(l))) =
-                (orig.pointer("/spec/volumeClaimTemplates"), live.pointer("/spec/volumeClaimTemplates"))
-            {
-                let stripped = remove_list_fields(o, l);
-                live_for_patch["spec"]["volumeClaimTemplates"] = Value::Array(stripped);
-            }
+        if (g == "apps" || g == "extensions")
+            && k == "StatefulSet"
+            && let (Some(Value::Array(o)), Some(Value::Array(l))) = (
+                orig.pointer("/spec/volumeClaimTemplates"),
+                live.pointer("/spec/volumeClaimTemplates"),
+            )
+        {
+            let stripped = remove_list_fields(o, l);
+            live_for_patch["spec"]["volumeClaimTemplates"] = Value::Array(stripped);
         }
         let patch = three_way_strategic_patch(&orig, &config, &live_for_patch, &g, &v, &k)
             .map_err(|e| format!("{}: {}", e.path, e.message))?;
-        let predicted =
-            apply_strategic_patch(live, &patch, &g, &v, &k).map_err(|e| format!("{}: {}", e.path, e.message))?;
+        let predicted = apply_strategic_patch(live, &patch, &g, &v, &k)
+            .map_err(|e| format!("{}: {}", e.path, e.message))?;
         let predicted = apply_defaults(&predicted);
         let live = apply_defaults(live);
         Ok((predicted != live, predicted, live))
@@ -157,7 +165,11 @@ fn run_case(case: &Value) {
             let live = load(case, "live").unwrap_or_else(|| panic!("{name}: live"));
             let (modified, predicted, live) =
                 three_way_diff(&config, &live).unwrap_or_else(|e| panic!("{name}: {e}"));
-            assert_eq!(Some(modified), case["modified"].as_bool(), "{name}: modified\npredicted {predicted:#}\nlive {live:#}");
+            assert_eq!(
+                Some(modified),
+                case["modified"].as_bool(),
+                "{name}: modified\npredicted {predicted:#}\nlive {live:#}"
+            );
             check_pointers(name, "predicted", &predicted, case.get("predicted"));
             check_pointers(name, "live", &live, case.get("normalized_live"));
         }
@@ -179,7 +191,8 @@ fn run_case(case: &Value) {
                 assert_eq!(&patch, want, "{name}: patch");
             }
             if let Some(want) = case.get("predicted") {
-                let got = apply_strategic_patch(&live, &patch, &g, &v, &k).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+                let got = apply_strategic_patch(&live, &patch, &g, &v, &k)
+                    .unwrap_or_else(|e| panic!("{name}: {e:?}"));
                 assert_eq!(&got, want, "{name}: predicted");
             }
         }
@@ -187,18 +200,23 @@ fn run_case(case: &Value) {
             let doc = load(case, "doc").unwrap_or_else(|| panic!("{name}: doc"));
             let patch = &case["patch"];
             let (g, v, k) = gvk_of_case(case, &doc);
-            let got = apply_strategic_patch(&doc, patch, &g, &v, &k).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+            let got = apply_strategic_patch(&doc, patch, &g, &v, &k)
+                .unwrap_or_else(|e| panic!("{name}: {e:?}"));
             assert_eq!(got, case["expected"], "{name}");
         }
         "remarshal" => assert_eq!(remarshal(&case["input"]), case["expected"], "{name}"),
         "defaults" => assert_eq!(apply_defaults(&case["input"]), case["expected"], "{name}"),
         "known-types" => {
             let mut obj = load(case, "input").unwrap_or_else(|| panic!("{name}: input"));
-            let fields: Vec<KnownTypeField> =
-                serde_json::from_value(case["fields"].clone()).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let fields: Vec<KnownTypeField> = serde_json::from_value(case["fields"].clone())
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
             let result = normalize_known_types(&mut obj, &fields);
             match case.get("error") {
-                Some(path) => assert_eq!(Some(path.clone()), result.err().map(|e| Value::String(e.path)), "{name}"),
+                Some(path) => assert_eq!(
+                    Some(path.clone()),
+                    result.err().map(|e| Value::String(e.path)),
+                    "{name}"
+                ),
                 None => {
                     result.unwrap_or_else(|e| panic!("{name}: {e:?}"));
                     match case.get("expected") {
