@@ -1072,3 +1072,91 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+mod robustness {
+    use proptest::prelude::*;
+    use serde_json::{Value, json};
+
+    use super::{apply_strategic_patch, three_way_strategic_patch, two_way_strategic_patch};
+
+    /// Small JSON values drawn from keys the Deployment schema knows, so that the typed paths
+    /// (merge keys, retainKeys, atomic lists) are exercised with arbitrary shapes.
+    fn value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            (-3i64..3).prop_map(Value::from),
+            prop_oneof![Just("a"), Just("b"), Just("80"), Just("RollingUpdate"), Just("$patch")]
+                .prop_map(|s| Value::String(s.to_owned())),
+        ];
+        leaf.prop_recursive(4, 24, 4, |inner| {
+            let key = prop_oneof![
+                Just("name"),
+                Just("containers"),
+                Just("env"),
+                Just("ports"),
+                Just("containerPort"),
+                Just("strategy"),
+                Just("type"),
+                Just("rollingUpdate"),
+                Just("volumes"),
+                Just("finalizers"),
+                Just("$patch"),
+                Just("$retainKeys"),
+                Just("$setElementOrder/env"),
+                Just("x"),
+            ];
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..3).prop_map(Value::Array),
+                prop::collection::btree_map(key.prop_map(str::to_owned), inner, 0..4)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    fn deployment(spec: Value) -> Value {
+        json!({"apiVersion": "apps/v1", "kind": "Deployment", "spec": {"template": {"spec": spec}}, "metadata": {"finalizers": ["a"]}})
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+
+        #[test]
+        fn never_panics(a in value(), b in value(), c in value()) {
+            let (a, b, c) = (deployment(a), deployment(b), deployment(c));
+            if let Ok(p) = three_way_strategic_patch(&a, &b, &c, "apps", "v1", "Deployment") {
+                let _ = apply_strategic_patch(&c, &p, "apps", "v1", "Deployment");
+            }
+            let _ = apply_strategic_patch(&a, &b, "apps", "v1", "Deployment");
+            let _ = two_way_strategic_patch(&a, &b, "apps", "v1", "Deployment");
+            let _ = crate::diff::remarshal(&a);
+            let _ = crate::diff::apply_defaults(&b);
+            let _ = crate::diff::three_way_json_merge_patch(&a, &b, &c);
+        }
+
+        #[test]
+        fn two_way_patch_round_trips_without_directives(a in value(), b in value()) {
+            // For documents without directive keys, applying the two-way patch from a to b
+            // yields b (up to the order of merged lists, which follows b).
+            let has_directive = |v: &Value| v.to_string().contains('$');
+            prop_assume!(!has_directive(&a) && !has_directive(&b));
+            let (a, b) = (deployment(a), deployment(b));
+            if let Ok(p) = two_way_strategic_patch(&a, &b, "apps", "v1", "Deployment") {
+                if let Ok(out) = apply_strategic_patch(&a, &p, "apps", "v1", "Deployment") {
+                    prop_assert_eq!(strip_nulls(out), strip_nulls(b));
+                }
+            }
+        }
+    }
+
+    fn strip_nulls(v: Value) -> Value {
+        match v {
+            Value::Object(m) => Value::Object(
+                m.into_iter().filter(|(_, v)| !v.is_null()).map(|(k, v)| (k, strip_nulls(v))).collect(),
+            ),
+            Value::Array(l) => Value::Array(l.into_iter().map(strip_nulls).collect()),
+            other => other,
+        }
+    }
+}
