@@ -210,16 +210,109 @@ fn scalar_round_trip(v: &Value, s: Scalar, path: &str) -> Result<Value, PatchFai
             .map(Value::String)
             .map_err(|e| PatchFailure::new(path, e.to_string())),
         (Scalar::Quantity, _) => Err(type_error(path, v, "resource.Quantity")),
-        (Scalar::Time, Value::Null) => Ok(Value::Null),
-        (Scalar::Time, Value::String(t)) if t.is_empty() => Ok(Value::Null),
-        (Scalar::Time, Value::String(_)) => Ok(v.clone()),
-        (Scalar::Time, _) => Err(type_error(path, v, "v1.Time")),
+        (Scalar::Time | Scalar::MicroTime, Value::Null) => Ok(Value::Null),
+        (Scalar::Time | Scalar::MicroTime, Value::String(t)) if t.is_empty() => Ok(Value::Null),
+        (Scalar::Time | Scalar::MicroTime, Value::String(t)) => {
+            canonical_time(t, s == Scalar::MicroTime)
+                .map(Value::String)
+                .ok_or_else(|| PatchFailure::new(path, format!("parsing time \"{t}\" as RFC 3339")))
+        }
+        (Scalar::Time | Scalar::MicroTime, _) => Err(type_error(path, v, "v1.Time")),
         (Scalar::Bytes, Value::Null) => Ok(Value::Null),
         (Scalar::Bytes, Value::String(b)) => base64_decode(b)
             .map(|bytes| Value::String(base64_encode(&bytes)))
             .ok_or_else(|| PatchFailure::new(path, "illegal base64 data")),
         (Scalar::Bytes, _) => Err(type_error(path, v, "[]uint8")),
     }
+}
+
+/// `time.Parse(time.RFC3339, s)` then `UTC().Format(RFC3339)` (or `RFC3339Micro` for
+/// `MicroTime`): the canonical form of a `metav1.Time`.
+pub(crate) fn canonical_time(s: &str, micro: bool) -> Option<String> {
+    let b = s.as_bytes();
+    let num = |r: std::ops::Range<usize>| -> Option<i64> {
+        let part = s.get(r)?;
+        if part.bytes().all(|c| c.is_ascii_digit()) { part.parse().ok() } else { None }
+    };
+    if b.len() < 20
+        || b[4] != b'-'
+        || b[7] != b'-'
+        || b[10] != b'T'
+        || b[13] != b':'
+        || b[16] != b':'
+    {
+        return None;
+    }
+    let (year, month, day) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (hour, min, sec) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    let mut i = 19;
+    let mut nanos: i64 = 0;
+    if b.get(i) == Some(&b'.') {
+        let start = i + 1;
+        i = start;
+        while b.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        if i == start {
+            return None;
+        }
+        let digits = &s[start..i.min(start + 9)];
+        nanos = digits.parse::<i64>().ok()? * 10i64.pow(9 - u32::try_from(digits.len()).ok()?);
+    }
+    let offset = match s.get(i..)? {
+        "Z" => 0,
+        rest if rest.len() == 6
+            && (rest.starts_with('+') || rest.starts_with('-'))
+            && &rest[3..4] == ":" =>
+        {
+            let h = num(i + 1..i + 3)?;
+            let m = num(i + 4..i + 6)?;
+            if h > 23 || m > 59 {
+                return None;
+            }
+            let o = h * 3600 + m * 60;
+            if rest.starts_with('-') { -o } else { o }
+        }
+        _ => return None,
+    };
+    let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+    let month_days = [31, if leap { 29 } else { 28 }, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+    if !(1..=12).contains(&month) || day < 1 || hour > 23 || min > 59 || sec > 59 {
+        return None;
+    }
+    if day > month_days[usize::try_from(month - 1).ok()?] {
+        return None;
+    }
+    let secs = days_from_civil(year, month, day) * 86_400 + hour * 3600 + min * 60 + sec - offset;
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    let (y, mo, d) = civil_from_days(days);
+    let base =
+        format!("{y:04}-{mo:02}-{d:02}T{:02}:{:02}:{:02}", rem / 3600, rem % 3600 / 60, rem % 60);
+    Some(if micro { format!("{base}.{:06}Z", nanos / 1000) } else { format!("{base}Z") })
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date.
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// The date of a day count since 1970-01-01.
+fn civil_from_days(z: i64) -> (i64, i64, i64) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (if m <= 2 { yoe + era * 400 + 1 } else { yoe + era * 400 }, m, d)
 }
 
 const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -439,6 +532,50 @@ mod tests {
         assert_eq!(remarshal(&s)["data"]["a"], json!("Zm9vYmFy"));
         let bad = json!({"apiVersion": "v1", "kind": "Secret", "data": {"a": "!!"}});
         assert_eq!(remarshal(&bad), bad);
+    }
+
+    #[test]
+    fn times() {
+        assert_eq!(
+            canonical_time("2024-01-02T03:04:05Z", false).as_deref(),
+            Some("2024-01-02T03:04:05Z")
+        );
+        assert_eq!(
+            canonical_time("2024-01-02T03:04:05.123Z", false).as_deref(),
+            Some("2024-01-02T03:04:05Z")
+        );
+        assert_eq!(
+            canonical_time("2024-01-02T03:04:05+02:00", false).as_deref(),
+            Some("2024-01-02T01:04:05Z")
+        );
+        assert_eq!(
+            canonical_time("2024-01-01T01:00:00+02:30", false).as_deref(),
+            Some("2023-12-31T22:30:00Z")
+        );
+        assert_eq!(
+            canonical_time("2024-02-29T23:00:00-01:00", false).as_deref(),
+            Some("2024-03-01T00:00:00Z")
+        );
+        assert_eq!(
+            canonical_time("2024-01-02T03:04:05.1234567Z", true).as_deref(),
+            Some("2024-01-02T03:04:05.123456Z")
+        );
+        assert_eq!(
+            canonical_time("2024-01-02T03:04:05Z", true).as_deref(),
+            Some("2024-01-02T03:04:05.000000Z")
+        );
+        for bad in [
+            "2024-02-30T00:00:00Z",
+            "2024-01-02 03:04:05Z",
+            "2024-01-02T03:04:05",
+            "yesterday",
+            "2024-01-02T03:04:05.Z",
+            "2024-13-01T00:00:00Z",
+        ] {
+            assert_eq!(canonical_time(bad, false), None, "{bad}");
+        }
+        let pod = json!({"apiVersion": "v1", "kind": "Pod", "status": {"startTime": "2024-01-02T03:04:05+01:00"}});
+        assert_eq!(remarshal(&pod)["status"]["startTime"], json!("2024-01-02T02:04:05Z"));
     }
 
     #[test]

@@ -1153,7 +1153,10 @@ mod robustness {
     fn strip_nulls(v: Value) -> Value {
         match v {
             Value::Object(m) => Value::Object(
-                m.into_iter().filter(|(_, v)| !v.is_null()).map(|(k, v)| (k, strip_nulls(v))).collect(),
+                m.into_iter()
+                    .filter(|(_, v)| !v.is_null())
+                    .map(|(k, v)| (k, strip_nulls(v)))
+                    .collect(),
             ),
             Value::Array(l) => Value::Array(l.into_iter().map(strip_nulls).collect()),
             other => other,

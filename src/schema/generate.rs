@@ -27,6 +27,7 @@ fn read_json(rel: &str) -> Value {
 }
 
 const QUANTITY: &str = "io.k8s.apimachinery.pkg.api.resource.Quantity";
+const MICRO_TIME: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime";
 
 fn short_ref(r: &str) -> &str {
     r.strip_prefix("#/definitions/").unwrap_or(r)
@@ -131,6 +132,9 @@ fn generate() -> String {
         let mut r = reduce(d, Some(name), &pointers);
         if name == QUANTITY {
             r["format"] = json!("quantity");
+        }
+        if name == MICRO_TIME {
+            r["format"] = json!("micro-time");
         }
         reduced.insert(name.clone(), r);
         if !name.starts_with("io.k8s.api.") {

@@ -42,8 +42,10 @@ pub(crate) enum Scalar {
     IntOrString,
     /// `resource.Quantity`.
     Quantity,
-    /// `metav1.Time` / `metav1.MicroTime` (RFC 3339 string).
+    /// `metav1.Time` (RFC 3339 string, whole seconds).
     Time,
+    /// `metav1.MicroTime` (RFC 3339 string with microseconds).
+    MicroTime,
     /// A `[]byte` field (standard base64 string).
     Bytes,
 }
@@ -221,6 +223,7 @@ fn parse_node(v: &Value, by_name: &HashMap<String, usize>, is_def: bool) -> Node
             }
             Some("string") => Kind::Scalar(match s("format") {
                 Some("date-time") => Scalar::Time,
+                Some("micro-time") => Scalar::MicroTime,
                 Some("byte") => Scalar::Bytes,
                 Some("quantity") => Scalar::Quantity,
                 _ => Scalar::String,
