@@ -1142,10 +1142,10 @@ mod robustness {
             let has_directive = |v: &Value| v.to_string().contains('$');
             prop_assume!(!has_directive(&a) && !has_directive(&b));
             let (a, b) = (deployment(a), deployment(b));
-            if let Ok(p) = two_way_strategic_patch(&a, &b, "apps", "v1", "Deployment") {
-                if let Ok(out) = apply_strategic_patch(&a, &p, "apps", "v1", "Deployment") {
-                    prop_assert_eq!(strip_nulls(out), strip_nulls(b));
-                }
+            if let Ok(p) = two_way_strategic_patch(&a, &b, "apps", "v1", "Deployment")
+                && let Ok(out) = apply_strategic_patch(&a, &p, "apps", "v1", "Deployment")
+            {
+                prop_assert_eq!(strip_nulls(out), strip_nulls(b));
             }
         }
     }
