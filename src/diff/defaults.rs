@@ -201,9 +201,39 @@ fn default_definition(name: &str, m: &mut Map<String, Value>, ctx: &Ctx) {
         }
         "io.k8s.api.core.v1.ContainerPort"
         | "io.k8s.api.core.v1.EndpointPort"
-        | "io.k8s.api.discovery.v1.EndpointPort"
         | "io.k8s.api.networking.v1.NetworkPolicyPort" => {
             default(m, "protocol", json!("TCP"));
+        }
+        "io.k8s.api.discovery.v1.EndpointPort" => {
+            if m.get("name").is_none_or(Value::is_null) {
+                m.insert("name".into(), json!(""));
+            }
+            default(m, "protocol", json!("TCP"));
+        }
+        "io.k8s.api.rbac.v1.Subject" if unset(m, "apiGroup") => {
+            if matches!(m.get("kind").and_then(Value::as_str), Some("User" | "Group")) {
+                m.insert("apiGroup".into(), json!("rbac.authorization.k8s.io"));
+            }
+        }
+        "io.k8s.api.core.v1.ISCSIVolumeSource"
+        | "io.k8s.api.core.v1.ISCSIPersistentVolumeSource" => {
+            default(m, "iscsiInterface", json!("default"));
+        }
+        "io.k8s.api.core.v1.RBDVolumeSource" | "io.k8s.api.core.v1.RBDPersistentVolumeSource" => {
+            default(m, "pool", json!("rbd"));
+            default(m, "user", json!("admin"));
+            default(m, "keyring", json!("/etc/ceph/keyring"));
+        }
+        "io.k8s.api.core.v1.AzureDiskVolumeSource" => {
+            default(m, "cachingMode", json!("ReadWrite"));
+            default(m, "kind", json!("Shared"));
+            default(m, "fsType", json!("ext4"));
+            default(m, "readOnly", json!(false));
+        }
+        "io.k8s.api.core.v1.ScaleIOVolumeSource"
+        | "io.k8s.api.core.v1.ScaleIOPersistentVolumeSource" => {
+            default(m, "storageMode", json!("ThinProvisioned"));
+            default(m, "fsType", json!("xfs"));
         }
         "io.k8s.api.core.v1.Probe" => {
             for (k, v) in [
