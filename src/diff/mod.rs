@@ -19,5 +19,8 @@ pub(crate) use self::{
     },
     quantity::canonical_quantity,
     remarshal::{default_known_type_fields, normalize_known_types, remarshal},
-    smp::{apply_strategic_patch, is_builtin, three_way_strategic_patch, two_way_strategic_patch},
+    smp::{
+        PatchFailure, apply_strategic_patch, apply_typed, is_builtin, three_way_strategic_patch,
+        three_way_typed, two_way_strategic_patch, two_way_typed,
+    },
 };

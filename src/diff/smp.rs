@@ -64,20 +64,31 @@ pub(crate) fn three_way_strategic_patch(
     kind: &str,
 ) -> std::result::Result<Value, PatchFailure> {
     let t = type_of(group, version, kind)?;
+    three_way_typed(original, modified, current, Some(t))
+}
+
+/// `CreateThreeWayMergePatch` for a schema position, e.g. a custom resource's type from
+/// `schema::lookup_in_openapi`; `None` treats everything as untyped (maps merged, lists
+/// replaced).
+pub(crate) fn three_way_typed(
+    original: &Value,
+    modified: &Value,
+    current: &Value,
+    t: Option<TypeRef>,
+) -> std::result::Result<Value, PatchFailure> {
     let original = as_object(original, "original")?;
     let modified = as_object(modified, "modified")?;
     let current = as_object(current, "current")?;
     let delta_opts =
         DiffOptions { ignore_deletions: true, set_element_order: true, ..Default::default() };
-    let delta = diff_maps(current, modified, Some(t), delta_opts, "")?;
+    let delta = diff_maps(current, modified, t, delta_opts, "")?;
     let deletion_opts = DiffOptions {
         ignore_changes_and_additions: true,
         set_element_order: true,
         ..Default::default()
     };
-    let deletions = diff_maps(original, modified, Some(t), deletion_opts, "")?;
-    let merged = merge_map(deletions, delta, Some(t), MergeOptions::PATCHES, "")?;
-    Ok(Value::Object(merged))
+    let deletions = diff_maps(original, modified, t, deletion_opts, "")?;
+    Ok(Value::Object(merge_map(deletions, delta, t, MergeOptions::PATCHES, "")?))
 }
 
 /// `CreateTwoWayMergePatch(original, modified)` for a built-in type.

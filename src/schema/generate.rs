@@ -11,6 +11,8 @@
 #![allow(clippy::disallowed_methods)] // the generator reads and writes files in tests only
 
 use std::collections::{BTreeMap, BTreeSet};
+
+use super::keep_definition;
 use std::path::PathBuf;
 
 use serde_json::{Map, Value, json};
@@ -28,69 +30,6 @@ fn read_json(rel: &str) -> Value {
 
 const QUANTITY: &str = "io.k8s.apimachinery.pkg.api.resource.Quantity";
 const MICRO_TIME: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime";
-
-fn short_ref(r: &str) -> &str {
-    r.strip_prefix("#/definitions/").unwrap_or(r)
-}
-
-fn keep_definition(name: &str) -> bool {
-    name.starts_with("io.k8s.api.") || name.starts_with("io.k8s.apimachinery.")
-}
-
-/// Reduces one schema node; `owner` is `Some("Def.field")` for a struct property.
-fn reduce(node: &Value, owner: Option<&str>, pointers: &BTreeSet<String>) -> Value {
-    let mut out = Map::new();
-    let get = |k: &str| node.get(k);
-    if let Some(r) = get("$ref").and_then(Value::as_str) {
-        out.insert("ref".into(), json!(short_ref(r)));
-    } else {
-        if let Some(t) = get("type") {
-            out.insert("type".into(), t.clone());
-        }
-        if let Some(f) = get("format") {
-            out.insert("format".into(), f.clone());
-        }
-        if get("x-kubernetes-int-or-string") == Some(&Value::Bool(true)) {
-            out.insert("ios".into(), json!(true));
-        }
-        if let Some(items) = get("items") {
-            out.insert("items".into(), reduce(items, None, pointers));
-        }
-        if let Some(ap) = get("additionalProperties").filter(|a| a.is_object()) {
-            out.insert("values".into(), reduce(ap, None, pointers));
-        }
-        if let Some(props) = get("properties").and_then(Value::as_object) {
-            let mut p = Map::new();
-            for (k, v) in props {
-                let owner = format!("{}.{k}", owner.unwrap_or(""));
-                p.insert(k.clone(), reduce(v, Some(&owner), pointers));
-            }
-            out.insert("props".into(), Value::Object(p));
-            if let Some(req) = get("required") {
-                out.insert("req".into(), req.clone());
-            }
-        }
-    }
-    for (src, dst) in [
-        ("x-kubernetes-patch-strategy", "ps"),
-        ("x-kubernetes-patch-merge-key", "mk"),
-        ("x-kubernetes-list-type", "lt"),
-        ("x-kubernetes-list-map-keys", "lk"),
-    ] {
-        if let Some(v) = get(src) {
-            out.insert(dst.into(), v.clone());
-        }
-    }
-    if let Some(v) = get("x-kubernetes-map-type").or_else(|| get("x-kubernetes-struct-type")) {
-        out.insert("mt".into(), v.clone());
-    }
-    if let Some(o) = owner
-        && pointers.contains(o)
-    {
-        out.insert("ptr".into(), json!(true));
-    }
-    Value::Object(out)
-}
 
 fn generate() -> String {
     let openapi = read_json("testdata/k8s/openapi-v2-k8s-1.24.json");
@@ -129,7 +68,7 @@ fn generate() -> String {
     let mut gvks = BTreeMap::new();
     let mut reduced = BTreeMap::new();
     for (name, d) in &defs {
-        let mut r = reduce(d, Some(name), &pointers);
+        let mut r = super::reduce(d, Some(name), &pointers);
         if name == QUANTITY {
             r["format"] = json!("quantity");
         }

@@ -19,10 +19,10 @@
 #[cfg(test)]
 mod generate;
 
-use std::collections::{BTreeMap, HashMap};
-use std::sync::OnceLock;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::{Mutex, OnceLock};
 
-use serde_json::Value;
+use serde_json::{Map, Value, json};
 
 /// The generated table (see the module docs).
 const TABLE: &str = include_str!("table.json");
@@ -147,6 +147,10 @@ fn parse_table(text: &str) -> Schema {
     // The table is generated and checked by the freshness test; a broken table is a build
     // defect, so an empty schema (everything unknown) is the only fallback.
     let v: Value = serde_json::from_str(text).unwrap_or(Value::Null);
+    build_schema(&v)
+}
+
+fn build_schema(v: &Value) -> Schema {
     let empty = serde_json::Map::new();
     let defs_json = v.get("definitions").and_then(Value::as_object).unwrap_or(&empty);
     let mut by_name = HashMap::new();
@@ -261,6 +265,69 @@ fn parse_node(v: &Value, by_name: &HashMap<String, usize>, is_def: bool) -> Node
     node.pointer = v.get("ptr").and_then(Value::as_bool) == Some(true);
     let _ = is_def;
     node
+}
+
+fn short_ref(r: &str) -> &str {
+    r.strip_prefix("#/definitions/").unwrap_or(r)
+}
+
+pub(crate) fn keep_definition(name: &str) -> bool {
+    name.starts_with("io.k8s.api.") || name.starts_with("io.k8s.apimachinery.")
+}
+
+/// Reduces one OpenAPI schema node to the table format; `owner` is `Some("Def.field")` for a struct property.
+pub(crate) fn reduce(node: &Value, owner: Option<&str>, pointers: &BTreeSet<String>) -> Value {
+    let mut out = Map::new();
+    let get = |k: &str| node.get(k);
+    if let Some(r) = get("$ref").and_then(Value::as_str) {
+        out.insert("ref".into(), json!(short_ref(r)));
+    } else {
+        if let Some(t) = get("type") {
+            out.insert("type".into(), t.clone());
+        }
+        if let Some(f) = get("format") {
+            out.insert("format".into(), f.clone());
+        }
+        if get("x-kubernetes-int-or-string") == Some(&Value::Bool(true)) {
+            out.insert("ios".into(), json!(true));
+        }
+        if let Some(items) = get("items") {
+            out.insert("items".into(), reduce(items, None, pointers));
+        }
+        if let Some(ap) = get("additionalProperties").filter(|a| a.is_object()) {
+            out.insert("values".into(), reduce(ap, None, pointers));
+        }
+        if let Some(props) = get("properties").and_then(Value::as_object) {
+            let mut p = Map::new();
+            for (k, v) in props {
+                let owner = format!("{}.{k}", owner.unwrap_or(""));
+                p.insert(k.clone(), reduce(v, Some(&owner), pointers));
+            }
+            out.insert("props".into(), Value::Object(p));
+            if let Some(req) = get("required") {
+                out.insert("req".into(), req.clone());
+            }
+        }
+    }
+    for (src, dst) in [
+        ("x-kubernetes-patch-strategy", "ps"),
+        ("x-kubernetes-patch-merge-key", "mk"),
+        ("x-kubernetes-list-type", "lt"),
+        ("x-kubernetes-list-map-keys", "lk"),
+    ] {
+        if let Some(v) = get(src) {
+            out.insert(dst.into(), v.clone());
+        }
+    }
+    if let Some(v) = get("x-kubernetes-map-type").or_else(|| get("x-kubernetes-struct-type")) {
+        out.insert("mt".into(), v.clone());
+    }
+    if let Some(o) = owner
+        && pointers.contains(o)
+    {
+        out.insert("ptr".into(), json!(true));
+    }
+    Value::Object(out)
 }
 
 /// A position in the schema: a field, list element, map value or top-level kind.
@@ -454,6 +521,56 @@ pub(crate) fn definition(name: &str) -> Option<TypeRef> {
     s.by_name.get(name).map(|&i| def_ref(s, i))
 }
 
+/// Schemas built from OpenAPI documents, keyed by the document's JSON text.
+static OPENAPI_SCHEMAS: OnceLock<Mutex<HashMap<String, &'static Schema>>> = OnceLock::new();
+
+/// The type of `group/version, kind` in an OpenAPI v2 document such as a CRD's published
+/// schema (`definitions` with `$ref`s, `x-kubernetes-group-version-kind`, the
+/// `x-kubernetes-patch-*` and list-type extensions). This is the metadata Argo CD takes from
+/// `NewPatchMetaFromOpenAPI` for custom resources (RespectIgnoreDifferences) and from the
+/// cluster's OpenAPI for structured merge. Each distinct document is converted once and kept
+/// for the life of the process.
+pub(crate) fn lookup_in_openapi(
+    doc: &Value,
+    group: &str,
+    version: &str,
+    kind: &str,
+) -> Option<TypeRef> {
+    let key = doc.to_string();
+    let cache = OPENAPI_SCHEMAS.get_or_init(|| Mutex::new(HashMap::new()));
+    let schema: &'static Schema = {
+        let mut guard = cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        match guard.get(&key) {
+            Some(s) => s,
+            None => {
+                let s: &'static Schema = Box::leak(Box::new(schema_from_openapi(doc)));
+                guard.insert(key, s);
+                s
+            }
+        }
+    };
+    let gv = group_version(group, version);
+    schema.gvks.get(&format!("{gv}/{kind}")).map(|&i| def_ref(schema, i))
+}
+
+fn schema_from_openapi(doc: &Value) -> Schema {
+    let none = BTreeSet::new();
+    let mut defs = Map::new();
+    let mut gvks = Map::new();
+    for (name, d) in doc.get("definitions").and_then(Value::as_object).into_iter().flatten() {
+        defs.insert(name.clone(), reduce(d, Some(name), &none));
+        for gvk in
+            d.get("x-kubernetes-group-version-kind").and_then(Value::as_array).into_iter().flatten()
+        {
+            let g = gvk.get("group").and_then(Value::as_str).unwrap_or("");
+            let v = gvk.get("version").and_then(Value::as_str).unwrap_or("");
+            let k = gvk.get("kind").and_then(Value::as_str).unwrap_or("");
+            gvks.insert(format!("{}/{k}", group_version(g, v)), Value::String(name.clone()));
+        }
+    }
+    build_schema(&json!({"definitions": defs, "gvks": gvks}))
+}
+
 /// Whether `group/version` is registered in client-go's scheme (spec diff.md §6.3).
 pub(crate) fn is_registered_group_version(group: &str, version: &str) -> bool {
     let gv = group_version(group, version);
@@ -552,6 +669,32 @@ mod tests {
         let meta = definition("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta").expect("meta");
         assert_eq!(meta.field("creationTimestamp").and_then(TypeRef::scalar), Some(Scalar::Time));
         assert!(meta.field("finalizers").expect("finalizers").strategy().merge);
+    }
+
+    #[test]
+    fn crd_schema_from_openapi() {
+        let doc = json!({"definitions": {
+            "io.example.v1.Widget": {"type": "object", "x-kubernetes-group-version-kind": [{"group": "example.io", "version": "v1", "kind": "Widget"}],
+                "properties": {"spec": {"$ref": "#/definitions/io.example.v1.WidgetSpec"}}},
+            "io.example.v1.WidgetSpec": {"type": "object", "properties": {
+                "items": {"type": "array", "x-kubernetes-patch-strategy": "merge", "x-kubernetes-patch-merge-key": "name",
+                    "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"],
+                    "items": {"type": "object", "properties": {"name": {"type": "string"}, "port": {"x-kubernetes-int-or-string": true}}}},
+                "free": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}}});
+        let w = lookup_in_openapi(&doc, "example.io", "v1", "Widget").expect("widget");
+        let items = w.field("spec").and_then(|s| s.field("items")).expect("items");
+        assert_eq!(items.merge_key(), Some("name"));
+        assert!(items.strategy().merge);
+        assert_eq!(items.list_map_keys(), ["name".to_owned()]);
+        assert!(items.items().and_then(|i| i.field("port")).expect("port").is_int_or_string());
+        assert_eq!(
+            w.field("spec").and_then(|s| s.field("free")).map(TypeRef::shape),
+            Some(Shape::Untyped)
+        );
+        assert!(lookup_in_openapi(&doc, "example.io", "v1", "Other").is_none());
+        // Cached: the same document gives the same schema.
+        let again = lookup_in_openapi(&doc, "example.io", "v1", "Widget").expect("widget");
+        assert_eq!(again.definition_name(), Some("io.example.v1.Widget"));
     }
 
     #[test]
