@@ -7,13 +7,13 @@
 //! `GITOPS_REGENERATE=1 cargo test --lib schema::generate` to rewrite it. A freshness test
 //! fails when the checked-in table differs from a regeneration.
 //!
-//! The table is parsed once (on first use) into an arena of [`TypeRef`]-reachable nodes;
+//! The table is parsed once (on first use) into an arena of `TypeRef`-reachable nodes;
 //! every lookup afterwards is a hash-map or B-tree access, never a parse.
 //!
 //! Besides the strategic-merge metadata (`strategy`, `merge_key`) each node carries the
 //! structured-merge (server-side apply) metadata used to emulate SSA from `managedFields`:
-//! [`TypeRef::list_type`] / [`TypeRef::list_map_keys`] for associative lists and
-//! [`TypeRef::is_atomic`] for atomic lists, maps and structs.
+//! `TypeRef::list_type` / `TypeRef::list_map_keys` for associative lists and
+//! `TypeRef::is_atomic` for atomic lists, maps and structs.
 #![allow(dead_code)] // crate-internal seams of the diff pipeline; not every one is wired yet
 
 #[cfg(test)]
