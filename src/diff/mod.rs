@@ -18,7 +18,10 @@ pub(crate) use self::{
         apply_merge_patch, remove_list_fields, remove_map_fields, three_way_json_merge_patch,
     },
     quantity::canonical_quantity,
-    remarshal::{default_known_type_fields, normalize_known_types, remarshal},
+    remarshal::{
+        Decode, base64_decode, base64_encode, default_known_type_fields, json_round_trip,
+        normalize_known_types, remarshal, typed_round_trip,
+    },
     smp::{
         PatchFailure, apply_strategic_patch, apply_typed, is_builtin, three_way_strategic_patch,
         three_way_typed, two_way_strategic_patch, two_way_typed,
