@@ -425,3 +425,37 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod robustness {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+        #[test]
+        fn parsers_never_panic(s in "[-+0-9.eEinumkKMGTPs µhé:TZ]{0,24}") {
+            if let Ok(q) = Quantity::parse(&s) {
+                // The canonical form parses back to the same value.
+                let c = q.canonical();
+                let again = Quantity::parse(&c).expect("canonical form parses");
+                prop_assert_eq!(again.canonical(), c);
+                let _ = q.round_up(3);
+            }
+            if let Ok(d) = parse_duration(&s) {
+                let f = format_duration(d);
+                prop_assert_eq!(parse_duration(&f), Ok(d));
+            }
+            let _ = crate::diff::remarshal::canonical_time(&s, false);
+        }
+
+        #[test]
+        fn integer_quantities_round_trip(n in -1_000_000_000_000i64..1_000_000_000_000i64) {
+            let q = Quantity::parse(&n.to_string()).expect("integer");
+            let back = Quantity::parse(&q.canonical()).expect("canonical");
+            prop_assert_eq!(back.round_up(0), Quantity::parse(&n.to_string()).expect("integer").round_up(0));
+        }
+    }
+}

@@ -263,7 +263,7 @@ pub(crate) fn canonical_time(s: &str, micro: bool) -> Option<String> {
         "Z" => 0,
         rest if rest.len() == 6
             && (rest.starts_with('+') || rest.starts_with('-'))
-            && &rest[3..4] == ":" =>
+            && rest.as_bytes()[3] == b':' =>
         {
             let h = num(i + 1..i + 3)?;
             let m = num(i + 4..i + 6)?;
