@@ -16,6 +16,8 @@
 //! - `remarshal`, `defaults`: `input` → `expected`.
 //! - `known-types`: `input` + `fields` → `expected` (or `error` path).
 //! - `quantity`: `input` → `expected` canonical string, or `error: true`.
+//! - `openapi`: `schema_file` (an OpenAPI v2 document), `gvk`, a dotted `path` (`[]` steps
+//!   into list items) → the `expected` patch and list metadata at that position.
 
 use serde_json::{Map, Value};
 
@@ -233,6 +235,45 @@ fn run_case(case: &Value) {
                 assert_eq!(got, None, "{name}");
             } else {
                 assert_eq!(got.as_deref(), case["expected"].as_str(), "{name}");
+            }
+        }
+        "openapi" => {
+            let doc = load(case, "schema").unwrap_or_else(|| panic!("{name}: schema"));
+            let (g, v, k) = gvk_of_case(case, &doc);
+            let mut t = crate::schema::lookup_in_openapi(&doc, &g, &v, &k)
+                .unwrap_or_else(|| panic!("{name}: no type for {g}/{v} {k}"));
+            // `a.b[].c`: struct fields, `[]` steps into list items.
+            for step in
+                case["path"].as_str().unwrap_or_default().split('.').filter(|s| !s.is_empty())
+            {
+                let (field, items) = match step.strip_suffix("[]") {
+                    Some(f) => (f, true),
+                    None => (step, false),
+                };
+                t = t.child(field).unwrap_or_else(|| panic!("{name}: no field {field}"));
+                if items {
+                    t = t.items().unwrap_or_else(|| panic!("{name}: {field} is not a list"));
+                }
+            }
+            let want = &case["expected"];
+            assert_eq!(
+                t.merge_key().map(str::to_owned),
+                want["merge_key"].as_str().map(str::to_owned),
+                "{name}: merge key"
+            );
+            assert_eq!(
+                t.strategy().merge,
+                want["merge"].as_bool().unwrap_or(false),
+                "{name}: merge"
+            );
+            let keys: Vec<Value> = t.list_map_keys().iter().cloned().map(Value::String).collect();
+            assert_eq!(
+                Value::Array(keys),
+                want.get("list_map_keys").cloned().unwrap_or(Value::Array(Vec::new())),
+                "{name}: keys"
+            );
+            if let Some(atomic) = want.get("atomic") {
+                assert_eq!(Some(t.is_atomic()), atomic.as_bool(), "{name}: atomic");
             }
         }
         other => panic!("{name}: unknown op {other}"),
