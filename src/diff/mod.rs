@@ -23,7 +23,8 @@ pub(crate) use self::{
         normalize_known_types, remarshal, typed_round_trip,
     },
     smp::{
-        PatchFailure, apply_strategic_patch, apply_typed, is_builtin, three_way_strategic_patch,
-        three_way_typed, two_way_strategic_patch, two_way_typed,
+        PatchFailure, apply_strategic_patch, apply_typed, is_builtin, remove_namespace_annotation,
+        three_way_predict, three_way_strategic_patch, three_way_typed, two_way_strategic_patch,
+        two_way_typed,
     },
 };

@@ -25,7 +25,7 @@ use super::support::{read, selected, testdata};
 use crate::config::KnownTypeField;
 use crate::diff::{
     apply_defaults, apply_merge_patch, apply_strategic_patch, normalize_known_types, remarshal,
-    remove_list_fields, remove_map_fields, three_way_json_merge_patch, three_way_strategic_patch,
+    three_way_predict, three_way_strategic_patch,
 };
 
 const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
@@ -56,22 +56,6 @@ fn normalize(obj: &mut Value) {
     }
 }
 
-fn remove_namespace_annotation(obj: &Value) -> Value {
-    let mut obj = obj.clone();
-    if let Some(Value::Object(m)) = obj.get_mut("metadata") {
-        m.remove("namespace");
-        let empty = match m.get("annotations") {
-            Some(Value::Null) => true,
-            Some(Value::Object(a)) => a.is_empty(),
-            _ => false,
-        };
-        if empty {
-            m.remove("annotations");
-        }
-    }
-    obj
-}
-
 /// Argo CD's three-way diff (spec diff.md §3.1) on the crate's building blocks.
 fn three_way_diff(config: &Value, live: &Value) -> Result<(bool, Value, Value), String> {
     let mut config = remarshal(config);
@@ -98,35 +82,9 @@ fn three_way_with(
     config: &Value,
     live: &Value,
 ) -> Result<(bool, Value, Value), String> {
-    let orig = remove_namespace_annotation(orig);
-    let config = remove_namespace_annotation(config);
-    let (g, v, k) = gvk(&orig);
-    if crate::diff::is_builtin(&g, &v, &k) {
-        let mut live_for_patch = live.clone();
-        if (g == "apps" || g == "extensions")
-            && k == "StatefulSet"
-            && let (Some(Value::Array(o)), Some(Value::Array(l))) = (
-                orig.pointer("/spec/volumeClaimTemplates"),
-                live.pointer("/spec/volumeClaimTemplates"),
-            )
-        {
-            let stripped = remove_list_fields(o, l);
-            live_for_patch["spec"]["volumeClaimTemplates"] = Value::Array(stripped);
-        }
-        let patch = three_way_strategic_patch(&orig, &config, &live_for_patch, &g, &v, &k)
-            .map_err(|e| format!("{}: {}", e.path, e.message))?;
-        let predicted = apply_strategic_patch(live, &patch, &g, &v, &k)
-            .map_err(|e| format!("{}: {}", e.path, e.message))?;
-        let predicted = apply_defaults(&predicted);
-        let live = apply_defaults(live);
-        Ok((predicted != live, predicted, live))
-    } else {
-        let live_for_patch = remove_map_fields(&orig, live);
-        let patch = three_way_json_merge_patch(&orig, &config, &live_for_patch)
-            .map_err(|e| format!("{}: {}", e.path, e.message))?;
-        let predicted = apply_merge_patch(live, &patch);
-        Ok((predicted != *live, predicted, live.clone()))
-    }
+    let (predicted, live) =
+        three_way_predict(orig, config, live).map_err(|e| format!("{}: {}", e.path, e.message))?;
+    Ok((predicted != live, predicted, live))
 }
 
 fn check_pointers(name: &str, what: &str, doc: &Value, expect: Option<&Value>) {
