@@ -502,20 +502,16 @@ fn diff_lists_of_maps(
     Ok((patch, deletions))
 }
 
-fn dedup_sorted_scalars(l: &[Value]) -> Vec<(String, &Value)> {
-    let mut out: Vec<(String, &Value)> = Vec::new();
-    for v in l {
-        if !out.iter().any(|(_, x)| *x == v) {
-            out.push((go_format(v), v));
-        }
-    }
+/// Scalars sorted by their `%v` form (duplicates kept, as `sortScalars` does).
+fn sorted_scalars(l: &[Value]) -> Vec<(String, &Value)> {
+    let mut out: Vec<(String, &Value)> = l.iter().map(|v| (go_format(v), v)).collect();
     out.sort_by(|x, y| x.0.cmp(&y.0));
     out
 }
 
 fn diff_lists_of_scalars(a: &[Value], b: &[Value], opts: DiffOptions) -> (Vec<Value>, Vec<Value>) {
-    let sa = dedup_sorted_scalars(a);
-    let sb = dedup_sorted_scalars(b);
+    let sa = sorted_scalars(a);
+    let sb = sorted_scalars(b);
     let (mut i, mut j) = (0, 0);
     let mut add = Vec::new();
     let mut del: Vec<Value> = Vec::new();
