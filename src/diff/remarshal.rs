@@ -89,10 +89,13 @@ fn zero_value(t: TypeRef) -> Value {
 
 /// Whether `omitempty` drops this encoded value of field type `t`.
 fn omitted(v: &Value, t: TypeRef) -> bool {
+    if !t.omitempty() {
+        return false;
+    }
     if v.is_null() {
         return true;
     }
-    if !t.omitempty() || t.is_pointer() {
+    if t.is_pointer() {
         return false;
     }
     match (t.shape(), v) {

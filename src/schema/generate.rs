@@ -65,6 +65,18 @@ fn generate() -> String {
             "pointer field {p} is not in the schema"
         );
     }
+    for f in overlay["notOmitempty"].as_array().expect("notOmitempty") {
+        let f = f.as_str().expect("field names are strings");
+        let (def, field) = f.rsplit_once('.').expect("Def.field");
+        let d = defs.get_mut(def).unwrap_or_else(|| panic!("notOmitempty names unknown {def}"));
+        assert!(
+            d["properties"].get(field).is_some(),
+            "notOmitempty field {f} is not in the schema"
+        );
+        let req =
+            d.as_object_mut().expect("definition").entry("required").or_insert_with(|| json!([]));
+        req.as_array_mut().expect("required is a list").push(json!(field));
+    }
     let mut gvks = BTreeMap::new();
     let mut reduced = BTreeMap::new();
     for (name, d) in &defs {

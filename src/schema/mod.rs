@@ -488,7 +488,8 @@ impl TypeRef {
         self.scalar() == Some(Scalar::Quantity)
     }
 
-    /// Whether the Go field has `omitempty` (taken as: not `required` in the schema).
+    /// Whether the Go field has `omitempty` (taken as: not `required` in the schema, nor
+    /// listed under `notOmitempty` in the overlay).
     pub(crate) fn omitempty(self) -> bool {
         self.node.omitempty
     }
