@@ -89,11 +89,15 @@ fn zero_value(t: TypeRef) -> Value {
 
 /// Whether `omitempty` drops this encoded value of field type `t`.
 fn omitted(v: &Value, t: TypeRef) -> bool {
+    if v.is_null() && t.omitzero() {
+        return true;
+    }
     if !t.omitempty() {
         return false;
     }
     if v.is_null() {
-        return true;
+        // A zero `metav1.Time` struct encodes as null and is kept; a nil pointer is dropped.
+        return !matches!(t.scalar(), Some(Scalar::Time | Scalar::MicroTime)) || t.is_pointer();
     }
     if t.is_pointer() {
         return false;
@@ -214,7 +218,6 @@ fn scalar_round_trip(v: &Value, s: Scalar, path: &str) -> Result<Value, PatchFai
             .map_err(|e| PatchFailure::new(path, e.to_string())),
         (Scalar::Quantity, _) => Err(type_error(path, v, "resource.Quantity")),
         (Scalar::Time | Scalar::MicroTime, Value::Null) => Ok(Value::Null),
-        (Scalar::Time | Scalar::MicroTime, Value::String(t)) if t.is_empty() => Ok(Value::Null),
         (Scalar::Time | Scalar::MicroTime, Value::String(t)) => {
             canonical_time(t, s == Scalar::MicroTime)
                 .map(Value::String)

@@ -65,6 +65,12 @@ fn generate() -> String {
             "pointer field {p} is not in the schema"
         );
     }
+    let omitzero: BTreeSet<String> = overlay["omitzero"]
+        .as_array()
+        .expect("omitzero")
+        .iter()
+        .map(|p| p.as_str().expect("omitzero names are strings").to_owned())
+        .collect();
     for f in overlay["notOmitempty"].as_array().expect("notOmitempty") {
         let f = f.as_str().expect("field names are strings");
         let (def, field) = f.rsplit_once('.').expect("Def.field");
@@ -81,6 +87,13 @@ fn generate() -> String {
     let mut reduced = BTreeMap::new();
     for (name, d) in &defs {
         let mut r = super::reduce(d, Some(name), &pointers);
+        if let Some(props) = r.get_mut("props").and_then(Value::as_object_mut) {
+            for (field, node) in props.iter_mut() {
+                if omitzero.contains(&format!("{name}.{field}")) {
+                    node["oz"] = json!(true);
+                }
+            }
+        }
         if name == QUANTITY {
             r["format"] = json!("quantity");
         }

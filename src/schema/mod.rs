@@ -106,6 +106,7 @@ struct Node {
     list_map_keys: Vec<String>,
     atomic: bool,
     omitempty: bool,
+    omitzero: bool,
     pointer: bool,
 }
 
@@ -119,6 +120,7 @@ impl Node {
             list_map_keys: Vec::new(),
             atomic: false,
             omitempty: true,
+            omitzero: false,
             pointer: false,
         }
     }
@@ -263,6 +265,7 @@ fn parse_node(v: &Value, by_name: &HashMap<String, usize>, is_def: bool) -> Node
         .unwrap_or_default();
     node.atomic = s("mt") == Some("atomic");
     node.pointer = v.get("ptr").and_then(Value::as_bool) == Some(true);
+    node.omitzero = v.get("oz").and_then(Value::as_bool) == Some(true);
     let _ = is_def;
     node
 }
@@ -492,6 +495,11 @@ impl TypeRef {
     /// listed under `notOmitempty` in the overlay).
     pub(crate) fn omitempty(self) -> bool {
         self.node.omitempty
+    }
+
+    /// Whether the Go field is tagged `omitzero` (a zero struct such as a zero time is dropped).
+    pub(crate) fn omitzero(self) -> bool {
+        self.node.omitzero
     }
 
     /// Whether the Go field is a pointer (so a zero value is kept by `omitempty`).
