@@ -597,6 +597,54 @@ mod tests {
     }
 
     #[test]
+    fn rollout_is_preconfigured() {
+        // N19: argoproj.io/Rollout gets spec.template.spec as a PodSpec unless configured.
+        let fields = default_known_type_fields("argoproj.io", "Rollout");
+        assert_eq!(
+            fields,
+            vec![KnownTypeField {
+                field: "spec.template.spec".into(),
+                type_: "core/v1/PodSpec".into()
+            }]
+        );
+        assert!(default_known_type_fields("argoproj.io", "AnalysisRun").is_empty());
+        let mut rollout = json!({"apiVersion": "argoproj.io/v1alpha1", "kind": "Rollout",
+            "spec": {"template": {"spec": {"containers": [{"name": "c", "resources": {"limits": {"cpu": 0.5}}}]}}}});
+        normalize_known_types(&mut rollout, &fields).expect("normalises");
+        assert_eq!(
+            rollout["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"]["cpu"],
+            json!("500m")
+        );
+    }
+
+    #[test]
+    fn known_type_names() {
+        // N21-like: the core/v1 types Argo CD users configure resolve to a type.
+        for name in [
+            "PodSpec",
+            "Container",
+            "Volume",
+            "ResourceRequirements",
+            "PodTemplateSpec",
+            "ServiceSpec",
+            "EnvVar",
+            "Probe",
+            "Toleration",
+            "Affinity",
+            "SecurityContext",
+            "PersistentVolumeClaimSpec",
+        ] {
+            assert!(
+                matches!(KnownType::parse(&format!("core/v1/{name}")), Some(KnownType::Typed(_))),
+                "{name}"
+            );
+        }
+        assert!(matches!(KnownType::parse("core/Quantity"), Some(KnownType::Quantity)));
+        assert!(matches!(KnownType::parse("meta/v1/Duration"), Some(KnownType::Duration)));
+        assert!(KnownType::parse("apps/v1/Deployment").is_none());
+    }
+
+    #[test]
     fn known_types_errors_name_the_path() {
         let mut obj = json!({"spec": {"ram": "lots"}});
         let fields = [KnownTypeField { field: "spec.ram".into(), type_: "core/Quantity".into() }];
