@@ -131,6 +131,7 @@ fn obj<'a>(m: &'a mut Map<String, Value>, key: &str) -> &'a mut Map<String, Valu
     }
     match slot {
         Value::Object(o) => o,
+        // The slot was made an object just above; this arm cannot be reached.
         _ => unreachable!("replaced by an object just above"),
     }
 }

@@ -50,6 +50,7 @@ impl Quantity {
         if s.is_empty() {
             return Err(QuantityError);
         }
+        // Not empty (checked above), so byte 0 exists.
         let (negative, rest) = match s.as_bytes()[0] {
             b'-' => (true, &s[1..]),
             b'+' => (false, &s[1..]),
@@ -171,6 +172,7 @@ impl Quantity {
                 m /= 1024;
                 k += 1;
             }
+            // k <= 6 by the loop condition.
             let suffix = ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"][k];
             return format!("{m}{suffix}");
         }

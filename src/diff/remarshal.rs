@@ -240,6 +240,7 @@ pub(crate) fn canonical_time(s: &str, micro: bool) -> Option<String> {
         let part = s.get(r)?;
         if part.bytes().all(|c| c.is_ascii_digit()) { part.parse().ok() } else { None }
     };
+    // Fixed positions below are in bounds: the length is checked first.
     if b.len() < 20
         || b[4] != b'-'
         || b[7] != b'-'
@@ -270,6 +271,7 @@ pub(crate) fn canonical_time(s: &str, micro: bool) -> Option<String> {
         rest if rest.len() == 6
             && (rest.starts_with('+') || rest.starts_with('-'))
             && rest.as_bytes()[3] == b':' =>
+        // in bounds: rest.len() == 6
         {
             let h = num(i + 1..i + 3)?;
             let m = num(i + 4..i + 6)?;
@@ -327,6 +329,7 @@ const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012
 pub(crate) fn base64_encode(data: &[u8]) -> String {
     let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
     for chunk in data.chunks(3) {
+        // `chunks` never yields an empty chunk, so `chunk[0]` exists.
         let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
         let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
         for i in 0..4 {

@@ -466,6 +466,8 @@ fn diff_lists_of_maps(
             (Some(_), None) => std::cmp::Ordering::Less,
             (None, None) => break,
         };
+        // Indexing below is in bounds: each arm is only reached when the match above found the
+        // element(s) it reads (Equal: both, Greater: `sb[j]`, Less: `sa[i]`).
         match cmp {
             std::cmp::Ordering::Equal => {
                 let (x, y) = (sa[i].1, sb[j].1);
@@ -522,6 +524,7 @@ fn diff_lists_of_scalars(a: &[Value], b: &[Value], opts: DiffOptions) -> (Vec<Va
             (Some(_), None) => std::cmp::Ordering::Less,
             (None, None) => break,
         };
+        // In bounds for the same reason as in `diff_lists_of_maps`.
         match cmp {
             std::cmp::Ordering::Equal => {
                 i += 1;
@@ -909,6 +912,7 @@ fn merge_slice(
                 merged.iter().position(|o| o.as_object().and_then(|m| m.get(mk)) == Some(key));
             match found {
                 Some(i) => {
+                    // `i` comes from `position` on `merged` just above.
                     let (Value::Object(om), Value::Object(pm)) = (&mut merged[i], v) else {
                         return Err(PatchFailure::new(path, "list element is not an object"));
                     };
