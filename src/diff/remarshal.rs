@@ -268,10 +268,10 @@ pub(crate) fn canonical_time(s: &str, micro: bool) -> Option<String> {
     }
     let offset = match s.get(i..)? {
         "Z" => 0,
+        // `as_bytes()[3]` is in bounds: the length is checked first.
         rest if rest.len() == 6
             && (rest.starts_with('+') || rest.starts_with('-'))
             && rest.as_bytes()[3] == b':' =>
-        // in bounds: rest.len() == 6
         {
             let h = num(i + 1..i + 3)?;
             let m = num(i + 4..i + 6)?;
