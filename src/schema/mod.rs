@@ -450,15 +450,28 @@ impl TypeRef {
         self.node.merge_key.as_deref()
     }
 
-    /// The SSA list type (`x-kubernetes-list-type`); `None` when unset (SSA treats an unset
-    /// list type as atomic).
+    /// The structured-merge (SSA) list type, as `schemaconv` derives it from OpenAPI:
+    /// `x-kubernetes-list-type` when set; otherwise a `merge` patch strategy makes the list
+    /// associative (keyed by the merge key) or, without a merge key, a set; `None` means
+    /// atomic.
     pub(crate) fn list_type(self) -> Option<ListType> {
-        self.node.list_type
+        match self.node.list_type {
+            Some(t) => Some(t),
+            None if self.node.strategy.merge && self.node.merge_key.is_some() => {
+                Some(ListType::Map)
+            }
+            None if self.node.strategy.merge => Some(ListType::Set),
+            None => None,
+        }
     }
 
-    /// The SSA associative-list keys (`x-kubernetes-list-map-keys`).
+    /// The structured-merge (SSA) associative-list keys: `x-kubernetes-list-map-keys`, or the
+    /// strategic-merge merge key when the list is associative only through its patch strategy.
     pub(crate) fn list_map_keys(self) -> &'static [String] {
-        &self.node.list_map_keys
+        match (&self.node.list_type, &self.node.merge_key) {
+            (None, Some(mk)) if self.node.strategy.merge => std::slice::from_ref(mk),
+            _ => &self.node.list_map_keys,
+        }
     }
 
     /// Whether structured merge treats this position as atomic: lists that are not `set` or
@@ -466,7 +479,7 @@ impl TypeRef {
     /// definition). Scalars are atomic by nature and also return true.
     pub(crate) fn is_atomic(self) -> bool {
         match self.shape() {
-            Shape::List => !matches!(self.node.list_type, Some(ListType::Set | ListType::Map)),
+            Shape::List => !matches!(self.list_type(), Some(ListType::Set | ListType::Map)),
             Shape::Struct | Shape::Map => self.node.atomic || self.resolved().atomic,
             Shape::Scalar(_) => true,
             Shape::Untyped => false,
@@ -651,6 +664,19 @@ mod tests {
         assert_eq!(ports.list_map_keys(), ["containerPort".to_owned(), "protocol".to_owned()]);
         let vols = spec.field("volumes").expect("volumes");
         assert!(vols.strategy().merge && vols.strategy().retain_keys);
+        let env = c.items().and_then(|i| i.field("env")).expect("env");
+        assert_eq!(env.list_type(), Some(ListType::Map), "merge strategy makes env associative");
+        assert_eq!(env.list_map_keys(), ["name".to_owned()]);
+        assert!(!env.is_atomic());
+        let finalizers = definition("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta")
+            .and_then(|m| m.field("finalizers"))
+            .expect("finalizers");
+        assert_eq!(finalizers.list_type(), Some(ListType::Set));
+        let job_conditions = definition("io.k8s.api.batch.v1.JobStatus")
+            .and_then(|s| s.field("conditions"))
+            .expect("conditions");
+        assert_eq!(job_conditions.list_type(), Some(ListType::Atomic), "explicit list type wins");
+        assert_eq!(job_conditions.merge_key(), Some("type"));
         let tol = spec.field("tolerations").expect("tolerations");
         assert!(!tol.strategy().merge);
         assert!(tol.is_atomic());
