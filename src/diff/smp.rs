@@ -640,14 +640,19 @@ fn merge_map(
             }
         }
         let Some(ov) = original.get_mut(&key) else {
-            if !is_delete_list {
-                original.insert(key, clean_added(pv, opts));
+            if !is_delete_list && let Some(v) = clean_added_opt(pv, opts) {
+                original.insert(key, v);
             }
             continue;
         };
         if go_type(ov) != go_type(&pv) {
             if !is_delete_list {
-                *ov = clean_added(pv, opts);
+                match clean_added_opt(pv, opts) {
+                    Some(v) => *ov = v,
+                    None => {
+                        original.remove(&key);
+                    }
+                }
             }
             continue;
         }
@@ -688,14 +693,23 @@ fn merge_map(
 
 /// A value set where the document had none: nulls (when applying) and directives removed.
 fn clean_added(v: Value, opts: MergeOptions) -> Value {
+    clean_added_opt(v, opts).unwrap_or(Value::Null)
+}
+
+/// As `clean_added`; `None` when the whole value is a `$patch: delete` object.
+fn clean_added_opt(v: Value, opts: MergeOptions) -> Option<Value> {
     if !opts.merge_parallel_list {
-        return v;
+        return Some(v);
     }
     fn clean(v: Value, drop_nulls: bool) -> Option<Value> {
         match v {
-            Value::Object(m) => {
-                if m.contains_key(PATCH) {
-                    return None;
+            Value::Object(mut m) => {
+                match m.get(PATCH).and_then(Value::as_str) {
+                    Some("replace") => {
+                        m.remove(PATCH);
+                    }
+                    Some(_) => return None,
+                    None => {}
                 }
                 let out = m
                     .into_iter()
@@ -715,7 +729,7 @@ fn clean_added(v: Value, opts: MergeOptions) -> Value {
             other => Some(other),
         }
     }
-    clean(v, opts.ignore_unmatched_nulls).unwrap_or(Value::Null)
+    clean(v, opts.ignore_unmatched_nulls)
 }
 
 fn apply_retain_keys(
@@ -1103,6 +1117,17 @@ mod tests {
         let rep = json!({"spec": {"$patch": "replace", "hostname": "h"}});
         let out = apply_strategic_patch(&doc, &rep, "", "v1", "Pod").expect("apply");
         assert_eq!(out["spec"], json!({"hostname": "h"}));
+    }
+
+    #[test]
+    fn directives_in_added_values_are_removed() {
+        let doc = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}});
+        let patch = json!({"spec": {"$patch": "replace", "hostname": "h", "containers": [{"name": "a"}, {"name": "b", "$patch": "delete"}], "x": null}, "status": {"$patch": "delete"}});
+        let out = apply_strategic_patch(&doc, &patch, "", "v1", "Pod").expect("apply");
+        assert_eq!(
+            out,
+            json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"hostname": "h", "containers": [{"name": "a"}]}})
+        );
     }
 
     #[test]
