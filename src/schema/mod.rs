@@ -14,6 +14,13 @@
 //! structured-merge (server-side apply) metadata used to emulate SSA from `managedFields`:
 //! `TypeRef::list_type` / `TypeRef::list_map_keys` for associative lists and
 //! `TypeRef::is_atomic` for atomic lists, maps and structs.
+//!
+//! Entry points: `lookup(group, version, kind)` and `lookup_object(obj)` for built-in kinds,
+//! `definition(name)` for a definition, `is_builtin` / `is_registered_group_version` for the
+//! registered-type decision (§6.3), and `lookup_in_openapi(document, group, version, kind)`
+//! for custom resources described by an OpenAPI v2 document. From a `TypeRef`, walk with
+//! `field` / `items` / `values` / `child`, and read `shape`, `scalar`, `strategy`,
+//! `merge_key`, `list_type`, `list_map_keys`, `is_atomic`, `omitempty`, `is_pointer`.
 #![allow(dead_code)] // crate-internal seams of the diff pipeline; not every one is wired yet
 
 #[cfg(test)]
