@@ -1,5 +1,5 @@
 //! Conformance cases of the strategic-merge / JSON-merge / defaulting / remarshal layer
-//! (`testdata/diff/smp/*.yaml` and `testdata/diff/normalize/*.yaml`).
+//! (`testdata/diff/smp/*.yaml` and `testdata/diff/smp/normalize/*.yaml`).
 //!
 //! These functions are crate-internal building blocks of the diff engine, so this table
 //! test calls them directly. A case is a map with `name`, `op` and the inputs and
@@ -271,7 +271,7 @@ fn run_case(case: &Value) {
 
 fn case_files() -> Vec<String> {
     let mut files = Vec::new();
-    for dir in ["diff/smp", "diff/normalize"] {
+    for dir in ["diff/smp", "diff/smp/normalize"] {
         let Ok(entries) = std::fs::read_dir(testdata().join(dir)) else { continue };
         for e in entries.flatten() {
             let name = e.file_name().to_string_lossy().into_owned();
@@ -287,7 +287,9 @@ fn case_files() -> Vec<String> {
 #[test]
 fn conformance() {
     let mut ran = 0;
-    for file in case_files() {
+    let files = case_files();
+    assert!(files.iter().any(|f| f.starts_with("diff/smp/normalize/")), "no normalize case files");
+    for file in files {
         let cases: Vec<Map<String, Value>> =
             serde_norway::from_str(&read(&file)).unwrap_or_else(|e| panic!("{file}: {e}"));
         for case in cases {
