@@ -21,6 +21,7 @@
 //! - `quantity`: `input` → `expected` canonical string, or `error: true`.
 //! - `openapi`: `schema_file` (an OpenAPI v2 document), `gvk`, a dotted `path` (`[]` steps
 //!   into list items) → the `expected` patch and list metadata at that position.
+//! - `schema`: the same against the generated built-in table, from a `definition` name.
 
 use serde_json::{Map, Value};
 
@@ -226,11 +227,17 @@ fn run_case(case: &Value) {
                 assert_eq!(got.as_deref(), case["expected"].as_str(), "{name}");
             }
         }
-        "openapi" => {
-            let doc = load(case, "schema").unwrap_or_else(|| panic!("{name}: schema"));
-            let (g, v, k) = gvk_of_case(case, &doc);
-            let mut t = crate::schema::lookup_in_openapi(&doc, &g, &v, &k)
-                .unwrap_or_else(|| panic!("{name}: no type for {g}/{v} {k}"));
+        "openapi" | "schema" => {
+            let mut t = if op == "schema" {
+                let def = case["definition"].as_str().unwrap_or_default();
+                crate::schema::definition(def)
+                    .unwrap_or_else(|| panic!("{name}: no definition {def}"))
+            } else {
+                let doc = load(case, "schema").unwrap_or_else(|| panic!("{name}: schema"));
+                let (g, v, k) = gvk_of_case(case, &doc);
+                crate::schema::lookup_in_openapi(&doc, &g, &v, &k)
+                    .unwrap_or_else(|| panic!("{name}: no type for {g}/{v} {k}"))
+            };
             // `a.b[].c`: struct fields, `[]` steps into list items.
             for step in
                 case["path"].as_str().unwrap_or_default().split('.').filter(|s| !s.is_empty())
@@ -263,6 +270,11 @@ fn run_case(case: &Value) {
             );
             if let Some(atomic) = want.get("atomic") {
                 assert_eq!(Some(t.is_atomic()), atomic.as_bool(), "{name}: atomic");
+            }
+            for (flag, got) in
+                [("replace", t.strategy().replace), ("retain_keys", t.strategy().retain_keys)]
+            {
+                assert_eq!(got, want[flag].as_bool().unwrap_or(false), "{name}: {flag}");
             }
         }
         other => panic!("{name}: unknown op {other}"),
