@@ -4,6 +4,7 @@
 mod defaults;
 mod error;
 mod merge_patch;
+mod quantity;
 mod remarshal;
 mod smp;
 
@@ -16,6 +17,14 @@ pub(crate) use self::{
     merge_patch::{
         apply_merge_patch, remove_list_fields, remove_map_fields, three_way_json_merge_patch,
     },
-    remarshal::{normalize_known_types, remarshal},
-    smp::{apply_strategic_patch, is_builtin, three_way_strategic_patch, two_way_strategic_patch},
+    quantity::canonical_quantity,
+    remarshal::{
+        Decode, base64_decode, base64_encode, default_known_type_fields, json_round_trip,
+        normalize_known_types, remarshal, typed_round_trip,
+    },
+    smp::{
+        PatchFailure, apply_strategic_patch, apply_typed, is_builtin, remove_namespace_annotation,
+        three_way_predict, three_way_strategic_patch, three_way_typed, two_way_strategic_patch,
+        two_way_typed,
+    },
 };
