@@ -166,11 +166,10 @@ pub struct AppDiff {
 }
 
 impl AppDiff {
-    /// Whether anything differs: a resource out of sync or requiring pruning.
+    /// Whether anything differs: a resource is out of sync (missing, modified, or requiring
+    /// pruning). Hooks and ignored objects, which have no status, do not count.
     pub fn has_differences(&self) -> bool {
-        self.resources
-            .iter()
-            .any(|r| r.status == Some(SyncStatus::OutOfSync) || r.requires_pruning || r.modified)
+        self.resources.iter().any(|r| r.status == Some(SyncStatus::OutOfSync))
     }
 
     /// What `argocd app diff` prints: for every modified, missing or extraneous resource, a
@@ -181,6 +180,9 @@ impl AppDiff {
         let mut out = String::new();
         for r in &self.resources {
             if r.hook || r.status.is_none() && !r.modified {
+                continue;
+            }
+            if r.normalized_live.is_null() && r.predicted_live.is_null() {
                 continue;
             }
             let live_missing = r.normalized_live.is_null();
@@ -337,12 +339,19 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
     let mut targets: BTreeMap<(String, String, String, String), (ObjectRef, Value)> =
         BTreeMap::new();
     let mut counts: BTreeMap<String, usize> = BTreeMap::new();
-    for obj in input.desired {
+    for (index, obj) in input.desired.iter().enumerate() {
         let mut obj = obj.clone();
         input.scopes.default_namespace(&mut obj, &app.spec.destination.namespace);
-        let r = ObjectRef::from_object_lossy(&obj);
+        let r = object_ref(&obj);
         if !app_name.is_empty() {
             set_tracking(&mut obj, app_name, &r, settings);
+        }
+        if r.name.is_empty() {
+            // `generateName` objects are never de-duplicated or paired with live objects.
+            let mut k = key(&r);
+            k.3 = format!("\u{0}{index:08}");
+            targets.insert(k, (r, obj));
+            continue;
         }
         *counts.entry(r.key()).or_default() += 1;
         targets.insert(key(&r), (r, obj));
@@ -372,7 +381,7 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
     let mut lives: BTreeMap<(String, String, String, String), (ObjectRef, Value)> =
         BTreeMap::new();
     for obj in input.live {
-        let r = ObjectRef::from_object_lossy(obj);
+        let r = object_ref(obj);
         if !app_name.is_empty()
             && let Some(owner) = tracked_app(obj, settings)
             && owner != app_name
@@ -540,6 +549,16 @@ fn set_tracking(obj: &mut Value, app: &str, r: &ObjectRef, settings: &Settings) 
             l.insert(settings.instance_label_key.clone(), Value::String(app.to_string()));
         }
     }
+}
+
+/// The identity of an object, with an empty name for a `generateName` object (Argo CD keys
+/// those by their empty name).
+fn object_ref(obj: &Value) -> ObjectRef {
+    let mut r = ObjectRef::from_object_lossy(obj);
+    if obj.pointer("/metadata/name").and_then(Value::as_str).is_none_or(str::is_empty) {
+        r.name = String::new();
+    }
+    r
 }
 
 fn key(r: &ObjectRef) -> (String, String, String, String) {

@@ -510,10 +510,23 @@ fn remove_webhook_mutation(
     Ok(p)
 }
 
-/// `managedFieldsNormalize` (spec §7.5): fields owned in live by a trusted manager that hold
-/// different values on the two sides are removed from both. Nothing changes when no entry
-/// of live's managed fields belongs to a trusted manager or they cannot be read.
-pub(crate) fn normalize_managed_fields(live: &mut Value, config: &mut Value, managers: &[String]) {
+/// Argo CD's `managedFieldsNormalize` for `ignoreDifferences.managedFieldsManagers` (spec
+/// §7.5): every field that an entry of the live object's `metadata.managedFields` by one of
+/// `managers` owns, and that holds different values in `live` and `desired`, is removed from
+/// both. Fields present on one side only are kept. Nothing changes when no entry belongs to
+/// a trusted manager, or the managed fields cannot be read.
+///
+/// # Examples
+///
+/// ```
+/// use serde_json::json;
+/// let mut live = json!({"metadata": {"managedFields": [{"manager": "hpa", "operation": "Update",
+///     "fieldsV1": {"f:spec": {"f:replicas": {}}}}]}, "spec": {"replicas": 5}});
+/// let mut desired = json!({"spec": {"replicas": 1}});
+/// gitops_core::diff::normalize_managed_fields(&mut live, &mut desired, &["hpa".to_string()]);
+/// assert_eq!(desired, json!({"spec": {}}));
+/// ```
+pub fn normalize_managed_fields(live: &mut Value, config: &mut Value, managers: &[String]) {
     if managers.is_empty() {
         return;
     }

@@ -46,6 +46,7 @@ use serde_json::Value;
 pub use app::{AppDiff, AppDiffInput, Condition, ResourceDiff, SyncStatus, diff_app};
 pub use error::DiffError;
 pub use linediff::line_diff;
+pub use managed_fields::normalize_managed_fields;
 pub use mask::{MASK_ANNOTATION_VALUE, hide_secret_data};
 pub use pipeline::diff;
 

@@ -1,8 +1,133 @@
-//! `gitops-core diff` (in progress).
+//! `gitops-core diff --desired PATH --live PATH [--app APP.yaml] [--argocd-cm CM.yaml]
+//! [--output text|json]`: compares desired and live objects as Argo CD does.
+//!
+//! Exit status: 0 when nothing differs, 1 when something does (a resource requiring pruning
+//! included), 2 on an error (the message names the file, the document and the field).
 
-use crate::common::CliError;
+use std::path::PathBuf;
+
+use gitops_core::diff::{self, AppDiff, AppDiffInput, SyncStatus};
+use gitops_core::{Application, Scopes, Settings};
+use serde_json::{Value, json};
+
+use crate::common::{self, CliError, Output};
+
+const HELP: &str = "\
+usage: gitops-core diff --desired PATH --live PATH [--app APP.yaml] [--argocd-cm CM.yaml]
+                        [--output text|json] [--show-secrets]
+
+PATH is a file (YAML stream, JSON or List) or a directory (its .yaml/.yml/.json files, sorted).
+--app          an Argo CD Application (destination namespace, ignoreDifferences, sync options)
+--argocd-cm    the argocd-cm ConfigMap (resource customizations, compare options, tracking)
+--output       text (default, as `argocd app diff`) or json
+--show-secrets print Secret values instead of masks
+
+exit status: 0 nothing differs, 1 something differs, 2 error";
+
+/// The parsed arguments.
+struct Args {
+    desired: PathBuf,
+    live: PathBuf,
+    app: Option<PathBuf>,
+    cm: Option<PathBuf>,
+    output: Output,
+    show_secrets: bool,
+}
+
+fn parse(mut p: lexopt::Parser) -> Result<Option<Args>, CliError> {
+    use lexopt::prelude::*;
+    let (mut desired, mut live, mut app, mut cm) = (None, None, None, None);
+    let mut output = Output::Text;
+    let mut show_secrets = false;
+    while let Some(arg) = p.next()? {
+        match arg {
+            Long("desired") => desired = Some(PathBuf::from(p.value()?)),
+            Long("live") => live = Some(PathBuf::from(p.value()?)),
+            Long("app") => app = Some(PathBuf::from(p.value()?)),
+            Long("argocd-cm") => cm = Some(PathBuf::from(p.value()?)),
+            Long("output") | Short('o') => {
+                output = Output::parse(&p.value()?.to_string_lossy())?;
+            }
+            Long("show-secrets") => show_secrets = true,
+            Long("help") | Short('h') => {
+                println!("{HELP}");
+                return Ok(None);
+            }
+            other => return Err(CliError::Usage(format!("{}\n{HELP}", other.unexpected()))),
+        }
+    }
+    let missing = |what: &str| CliError::Usage(format!("missing --{what}\n{HELP}"));
+    Ok(Some(Args {
+        desired: desired.ok_or_else(|| missing("desired"))?,
+        live: live.ok_or_else(|| missing("live"))?,
+        app,
+        cm,
+        output,
+        show_secrets,
+    }))
+}
 
 /// Runs the command.
-pub fn run(_args: lexopt::Parser) -> Result<u8, CliError> {
-    Err(CliError::Usage("`diff` is not available yet".into()))
+pub fn run(args: lexopt::Parser) -> Result<u8, CliError> {
+    let Some(args) = parse(args)? else { return Ok(0) };
+    let desired = common::read_objects(&args.desired)?;
+    let live = common::read_objects(&args.live)?;
+    let app = match &args.app {
+        Some(p) => common::read_app(p)?,
+        None => Application::default(),
+    };
+    let settings = match &args.cm {
+        Some(p) => common::read_settings(p)?,
+        None => Settings::default(),
+    };
+    let mut scopes = Scopes::builtin();
+    scopes.add_crds(desired.iter().chain(&live));
+    let input = AppDiffInput::new(&desired, &live, &app, &settings, &scopes)
+        .with_reveal_secrets(args.show_secrets);
+    let result = diff::diff_app(&input)
+        .map_err(|e| CliError::Input(format!("comparing objects: {e}")))?;
+    for note in &result.notes {
+        eprintln!("note: {note}");
+    }
+    match args.output {
+        Output::Json => common::print_json(&json_output(&result)),
+        Output::Text => print!("{}", result.render_text()),
+    }
+    if result.sync_status == SyncStatus::Unknown {
+        let messages: Vec<&str> = result
+            .conditions
+            .iter()
+            .filter(|c| c.type_ == "ComparisonError")
+            .map(|c| c.message.as_str())
+            .collect();
+        return Err(CliError::Input(messages.join("; ")));
+    }
+    Ok(if result.has_differences() { 1 } else { 0 })
+}
+
+/// The JSON document of `--output json`.
+pub fn json_output(result: &AppDiff) -> Value {
+    let resources: Vec<Value> = result
+        .resources
+        .iter()
+        .map(|r| {
+            json!({
+                "group": r.object.group,
+                "version": r.object.version,
+                "kind": r.object.kind,
+                "namespace": r.object.namespace,
+                "name": r.object.name,
+                "status": r.status.map_or("", SyncStatus::as_str),
+                "modified": r.modified,
+                "requiresPruning": r.requires_pruning,
+                "diff": r.diff,
+                "message": r.message,
+            })
+        })
+        .collect();
+    json!({
+        "syncStatus": result.sync_status.as_str(),
+        "resources": resources,
+        "conditions": result.conditions,
+    })
 }
