@@ -600,6 +600,25 @@ mod tests {
         assert_eq!(err, "/f: invalid path element `x:a`");
     }
 
+    // Spec C49–C51 (TestExcludeManagerOwnedAncestors).
+    #[test]
+    fn owned_ancestors_are_not_removed() {
+        let owned = set(json!({"f:spec": {"f:configuration": {"f:value": {}}}}));
+        let mut remove = set(json!({"f:spec": {".": {}, "f:configuration": {}}}));
+        remove.exclude_owned_ancestors(&owned);
+        assert!(remove.is_empty(), "C49: {remove:?}");
+
+        let mut remove =
+            set(json!({"f:spec": {".": {}, "f:configuration": {".": {}, "f:other": {}}}}));
+        remove.exclude_owned_ancestors(&owned);
+        assert_eq!(remove, set(json!({"f:spec": {"f:configuration": {"f:other": {}}}})), "C50");
+
+        let mut remove =
+            set(json!({"f:spec": {".": {}, "f:configuration": {}, "f:unrelated": {}}}));
+        remove.exclude_owned_ancestors(&owned);
+        assert_eq!(remove, set(json!({"f:spec": {"f:unrelated": {}}})), "C51");
+    }
+
     #[test]
     fn trusted_manager_fields_are_dropped_where_they_differ() {
         let mf = json!([{"manager": "hpa", "operation": "Update",
