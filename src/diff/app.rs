@@ -194,7 +194,10 @@ impl AppDiff {
                 "===== {}/{} {}/{} ======\n",
                 r.object.group, r.object.kind, r.object.namespace, r.object.name
             ));
-            out.push_str(&super::line_diff(&to_yaml(&r.normalized_live), &to_yaml(&r.predicted_live)));
+            out.push_str(&super::line_diff(
+                &to_yaml(&r.normalized_live),
+                &to_yaml(&r.predicted_live),
+            ));
         }
         out
     }
@@ -378,8 +381,7 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
     });
 
     // Live objects, without those tracked for another app.
-    let mut lives: BTreeMap<(String, String, String, String), (ObjectRef, Value)> =
-        BTreeMap::new();
+    let mut lives: BTreeMap<(String, String, String, String), (ObjectRef, Value)> = BTreeMap::new();
     for obj in input.live {
         let r = object_ref(obj);
         if !app_name.is_empty()
@@ -429,7 +431,8 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
             let managers = normalizer.ignore.managers(&r);
             normalize_managed_fields(l, t, &managers);
         }
-        let dry_run = input.dry_runs.iter().find(|d| ObjectRef::from_object_lossy(d).same_object(&r));
+        let dry_run =
+            input.dry_runs.iter().find(|d| ObjectRef::from_object_lossy(d).same_object(&r));
         let opts = DiffOptions { dry_run, ..base };
         let result = match super::diff(t.as_ref(), l.as_ref(), &opts) {
             Ok(res) => res,
@@ -441,10 +444,7 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
         let sync_opts = resource_sync_options(obj);
         let requires_deletion_confirmation = requires_pruning
             && (sync_opts.contains(&"Delete=confirm") || sync_opts.contains(&"Prune=confirm"));
-        let status = if hook
-            || is_ignored(obj)
-            || (target.is_some() && only_skip(obj))
-            || !self_ref
+        let status = if hook || is_ignored(obj) || (target.is_some() && only_skip(obj)) || !self_ref
         {
             None
         } else if result.modified || target.is_none() || live.is_none() {

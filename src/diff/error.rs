@@ -14,7 +14,7 @@ pub enum DiffError {
     #[error("{object}: cannot patch at {path}: {message}")]
     Patch {
         /// The object.
-        object: ObjectRef,
+        object: Box<ObjectRef>,
         /// RFC 6901 pointer of the field.
         path: String,
         /// What went wrong.
@@ -24,13 +24,13 @@ pub enum DiffError {
     #[error("{object}: server-side diff needs a dry-run result for this object")]
     MissingDryRun {
         /// The object.
-        object: ObjectRef,
+        object: Box<ObjectRef>,
     },
     /// The dry-run result cannot be used (no managed fields of the manager, wrong shape).
     #[error("{object}: invalid dry-run result at {path}: {message}")]
     DryRun {
         /// The object.
-        object: ObjectRef,
+        object: Box<ObjectRef>,
         /// RFC 6901 pointer of the field.
         path: String,
         /// What is wrong.
@@ -40,7 +40,7 @@ pub enum DiffError {
     #[error("{object}: invalid managed fields at {path}: {message}")]
     ManagedFields {
         /// The object.
-        object: ObjectRef,
+        object: Box<ObjectRef>,
         /// RFC 6901 pointer of the field.
         path: String,
         /// What is wrong.

@@ -62,7 +62,7 @@ pub(crate) fn base64_encode(data: &[u8]) -> String {
 /// `\r` and `\n` are skipped, anything else out of the alphabet or wrong padding fails.
 pub(crate) fn base64_decode(text: &str) -> Option<Vec<u8>> {
     let clean: Vec<u8> = text.bytes().filter(|b| *b != b'\r' && *b != b'\n').collect();
-    if clean.len() % 4 != 0 {
+    if !clean.len().is_multiple_of(4) {
         return None;
     }
     let mut out = Vec::with_capacity(clean.len() / 4 * 3);

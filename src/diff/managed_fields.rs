@@ -74,8 +74,7 @@ impl FieldSet {
 
     /// Members of `self` that are not members of `other`.
     fn difference(&self, other: &FieldSet) -> FieldSet {
-        let mut out =
-            FieldSet { member: self.member && !other.member, children: BTreeMap::new() };
+        let mut out = FieldSet { member: self.member && !other.member, children: BTreeMap::new() };
         for (k, v) in &self.children {
             let d = match other.children.get(k) {
                 Some(o) => v.difference(o),
@@ -323,9 +322,10 @@ fn merge(lhs: &Value, rhs: &Value, schema: &dyn ListSchema, path: &str) -> Value
                 let mut out = Vec::with_capacity(l.len().max(r.len()));
                 for item in l {
                     let PathElement::Key(key) = key_of(item, &keys) else { continue };
-                    let hit = r.iter().enumerate().position(|(j, ri)| {
-                        !used[j] && item_matches(ri, &key) && !key.is_empty()
-                    });
+                    let hit = r
+                        .iter()
+                        .enumerate()
+                        .position(|(j, ri)| !used[j] && item_matches(ri, &key) && !key.is_empty());
                     match hit {
                         Some(j) => {
                             used[j] = true;
@@ -406,7 +406,7 @@ pub(crate) fn structured_merge_diff(
     object: &ObjectRef,
 ) -> Result<DiffResult, DiffError> {
     let entries = managed_fields(live).map_err(|(path, message)| DiffError::ManagedFields {
-        object: object.clone(),
+        object: Box::new(object.clone()),
         path,
         message,
     })?;
@@ -448,8 +448,9 @@ pub(crate) fn server_side_diff(
     object: &ObjectRef,
 ) -> Result<DiffResult, DiffError> {
     let _ = config;
-    let dry_run =
-        opts.dry_run.ok_or_else(|| DiffError::MissingDryRun { object: object.clone() })?;
+    let dry_run = opts
+        .dry_run
+        .ok_or_else(|| DiffError::MissingDryRun { object: Box::new(object.clone()) })?;
     let mut predicted = if opts.ignore_mutation_webhook {
         remove_webhook_mutation(dry_run, live, opts.manager, object)?
     } else {
@@ -478,7 +479,7 @@ fn remove_webhook_mutation(
     object: &ObjectRef,
 ) -> Result<Value, DiffError> {
     let err = |path: &str, message: &str| DiffError::DryRun {
-        object: object.clone(),
+        object: Box::new(object.clone()),
         path: path.to_string(),
         message: message.to_string(),
     };
@@ -593,7 +594,10 @@ mod tests {
         let (k, node) = ports.children.iter().next().unwrap();
         assert_eq!(
             k,
-            &PathElement::Key(vec![("port".into(), "80".into()), ("protocol".into(), "\"TCP\"".into())])
+            &PathElement::Key(vec![
+                ("port".into(), "80".into()),
+                ("protocol".into(), "\"TCP\"".into())
+            ])
         );
         assert!(node.member);
         let err = FieldSet::from_fields_v1(&json!({"x:a": {}}), "/f").unwrap_err();
@@ -623,7 +627,8 @@ mod tests {
     fn trusted_manager_fields_are_dropped_where_they_differ() {
         let mf = json!([{"manager": "hpa", "operation": "Update",
             "fieldsV1": {"f:spec": {"f:replicas": {}, "f:paused": {}}}}]);
-        let mut live = json!({"metadata": {"managedFields": mf}, "spec": {"replicas": 3, "paused": false}});
+        let mut live =
+            json!({"metadata": {"managedFields": mf}, "spec": {"replicas": 3, "paused": false}});
         let mut config = json!({"spec": {"replicas": 1, "paused": false}});
         normalize_managed_fields(&mut live, &mut config, &["hpa".to_string()]);
         assert_eq!(config, json!({"spec": {"paused": false}}));

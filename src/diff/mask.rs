@@ -60,7 +60,8 @@ pub fn hide_secret_data(
         hide(&mut objs, hide_annotations.iter().map(String::as_str), &["metadata", "annotations"]);
     }
     let hide_la = hide_annotations.iter().any(|a| a == LAST_APPLIED_ANNOTATION);
-    for (obj, la, bad) in [(&mut live, &live_la, live_la_bad), (&mut target, &target_la, target_la_bad)]
+    for (obj, la, bad) in
+        [(&mut live, &live_la, live_la_bad), (&mut target, &target_la, target_la_bad)]
     {
         let Some(obj) = obj else { continue };
         if la.is_none() && !bad {

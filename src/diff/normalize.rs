@@ -200,7 +200,8 @@ mod tests {
         normalize_object(&mut s, false);
         assert_eq!(s["data"], json!({"a": "", "b": "", "c": "YmFyCg=="}));
 
-        let mut s = json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}, "data": {}});
+        let mut s =
+            json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}, "data": {}});
         normalize_object(&mut s, false);
         assert_eq!(s["data"], Value::Null);
     }
@@ -210,8 +211,11 @@ mod tests {
         let mut r = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
             "metadata": {"name": "r", "creationTimestamp": null}, "rules": []});
         normalize_object(&mut r, false);
-        assert_eq!(r, json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
-            "metadata": {"name": "r"}, "rules": null}));
+        assert_eq!(
+            r,
+            json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+            "metadata": {"name": "r"}, "rules": null})
+        );
         let mut r = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
             "metadata": {"name": "r"}, "aggregationRule": {}, "rules": [{"verbs": ["get"]}]});
         normalize_object(&mut r, true);

@@ -94,7 +94,7 @@ pub fn diff(
         }
     }
     three_way(&config, &config, &live, DiffMode::TwoWay).map_err(|f| DiffError::Patch {
-        object,
+        object: Box::new(object),
         path: f.path,
         message: f.message,
     })

@@ -155,8 +155,7 @@ fn load(v: &Value) -> Value {
                 None => (&s[1..], 0),
             };
             let text = read(&format!("diff/{path}"));
-            let docs = crate::object::parse_documents(&text)
-                .unwrap_or_else(|e| panic!("{s}: {e}"));
+            let docs = crate::object::parse_documents(&text).unwrap_or_else(|e| panic!("{s}: {e}"));
             docs.into_iter().filter(|d| !d.is_null()).nth(index).unwrap_or(Value::Null)
         }
         other => other.clone(),
@@ -201,7 +200,10 @@ fn check_pointers(
     for (ptr, v) in want {
         match obj.pointer(ptr) {
             Some(got) if got == v => {}
-            got => errs.push(format!("{what}{ptr}: want {v}, got {}", got.map_or("absent".into(), Value::to_string))),
+            got => errs.push(format!(
+                "{what}{ptr}: want {v}, got {}",
+                got.map_or("absent".into(), Value::to_string)
+            )),
         }
     }
     for ptr in absent {
@@ -270,7 +272,13 @@ fn run_case(c: &Case) -> Vec<String> {
                     errs.push(format!("mode: want {mode}, got {got}"));
                 }
             }
-            check_pointers("predicted", &r.predicted_live, &e.predicted, &e.predicted_absent, &mut errs);
+            check_pointers(
+                "predicted",
+                &r.predicted_live,
+                &e.predicted,
+                &e.predicted_absent,
+                &mut errs,
+            );
             check_pointers("live", &r.normalized_live, &e.live, &e.live_absent, &mut errs);
             let text = format!("{} {}", r.normalized_live, r.predicted_live);
             for s in &e.output_contains {
@@ -389,9 +397,16 @@ fn run_app(c: &Case, errs: &mut Vec<String>) {
                 {
                     errs.push(format!("modified: want {m}, got {}", r.modified));
                 }
-                check_pointers("predicted", &r.predicted_live, &e.predicted, &e.predicted_absent, errs);
+                check_pointers(
+                    "predicted",
+                    &r.predicted_live,
+                    &e.predicted,
+                    &e.predicted_absent,
+                    errs,
+                );
                 check_pointers("live", &r.normalized_live, &e.live, &e.live_absent, errs);
-                let text = format!("{} {} {}", r.normalized_live, r.predicted_live, out.render_text());
+                let text =
+                    format!("{} {} {}", r.normalized_live, r.predicted_live, out.render_text());
                 for s in &e.output_contains {
                     if !text.contains(s.as_str()) {
                         errs.push(format!("outputs lack {s:?}"));

@@ -31,7 +31,8 @@ pub fn run(mut args: lexopt::Parser) -> Result<u8, CliError> {
     let embedded = |what: &str, e: &dyn std::fmt::Display| {
         CliError::Input(format!("built-in demo data {what}: {e}"))
     };
-    let desired = gitops_core::parse_manifests(DESIRED).map_err(|e| embedded("desired.yaml", &e))?;
+    let desired =
+        gitops_core::parse_manifests(DESIRED).map_err(|e| embedded("desired.yaml", &e))?;
     let live = gitops_core::parse_manifests(LIVE).map_err(|e| embedded("live.yaml", &e))?;
     let app_doc = gitops_core::object::parse_documents(APP)
         .map_err(|e| embedded("app.yaml", &e))?
@@ -43,7 +44,7 @@ pub fn run(mut args: lexopt::Parser) -> Result<u8, CliError> {
     let scopes = Scopes::builtin();
     let result = diff::diff_app(&AppDiffInput::new(&desired, &live, &app, &settings, &scopes))
         .map_err(|e| CliError::Input(format!("comparing the demo app: {e}")))?;
-    print!("{}", render(&app, &result));
+    crate::diff::write_stdout(&render(&app, &result));
     Ok(0)
 }
 

@@ -16,7 +16,8 @@ const HELP: &str = "\
 usage: gitops-core diff --desired PATH --live PATH [--app APP.yaml] [--argocd-cm CM.yaml]
                         [--output text|json] [--show-secrets]
 
-PATH is a file (YAML stream, JSON or List) or a directory (its .yaml/.yml/.json files, sorted).
+PATH is a file (YAML stream, JSON or List) or a directory (its .yaml/.yml/.json files, sorted);
+--desired and --live may be given more than once.
 --app          an Argo CD Application (destination namespace, ignoreDifferences, sync options)
 --argocd-cm    the argocd-cm ConfigMap (resource customizations, compare options, tracking)
 --output       text (default, as `argocd app diff`) or json
@@ -26,8 +27,8 @@ exit status: 0 nothing differs, 1 something differs, 2 error";
 
 /// The parsed arguments.
 struct Args {
-    desired: PathBuf,
-    live: PathBuf,
+    desired: Vec<PathBuf>,
+    live: Vec<PathBuf>,
     app: Option<PathBuf>,
     cm: Option<PathBuf>,
     output: Output,
@@ -36,13 +37,13 @@ struct Args {
 
 fn parse(mut p: lexopt::Parser) -> Result<Option<Args>, CliError> {
     use lexopt::prelude::*;
-    let (mut desired, mut live, mut app, mut cm) = (None, None, None, None);
+    let (mut desired, mut live, mut app, mut cm) = (Vec::new(), Vec::new(), None, None);
     let mut output = Output::Text;
     let mut show_secrets = false;
     while let Some(arg) = p.next()? {
         match arg {
-            Long("desired") => desired = Some(PathBuf::from(p.value()?)),
-            Long("live") => live = Some(PathBuf::from(p.value()?)),
+            Long("desired") => desired.push(PathBuf::from(p.value()?)),
+            Long("live") => live.push(PathBuf::from(p.value()?)),
             Long("app") => app = Some(PathBuf::from(p.value()?)),
             Long("argocd-cm") => cm = Some(PathBuf::from(p.value()?)),
             Long("output") | Short('o') => {
@@ -57,21 +58,20 @@ fn parse(mut p: lexopt::Parser) -> Result<Option<Args>, CliError> {
         }
     }
     let missing = |what: &str| CliError::Usage(format!("missing --{what}\n{HELP}"));
-    Ok(Some(Args {
-        desired: desired.ok_or_else(|| missing("desired"))?,
-        live: live.ok_or_else(|| missing("live"))?,
-        app,
-        cm,
-        output,
-        show_secrets,
-    }))
+    if desired.is_empty() {
+        return Err(missing("desired"));
+    }
+    if live.is_empty() {
+        return Err(missing("live"));
+    }
+    Ok(Some(Args { desired, live, app, cm, output, show_secrets }))
 }
 
 /// Runs the command.
 pub fn run(args: lexopt::Parser) -> Result<u8, CliError> {
     let Some(args) = parse(args)? else { return Ok(0) };
-    let desired = common::read_objects(&args.desired)?;
-    let live = common::read_objects(&args.live)?;
+    let desired = common::read_all_objects(&args.desired)?;
+    let live = common::read_all_objects(&args.live)?;
     let app = match &args.app {
         Some(p) => common::read_app(p)?,
         None => Application::default(),
@@ -84,15 +84,21 @@ pub fn run(args: lexopt::Parser) -> Result<u8, CliError> {
     scopes.add_crds(desired.iter().chain(&live));
     let input = AppDiffInput::new(&desired, &live, &app, &settings, &scopes)
         .with_reveal_secrets(args.show_secrets);
-    let result = diff::diff_app(&input)
-        .map_err(|e| CliError::Input(format!("comparing objects: {e}")))?;
+    let result =
+        diff::diff_app(&input).map_err(|e| CliError::Input(format!("comparing objects: {e}")))?;
     for note in &result.notes {
         eprintln!("note: {note}");
     }
-    match args.output {
-        Output::Json => common::print_json(&json_output(&result)),
-        Output::Text => print!("{}", result.render_text()),
-    }
+    let text = match args.output {
+        Output::Json => {
+            let mut t = serde_json::to_string_pretty(&json_output(&result))
+                .map_err(|e| CliError::Input(format!("cannot serialize output: {e}")))?;
+            t.push('\n');
+            t
+        }
+        Output::Text => result.render_text(),
+    };
+    write_stdout(&text);
     if result.sync_status == SyncStatus::Unknown {
         let messages: Vec<&str> = result
             .conditions
@@ -103,6 +109,13 @@ pub fn run(args: lexopt::Parser) -> Result<u8, CliError> {
         return Err(CliError::Input(messages.join("; ")));
     }
     Ok(if result.has_differences() { 1 } else { 0 })
+}
+
+/// Writes to stdout; a closed pipe (`| head`) is not an error.
+pub fn write_stdout(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
 }
 
 /// The JSON document of `--output json`.
