@@ -89,16 +89,10 @@ pub fn run(args: lexopt::Parser) -> Result<u8, CliError> {
     for note in &result.notes {
         eprintln!("note: {note}");
     }
-    let text = match args.output {
-        Output::Json => {
-            let mut t = serde_json::to_string_pretty(&json_output(&result))
-                .map_err(|e| CliError::Input(format!("cannot serialize output: {e}")))?;
-            t.push('\n');
-            t
-        }
-        Output::Text => result.render_text(),
-    };
-    write_stdout(&text);
+    match args.output {
+        Output::Json => common::print_json(&json_output(&result)),
+        Output::Text => write_stdout(&result.render_text()),
+    }
     if result.sync_status == SyncStatus::Unknown {
         let messages: Vec<&str> = result
             .conditions
