@@ -117,6 +117,8 @@ struct Expect {
     #[serde(default)]
     conditions: Option<Vec<ExpectCondition>>,
     hooks: Option<usize>,
+    /// App: the notes about objects left out.
+    notes: Option<Vec<String>>,
     /// App: pointer checks on one resource's outputs, by `group/Kind/namespace/name`.
     #[serde(default)]
     resource: Option<String>,
@@ -382,6 +384,11 @@ fn run_app(c: &Case, errs: &mut Vec<String>) {
         if &got != want {
             errs.push(format!("conditions: want {want:?}, got {got:?}"));
         }
+    }
+    if let Some(want) = &e.notes
+        && &out.notes != want
+    {
+        errs.push(format!("notes: want {want:?}, got {:?}", out.notes));
     }
     if let Some(n) = e.hooks
         && out.hooks.len() != n
