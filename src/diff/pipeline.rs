@@ -167,3 +167,66 @@ fn statefulset_workaround(orig: &Value, live: &mut Value) {
         *slot = Value::Array(remove_list_fields(orig_list, &live_list));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+    use serde_json::{Value, json};
+
+    use super::*;
+
+    fn arb_json() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i32>().prop_map(Value::from),
+            "[a-z+/=]{0,6}".prop_map(Value::from),
+        ];
+        leaf.prop_recursive(4, 32, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::from),
+                prop::collection::btree_map(
+                    prop_oneof!["[a-z]{1,3}", Just("name".to_string()), Just("data".to_string())],
+                    inner,
+                    0..4
+                )
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    fn object(kind: &str, body: Value, fields: Value) -> Value {
+        let mut o = json!({"apiVersion": "v1", "kind": kind, "metadata": {"name": "x",
+            "managedFields": [{"manager": "argocd-controller", "operation": "Apply",
+                "fieldsV1": fields}]}});
+        if let (Some(m), Value::Object(b)) = (o.as_object_mut(), body) {
+            for (k, v) in b {
+                m.entry(k).or_insert(v);
+            }
+        }
+        o
+    }
+
+    proptest! {
+        // Bad input is an error or a result, never a panic, in every mode.
+        #[test]
+        fn no_panics(a in arb_json(), b in arb_json(), f in arb_json(), kind in prop_oneof![
+            Just("Secret"), Just("ClusterRole"), Just("Endpoints"), Just("Widget")]) {
+            let desired = object(kind, a, json!({}));
+            let live = object(kind, b, f);
+            let dry = live.clone();
+            for opts in [
+                DiffOptions::default(),
+                DiffOptions::default().with_structured_merge(true),
+                DiffOptions::default().with_server_side_diff(Some(&dry)),
+                DiffOptions::default().with_ignore_aggregated_roles(true),
+            ] {
+                let _ = diff(Some(&desired), Some(&live), &opts);
+            }
+            let _ = crate::diff::hide_secret_data(Some(&desired), Some(&live), &["a".into()]);
+            let mut d = desired.clone();
+            let mut l = live.clone();
+            crate::diff::normalize_managed_fields(&mut l, &mut d, &["argocd-controller".into()]);
+        }
+    }
+}

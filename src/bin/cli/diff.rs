@@ -14,7 +14,7 @@ use crate::common::{self, CliError, Output};
 
 const HELP: &str = "\
 usage: gitops-core diff --desired PATH --live PATH [--app APP.yaml] [--argocd-cm CM.yaml]
-                        [--output text|json] [--show-secrets]
+                        [--output text|json] [--show-secrets] [--dry-run PATH]
 
 PATH is a file (YAML stream, JSON or List) or a directory (its .yaml/.yml/.json files, sorted);
 --desired and --live may be given more than once.
@@ -22,6 +22,8 @@ PATH is a file (YAML stream, JSON or List) or a directory (its .yaml/.yml/.json 
 --argocd-cm    the argocd-cm ConfigMap (resource customizations, compare options, tracking)
 --output       text (default, as `argocd app diff`) or json
 --show-secrets print Secret values instead of masks
+--dry-run      server-side diff: the results of `kubectl apply --server-side --dry-run=server
+               --field-manager=argocd-controller` of the desired objects (PATH as above)
 
 exit status: 0 nothing differs, 1 something differs, 2 error";
 
@@ -33,6 +35,7 @@ struct Args {
     cm: Option<PathBuf>,
     output: Output,
     show_secrets: bool,
+    dry_run: Vec<PathBuf>,
 }
 
 fn parse(mut p: lexopt::Parser) -> Result<Option<Args>, CliError> {
@@ -40,6 +43,7 @@ fn parse(mut p: lexopt::Parser) -> Result<Option<Args>, CliError> {
     let (mut desired, mut live, mut app, mut cm) = (Vec::new(), Vec::new(), None, None);
     let mut output = Output::Text;
     let mut show_secrets = false;
+    let mut dry_run = Vec::new();
     while let Some(arg) = p.next()? {
         match arg {
             Long("desired") => desired.push(PathBuf::from(p.value()?)),
@@ -50,6 +54,7 @@ fn parse(mut p: lexopt::Parser) -> Result<Option<Args>, CliError> {
                 output = Output::parse(&p.value()?.to_string_lossy())?;
             }
             Long("show-secrets") => show_secrets = true,
+            Long("dry-run") => dry_run.push(PathBuf::from(p.value()?)),
             Long("help") | Short('h') => {
                 println!("{HELP}");
                 return Ok(None);
@@ -64,7 +69,7 @@ fn parse(mut p: lexopt::Parser) -> Result<Option<Args>, CliError> {
     if live.is_empty() {
         return Err(missing("live"));
     }
-    Ok(Some(Args { desired, live, app, cm, output, show_secrets }))
+    Ok(Some(Args { desired, live, app, cm, output, show_secrets, dry_run }))
 }
 
 /// Runs the command.
@@ -82,8 +87,12 @@ pub fn run(args: lexopt::Parser) -> Result<u8, CliError> {
     };
     let mut scopes = Scopes::builtin();
     scopes.add_crds(desired.iter().chain(&live));
-    let input = AppDiffInput::new(&desired, &live, &app, &settings, &scopes)
+    let dry_runs = common::read_all_objects(&args.dry_run)?;
+    let mut input = AppDiffInput::new(&desired, &live, &app, &settings, &scopes)
         .with_reveal_secrets(args.show_secrets);
+    if !dry_runs.is_empty() {
+        input = input.with_dry_runs(&dry_runs);
+    }
     let result =
         diff::diff_app(&input).map_err(|e| CliError::Input(format!("comparing objects: {e}")))?;
     for note in &result.notes {
