@@ -442,8 +442,9 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
         let hook = is_hook(obj);
         let requires_pruning = target.is_none() && live.is_some() && self_ref;
         let sync_opts = resource_sync_options(obj);
-        let requires_deletion_confirmation = requires_pruning
-            && (sync_opts.contains(&"Delete=confirm") || sync_opts.contains(&"Prune=confirm"));
+        let confirm = |o: &str| sync_opts.contains(&o) || app.spec.sync_policy.has_option(o);
+        let requires_deletion_confirmation =
+            requires_pruning && (confirm("Delete=confirm") || confirm("Prune=confirm"));
         let status = if hook || is_ignored(obj) || (target.is_some() && only_skip(obj)) || !self_ref
         {
             None
