@@ -382,6 +382,9 @@ fn managed_fields(obj: &Value) -> Result<Vec<Entry>, (String, String)> {
     Ok(out)
 }
 
+/// The list schema for structured merge. MERGE POINT: once `crate::schema` offers list types
+/// (`x-kubernetes-list-type`, `x-kubernetes-list-map-keys`), look them up first and fall back
+/// to what the managed fields record.
 fn schema_from(entries: &[&[Entry]]) -> InferredSchema {
     let mut schema = InferredSchema::default();
     for list in entries {
