@@ -465,22 +465,23 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
         } else {
             String::new()
         };
+        let (modified, mode) = (result.modified, result.mode);
         let shown = if r.group.is_empty() && r.kind == "Secret" && !input.reveal_secrets {
             masked(t.as_ref(), l.as_ref(), &result, &opts, settings)
         } else {
-            result.clone()
+            result
         };
         resources.push(ResourceDiff {
             object: r,
             status,
-            modified: result.modified,
+            modified,
             requires_pruning,
             requires_deletion_confirmation,
             hook,
             diff: shown.patch,
             normalized_live: shown.normalized_live,
             predicted_live: shown.predicted_live,
-            mode: Some(result.mode),
+            mode: Some(mode),
             message,
             respected_target: None,
         });
