@@ -1,5 +1,6 @@
 //! An application's comparison end to end (spec §2) and the sync-status roll-up (§10).
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -381,7 +382,8 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
     });
 
     // Live objects, without those tracked for another app.
-    let mut lives: BTreeMap<(String, String, String, String), (ObjectRef, Value)> = BTreeMap::new();
+    let mut lives: BTreeMap<(String, String, String, String), (ObjectRef, &Value)> =
+        BTreeMap::new();
     for obj in input.live {
         let r = object_ref(obj);
         if !app_name.is_empty()
@@ -391,7 +393,7 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
             notes.push(format!("{r} is tracked by application `{owner}`: left out"));
             continue;
         }
-        lives.insert(key(&r), (r, obj.clone()));
+        lives.insert(key(&r), (r, obj));
     }
 
     let normalizer = match AppNormalizer::new(&app.spec.ignore_differences, settings) {
@@ -418,23 +420,29 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
         let target = targets.get(&k);
         let live = lives.get(&k);
         let (r, obj) = match (live, target) {
-            (Some((r, l)), _) => (r.clone(), l),
+            (Some((r, l)), _) => (r.clone(), *l),
             (None, Some((r, t))) => (r.clone(), t),
             (None, None) => continue,
         };
-        let mut t = target.map(|(_, v)| v.clone());
-        let mut l = live.map(|(_, v)| v.clone());
-        if let (Some(t), Some(l)) = (&t, &mut l) {
-            normalize_tracking(t, l, settings);
+        // Copies only when the pre-diff normalisations may change an object.
+        let mut t = target.map(|(_, v)| Cow::Borrowed(v));
+        let mut l = live.map(|(_, v)| Cow::Borrowed(*v));
+        if let (Some(t), Some(l)) = (&t, &mut l)
+            && settings.tracking_method != TrackingMethod::Label
+            && label(l, &settings.instance_label_key).is_some()
+        {
+            normalize_tracking(t, l.to_mut(), settings);
         }
         if let (Some(t), Some(l)) = (&mut t, &mut l) {
             let managers = normalizer.ignore.managers(&r);
-            normalize_managed_fields(l, t, &managers);
+            if !managers.is_empty() {
+                normalize_managed_fields(l.to_mut(), t.to_mut(), &managers);
+            }
         }
         let dry_run =
             input.dry_runs.iter().find(|d| ObjectRef::from_object_lossy(d).same_object(&r));
         let opts = DiffOptions { dry_run, ..base };
-        let result = match super::diff(t.as_ref(), l.as_ref(), &opts) {
+        let result = match super::diff(t.as_deref(), l.as_deref(), &opts) {
             Ok(res) => res,
             Err(e) => return Ok(failed(&targets, &lives, hooks, conditions, notes, &e)),
         };
@@ -467,7 +475,7 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
         };
         let (modified, mode) = (result.modified, result.mode);
         let shown = if r.group.is_empty() && r.kind == "Secret" && !input.reveal_secrets {
-            masked(t.as_ref(), l.as_ref(), &result, &opts, settings)
+            masked(t.as_deref(), l.as_deref(), &result, &opts, settings)
         } else {
             result
         };
@@ -570,7 +578,7 @@ fn key(r: &ObjectRef) -> (String, String, String, String) {
 /// `failedToLoadObjs`: every resource and the app are `Unknown`, with the condition.
 fn failed(
     targets: &BTreeMap<(String, String, String, String), (ObjectRef, Value)>,
-    lives: &BTreeMap<(String, String, String, String), (ObjectRef, Value)>,
+    lives: &BTreeMap<(String, String, String, String), (ObjectRef, &Value)>,
     mut hooks: Vec<ObjectRef>,
     mut conditions: Vec<Condition>,
     mut notes: Vec<String>,
@@ -586,7 +594,7 @@ fn failed(
     let resources = keys
         .into_iter()
         .filter_map(|k| {
-            let (r, _) = lives.get(&k).or_else(|| targets.get(&k))?;
+            let r = lives.get(&k).map(|(r, _)| r).or_else(|| targets.get(&k).map(|(r, _)| r))?;
             Some(ResourceDiff {
                 object: r.clone(),
                 status: Some(SyncStatus::Unknown),
