@@ -468,6 +468,8 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
         };
         let message = if !self_ref {
             "the tracking id names another resource".to_string()
+        } else if requires_pruning && sync_opts.contains(&"Prune=false") {
+            "requires pruning; Prune=false: a sync skips it".to_string()
         } else if requires_pruning {
             "requires pruning".to_string()
         } else {
