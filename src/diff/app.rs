@@ -385,15 +385,52 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
     let mut lives: BTreeMap<(String, String, String, String), (ObjectRef, &Value)> =
         BTreeMap::new();
     for obj in input.live {
-        let r = object_ref(obj);
+        let mut r = object_ref(obj);
+        if input.scopes.is_cluster_scoped(&r.group, &r.kind) {
+            r.namespace.clear();
+        }
         if !app_name.is_empty()
             && let Some(owner) = tracked_app(obj, settings)
             && owner != app_name
         {
-            notes.push(format!("{r} is tracked by application `{owner}`: left out"));
-            continue;
+            if !targets.contains_key(&key(&r)) {
+                notes.push(format!("{r} is tracked by application `{owner}`: left out"));
+                continue;
+            }
+            // Desired by this app too: compared, with Argo CD's warning.
+            let qualified = if app.metadata.namespace.is_empty() {
+                app_name.to_string()
+            } else {
+                format!("{}/{app_name}", app.metadata.namespace)
+            };
+            conditions.push(Condition {
+                type_: "SharedResourceWarning".into(),
+                message: format!(
+                    "{}/{} is part of applications {qualified} and {}",
+                    r.kind,
+                    r.name,
+                    owner.replace('_', "/")
+                ),
+            });
         }
         lives.insert(key(&r), (r, obj));
+    }
+    if let Some(ns) = managed_namespace(app, &targets, &lives) {
+        let r = object_ref(&ns);
+        targets.insert(key(&r), (r, ns));
+    }
+    for (r, _) in targets.values() {
+        if r.namespace.is_empty()
+            && input.scopes.scope(&r.group, &r.kind) == Some(crate::object::Scope::Namespaced)
+        {
+            conditions.push(Condition {
+                type_: "InvalidSpecError".into(),
+                message: format!(
+                    "Namespace for {} {}/{}, Kind={} is missing.",
+                    r.name, r.group, r.version, r.kind
+                ),
+            });
+        }
     }
 
     let normalizer = match AppNormalizer::new(&app.spec.ignore_differences, settings) {
@@ -450,13 +487,21 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
         let hook = is_hook(obj);
         let requires_pruning = target.is_none() && live.is_some() && self_ref;
         let sync_opts = resource_sync_options(obj);
-        let confirm = |o: &str| sync_opts.contains(&o) || app.spec.sync_policy.has_option(o);
+        // `Delete=confirm` (or `Prune=confirm`) on the desired or the live object.
+        let confirm = |o: Option<&Value>| {
+            o.is_some_and(|o| {
+                let opts = resource_sync_options(o);
+                opts.contains(&"Delete=confirm") || opts.contains(&"Prune=confirm")
+            })
+        };
         let requires_deletion_confirmation =
-            requires_pruning && (confirm("Delete=confirm") || confirm("Prune=confirm"));
+            confirm(target.map(|(_, v)| v)) || confirm(live.map(|(_, v)| *v));
         let status = if hook || is_ignored(obj) || (target.is_some() && only_skip(obj)) || !self_ref
         {
             None
-        } else if result.modified || target.is_none() || live.is_none() {
+        } else if !(is_managed_namespace(target.map(|(_, v)| v), app) && live.is_none())
+            && (result.modified || target.is_none() || live.is_none())
+        {
             let ignore_extraneous = annotation(obj, COMPARE_OPTIONS_ANNOTATION)
                 .is_some_and(|v| split_options(v).contains(&"IgnoreExtraneous"));
             if !(requires_pruning && ignore_extraneous) {
@@ -496,10 +541,28 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
             respected_target: None,
         });
     }
+    if changed_managed_namespace_metadata(app) {
+        app_status = SyncStatus::OutOfSync;
+    }
     hooks.sort();
     conditions.sort();
     notes.sort();
     Ok(AppDiff { sync_status: app_status, resources, hooks, conditions, notes })
+}
+
+/// `HasChangedManagedNamespaceMetadata`: the spec's `managedNamespaceMetadata` differs from
+/// what the last sync applied (`status.operationState.syncResult.managedNamespaceMetadata`).
+fn changed_managed_namespace_metadata(app: &Application) -> bool {
+    let Some(spec) = &app.spec.sync_policy.managed_namespace_metadata else { return false };
+    let Some(result) = app.status.pointer("/operationState/syncResult").filter(|v| v.is_object())
+    else {
+        return false;
+    };
+    match result.get("managedNamespaceMetadata") {
+        None | Some(Value::Null) => true,
+        Some(v) => serde_json::from_value::<crate::config::ManagedNamespaceMetadata>(v.clone())
+            .map_or(true, |applied| &applied != spec),
+    }
 }
 
 /// The displayed result of a Secret: in server-side mode the result pair is masked; otherwise
@@ -541,6 +604,47 @@ fn masked(
             mode: result.mode,
         },
     }
+}
+
+/// Whether an object is the app's destination namespace with `managedNamespaceMetadata`.
+fn is_managed_namespace(obj: Option<&Value>, app: &Application) -> bool {
+    obj.is_some_and(|o| {
+        o.get("kind").and_then(Value::as_str) == Some("Namespace")
+            && o.pointer("/metadata/name").and_then(Value::as_str)
+                == Some(app.spec.destination.namespace.as_str())
+            && app.spec.sync_policy.managed_namespace_metadata.is_some()
+    })
+}
+
+/// Argo CD's `addManagedNamespaces`: a live destination namespace with
+/// `managedNamespaceMetadata` and no desired Namespace gets a synthesized desired one (its
+/// labels and annotations from the metadata, the live sync options kept), so it is compared
+/// instead of pruned.
+fn managed_namespace(
+    app: &Application,
+    targets: &BTreeMap<(String, String, String, String), (ObjectRef, Value)>,
+    lives: &BTreeMap<(String, String, String, String), (ObjectRef, &Value)>,
+) -> Option<Value> {
+    let meta = app.spec.sync_policy.managed_namespace_metadata.as_ref()?;
+    let ns = app.spec.destination.namespace.as_str();
+    let k = (String::new(), "Namespace".to_string(), String::new(), ns.to_string());
+    if targets.contains_key(&k) {
+        return None;
+    }
+    let (_, live) = lives.get(&k)?;
+    let mut obj = serde_json::json!({"apiVersion": "v1", "kind": "Namespace",
+        "metadata": {"name": ns}});
+    if !meta.labels.is_empty() {
+        obj["metadata"]["labels"] = serde_json::to_value(&meta.labels).ok()?;
+    }
+    let mut annotations = meta.annotations.clone();
+    if let Some(v) = annotation(live, crate::config::SYNC_OPTIONS_ANNOTATION) {
+        annotations.insert(crate::config::SYNC_OPTIONS_ANNOTATION.to_string(), v.to_string());
+    }
+    if !annotations.is_empty() {
+        obj["metadata"]["annotations"] = serde_json::to_value(&annotations).ok()?;
+    }
+    Some(obj)
 }
 
 fn set_tracking(obj: &mut Value, app: &str, r: &ObjectRef, settings: &Settings) {
