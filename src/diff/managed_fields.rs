@@ -318,38 +318,78 @@ fn merge(lhs: &Value, rhs: &Value, schema: &dyn ListSchema, path: &str) -> Value
         }
         (Value::Array(l), Value::Array(r)) => match schema.list_kind(path) {
             Some(ListKind::Map(keys)) => {
-                let mut used = vec![false; r.len()];
-                let mut out = Vec::with_capacity(l.len().max(r.len()));
-                for item in l {
-                    let PathElement::Key(key) = key_of(item, &keys) else { continue };
-                    let hit = r
-                        .iter()
-                        .enumerate()
-                        .position(|(j, ri)| !used[j] && item_matches(ri, &key) && !key.is_empty());
-                    match hit {
-                        Some(j) => {
-                            used[j] = true;
-                            out.push(merge(item, &r[j], schema, path));
-                        }
-                        None => out.push(item.clone()),
-                    }
-                }
-                out.extend(r.iter().zip(&used).filter(|(_, u)| !**u).map(|(v, _)| v.clone()));
-                Value::Array(out)
+                let same = |a: &Value, b: &Value| match key_of(a, &keys) {
+                    PathElement::Key(key) => !key.is_empty() && item_matches(b, &key),
+                    _ => false,
+                };
+                Value::Array(merge_items(l, r, same, |a, b| merge(a, b, schema, path)))
             }
-            Some(ListKind::Set) => {
-                let mut out = l.clone();
-                for item in r {
-                    if !out.contains(item) {
-                        out.push(item.clone());
-                    }
-                }
-                Value::Array(out)
-            }
+            Some(ListKind::Set) => Value::Array(merge_items(l, r, |a, b| a == b, |_, b| b.clone())),
             None => rhs.clone(),
         },
         _ => rhs.clone(),
     }
+}
+
+/// Merges two associative lists (or sets) in structured-merge-diff's order: items of both
+/// come in `r`'s order, an item only in `l` keeps its place relative to them, an item only in
+/// `r` is inserted where `r` has it.
+fn merge_items(
+    l: &[Value],
+    r: &[Value],
+    same: impl Fn(&Value, &Value) -> bool,
+    merge_one: impl Fn(&Value, &Value) -> Value,
+) -> Vec<Value> {
+    let mut r_of_l: Vec<Option<usize>> = vec![None; l.len()];
+    let mut l_of_r: Vec<Option<usize>> = vec![None; r.len()];
+    for (j, rv) in r.iter().enumerate() {
+        if let Some(i) = (0..l.len()).find(|i| r_of_l[*i].is_none() && same(&l[*i], rv)) {
+            r_of_l[i] = Some(j);
+            l_of_r[j] = Some(i);
+        }
+    }
+    // Indices into `r` of the shared items, and the next one to place.
+    let shared: Vec<usize> = (0..r.len()).filter(|j| l_of_r[*j].is_some()).collect();
+    let mut next = 0;
+    let mut out = Vec::with_capacity(l.len().max(r.len()));
+    let (mut li, mut ri) = (0, 0);
+    while li < l.len() || ri < r.len() {
+        if li < l.len() && ri < r.len() {
+            if r_of_l[li] == Some(ri) {
+                out.push(merge_one(&l[li], &r[ri]));
+                li += 1;
+                ri += 1;
+                next += 1;
+                continue;
+            }
+            if let Some(j) = r_of_l[li]
+                && shared.get(next).is_some_and(|n| *n != j)
+            {
+                // A shared item placed (or to be placed) at its position in `r`.
+                li += 1;
+                continue;
+            }
+        }
+        if li < l.len() && r_of_l[li].is_none() {
+            out.push(l[li].clone());
+            li += 1;
+            continue;
+        }
+        if ri < r.len() {
+            out.push(match l_of_r[ri] {
+                Some(i) => merge_one(&l[i], &r[ri]),
+                None => r[ri].clone(),
+            });
+            if shared.get(next) == Some(&ri) {
+                next += 1;
+            }
+            ri += 1;
+            continue;
+        }
+        // Only shared items already placed remain in `l`.
+        li += 1;
+    }
+    out
 }
 
 /// One parsed `managedFields` entry.
@@ -605,6 +645,19 @@ mod tests {
         assert!(node.member);
         let err = FieldSet::from_fields_v1(&json!({"x:a": {}}), "/f").unwrap_err();
         assert_eq!(err, "/f: invalid path element `x:a`");
+    }
+
+    #[test]
+    fn list_merge_order_follows_structured_merge() {
+        let v = |xs: &[&str]| xs.iter().map(|x| json!(x)).collect::<Vec<_>>();
+        let m = |l: &[&str], r: &[&str]| merge_items(&v(l), &v(r), |a, b| a == b, |_, b| b.clone());
+        // live-only items keep their place; desired order wins for shared items.
+        assert_eq!(m(&["a", "x", "b"], &["a", "b"]), v(&["a", "x", "b"]));
+        assert_eq!(m(&["a", "b"], &["b", "a"]), v(&["b", "a"]));
+        assert_eq!(m(&["a", "b"], &["a", "n", "b"]), v(&["a", "n", "b"]));
+        assert_eq!(m(&["x", "a"], &["a", "n"]), v(&["x", "a", "n"]));
+        assert_eq!(m(&[], &["a"]), v(&["a"]));
+        assert_eq!(m(&["a"], &[]), v(&["a"]));
     }
 
     // Spec C49–C51 (TestExcludeManagerOwnedAncestors).
