@@ -12,7 +12,6 @@ use super::{
     apply_strategic_patch, is_builtin, managed_fields, remarshal, remove_list_fields,
     remove_map_fields, three_way_json_merge_patch, three_way_strategic_patch,
 };
-use crate::config::SYNC_OPTIONS_ANNOTATION;
 use crate::object::{ObjectRef, split_api_version};
 
 /// Compares a desired object with a live object, as gitops-engine's `Diff(config, live)`.
@@ -82,8 +81,8 @@ pub fn diff(
     if opts.server_side_diff {
         return managed_fields::server_side_diff(&config, &live, opts, &object);
     }
-    let ssa_annotation = crate::object::annotation(&config, SYNC_OPTIONS_ANNOTATION)
-        .is_some_and(|v| v.contains("ServerSideApply=true"));
+    let ssa_annotation =
+        crate::config::resource_sync_options(&config).contains(&"ServerSideApply=true");
     if opts.structured_merge || ssa_annotation {
         return managed_fields::structured_merge_diff(&config, &live, &object);
     }
