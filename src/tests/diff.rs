@@ -83,6 +83,18 @@ struct Opts {
     dry_run: Value,
     #[serde(default)]
     ignore_mutation_webhook: Option<bool>,
+    /// A stand-in full normaliser that removes these pointers (the `Normalizer` hook).
+    #[serde(default)]
+    normalizer_removes: Vec<String>,
+}
+
+/// Removes fixed pointers: exercises the normaliser hook of `diff()` without the ignore engine.
+struct RemovePointers(Vec<String>);
+
+impl crate::diff::Normalizer for RemovePointers {
+    fn normalize(&self, obj: &mut Value) {
+        edit(obj, &BTreeMap::new(), &self.0);
+    }
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -246,6 +258,10 @@ fn run_case(c: &Case) -> Vec<String> {
             }
             if let Some(w) = c.options.ignore_mutation_webhook {
                 opts = opts.with_ignore_mutation_webhook(w);
+            }
+            let normalizer = RemovePointers(c.options.normalizer_removes.clone());
+            if !normalizer.0.is_empty() {
+                opts = opts.with_normalizer(&normalizer);
             }
             let r = diff::diff(
                 (!desired.is_null()).then_some(&desired),
