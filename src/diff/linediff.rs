@@ -103,3 +103,51 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+mod props {
+    use proptest::prelude::*;
+
+    /// Applies classic-format hunks to `old`.
+    fn apply(old: &[&str], diff: &str) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        let mut pos = 0; // next old line (0-based) not yet copied
+        let mut lines = diff.lines().peekable();
+        while let Some(header) = lines.next() {
+            let op = header.find(['a', 'c', 'd']).expect("hunk header");
+            let first: usize =
+                header[..op].split(',').next().and_then(|n| n.parse().ok()).expect("start");
+            let last: usize =
+                header[..op].split(',').nth(1).and_then(|n| n.parse().ok()).unwrap_or(first);
+            let (copy_to, skip) = match &header[op..op + 1] {
+                "a" => (first, 0),
+                _ => (first - 1, last - first + 1),
+            };
+            out.extend(old[pos..copy_to].iter().map(|s| s.to_string()));
+            pos = copy_to + skip;
+            while let Some(l) = lines.peek() {
+                if let Some(added) = l.strip_prefix("> ") {
+                    out.push(added.to_string());
+                } else if !(l.starts_with("< ") || *l == "---") {
+                    break;
+                }
+                lines.next();
+            }
+        }
+        out.extend(old[pos..].iter().map(|s| s.to_string()));
+        out
+    }
+
+    proptest! {
+        #[test]
+        fn diff_applies_back(a in prop::collection::vec("[abc]", 0..12),
+                             b in prop::collection::vec("[abcd]", 0..12)) {
+            let old = a.iter().map(|s| format!("{s}\n")).collect::<String>();
+            let new = b.iter().map(|s| format!("{s}\n")).collect::<String>();
+            let d = super::line_diff(&old, &new);
+            let old_lines: Vec<&str> = old.lines().collect();
+            prop_assert_eq!(apply(&old_lines, &d), b.clone());
+            prop_assert_eq!(d.is_empty(), a == b);
+        }
+    }
+}

@@ -130,3 +130,34 @@ fn descend<'a>(obj: &'a mut Value, at: &[&str]) -> Option<&'a mut Value> {
     }
     Some(v)
 }
+
+#[cfg(test)]
+mod props {
+    use proptest::prelude::*;
+    use serde_json::{Value, json};
+
+    proptest! {
+        // Per key: equal values share a mask, different values get different masks, and no
+        // mask shows the value.
+        #[test]
+        fn masks_preserve_equality_only(t in prop::collection::btree_map("[a-c]", "[xy]{1,3}", 0..4),
+                                        l in prop::collection::btree_map("[a-c]", "[xy]{1,3}", 0..4)) {
+            let enc = |m: &std::collections::BTreeMap<String, String>| -> Value {
+                let data: serde_json::Map<String, Value> = m.iter()
+                    .map(|(k, v)| (k.clone(), json!(crate::diff::json::base64_encode(v.as_bytes()))))
+                    .collect();
+                json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}, "data": data})
+            };
+            let (mt, ml) = super::hide_secret_data(Some(&enc(&t)), Some(&enc(&l)), &[]);
+            let (mt, ml) = (mt.unwrap_or_default(), ml.unwrap_or_default());
+            for (k, tv) in &t {
+                let tm = mt["data"][k].as_str().unwrap_or_default().to_string();
+                prop_assert!(tm.chars().all(|c| c == '+') && tm.len() == 8);
+                if let Some(lv) = l.get(k) {
+                    let lm = ml["data"][k].as_str().unwrap_or_default();
+                    prop_assert_eq!(tm == lm, tv == lv);
+                }
+            }
+        }
+    }
+}
