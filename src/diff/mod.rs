@@ -24,6 +24,31 @@
 //! assert!(r.modified);
 //! assert_eq!(r.normalized_live, serde_json::Value::Null);
 //! ```
+//!
+//! A whole application, as the README shows it:
+//!
+//! ```
+//! use gitops_core::diff::{self, AppDiffInput, SyncStatus};
+//! use gitops_core::{parse_manifests, Application, Scopes, Settings};
+//!
+//! fn check(git: &str, live: &str, app: &str, cm: &str) -> Result<bool, Box<dyn std::error::Error>> {
+//!     let desired = parse_manifests(git)?;
+//!     let live = parse_manifests(live)?;
+//!     let app = Application::from_value(&parse_manifests(app)?[0])?;
+//!     let settings = Settings::from_config_map(&parse_manifests(cm)?[0])?;
+//!     let scopes = Scopes::builtin();
+//!     let result = diff::diff_app(&AppDiffInput::new(&desired, &live, &app, &settings, &scopes))?;
+//!     for r in &result.resources {
+//!         println!("{} {:?} pruning={} ops={}", r.object, r.status, r.requires_pruning, r.diff.len());
+//!     }
+//!     print!("{}", result.render_text());
+//!     Ok(result.sync_status == SyncStatus::Synced)
+//! }
+//! # let cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: argocd-cm}\n";
+//! # let app = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: shop}\n";
+//! # let live = "apiVersion: v1\nkind: Service\nmetadata: {name: old, namespace: shop}\n";
+//! # assert!(!check("", live, app, cm).unwrap());
+//! ```
 
 mod app;
 mod defaults;
