@@ -3,4 +3,5 @@
 
 mod parse;
 mod smp;
+mod diff;
 mod support;
