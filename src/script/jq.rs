@@ -137,6 +137,9 @@ pub(crate) fn compile(expr: &str) -> Result<JqPath, JqCompileError> {
     }
     check_nesting(expr)?;
     let tokens = Lexer::new(expr).lex().map_err(|errs| match errs.first() {
+        Some((_, rest)) if rest.starts_with([')', ']', '}']) => {
+            err(offset(expr, rest), format!("unmatched `{}`", &rest[..1]))
+        }
         Some((expect, rest)) => err(offset(expr, rest), format!("expected {}", expect.as_str())),
         None => err(0, "cannot read the expression"),
     })?;
@@ -258,6 +261,14 @@ impl<'a> Checker<'a> {
         err(self.pos(t), format!("{what} is not allowed in a path expression"))
     }
 
+    /// Rejects a construct that starts with `opener` (a keyword or a bracket) somewhere
+    /// before the first source slice of the term, pointing at the opener.
+    fn reject_at(&self, t: &Term<&'a str>, opener: &str, what: &str) -> JqCompileError {
+        let first = self.pos(t);
+        let at = self.src.get(..first).and_then(|head| head.rfind(opener)).unwrap_or(first);
+        err(at, format!("{what} is not allowed in a path expression"))
+    }
+
     /// Checks a term; returns how many alternatives it can produce from one input.
     fn check(&mut self, t: &Term<&'a str>, depth: usize) -> Result<u64, JqCompileError> {
         if depth > MAX_NESTING {
@@ -286,26 +297,36 @@ impl<'a> Checker<'a> {
                 }
                 1
             }
-            Term::Arr(_) => return Err(self.reject(t, "array construction")),
-            Term::Obj(_) => return Err(self.reject(t, "object construction")),
+            Term::Arr(_) => return Err(self.reject_at(t, "[", "array construction")),
+            Term::Obj(_) => return Err(self.reject_at(t, "{", "object construction")),
             Term::Neg(inner) => match &**inner {
                 Term::Num(_) => 1,
                 _ => return Err(self.reject(t, "arithmetic")),
             },
             Term::BinOp(l, op, r) => {
                 let what = match op {
-                    BinaryOp::Pipe(None) => None,
-                    BinaryOp::Pipe(Some(_)) => Some("`as` binding"),
-                    BinaryOp::Comma | BinaryOp::Alt | BinaryOp::Or | BinaryOp::And => None,
-                    BinaryOp::Cmp(_) => None,
-                    BinaryOp::Math(_) => Some("arithmetic"),
-                    BinaryOp::Assign
-                    | BinaryOp::Update
-                    | BinaryOp::UpdateMath(_)
-                    | BinaryOp::UpdateAlt => Some("assignment"),
+                    BinaryOp::Pipe(Some(_)) => Some(("`as` binding", "as".to_string())),
+                    BinaryOp::Math(m) => Some(("arithmetic", m.as_str().to_string())),
+                    BinaryOp::Assign => Some(("assignment", "=".to_string())),
+                    BinaryOp::Update => Some(("assignment", "|=".to_string())),
+                    BinaryOp::UpdateMath(m) => Some(("assignment", format!("{}=", m.as_str()))),
+                    BinaryOp::UpdateAlt => Some(("assignment", "//=".to_string())),
+                    BinaryOp::Pipe(None)
+                    | BinaryOp::Comma
+                    | BinaryOp::Alt
+                    | BinaryOp::Or
+                    | BinaryOp::And
+                    | BinaryOp::Cmp(_) => None,
                 };
-                if let Some(what) = what {
-                    return Err(self.reject(t, what));
+                if let Some((what, op_text)) = what {
+                    // Point at the operator: its first occurrence after the left operand starts.
+                    let from = first_slice(l).map_or(0, |s| offset(self.src, s));
+                    let at = self
+                        .src
+                        .get(from..)
+                        .and_then(|rest| rest.find(op_text.as_str()))
+                        .map_or(self.pos(t), |i| from + i);
+                    return Err(err(at, format!("{what} is not allowed in a path expression")));
                 }
                 let (a, b) = (self.check(l, d)?, self.check(r, d)?);
                 match op {
@@ -314,7 +335,8 @@ impl<'a> Checker<'a> {
                     _ => a.saturating_add(b),
                 }
             }
-            Term::Label(..) | Term::Break(_) => return Err(self.reject(t, "`label`/`break`")),
+            Term::Label(..) => return Err(self.reject_at(t, "label", "`label`")),
+            Term::Break(_) => return Err(self.reject_at(t, "break", "`break`")),
             Term::Fold(..) => return Err(self.reject(t, "`reduce`/`foreach`")),
             Term::TryCatch(body, catch) => {
                 if catch.is_some() {
@@ -333,7 +355,7 @@ impl<'a> Checker<'a> {
                     None => 1,
                 })
             }
-            Term::Def(..) => return Err(self.reject(t, "`def`")),
+            Term::Def(..) => return Err(self.reject_at(t, "def", "`def`")),
             Term::Call(name, args) => {
                 if !ALLOWED_CALLS.contains(&(*name, args.len())) {
                     return Err(err(
@@ -381,6 +403,13 @@ impl<'a> Checker<'a> {
     /// An index or slice bound must be a literal: a string, a number or a negated number.
     fn check_index(&self, t: &Term<&'a str>) -> Result<(), JqCompileError> {
         match t {
+            Term::Str(Some(f), _) => Err(err(
+                offset(self.src, f),
+                format!("format `{f}` is not allowed in a path expression"),
+            )),
+            Term::Str(None, parts) if parts.iter().any(|p| matches!(p, StrPart::Term(_))) => {
+                Err(self.reject(t, "string interpolation"))
+            }
             Term::Num(_) => Ok(()),
             Term::Neg(inner) if matches!(&**inner, Term::Num(_)) => Ok(()),
             Term::Str(None, parts) if parts.iter().all(|p| !matches!(p, StrPart::Term(_))) => {
