@@ -26,7 +26,9 @@ impl PointerMiss {
     pub(crate) fn message(&self, pointer: &str) -> String {
         match self {
             PointerMiss::MissingPath => {
-                format!("remove operation does not apply: doc is missing path: \"{pointer}\"")
+                format!(
+                    "remove operation does not apply: doc is missing path: \"{pointer}\": missing value"
+                )
             }
             PointerMiss::MissingKey(key) => {
                 format!("unable to remove nonexistent key: {key}: missing value")
@@ -52,16 +54,21 @@ fn atoi(s: &str) -> Option<i64> {
 /// Resolves an index token against an array of `len` elements (negative from the end).
 fn index(token: &str, len: usize) -> Result<usize, PointerMiss> {
     let i = atoi(token).ok_or_else(|| {
-        PointerMiss::Other(format!("value was not a proper array index: '{token}'"))
+        PointerMiss::Other(format!(
+            "value was not a proper array index: '{token}': strconv.Atoi: parsing \"{token}\": invalid syntax"
+        ))
     })?;
     let len_i = i64::try_from(len).unwrap_or(i64::MAX);
     let abs = if i < 0 { i + len_i } else { i };
     if abs < 0 || abs >= len_i {
-        return Err(PointerMiss::Other(format!("unable to access invalid index: {i}")));
+        return Err(PointerMiss::Other(format!(
+            "unable to access invalid index: {i}: invalid index referenced"
+        )));
     }
     // In range of a `usize` length, so the conversion holds.
-    usize::try_from(abs)
-        .map_err(|_| PointerMiss::Other(format!("unable to access invalid index: {i}")))
+    usize::try_from(abs).map_err(|_| {
+        PointerMiss::Other(format!("unable to access invalid index: {i}: invalid index referenced"))
+    })
 }
 
 /// Removes the value at `pointer`; on a miss the document is left unchanged.
@@ -115,11 +122,16 @@ mod tests {
         assert_eq!(d["l"], json!([1, 2]));
         assert_eq!(
             remove(&mut d, "/l/x"),
-            Err(PointerMiss::Other("value was not a proper array index: 'x'".into()))
+            Err(PointerMiss::Other(
+                "value was not a proper array index: 'x': strconv.Atoi: parsing \"x\": invalid syntax"
+                    .into()
+            ))
         );
         assert_eq!(
             remove(&mut d, "/l/5"),
-            Err(PointerMiss::Other("unable to access invalid index: 5".into()))
+            Err(PointerMiss::Other(
+                "unable to access invalid index: 5: invalid index referenced".into()
+            ))
         );
         assert_eq!(remove(&mut d, "/o/x/y"), Err(PointerMiss::MissingPath));
         assert_eq!(remove(&mut d, "/o/q"), Err(PointerMiss::MissingKey("q".into())));
