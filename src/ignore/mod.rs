@@ -379,3 +379,14 @@ fn jq_step(source: &RuleSource, expr: &str) -> Result<Step, IgnoreError> {
 fn jq_step(source: &RuleSource, expr: &str) -> Result<Step, IgnoreError> {
     Err(IgnoreError::JqUnavailable { rule: source.to_string(), expression: shown(expr) })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalizer_is_shareable_across_threads() {
+        fn send_sync<T: Send + Sync>() {}
+        send_sync::<IgnoreNormalizer>();
+    }
+}

@@ -568,3 +568,47 @@ mod tests {
         assert_eq!(e.message, "`def` is not allowed in a path expression");
     }
 }
+
+#[cfg(test)]
+mod bounds {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn output_count_is_capped() {
+        let doc = json!({"items": (0..MAX_PATHS + 1).collect::<Vec<_>>()});
+        let err = compile(".items[]").unwrap().paths(&doc).unwrap_err();
+        assert_eq!(err, "more than 10000 paths selected");
+        assert_eq!(compile(".items[0:10][]").unwrap().paths(&doc).unwrap().len(), 10);
+    }
+
+    #[test]
+    fn deep_documents_are_not_evaluated() {
+        let mut doc = json!(1);
+        for _ in 0..MAX_DOC_DEPTH + 1 {
+            doc = json!({ "a": doc });
+        }
+        let err = compile(".a").unwrap().paths(&doc).unwrap_err();
+        assert_eq!(err, "document nested deeper than 256 levels");
+    }
+
+    #[test]
+    fn recursion_once_over_a_wide_document_is_linear() {
+        // 8,000 nodes: `..` visits each once; 111 names start with `n1`.
+        let items: Vec<Value> =
+            (0..2000).map(|i| json!({"name": format!("n{i}"), "port": i, "on": true})).collect();
+        let doc = json!({ "items": items });
+        let p = compile(r#"..|select(type == "string" and startswith("n1"))"#).unwrap();
+        assert_eq!(p.paths(&doc).unwrap().len(), 1111);
+    }
+
+    #[test]
+    fn tree_depth_is_capped() {
+        let expr = "select(".repeat(20) + "." + &")".repeat(20);
+        assert!(compile(&expr).is_ok());
+        // Nesting through pipes and `not` builds a deep tree without brackets.
+        let expr = (0..40).map(|_| "not").collect::<Vec<_>>().join(" | ");
+        let e = compile(&expr).unwrap_err();
+        assert_eq!(e.message, "nesting deeper than 32 levels");
+    }
+}

@@ -173,10 +173,10 @@ fn run_respect_case(case: &Value) -> Result<(), String> {
         .map_err(|e| format!("respect failed: {e}"))?;
     let expect = &case["expect"];
     let got = out[0].object.clone().unwrap_or(Value::Null);
-    if let Some(want) = expect.get("respected") {
-        if want != &json!(out[0].respected) {
-            return Err(format!("respected: got {}, want {want}", out[0].respected));
-        }
+    if let Some(want) = expect.get("respected")
+        && want != &json!(out[0].respected)
+    {
+        return Err(format!("respected: got {}, want {want}", out[0].respected));
     }
     if let Some(want) = expect.get("object") {
         let want = object(want).unwrap_or(Value::Null);
@@ -234,4 +234,109 @@ fn respect_ignore_differences_conformance() {
         eprintln!("  pending: {}", p.lines().next().unwrap_or(""));
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+mod properties {
+    use proptest::prelude::*;
+    use serde_json::{Value, json};
+
+    use crate::ignore::IgnoreNormalizer;
+    use crate::{IgnoreDifferences, Settings};
+
+    fn deployment() -> Value {
+        super::yaml(&crate::tests::support::read("diff/ignore/objects/nginx-deployment.yaml"))
+    }
+
+    fn rule(v: Value) -> IgnoreDifferences {
+        serde_json::from_value(v).expect("rule")
+    }
+
+    /// Pieces of jq text, valid and not, to assemble into arbitrary expressions.
+    const PIECES: &[&str] = &[
+        ".",
+        "..",
+        ".spec",
+        ".a",
+        "[]",
+        "[0]",
+        "[-1]",
+        "[1:]",
+        "?",
+        " | ",
+        ", ",
+        " // ",
+        "(",
+        ")",
+        "[",
+        "]",
+        "{",
+        "}",
+        "select(",
+        "not",
+        "length",
+        " == ",
+        " and ",
+        "\"x\"",
+        "\"",
+        "1",
+        "-",
+        "+",
+        "def f: f; ",
+        "f",
+        "$x",
+        " as $x | ",
+        "reduce ",
+        "range(",
+        "1e12",
+        ";",
+        "@sh ",
+        "\\(",
+        "#",
+        "\n",
+        "test(\"a*\")",
+        "startswith(\"n\")",
+        "any",
+        "empty",
+        "if . then . else . end",
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+        /// Any text either fails construction with a message or runs to completion: no
+        /// panic, no overflow, and the object stays an object.
+        #[test]
+        fn jq_text_is_total(pieces in prop::collection::vec(prop::sample::select(PIECES), 0..16)) {
+            let expr: String = pieces.concat();
+            let r = rule(json!({"group": "apps", "kind": "Deployment", "jqPathExpressions": [expr]}));
+            match IgnoreNormalizer::new(&[r], &Settings::default()) {
+                Ok(n) => {
+                    let mut obj = deployment();
+                    n.normalize_with_notes(&mut obj).expect("an object normalizes");
+                    prop_assert!(obj.is_object());
+                }
+                Err(e) => prop_assert!(e.to_string().starts_with("ignoreDifferences[0]: jq path expression")),
+            }
+        }
+
+        /// A change confined to an ignored path is invisible; a change elsewhere is not.
+        #[test]
+        fn ignored_changes_are_invisible(a in any::<i64>(), b in any::<i64>(), jq in any::<bool>()) {
+            let r = if jq {
+                rule(json!({"group": "apps", "kind": "Deployment", "jqPathExpressions": [".spec.replicas"]}))
+            } else {
+                rule(json!({"group": "apps", "kind": "Deployment", "jsonPointers": ["/spec/replicas"]}))
+            };
+            let n = IgnoreNormalizer::new(&[r], &Settings::default()).expect("compiles");
+            let (mut x, mut y) = (deployment(), deployment());
+            x["spec"]["replicas"] = json!(a);
+            y["spec"]["replicas"] = json!(b);
+            n.normalize(&mut x).expect("object");
+            n.normalize(&mut y).expect("object");
+            prop_assert_eq!(&x, &y);
+            x["spec"]["minReadySeconds"] = json!(a);
+            y["spec"]["minReadySeconds"] = json!(a.wrapping_add(1));
+            prop_assert_ne!(x, y);
+        }
+    }
 }
