@@ -113,7 +113,7 @@ fn respect_one(n: &IgnoreNormalizer, target: &Value, live: &Value) -> Result<Val
     };
     let mut patched = patched;
     if let (Some(p), Some(o)) = (patched.as_object_mut(), target.as_object()) {
-        restore_non_ignored_fields(p, o, norm_target.as_object(), norm_live.as_object());
+        restore_non_ignored_fields(p, o, norm_target.as_object(), norm_live.as_object(), 0);
     }
     Ok(patched)
 }
@@ -129,14 +129,22 @@ fn without_status(obj: &Value) -> Value {
 /// RFC 7386 `CreateMergePatch(original, modified)`: the merge patch that turns `original`
 /// into `modified` (objects recursively, everything else replaced whole).
 pub(crate) fn create_merge_patch(original: &Value, modified: &Value) -> Value {
+    merge_patch_at(original, modified, 0)
+}
+
+/// Deepest level compared key by key; below it a changed value is replaced whole.
+const MAX_DEPTH: usize = 128;
+
+fn merge_patch_at(original: &Value, modified: &Value, depth: usize) -> Value {
     match (original, modified) {
+        _ if depth > MAX_DEPTH => modified.clone(),
         (Value::Object(o), Value::Object(m)) => {
             let mut patch = Map::new();
             for (k, mv) in m {
                 match o.get(k) {
                     Some(ov) if ov == mv => {}
                     Some(ov @ Value::Object(_)) if mv.is_object() => {
-                        patch.insert(k.clone(), create_merge_patch(ov, mv));
+                        patch.insert(k.clone(), merge_patch_at(ov, mv, depth + 1));
                     }
                     _ => {
                         patch.insert(k.clone(), mv.clone());
@@ -163,13 +171,17 @@ fn restore_non_ignored_fields(
     original: &Map<String, Value>,
     norm_target: Option<&Map<String, Value>>,
     norm_live: Option<&Map<String, Value>>,
+    depth: usize,
 ) {
+    if depth > MAX_DEPTH {
+        return;
+    }
     for (k, ov) in original {
         let nt = norm_target.and_then(|m| m.get(k));
         match (ov, patched.get_mut(k), nt) {
             (Value::Object(om), Some(Value::Object(pm)), Some(Value::Object(ntm))) => {
                 let nl = norm_live.and_then(|m| m.get(k)).and_then(Value::as_object);
-                restore_non_ignored_fields(pm, om, Some(ntm), nl);
+                restore_non_ignored_fields(pm, om, Some(ntm), nl, depth + 1);
             }
             // A leaf, a changed type or a missing key the normalization did not touch.
             (_, current, Some(ntv)) if ntv == ov && current.as_deref() != Some(ov) => {
@@ -185,5 +197,72 @@ fn restore_non_ignored_fields(
         .collect();
     for k in leaked {
         patched.remove(&k);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn merge_patch_creation() {
+        let original = json!({"a": 1, "b": {"c": 2, "d": 3}, "l": [1, 2], "gone": true});
+        let modified = json!({"a": 1, "b": {"c": 5, "d": 3}, "l": [1], "new": {"x": null}});
+        assert_eq!(
+            create_merge_patch(&original, &modified),
+            json!({"b": {"c": 5}, "l": [1], "new": {"x": null}, "gone": null})
+        );
+        assert_eq!(create_merge_patch(&json!(1), &json!([1])), json!([1]));
+    }
+
+    fn restore(patched: Value, original: Value, nt: Value, nl: Value) -> Value {
+        let mut p = patched;
+        restore_non_ignored_fields(
+            p.as_object_mut().unwrap(),
+            original.as_object().unwrap(),
+            nt.as_object(),
+            nl.as_object(),
+            0,
+        );
+        p
+    }
+
+    /// The PodDisruptionBudget selector of #18232 (R14–R17): `replace` brought the live
+    /// selector in whole.
+    #[test]
+    fn restore_repairs_replace_collateral() {
+        let original = json!({"spec": {"selector": {
+            "matchLabels": {"app": "myapp-v2", "version": "v2"},
+            "matchExpressions": [{"key": "tier"}]}}});
+        let nt = json!({"spec": {"selector": {
+            "matchLabels": {"app": "myapp-v2"}, "matchExpressions": [{"key": "tier"}]}}});
+        let nl = json!({"spec": {"selector": {"matchLabels": {"app": "myapp", "track": "s"}}}});
+        let patched = json!({"spec": {"selector": {
+            "matchLabels": {"app": "myapp", "version": "v1", "track": "s"}}}});
+        assert_eq!(
+            restore(patched, original.clone(), nt, nl),
+            json!({"spec": {"selector": {
+                "matchLabels": {"app": "myapp-v2", "version": "v1"},
+                "matchExpressions": [{"key": "tier"}]}}})
+        );
+        // The whole selector ignored: the live one stays.
+        let nt = json!({"spec": {}});
+        let nl = json!({"spec": {}});
+        let patched = json!({"spec": {"selector": {"matchLabels": {"app": "myapp"}}}});
+        assert_eq!(restore(patched.clone(), original, nt, nl), patched);
+    }
+
+    #[test]
+    fn creations_and_prunes_pass_through() {
+        let n = IgnoreNormalizer::new(&[], &crate::Settings::default()).unwrap();
+        let t = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}});
+        let out =
+            respect_ignore_differences(&n, &[None, Some(t.clone())], &[Some(t.clone()), None])
+                .unwrap();
+        assert_eq!(out[0], RespectedTarget { object: None, respected: false });
+        assert_eq!(out[1], RespectedTarget { object: Some(t), respected: false });
+        let err = respect_ignore_differences(&n, &[None], &[]).unwrap_err();
+        assert_eq!(err.to_string(), "1 targets but 0 live objects: the lists must pair up");
     }
 }

@@ -22,11 +22,14 @@
 //! - the number of alternatives an expression can produce from one input (`,`, `//`, `if`
 //!   branches, multiplied along `|`) is at most [`MAX_ALTERNATIVES`], and evaluation stops with
 //!   an error after [`MAX_PATHS`] paths;
-//! - documents nested deeper than [`MAX_DOC_DEPTH`] levels are not evaluated.
+//! - documents nested deeper than [`MAX_DOC_DEPTH`] levels or holding more than
+//!   [`MAX_DOC_NODES`] values are not evaluated (the rule is skipped for that object).
 //!
 //! Without variables, definitions or generators of their own, every accepted expression walks
-//! the document downwards only, so its work is bounded by the document size times the
-//! expression size times [`MAX_ALTERNATIVES`].
+//! the document downwards only: `..` visits each value once, `.[]` each child once, and a
+//! condition at a value looks at most at that value's subtree. Its work is therefore bounded
+//! by the number of values times the depth times the expression size times
+//! [`MAX_ALTERNATIVES`], all of them capped.
 //!
 //! The expression is evaluated as `path(E)`. The text `path(\nE\n)` is compiled only after
 //! checking that it parses to exactly a call of `path` on the syntax tree checked above, so
@@ -49,8 +52,10 @@ pub(crate) const MAX_NESTING: usize = 32;
 pub(crate) const MAX_ALTERNATIVES: u64 = 64;
 /// Most paths one evaluation may select.
 pub(crate) const MAX_PATHS: usize = 10_000;
-/// Deepest document evaluated.
-pub(crate) const MAX_DOC_DEPTH: usize = 256;
+/// Deepest document evaluated (serde_json's own parsing limit is 128 too).
+pub(crate) const MAX_DOC_DEPTH: usize = 128;
+/// Largest document evaluated, in JSON values (objects, arrays and scalars).
+pub(crate) const MAX_DOC_NODES: usize = 200_000;
 
 /// The filters an expression may call, with their arity.
 pub(crate) const ALLOWED_CALLS: &[(&str, usize)] = &[
@@ -70,7 +75,6 @@ pub(crate) const ALLOWED_CALLS: &[(&str, usize)] = &[
     ("rtrimstr", 1),
     ("ascii_downcase", 0),
     ("ascii_upcase", 0),
-    ("tostring", 0),
     ("has", 1),
     ("contains", 1),
     ("any", 0),
@@ -297,6 +301,8 @@ impl<'a> Checker<'a> {
                 }
                 1
             }
+            // Constant arrays and objects (of literals only) are data, not computation.
+            Term::Arr(_) | Term::Obj(_) if is_literal(t) => 1,
             Term::Arr(_) => return Err(self.reject_at(t, "[", "array construction")),
             Term::Obj(_) => return Err(self.reject_at(t, "{", "object construction")),
             Term::Neg(inner) => match &**inner {
@@ -420,6 +426,30 @@ impl<'a> Checker<'a> {
     }
 }
 
+/// Whether a term is a constant: a number, a plain string, `true`, `false`, `null`, or an
+/// array or object built of constants only.
+fn is_literal(t: &Term<&str>) -> bool {
+    match t {
+        Term::Num(_) => true,
+        Term::Neg(inner) => matches!(&**inner, Term::Num(_)),
+        Term::Str(None, parts) => parts.iter().all(|p| !matches!(p, StrPart::Term(_))),
+        Term::Call(name, args) => args.is_empty() && matches!(*name, "true" | "false" | "null"),
+        Term::Arr(None) => true,
+        Term::Arr(Some(items)) => is_literal_list(items),
+        Term::Obj(kvs) => kvs.iter().all(|(k, v)| {
+            matches!(k, Term::Str(None, _)) && is_literal(k) && v.as_ref().is_some_and(is_literal)
+        }),
+        _ => false,
+    }
+}
+
+fn is_literal_list(t: &Term<&str>) -> bool {
+    match t {
+        Term::BinOp(l, BinaryOp::Comma, r) => is_literal_list(l) && is_literal_list(r),
+        other => is_literal(other),
+    }
+}
+
 fn first_slice<'a>(t: &Term<&'a str>) -> Option<&'a str> {
     match t {
         Term::Id | Term::Recurse => None,
@@ -457,7 +487,8 @@ fn first_slice<'a>(t: &Term<&'a str>) -> Option<&'a str> {
 impl JqPath {
     /// The paths the expression selects in `doc`, or jaq's error message.
     pub(crate) fn paths(&self, doc: &Value) -> Result<Vec<Vec<PathPart>>, String> {
-        let input = to_val(doc, 0)?;
+        let mut nodes = 0;
+        let input = to_val(doc, 0, &mut nodes)?;
         let ctx = Ctx::<data::JustLut<Val>>::new(&self.filter.lut, Vars::new([]));
         let mut out = Vec::new();
         for item in self.filter.id.run((ctx, input)).map(unwrap_valr) {
@@ -471,9 +502,13 @@ impl JqPath {
     }
 }
 
-fn to_val(v: &Value, depth: usize) -> Result<Val, String> {
+fn to_val(v: &Value, depth: usize, nodes: &mut usize) -> Result<Val, String> {
     if depth > MAX_DOC_DEPTH {
         return Err(format!("document nested deeper than {MAX_DOC_DEPTH} levels"));
+    }
+    *nodes += 1;
+    if *nodes > MAX_DOC_NODES {
+        return Err(format!("document holds more than {MAX_DOC_NODES} values"));
     }
     Ok(match v {
         Value::Null => Val::Null,
@@ -485,14 +520,14 @@ fn to_val(v: &Value, depth: usize) -> Result<Val, String> {
         Value::String(s) => Val::from(s.clone()),
         Value::Array(a) => a
             .iter()
-            .map(|x| to_val(x, depth + 1))
+            .map(|x| to_val(x, depth + 1, nodes))
             .collect::<Result<Vec<_>, _>>()?
             .into_iter()
             .collect(),
         Value::Object(m) => {
             let mut map = jaq_json::Map::default();
             for (k, x) in m {
-                map.insert(Val::from(k.clone()), to_val(x, depth + 1)?);
+                map.insert(Val::from(k.clone()), to_val(x, depth + 1, nodes)?);
             }
             Val::obj(map)
         }
@@ -589,7 +624,10 @@ mod bounds {
             doc = json!({ "a": doc });
         }
         let err = compile(".a").unwrap().paths(&doc).unwrap_err();
-        assert_eq!(err, "document nested deeper than 256 levels");
+        assert_eq!(err, "document nested deeper than 128 levels");
+        let big = json!({"items": vec![0; MAX_DOC_NODES]});
+        let err = compile(".a").unwrap().paths(&big).unwrap_err();
+        assert_eq!(err, "document holds more than 200000 values");
     }
 
     #[test]
@@ -610,5 +648,57 @@ mod bounds {
         let expr = (0..40).map(|_| "not").collect::<Vec<_>>().join(" | ");
         let e = compile(&expr).unwrap_err();
         assert_eq!(e.message, "nesting deeper than 32 levels");
+    }
+}
+
+#[cfg(test)]
+mod subset {
+    use super::*;
+    use serde_json::json;
+
+    /// Every construct of the accepted subset works as a path expression.
+    #[test]
+    fn accepted_constructs_select_paths() {
+        let doc = json!({
+            "a": null, "b": {"x": 1}, "l": [1, "s", {"name": "n", "v": true}],
+            "m": {"k1": "v", "k2": "w"}, "t": "text"
+        });
+        let cases: &[(&str, usize)] = &[
+            (".a // .b", 1),
+            ("if .a then .b else .m end", 1),
+            (".l | first", 1),
+            (".l | last", 1),
+            (".nope?", 1),
+            (".t[]?", 0),
+            (".l[] | strings", 1),
+            (".l[] | objects | select(has(\"name\"))", 1),
+            (".l[] | select(type == \"number\" or type == \"boolean\")", 1),
+            (".m | select(any(.[]; . == \"w\")) | .k1", 1),
+            (".m | select(all(.[]; length == 1)) | .k2", 1),
+            (".m[] | select(test(\"^v\"))", 1),
+            (".m[] | select(ascii_upcase | startswith(\"W\"))", 1),
+            (".l[2] | select(.name | endswith(\"n\")) | .v", 1),
+            (".l[] | select(. != null and (. | scalars | not))", 0),
+            (".m | select(contains({\"k1\": \"v\"}) | not) | .k1", 0),
+            (".b | select(.x >= 1 and .x < 2) | .x", 1),
+            (".b | try .x", 1),
+            (".l[1:] | .[]", 2),
+            (". | ..| numbers", 2),
+            (".m | select(contains({k1: \"v\"})) | .k2", 1),
+            (".l[] | select(. == [1, \"a\", {\"x\": [null, true]}])", 0),
+            (".m.k1, .m.k2, .b", 3),
+            (".m[\"k1\"], .[\"t\"]", 2),
+            (".l[] | values | select(length > 0)", 3),
+            (".l[-1].v | booleans", 1),
+            ("empty", 0),
+        ];
+        for (expr, n) in cases {
+            let p = match compile(expr) {
+                Ok(p) => p,
+                Err(e) => panic!("{expr}: {e:?}"),
+            };
+            let got = p.paths(&doc).unwrap_or_else(|e| panic!("{expr}: {e}"));
+            assert_eq!(got.len(), *n, "{expr}: {got:?}");
+        }
     }
 }
