@@ -57,8 +57,8 @@ pub enum IgnoreError {
     /// A jq expression is not a valid path expression, or is outside the accepted subset.
     #[error("{rule}: jq path expression `{expression}` at byte {position}: {message}")]
     InvalidJq {
-        /// The rule: `ignoreDifferences[<index>]` of the Application or
-        /// `argocd-cm override `<key>``.
+        /// The rule: `ignoreDifferences[0]` for the first rule of the Application,
+        /// ``argocd-cm override `apps/Deployment` `` for an `argocd-cm` override.
         rule: String,
         /// The expression, cut to its first 60 characters when longer than 80.
         expression: String,
@@ -383,6 +383,19 @@ fn jq_step(source: &RuleSource, expr: &str) -> Result<Step, IgnoreError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(not(feature = "jq"))]
+    #[test]
+    fn jq_rules_need_the_feature() {
+        let rule: IgnoreDifferences =
+            serde_json::from_value(serde_json::json!({"kind": "*", "jqPathExpressions": [".a"]}))
+                .unwrap();
+        let err = IgnoreNormalizer::new(&[rule], &Settings::default()).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "ignoreDifferences[0]: jq path expression `.a` needs the `jq` feature"
+        );
+    }
 
     #[test]
     fn normalizer_is_shareable_across_threads() {
