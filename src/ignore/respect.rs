@@ -4,8 +4,8 @@
 //!
 //! For each pair of a target and its live object:
 //!
-//! 1. both are normalized as for the diff: `managedFieldsManagers`, then the JSON pointers and
-//!    jq expressions, then the known types;
+//! 1. both are normalized as for the diff: resource tracking (§4.1), `managedFieldsManagers`,
+//!    then the JSON pointers and jq expressions, then the known types;
 //! 2. the live values the normalization removed are computed as a patch from the normalized
 //!    live object to the live object, both without `status` (never copied): a three-way
 //!    strategic merge patch for built-in kinds, a JSON merge patch (RFC 7386) otherwise;
@@ -22,6 +22,7 @@ use serde_json::{Map, Value};
 
 use super::managed::managed_fields_normalize;
 use super::{IgnoreError, IgnoreNormalizer};
+use crate::config::{Settings, TRACKING_ID_ANNOTATION, TrackingMethod};
 use crate::diff::{
     apply_merge_patch, apply_strategic_patch, is_builtin, normalize_known_types,
     three_way_strategic_patch,
@@ -78,6 +79,7 @@ pub fn respect_ignore_differences(
 fn respect_one(n: &IgnoreNormalizer, target: &Value, live: &Value) -> Result<Value, IgnoreError> {
     let r = ObjectRef::from_object_lossy(target);
     let (mut norm_target, mut norm_live) = (target.clone(), live.clone());
+    normalize_tracking(&mut norm_target, &mut norm_live, n.settings());
     let managers = n.managed_fields_managers(&r);
     managed_fields_normalize(&mut norm_live, &mut norm_target, &managers);
     for obj in [&mut norm_target, &mut norm_live] {
@@ -116,6 +118,43 @@ fn respect_one(n: &IgnoreNormalizer, target: &Value, live: &Value) -> Result<Val
         restore_non_ignored_fields(p, o, norm_target.as_object(), norm_live.as_object(), 0);
     }
     Ok(patched)
+}
+
+/// Argo CD's resource-tracking normalization (spec diff.md §4.1): with annotation tracking, a
+/// live object still carrying the app-instance label gets the target's tracking annotation
+/// when it has none, and loses the label when the target does not set it. CRDs are left
+/// alone.
+fn normalize_tracking(target: &mut Value, live: &mut Value, settings: &Settings) {
+    if settings.tracking_method == TrackingMethod::Label {
+        return;
+    }
+    let key = settings.instance_label_key.as_str();
+    if crate::object::label(live, key).is_none()
+        || (live.get("kind").and_then(Value::as_str) == Some("CustomResourceDefinition")
+            && live
+                .get("apiVersion")
+                .and_then(Value::as_str)
+                .is_some_and(|v| v.starts_with("apiextensions.k8s.io/")))
+    {
+        return;
+    }
+    if crate::object::annotation(live, TRACKING_ID_ANNOTATION).is_none()
+        && let Some(id) = crate::object::annotation(target, TRACKING_ID_ANNOTATION)
+    {
+        let id = Value::String(id.to_string());
+        if let Some(meta) = live.get_mut("metadata").and_then(Value::as_object_mut) {
+            let annotations =
+                meta.entry("annotations").or_insert_with(|| Value::Object(Map::new()));
+            if let Some(a) = annotations.as_object_mut() {
+                a.insert(TRACKING_ID_ANNOTATION.to_string(), id);
+            }
+        }
+    }
+    if crate::object::label(target, key).is_none()
+        && let Some(labels) = live.pointer_mut("/metadata/labels").and_then(Value::as_object_mut)
+    {
+        labels.remove(key);
+    }
 }
 
 fn without_status(obj: &Value) -> Value {
@@ -251,6 +290,31 @@ mod tests {
         let nl = json!({"spec": {}});
         let patched = json!({"spec": {"selector": {"matchLabels": {"app": "myapp"}}}});
         assert_eq!(restore(patched.clone(), original, nt, nl), patched);
+    }
+
+    #[test]
+    fn tracking_normalization() {
+        let settings = crate::Settings::default();
+        let target = json!({"kind": "Deployment", "metadata": {"annotations": {
+            "argocd.argoproj.io/tracking-id": "app:apps/Deployment:ns/d"}}});
+        let mut t = target.clone();
+        let mut live = json!({"kind": "Deployment", "metadata": {
+            "labels": {"app.kubernetes.io/instance": "app", "keep": "x"}}});
+        normalize_tracking(&mut t, &mut live, &settings);
+        assert_eq!(t, target);
+        assert_eq!(
+            live,
+            json!({"kind": "Deployment", "metadata": {"labels": {"keep": "x"}, "annotations": {
+                "argocd.argoproj.io/tracking-id": "app:apps/Deployment:ns/d"}}})
+        );
+        // A different existing annotation is left alone; without the label nothing changes.
+        let mut live = json!({"metadata": {"annotations": {"argocd.argoproj.io/tracking-id": "other"},
+            "labels": {"app.kubernetes.io/instance": "app"}}});
+        normalize_tracking(&mut t, &mut live, &settings);
+        assert_eq!(live["metadata"]["annotations"]["argocd.argoproj.io/tracking-id"], "other");
+        let mut plain = json!({"metadata": {}});
+        normalize_tracking(&mut t, &mut plain, &settings);
+        assert_eq!(plain, json!({"metadata": {}}));
     }
 
     #[test]
