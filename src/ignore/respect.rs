@@ -143,8 +143,10 @@ fn normalize_tracking(target: &mut Value, live: &mut Value, settings: &Settings)
     {
         let id = Value::String(id.to_string());
         if let Some(meta) = live.get_mut("metadata").and_then(Value::as_object_mut) {
-            let annotations =
-                meta.entry("annotations").or_insert_with(|| Value::Object(Map::new()));
+            let annotations = meta.entry("annotations").or_insert(Value::Null);
+            if !annotations.is_object() {
+                *annotations = Value::Object(Map::new());
+            }
             if let Some(a) = annotations.as_object_mut() {
                 a.insert(TRACKING_ID_ANNOTATION.to_string(), id);
             }
