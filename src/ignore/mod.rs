@@ -50,6 +50,10 @@ use crate::object::{ObjectRef, type_name};
 
 pub use respect::{RespectedTarget, respect_ignore_differences};
 
+/// Seam for the diff pipeline: the schema-less `managedFieldsManagers` normalization (§7.5).
+#[allow(unused_imports)]
+pub(crate) use managed::managed_fields_normalize;
+
 /// An error building or applying ignore rules.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
