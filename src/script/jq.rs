@@ -13,10 +13,12 @@
 //!   bindings), `,`, `//`, `and`, `or`, comparisons (`==`, `!=`, `<`, `<=`, `>`, `>=`),
 //!   `if ... then ... elif ... else ... end`, `try E` without `catch`, parentheses, and calls
 //!   of the filters in [`ALLOWED_CALLS`] (such as `select/1`, `test/1`, `startswith/1`,
-//!   `has/1`, `contains/1`, `any/0..2`, `all/0..2`, `length/0`, `not/0`, `type/0`);
+//!   `has/1`, `contains/1`, `any/0..2`, `all/0..2`, `length/0`, `not/0`, `type/0`, and `IN/1..2`,
+//!   which jaq lacks and this module defines as jq's manual does); constant arrays and objects
+//!   (`contains({"a": "b"})`);
 //! - everything else is rejected with the offending construct named: `def`, variables
 //!   (`$x`, `$ENV`, `$__loc__`), `as` bindings, `reduce`/`foreach`, `label`/`break`, array and
-//!   object construction, arithmetic, assignments and updates, string interpolation and
+//!   object construction from anything but constants, arithmetic, assignments and updates, string interpolation and
 //!   formats (`@sh`), and every other filter (`repeat`, `until`, `while`, `range`, `limit`,
 //!   `recurse`, `paths`, `getpath`, `input`, `env`, `error`, ...);
 //! - the number of alternatives an expression can produce from one input (`,`, `//`, `if`
@@ -76,7 +78,13 @@ pub(crate) const ALLOWED_CALLS: &[(&str, usize)] = &[
     ("ascii_downcase", 0),
     ("ascii_upcase", 0),
     ("has", 1),
+    ("in", 1),
     ("contains", 1),
+    ("inside", 1),
+    ("IN", 1),
+    ("IN", 2),
+    ("keys", 0),
+    ("keys_unsorted", 0),
     ("any", 0),
     ("any", 1),
     ("any", 2),
@@ -165,7 +173,7 @@ pub(crate) fn compile(expr: &str) -> Result<JqPath, JqCompileError> {
                 && format!("{:?}", args[0]) == format!("{term:?}") => {}
         _ => return Err(err(0, "expression does not stand alone as a path expression")),
     }
-    let defs = jaq_core::defs().chain(jaq_std::defs()).chain(jaq_json::defs());
+    let defs = jaq_core::defs().chain(jaq_std::defs()).chain(jaq_json::defs()).chain(extra_defs());
     let funs = jaq_core::funs().chain(jaq_std::funs()).chain(jaq_json::funs());
     let arena = Arena::default();
     let modules = Loader::new(defs)
@@ -180,6 +188,14 @@ pub(crate) fn compile(expr: &str) -> Result<JqPath, JqCompileError> {
         err(0, format!("cannot compile `{name}`"))
     })?;
     Ok(JqPath { filter })
+}
+
+/// jq filters gojq has and jaq lacks, defined as jq's manual defines them.
+const EXTRA_DEFS: &str = "def IN(s): any(s == .; .); def IN(src; s): any(src == s; .);";
+
+fn extra_defs() -> impl Iterator<Item = jaq_core::load::parse::Def<&'static str>> {
+    // The text above is a constant that parses; an empty list would only leave `IN` undefined.
+    jaq_core::load::parse(EXTRA_DEFS, |p| p.defs()).unwrap_or_default().into_iter()
 }
 
 fn offset(whole: &str, part: &str) -> usize {
@@ -685,6 +701,10 @@ mod subset {
             (".l[1:] | .[]", 2),
             (". | ..| numbers", 2),
             (".m | select(contains({k1: \"v\"})) | .k2", 1),
+            (".m[] | select(IN(\"v\", \"x\"))", 1),
+            (".m | select(IN(.k1, .k2; \"w\")) | .k1", 1),
+            (".m | select(keys == [\"k1\", \"k2\"]) | .k1", 1),
+            (".m | select(\"k1\" | in({\"k1\": 1})) | .k1", 1),
             (".l[] | select(. == [1, \"a\", {\"x\": [null, true]}])", 0),
             (".m.k1, .m.k2, .b", 3),
             (".m[\"k1\"], .[\"t\"]", 2),
