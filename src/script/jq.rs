@@ -24,6 +24,11 @@
 //! - the number of alternatives an expression can produce from one input (`,`, `//`, `if`
 //!   branches, multiplied along `|`) is at most [`MAX_ALTERNATIVES`], and evaluation stops with
 //!   an error after [`MAX_PATHS`] paths;
+//! - two iterations may not be combined on the same input (a cartesian product): not on the
+//!   two sides of a comparison, `and` or `or` (`.a[] == .b[]`), not as two arguments of one
+//!   filter, not as an `if` condition and branch, and not after a filter that repeats its
+//!   input (`select(.a[] == 1) | .b[]`); an iteration that walks down the document
+//!   (`.a[] | .b[]`, `.. | select(.c[] == 1)`, `any(.a[]; .b == 1)`) is fine;
 //! - documents nested deeper than [`MAX_DOC_DEPTH`] levels or holding more than
 //!   [`MAX_DOC_NODES`] values are not evaluated (the rule is skipped for that object).
 //!
@@ -351,6 +356,17 @@ impl<'a> Checker<'a> {
                     return Err(err(at, format!("{what} is not allowed in a path expression")));
                 }
                 let (a, b) = (self.check(l, d)?, self.check(r, d)?);
+                // Both sides run on the same input: several values on each side multiply.
+                let product = match op {
+                    BinaryOp::Cmp(_) | BinaryOp::And | BinaryOp::Or => multi(l) && multi(r),
+                    // The right side runs once per value of the left: fine when those lie
+                    // below the input, a product when the left repeats the input.
+                    BinaryOp::Pipe(_) => dups(l) && multi(r),
+                    _ => false,
+                };
+                if product {
+                    return Err(self.reject(t, PRODUCT));
+                }
                 match op {
                     BinaryOp::Pipe(_) | BinaryOp::Cmp(_) => a.saturating_mul(b),
                     BinaryOp::Or | BinaryOp::And => a.saturating_mul(b.saturating_add(1)),
@@ -367,6 +383,12 @@ impl<'a> Checker<'a> {
                 self.check(body, d)?
             }
             Term::IfThenElse(branches, otherwise) => {
+                let cond_multi = branches.iter().any(|(c, _)| multi(c));
+                let branch_multi = branches.iter().any(|(_, b)| multi(b))
+                    || otherwise.as_deref().is_some_and(multi);
+                if cond_multi && branch_multi {
+                    return Err(self.reject(t, PRODUCT));
+                }
                 let mut total = 0u64;
                 for (cond, then) in branches {
                     let c = self.check(cond, d)?;
@@ -389,6 +411,15 @@ impl<'a> Checker<'a> {
                 for a in args {
                     n = n.saturating_mul(self.check(a, d)?);
                 }
+                // `any(g; c)` and `all(g; c)` run `c` on what `g` yields; other filters
+                // combine their arguments' outputs on the same input.
+                let product = match (*name, args.as_slice()) {
+                    ("any" | "all", [generator, condition]) => dups(generator) && multi(condition),
+                    _ => args.iter().filter(|a| multi(a)).count() > 1,
+                };
+                if product {
+                    return Err(self.reject(t, PRODUCT));
+                }
                 n
             }
             Term::Var(v) => {
@@ -399,6 +430,9 @@ impl<'a> Checker<'a> {
             }
             Term::Path(base, path) => {
                 let mut n = self.check(base, d)?;
+                if dups(base) && path.0.iter().any(|(p, _)| matches!(p, Part::Range(None, None))) {
+                    return Err(self.reject(t, PRODUCT));
+                }
                 for (part, _opt) in &path.0 {
                     match part {
                         Part::Index(i) => self.check_index(i)?,
@@ -440,6 +474,52 @@ impl<'a> Checker<'a> {
             _ => Err(self.reject(t, "an index that is not a literal")),
         }
     }
+}
+
+const PRODUCT: &str = "combining two iterations (a cartesian product)";
+
+/// Whether a term can yield several values for one input by walking down the document (`.[]`,
+/// `..`): each value it yields lies below the input, so what follows runs once per value below.
+fn iterates(t: &Term<&str>) -> bool {
+    match t {
+        Term::Recurse => true,
+        Term::Path(base, path) => {
+            iterates(base) || path.0.iter().any(|(p, _)| matches!(p, Part::Range(None, None)))
+        }
+        Term::BinOp(l, BinaryOp::Pipe(_) | BinaryOp::Comma | BinaryOp::Alt, r) => {
+            iterates(l) || iterates(r)
+        }
+        Term::TryCatch(body, _) => iterates(body),
+        Term::IfThenElse(branches, otherwise) => {
+            branches.iter().any(|(_, b)| iterates(b)) || otherwise.as_deref().is_some_and(iterates)
+        }
+        _ => false,
+    }
+}
+
+/// Whether a term can yield the same value (or a boolean) several times for one input: a
+/// filter whose argument yields several values (`select(.a[] == 1)` yields its input once per
+/// match), a comparison of several values, a condition of several values.
+fn dups(t: &Term<&str>) -> bool {
+    match t {
+        Term::Call(name, args) => {
+            !matches!(*name, "any" | "all" | "IN") && args.iter().any(|a| multi(a))
+        }
+        Term::BinOp(l, BinaryOp::Cmp(_) | BinaryOp::And | BinaryOp::Or, r) => multi(l) || multi(r),
+        Term::BinOp(l, _, r) => dups(l) || dups(r),
+        Term::IfThenElse(branches, otherwise) => {
+            branches.iter().any(|(c, b)| multi(c) || dups(b))
+                || otherwise.as_deref().is_some_and(dups)
+        }
+        Term::TryCatch(body, _) => dups(body),
+        Term::Path(base, _) => dups(base),
+        _ => false,
+    }
+}
+
+/// Whether a term can yield several values for one input.
+fn multi(t: &Term<&str>) -> bool {
+    iterates(t) || dups(t)
 }
 
 /// Whether a term is a constant: a number, a plain string, `true`, `false`, `null`, or an
@@ -654,6 +734,43 @@ mod bounds {
         let doc = json!({ "items": items });
         let p = compile(r#"..|select(type == "string" and startswith("n1"))"#).unwrap();
         assert_eq!(p.paths(&doc).unwrap().len(), 1111);
+    }
+
+    #[test]
+    fn cartesian_products_are_rejected() {
+        for expr in [
+            ".items[] | select(.a[] == .b[])",
+            "..|select(.[] == .[])",
+            "select(.a[] and .b[])",
+            "if .a[] then .b[] else . end",
+            ".x | select(test(.a[]; .b[]))",
+            "select(IN(.a[]; .b[]))",
+            "select(.a[] == 1) | select(.b[] == 1)",
+            "select(.a[] == 1) | .c | .d[]",
+            "select(.a[] == 1).d[]",
+            "select(any(select(.a[] == 1); .b[] == 2))",
+            "(.x[] | select(.a[] == 1)) | .y[]",
+        ] {
+            let e = compile(expr).err().unwrap_or_else(|| panic!("accepted: {expr}"));
+            assert_eq!(
+                e.message,
+                "combining two iterations (a cartesian product) is not allowed in a path expression",
+                "{expr}"
+            );
+        }
+        for expr in [
+            ".items[] | select(.a[] == \"x\")",
+            ".items[] | select(any(.a[]; . == .b))",
+            "select(any(.a[]; any(.b[]; . == 1)))",
+            "if .a then .b[] else .c[] end",
+            "select(IN(.a[]; \"x\"))",
+            ".x[] | select(.a[] == 1)",
+            "..|select(.a[] == 1)",
+            ".spec.containers[] | select(.env[].name == \"A\") | .image",
+            "select(.a[] == 1) | .b",
+        ] {
+            assert!(compile(expr).is_ok(), "{expr}");
+        }
     }
 
     #[test]
