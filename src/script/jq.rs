@@ -24,11 +24,13 @@
 //! - the number of alternatives an expression can produce from one input (`,`, `//`, `if`
 //!   branches, multiplied along `|`) is at most [`MAX_ALTERNATIVES`], and evaluation stops with
 //!   an error after [`MAX_PATHS`] paths;
-//! - two iterations may not be combined on the same input (a cartesian product): not on the
-//!   two sides of a comparison, `and` or `or` (`.a[] == .b[]`), not as two arguments of one
-//!   filter, not as an `if` condition and branch, and not after a filter that repeats its
-//!   input (`select(.a[] == 1) | .b[]`); an iteration that walks down the document
-//!   (`.a[] | .b[]`, `.. | select(.c[] == 1)`, `any(.a[]; .b == 1)`) is fine;
+//! - no cartesian products: where a part of the expression yields several values for one input
+//!   and another part runs once per value on that same input, the other part must cost a
+//!   constant amount (navigation without iteration, constants, comparisons with a constant,
+//!   `select`, `not`, `has`, `type`). So `.a[] == .b[]`, `.a[] == .b`, `select(.a[] == 1) | .b[]`
+//!   and `if .a[] then .b[] else . end` are rejected, while `select(.env[].name == "A")`, an
+//!   iteration that walks down the document (`.a[] | .b[]`, `.. | select(.c[] == 1)`,
+//!   `any(.a[]; .b == 1)`) and `select(.a[] == 1) | .b` are accepted;
 //! - documents nested deeper than [`MAX_DOC_DEPTH`] levels or holding more than
 //!   [`MAX_DOC_NODES`] values are not evaluated (the rule is skipped for that object).
 //!
@@ -358,10 +360,14 @@ impl<'a> Checker<'a> {
                 let (a, b) = (self.check(l, d)?, self.check(r, d)?);
                 // Both sides run on the same input: several values on each side multiply.
                 let product = match op {
-                    BinaryOp::Cmp(_) | BinaryOp::And | BinaryOp::Or => multi(l) && multi(r),
+                    // Comparing several values is fine against a constant only.
+                    BinaryOp::Cmp(_) => (multi(l) || multi(r)) && !is_literal(l) && !is_literal(r),
+                    BinaryOp::And | BinaryOp::Or => {
+                        (multi(l) && !cheap(r)) || (multi(r) && !cheap(l))
+                    }
                     // The right side runs once per value of the left: fine when those lie
                     // below the input, a product when the left repeats the input.
-                    BinaryOp::Pipe(_) => dups(l) && multi(r),
+                    BinaryOp::Pipe(_) => dups(l) && !cheap(r),
                     _ => false,
                 };
                 if product {
@@ -384,8 +390,8 @@ impl<'a> Checker<'a> {
             }
             Term::IfThenElse(branches, otherwise) => {
                 let cond_multi = branches.iter().any(|(c, _)| multi(c));
-                let branch_multi = branches.iter().any(|(_, b)| multi(b))
-                    || otherwise.as_deref().is_some_and(multi);
+                let branch_multi = branches.iter().any(|(_, b)| !cheap(b))
+                    || otherwise.as_deref().is_some_and(|e| !cheap(e));
                 if cond_multi && branch_multi {
                     return Err(self.reject(t, PRODUCT));
                 }
@@ -414,8 +420,10 @@ impl<'a> Checker<'a> {
                 // `any(g; c)` and `all(g; c)` run `c` on what `g` yields; other filters
                 // combine their arguments' outputs on the same input.
                 let product = match (*name, args.as_slice()) {
-                    ("any" | "all", [generator, condition]) => dups(generator) && multi(condition),
-                    _ => args.iter().filter(|a| multi(a)).count() > 1,
+                    ("any" | "all", [generator, condition]) => dups(generator) && !cheap(condition),
+                    _ => args.iter().enumerate().any(|(i, a)| {
+                        multi(a) && args.iter().enumerate().any(|(j, b)| i != j && !cheap(b))
+                    }),
                 };
                 if product {
                     return Err(self.reject(t, PRODUCT));
@@ -513,6 +521,53 @@ fn dups(t: &Term<&str>) -> bool {
         }
         Term::TryCatch(body, _) => dups(body),
         Term::Path(base, _) => dups(base),
+        _ => false,
+    }
+}
+
+/// Whether a term costs a constant amount of work per input: navigation without iteration,
+/// constants, comparisons with a constant, and filters that look at the input's type or one
+/// key. Only such terms may run repeatedly on one input.
+fn cheap(t: &Term<&str>) -> bool {
+    match t {
+        Term::Id | Term::Num(_) => true,
+        Term::Str(..) | Term::Arr(_) | Term::Obj(_) | Term::Neg(_) => is_literal(t),
+        Term::Path(base, path) => {
+            cheap(base) && path.0.iter().all(|(p, _)| !matches!(p, Part::Range(None, None)))
+        }
+        Term::BinOp(l, BinaryOp::Cmp(_), r) => {
+            cheap(l) && cheap(r) && (is_literal(l) || is_literal(r))
+        }
+        Term::BinOp(l, _, r) => cheap(l) && cheap(r),
+        Term::TryCatch(body, _) => cheap(body),
+        Term::IfThenElse(branches, otherwise) => {
+            branches.iter().all(|(c, b)| cheap(c) && cheap(b))
+                && otherwise.as_deref().is_none_or(cheap)
+        }
+        Term::Call(name, args) => {
+            matches!(
+                *name,
+                "select"
+                    | "not"
+                    | "true"
+                    | "false"
+                    | "null"
+                    | "empty"
+                    | "type"
+                    | "has"
+                    | "first"
+                    | "last"
+                    | "values"
+                    | "nulls"
+                    | "booleans"
+                    | "numbers"
+                    | "strings"
+                    | "arrays"
+                    | "objects"
+                    | "iterables"
+                    | "scalars"
+            ) && args.iter().all(cheap)
+        }
         _ => false,
     }
 }
@@ -750,6 +805,13 @@ mod bounds {
             "select(.a[] == 1).d[]",
             "select(any(select(.a[] == 1); .b[] == 2))",
             "(.x[] | select(.a[] == 1)) | .y[]",
+            "select(.a[] == 1) | select(any(.b[]; . == 2))",
+            "select(.a[] == 1 and any(.b[]; .))",
+            "select(.a[] == 1) | select(any)",
+            "if .a[] then (.b | any(.c[]; .)) else . end",
+            "select(.a[] == 1) | select(.s | test(\"x\"))",
+            "select(.a[] == .b)",
+            "select(.a[] == 1) | select(.x == .y)",
         ] {
             let e = compile(expr).err().unwrap_or_else(|| panic!("accepted: {expr}"));
             assert_eq!(
@@ -768,6 +830,9 @@ mod bounds {
             "..|select(.a[] == 1)",
             ".spec.containers[] | select(.env[].name == \"A\") | .image",
             "select(.a[] == 1) | .b",
+            "select(.a[] == 1) | select(.kind == \"x\" and has(\"y\")) | .z",
+            "select(.a[].name == \"x\" or .b == \"y\")",
+            "select(.a == .b)",
         ] {
             assert!(compile(expr).is_ok(), "{expr}");
         }
