@@ -257,6 +257,14 @@ mod tests {
         assert_eq!(create_merge_patch(&json!(1), &json!([1])), json!([1]));
     }
 
+    #[test]
+    fn status_is_never_in_the_live_patch() {
+        let live = json!({"spec": {"a": 1}, "status": {"phase": "Running"}});
+        let norm_live = json!({"spec": {}});
+        let patch = create_merge_patch(&without_status(&norm_live), &without_status(&live));
+        assert_eq!(patch, json!({"spec": {"a": 1}}));
+    }
+
     fn restore(patched: Value, original: Value, nt: Value, nl: Value) -> Value {
         let mut p = patched;
         restore_non_ignored_fields(

@@ -337,6 +337,20 @@ mod properties {
             }
         }
 
+        /// Any pointer text removes at most one value and never panics.
+        #[test]
+        fn pointer_text_is_total(tokens in prop::collection::vec(
+            prop::sample::select(&["spec", "template", "containers", "0", "-1", "99", "~0", "~1", "", "x"][..]),
+            0..8,
+        ), lead in any::<bool>()) {
+            let pointer = format!("{}{}", if lead { "/" } else { "" }, tokens.join("/"));
+            let r = rule(json!({"group": "apps", "kind": "Deployment", "jsonPointers": [pointer]}));
+            let n = IgnoreNormalizer::new(&[r], &Settings::default()).expect("pointers always compile");
+            let mut obj = deployment();
+            n.normalize(&mut obj).expect("an object normalizes");
+            prop_assert!(obj.is_object());
+        }
+
         /// A change confined to an ignored path is invisible; a change elsewhere is not.
         #[test]
         fn ignored_changes_are_invisible(a in any::<i64>(), b in any::<i64>(), jq in any::<bool>()) {
