@@ -252,6 +252,11 @@ impl IgnoreNormalizer {
         Ok(IgnoreNormalizer { rules, app: app.to_vec(), settings: settings.clone() })
     }
 
+    /// Compiles the rules of an Application (`spec.ignoreDifferences`) and of `argocd-cm`.
+    pub fn for_app(app: &crate::Application, settings: &Settings) -> Result<Self, IgnoreError> {
+        IgnoreNormalizer::new(&app.spec.ignore_differences, settings)
+    }
+
     /// Removes the ignored fields from one object. Steps that remove nothing are skipped;
     /// only an object that is not a JSON object is an error.
     pub fn normalize(&self, obj: &mut Value) -> Result<(), IgnoreError> {

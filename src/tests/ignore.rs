@@ -337,6 +337,32 @@ mod properties {
             }
         }
 
+        /// Normalizing twice gives what normalizing once gives, for rules that select by
+        /// content (not by position, and without `//`, whose second choice applies once the
+        /// first is gone).
+        #[test]
+        fn normalization_is_idempotent(
+            pick in prop::collection::vec(prop::sample::select(&[
+                ".spec.replicas",
+                ".spec.template.spec.containers[] | select(.name == \"nginx\") | .image",
+                ".metadata.labels",
+                "..|select(type == \"number\")",
+                ".spec.template.spec.containers[].ports[]?",
+            ][..]), 1..4),
+            pointers in prop::collection::vec(prop::sample::select(&[
+                "/spec/replicas", "/metadata/labels/app", "/spec/template/spec", "/nothing",
+            ][..]), 0..3),
+        ) {
+            let r = rule(json!({"group": "apps", "kind": "Deployment",
+                                "jqPathExpressions": pick, "jsonPointers": pointers}));
+            let n = IgnoreNormalizer::new(&[r], &Settings::default()).expect("compiles");
+            let mut once = deployment();
+            n.normalize(&mut once).expect("object");
+            let mut twice = once.clone();
+            n.normalize(&mut twice).expect("object");
+            prop_assert_eq!(once, twice);
+        }
+
         /// Any pointer text removes at most one value and never panics.
         #[test]
         fn pointer_text_is_total(tokens in prop::collection::vec(
