@@ -45,7 +45,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::config::{IgnoreDifferences, KnownTypeField, Settings};
-use crate::glob::glob_match;
+use crate::glob::Glob;
 use crate::object::{ObjectRef, type_name};
 
 pub use respect::{RespectedTarget, respect_ignore_differences};
@@ -143,18 +143,52 @@ impl std::fmt::Display for RuleSource {
 /// Which objects a rule applies to (the glob matcher of §7.3).
 #[derive(Debug, Clone)]
 struct Selector {
-    group: String,
-    kind: String,
+    group: Pattern,
+    kind: Pattern,
     /// Exact name; empty matches any.
     name: String,
     /// Exact namespace; empty matches any.
     namespace: String,
 }
 
+/// A group or kind pattern, compiled once: text without glob syntax matches itself only,
+/// and a malformed glob matches nothing (as [`crate::glob::glob_match`]).
+#[derive(Debug, Clone)]
+enum Pattern {
+    Exact(String),
+    Glob(Option<Glob>),
+}
+
+impl Pattern {
+    fn new(text: &str) -> Pattern {
+        if text.contains(['*', '?', '[', '{', '\\']) {
+            Pattern::Glob(Glob::new(text))
+        } else {
+            Pattern::Exact(text.to_string())
+        }
+    }
+
+    fn matches(&self, text: &str) -> bool {
+        match self {
+            Pattern::Exact(p) => p == text,
+            Pattern::Glob(g) => g.as_ref().is_some_and(|g| g.matches(text)),
+        }
+    }
+}
+
 impl Selector {
+    fn new(group: &str, kind: &str, name: &str, namespace: &str) -> Selector {
+        Selector {
+            group: Pattern::new(group),
+            kind: Pattern::new(kind),
+            name: name.to_string(),
+            namespace: namespace.to_string(),
+        }
+    }
+
     fn matches(&self, r: &ObjectRef) -> bool {
-        glob_match(&self.group, &r.group)
-            && glob_match(&self.kind, &r.kind)
+        self.group.matches(&r.group)
+            && self.kind.matches(&r.kind)
             && (self.name.is_empty() || self.name == r.name)
             && (self.namespace.is_empty() || self.namespace == r.namespace)
     }
@@ -209,6 +243,8 @@ struct Rule {
 pub struct IgnoreNormalizer {
     rules: Vec<Rule>,
     app: Vec<IgnoreDifferences>,
+    /// The selectors of `app`, for the managedFieldsManagers lookup.
+    app_selectors: Vec<Selector>,
     settings: Settings,
 }
 
@@ -229,12 +265,7 @@ impl IgnoreNormalizer {
         let mut rules = Vec::new();
         for (i, r) in app.iter().enumerate() {
             let source = RuleSource::App(i);
-            let selector = Selector {
-                group: r.group.clone(),
-                kind: r.kind.clone(),
-                name: r.name.clone(),
-                namespace: r.namespace.clone(),
-            };
+            let selector = Selector::new(&r.group, &r.kind, &r.name, &r.namespace);
             let steps = steps(&source, &r.json_pointers, &r.jq_path_expressions)?;
             rules.push(Rule { source, selector, steps });
         }
@@ -245,11 +276,13 @@ impl IgnoreNormalizer {
             }
             let source = RuleSource::Override(key.clone());
             let (group, kind) = override_group_kind(key);
-            let selector = Selector { group, kind, name: String::new(), namespace: String::new() };
+            let selector = Selector::new(&group, &kind, "", "");
             let steps = steps(&source, &d.json_pointers, &d.jq_path_expressions)?;
             rules.push(Rule { source, selector, steps });
         }
-        Ok(IgnoreNormalizer { rules, app: app.to_vec(), settings: settings.clone() })
+        let app_selectors =
+            app.iter().map(|r| Selector::new(&r.group, &r.kind, &r.name, &r.namespace)).collect();
+        Ok(IgnoreNormalizer { rules, app: app.to_vec(), app_selectors, settings: settings.clone() })
     }
 
     /// Compiles the rules of an Application (`spec.ignoreDifferences`) and of `argocd-cm`.
@@ -319,13 +352,7 @@ impl IgnoreNormalizer {
                 add(&o.ignore_differences.managed_fields_managers);
             }
         }
-        for r in &self.app {
-            let selector = Selector {
-                group: r.group.clone(),
-                kind: r.kind.clone(),
-                name: r.name.clone(),
-                namespace: r.namespace.clone(),
-            };
+        for (r, selector) in self.app.iter().zip(&self.app_selectors) {
             if selector.matches(obj) {
                 add(&r.managed_fields_managers);
             }
