@@ -175,9 +175,42 @@ fn ignore_differences_conformance() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// The features a `needs:` case waits for that are available: `GITOPS_READY=smp,merge-patch`.
+/// Whether the patch code a `needs:` case waits for is in place: `GITOPS_READY=smp,merge-patch`
+/// says so, and so does a probe through the public API that copies one ignored live value:
+/// into a list item merged by its key for `smp` (a JSON merge patch would bring the whole live
+/// list), into a custom resource for `merge-patch`.
 fn ready(need: &str) -> bool {
-    std::env::var("GITOPS_READY").is_ok_and(|v| v.split(',').any(|r| r.trim() == need))
+    if std::env::var("GITOPS_READY").is_ok_and(|v| v.split(',').any(|r| r.trim() == need)) {
+        return true;
+    }
+    let (pointer, target, live, want) = match need {
+        "smp" => {
+            let deployment = |container: Value| {
+                json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "p"},
+                       "spec": {"template": {"spec": {"containers": [container]}}}})
+            };
+            (
+                "/spec/template/spec/containers/0/image",
+                deployment(json!({"name": "a", "image": "git"})),
+                deployment(json!({"name": "a", "image": "live", "tty": true})),
+                deployment(json!({"name": "a", "image": "live"})),
+            )
+        }
+        "merge-patch" => {
+            let resource = |a: &str| {
+                json!({"apiVersion": "example.com/v1", "kind": "Thing", "metadata": {"name": "p"},
+                       "data": {"a": a, "b": "1"}})
+            };
+            ("/data/a", resource("git"), resource("live"), resource("live"))
+        }
+        _ => return false,
+    };
+    let rule: IgnoreDifferences =
+        serde_json::from_value(json!({"group": "*", "kind": "*", "jsonPointers": [pointer]}))
+            .expect("rule");
+    let Ok(n) = IgnoreNormalizer::new(&[rule], &Settings::default()) else { return false };
+    respect_ignore_differences(&n, &[Some(target)], &[Some(live)])
+        .is_ok_and(|out| out[0].object == Some(want))
 }
 
 fn run_respect_case(case: &Value) -> Result<(), String> {
