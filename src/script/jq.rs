@@ -437,7 +437,7 @@ impl<'a> Checker<'a> {
                 ));
             }
             Term::Path(base, path) => {
-                let mut n = self.check(base, d)?;
+                let n = self.check(base, d)?;
                 if dups(base) && path.0.iter().any(|(p, _)| matches!(p, Part::Range(None, None))) {
                     return Err(self.reject(t, PRODUCT));
                 }
@@ -450,7 +450,6 @@ impl<'a> Checker<'a> {
                             }
                         }
                     }
-                    n = n.max(1);
                 }
                 n
             }
