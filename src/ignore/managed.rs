@@ -140,4 +140,73 @@ mod tests {
         assert_eq!(live["spec"]["list"], json!([{"name": "n", "w": 1}]));
         assert!(!managed_fields_normalize(&mut live, &mut config, &["nobody".to_string()]));
     }
+
+    fn fixture(text: &str) -> Value {
+        serde_norway::from_str(text).expect("fixture parses")
+    }
+
+    fn managers(names: &[&str]) -> Vec<String> {
+        names.iter().map(|n| n.to_string()).collect()
+    }
+
+    const DESIRED: &str =
+        include_str!("../../testdata/diff/ignore/managed/desired_deployment.yaml");
+    const LIVE: &str = include_str!(
+        "../../testdata/diff/ignore/managed/live_deployment_with_managed_replica.yaml"
+    );
+
+    /// M01: fields of trusted managers that differ are removed from both sides.
+    #[test]
+    fn m01_trusted_managers() {
+        let (mut live, mut desired) = (fixture(LIVE), fixture(DESIRED));
+        let trusted = managers(&["kube-controller-manager", "revision-history-manager"]);
+        assert!(managed_fields_normalize(&mut live, &mut desired, &trusted));
+        for obj in [&live, &desired] {
+            assert_eq!(obj.pointer("/spec/replicas"), None);
+            assert_eq!(obj.pointer("/spec/revisionHistoryLimit"), None);
+        }
+        assert_eq!(desired["spec"]["selector"], fixture(DESIRED)["spec"]["selector"]);
+    }
+
+    /// M02: a manager that owns nothing leaves both sides as they are.
+    #[test]
+    fn m02_untrusted_manager() {
+        let (mut live, mut desired) = (fixture(LIVE), fixture(DESIRED));
+        assert!(!managed_fields_normalize(
+            &mut live,
+            &mut desired,
+            &managers(&["another-manager"])
+        ));
+        assert_eq!(
+            (desired["spec"]["replicas"].clone(), live["spec"]["replicas"].clone()),
+            (json!(3), json!(2))
+        );
+        assert_eq!(
+            (
+                desired["spec"]["revisionHistoryLimit"].clone(),
+                live["spec"]["revisionHistoryLimit"].clone()
+            ),
+            (json!(1), json!(3))
+        );
+    }
+
+    /// M06: a field inside a list item, found by its key (`k:{"name":...}`).
+    #[test]
+    fn m06_inside_a_list() {
+        let mut live = fixture(include_str!(
+            "../../testdata/diff/ignore/managed/live_validating_webhook.yaml"
+        ));
+        let mut desired = fixture(include_str!(
+            "../../testdata/diff/ignore/managed/desired_validating_webhook.yaml"
+        ));
+        assert!(managed_fields_normalize(
+            &mut live,
+            &mut desired,
+            &managers(&["external-secrets"])
+        ));
+        for obj in [&live, &desired] {
+            assert_eq!(obj.pointer("/webhooks/0/clientConfig/caBundle"), None);
+            assert!(obj.pointer("/webhooks/0/clientConfig/service").is_some());
+        }
+    }
 }
