@@ -903,3 +903,23 @@ mod subset {
         }
     }
 }
+#[cfg(test)]
+mod regex_bounds {
+    use super::*;
+    use serde_json::json;
+
+    /// `test` runs on regex-bites: matching is O(pattern × text) without backtracking, and a
+    /// pattern that compiles too large is an error, not a stall.
+    #[test]
+    fn regexes_are_bounded() {
+        let doc = json!({"items": vec!["a".repeat(64); 200]});
+        let run =
+            |re: &str| compile(&format!(".items[] | select(test(\"{re}\"))")).unwrap().paths(&doc);
+        assert_eq!(run("((a*)*)*b"), Ok(vec![]));
+        assert_eq!(run("(a|aa)*c"), Ok(vec![]));
+        assert_eq!(
+            run("(a{1000}){1000}"),
+            Err("\"invalid regex: compiled regex exceeded size limit\"".to_string())
+        );
+    }
+}
