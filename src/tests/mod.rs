@@ -4,4 +4,5 @@
 mod parse;
 mod smp;
 mod diff;
+mod ignore;
 mod support;
