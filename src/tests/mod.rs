@@ -1,4 +1,5 @@
 //! Integration-style tests: they read `testdata/` and use only the public API.
 #![allow(clippy::disallowed_methods)] // tests read files from testdata/
 
+mod health;
 mod support;
