@@ -82,10 +82,10 @@ pub fn run(args: lexopt::Parser) -> Result<u8, CliError> {
         return Ok(0);
     };
     let settings = args.argocd_cm.as_deref().map(common::read_settings).transpose()?;
-    if let Some(dir) = &args.customizations {
-        if !dir.is_dir() {
-            return Err(CliError::Input(format!("{}: not a directory", dir.display())));
-        }
+    if let Some(dir) = &args.customizations
+        && !dir.is_dir()
+    {
+        return Err(CliError::Input(format!("{}: not a directory", dir.display())));
     }
     let engine = script_engine(settings.as_ref(), args.customizations.as_deref())?;
     if engine.is_none() && (settings.is_some() || args.customizations.is_some()) {
@@ -205,4 +205,56 @@ fn to_text(app: &AppHealth) -> String {
 /// Runs `test-health`.
 pub fn run_tests(_args: lexopt::Parser) -> Result<u8, CliError> {
     Err(CliError::Usage("`test-health` is not available yet".into()))
+}
+
+#[cfg(test)]
+mod tests {
+    use gitops_core::health::{ResourceHealthInput, aggregate};
+    use gitops_core::{HealthResult, HealthStatus, ObjectRef};
+
+    use super::{to_json, to_text};
+
+    fn app() -> gitops_core::health::AppHealth {
+        aggregate(&[
+            ResourceHealthInput::new(
+                ObjectRef::new("", "v1", "ConfigMap", "bookstore-dev", "settings"),
+                None,
+            ),
+            ResourceHealthInput::new(
+                ObjectRef::new("apps", "v1", "Deployment", "bookstore-dev", "api"),
+                Some(HealthResult::new(
+                    HealthStatus::Degraded,
+                    "Deployment \"api\" exceeded its progress deadline",
+                )),
+            ),
+            ResourceHealthInput::new(
+                ObjectRef::new("", "v1", "Service", "bookstore-dev", "api"),
+                Some(HealthResult::status(HealthStatus::Healthy)),
+            ),
+        ])
+    }
+
+    #[test]
+    fn text_output() {
+        assert_eq!(
+            to_text(&app()),
+            "\
+Health Status:      Degraded (Caused by apps/Deployment:bookstore-dev/api)
+
+GROUP  KIND        NAMESPACE      NAME      HEALTH    MESSAGE
+       ConfigMap   bookstore-dev  settings
+       Service     bookstore-dev  api       Healthy
+apps   Deployment  bookstore-dev  api       Degraded  Deployment \"api\" exceeded its progress deadline
+"
+        );
+    }
+
+    #[test]
+    fn json_output() {
+        let json = serde_json::to_string(&to_json(&app())).unwrap(); // serializing plain data
+        assert_eq!(
+            json,
+            r#"{"status":"Degraded","message":"Caused by apps/Deployment:bookstore-dev/api","resources":[{"group":"","version":"v1","kind":"ConfigMap","namespace":"bookstore-dev","name":"settings","status":null,"message":""},{"group":"","version":"v1","kind":"Service","namespace":"bookstore-dev","name":"api","status":"Healthy","message":""},{"group":"apps","version":"v1","kind":"Deployment","namespace":"bookstore-dev","name":"api","status":"Degraded","message":"Deployment \"api\" exceeded its progress deadline"}]}"#
+        );
+    }
 }
