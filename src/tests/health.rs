@@ -244,3 +244,179 @@ fn health_conformance() {
     eprintln!("health conformance: {} passed, {} failed", t.passed, t.failures.len());
     assert!(t.failures.is_empty(), "{} failures:\n{}", t.failures.len(), t.failures.join("\n"));
 }
+
+mod properties {
+    //! Invariants on any input: `assess` is total (no panic, an error is an Unknown health),
+    //! and `aggregate` does not depend on the order of the resources.
+
+    use proptest::prelude::*;
+    use serde_json::{Value, json};
+
+    use super::UNIX_EPOCH;
+    use crate::health::{self, HealthContext, HealthResult, HealthStatus, ResourceHealthInput};
+    use crate::object::ObjectRef;
+
+    const KINDS: &[(&str, &str)] = &[
+        ("apps/v1", "Deployment"),
+        ("apps/v1", "StatefulSet"),
+        ("apps/v1", "DaemonSet"),
+        ("apps/v1", "ReplicaSet"),
+        ("v1", "Pod"),
+        ("v1", "Service"),
+        ("v1", "PersistentVolumeClaim"),
+        ("networking.k8s.io/v1", "Ingress"),
+        ("batch/v1", "Job"),
+        ("autoscaling/v1", "HorizontalPodAutoscaler"),
+        ("autoscaling/v2", "HorizontalPodAutoscaler"),
+        ("apiregistration.k8s.io/v1", "APIService"),
+        ("argoproj.io/v1alpha1", "Workflow"),
+    ];
+
+    /// The fields the checks read, where random values go.
+    const PATHS: &[&str] = &[
+        "spec",
+        "status",
+        "metadata",
+        "spec.replicas",
+        "spec.paused",
+        "spec.restartPolicy",
+        "spec.type",
+        "spec.updateStrategy",
+        "spec.updateStrategy.rollingUpdate",
+        "status.conditions",
+        "status.containerStatuses",
+        "status.initContainerStatuses",
+        "status.phase",
+        "status.loadBalancer",
+        "status.loadBalancer.ingress",
+        "metadata.generation",
+        "metadata.annotations",
+        "metadata.deletionTimestamp",
+        "metadata.finalizers",
+    ];
+
+    fn json_value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(|i| json!(i)),
+            (-1.0e6f64..1.0e6).prop_map(|f| json!(f)),
+            "[a-zA-Z:, {}\\[\\]\"]{0,12}".prop_map(Value::String),
+            prop_oneof![
+                Just("True"),
+                Just("Running"),
+                Just("Failed"),
+                Just("Progressing"),
+                Just("ProgressDeadlineExceeded"),
+                Just("LoadBalancer"),
+                Just("Always"),
+                Just("[{\"type\":\"AbleToScale\"}]"),
+            ]
+            .prop_map(|s| json!(s)),
+        ];
+        leaf.prop_recursive(4, 32, 6, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                prop::collection::btree_map(
+                    prop_oneof![
+                        Just("type".to_string()),
+                        Just("status".to_string()),
+                        Just("reason".to_string()),
+                        Just("message".to_string()),
+                        Just("state".to_string()),
+                        Just("waiting".to_string()),
+                        Just("terminated".to_string()),
+                        Just("ingress".to_string()),
+                        "[a-z]{1,6}",
+                    ],
+                    inner,
+                    0..4
+                )
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    fn set(obj: &mut Value, path: &str, v: Value) {
+        let mut cur = obj;
+        let parts: Vec<&str> = path.split('.').collect();
+        for (i, p) in parts.iter().enumerate() {
+            if !cur.is_object() {
+                return;
+            }
+            if i + 1 == parts.len() {
+                cur[*p] = v;
+                return;
+            }
+            if !cur[*p].is_object() {
+                cur[*p] = json!({});
+            }
+            cur = &mut cur[*p];
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+        #[test]
+        fn assess_is_total(
+            kind in 0..KINDS.len(),
+            edits in prop::collection::vec((0..PATHS.len(), json_value()), 0..5),
+        ) {
+            let (api_version, kind) = KINDS[kind];
+            let mut obj = json!({"apiVersion": api_version, "kind": kind, "metadata": {"name": "x"}});
+            for (path, v) in edits {
+                set(&mut obj, PATHS[path], v);
+            }
+            let ctx = HealthContext::new(UNIX_EPOCH);
+            match health::assess(&obj, &ctx) {
+                Ok(_) => {}
+                Err(e) => {
+                    prop_assert_eq!(e.health().status, HealthStatus::Unknown);
+                    prop_assert!(!e.to_string().is_empty());
+                }
+            }
+        }
+
+        #[test]
+        fn assess_any_value_is_total(v in json_value()) {
+            let _ = health::assess(&v, &HealthContext::new(UNIX_EPOCH));
+        }
+
+        #[test]
+        fn aggregate_ignores_order(
+            items in prop::collection::vec(
+                (0..4usize, 0..7usize, any::<bool>(), any::<bool>(), any::<bool>()), 0..10),
+            seed in any::<u64>(),
+        ) {
+            let inputs: Vec<ResourceHealthInput> = items
+                .iter()
+                .map(|&(name, status, live, hook, ignore)| {
+                    let kind = if name == 3 { "Application" } else { "Widget" };
+                    let object = ObjectRef::new("argoproj.io", "v1", kind, "ns", format!("r{name}"));
+                    let health = HealthStatus::ALL.get(status).map(|s| HealthResult::status(*s));
+                    let mut input = if live {
+                        ResourceHealthInput::new(object, health)
+                    } else {
+                        ResourceHealthInput::missing(object)
+                    };
+                    input.hook = hook;
+                    input.ignore_health = ignore;
+                    input
+                })
+                .collect();
+            let mut shuffled = inputs.clone();
+            // A deterministic shuffle from the seed.
+            let mut s = seed;
+            for i in (1..shuffled.len()).rev() {
+                s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                shuffled.swap(i, (s >> 33) as usize % (i + 1));
+            }
+            let a = health::aggregate(&inputs);
+            let b = health::aggregate(&shuffled);
+            prop_assert_eq!(a.status, b.status);
+            prop_assert_eq!(&a.message, &b.message);
+            prop_assert_eq!(a.resources.len(), inputs.len());
+        }
+    }
+}
