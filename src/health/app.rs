@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::application::{is_application, is_application_itself};
 use super::hook::{IGNORE_HEALTHCHECK_ANNOTATION, is_hook, is_skip_hook};
 use super::{HealthContext, HealthError, HealthResult, HealthStatus, assess};
 use crate::object::{ObjectRef, annotation};
@@ -47,7 +48,8 @@ impl ResourceHealthInput {
     }
 
     /// The input for a resource from its desired manifest and its live object, assessing the
-    /// live object with `ctx`. `None` when both are `None`.
+    /// live object with `ctx`. `None` when both are `None`. A live object that is the
+    /// Application of `ctx.app` itself is ignored.
     ///
     /// ```
     /// use std::time::UNIX_EPOCH;
@@ -74,7 +76,8 @@ impl ResourceHealthInput {
         input.hook = target.is_some_and(is_skip_hook) || live.is_some_and(is_hook);
         if let Some(live) = live {
             input.live = true;
-            input.ignore_health = annotation(live, IGNORE_HEALTHCHECK_ANNOTATION) == Some("true");
+            input.ignore_health = annotation(live, IGNORE_HEALTHCHECK_ANNOTATION) == Some("true")
+                || ctx.app.is_some_and(|app| is_application_itself(app, live));
             if !input.hook && !input.ignore_health {
                 match assess(live, ctx) {
                     Ok(h) => input.health = h,
@@ -150,10 +153,6 @@ pub fn format_causes(causes: &[&ObjectRef]) -> String {
         out.push_str(&format!(" and {} more", causes.len() - 3));
     }
     out
-}
-
-fn is_application(o: &ObjectRef) -> bool {
-    o.group == "argoproj.io" && o.kind == "Application"
 }
 
 /// An application's health from its resources' (Argo CD's `setApplicationHealth`).

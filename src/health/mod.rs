@@ -51,6 +51,7 @@ use crate::object::ObjectRef;
 
 mod apiservice;
 mod app;
+mod application;
 mod daemonset;
 mod deployment;
 mod fields;
@@ -66,6 +67,7 @@ mod statefulset;
 mod workflow;
 
 pub use app::{AppHealth, ResourceHealth, ResourceHealthInput, aggregate, format_causes};
+pub use application::is_application_itself;
 pub use hook::{HOOK_FINALIZER, IGNORE_HEALTHCHECK_ANNOTATION, has_hook_finalizer, is_hook};
 
 /// A health status code, ordered from most to least healthy (Argo CD's severity order).
@@ -378,7 +380,8 @@ pub trait ScriptHealth: Send + Sync {
     ) -> Result<Option<ScriptOutput>, HealthError>;
 }
 
-/// What [`assess`] needs besides the object: the time and the script engine.
+/// What [`assess`] needs besides the object: the time and the script engine (and, for
+/// [`ResourceHealthInput::from_objects`], the Application being assessed).
 #[derive(Clone, Copy)]
 #[non_exhaustive]
 pub struct HealthContext<'a> {
@@ -386,17 +389,25 @@ pub struct HealthContext<'a> {
     pub now: SystemTime,
     /// The health scripts, if any.
     pub scripts: Option<&'a dyn ScriptHealth>,
+    /// The Application whose health is being aggregated, if known: a live object that is
+    /// this Application itself ([`is_application_itself`]) is left out of its health.
+    pub app: Option<&'a Value>,
 }
 
 impl<'a> HealthContext<'a> {
     /// A context at `now`, without scripts: built-in checks only.
     pub fn new(now: SystemTime) -> Self {
-        HealthContext { now, scripts: None }
+        HealthContext { now, scripts: None, app: None }
     }
 
     /// The same context with a script engine.
     pub fn with_scripts(self, scripts: &'a dyn ScriptHealth) -> Self {
         HealthContext { scripts: Some(scripts), ..self }
+    }
+
+    /// The same context for the health of the Application `app`.
+    pub fn with_app(self, app: &'a Value) -> Self {
+        HealthContext { app: Some(app), ..self }
     }
 }
 
@@ -405,6 +416,7 @@ impl fmt::Debug for HealthContext<'_> {
         f.debug_struct("HealthContext")
             .field("now", &self.now)
             .field("scripts", &self.scripts.map(|_| "..."))
+            .field("app", &self.app.map(ObjectRef::from_object_lossy))
             .finish()
     }
 }

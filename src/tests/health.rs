@@ -195,11 +195,19 @@ fn input(entry: &Value, ctx: &HealthContext<'_>) -> ResourceHealthInput {
 
 /// App aggregation (`testdata/health/app.yaml`), in every rotation of the input and reversed.
 fn apps(t: &mut Tally) {
-    let ctx = HealthContext::new(UNIX_EPOCH);
     for case in cases("health/app.yaml") {
         let name = format!("app/{}", case["name"].as_str().expect("name"));
         if !selected(&name) {
             continue;
+        }
+        let script = case.get("script").map(|s| Fixed(s.clone()));
+        let app = side(&case, "app");
+        let mut ctx = HealthContext::new(UNIX_EPOCH);
+        if let Some(s) = &script {
+            ctx = ctx.with_scripts(s);
+        }
+        if let Some(app) = &app {
+            ctx = ctx.with_app(app);
         }
         let resources: Vec<ResourceHealthInput> = case["resources"]
             .as_array()
