@@ -6,7 +6,7 @@ use super::{HealthError, HealthResult, HealthStatus, go_quote};
 /// Argo CD's DaemonSet check.
 pub(crate) fn health(r: &Reader<'_>) -> Result<HealthResult, HealthError> {
     use HealthStatus::{Healthy, Progressing};
-    if r.int("/metadata/generation")? > r.int("/status/observedGeneration")? {
+    if r.int64("/metadata/generation")? > r.int64("/status/observedGeneration")? {
         return Ok(HealthResult::new(
             Progressing,
             "Waiting for rollout to finish: observed daemon set generation less than desired generation",

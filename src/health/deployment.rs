@@ -9,7 +9,7 @@ pub(crate) fn health(r: &Reader<'_>) -> Result<HealthResult, HealthError> {
     if r.bool("/spec/paused")? {
         return Ok(HealthResult::new(Suspended, "Deployment is paused"));
     }
-    if r.int("/metadata/generation")? > r.int("/status/observedGeneration")? {
+    if r.int64("/metadata/generation")? > r.int64("/status/observedGeneration")? {
         return Ok(HealthResult::new(
             Progressing,
             "Waiting for rollout to finish: observed deployment generation less than desired generation",

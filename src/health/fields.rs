@@ -73,8 +73,8 @@ impl<'a> Reader<'a> {
         Ok(Some(cur))
     }
 
-    /// An integer field, `None` when absent ("nil" in Go).
-    pub(crate) fn opt_int(&self, pointer: &str) -> Result<Option<i64>, HealthError> {
+    /// An integer field of any size, `None` when absent ("nil" in Go).
+    fn opt_i64(&self, pointer: &str) -> Result<Option<i64>, HealthError> {
         match self.get(pointer)? {
             None => Ok(None),
             Some(v) => match v.as_i64() {
@@ -88,9 +88,27 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// An integer field, 0 when absent.
+    /// An `int32` field (replica counts, partitions, exit codes), `None` when absent. A value
+    /// out of the `int32` range is a conversion error, so the checks' arithmetic on these
+    /// fields cannot overflow.
+    pub(crate) fn opt_int(&self, pointer: &str) -> Result<Option<i64>, HealthError> {
+        match self.opt_i64(pointer)? {
+            Some(i) if i32::try_from(i).is_err() => match self.get(pointer)? {
+                Some(v) => Err(self.error(pointer, "a 32-bit integer", v)),
+                None => Ok(None),
+            },
+            other => Ok(other),
+        }
+    }
+
+    /// An `int32` field, 0 when absent.
     pub(crate) fn int(&self, pointer: &str) -> Result<i64, HealthError> {
         Ok(self.opt_int(pointer)?.unwrap_or(0))
+    }
+
+    /// An `int64` field (generations), 0 when absent.
+    pub(crate) fn int64(&self, pointer: &str) -> Result<i64, HealthError> {
+        Ok(self.opt_i64(pointer)?.unwrap_or(0))
     }
 
     /// A string field, `""` when absent.

@@ -6,8 +6,8 @@ use super::{HealthError, HealthResult, HealthStatus};
 /// Argo CD's StatefulSet check.
 pub(crate) fn health(r: &Reader<'_>) -> Result<HealthResult, HealthError> {
     use HealthStatus::{Healthy, Progressing};
-    let observed = r.int("/status/observedGeneration")?;
-    if observed == 0 || r.int("/metadata/generation")? > observed {
+    let observed = r.int64("/status/observedGeneration")?;
+    if observed == 0 || r.int64("/metadata/generation")? > observed {
         return Ok(HealthResult::new(
             Progressing,
             "Waiting for statefulset spec update to be observed...",

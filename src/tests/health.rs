@@ -295,6 +295,12 @@ mod properties {
         "status.containerStatuses",
         "status.initContainerStatuses",
         "status.phase",
+        "status.replicas",
+        "status.readyReplicas",
+        "status.updatedReplicas",
+        "status.availableReplicas",
+        "status.desiredNumberScheduled",
+        "spec.updateStrategy.rollingUpdate.partition",
         "status.loadBalancer",
         "status.loadBalancer.ingress",
         "metadata.generation",
@@ -308,6 +314,15 @@ mod properties {
             Just(Value::Null),
             any::<bool>().prop_map(Value::Bool),
             any::<i64>().prop_map(|i| json!(i)),
+            prop_oneof![
+                Just(i64::MAX),
+                Just(i64::MIN),
+                Just(i64::from(i32::MAX)),
+                Just(i64::from(i32::MIN)),
+                Just(-1),
+                Just(0),
+            ]
+            .prop_map(|i| json!(i)),
             (-1.0e6f64..1.0e6).prop_map(|f| json!(f)),
             "[a-zA-Z:, {}\\[\\]\"]{0,12}".prop_map(Value::String),
             prop_oneof![
