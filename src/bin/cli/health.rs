@@ -250,6 +250,35 @@ apps   Deployment  bookstore-dev  api       Degraded  Deployment \"api\" exceede
     }
 
     #[test]
+    fn errors_name_the_file_and_document() {
+        let dir = std::env::temp_dir().join(format!("gitops-core-health-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap(); // test scaffolding
+        let file = dir.join("bad.yaml");
+        std::fs::write(&file, "apiVersion: v1\nkind: Pod\nmetadata: {name: a}\n---\nkind: Pod\n")
+            .unwrap(); // test scaffolding
+        let result = super::run(lexopt::Parser::from_args([file.as_os_str()]));
+        let _ = std::fs::remove_dir_all(&dir);
+        let Err(crate::common::CliError::Input(message)) = result else {
+            panic!("expected an input error, got {result:?}");
+        };
+        assert_eq!(message, format!("{}: document 1: missing field `apiVersion`", file.display()));
+    }
+
+    #[test]
+    fn usage_errors() {
+        let result = super::run(lexopt::Parser::from_args(["--output", "yaml", "x.yaml"]));
+        assert!(
+            matches!(&result, Err(crate::common::CliError::Usage(m)) if m == "unknown output `yaml`: expected text or json"),
+            "{result:?}"
+        );
+        let result = super::run(lexopt::Parser::from_args(Vec::<&str>::new()));
+        assert!(
+            matches!(&result, Err(crate::common::CliError::Usage(m)) if m.starts_with("no PATH given")),
+            "{result:?}"
+        );
+    }
+
+    #[test]
     fn json_output() {
         let json = serde_json::to_string(&to_json(&app())).unwrap(); // serializing plain data
         assert_eq!(
