@@ -5,4 +5,5 @@ mod parse;
 mod smp;
 mod diff;
 mod ignore;
+mod health;
 mod support;
