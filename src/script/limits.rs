@@ -1,0 +1,51 @@
+//! Limits on one script evaluation.
+
+/// Resource limits for one evaluation of a script.
+///
+/// Every limit is counted, never timed, so the same script on the same input stops at the
+/// same point on every run and on every machine. The defaults leave every health script that
+/// Argo CD ships far inside them (the largest uses a few thousand instructions and well under
+/// 1 MiB).
+///
+/// # Examples
+///
+/// ```
+/// use gitops_core::script::ScriptLimits;
+/// let limits = ScriptLimits { instructions: 1_000_000, ..ScriptLimits::default() };
+/// assert_eq!(limits.memory_bytes, 64 << 20);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct ScriptLimits {
+    /// Lua VM instructions one evaluation may run (counted in blocks of
+    /// [`ScriptLimits::HOOK_INTERVAL`]). Default 10,000,000: about 50 ms on the interpreter.
+    pub instructions: u64,
+    /// Bytes the Lua heap may grow by during one evaluation, including the converted object.
+    /// Default 64 MiB.
+    pub memory_bytes: usize,
+    /// Steps the Lua pattern functions (`string.find`, `match`, `gmatch`, `gsub`) may take in
+    /// one evaluation, in total. Pattern matching runs in native code that the instruction
+    /// count does not see, so it has its own budget. Default 2,000,000.
+    pub pattern_steps: u64,
+    /// Largest string `string.rep` and `string.gsub` may build, in bytes (never more than
+    /// `memory_bytes`); they allocate in one native call, so they are checked up front.
+    /// Default 16 MiB.
+    pub string_bytes: usize,
+}
+
+impl ScriptLimits {
+    /// How often the instruction hook runs, in VM instructions. A budget is checked at this
+    /// granularity.
+    pub const HOOK_INTERVAL: u32 = 1000;
+}
+
+impl Default for ScriptLimits {
+    fn default() -> Self {
+        ScriptLimits {
+            instructions: 10_000_000,
+            memory_bytes: 64 << 20,
+            pattern_steps: 2_000_000,
+            string_bytes: 16 << 20,
+        }
+    }
+}
