@@ -1,5 +1,7 @@
 //! Health assessment: Argo CD's built-in rules, Lua scripts and app aggregation.
 
+pub mod scripts;
+
 use serde::{Deserialize, Serialize};
 
 /// A health status code, ordered from most to least healthy (Argo CD's severity order).

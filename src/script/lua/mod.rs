@@ -14,6 +14,7 @@ use mlua::chunk::ChunkMode;
 use mlua::{Function, HookTriggers, Lua, LuaOptions, MultiValue, StdLib, Table, Value};
 
 use super::ScriptLimits;
+use crate::object::ObjectRef;
 
 pub use convert::LuaHealth;
 
@@ -72,17 +73,33 @@ pub struct LuaEngine {
     limits: ScriptLimits,
 }
 
-/// Why a script failed.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("health script {script}: {kind}")]
+/// Why a script failed: the script, the object it ran on, and what went wrong.
+///
+/// Displayed as `health script <script> on <object>: <reason>`, or without ` on <object>`
+/// when the object has no name.
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ScriptError {
     /// The script's name (where it came from, e.g. `argocd-cm apps/Deployment` or the
     /// path of a `health.lua`).
     pub script: String,
+    /// The object the script ran on (empty when the caller did not say).
+    pub object: ObjectRef,
     /// What went wrong.
     pub kind: ScriptErrorKind,
 }
+
+impl std::fmt::Display for ScriptError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "health script {}", self.script)?;
+        if !self.object.name.is_empty() {
+            write!(f, " on {}", self.object)?;
+        }
+        write!(f, ": {}", self.kind)
+    }
+}
+
+impl std::error::Error for ScriptError {}
 
 /// What went wrong in a script.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -115,7 +132,13 @@ pub enum ScriptErrorKind {
 
 impl ScriptError {
     fn new(script: &str, kind: ScriptErrorKind) -> Self {
-        ScriptError { script: script.to_string(), kind }
+        ScriptError { script: script.to_string(), object: ObjectRef::default(), kind }
+    }
+
+    /// The same error, naming the object.
+    pub fn with_object(mut self, object: ObjectRef) -> Self {
+        self.object = object;
+        self
     }
 
     /// The error text without the script name: what Argo CD shows as the message of an
