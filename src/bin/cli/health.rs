@@ -131,3 +131,20 @@ fn relative(base: &std::path::Path, path: &std::path::Path) -> String {
     let rel = path.strip_prefix(base).unwrap_or(path);
     rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/")
 }
+
+#[cfg(all(test, feature = "lua"))]
+mod tests {
+    use std::path::PathBuf;
+
+    fn testdata(rel: &str) -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata").join(rel)
+    }
+
+    #[test]
+    fn test_health_exit_codes() {
+        assert_eq!(super::run_test_dir(&testdata("health/customizations")).ok(), Some(0));
+        assert_eq!(super::run_test_dir(&testdata("health/lua-failing")).ok(), Some(1));
+        let err = super::run_test_dir(&testdata("health/no-such-dir")).unwrap_err().to_string();
+        assert!(err.contains("health/no-such-dir"), "{err}");
+    }
+}

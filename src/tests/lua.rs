@@ -1,0 +1,122 @@
+//! Lua health scripts: the contract and hostile cases of `testdata/health/lua/cases.yaml`, and
+//! the `health_test.yaml` folders below `testdata/health/lua/`.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, SystemTime};
+
+use serde_json::Value;
+
+use crate::health::scripts::{HealthScript, HealthScripts, run_health_tests};
+use crate::script::{LuaEngine, LuaHealth};
+use crate::tests::support::{read, selected, testdata};
+
+fn text(v: &Value, key: &str) -> String {
+    v.get(key).and_then(Value::as_str).unwrap_or_default().to_string()
+}
+
+#[test]
+fn lua_contract_cases() {
+    let doc: Value = serde_norway::from_str(&read("health/lua/cases.yaml")).expect("cases.yaml");
+    let default_obj = doc["defaultObject"].clone();
+    let engine = LuaEngine::default();
+    let mut failures = Vec::new();
+    let mut ran = 0;
+    for case in doc["cases"].as_array().expect("cases") {
+        let name = text(case, "name");
+        if !selected(&name) {
+            continue;
+        }
+        ran += 1;
+        let obj = case.get("obj").cloned().unwrap_or_else(|| default_obj.clone());
+        let secs = case.get("now").and_then(Value::as_u64).unwrap_or(1_700_000_000);
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(secs);
+        let open = case.get("useOpenLibs").and_then(Value::as_bool).unwrap_or(false);
+        let runs = case.get("runs").and_then(Value::as_u64).unwrap_or(1);
+        let script = text(case, "script");
+        for run in 0..runs {
+            let got = engine.eval_health("case", &script, open, &obj, now);
+            let ok = match (case.get("expected"), case.get("error"), &got) {
+                (Some(exp), None, Ok(h)) => {
+                    let want = LuaHealth {
+                        status: text(exp, "status"),
+                        message: text(exp, "message"),
+                        deletion_message: text(exp, "deletionMessage"),
+                    };
+                    *h == want
+                }
+                (None, Some(Value::String(e)), Err(err)) => err.to_string() == *e,
+                _ => false,
+            };
+            if !ok {
+                failures.push(format!("{name} (run {run}): got {got:?}"));
+            }
+        }
+    }
+    assert!(ran > 0 || std::env::var("GITOPS_TEST").is_ok(), "no cases ran");
+    assert!(failures.is_empty(), "{} failing:\n{}", failures.len(), failures.join("\n"));
+}
+
+/// Every file below `dir`, by path relative to it.
+fn files_below(dir: &std::path::Path) -> BTreeMap<String, String> {
+    fn walk(base: &std::path::Path, dir: &std::path::Path, out: &mut BTreeMap<String, String>) {
+        for entry in std::fs::read_dir(dir).expect("read_dir") {
+            let p = entry.expect("entry").path();
+            if p.is_dir() {
+                walk(base, &p, out);
+            } else {
+                let rel = p.strip_prefix(base).expect("below base");
+                let rel = rel.to_string_lossy().replace('\\', "/");
+                out.insert(rel, std::fs::read_to_string(&p).expect("read"));
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(dir, dir, &mut out);
+    out
+}
+
+/// Runs every `health_test.yaml` below `root`; gives (passed, failed case names).
+fn run_folder(root: &str) -> (usize, Vec<String>) {
+    let files = files_below(&testdata().join(root));
+    let scripts = HealthScripts::new().with_directory(&files);
+    let engine = LuaEngine::default();
+    let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
+    let (mut passed, mut failed) = (0, Vec::new());
+    for (path, yaml) in &files {
+        let Some(dir) = path.strip_suffix("health_test.yaml") else { continue };
+        let script_path = format!("{dir}health.lua");
+        let default_script =
+            HealthScript::new(script_path.clone(), files[&script_path].clone(), true);
+        let inputs: BTreeMap<String, String> = files
+            .iter()
+            .filter_map(|(p, t)| p.strip_prefix(dir).map(|rel| (rel.to_string(), t.clone())))
+            .collect();
+        let cases = run_health_tests(yaml, &inputs, &scripts, &default_script, &engine, now)
+            .unwrap_or_else(|e| panic!("{path}: {e}"));
+        for c in cases {
+            if !selected(&c.input_path) {
+                continue;
+            }
+            if c.passed {
+                passed += 1;
+            } else {
+                failed.push(format!(
+                    "{dir}{}: expected {:?}, got {:?}",
+                    c.input_path, c.expected, c.got
+                ));
+            }
+        }
+    }
+    (passed, failed)
+}
+
+#[test]
+fn lua_health_test_folders() {
+    let (passed, failed) = run_folder("health/customizations");
+    assert!(failed.is_empty(), "failing:\n{}", failed.join("\n"));
+    assert!(passed >= 10 || std::env::var("GITOPS_TEST").is_ok(), "only {passed} cases ran");
+    // The failing fixture fails exactly where it should.
+    let (passed, failed) = run_folder("health/lua-failing");
+    assert_eq!(passed, 1);
+    assert_eq!(failed.len(), 2, "{failed:?}");
+}
