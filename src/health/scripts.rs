@@ -347,6 +347,6 @@ mod with_lua {
     /// A member of an object, with the name matched case-insensitively (the file is read
     /// through Go's JSON decoder); the last match wins.
     fn field<'a>(v: &'a Value, name: &str) -> Option<&'a Value> {
-        v.as_object()?.iter().filter(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v).last()
+        v.as_object()?.iter().rev().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v)
     }
 }

@@ -11,8 +11,9 @@
 ///
 /// ```
 /// use gitops_core::script::ScriptLimits;
-/// let limits = ScriptLimits { instructions: 1_000_000, ..ScriptLimits::default() };
-/// assert_eq!(limits.memory_bytes, 64 << 20);
+/// let limits = ScriptLimits::default().with_instructions(1_000_000).with_memory_bytes(8 << 20);
+/// assert_eq!((limits.instructions, limits.memory_bytes), (1_000_000, 8 << 20));
+/// assert_eq!(limits.pattern_steps, 2_000_000);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -37,6 +38,34 @@ impl ScriptLimits {
     /// How often the instruction hook runs, in VM instructions. A budget is checked at this
     /// granularity.
     pub const HOOK_INTERVAL: u32 = 1000;
+
+    /// The same limits with another instruction budget.
+    #[must_use]
+    pub fn with_instructions(mut self, instructions: u64) -> Self {
+        self.instructions = instructions;
+        self
+    }
+
+    /// The same limits with another memory limit.
+    #[must_use]
+    pub fn with_memory_bytes(mut self, memory_bytes: usize) -> Self {
+        self.memory_bytes = memory_bytes;
+        self
+    }
+
+    /// The same limits with another pattern step budget.
+    #[must_use]
+    pub fn with_pattern_steps(mut self, pattern_steps: u64) -> Self {
+        self.pattern_steps = pattern_steps;
+        self
+    }
+
+    /// The same limits with another largest built string.
+    #[must_use]
+    pub fn with_string_bytes(mut self, string_bytes: usize) -> Self {
+        self.string_bytes = string_bytes;
+        self
+    }
 }
 
 impl Default for ScriptLimits {

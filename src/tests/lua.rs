@@ -7,7 +7,7 @@ use std::time::{Duration, SystemTime};
 use serde_json::Value;
 
 use crate::health::scripts::{HealthScript, HealthScripts, run_health_tests};
-use crate::script::{LuaEngine, LuaHealth};
+use crate::script::{LuaEngine, LuaHealth, ScriptLimits};
 use crate::tests::support::{read, selected, testdata};
 
 fn text(v: &Value, key: &str) -> String {
@@ -33,6 +33,26 @@ fn lua_contract_cases() {
         let open = case.get("useOpenLibs").and_then(Value::as_bool).unwrap_or(false);
         let runs = case.get("runs").and_then(Value::as_u64).unwrap_or(1);
         let script = text(case, "script");
+        let engine = match case.get("limits") {
+            Some(l) => {
+                let n = |k: &str| l.get(k).and_then(Value::as_u64);
+                let mut limits = ScriptLimits::default();
+                if let Some(v) = n("instructions") {
+                    limits = limits.with_instructions(v);
+                }
+                if let Some(v) = n("memoryBytes") {
+                    limits = limits.with_memory_bytes(usize::try_from(v).expect("fits"));
+                }
+                if let Some(v) = n("patternSteps") {
+                    limits = limits.with_pattern_steps(v);
+                }
+                if let Some(v) = n("stringBytes") {
+                    limits = limits.with_string_bytes(usize::try_from(v).expect("fits"));
+                }
+                LuaEngine::new(limits)
+            }
+            None => engine.clone(),
+        };
         for run in 0..runs {
             let got = engine.eval_health("case", &script, open, &obj, now);
             let ok = match (case.get("expected"), case.get("error"), &got) {

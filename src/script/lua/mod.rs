@@ -84,7 +84,7 @@ pub struct ScriptError {
     /// path of a `health.lua`).
     pub script: String,
     /// The object the script ran on (empty when the caller did not say).
-    pub object: ObjectRef,
+    pub object: Box<ObjectRef>,
     /// What went wrong.
     pub kind: ScriptErrorKind,
 }
@@ -132,12 +132,12 @@ pub enum ScriptErrorKind {
 
 impl ScriptError {
     fn new(script: &str, kind: ScriptErrorKind) -> Self {
-        ScriptError { script: script.to_string(), object: ObjectRef::default(), kind }
+        ScriptError { script: script.to_string(), object: Box::default(), kind }
     }
 
     /// The same error, naming the object.
     pub fn with_object(mut self, object: ObjectRef) -> Self {
-        self.object = object;
+        self.object = Box::new(object);
         self
     }
 

@@ -26,7 +26,7 @@ fn error(lua: &Lua, message: impl std::fmt::Display) -> mlua::Error {
     mlua::Error::RuntimeError(format!("{}{message}", position(lua)))
 }
 
-fn arg<'a>(args: &'a MultiValue, i: usize) -> &'a Value {
+fn arg(args: &MultiValue, i: usize) -> &Value {
     args.get(i - 1).unwrap_or(&Value::Nil)
 }
 
