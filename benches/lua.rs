@@ -60,3 +60,16 @@ fn trivial_script_warm(bencher: divan::Bencher) {
         )
     });
 }
+
+/// A trivial script on a tiny object: the cost without the object conversion.
+#[divan::bench(sample_count = 100, sample_size = 100)]
+fn trivial_script_tiny_object(bencher: divan::Bencher) {
+    let engine = LuaEngine::default();
+    let now = SystemTime::UNIX_EPOCH;
+    let obj = serde_json::json!({"kind": "X"});
+    let script = "return {status = 'Healthy'}";
+    engine.eval_health("trivial", script, true, &obj, now).expect("runs");
+    bencher.bench_local(|| {
+        divan::black_box(engine.eval_health("trivial", script, true, &obj, now).expect("runs"))
+    });
+}

@@ -58,31 +58,48 @@ pub(super) fn to_lua(lua: &Lua, v: &Json) -> mlua::Result<Value> {
     Ok(match v {
         Json::Null => Value::Nil,
         Json::Bool(b) => Value::Boolean(*b),
-        Json::Number(n) => Value::Number(n.as_f64().unwrap_or(0.0)),
+        Json::Number(n) => Value::Number(number(n)),
         Json::String(s) => Value::String(lua.create_string(s)?),
+        Json::Array(_) | Json::Object(_) => Value::Table(table_of(lua, v)?),
+    })
+}
+
+fn number(n: &serde_json::Number) -> f64 {
+    n.as_f64().unwrap_or(0.0)
+}
+
+/// A table for an array or object. Scalars are pushed straight onto the Lua stack (no
+/// handle is created for them), which keeps the conversion cheap.
+fn table_of(lua: &Lua, v: &Json) -> mlua::Result<Table> {
+    match v {
         Json::Array(items) => {
             let t = lua.create_table_with_capacity(items.len(), 0)?;
             let mut i = 0;
-            for item in items {
-                if item.is_null() {
-                    continue;
-                }
+            for item in items.iter().filter(|i| !i.is_null()) {
                 i += 1;
-                t.raw_set(i, to_lua(lua, item)?)?;
+                set(lua, &t, i, item)?;
             }
-            Value::Table(t)
+            Ok(t)
         }
         Json::Object(map) => {
             let t = lua.create_table_with_capacity(0, map.len())?;
             for (k, item) in map {
-                if item.is_null() {
-                    continue;
-                }
-                t.raw_set(k.as_str(), to_lua(lua, item)?)?;
+                set(lua, &t, k.as_str(), item)?;
             }
-            Value::Table(t)
+            Ok(t)
         }
-    })
+        _ => lua.create_table(),
+    }
+}
+
+fn set(lua: &Lua, t: &Table, key: impl mlua::IntoLua, item: &Json) -> mlua::Result<()> {
+    match item {
+        Json::Null => Ok(()),
+        Json::Bool(b) => t.raw_set(key, *b),
+        Json::Number(n) => t.raw_set(key, number(n)),
+        Json::String(s) => t.raw_set(key, s.as_str()),
+        Json::Array(_) | Json::Object(_) => t.raw_set(key, table_of(lua, item)?),
+    }
 }
 
 pub(super) enum ReadError {

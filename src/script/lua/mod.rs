@@ -368,11 +368,6 @@ impl State {
         if let Err(e) = arm_hook(&self.lua, &self.control) {
             return (err(ScriptErrorKind::Engine(e.to_string())), false);
         }
-        let limit = self.lua.used_memory().saturating_add(limits.memory_bytes);
-        if let Err(e) = self.lua.set_memory_limit(limit) {
-            return (err(ScriptErrorKind::Engine(e.to_string())), false);
-        }
-
         let result = self.run(source, obj, limits);
         // Lift the limit again for the host's own work on the state (the cache).
         let _ = self.lua.set_memory_limit(0);
@@ -423,7 +418,18 @@ impl State {
                 f
             }
         };
+        // Convert without a limit set (mlua then skips a protected call per table write),
+        // and charge the object to the script's allowance afterwards.
+        let start = self.lua.used_memory();
         let lua_obj = convert::to_lua(&self.lua, obj).map_err(RunError::Lua)?;
+        let used = self.lua.used_memory().saturating_sub(start);
+        if used > limits.memory_bytes {
+            return Err(RunError::Script(ScriptErrorKind::Memory(limits.memory_bytes)));
+        }
+        let limit = start.saturating_add(limits.memory_bytes);
+        self.lua
+            .set_memory_limit(limit)
+            .map_err(|e| RunError::Script(ScriptErrorKind::Engine(e.to_string())))?;
         let env: Table = self.make_env.call(lua_obj).map_err(RunError::Lua)?;
         func.set_environment(env).map_err(RunError::Lua)?;
         let out: MultiValue = func.call(()).map_err(RunError::Lua)?;
