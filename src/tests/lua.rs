@@ -140,3 +140,72 @@ fn lua_health_test_folders() {
     assert_eq!(passed, 1);
     assert_eq!(failed.len(), 2, "{failed:?}");
 }
+
+#[test]
+fn lua_script_lookup() {
+    let doc: Value = serde_norway::from_str(&read("health/lua/lookup.yaml")).expect("lookup.yaml");
+    let data: BTreeMap<String, String> = doc["argocdCm"]
+        .as_object()
+        .expect("argocdCm")
+        .iter()
+        .map(|(k, v)| (k.clone(), v.as_str().expect("string").to_string()))
+        .collect();
+    let settings = crate::Settings::from_data(&data).expect("argocd-cm");
+    let dir: BTreeMap<String, String> = doc["directory"]
+        .as_array()
+        .expect("directory")
+        .iter()
+        .map(|p| {
+            let p = p.as_str().expect("path");
+            (p.to_string(), format!("-- {p}"))
+        })
+        .collect();
+    let scripts = HealthScripts::from_settings(&settings).with_directory(&dir);
+    let mut failures = Vec::new();
+    for case in doc["cases"].as_array().expect("cases") {
+        let (group, kind) = (text(case, "group"), text(case, "kind"));
+        let got = scripts.find(&group, &kind);
+        let want = case["script"].as_str();
+        let ok = match (&got, want) {
+            (None, None) => true,
+            (Some(s), Some(w)) => {
+                s.name == w
+                    && Some(s.use_open_libs) == case["useOpenLibs"].as_bool()
+                    && !s.source.is_empty()
+            }
+            _ => false,
+        };
+        if !ok {
+            failures.push(format!("{group}/{kind}: want {want:?}, got {got:?}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn lua_engine_is_shared_across_threads() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<LuaEngine>();
+    assert_send_sync::<crate::health::scripts::ScriptedHealth>();
+    let engine = std::sync::Arc::new(LuaEngine::default());
+    let script = "hs = {status = 'Healthy', message = obj.metadata.name}\nreturn hs";
+    let handles: Vec<_> = (0..4)
+        .map(|i| {
+            let engine = std::sync::Arc::clone(&engine);
+            std::thread::spawn(move || {
+                let obj = serde_json::json!({"metadata": {"name": format!("n{i}")}});
+                (0..50)
+                    .map(|_| engine.eval_health("t", script, false, &obj, SystemTime::UNIX_EPOCH))
+                    .map(|r| r.map(|h| h.message))
+                    .collect::<Vec<_>>()
+            })
+        })
+        .collect();
+    for (i, h) in handles.into_iter().enumerate() {
+        let results = h.join().expect("thread");
+        assert!(
+            results.iter().all(|r| r.as_deref() == Ok(format!("n{i}").as_str())),
+            "{results:?}"
+        );
+    }
+}
