@@ -157,6 +157,8 @@ pub(super) struct Control {
     /// Pattern steps left.
     pattern_steps: Cell<u64>,
     pattern_exceeded: Cell<bool>,
+    /// The script failed with Lua's out-of-memory error.
+    memory_exceeded: Cell<bool>,
     /// Largest string a library function may build.
     string_bytes: Cell<usize>,
     /// The host's clock, whole seconds since the Unix epoch.
@@ -176,6 +178,8 @@ struct State {
     control: Rc<Control>,
     /// Builds a fresh environment: `make_env(obj)` returns the table.
     make_env: Function,
+    /// Calls the script in protected mode and re-raises its error as text: `run(f)`.
+    runner: Function,
     cache: HashMap<Box<str>, Function>,
     /// Heap size after the last full collection.
     baseline: usize,
@@ -317,8 +321,15 @@ impl State {
             })?
         };
         let load_text = lua.create_function(load_text)?;
+        let mark_memory = {
+            let control = Rc::clone(&control);
+            lua.create_function(move |_, ()| {
+                control.memory_exceeded.set(true);
+                Ok(())
+            })?
+        };
 
-        let make_env: Function =
+        let (make_env, runner): (Function, Function) =
             lua.load(ENV_BUILDER).set_name("=sandbox").set_mode(ChunkMode::Text).call((
                 base,
                 libs_table,
@@ -328,6 +339,8 @@ impl State {
                 check,
                 load_text,
                 open,
+                globals.raw_get::<Function>("collectgarbage")?,
+                mark_memory,
             ))?;
 
         // Nothing reaches the real globals any more; empty them all the same.
@@ -339,7 +352,7 @@ impl State {
 
         lua.gc_collect()?;
         let baseline = lua.used_memory();
-        Ok(State { lua, control, make_env, cache: HashMap::new(), baseline })
+        Ok(State { lua, control, make_env, runner, cache: HashMap::new(), baseline })
     }
 
     /// Runs one evaluation; the flag says whether the state may be reused.
@@ -363,6 +376,7 @@ impl State {
         c.instructions_exceeded.set(false);
         c.pattern_steps.set(limits.pattern_steps);
         c.pattern_exceeded.set(false);
+        c.memory_exceeded.set(false);
         c.string_bytes.set(limits.string_bytes.min(limits.memory_bytes));
         c.now.set(unix_seconds(now));
         if let Err(e) = arm_hook(&self.lua, &self.control) {
@@ -432,7 +446,7 @@ impl State {
             .map_err(|e| RunError::Script(ScriptErrorKind::Engine(e.to_string())))?;
         let env: Table = self.make_env.call(lua_obj).map_err(RunError::Lua)?;
         func.set_environment(env).map_err(RunError::Lua)?;
-        let out: MultiValue = func.call(()).map_err(RunError::Lua)?;
+        let out: MultiValue = self.runner.call(func).map_err(RunError::Lua)?;
         if self.control.tripped() {
             return Err(RunError::Script(self.limit_kind(limits)));
         }
@@ -455,13 +469,17 @@ impl State {
         if self.control.tripped() {
             return self.limit_kind(limits);
         }
+        if self.control.memory_exceeded.get() {
+            return ScriptErrorKind::Memory(limits.memory_bytes);
+        }
         match root_cause(e) {
             mlua::Error::MemoryError(_) => ScriptErrorKind::Memory(limits.memory_bytes),
             mlua::Error::RuntimeError(m) => {
-                if m == "not enough memory" {
+                let m = strip_traceback(&m);
+                if m == "not enough memory" || m == "error in error handling" {
                     ScriptErrorKind::Memory(limits.memory_bytes)
                 } else {
-                    ScriptErrorKind::Runtime(strip_traceback(&m).to_string())
+                    ScriptErrorKind::Runtime(m.to_string())
                 }
             }
             mlua::Error::SyntaxError { message, .. } => ScriptErrorKind::Syntax(message),
@@ -536,12 +554,26 @@ fn load_text(
 
 /// Builds the environment of one evaluation from the pieces prepared once per state.
 const ENV_BUILDER: &str = r#"
-local base, libs, safe_os, raw_pcall, raw_xpcall, check, load_text, open = ...
+local base, libs, safe_os, raw_pcall, raw_xpcall, check, load_text, open, raw_collect, mark_memory = ...
 local next, type, tostring, error = next, type, tostring, error
 local function copy(t)
   local c = {}
   for k, v in next, t do c[k] = v end
   return c
+end
+-- Error values that are not text become text that does not depend on addresses.
+local function finish(ok, ...)
+  if ok then return ... end
+  local e = ...
+  local t = type(e)
+  if e == "not enough memory" then
+    -- The script's heap is garbage now: free it so the error can be reported.
+    raw_collect()
+    mark_memory()
+  end
+  if t == "string" or t == "userdata" then error(e, 0) end
+  if t == "number" then error(tostring(e), 0) end
+  error("(error object is a " .. t .. " value)", 0)
 end
 return function(obj)
   local env = copy(base)
@@ -572,5 +604,7 @@ return function(obj)
     return load_text(env, chunk, chunkname or "=(load)")
   end
   return env
+end, function(f)
+  return finish(raw_pcall(f))
 end
 "#;
