@@ -209,3 +209,54 @@ fn lua_engine_is_shared_across_threads() {
         );
     }
 }
+
+fn json_value() -> impl proptest::strategy::Strategy<Value = Value> {
+    use proptest::prelude::*;
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        (-1_000_000i64..1_000_000).prop_map(Value::from),
+        "[a-z]{0,6}".prop_map(Value::String),
+    ];
+    leaf.prop_recursive(4, 48, 6, |inner| {
+        prop_oneof![
+            proptest::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+            proptest::collection::btree_map("[a-z]{1,4}", inner, 0..6)
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+/// Values a script sees after Argo CD's conversion: nulls dropped everywhere.
+fn lua_visible_nodes(v: &Value) -> u64 {
+    match v {
+        Value::Null => 0,
+        Value::Array(items) => 1 + items.iter().map(lua_visible_nodes).sum::<u64>(),
+        Value::Object(m) => 1 + m.values().map(lua_visible_nodes).sum::<u64>(),
+        _ => 1,
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+    /// The script sees exactly the non-null values of any object, and the same input gives the
+    /// same answer on every run.
+    #[test]
+    fn lua_sees_every_non_null_value(v in json_value()) {
+        let script = "local function count(x)\n\
+            if type(x) ~= 'table' then return 1 end\n\
+            local n = 1\n\
+            for _, c in pairs(x) do n = n + count(c) end\n\
+            return n\n\
+          end\n\
+          if obj == nil then return {status = 'Missing', message = '0'} end\n\
+          return {status = 'Healthy', message = tostring(count(obj))}";
+        let engine = LuaEngine::default();
+        let first = engine.eval_health("count", script, false, &v, SystemTime::UNIX_EPOCH);
+        let again = engine.eval_health("count", script, false, &v, SystemTime::UNIX_EPOCH);
+        proptest::prop_assert_eq!(&first, &again);
+        let h = first.expect("runs");
+        proptest::prop_assert_eq!(h.message, lua_visible_nodes(&v).to_string());
+    }
+}
