@@ -50,7 +50,8 @@ pub(super) fn create(lua: &Lua, control: &Rc<Control>) -> mlua::Result<Table> {
     os.raw_set(
         "date",
         lua.create_function(move |lua, (fmt, t): (Option<String>, Option<f64>)| {
-            let secs = t.map_or(c.now.get(), |t| t as i64);
+            // `as` saturates; the clamp keeps the calendar arithmetic in range.
+            let secs = t.map_or(c.now.get(), |t| t as i64).clamp(-(1 << 55), 1 << 55);
             let fmt = fmt.unwrap_or_else(|| "%c".to_string());
             let fmt = fmt.strip_prefix('!').unwrap_or(&fmt);
             let tm = Civil::from_unix(secs);
@@ -78,12 +79,17 @@ pub(super) fn create(lua: &Lua, control: &Rc<Control>) -> mlua::Result<Table> {
     Ok(os)
 }
 
+/// Largest field value `os.time{...}` takes: far beyond any real date, small enough that the
+/// arithmetic below cannot overflow.
+const FIELD_RANGE: i64 = 1 << 40;
+
 fn int_field(t: &Table, key: &str, default: i64) -> mlua::Result<i64> {
-    Ok(match t.raw_get::<Value>(key)? {
+    let v = match t.raw_get::<Value>(key)? {
         Value::Integer(i) => i,
         Value::Number(n) if n.is_finite() => n as i64,
         _ => default,
-    })
+    };
+    Ok(v.clamp(-FIELD_RANGE, FIELD_RANGE))
 }
 
 /// `os.time{...}`: Go's `time.Date(year, month, day, hour, min, sec, 0, UTC).Unix()`.
