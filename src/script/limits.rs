@@ -22,7 +22,10 @@ pub struct ScriptLimits {
     /// [`ScriptLimits::HOOK_INTERVAL`]). Default 10,000,000: about 50 ms on the interpreter.
     pub instructions: u64,
     /// Bytes the Lua heap may grow by during one evaluation, including the converted object.
-    /// Default 64 MiB.
+    /// Default 64 MiB. Growth is counted from the heap's size at the start of the evaluation;
+    /// up to 1 MiB of garbage left by earlier evaluations on the same thread may be freed
+    /// during a run, so only a script ending within 1 MiB of the limit can pass on one run
+    /// and fail on another.
     pub memory_bytes: usize,
     /// Steps the Lua pattern functions (`string.find`, `match`, `gmatch`, `gsub`) may take in
     /// one evaluation, in total. Pattern matching runs in native code that the instruction
