@@ -60,9 +60,13 @@ pub(super) fn to_lua(lua: &Lua, v: &Json) -> mlua::Result<Value> {
         Json::Bool(b) => Value::Boolean(*b),
         Json::Number(n) => Value::Number(number(n)),
         Json::String(s) => Value::String(lua.create_string(s)?),
-        Json::Array(_) | Json::Object(_) => Value::Table(table_of(lua, v)?),
+        Json::Array(_) | Json::Object(_) => Value::Table(table_of(lua, v, 1)?),
     })
 }
+
+/// Deepest nesting of arrays and objects converted either way; the conversions recurse on
+/// the native stack.
+pub(super) const MAX_DEPTH: usize = 128;
 
 fn number(n: &serde_json::Number) -> f64 {
     n.as_f64().unwrap_or(0.0)
@@ -70,21 +74,26 @@ fn number(n: &serde_json::Number) -> f64 {
 
 /// A table for an array or object. Scalars are pushed straight onto the Lua stack (no
 /// handle is created for them), which keeps the conversion cheap.
-fn table_of(lua: &Lua, v: &Json) -> mlua::Result<Table> {
+fn table_of(lua: &Lua, v: &Json, depth: usize) -> mlua::Result<Table> {
+    if depth > MAX_DEPTH {
+        return Err(mlua::Error::RuntimeError(format!(
+            "the object is nested more than {MAX_DEPTH} levels deep"
+        )));
+    }
     match v {
         Json::Array(items) => {
             let t = lua.create_table_with_capacity(items.len(), 0)?;
             let mut i = 0;
             for item in items.iter().filter(|i| !i.is_null()) {
                 i += 1;
-                set(lua, &t, i, item)?;
+                set(lua, &t, i, item, depth)?;
             }
             Ok(t)
         }
         Json::Object(map) => {
             let t = lua.create_table_with_capacity(0, map.len())?;
             for (k, item) in map {
-                set(lua, &t, k.as_str(), item)?;
+                set(lua, &t, k.as_str(), item, depth)?;
             }
             Ok(t)
         }
@@ -92,13 +101,19 @@ fn table_of(lua: &Lua, v: &Json) -> mlua::Result<Table> {
     }
 }
 
-fn set(lua: &Lua, t: &Table, key: impl mlua::IntoLua, item: &Json) -> mlua::Result<()> {
+fn set(
+    lua: &Lua,
+    t: &Table,
+    key: impl mlua::IntoLua,
+    item: &Json,
+    depth: usize,
+) -> mlua::Result<()> {
     match item {
         Json::Null => Ok(()),
         Json::Bool(b) => t.raw_set(key, *b),
         Json::Number(n) => t.raw_set(key, number(n)),
         Json::String(s) => t.raw_set(key, s.as_str()),
-        Json::Array(_) | Json::Object(_) => t.raw_set(key, table_of(lua, item)?),
+        Json::Array(_) | Json::Object(_) => t.raw_set(key, table_of(lua, item, depth + 1)?),
     }
 }
 
@@ -232,6 +247,12 @@ fn encode(v: &Value, depth: usize, visited: &mut HashSet<usize>) -> Result<Json,
 }
 
 fn encode_table(t: &Table, depth: usize, visited: &mut HashSet<usize>) -> Result<Json, ReadError> {
+    if depth > MAX_DEPTH {
+        // Not an Argo CD error (Go's stack grows): said once, not wrapped per level.
+        return Err(ReadError::Result(format!(
+            "cannot encode tables nested more than {MAX_DEPTH} levels deep"
+        )));
+    }
     if !visited.insert(t.to_pointer() as usize) {
         return Err(wrapped(depth, "cannot encode recursively nested tables to JSON"));
     }

@@ -157,6 +157,8 @@ pub(super) struct Control {
     /// Pattern steps left.
     pattern_steps: Cell<u64>,
     pattern_exceeded: Cell<bool>,
+    /// `string.gsub` replacement callbacks running now (each holds native stack frames).
+    callback_depth: Cell<u32>,
     /// The script failed with Lua's out-of-memory error.
     memory_exceeded: Cell<bool>,
     /// Largest string a library function may build.
@@ -377,6 +379,7 @@ impl State {
         c.pattern_steps.set(limits.pattern_steps);
         c.pattern_exceeded.set(false);
         c.memory_exceeded.set(false);
+        c.callback_depth.set(0);
         c.string_bytes.set(limits.string_bytes.min(limits.memory_bytes));
         c.now.set(unix_seconds(now));
         if let Err(e) = arm_hook(&self.lua, &self.control) {

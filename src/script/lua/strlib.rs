@@ -269,21 +269,17 @@ fn add_value(
         }
         return Ok(());
     }
-    let value: Value = match repl {
-        Value::Function(f) => {
-            let caps = m.captures(s, e, true).map_err(perr)?;
-            let args = caps
-                .into_iter()
-                .map(|c| capture_value(lua, src, c))
-                .collect::<mlua::Result<MultiValue>>()?;
-            f.call::<MultiValue>(args)?.into_iter().next().unwrap_or(Value::Nil)
-        }
-        Value::Table(t) => {
-            let key = capture_value(lua, src, m.capture(0, s, e).map_err(perr)?)?;
-            t.get::<Value>(key)?
-        }
-        _ => Value::Nil,
-    };
+    let depth = control.callback_depth.get();
+    if depth >= MAX_CALLBACK_DEPTH {
+        return Err(error(
+            lua,
+            format!("string.gsub: replacements nested more than {MAX_CALLBACK_DEPTH} deep"),
+        ));
+    }
+    control.callback_depth.set(depth + 1);
+    let value = replacement(lua, m, src, s, e, repl, &perr);
+    control.callback_depth.set(depth);
+    let value = value?;
     match value {
         Value::Nil | Value::Boolean(false) => out.extend_from_slice(&src[s..e]),
         v @ (Value::String(_) | Value::Integer(_) | Value::Number(_)) => {
@@ -300,6 +296,36 @@ fn add_value(
         }
     }
     Ok(())
+}
+
+/// Native stack frames pile up for each `string.gsub` whose replacement calls `string.gsub`
+/// again; past this depth the call is an error instead of a stack overflow.
+const MAX_CALLBACK_DEPTH: u32 = 16;
+
+fn replacement(
+    lua: &Lua,
+    m: &Matcher<'_>,
+    src: &[u8],
+    s: usize,
+    e: usize,
+    repl: &Value,
+    perr: &dyn Fn(PatternError) -> mlua::Error,
+) -> mlua::Result<Value> {
+    Ok(match repl {
+        Value::Function(f) => {
+            let caps = m.captures(s, e, true).map_err(perr)?;
+            let args = caps
+                .into_iter()
+                .map(|c| capture_value(lua, src, c))
+                .collect::<mlua::Result<MultiValue>>()?;
+            f.call::<MultiValue>(args)?.into_iter().next().unwrap_or(Value::Nil)
+        }
+        Value::Table(t) => {
+            let key = capture_value(lua, src, m.capture(0, s, e).map_err(perr)?)?;
+            t.get::<Value>(key)?
+        }
+        _ => Value::Nil,
+    })
 }
 
 /// Replaces the unbounded functions of the real `string` table (which is also the `__index`
