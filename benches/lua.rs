@@ -3,6 +3,11 @@
 //! measurement of its cached-compile path (about 195 µs per call).
 //!
 //! `cargo bench --bench lua` (10,000 calls per benchmark: 100 samples of 100).
+//!
+//! Medians on the project machine (2 shared cores, load average about 6 while measuring):
+//! `canary_health_warm` 15.7 µs (fastest 13.1 µs), `trivial_script_warm` 13.4 µs,
+//! `trivial_script_tiny_object` 5.4 µs. Converting the object is most of a call; the script
+//! itself costs a few microseconds.
 #![allow(clippy::disallowed_methods)] // the benchmark reads its inputs from testdata/
 
 use std::time::SystemTime;
