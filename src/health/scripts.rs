@@ -236,6 +236,31 @@ mod with_lua {
         /// The script's health for the object; `Ok(None)` when no script applies. The empty
         /// health (see [`LuaHealth`]) is `Healthy` with an empty message. A script error is
         /// `Err`: Argo CD shows it as `Unknown` with [`ScriptError::reason`] as the message.
+        ///
+        /// The deletion rule (an object with `metadata.deletionTimestamp`) is the caller's:
+        /// [`ScriptedHealth::evaluate`] gives the script's `deletionMessage` for it.
+        ///
+        /// # Errors
+        ///
+        /// ```
+        /// use std::time::SystemTime;
+        /// use gitops_core::health::scripts::{HealthScripts, ScriptedHealth};
+        /// use gitops_core::{ObjectRef, Settings};
+        ///
+        /// let cm = serde_json::json!({"data": {
+        ///     "resource.customizations.health.example.com_Widget": "error('no status yet')"
+        /// }});
+        /// let scripts = HealthScripts::from_settings(&Settings::from_config_map(&cm).unwrap());
+        /// let health = ScriptedHealth::new(scripts, Default::default());
+        /// let obj = serde_json::json!({"apiVersion": "example.com/v1", "kind": "Widget",
+        ///     "metadata": {"name": "w", "namespace": "shop"}});
+        /// let r = ObjectRef::from_object(&obj).unwrap();
+        /// let err = health.health(&obj, &r, SystemTime::UNIX_EPOCH).unwrap_err();
+        /// assert_eq!(err.to_string(),
+        ///     "health script argocd-cm example.com/Widget on example.com/Widget:shop/w: \
+        ///      <string>:1: no status yet");
+        /// assert_eq!(err.reason(), "<string>:1: no status yet");
+        /// ```
         pub fn health(
             &self,
             obj: &Value,
