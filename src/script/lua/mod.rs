@@ -315,9 +315,20 @@ impl State {
 
         let check = {
             let control = Rc::clone(&control);
-            lua.create_function(move |_, args: MultiValue| {
+            lua.create_function(move |lua, mut args: MultiValue| {
                 if control.tripped() {
                     return Err(mlua::Error::RuntimeError("limit exceeded".into()));
+                }
+                // An error raised by a library function reaches the script as its text, as
+                // an error from Lua code does.
+                if let (Some(Value::Boolean(false)), Some(Value::Error(e))) =
+                    (args.front(), args.get(1))
+                {
+                    let text = match root_cause((**e).clone()) {
+                        mlua::Error::RuntimeError(m) => strip_traceback(&m).to_string(),
+                        other => strip_traceback(&other.to_string()).to_string(),
+                    };
+                    args[1] = Value::String(lua.create_string(text)?);
                 }
                 Ok(args)
             })?
