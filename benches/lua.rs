@@ -4,10 +4,11 @@
 //!
 //! `cargo bench --bench lua` (10,000 calls per benchmark: 100 samples of 100).
 //!
-//! Medians on the project machine (2 shared cores, load average about 6 while measuring):
-//! `canary_health_warm` 15.7 µs (fastest 13.1 µs), `trivial_script_warm` 13.4 µs,
-//! `trivial_script_tiny_object` 5.4 µs. Converting the object is most of a call; the script
-//! itself costs a few microseconds.
+//! Medians on the project machine (2 shared cores, load average about 6 while measuring, so
+//! runs vary; the fastest sample is steadier): `canary_health_warm` 14.6 µs (fastest 13.1 µs),
+//! `trivial_script_warm` 13.4-16.6 µs, `trivial_script_tiny_object` 5.4 µs,
+//! `canary_health_cold` 132 µs (fastest 55 µs). Converting the object is most of a warm
+//! call; the script itself costs a few microseconds.
 #![allow(clippy::disallowed_methods)] // the benchmark reads its inputs from testdata/
 
 use std::time::SystemTime;
@@ -77,4 +78,24 @@ fn trivial_script_tiny_object(bencher: divan::Bencher) {
     bencher.bench_local(|| {
         divan::black_box(engine.eval_health("trivial", script, true, &obj, now).expect("runs"))
     });
+}
+
+/// The Rollout-style script compiled on every call (a new text each time, so the cache
+/// misses): the cost the cache saves.
+#[divan::bench(sample_count = 20, sample_size = 50)]
+fn canary_health_cold(bencher: divan::Bencher) {
+    let input = input();
+    let engine = LuaEngine::default();
+    let now = SystemTime::UNIX_EPOCH;
+    let mut n = 0u64;
+    bencher
+        .with_inputs(|| {
+            n += 1;
+            format!("{}\n-- {n}\n", input.script)
+        })
+        .bench_local_refs(|script| {
+            divan::black_box(
+                engine.eval_health("canary", script, true, &input.obj, now).expect("runs"),
+            )
+        });
 }
