@@ -41,11 +41,7 @@ fn run_test_dir(dir: &std::path::Path) -> Result<u8, CliError> {
 
     let mut files = Vec::new();
     walk(dir, &mut files)?;
-    let mut lua_files = BTreeMap::new();
-    for f in files.iter().filter(|f| f.file_name().is_some_and(|n| n == "health.lua")) {
-        lua_files.insert(relative(dir, f), crate::common::read_text(f)?);
-    }
-    let scripts = HealthScripts::new().with_directory(&lua_files);
+    let scripts = HealthScripts::new().with_directory(&read_customizations(dir)?);
     let engine = LuaEngine::default();
     let now = std::time::SystemTime::now();
     let (mut passed, mut failed) = (0usize, 0usize);
@@ -106,6 +102,22 @@ fn run_test_dir(_dir: &std::path::Path) -> Result<u8, CliError> {
     Err(CliError::Usage("`test-health` needs the `lua` feature".into()))
 }
 
+/// The `health.lua` files below a directory in the layout of Argo CD's
+/// `resource_customizations/`, by path relative to it, for
+/// `HealthScripts::with_directory` (also what `health --customizations DIR` needs).
+#[cfg(feature = "lua")]
+pub fn read_customizations(
+    dir: &std::path::Path,
+) -> Result<std::collections::BTreeMap<String, String>, CliError> {
+    let mut files = Vec::new();
+    walk(dir, &mut files)?;
+    let mut out = std::collections::BTreeMap::new();
+    for f in files.iter().filter(|f| f.file_name().is_some_and(|n| n == "health.lua")) {
+        out.insert(relative(dir, f), crate::common::read_text(f)?);
+    }
+    Ok(out)
+}
+
 /// Every file below `dir`, recursively, sorted by path.
 #[cfg(feature = "lua")]
 fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) -> Result<(), CliError> {
@@ -148,5 +160,18 @@ mod tests {
         assert_eq!(super::run_test_dir(&testdata("health/lua-failing")).ok(), Some(1));
         let err = super::run_test_dir(&testdata("health/no-such-dir")).unwrap_err().to_string();
         assert!(err.contains("health/no-such-dir"), "{err}");
+        let err = super::run_test_dir(&testdata("health/lua-invalid")).unwrap_err().to_string();
+        assert!(
+            err.ends_with(
+                "health/lua-invalid/example.com/Bad/health_test.yaml: `tests` is not a list"
+            ),
+            "{err}"
+        );
+        let err =
+            super::run_test_dir(&testdata("health/lua-missing-input")).unwrap_err().to_string();
+        assert!(
+            err.ends_with("health/lua-missing-input/example.com/Lost/testdata/nowhere.yaml: input file not found"),
+            "{err}"
+        );
     }
 }
