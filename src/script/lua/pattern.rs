@@ -463,6 +463,27 @@ mod tests {
         assert_eq!(find("abc", "a)"), Err(PatternError::Malformed("invalid pattern capture")));
     }
 
+    proptest::proptest! {
+        /// Any pattern on any subject gives a match, no match or an error: never a panic,
+        /// and never more steps than the budget.
+        #[test]
+        fn matcher_is_total(
+            pat in "[ab%\\[\\]^$*+?.()\\-1fbdw]{0,12}",
+            subject in "[ab(). -]{0,12}",
+        ) {
+            let steps = Cell::new(10_000);
+            let mut m = Matcher::new(subject.as_bytes(), pat.as_bytes(), &steps);
+            for s in 0..=subject.len() {
+                if let Ok(Some(e)) = m.try_at(s, 0) {
+                    proptest::prop_assert!(e >= s && e <= subject.len());
+                    let _ = m.captures(s, e, true);
+                }
+            }
+            let _ = is_plain(pat.as_bytes());
+            let _ = find_plain(subject.as_bytes(), pat.as_bytes(), &steps);
+        }
+    }
+
     #[test]
     fn pathological_pattern_runs_out_of_steps() {
         let s = "a".repeat(40);
