@@ -267,3 +267,81 @@ proptest::proptest! {
         proptest::prop_assert_eq!(h.message, lua_visible_nodes(&v).to_string());
     }
 }
+
+const FRAGMENTS: &[&str] = &[
+    "return",
+    "{",
+    "}",
+    "status",
+    "=",
+    "'Healthy'",
+    "'Degraded'",
+    "message",
+    ",",
+    "obj",
+    ".",
+    "spec",
+    "list",
+    "[1]",
+    "(",
+    ")",
+    "..",
+    "1",
+    "0/0",
+    "nil",
+    "true",
+    "local x",
+    "x",
+    "function",
+    "end",
+    "if",
+    "then",
+    "else",
+    "for i = 1, 1e9 do",
+    "while true do",
+    "do",
+    "repeat",
+    "until",
+    "pcall",
+    "error",
+    "string.rep('ab', 1e8)",
+    "string.find",
+    "'a*a*a*a*b'",
+    "tostring",
+    "#",
+    "setmetatable",
+    "{__index = function() while true do end end}",
+    "loadstring",
+    "'\\27Lua'",
+    "require",
+    "'os'",
+    "os.time",
+    "table.concat",
+    "goto l",
+    "::l::",
+    ";",
+    "\n",
+];
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(96))]
+
+    /// Any script made of these fragments gives a health or an error, within small limits, and
+    /// the same answer on a second run.
+    #[test]
+    fn lua_any_script_is_bounded_and_deterministic(
+        picks in proptest::collection::vec(0..FRAGMENTS.len(), 0..24)
+    ) {
+        let script = picks.iter().map(|&i| FRAGMENTS[i]).collect::<Vec<_>>().join(" ");
+        let limits = ScriptLimits::default()
+            .with_instructions(200_000)
+            .with_pattern_steps(50_000)
+            .with_memory_bytes(4 << 20)
+            .with_string_bytes(1 << 20);
+        let engine = LuaEngine::new(limits);
+        let obj = serde_json::json!({"spec": {"list": [1, null, "x"]}});
+        let first = engine.eval_health("fuzz", &script, true, &obj, SystemTime::UNIX_EPOCH);
+        let again = engine.eval_health("fuzz", &script, true, &obj, SystemTime::UNIX_EPOCH);
+        proptest::prop_assert_eq!(first, again, "script: {}", script);
+    }
+}

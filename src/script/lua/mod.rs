@@ -567,7 +567,7 @@ fn load_text(
 }
 
 /// Builds the environment of one evaluation from the pieces prepared once per state.
-const ENV_BUILDER: &str = r#"
+const ENV_BUILDER: &str = r##"
 local base, libs, safe_os, raw_pcall, raw_xpcall, check, load_text, open, raw_collect, mark_memory = ...
 local next, type, tostring, error = next, type, tostring, error
 local function copy(t)
@@ -589,8 +589,37 @@ local function finish(ok, ...)
   if t == "number" then error(tostring(e), 0) end
   error("(error object is a " .. t .. " value)", 0)
 end
+-- tostring without addresses: the same script gives the same text on every run.
+local raw_tostring, getmetatable, rawget = base.tostring, base.getmetatable, base.rawget
+local function tostring_(v)
+  local t = type(v)
+  if t == "table" then
+    local mt = getmetatable(v)
+    if type(mt) == "table" and rawget(mt, "__tostring") ~= nil then return raw_tostring(v) end
+    return "table"
+  elseif t == "function" or t == "userdata" or t == "thread" then
+    return t
+  end
+  return raw_tostring(v)
+end
+if libs.string then
+  -- The same for `%s` in string.format (the real table: method calls see it too).
+  local raw_format, unpack_, select = libs.string.format, base.unpack, base.select
+  libs.string.format = function(fmt, ...)
+    local n = select("#", ...)
+    local args = {...}
+    for i = 1, n do
+      local t = type(args[i])
+      if t == "table" or t == "function" or t == "userdata" or t == "thread" then
+        args[i] = tostring_(args[i])
+      end
+    end
+    return raw_format(fmt, unpack_(args, 1, n))
+  end
+end
 return function(obj)
   local env = copy(base)
+  env.tostring = tostring_
   for name, lib in next, libs do env[name] = copy(lib) end
   local os = copy(safe_os)
   if open then env.os = os end
@@ -621,4 +650,4 @@ return function(obj)
 end, function(f)
   return finish(raw_pcall(f))
 end
-"#;
+"##;
