@@ -627,7 +627,12 @@ return function(obj)
   env.obj = obj
   env.actionParams = {}
   env.pcall = function(...) return check(raw_pcall(...)) end
-  env.xpcall = function(f, h) return check(raw_xpcall(f, h)) end
+  env.xpcall = function(f, h)
+    return check(raw_xpcall(f, function(e)
+      local _, text = check(false, e)
+      return h(text)
+    end))
+  end
   env.require = function(name)
     if name == "os" then return os end
     error("module '" .. tostring(name) .. "' not found: only the safe os module can be required", 2)
