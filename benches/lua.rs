@@ -5,10 +5,10 @@
 //! `cargo bench --bench lua` (10,000 calls per benchmark: 100 samples of 100).
 //!
 //! Medians on the project machine (2 shared cores, load average about 6 while measuring, so
-//! runs vary; the fastest sample is steadier): `canary_health_warm` 14.6 µs (fastest 13.1 µs),
-//! `trivial_script_warm` 13.4-16.6 µs, `trivial_script_tiny_object` 5.4 µs,
-//! `canary_health_cold` 132 µs (fastest 55 µs). Converting the object is most of a warm
-//! call; the script itself costs a few microseconds.
+//! runs vary; the fastest sample is steadier): `canary_health_warm` 13.4 µs (fastest 11.5 µs),
+//! `trivial_script_warm` 12.0 µs, `trivial_script_tiny_object` 4.4 µs, `canary_health_cold`
+//! 43.7 µs (fastest 32.7 µs). Converting the object is most of a warm call; the script itself
+//! costs a few microseconds.
 #![allow(clippy::disallowed_methods)] // the benchmark reads its inputs from testdata/
 
 use std::time::SystemTime;

@@ -23,8 +23,8 @@ pub struct ScriptLimits {
     pub instructions: u64,
     /// Bytes the Lua heap may grow by during one evaluation, including the converted object.
     /// Default 64 MiB. Growth is counted from the heap's size at the start of the evaluation;
-    /// up to 1 MiB of garbage left by earlier evaluations on the same thread may be freed
-    /// during a run, so only a script ending within 1 MiB of the limit can pass on one run
+    /// up to 4 MiB of garbage left by earlier evaluations on the same thread may be freed
+    /// during a run, so only a script ending within 4 MiB of the limit can pass on one run
     /// and fail on another.
     pub memory_bytes: usize,
     /// Steps the Lua pattern functions (`string.find`, `match`, `gmatch`, `gsub`) may take in

@@ -24,7 +24,7 @@ const CHUNK_NAME: &str = "=<string>";
 const CACHE_ENTRIES: usize = 512;
 /// Garbage (bytes above the state's size after its last full collection) that triggers a
 /// full collection before an evaluation.
-const GARBAGE_BYTES: usize = 1 << 20;
+const GARBAGE_BYTES: usize = 4 << 20;
 
 /// Runs Lua health scripts with Argo CD's contract, sandboxed and with deterministic limits.
 ///
