@@ -44,6 +44,8 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::SystemTime;
 
+pub mod scripts;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 

@@ -6,4 +6,6 @@ mod smp;
 mod diff;
 mod ignore;
 mod health;
+#[cfg(feature = "lua")]
+mod lua;
 mod support;
