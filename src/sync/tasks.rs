@@ -1,0 +1,373 @@
+//! Building the ordered task list (§2.6) and the plan.
+
+use serde_json::{Value, json};
+
+use super::hooks::{self, HOOK_FINALIZER};
+use super::options::{self, FIELD_MANAGER};
+use super::reconcile::{self, Pair};
+use super::waves;
+use super::{
+    NamespaceLookup, Observations, Phase, Plan, SyncRequest, Task, TaskAction, TaskFlags, Wave,
+};
+use crate::config::SYNC_OPTIONS_ANNOTATION;
+use crate::object::ObjectRef;
+
+/// The reason of a task left out by `ApplyOutOfSyncOnly` (this crate's wording; Argo CD
+/// records no result for it).
+pub const UNMODIFIED_REASON: &str = "in sync (ApplyOutOfSyncOnly)";
+
+/// The task list of a sync and whether it could be built.
+#[derive(Debug, Clone)]
+pub(crate) struct Built {
+    pub tasks: Vec<Task>,
+    pub valid: bool,
+    pub warnings: Vec<String>,
+    /// A task whose result is set at build time (namespace auto-creation failure).
+    pub preset_failures: Vec<(String, String)>,
+}
+
+/// Builds the ordered sync plan: reconcile `request.targets` with `observations.live`, build a
+/// task per object and phase, order them (phase, wave, kind, name) and group them into waves.
+///
+/// # Examples
+///
+/// ```
+/// use gitops_core::sync::{plan, Observations, SyncRequest, Phase};
+/// use serde_json::json;
+/// let request = SyncRequest {
+///     app_namespace: "shop".into(),
+///     targets: vec![
+///         json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"}}),
+///         json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "web",
+///                "annotations": {"argocd.argoproj.io/sync-wave": "-1"}}}),
+///         json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "migrate",
+///                "annotations": {"argocd.argoproj.io/hook": "PreSync"}}}),
+///     ],
+///     ..SyncRequest::default()
+/// };
+/// let plan = plan(&request, &Observations::default());
+/// let order: Vec<_> = plan.tasks().map(|t| (t.phase, t.wave, t.key.kind.as_str())).collect();
+/// assert_eq!(order, [(Phase::PreSync, 0, "Job"), (Phase::Sync, -1, "ConfigMap"),
+///                    (Phase::Sync, 0, "Deployment")]);
+/// assert_eq!(plan.waves.len(), 3);
+/// ```
+pub fn plan(request: &SyncRequest, observations: &Observations) -> Plan {
+    let built = build(request, observations);
+    let mut waves: Vec<Wave> = Vec::new();
+    for t in built.tasks {
+        match waves.last_mut() {
+            Some(w) if w.phase == t.phase && w.wave == t.wave => w.tasks.push(t),
+            _ => waves.push(Wave { phase: t.phase, wave: t.wave, tasks: vec![t] }),
+        }
+    }
+    Plan { waves, valid: built.valid, warnings: built.warnings }
+}
+
+fn new_task(phase: Phase, target: Option<Value>, live: Option<Value>) -> Task {
+    let obj = target.as_ref().or(live.as_ref());
+    let key = obj.map(ObjectRef::from_object_lossy).unwrap_or_default();
+    let hook = obj.is_some_and(hooks::is_hook);
+    let wave = obj.map(hooks::wave).unwrap_or(0);
+    let delete_policies = match obj {
+        Some(o) if hook => hooks::delete_policies(o),
+        _ => Vec::new(),
+    };
+    Task {
+        kind_rank: waves::kind_rank(&key.kind),
+        key,
+        phase,
+        wave,
+        hook,
+        action: TaskAction::Apply,
+        message: String::new(),
+        target,
+        live,
+        flags: TaskFlags::default(),
+        delete_policies,
+        propagation_policy: Default::default(),
+        requires_confirmation: false,
+        unmodified: false,
+        invalid: None,
+    }
+}
+
+fn filter_keeps(request: &SyncRequest, key: &(String, String, String, String)) -> bool {
+    request.resources.is_empty()
+        || request.resources.iter().any(|r| {
+            r.name == key.3
+                && r.kind == key.1
+                && r.group == key.0
+                && (r.namespace.is_empty() || r.namespace == key.2)
+        })
+}
+
+fn set_namespace(obj: &mut Value, ns: &str) {
+    if let Some(meta) = obj.get_mut("metadata").and_then(Value::as_object_mut) {
+        meta.insert("namespace".into(), Value::String(ns.to_string()));
+    } else if let Some(map) = obj.as_object_mut() {
+        map.insert("metadata".into(), json!({ "namespace": ns }));
+    }
+}
+
+fn add_finalizer(obj: &mut Value) {
+    let Some(meta) = obj.get_mut("metadata").and_then(Value::as_object_mut) else { return };
+    let list = meta.entry("finalizers").or_insert_with(|| json!([]));
+    if !list.is_array() {
+        *list = json!([]);
+    }
+    if let Some(items) = list.as_array_mut() {
+        if !items.iter().any(|f| f.as_str() == Some(HOOK_FINALIZER)) {
+            items.push(Value::String(HOOK_FINALIZER.to_string()));
+        }
+    }
+}
+
+/// The name of an unnamed hook: `generateName` + lower(`<rev7>-<phase>-<startedAt>`), where
+/// rev7 is the first 7 characters of a revision of 8 or more.
+pub(crate) fn generated_hook_name(
+    generate_name: &str,
+    revision: &str,
+    phase: Phase,
+    started_at: i64,
+) -> String {
+    let rev: String = if revision.chars().count() >= 8 {
+        revision.chars().take(7).collect()
+    } else {
+        revision.to_string()
+    };
+    format!("{generate_name}{}", format!("{rev}-{phase}-{started_at}").to_lowercase())
+}
+
+fn uses_csa_manager(live: &Value) -> bool {
+    let Some(fields) = live.get("metadata").and_then(|m| m.get("managedFields")) else {
+        return false;
+    };
+    fields.as_array().is_some_and(|items| {
+        items.iter().any(|f| {
+            f.get("manager").and_then(Value::as_str) == Some("kubectl-client-side-apply")
+                && f.get("operation").and_then(Value::as_str) == Some("Update")
+        })
+    })
+}
+
+pub(crate) fn build(request: &SyncRequest, obs: &Observations) -> Built {
+    let app = &request.sync_options;
+    let ns = request.app_namespace.as_str();
+    let mut warnings = Vec::new();
+    let source = match &request.normalized_targets {
+        Some(t) if app.has("RespectIgnoreDifferences=true") => t,
+        _ => &request.targets,
+    };
+    let targets = reconcile::normalize_targets(source, ns, &request.scopes, &mut warnings);
+    let crds: Vec<(String, String)> = targets
+        .iter()
+        .filter(|t| t.get("kind").and_then(Value::as_str) == Some("CustomResourceDefinition"))
+        .filter_map(|t| {
+            let spec = t.get("spec")?;
+            Some((
+                spec.get("group")?.as_str()?.to_string(),
+                spec.get("names")?.get("kind")?.as_str()?.to_string(),
+            ))
+        })
+        .collect();
+    let live: Vec<Value> = obs.live.iter().map(|l| l.object.clone()).collect();
+    let rec = reconcile::reconcile(targets, &live, ns, &request.scopes);
+
+    // 1. Resource tasks.
+    let mut tasks: Vec<Task> = Vec::new();
+    for (key, Pair { target, live }) in &rec.pairs {
+        if !filter_keeps(request, key) {
+            continue;
+        }
+        let Some(obj) = target.as_ref().or(live.as_ref()) else { continue };
+        if hooks::is_hook(obj) {
+            continue;
+        }
+        for phase in hooks::sync_phases(obj) {
+            tasks.push(new_task(phase, target.clone(), live.clone()));
+        }
+    }
+    let has_ns_resource = tasks.iter().any(|t| {
+        t.target.is_some()
+            && t.key.group.is_empty()
+            && t.key.kind == "Namespace"
+            && t.key.name == ns
+    });
+    // 2. Hook tasks.
+    if !request.skip_hooks {
+        for h in &rec.hooks {
+            for phase in hooks::sync_phases(h) {
+                let mut obj = h.clone();
+                let name = obj["metadata"]["name"].as_str().unwrap_or("");
+                if name.is_empty() {
+                    let gen_name = obj["metadata"]["generateName"].as_str().unwrap_or("");
+                    let n =
+                        generated_hook_name(gen_name, &request.revision, phase, request.started_at);
+                    if let Some(meta) = obj.get_mut("metadata").and_then(Value::as_object_mut) {
+                        meta.insert("name".into(), Value::String(n));
+                    }
+                }
+                add_finalizer(&mut obj);
+                tasks.push(new_task(phase, Some(obj), None));
+            }
+        }
+    }
+    // 3. Every target gets a namespace (even cluster-scoped ones, as in Argo CD).
+    for t in &mut tasks {
+        if let Some(target) = &mut t.target {
+            if t.key.namespace.is_empty() && !ns.is_empty() {
+                set_namespace(target, ns);
+                t.key.namespace = ns.to_string();
+            }
+        }
+    }
+    // 4. CreateNamespace.
+    let mut preset_failures = Vec::new();
+    if app.has("CreateNamespace=true") && !ns.is_empty() && !has_ns_resource {
+        let mut target = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}});
+        let live = match &obs.namespace {
+            NamespaceLookup::Found { object } => Some(Some(object.clone())),
+            NamespaceLookup::NotFound => Some(None),
+            NamespaceLookup::Error { message } => {
+                let t = new_task(Phase::PreSync, Some(target.clone()), None);
+                preset_failures
+                    .push((t.result_key(), format!("namespace auto creation failed: {message}")));
+                tasks.push(t);
+                None
+            }
+        };
+        if let Some(live) = live {
+            let add = live.is_none() || request.managed_namespace_metadata.is_some();
+            if let Some(meta) = &request.managed_namespace_metadata {
+                let m = &mut target["metadata"];
+                if !meta.labels.is_empty() {
+                    m["labels"] = json!(meta.labels);
+                }
+                let mut ann = meta.annotations.clone();
+                ann.insert(SYNC_OPTIONS_ANNOTATION.to_string(), "ServerSideApply=true".into());
+                m["annotations"] = json!(ann);
+            }
+            if add {
+                tasks.push(new_task(Phase::PreSync, Some(target), live));
+            }
+        }
+    }
+    // 5. Find the live copy of named hooks (and of targets paired with nothing).
+    for t in &mut tasks {
+        if t.target.is_none() || t.live.is_some() {
+            continue;
+        }
+        let found = rec.pairs.iter().find(|(k, _)| {
+            k.0 == t.key.group
+                && k.1 == t.key.kind
+                && k.3 == t.key.name
+                && (k.2.is_empty() || k.2 == t.key.namespace)
+        });
+        if let Some((_, p)) = found {
+            t.live = p.live.clone();
+        }
+    }
+    // 6. Discovery and permissions.
+    let mut valid = true;
+    for t in &mut tasks {
+        let gk = t.key.group_kind();
+        if obs.missing_kinds.contains(&gk) {
+            let skip = options::skip_dry_run_on_missing(t.target.as_ref(), app)
+                || crds.iter().any(|(g, k)| *g == t.key.group && *k == t.key.kind);
+            if skip {
+                t.flags.dry_run_first = false;
+                t.invalid = None;
+            } else {
+                let resource = if t.key.group.is_empty() {
+                    t.key.kind.clone()
+                } else {
+                    format!("{}.{}", t.key.kind, t.key.group)
+                };
+                t.invalid = Some(format!("{resource} \"\" not found"));
+            }
+        } else if let Some(err) = obs.discovery_errors.get(&gk) {
+            t.invalid = Some(err.clone());
+        } else if let Some(err) = obs.denied.get(&t.key.key()) {
+            t.invalid = Some(err.clone());
+        }
+        if t.invalid.is_some() {
+            valid = false;
+        }
+    }
+    // 7, 8. Prune waves mirrored, then PruneLast.
+    waves::mirror_prune_waves(&mut tasks);
+    let last = waves::last_sync_wave(&tasks);
+    for t in tasks.iter_mut().filter(|t| t.is_prune()) {
+        if options::prune_last(t.live.as_ref(), app) {
+            t.wave = last;
+        }
+    }
+    // 9. Sort, then pull Namespaces and CRDs in front of their first user.
+    tasks.sort_by(waves::compare);
+    waves::adjust_dependencies(&mut tasks);
+    // Actions and flags.
+    let policy = app.propagation_policy();
+    let missing: Vec<bool> = tasks
+        .iter()
+        .map(|t| obs.missing_kinds.contains(&t.key.group_kind()) && t.invalid.is_none())
+        .collect();
+    for (t, skip_dry_run) in tasks.iter_mut().zip(missing) {
+        decide_action(request, t, skip_dry_run);
+        t.propagation_policy = policy;
+    }
+    Built { tasks, valid, warnings, preset_failures }
+}
+
+pub(crate) fn decide_action(request: &SyncRequest, t: &mut Task, skip_dry_run: bool) {
+    let app = &request.sync_options;
+    t.flags.dry_run_first = !skip_dry_run;
+    if t.is_prune() {
+        t.flags.dry_run_first = true;
+        if !request.prune {
+            t.message = "ignored (requires pruning)".into();
+            t.action = TaskAction::Skip { reason: t.message.clone() };
+        } else if options::prune_disabled(t.live.as_ref(), app) {
+            t.message = "ignored (no prune)".into();
+            t.action = TaskAction::Skip { reason: t.message.clone() };
+        } else {
+            t.action = TaskAction::Delete;
+            t.requires_confirmation = options::prune_requires_confirmation(t.live.as_ref(), app);
+        }
+        return;
+    }
+    let target = t.target.as_ref();
+    let live = t.live.as_ref();
+    let force = options::force(target, live, request.force);
+    t.flags.validate = options::validate(target, app);
+    if options::replace(target, live, app) {
+        if live.is_none() {
+            t.action = TaskAction::Create;
+        } else if t.key.kind == "CustomResourceDefinition" || t.key.kind == "Namespace" {
+            t.action = TaskAction::Update;
+        } else {
+            t.action = TaskAction::Replace;
+            t.flags.force = force;
+        }
+    } else if options::server_side(target, app) {
+        t.action = TaskAction::ServerSideApply;
+        t.flags.force = force;
+        t.flags.server_side = true;
+        t.flags.field_manager = Some(FIELD_MANAGER.to_string());
+        t.flags.client_side_apply_migration =
+            !app.has("ClientSideApplyMigration=false") && live.is_some_and(uses_csa_manager);
+    } else {
+        t.action = TaskAction::Apply;
+        t.flags.force = force;
+    }
+    if app.has("ApplyOutOfSyncOnly=true") && !t.hook {
+        if let (Some(modified), Some(l)) = (&request.modified, live) {
+            let lk = ObjectRef::from_object_lossy(l);
+            let key = format!("{}/{}/{}/{}", t.key.group, t.key.kind, lk.namespace, t.key.name);
+            if modified.get(&key) == Some(&false) {
+                t.unmodified = true;
+                t.message = UNMODIFIED_REASON.to_string();
+                t.action = TaskAction::Skip { reason: UNMODIFIED_REASON.to_string() };
+            }
+        }
+    }
+}
