@@ -23,50 +23,65 @@
 //! actions with the same [`HostAction::group`] may run in parallel; groups run in order.
 //!
 //! ```
-//! use gitops_core::sync::{step, Observations, Outcome, SyncRequest, SyncState, LiveObject};
-//! use serde_json::json;
+//! use gitops_core::sync::{step, ActionKind, LiveObject, Observations, OperationPhase, Outcome};
+//! use gitops_core::sync::{SyncRequest, SyncState};
+//! use gitops_core::ObjectRef;
+//! use serde_json::{json, Value};
 //!
-//! let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "settings"}});
-//! let hook = json!({"apiVersion": "batch/v1", "kind": "Job",
-//!     "metadata": {"name": "migrate", "annotations": {"argocd.argoproj.io/hook": "PreSync"}}});
-//! let request = SyncRequest {
-//!     app_namespace: "shop".into(),
-//!     targets: vec![cm, hook],
-//!     revision: "0123456789abcdef".into(),
-//!     ..SyncRequest::default()
-//! };
+//! let mut request = SyncRequest::default();
+//! request.app_namespace = "shop".into();
+//! request.revision = "0123456789abcdef".into();
+//! request.targets = vec![
+//!     json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "settings"}}),
+//!     json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "migrate",
+//!            "annotations": {"argocd.argoproj.io/hook": "PreSync"}}}),
+//! ];
 //! let healthy: gitops_core::HealthResult =
 //!     serde_json::from_value(json!({"status": "Healthy"})).unwrap();
-//! // The "cluster": objects the host applied, with a health it reports.
-//! let mut cluster: Vec<serde_json::Value> = Vec::new();
-//! let mut state = SyncState::default();
-//! let mut outcomes: Vec<Outcome> = Vec::new();
-//! let mut now = 1_700_000_000;
-//! loop {
-//!     let observations = Observations {
-//!         live: cluster.iter().map(|o| LiveObject::new(o.clone(), Some(healthy.clone()))).collect(),
-//!         outcomes: std::mem::take(&mut outcomes),
-//!         now,
-//!         ..Observations::default()
-//!     };
-//!     let next = step(&request, &state, &observations);
-//!     for action in &next.actions {
-//!         if !action.dry_run {
-//!             if let Some(obj) = &action.object {
-//!                 cluster.push(obj.clone());
-//!             }
+//! let same = |a: &Value, b: &ObjectRef| ObjectRef::from_object_lossy(a).same_object(b);
+//!
+//! let mut cluster: Vec<Value> = Vec::new(); // what the host's cluster holds
+//! let mut state = SyncState::default(); // what the host stores between passes
+//! for pass in 1.. {
+//!     assert!(pass < 10, "the sync should be done by now");
+//!     // 1. Observe the cluster once per pass.
+//!     let mut observations = Observations::default();
+//!     observations.live =
+//!         cluster.iter().map(|o| LiveObject::new(o.clone(), Some(healthy.clone()))).collect();
+//!     observations.now = 1_700_000_000 + 2 * pass;
+//!     // 2. Answer the pass's actions until it ends.
+//!     let mut done_actions = Vec::new();
+//!     let next = loop {
+//!         let next = step(&request, &state, &observations);
+//!         state = next.state.clone();
+//!         if next.actions.is_empty() {
+//!             break next;
 //!         }
-//!         outcomes.push(Outcome::ok(&action.id, ""));
+//!         observations.outcomes = next.actions.iter().map(|a| Outcome::ok(&a.id, "")).collect();
+//!         done_actions.extend(next.actions);
+//!     };
+//!     // 3. The effects become visible in the next observation.
+//!     for a in done_actions.into_iter().filter(|a| !a.dry_run) {
+//!         cluster.retain(|o| !same(o, &a.key) || a.kind == ActionKind::RemoveFinalizer);
+//!         match (a.kind, a.object) {
+//!             (ActionKind::Delete, _) => {}
+//!             (ActionKind::RemoveFinalizer, _) => {
+//!                 for o in cluster.iter_mut().filter(|o| same(o, &a.key)) {
+//!                     o["metadata"]["finalizers"] = json!([]);
+//!                 }
+//!             }
+//!             (_, Some(obj)) => cluster.push(obj),
+//!             (_, None) => {}
+//!         }
 //!     }
-//!     state = next.state;
 //!     if next.done {
 //!         break;
 //!     }
-//!     now += 2; // the host waits between passes
 //! }
-//! assert_eq!(state.phase, gitops_core::sync::OperationPhase::Succeeded);
-//! assert_eq!(state.message, "successfully synced (no more tasks)");
-//! assert_eq!(state.results.len(), 2);
+//! assert_eq!(state.phase, OperationPhase::Succeeded);
+//! assert_eq!(state.message, "successfully synced (all tasks run)");
+//! let order: Vec<_> = state.results.iter().map(|r| r.key.name.as_str()).collect();
+//! assert_eq!(order, ["migrate", "settings"]);
 //! ```
 
 pub mod backoff;

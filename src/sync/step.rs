@@ -221,23 +221,23 @@ fn load(built: &Built, results: &[ResourceResult]) -> Vec<RTask> {
 /// ```
 /// use gitops_core::sync::{step, Observations, Outcome, SyncRequest, SyncState, OperationPhase};
 /// use serde_json::json;
-/// let request = SyncRequest {
-///     app_namespace: "shop".into(),
-///     targets: vec![json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web"}})],
-///     ..SyncRequest::default()
+/// let mut request = SyncRequest::default();
+/// request.app_namespace = "shop".into();
+/// request.targets = vec![json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web"}})];
+/// let reply = |id: &str, msg: &str| {
+///     let mut obs = Observations::default();
+///     obs.outcomes = vec![Outcome::ok(id, msg)];
+///     obs
 /// };
 /// // First the dry run.
 /// let s = step(&request, &SyncState::default(), &Observations::default());
 /// assert_eq!(s.actions.len(), 1);
 /// assert!(s.actions[0].dry_run);
-/// let obs = Observations { outcomes: vec![Outcome::ok(&s.actions[0].id, "")], ..Default::default() };
+/// let obs = reply(&s.actions[0].id, "");
 /// // Then the wet apply.
 /// let s = step(&request, &s.state, &obs);
 /// assert!(!s.actions[0].dry_run);
-/// let obs = Observations {
-///     outcomes: vec![Outcome::ok(&s.actions[0].id, "service/web created")],
-///     ..Default::default()
-/// };
+/// let obs = reply(&s.actions[0].id, "service/web created");
 /// let s = step(&request, &s.state, &obs);
 /// assert!(s.done);
 /// assert_eq!(s.state.phase, OperationPhase::Succeeded);

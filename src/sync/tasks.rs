@@ -34,17 +34,15 @@ pub(crate) struct Built {
 /// ```
 /// use gitops_core::sync::{plan, Observations, SyncRequest, Phase};
 /// use serde_json::json;
-/// let request = SyncRequest {
-///     app_namespace: "shop".into(),
-///     targets: vec![
+/// let mut request = SyncRequest::default();
+/// request.app_namespace = "shop".into();
+/// request.targets = vec![
 ///         json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"}}),
 ///         json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "web",
 ///                "annotations": {"argocd.argoproj.io/sync-wave": "-1"}}}),
 ///         json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "migrate",
 ///                "annotations": {"argocd.argoproj.io/hook": "PreSync"}}}),
-///     ],
-///     ..SyncRequest::default()
-/// };
+/// ];
 /// let plan = plan(&request, &Observations::default());
 /// let order: Vec<_> = plan.tasks().map(|t| (t.phase, t.wave, t.key.kind.as_str())).collect();
 /// assert_eq!(order, [(Phase::PreSync, 0, "Job"), (Phase::Sync, -1, "ConfigMap"),

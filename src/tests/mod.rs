@@ -2,3 +2,4 @@
 #![allow(clippy::disallowed_methods)] // tests read files from testdata/
 
 mod support;
+mod sync;
