@@ -63,6 +63,9 @@ fn task_line(t: &Task) -> String {
         t.key.name,
         t.action.name().replace(' ', "-")
     );
+    if t.target.is_some() && t.live.is_some() {
+        s.push_str(" (live)");
+    }
     if t.flags.force {
         s.push_str(" force");
     }
