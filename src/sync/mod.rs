@@ -469,8 +469,6 @@ pub struct Observations {
     pub discovery_errors: BTreeMap<String, String>,
     /// Permission errors per resource key (`group/Kind/namespace/name`).
     pub denied: BTreeMap<String, String>,
-    /// Errors reading a live object directly, per resource key.
-    pub get_errors: BTreeMap<String, String>,
     /// The lookup of the app namespace, for `CreateNamespace=true`.
     pub namespace: NamespaceLookup,
     /// When deletion was approved (`argocd.argoproj.io/deletion-approved`), unix seconds.
@@ -538,6 +536,8 @@ pub enum ActionKind {
     Delete,
     /// Remove the hook finalizer from the live object.
     RemoveFinalizer,
+    /// Read the object from the cluster: `Ok` when it exists, `NotFound`, or `Failed`.
+    Get,
 }
 
 /// One action for the host.

@@ -406,23 +406,33 @@ fn run_pass(ctx: &mut Ctx<'_>) -> R<()> {
         .filter(|i| tasks[*i].running() && (multi_step || tasks[*i].t.hook))
         .collect();
     if !running.is_empty() {
-        for &i in &running {
-            if tasks[i].t.live.is_some() {
-                continue;
+        let missing: Vec<usize> =
+            running.iter().copied().filter(|i| tasks[*i].t.live.is_none()).collect();
+        let actions: Vec<HostAction> = missing
+            .iter()
+            .map(|i| {
+                let t = &tasks[*i].t;
+                ctx.action(format!("get:{}", t.result_key()), ActionKind::Get, t, 0)
+            })
+            .collect();
+        let outcomes = ctx.execute(actions)?;
+        for (i, o) in missing.iter().zip(outcomes) {
+            let mut tt = tasks[*i].clone();
+            match o.status {
+                OutcomeStatus::Ok => {}
+                OutcomeStatus::Failed => {
+                    let msg = format!("Failed to get live resource {}", o.message);
+                    ctx.keep(&mut tt, TaskState::Error, &msg);
+                }
+                OutcomeStatus::NotFound => {
+                    let msg = format!(
+                        "Resource {}/{}/{} is missing, it might have been deleted",
+                        tt.t.key.group, tt.t.key.kind, tt.t.key.name
+                    );
+                    ctx.record(&mut tt, Some(ResultCode::SyncFailed), TaskState::Error, &msg);
+                }
             }
-            let mut tt = tasks[i].clone();
-            let key = tt.t.key.key();
-            if let Some(e) = ctx.obs.get_errors.get(&key) {
-                let msg = format!("Failed to get live resource {e}");
-                ctx.keep(&mut tt, TaskState::Error, &msg);
-            } else {
-                let msg = format!(
-                    "Resource {}/{}/{} is missing, it might have been deleted",
-                    tt.t.key.group, tt.t.key.kind, tt.t.key.name
-                );
-                ctx.record(&mut tt, Some(ResultCode::SyncFailed), TaskState::Error, &msg);
-            }
-            tasks[i] = tt;
+            tasks[*i] = tt;
         }
         let list: Vec<&Task> = running.iter().map(|i| &tasks[*i].t).collect();
         let msg = messages::waiting(&list, Wait::Health, &[]);

@@ -98,6 +98,7 @@ fn action_base(a: &HostAction) -> String {
         ActionKind::Update => "update",
         ActionKind::Delete => "delete",
         ActionKind::RemoveFinalizer => "remove-finalizer",
+        ActionKind::Get => "get",
     };
     format!(
         "{}{verb} {}/{}/{}",
@@ -135,6 +136,27 @@ fn result_line(r: &ResourceResult) -> String {
         s.push_str(&format!(" {:?}", r.message));
     }
     s
+}
+
+/// The inverse of [`result_line`], for saved results.
+fn parse_result(line: &str, index: usize) -> ResourceResult {
+    let mut parts = line.splitn(5, ' ');
+    let phase = parts.next().unwrap();
+    let key: Vec<&str> = parts.next().unwrap().split('/').collect();
+    let status = parts.next().unwrap();
+    let state = parts.next().unwrap();
+    let message: String = parts.next().map_or(String::new(), |m| serde_json::from_str(m).unwrap());
+    de(
+        &json!({
+            "key": {"group": key[0], "version": "v1", "kind": key[1], "namespace": key[2], "name": key[3]},
+            "status": if status == "-" { Value::Null } else { json!(status) },
+            "hookPhase": state,
+            "syncPhase": phase,
+            "message": message,
+            "order": index + 1,
+        }),
+        "initial result",
+    )
 }
 
 fn request_of(case: &Value) -> SyncRequest {
@@ -210,6 +232,11 @@ fn check_plan(name: &str, case: &Value) -> Result<(), String> {
 fn check_step(name: &str, case: &Value) -> Result<(), String> {
     let request = request_of(case);
     let mut state = SyncState::default();
+    state.results = strings(&case["initialResults"])
+        .iter()
+        .enumerate()
+        .map(|(i, l)| parse_result(l, i))
+        .collect();
     let mut errs = Vec::new();
     for (n, pass) in case["steps"].as_array().cloned().unwrap_or_default().iter().enumerate() {
         let base = observations_of(pass);
