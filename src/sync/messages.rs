@@ -60,6 +60,28 @@ pub(crate) fn waiting(tasks: &[&Task], wait: Wait, confirm: &[&Task]) -> String 
     msg
 }
 
+/// Argo CD's waiting message for a list of tasks (`setRunningPhase`): `waiting for
+/// healthy state of …`, `waiting for completion of hook …`, or with `deletion` `waiting for
+/// deletion of [hook ]…`, naming the first hook (else the first task) and how many more.
+///
+/// # Examples
+///
+/// ```
+/// use gitops_core::sync::{plan, Observations, SyncRequest};
+/// use gitops_core::sync::messages::waiting_message;
+/// let mut request = SyncRequest::default();
+/// request.targets = (1..=3)
+///     .map(|i| serde_json::json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": format!("pod-{i}")}}))
+///     .collect();
+/// let p = plan(&request, &Observations::default());
+/// let tasks: Vec<_> = p.tasks().collect();
+/// assert_eq!(waiting_message(&tasks, false), "waiting for healthy state of /Pod/pod-1 and 2 more resources");
+/// assert_eq!(waiting_message(&tasks[..1], true), "waiting for deletion of /Pod/pod-1");
+/// ```
+pub fn waiting_message(tasks: &[&Task], deletion: bool) -> String {
+    waiting(tasks, if deletion { Wait::Deletion } else { Wait::Health }, &[])
+}
+
 /// `<base>[, reason: <m1>,<m2>]` with the distinct messages in first-seen order (Argo CD's
 /// order is a Go map's, i.e. undefined; this crate keeps task order).
 pub(crate) fn with_reasons(base: &str, messages: &[String]) -> String {

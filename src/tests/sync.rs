@@ -458,6 +458,24 @@ fn check_rows(name: &str, case: &Value) -> Result<(), String> {
     if errs.is_empty() { Ok(()) } else { Err(format!("{name}: {}", errs.join("\n"))) }
 }
 
+/// Waiting messages over tasks picked by name from a plan.
+fn check_waiting(name: &str, case: &Value) -> Result<(), String> {
+    let p = plan(&request_of(case), &Observations::default());
+    let mut errs = Vec::new();
+    for row in case["rows"].as_array().cloned().unwrap_or_default() {
+        let tasks: Vec<&Task> = strings(&row["tasks"])
+            .iter()
+            .filter_map(|n| p.tasks().find(|t| &t.key.name == n))
+            .collect();
+        let got =
+            crate::sync::messages::waiting_message(&tasks, row["deletion"].as_bool() == Some(true));
+        if got != bools(&row["expect"]) {
+            errs.push(format!("{:?}: got {got:?}, want {}", row["tasks"], row["expect"]));
+        }
+    }
+    if errs.is_empty() { Ok(()) } else { Err(format!("{name}: {}", errs.join("\n"))) }
+}
+
 #[test]
 fn sync_conformance() {
     let mut all = Vec::new();
@@ -481,6 +499,7 @@ fn sync_conformance() {
                     "step" => check_step(&name, &case),
                     "decide" => check_decide(&name, &case),
                     "rows" => check_rows(&name, &case),
+                    "waiting" => check_waiting(&name, &case),
                     other => Err(format!("{name}: unknown kind {other}")),
                 };
                 if let Err(e) = r {
