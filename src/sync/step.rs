@@ -277,21 +277,20 @@ pub fn step(request: &SyncRequest, state: &SyncState, observations: &Observation
 
 fn run_pass(ctx: &mut Ctx<'_>) -> R<()> {
     let app = &ctx.req.sync_options;
-    if app.has("FailOnSharedResource=true") {
-        if let Some(msg) = &ctx.req.shared_resource_warning {
-            ctx.set(OperationPhase::Failed, format!("Shared resource found: {msg}"));
-            return Ok(());
-        }
+    if app.has("FailOnSharedResource=true")
+        && let Some(msg) = &ctx.req.shared_resource_warning
+    {
+        ctx.set(OperationPhase::Failed, format!("Shared resource found: {msg}"));
+        return Ok(());
     }
     let built = build(ctx.req, ctx.obs);
     let mut tasks = load(&built, &ctx.results);
-    for i in 0..tasks.len() {
-        if let Some(msg) = tasks[i].preset.clone() {
-            if tasks[i].pending() && tasks[i].status.is_none() {
-                let mut t = tasks[i].clone();
-                ctx.record(&mut t, Some(ResultCode::SyncFailed), TaskState::Error, &msg);
-                tasks[i] = t;
-            }
+    for t in tasks.iter_mut() {
+        if let Some(msg) = t.preset.clone()
+            && t.pending()
+            && t.status.is_none()
+        {
+            ctx.record(t, Some(ResultCode::SyncFailed), TaskState::Error, &msg);
         }
     }
     // 0. The task list could not be built.

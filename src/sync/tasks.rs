@@ -113,10 +113,10 @@ fn add_finalizer(obj: &mut Value) {
     if !list.is_array() {
         *list = json!([]);
     }
-    if let Some(items) = list.as_array_mut() {
-        if !items.iter().any(|f| f.as_str() == Some(HOOK_FINALIZER)) {
-            items.push(Value::String(HOOK_FINALIZER.to_string()));
-        }
+    if let Some(items) = list.as_array_mut()
+        && !items.iter().any(|f| f.as_str() == Some(HOOK_FINALIZER))
+    {
+        items.push(Value::String(HOOK_FINALIZER.to_string()));
     }
 }
 
@@ -212,11 +212,12 @@ pub(crate) fn build(request: &SyncRequest, obs: &Observations) -> Built {
     }
     // 3. Every target gets a namespace (even cluster-scoped ones, as in Argo CD).
     for t in &mut tasks {
-        if let Some(target) = &mut t.target {
-            if t.key.namespace.is_empty() && !ns.is_empty() {
-                set_namespace(target, ns);
-                t.key.namespace = ns.to_string();
-            }
+        if let Some(target) = &mut t.target
+            && t.key.namespace.is_empty()
+            && !ns.is_empty()
+        {
+            set_namespace(target, ns);
+            t.key.namespace = ns.to_string();
         }
     }
     // 4. CreateNamespace.
@@ -357,15 +358,16 @@ pub(crate) fn decide_action(request: &SyncRequest, t: &mut Task, skip_dry_run: b
         t.action = TaskAction::Apply;
         t.flags.force = force;
     }
-    if app.has("ApplyOutOfSyncOnly=true") && !t.hook {
-        if let (Some(modified), Some(l)) = (&request.modified, live) {
-            let lk = ObjectRef::from_object_lossy(l);
-            let key = format!("{}/{}/{}/{}", t.key.group, t.key.kind, lk.namespace, t.key.name);
-            if modified.get(&key) == Some(&false) {
-                t.unmodified = true;
-                t.message = UNMODIFIED_REASON.to_string();
-                t.action = TaskAction::Skip { reason: UNMODIFIED_REASON.to_string() };
-            }
+    if app.has("ApplyOutOfSyncOnly=true")
+        && !t.hook
+        && let (Some(modified), Some(l)) = (&request.modified, live)
+    {
+        let lk = ObjectRef::from_object_lossy(l);
+        let key = format!("{}/{}/{}/{}", t.key.group, t.key.kind, lk.namespace, t.key.name);
+        if modified.get(&key) == Some(&false) {
+            t.unmodified = true;
+            t.message = UNMODIFIED_REASON.to_string();
+            t.action = TaskAction::Skip { reason: UNMODIFIED_REASON.to_string() };
         }
     }
 }

@@ -143,7 +143,7 @@ impl fmt::Display for GoDuration {
             f.write_str("-")?;
         }
         if u < 1_000_000_000 {
-            return if u % 1_000_000 == 0 {
+            return if u.is_multiple_of(1_000_000) {
                 write!(f, "{}ms", u / 1_000_000)
             } else {
                 write!(f, "{u}ns")

@@ -198,10 +198,10 @@ fn check_plan(name: &str, case: &Value) -> Result<(), String> {
     if got != want {
         errs.push(format!("tasks:\n  got:  {got:#?}\n  want: {want:#?}"));
     }
-    if let Some(valid) = case["expect"]["valid"].as_bool() {
-        if p.valid != valid {
-            errs.push(format!("valid: got {}, want {valid}", p.valid));
-        }
+    if let Some(valid) = case["expect"]["valid"].as_bool()
+        && p.valid != valid
+    {
+        errs.push(format!("valid: got {}, want {valid}", p.valid));
     }
     if let Some(w) = case["expect"]["waves"].as_array() {
         let got: Vec<String> =
@@ -231,12 +231,14 @@ fn check_plan(name: &str, case: &Value) -> Result<(), String> {
 
 fn check_step(name: &str, case: &Value) -> Result<(), String> {
     let request = request_of(case);
-    let mut state = SyncState::default();
-    state.results = strings(&case["initialResults"])
-        .iter()
-        .enumerate()
-        .map(|(i, l)| parse_result(l, i))
-        .collect();
+    let mut state = SyncState {
+        results: strings(&case["initialResults"])
+            .iter()
+            .enumerate()
+            .map(|(i, l)| parse_result(l, i))
+            .collect(),
+        ..SyncState::default()
+    };
     let mut errs = Vec::new();
     for (n, pass) in case["steps"].as_array().cloned().unwrap_or_default().iter().enumerate() {
         let base = observations_of(pass);
@@ -280,10 +282,10 @@ fn check_step(name: &str, case: &Value) -> Result<(), String> {
                 errs.push(format!("{at}: phase: got {got}, want {phase}"));
             }
         }
-        if let Some(msg) = e["message"].as_str() {
-            if state.message != msg {
-                errs.push(format!("{at}: message: got {:?}, want {msg:?}", state.message));
-            }
+        if let Some(msg) = e["message"].as_str()
+            && state.message != msg
+        {
+            errs.push(format!("{at}: message: got {:?}, want {msg:?}", state.message));
         }
         if !e["results"].is_null() {
             let got: Vec<String> = state.results.iter().map(result_line).collect();
@@ -305,10 +307,10 @@ fn check_step(name: &str, case: &Value) -> Result<(), String> {
                 errs.push(format!("{at}: wave: got {got:?}, want {}", e["wave"]));
             }
         }
-        if let Some(done) = e["done"].as_bool() {
-            if last.done != done {
-                errs.push(format!("{at}: done: got {}, want {done}", last.done));
-            }
+        if let Some(done) = e["done"].as_bool()
+            && last.done != done
+        {
+            errs.push(format!("{at}: done: got {}, want {done}", last.done));
         }
     }
     if errs.is_empty() { Ok(()) } else { Err(format!("{name}: {}", errs.join("\n"))) }

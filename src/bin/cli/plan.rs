@@ -10,13 +10,14 @@ use gitops_core::sync::{LiveObject, Observations, SyncRequest, TaskAction, hooks
 use lexopt::prelude::*;
 use serde_json::{Value, json};
 
-use crate::common::{CliError, Output, print_json, read_app, read_objects, read_settings};
+use crate::common::{CliError, Output, print_json, read_all_objects, read_app, read_settings};
 
 const PLAN_USAGE: &str = "\
 usage: gitops-core plan --desired PATH --live PATH [--app APP.yaml] [--argocd-cm CM.yaml]
                         [--prune] [--output text|json]
 
-Prints the sync tasks in the order Argo CD runs them: phase, wave, kind order, name.";
+Prints the sync tasks in the order Argo CD runs them: phase, wave, kind order, name.
+--desired and --live may be repeated; a directory stands for its .yaml, .yml and .json files.";
 
 const DECIDE_USAGE: &str = "\
 usage: gitops-core decide --app APP.yaml --desired PATH --live PATH --revision REV
@@ -103,8 +104,8 @@ fn strip_noise(obj: &Value) -> Value {
 }
 
 struct Args {
-    desired: Option<PathBuf>,
-    live: Option<PathBuf>,
+    desired: Vec<PathBuf>,
+    live: Vec<PathBuf>,
     app: Option<PathBuf>,
     cm: Option<PathBuf>,
     revision: Option<String>,
@@ -115,8 +116,8 @@ struct Args {
 
 fn parse(mut p: lexopt::Parser, usage: &str) -> Result<Option<Args>, CliError> {
     let mut a = Args {
-        desired: None,
-        live: None,
+        desired: Vec::new(),
+        live: Vec::new(),
         app: None,
         cm: None,
         revision: None,
@@ -126,8 +127,8 @@ fn parse(mut p: lexopt::Parser, usage: &str) -> Result<Option<Args>, CliError> {
     };
     while let Some(arg) = p.next()? {
         match arg {
-            Long("desired") => a.desired = Some(p.value()?.into()),
-            Long("live") => a.live = Some(p.value()?.into()),
+            Long("desired") => a.desired.push(p.value()?.into()),
+            Long("live") => a.live.push(p.value()?.into()),
             Long("app") => a.app = Some(p.value()?.into()),
             Long("argocd-cm") => a.cm = Some(p.value()?.into()),
             Long("revision") => a.revision = Some(p.value()?.string()?),
@@ -144,6 +145,14 @@ fn parse(mut p: lexopt::Parser, usage: &str) -> Result<Option<Args>, CliError> {
     Ok(Some(a))
 }
 
+/// The objects of every PATH given for a repeatable flag (at least one).
+fn objects_of(paths: &[PathBuf], flag: &str, usage: &str) -> Result<Vec<Value>, CliError> {
+    if paths.is_empty() {
+        return Err(CliError::Usage(format!("missing {flag}\n{usage}")));
+    }
+    read_all_objects(paths)
+}
+
 fn required<T>(v: Option<T>, flag: &str, usage: &str) -> Result<T, CliError> {
     v.ok_or_else(|| CliError::Usage(format!("missing {flag}\n{usage}")))
 }
@@ -151,8 +160,8 @@ fn required<T>(v: Option<T>, flag: &str, usage: &str) -> Result<T, CliError> {
 /// Runs `plan`.
 pub fn run_plan(args: lexopt::Parser) -> Result<u8, CliError> {
     let Some(a) = parse(args, PLAN_USAGE)? else { return Ok(0) };
-    let desired = read_objects(&required(a.desired, "--desired", PLAN_USAGE)?)?;
-    let live = read_objects(&required(a.live, "--live", PLAN_USAGE)?)?;
+    let desired = objects_of(&a.desired, "--desired", PLAN_USAGE)?;
+    let live = objects_of(&a.live, "--live", PLAN_USAGE)?;
     if let Some(cm) = &a.cm {
         // Read for validation; the settings take part once the diff engine is merged.
         read_settings(cm)?;
@@ -249,8 +258,8 @@ fn print_table(rows: &[Value]) {
 pub fn run_decide(args: lexopt::Parser) -> Result<u8, CliError> {
     let Some(a) = parse(args, DECIDE_USAGE)? else { return Ok(0) };
     let app = read_app(&required(a.app, "--app", DECIDE_USAGE)?)?;
-    let desired = read_objects(&required(a.desired, "--desired", DECIDE_USAGE)?)?;
-    let live = read_objects(&required(a.live, "--live", DECIDE_USAGE)?)?;
+    let desired = objects_of(&a.desired, "--desired", DECIDE_USAGE)?;
+    let live = objects_of(&a.live, "--live", DECIDE_USAGE)?;
     let revision = required(a.revision, "--revision", DECIDE_USAGE)?;
     let now = match &a.now {
         Some(s) => parse_rfc3339(s).map_err(|e| CliError::Usage(e.to_string()))?,
