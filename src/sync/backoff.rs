@@ -88,6 +88,35 @@ impl SelfHealSettings {
     }
 }
 
+/// The controller's answer to a failed attempt.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[must_use]
+pub struct RetryOutcome {
+    /// Retry (the phase goes back to Running) or give up (the phase stays Failed/Error).
+    pub retry: bool,
+    /// The operation message.
+    pub message: String,
+    /// The retry count after this decision.
+    pub retry_count: i64,
+    /// When the retry really starts (unix seconds), for `retry`.
+    pub next_attempt_at: i64,
+}
+
+/// Go's `time.Kitchen` (`3:04PM`) of unix seconds, in UTC.
+fn kitchen(secs: i64) -> String {
+    let day = secs.rem_euclid(86_400);
+    let (h, m) = (day / 3600, day / 60 % 60);
+    let (h12, ampm) = match h {
+        0 => (12, "AM"),
+        1..=11 => (h, "AM"),
+        12 => (12, "PM"),
+        _ => (h - 12, "PM"),
+    };
+    format!("{h12}:{m:02}{ampm}")
+}
+
 /// A retry strategy with its defaults applied (duration 5 s, factor 2, max 3 min).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -162,6 +191,47 @@ impl Retry {
     /// [`Retry::delay`] in whole seconds.
     pub fn delay_seconds(&self, count: i64) -> i64 {
         self.delay(count).seconds()
+    }
+
+    /// What the controller does when an attempt ends Failed or Error after `retry_count`
+    /// retries (not for terminated operations): retry (phase back to Running, the count
+    /// incremented, `finishedAt = now`) with the message
+    /// `<msg>. Retrying attempt #<n> at <h:mmAM|PM>.` (the time in UTC, Go's `time.Kitchen`,
+    /// computed with the old count, as Argo CD does), or give up, adding
+    /// ` (retried <n> times).` when there were retries.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use gitops_core::sync::backoff::Retry;
+    /// let r = Retry::from_strategy(None, 5).unwrap();
+    /// let next = r.after_failure("boom", 0, 1_700_000_000);
+    /// assert!(next.retry);
+    /// assert_eq!(next.message, "boom. Retrying attempt #1 at 10:13PM.");
+    /// assert_eq!(next.retry_count, 1);
+    /// // The controller waits for the incremented count: 10 s, not the 5 s of the message.
+    /// assert_eq!(next.next_attempt_at, 1_700_000_010);
+    /// let last = r.after_failure("boom", 5, 1_700_000_000);
+    /// assert_eq!((last.retry, last.message.as_str()), (false, "boom (retried 5 times)."));
+    /// ```
+    pub fn after_failure(&self, message: &str, retry_count: i64, now: i64) -> RetryOutcome {
+        if self.allows(retry_count) {
+            let shown = self.next_retry_at(now, retry_count);
+            let count = retry_count + 1;
+            RetryOutcome {
+                retry: true,
+                message: format!("{message}. Retrying attempt #{count} at {}.", kitchen(shown)),
+                retry_count: count,
+                next_attempt_at: self.next_retry_at(now, count),
+            }
+        } else {
+            let message = if retry_count > 0 {
+                format!("{message} (retried {retry_count} times).")
+            } else {
+                message.to_string()
+            };
+            RetryOutcome { retry: false, message, retry_count, next_attempt_at: now }
+        }
     }
 
     /// `NextRetryAt(base, count)` in unix seconds. The controller gates the n-th retry with the

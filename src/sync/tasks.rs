@@ -1,5 +1,7 @@
 //! Building the ordered task list (§2.6) and the plan.
 
+use std::collections::BTreeMap;
+
 use serde_json::{Value, json};
 
 use super::hooks::{self, HOOK_FINALIZER};
@@ -49,6 +51,7 @@ pub(crate) struct Built {
 ///                    (Phase::Sync, 0, "Deployment")]);
 /// assert_eq!(plan.waves.len(), 3);
 /// ```
+#[must_use]
 pub fn plan(request: &SyncRequest, observations: &Observations) -> Plan {
     let built = build(request, observations);
     let mut waves: Vec<Wave> = Vec::new();
@@ -251,17 +254,20 @@ pub(crate) fn build(request: &SyncRequest, obs: &Observations) -> Built {
             }
         }
     }
-    // 5. Find the live copy of named hooks (and of targets paired with nothing).
+    // 5. Find the live copy of named hooks (and of targets paired with nothing): the first
+    // pair, in key order, with the same group, kind and name and an empty or equal namespace.
+    let mut by_name: BTreeMap<(&str, &str, &str), Vec<(&str, &Pair)>> = BTreeMap::new();
+    for (k, p) in &rec.pairs {
+        by_name.entry((&k.0, &k.1, &k.3)).or_default().push((&k.2, p));
+    }
     for t in &mut tasks {
         if t.target.is_none() || t.live.is_some() {
             continue;
         }
-        let found = rec.pairs.iter().find(|(k, _)| {
-            k.0 == t.key.group
-                && k.1 == t.key.kind
-                && k.3 == t.key.name
-                && (k.2.is_empty() || k.2 == t.key.namespace)
-        });
+        let candidates =
+            by_name.get(&(t.key.group.as_str(), t.key.kind.as_str(), t.key.name.as_str()));
+        let found = candidates
+            .and_then(|c| c.iter().find(|(ns, _)| ns.is_empty() || *ns == t.key.namespace));
         if let Some((_, p)) = found {
             t.live = p.live.clone();
         }

@@ -198,6 +198,38 @@ impl SyncWindows {
     }
 }
 
+impl SyncWindows {
+    /// The gate on a running operation (`syncWindowPreventsSync`): `None` when it may go on,
+    /// else the message the controller writes while the phase stays Running:
+    /// `Sync operation blocked by sync window[: <error>]`. `manual` is
+    /// `!initiatedBy.automated`; `op_start` the operation's `startedAt`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use gitops_core::sync::windows::{SyncWindow, SyncWindows};
+    /// let mut deny = SyncWindow::default();
+    /// deny.kind = "deny".into();
+    /// deny.schedule = "0 0 * * *".into();
+    /// deny.duration = "24h".into();
+    /// let w = SyncWindows(vec![deny]);
+    /// assert_eq!(w.operation_blocked(false, Some(0), 1_700_000_000).as_deref(),
+    ///            Some("Sync operation blocked by sync window"));
+    /// ```
+    pub fn operation_blocked(
+        &self,
+        manual: bool,
+        op_start: Option<i64>,
+        now: i64,
+    ) -> Option<String> {
+        match self.can_sync(manual, op_start, now) {
+            Ok(true) => None,
+            Ok(false) => Some("Sync operation blocked by sync window".to_string()),
+            Err(e) => Some(format!("Sync operation blocked by sync window: {e}")),
+        }
+    }
+}
+
 /// A parsed 5-field cron schedule (the standard syntax of robfig/cron: `*`, `?`, numbers,
 /// ranges `a-b`, steps `/n`, lists `,`, month and weekday names).
 #[derive(Debug, Clone, PartialEq, Eq)]

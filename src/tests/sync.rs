@@ -440,6 +440,33 @@ fn check_rows(name: &str, case: &Value) -> Result<(), String> {
                         Err(e) => json!(e.to_string()),
                     }
                 }
+                "retryAfterFailure" => {
+                    let strategy: Option<RetryStrategy> = if row["strategy"].is_null() {
+                        None
+                    } else {
+                        Some(de(&row["strategy"], "strategy"))
+                    };
+                    let r = Retry::from_strategy(
+                        strategy.as_ref(),
+                        row["defaultLimit"].as_i64().unwrap_or(5),
+                    )
+                    .unwrap();
+                    let o = r.after_failure(
+                        row["message"].as_str().unwrap_or(""),
+                        row["retryCount"].as_i64().unwrap_or(0),
+                        now,
+                    );
+                    json!({"retry": o.retry, "message": o.message, "retryCount": o.retry_count, "nextAttemptAt": format_rfc3339(o.next_attempt_at)})
+                }
+                "operationBlocked" => {
+                    let ws: Vec<SyncWindow> = de(&row["windows"], "windows");
+                    let op_start = row["opStart"].as_str().map(|f| parse_rfc3339(f).unwrap());
+                    json!(SyncWindows(ws).operation_blocked(
+                        row["manual"].as_bool().unwrap_or(false),
+                        op_start,
+                        now
+                    ))
+                }
                 "attempted" => {
                     let app: Application = de(&row["app"], "app");
                     let (a, revs, phase) = already_attempted(
