@@ -58,12 +58,19 @@ impl SelfHealSettings {
             if capped {
                 break;
             }
-            if self.backoff_factor != 0 {
-                d = d.saturating_mul(self.backoff_factor);
-                if cap > 0 && d > cap {
-                    d = cap;
-                    capped = true;
-                }
+            if self.backoff_factor == 0 {
+                break;
+            }
+            let next = d.saturating_mul(self.backoff_factor);
+            if cap > 0 && next > cap {
+                d = cap;
+                capped = true;
+            } else if next == d {
+                // A factor of 1 (or saturation): the value no longer changes, so stop early
+                // rather than loop over a large attempt count.
+                break;
+            } else {
+                d = next;
             }
         }
         d
@@ -83,8 +90,8 @@ impl SelfHealSettings {
     /// assert_eq!(s.remaining(40, Some(40), 100), 60);
     /// ```
     pub fn remaining(&self, attempts: u32, finished_at: Option<i64>, now: i64) -> i64 {
-        let elapsed = finished_at.map_or(0, |f| now - f);
-        self.delay(attempts) - elapsed
+        let elapsed = finished_at.map_or(0, |f| now.saturating_sub(f));
+        self.delay(attempts).saturating_sub(elapsed)
     }
 }
 

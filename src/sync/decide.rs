@@ -198,6 +198,7 @@ pub fn already_attempted(
         let same = if multi {
             last.as_slice() == desired
         } else {
+            // `last` has exactly one element in the single-source case.
             desired.len() == 1 && desired[0] == last[0]
         };
         if !same {
@@ -292,7 +293,7 @@ pub fn auto_sync(app: &Application, input: &AutoSyncInput) -> Decision {
         if remaining > 0 {
             return Decision {
                 self_heal: true,
-                next_attempt_at: Some(input.now + remaining),
+                next_attempt_at: Some(input.now.saturating_add(remaining)),
                 ..Decision::skip(format!("self-heal backoff: {remaining}s remaining"))
             };
         }

@@ -40,6 +40,7 @@ pub(crate) fn waiting(tasks: &[&Task], wait: Wait, confirm: &[&Task]) -> String 
     let any_hook = tasks.iter().any(|t| t.hook);
     let all_hooks = tasks.iter().all(|t| t.hook);
     let noun = if all_hooks { "hooks" } else { "resources" };
+    // `confirm[0]` and `tasks[0]` exist: both lists are checked non-empty.
     let (reason, first, n) = if !confirm.is_empty() {
         ("pruning confirmation of".to_string(), confirm[0], confirm.len() - 1)
     } else {

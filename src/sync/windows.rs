@@ -315,6 +315,7 @@ impl Cron {
         if parts.len() != 5 {
             return Err(err(format!("expected exactly 5 fields, found {}", parts.len())));
         }
+        // Five parts, checked above.
         let (minute, _) = field(parts[0], 0, 59, &[], 0).map_err(err)?;
         let (hour, _) = field(parts[1], 0, 23, &[], 0).map_err(err)?;
         let (dom, dom_star) = field(parts[2], 1, 31, &[], 0).map_err(err)?;
@@ -355,7 +356,7 @@ impl Cron {
                 m += 1;
                 continue;
             }
-            return Some(m * 60);
+            return m.checked_mul(60);
         }
         None
     }
