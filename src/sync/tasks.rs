@@ -377,3 +377,80 @@ pub(crate) fn decide_action(request: &SyncRequest, t: &mut Task, skip_dry_run: b
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    use super::*;
+    use crate::sync::LiveObject;
+
+    fn object(i: usize, kind: usize, wave: i64, hook: usize) -> Value {
+        let kinds = [
+            ("v1", "ConfigMap"),
+            ("apps/v1", "Deployment"),
+            ("v1", "Namespace"),
+            ("batch/v1", "Job"),
+        ];
+        let (api, kind) = kinds[kind % kinds.len()];
+        let mut annotations = json!({"argocd.argoproj.io/sync-wave": wave.to_string()});
+        match hook % 4 {
+            1 => annotations["argocd.argoproj.io/hook"] = json!("PreSync"),
+            2 => annotations["argocd.argoproj.io/hook"] = json!("PostSync,SyncFail"),
+            _ => {}
+        }
+        json!({"apiVersion": api, "kind": kind, "metadata": {
+            "name": format!("o{}", i % 7), "namespace": format!("ns{}", i % 3),
+            "annotations": annotations}})
+    }
+
+    proptest! {
+        /// The plan does not depend on the order of its inputs, and its waves are sorted,
+        /// complete and non-empty.
+        #[test]
+        fn plan_is_deterministic(
+            specs in proptest::collection::vec((0usize..4, -2i64..3, 0usize..4, any::<bool>()), 0..24),
+            seed in any::<u64>(),
+        ) {
+            let mut targets = Vec::new();
+            let mut live = Vec::new();
+            for (i, (kind, wave, hook, is_live)) in specs.iter().enumerate() {
+                let o = object(i, *kind, *wave, *hook);
+                if *is_live { live.push(o) } else { targets.push(o) }
+            }
+            let mut request = SyncRequest::default();
+            request.app_namespace = "app".into();
+            request.prune = true;
+            let run = |targets: &[Value], live: &[Value]| {
+                let mut r = request.clone();
+                r.targets = targets.to_vec();
+                let mut obs = Observations::default();
+                obs.live = live.iter().map(|l| LiveObject::new(l.clone(), None)).collect();
+                plan(&r, &obs)
+            };
+            let a = run(&targets, &live);
+            // A deterministic shuffle of both lists (duplicates keep their relative order,
+            // because the last duplicate wins).
+            let mut order: Vec<usize> = (0..live.len()).collect();
+            order.sort_by_key(|i| (*i as u64).wrapping_mul(seed | 1).rotate_left(17));
+            let mut seen = std::collections::BTreeSet::new();
+            let unique_live: Vec<Value> = live.iter().rev()
+                .filter(|l| seen.insert(ObjectRef::from_object_lossy(l).key()))
+                .cloned().collect();
+            let shuffled_live: Vec<Value> =
+                order.iter().filter_map(|i| unique_live.get(*i).cloned()).collect();
+            let b = run(&targets, &shuffled_live);
+            let c = run(&targets, &unique_live);
+            prop_assert_eq!(&b, &c);
+            prop_assert_eq!(a.tasks().count(), c.tasks().count());
+            for w in &a.waves {
+                prop_assert!(!w.tasks.is_empty());
+                prop_assert!(w.tasks.iter().all(|t| t.phase == w.phase && t.wave == w.wave));
+            }
+            for pair in a.waves.windows(2) {
+                prop_assert!((pair[0].phase, pair[0].wave) != (pair[1].phase, pair[1].wave));
+            }
+        }
+    }
+}
