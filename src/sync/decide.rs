@@ -236,7 +236,6 @@ pub fn already_attempted(
 /// assert_eq!(d.condition.as_deref(), Some(format!(
 ///     "Skipping sync attempt to [{}]: auto-sync will wipe out all resources", "b".repeat(40)).as_str()));
 /// ```
-#[must_use]
 pub fn auto_sync(app: &Application, input: &AutoSyncInput) -> Decision {
     let policy = &app.spec.sync_policy;
     let Some(automated) = policy.automated.as_ref().filter(|a| a.enabled != Some(false)) else {

@@ -256,7 +256,8 @@ pub(crate) fn build(request: &SyncRequest, obs: &Observations) -> Built {
     }
     // 5. Find the live copy of named hooks (and of targets paired with nothing): the first
     // pair, in key order, with the same group, kind and name and an empty or equal namespace.
-    let mut by_name: BTreeMap<(&str, &str, &str), Vec<(&str, &Pair)>> = BTreeMap::new();
+    type ByName<'a> = BTreeMap<(&'a str, &'a str, &'a str), Vec<(&'a str, &'a Pair)>>;
+    let mut by_name: ByName<'_> = BTreeMap::new();
     for (k, p) in &rec.pairs {
         by_name.entry((&k.0, &k.1, &k.3)).or_default().push((&k.2, p));
     }
@@ -419,14 +420,15 @@ mod tests {
                 let o = object(i, *kind, *wave, *hook);
                 if *is_live { live.push(o) } else { targets.push(o) }
             }
-            let mut request = SyncRequest::default();
-            request.app_namespace = "app".into();
-            request.prune = true;
+            let request =
+                SyncRequest { app_namespace: "app".into(), prune: true, ..SyncRequest::default() };
             let run = |targets: &[Value], live: &[Value]| {
                 let mut r = request.clone();
                 r.targets = targets.to_vec();
-                let mut obs = Observations::default();
-                obs.live = live.iter().map(|l| LiveObject::new(l.clone(), None)).collect();
+                let obs = Observations {
+                    live: live.iter().map(|l| LiveObject::new(l.clone(), None)).collect(),
+                    ..Observations::default()
+                };
                 plan(&r, &obs)
             };
             let a = run(&targets, &live);
