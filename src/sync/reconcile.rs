@@ -1,6 +1,6 @@
 //! Reconciling desired and live objects into pairs (§1).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde_json::Value;
 
@@ -18,7 +18,7 @@ pub(crate) struct Pair {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Reconciled {
     /// Pairs keyed by resource key (live key if live, else target key), in key order.
-    pub pairs: BTreeMap<(String, String, String, String), Pair>,
+    pub pairs: Vec<((String, String, String, String), Pair)>,
     /// Hook objects, in input order.
     pub hooks: Vec<Value>,
 }
@@ -40,7 +40,8 @@ pub(crate) fn normalize_targets(
     warnings: &mut Vec<String>,
 ) -> Vec<Value> {
     let mut order: Vec<(String, String, String, String)> = Vec::new();
-    let mut by_key: BTreeMap<(String, String, String, String), (Value, usize)> = BTreeMap::new();
+    // Lookups only; the output follows `order`, so a hash map keeps it deterministic.
+    let mut by_key: HashMap<(String, String, String, String), (Value, usize)> = HashMap::new();
     for (index, t) in targets.iter().enumerate() {
         let mut t = t.clone();
         scopes.default_namespace(&mut t, app_namespace);
@@ -79,9 +80,9 @@ pub(crate) fn normalize_targets(
 }
 
 /// `Reconcile` (§1.2).
-pub(crate) fn reconcile(
+pub(crate) fn reconcile<'a>(
     targets: Vec<Value>,
-    live: &[Value],
+    live: impl IntoIterator<Item = &'a Value>,
     app_namespace: &str,
     scopes: &Scopes,
 ) -> Reconciled {
@@ -97,13 +98,13 @@ pub(crate) fn reconcile(
             managed.push(t);
         }
     }
-    // Live objects by key; a repeated key keeps the last one.
-    let mut live_map: BTreeMap<(String, String, String, String), Value> = BTreeMap::new();
+    // Live objects by key; a repeated key keeps the last one. Leftovers are sorted below.
+    let mut live_map: HashMap<(String, String, String, String), Value> = HashMap::new();
     for l in live {
         live_map.insert(key4(&ObjectRef::from_object_lossy(l)), l.clone());
     }
     // The same object under two API groups: keep the key a target uses.
-    let target_keys: Vec<_> =
+    let target_keys: HashSet<_> =
         managed.iter().map(|t| key4(&ObjectRef::from_object_lossy(t))).collect();
     let mut by_uid: BTreeMap<String, Vec<(String, String, String, String)>> = BTreeMap::new();
     for (k, l) in &live_map {
@@ -112,7 +113,9 @@ pub(crate) fn reconcile(
             by_uid.entry(uid.to_string()).or_default().push(k.clone());
         }
     }
-    for keys in by_uid.values() {
+    for keys in by_uid.values_mut() {
+        // Key order, whatever the map's iteration order was.
+        keys.sort();
         let mut left = keys.len();
         for k in keys {
             if left <= 1 {
@@ -140,16 +143,26 @@ pub(crate) fn reconcile(
         }
         pairs.push(Pair { target: Some(t), live: found });
     }
-    for (_, l) in live_map {
+    let mut leftovers: Vec<_> = live_map.into_iter().collect();
+    leftovers.sort_by(|a, b| a.0.cmp(&b.0));
+    for (_, l) in leftovers {
         pairs.push(Pair { target: None, live: Some(l) });
     }
-    for p in pairs {
-        let obj = match (&p.live, &p.target) {
-            (Some(l), _) => l,
-            (None, Some(t)) => t,
-            (None, None) => continue,
-        };
-        out.pairs.insert(key4(&ObjectRef::from_object_lossy(obj)), p);
+    // Keyed like Argo CD's `groupResources` map: a later pair with the same key replaces an
+    // earlier one. Sorted by key (a stable sort, so the last of equal keys is last).
+    let mut keyed: Vec<_> = pairs
+        .into_iter()
+        .filter_map(|p| {
+            let obj = p.live.as_ref().or(p.target.as_ref())?;
+            Some((key4(&ObjectRef::from_object_lossy(obj)), p))
+        })
+        .collect();
+    keyed.sort_by(|a, b| a.0.cmp(&b.0));
+    for (k, p) in keyed {
+        match out.pairs.last_mut() {
+            Some(last) if last.0 == k => last.1 = p,
+            _ => out.pairs.push((k, p)),
+        }
     }
     out
 }

@@ -1,6 +1,6 @@
 //! Building the ordered task list (§2.6) and the plan.
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 
 use serde_json::{Value, json};
 
@@ -171,8 +171,8 @@ pub(crate) fn build(request: &SyncRequest, obs: &Observations) -> Built {
             ))
         })
         .collect();
-    let live: Vec<Value> = obs.live.iter().map(|l| l.object.clone()).collect();
-    let rec = reconcile::reconcile(targets, &live, ns, &request.scopes);
+    let rec =
+        reconcile::reconcile(targets, obs.live.iter().map(|l| &l.object), ns, &request.scopes);
 
     // 1. Resource tasks.
     let mut tasks: Vec<Task> = Vec::new();
@@ -256,8 +256,8 @@ pub(crate) fn build(request: &SyncRequest, obs: &Observations) -> Built {
     }
     // 5. Find the live copy of named hooks (and of targets paired with nothing): the first
     // pair, in key order, with the same group, kind and name and an empty or equal namespace.
-    type ByName<'a> = BTreeMap<(&'a str, &'a str, &'a str), Vec<(&'a str, &'a Pair)>>;
-    let mut by_name: ByName<'_> = BTreeMap::new();
+    type ByName<'a> = HashMap<(&'a str, &'a str, &'a str), Vec<(&'a str, &'a Pair)>>;
+    let mut by_name: ByName<'_> = HashMap::new();
     for (k, p) in &rec.pairs {
         by_name.entry((&k.0, &k.1, &k.3)).or_default().push((&k.2, p));
     }
