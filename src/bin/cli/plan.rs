@@ -270,11 +270,27 @@ pub fn run_decide(args: lexopt::Parser) -> Result<u8, CliError> {
             .unwrap_or(0),
     };
     let resources = resource_statuses(&desired, &live, &app.spec.destination.namespace);
-    let status = if resources.iter().any(|r| r.status != SyncStatusCode::Synced) {
-        SyncStatusCode::OutOfSync
-    } else {
-        SyncStatusCode::Synced
+    // A live-only object marked `IgnoreExtraneous` stays OutOfSync itself but does not make
+    // the app OutOfSync.
+    let extraneous_ignored = |r: &ResourceStatus| {
+        r.requires_pruning
+            && live.iter().any(|l| {
+                let k = ObjectRef::from_object_lossy(l);
+                (k.group.as_str(), k.kind.as_str(), k.namespace.as_str(), k.name.as_str())
+                    == (r.group.as_str(), r.kind.as_str(), r.namespace.as_str(), r.name.as_str())
+                    && hooks::has_annotation_option(
+                        l,
+                        "argocd.argoproj.io/compare-options",
+                        "IgnoreExtraneous",
+                    )
+            })
     };
+    let status =
+        if resources.iter().any(|r| r.status != SyncStatusCode::Synced && !extraneous_ignored(r)) {
+            SyncStatusCode::OutOfSync
+        } else {
+            SyncStatusCode::Synced
+        };
     let input = AutoSyncInput::new(status, resources, vec![revision], now);
     let d = auto_sync(&app, &input);
     let message = d.condition.clone().unwrap_or_else(|| d.message.clone());
