@@ -86,6 +86,7 @@
 
 pub mod backoff;
 pub mod decide;
+pub mod deletion;
 pub mod hooks;
 pub mod messages;
 pub mod options;

@@ -467,6 +467,19 @@ fn check_rows(name: &str, case: &Value) -> Result<(), String> {
                         now
                     ))
                 }
+                "cascade" => {
+                    let live: Vec<Value> = row["live"].as_array().cloned().unwrap_or_default();
+                    let p = crate::sync::deletion::cascade_pass(
+                        &live,
+                        &app,
+                        row["approved"].as_bool() == Some(true),
+                    );
+                    let names = |v: &[crate::ObjectRef]| {
+                        v.iter().map(|r| r.name.clone()).collect::<Vec<_>>()
+                    };
+                    json!({"delete": names(&p.delete), "waiting": names(&p.waiting), "kept": names(&p.kept),
+                           "awaitingConfirmation": p.awaiting_confirmation, "done": p.done})
+                }
                 "attempted" => {
                     let app: Application = de(&row["app"], "app");
                     let (a, revs, phase) = already_attempted(
