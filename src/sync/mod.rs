@@ -14,6 +14,11 @@
 //!   host stores between passes (as Argo CD stores `status.operationState`).
 //! - [`decide::auto_sync`]: whether an automated sync starts now, with self-heal backoff
 //!   ([`backoff`]), retries and sync windows ([`windows`]).
+//! - [`terminate`]: stop a running operation; [`deletion::cascade_pass`]: what an application
+//!   deletion removes next.
+//!
+//! Where Argo CD's Go code leaves a choice open (map iteration order, unstable sorts), this
+//! module picks one deterministic behaviour; `testdata/SKIPPED-sync.md` lists each.
 //!
 //! # The host loop
 //!
