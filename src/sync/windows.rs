@@ -25,7 +25,7 @@ pub struct SyncWindow {
     pub clusters: Vec<String>,
     /// Manual syncs are allowed while the window blocks.
     pub manual_sync: bool,
-    /// The time zone of the schedule; only `UTC` (or empty) is supported here.
+    /// The time zone of the schedule: `UTC` (or empty), `GMT`, or a fixed offset `Etc/GMT±N`.
     pub time_zone: String,
     /// Every set list must match (instead of any).
     pub and_operator: bool,
@@ -53,7 +53,7 @@ pub struct WindowTarget {
 #[non_exhaustive]
 pub enum WindowError {
     /// The cron schedule could not be read.
-    #[error("cannot parse schedule `{schedule}`: {message}")]
+    #[error("cannot parse schedule '{schedule}': {message}")]
     Schedule {
         /// The schedule.
         schedule: String,
@@ -61,11 +61,34 @@ pub enum WindowError {
         message: String,
     },
     /// The duration could not be read.
-    #[error("cannot parse duration `{0}`")]
+    #[error("cannot parse duration '{0}': time: invalid duration \"{0}\"")]
     Duration(String),
     /// A time zone other than UTC.
     #[error("unsupported time zone `{0}`")]
     TimeZone(String),
+}
+
+/// The offset from UTC in seconds of the zones this crate knows without a time zone database:
+/// `""`, `UTC`, `Etc/UTC`, `GMT`, `Etc/GMT` and `Etc/GMT±N` (POSIX signs: `Etc/GMT+5` is UTC−5).
+fn zone_offset(zone: &str) -> Option<i64> {
+    match zone {
+        "" | "UTC" | "Etc/UTC" | "GMT" | "Etc/GMT" | "Etc/UCT" | "UCT" | "Etc/Zulu" | "Zulu" => {
+            Some(0)
+        }
+        _ => {
+            let rest = zone.strip_prefix("Etc/GMT")?;
+            let (sign, digits) = match rest.as_bytes().first()? {
+                b'+' => (-1, &rest[1..]),
+                b'-' => (1, &rest[1..]),
+                _ => return None,
+            };
+            let hours: i64 = digits.parse().ok().filter(|h| (0..=14).contains(h))?;
+            if digits.len() > 2 || digits.starts_with('0') && digits.len() > 1 {
+                return None;
+            }
+            Some(sign * hours * 3600)
+        }
+    }
 }
 
 fn any_glob(patterns: &[String], text: &str) -> bool {
@@ -107,15 +130,14 @@ impl SyncWindow {
     /// assert!(!w.active(parse_rfc3339("2024-05-01T23:00:00Z").unwrap()).unwrap());
     /// ```
     pub fn active(&self, now: i64) -> Result<bool, WindowError> {
-        if !self.time_zone.is_empty() && self.time_zone != "UTC" && self.time_zone != "Etc/UTC" {
-            return Err(WindowError::TimeZone(self.time_zone.clone()));
-        }
+        let offset = zone_offset(&self.time_zone)
+            .ok_or_else(|| WindowError::TimeZone(self.time_zone.clone()))?;
         let cron = Cron::parse(&self.schedule)?;
         let d = parse_go_duration(&self.duration)
             .map_err(|_| WindowError::Duration(self.duration.clone()))?;
-        let from = now.saturating_sub(d.seconds());
-        Ok(match cron.next_after(from) {
-            Some(next) => next < now,
+        let local = now.saturating_add(offset);
+        Ok(match cron.next_after(local.saturating_sub(d.seconds())) {
+            Some(next) => next < local,
             None => true,
         })
     }
@@ -261,7 +283,9 @@ fn field(
         if let Some(i) = names.iter().position(|n| *n == lower) {
             return Ok(i as u32 + name_base);
         }
-        s.parse::<u32>().map_err(|_| format!("failed to parse int from {s}"))
+        s.parse::<u32>().map_err(|_| {
+            format!("failed to parse int from {s}: strconv.Atoi: parsing \"{s}\": invalid syntax")
+        })
     };
     for part in expr.split(',') {
         let (range, step) = match part.split_once('/') {
@@ -279,7 +303,10 @@ fn field(
             let v = num(range)?;
             (v, if step.is_some() { max } else { v })
         };
-        if lo < min || hi > max {
+        if lo < min {
+            return Err(format!("beginning of range ({lo}) below minimum ({min}): {part}"));
+        }
+        if hi > max {
             return Err(format!("end of range ({hi}) above maximum ({max}): {part}"));
         }
         if lo > hi {
@@ -313,7 +340,11 @@ impl Cron {
         let err = |m: String| WindowError::Schedule { schedule: schedule.to_string(), message: m };
         let parts: Vec<&str> = schedule.split_whitespace().collect();
         if parts.len() != 5 {
-            return Err(err(format!("expected exactly 5 fields, found {}", parts.len())));
+            return Err(err(format!(
+                "expected exactly 5 fields, found {}: [{}]",
+                parts.len(),
+                parts.join(" ")
+            )));
         }
         // Five parts, checked above.
         let (minute, _) = field(parts[0], 0, 59, &[], 0).map_err(err)?;
