@@ -392,3 +392,39 @@ impl Cron {
         None
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// Minute by minute, the definition of "next start after t".
+    fn naive_next(c: &Cron, t: i64) -> Option<i64> {
+        let first = t.div_euclid(60) + 1;
+        (first..first + 40 * 24 * 60).find_map(|m| {
+            let days = m.div_euclid(1440);
+            let mod_day = m.rem_euclid(1440);
+            (c.day_matches(days)
+                && c.hour & (1 << (mod_day / 60)) != 0
+                && c.minute & (1 << (mod_day % 60)) != 0)
+                .then_some(m * 60)
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn next_after_agrees_with_a_minute_by_minute_search(
+            minute in prop::sample::select(vec!["*", "0", "*/15", "5,35", "10-20/5", "59"]),
+            hour in prop::sample::select(vec!["*", "0", "9-17", "*/6", "23"]),
+            dom in prop::sample::select(vec!["*", "1", "15,28", "*/10"]),
+            dow in prop::sample::select(vec!["*", "mon-fri", "0", "sat,sun", "3"]),
+            t in 1_704_067_200i64..1_767_225_600,
+        ) {
+            // A stepped day of month AND a weekday can be months apart, past the naive search.
+            prop_assume!(!(dom.starts_with('*') && dom != "*" && dow != "*"));
+            let c = Cron::parse(&format!("{minute} {hour} {dom} * {dow}")).unwrap();
+            prop_assert_eq!(c.next_after(t), naive_next(&c, t));
+        }
+    }
+}

@@ -14,10 +14,11 @@ use crate::common::{CliError, Output, print_json, read_all_objects, read_app, re
 
 const PLAN_USAGE: &str = "\
 usage: gitops-core plan --desired PATH --live PATH [--app APP.yaml] [--argocd-cm CM.yaml]
-                        [--prune] [--output text|json]
+                        [--prune] [--revision REV] [--now RFC3339] [--output text|json]
 
 Prints the sync tasks in the order Argo CD runs them: phase, wave, kind order, name.
---desired and --live may be repeated; a directory stands for its .yaml, .yml and .json files.";
+--desired and --live may be repeated; a directory stands for its .yaml, .yml and .json files.
+--revision and --now (the operation start) name hooks that use generateName.";
 
 const DECIDE_USAGE: &str = "\
 usage: gitops-core decide --app APP.yaml --desired PATH --live PATH --revision REV
@@ -178,6 +179,12 @@ pub fn run_plan(args: lexopt::Parser) -> Result<u8, CliError> {
         }
     };
     request.prune |= a.prune;
+    if let Some(rev) = &a.revision {
+        request.revision = rev.clone();
+    }
+    if let Some(now) = &a.now {
+        request.started_at = parse_rfc3339(now).map_err(|e| CliError::Usage(e.to_string()))?;
+    }
     let statuses = resource_statuses(&desired, &live, &request.app_namespace);
     request.modified = Some(
         statuses
