@@ -76,3 +76,24 @@ fn plan_1000_resources_10_waves(bencher: divan::Bencher) {
     let (request, obs) = inputs(1_000);
     bencher.bench(|| plan(divan::black_box(&request), divan::black_box(&obs)));
 }
+
+/// One whole first pass of the step function on the same input: the dry run of every task
+/// and the wet run of the first wave, answering each batch of actions.
+#[divan::bench(sample_count = 10)]
+fn step_first_pass_5000_resources(bencher: divan::Bencher) {
+    use gitops_core::sync::{Outcome, SyncState, step};
+    let (request, obs) = inputs(5_000);
+    bencher.bench(|| {
+        let mut state = SyncState::default();
+        let mut o = obs.clone();
+        loop {
+            let s = step(&request, &state, &o);
+            state = s.state;
+            if s.actions.is_empty() {
+                break;
+            }
+            o.outcomes = s.actions.iter().map(|a| Outcome::ok(&a.id, "")).collect();
+        }
+        state
+    });
+}

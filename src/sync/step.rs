@@ -7,7 +7,7 @@
 //! so a replay sees what the first try saw. Within one pass the host should pass the same
 //! live objects (it may refresh them between passes).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde_json::Value;
 
@@ -40,6 +40,8 @@ struct Ctx<'a> {
     obs: &'a Observations,
     live_by_key: BTreeMap<(String, String, String, String), &'a LiveObject>,
     results: Vec<ResourceResult>,
+    /// Position of each result by result key.
+    result_index: HashMap<String, usize>,
     outcomes: BTreeMap<String, Outcome>,
     requested: Vec<HostAction>,
     phase: OperationPhase,
@@ -91,13 +93,15 @@ impl<'a> Ctx<'a> {
         for o in &obs.outcomes {
             outcomes.insert(o.id.clone(), o.clone());
         }
+        let results = state.step_base.clone().unwrap_or_else(|| state.results.clone());
         let live_by_key =
             obs.live.iter().map(|l| (key4(&ObjectRef::from_object_lossy(&l.object)), l)).collect();
         Ctx {
             req,
             obs,
             live_by_key,
-            results: state.step_base.clone().unwrap_or_else(|| state.results.clone()),
+            result_index: results.iter().enumerate().map(|(i, r)| (r.result_key(), i)).collect(),
+            results,
             outcomes,
             requested: Vec::new(),
             phase: OperationPhase::Running,
@@ -120,7 +124,7 @@ impl<'a> Ctx<'a> {
             t.message = msg.to_string();
         }
         let key = t.t.result_key();
-        if let Some(r) = self.results.iter_mut().find(|r| r.result_key() == key) {
+        if let Some(r) = self.result_index.get(&key).and_then(|i| self.results.get_mut(*i)) {
             r.status = status;
             r.hook_phase = state;
             if !msg.is_empty() {
@@ -128,6 +132,7 @@ impl<'a> Ctx<'a> {
             }
         } else {
             let order = self.results.len() + 1;
+            self.result_index.insert(key, self.results.len());
             self.results.push(ResourceResult {
                 key: t.t.key.clone(),
                 status,
@@ -148,10 +153,9 @@ impl<'a> Ctx<'a> {
 
     /// The outcomes of a batch, or a suspension asking for the missing ones.
     fn execute(&mut self, actions: Vec<HostAction>) -> R<Vec<Outcome>> {
-        let missing: Vec<HostAction> =
-            actions.iter().filter(|a| !self.outcomes.contains_key(&a.id)).cloned().collect();
-        if !missing.is_empty() {
-            self.requested = missing;
+        if actions.iter().any(|a| !self.outcomes.contains_key(&a.id)) {
+            self.requested =
+                actions.into_iter().filter(|a| !self.outcomes.contains_key(&a.id)).collect();
             return Err(Suspend);
         }
         Ok(actions.iter().filter_map(|a| self.outcomes.get(&a.id).cloned()).collect())
@@ -182,25 +186,21 @@ impl<'a> Ctx<'a> {
     }
 }
 
-fn load(built: &Built, results: &[ResourceResult]) -> Vec<RTask> {
+fn load(built: &mut Built, results: &[ResourceResult]) -> Vec<RTask> {
     let by_key: BTreeMap<String, &ResourceResult> =
         results.iter().map(|r| (r.result_key(), r)).collect();
-    built
-        .tasks
-        .iter()
+    let presets = std::mem::take(&mut built.preset_failures);
+    std::mem::take(&mut built.tasks)
+        .into_iter()
         .map(|t| {
             let key = t.result_key();
             let r = by_key.get(&key);
             RTask {
-                t: t.clone(),
+                preset: presets.iter().find(|(k, _)| *k == key).map(|(_, m)| m.clone()),
+                t,
                 status: r.and_then(|r| r.status),
                 state: r.map(|r| r.hook_phase).unwrap_or_default(),
                 message: r.map(|r| r.message.clone()).unwrap_or_default(),
-                preset: built
-                    .preset_failures
-                    .iter()
-                    .find(|(k, _)| *k == key)
-                    .map(|(_, m)| m.clone()),
             }
         })
         .collect()
@@ -283,8 +283,8 @@ fn run_pass(ctx: &mut Ctx<'_>) -> R<()> {
         ctx.set(OperationPhase::Failed, format!("Shared resource found: {msg}"));
         return Ok(());
     }
-    let built = build(ctx.req, ctx.obs);
-    let mut tasks = load(&built, &ctx.results);
+    let mut built = build(ctx.req, ctx.obs);
+    let mut tasks = load(&mut built, &ctx.results);
     for t in tasks.iter_mut() {
         if let Some(msg) = t.preset.clone()
             && t.pending()
@@ -298,9 +298,9 @@ fn run_pass(ctx: &mut Ctx<'_>) -> R<()> {
         let mut msgs = Vec::new();
         for t in tasks.iter_mut() {
             if let Some(err) = t.t.invalid.clone() {
-                let mut tt = t.clone();
-                ctx.record(&mut tt, Some(ResultCode::SyncFailed), TaskState::Pending, &err);
-                *t = tt;
+                let tt = &mut *t;
+                ctx.record(tt, Some(ResultCode::SyncFailed), TaskState::Pending, &err);
+
                 msgs.push(err);
             }
         }
@@ -353,16 +353,16 @@ fn run_pass(ctx: &mut Ctx<'_>) -> R<()> {
             )
             .ok();
         }
-        let mut tt = t.clone();
+        let tt = &mut *t;
         if tt.t.hook {
             if let Some(e) = health_error {
                 let msg = format!("failed to get resource health: {e}");
-                ctx.keep(&mut tt, TaskState::Error, &msg);
+                ctx.keep(tt, TaskState::Error, &msg);
             } else {
                 match health {
                     None => {
                         let msg = format!("{} created", tt.t.key.name);
-                        ctx.keep(&mut tt, TaskState::Succeeded, &msg);
+                        ctx.keep(tt, TaskState::Succeeded, &msg);
                     }
                     Some(h) => {
                         let state = match h.status {
@@ -378,23 +378,22 @@ fn run_pass(ctx: &mut Ctx<'_>) -> R<()> {
                         } else {
                             h.message.clone()
                         };
-                        ctx.keep(&mut tt, state, &msg);
+                        ctx.keep(tt, state, &msg);
                     }
                 }
             }
         } else if health_error.is_none() {
             match health {
-                None => ctx.keep(&mut tt, TaskState::Succeeded, ""),
+                None => ctx.keep(tt, TaskState::Succeeded, ""),
                 Some(h) if h.status == HealthStatus::Healthy => {
-                    ctx.keep(&mut tt, TaskState::Succeeded, &h.message)
+                    ctx.keep(tt, TaskState::Succeeded, &h.message)
                 }
                 Some(h) if h.status == HealthStatus::Degraded => {
-                    ctx.keep(&mut tt, TaskState::Failed, &h.message)
+                    ctx.keep(tt, TaskState::Failed, &h.message)
                 }
                 Some(_) => {}
             }
         }
-        *t = tt;
     }
     // 3. Wait for running tasks.
     let multi_step = match (tasks.first(), tasks.last()) {
@@ -416,22 +415,21 @@ fn run_pass(ctx: &mut Ctx<'_>) -> R<()> {
             .collect();
         let outcomes = ctx.execute(actions)?;
         for (i, o) in missing.iter().zip(outcomes) {
-            let mut tt = tasks[*i].clone();
+            let tt = &mut tasks[*i];
             match o.status {
                 OutcomeStatus::Ok => {}
                 OutcomeStatus::Failed => {
                     let msg = format!("Failed to get live resource {}", o.message);
-                    ctx.keep(&mut tt, TaskState::Error, &msg);
+                    ctx.keep(tt, TaskState::Error, &msg);
                 }
                 OutcomeStatus::NotFound => {
                     let msg = format!(
                         "Resource {}/{}/{} is missing, it might have been deleted",
                         tt.t.key.group, tt.t.key.kind, tt.t.key.name
                     );
-                    ctx.record(&mut tt, Some(ResultCode::SyncFailed), TaskState::Error, &msg);
+                    ctx.record(tt, Some(ResultCode::SyncFailed), TaskState::Error, &msg);
                 }
             }
-            tasks[*i] = tt;
         }
         let list: Vec<&Task> = running.iter().map(|i| &tasks[*i].t).collect();
         let msg = messages::waiting(&list, Wait::Health, &[]);
@@ -475,10 +473,9 @@ fn run_pass(ctx: &mut Ctx<'_>) -> R<()> {
         let outcomes = ctx.execute(actions)?;
         for (i, o) in idx.iter().zip(outcomes) {
             if o.status == OutcomeStatus::Failed {
-                let mut tt = tasks[*i].clone();
+                let tt = &mut tasks[*i];
                 let msg = format!("Failed to remove hook finalizer: {}", o.message);
-                ctx.keep(&mut tt, TaskState::Error, &msg);
-                tasks[*i] = tt;
+                ctx.keep(tt, TaskState::Error, &msg);
             }
         }
     }
@@ -654,10 +651,9 @@ fn delete_hooks(ctx: &mut Ctx<'_>, tasks: &mut [RTask], idx: &[usize], batch: &s
     let outcomes = ctx.execute(actions)?;
     for (i, o) in idx.iter().zip(outcomes) {
         if o.status == OutcomeStatus::Failed {
-            let mut tt = tasks[*i].clone();
+            let tt = &mut tasks[*i];
             let msg = format!("failed to delete resource: {}", o.message);
-            ctx.keep(&mut tt, TaskState::Error, &msg);
-            tasks[*i] = tt;
+            ctx.keep(tt, TaskState::Error, &msg);
         }
     }
     Ok(())
@@ -696,10 +692,10 @@ fn run_tasks(
         let mut failed = false;
         for (i, o) in fin.iter().zip(outcomes) {
             if o.status == OutcomeStatus::Failed {
-                let mut tt = tasks[*i].clone();
+                let tt = &mut tasks[*i];
                 let msg = format!("failed to remove hook finalizer: {}", o.message);
-                ctx.keep(&mut tt, TaskState::Error, &msg);
-                tasks[*i] = tt;
+                ctx.keep(tt, TaskState::Error, &msg);
+
                 failed = true;
             }
         }
@@ -738,8 +734,9 @@ fn run_tasks(
             }
         }
     }
-    let outcomes = ctx.execute(deletes.iter().map(|(_, a)| a.clone()).collect())?;
-    for ((i, _), o) in deletes.iter().zip(outcomes) {
+    let (delete_idx, delete_actions): (Vec<usize>, Vec<HostAction>) = deletes.into_iter().unzip();
+    let outcomes = ctx.execute(delete_actions)?;
+    for (i, o) in delete_idx.iter().zip(outcomes) {
         match o.status {
             OutcomeStatus::Failed => {
                 planned.push((*i, Some(ResultCode::SyncFailed), TaskState::Failed, o.message))
@@ -756,9 +753,8 @@ fn run_tasks(
             state = RunState::Failed;
         }
         if !dry_run || op_dry || failed {
-            let mut tt = tasks[i].clone();
-            ctx.record(&mut tt, status, st, &msg);
-            tasks[i] = tt;
+            let tt = &mut tasks[i];
+            ctx.record(tt, status, st, &msg);
         }
     }
     if state == RunState::Failed {
@@ -788,10 +784,10 @@ fn run_tasks(
                     decide_action(ctx.req, &mut tasks[*i].t, skip_dry_run);
                 }
                 OutcomeStatus::Failed => {
-                    let mut tt = tasks[*i].clone();
+                    let tt = &mut tasks[*i];
                     let msg = format!("failed to delete resource: {}", o.message);
-                    ctx.keep(&mut tt, TaskState::Error, &msg);
-                    tasks[*i] = tt;
+                    ctx.keep(tt, TaskState::Error, &msg);
+
                     state = RunState::Failed;
                 }
             }
@@ -828,10 +824,11 @@ fn run_tasks(
         a.field_manager = if a.server_side { t.flags.field_manager.clone() } else { None };
         applies.push((i, a));
     }
-    let outcomes = ctx.execute(applies.iter().map(|(_, a)| a.clone()).collect())?;
-    for ((i, a), o) in applies.iter().zip(outcomes) {
+    let kinds: Vec<(usize, ActionKind)> = applies.iter().map(|(i, a)| (*i, a.kind)).collect();
+    let outcomes = ctx.execute(applies.into_iter().map(|(_, a)| a).collect())?;
+    for ((i, kind), o) in kinds.iter().zip(outcomes) {
         let ok = o.status != OutcomeStatus::Failed;
-        let msg = match (a.kind, ok) {
+        let msg = match (*kind, ok) {
             (ActionKind::Update, true) => {
                 format!("{}/{} updated", tasks[*i].t.key.kind, tasks[*i].t.key.name)
             }
@@ -847,9 +844,8 @@ fn run_tasks(
             } else {
                 (ResultCode::SyncFailed, TaskState::Failed)
             };
-            let mut tt = tasks[*i].clone();
-            ctx.record(&mut tt, Some(code), st, &msg);
-            tasks[*i] = tt;
+            let tt = &mut tasks[*i];
+            ctx.record(tt, Some(code), st, &msg);
         }
     }
     Ok(state)
@@ -892,8 +888,8 @@ pub fn terminate(request: &SyncRequest, state: &SyncState, observations: &Observ
 }
 
 fn run_terminate(ctx: &mut Ctx<'_>) -> R<()> {
-    let built = build(ctx.req, ctx.obs);
-    let mut tasks = load(&built, &ctx.results);
+    let mut built = build(ctx.req, ctx.obs);
+    let mut tasks = load(&mut built, &ctx.results);
     let mut clean = true;
     // Finalizers of completed hooks.
     let done_hooks: Vec<usize> = (0..tasks.len())
@@ -981,15 +977,14 @@ fn run_terminate(ctx: &mut Ctx<'_>) -> R<()> {
         }
     }
     for (i, state, msg) in verdicts {
-        let mut tt = tasks[i].clone();
+        let tt = &mut tasks[i];
         if let Some((_, m)) = fin_failed.iter().find(|(j, _)| *j == i) {
-            ctx.keep(&mut tt, TaskState::Error, m);
+            ctx.keep(tt, TaskState::Error, m);
         } else if let Some((_, m)) = del_failed.iter().find(|(j, _)| *j == i) {
-            ctx.keep(&mut tt, TaskState::Failed, m);
+            ctx.keep(tt, TaskState::Failed, m);
         } else {
-            ctx.keep(&mut tt, state, &msg);
+            ctx.keep(tt, state, &msg);
         }
-        tasks[i] = tt;
     }
     if clean {
         ctx.set(OperationPhase::Failed, messages::TERMINATED);
