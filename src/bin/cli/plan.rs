@@ -6,11 +6,14 @@ use std::path::PathBuf;
 use gitops_core::ObjectRef;
 use gitops_core::sync::decide::{AutoSyncInput, ResourceStatus, SyncStatusCode, auto_sync};
 use gitops_core::sync::time::{format_rfc3339, parse_rfc3339};
+use gitops_core::sync::windows::{SyncWindow, SyncWindows, WindowTarget};
 use gitops_core::sync::{LiveObject, Observations, SyncRequest, TaskAction, hooks, plan};
 use lexopt::prelude::*;
 use serde_json::{Value, json};
 
-use crate::common::{CliError, Output, print_json, read_all_objects, read_app, read_settings};
+use crate::common::{
+    CliError, Output, print_json, read_all_objects, read_app, read_document, read_settings,
+};
 
 const PLAN_USAGE: &str = "\
 usage: gitops-core plan --desired PATH --live PATH [--app APP.yaml] [--argocd-cm CM.yaml]
@@ -22,9 +25,10 @@ Prints the sync tasks in the order Argo CD runs them: phase, wave, kind order, n
 
 const DECIDE_USAGE: &str = "\
 usage: gitops-core decide --app APP.yaml --desired PATH --live PATH --revision REV
-                          [--now RFC3339] [--output text|json]
+                          [--project PROJECT.yaml] [--now RFC3339] [--output text|json]
 
-Decides whether an automated sync starts now, from the Application's spec and status.";
+Decides whether an automated sync starts now, from the Application's spec and status.
+With --project, the AppProject's sync windows that match the app are checked first.";
 
 /// Per-resource sync status of desired against live.
 ///
@@ -109,6 +113,7 @@ struct Args {
     live: Vec<PathBuf>,
     app: Option<PathBuf>,
     cm: Option<PathBuf>,
+    project: Option<PathBuf>,
     revision: Option<String>,
     now: Option<String>,
     output: Output,
@@ -121,6 +126,7 @@ fn parse(mut p: lexopt::Parser, usage: &str) -> Result<Option<Args>, CliError> {
         live: Vec::new(),
         app: None,
         cm: None,
+        project: None,
         revision: None,
         now: None,
         output: Output::Text,
@@ -132,6 +138,7 @@ fn parse(mut p: lexopt::Parser, usage: &str) -> Result<Option<Args>, CliError> {
             Long("live") => a.live.push(p.value()?.into()),
             Long("app") => a.app = Some(p.value()?.into()),
             Long("argocd-cm") => a.cm = Some(p.value()?.into()),
+            Long("project") => a.project = Some(p.value()?.into()),
             Long("revision") => a.revision = Some(p.value()?.string()?),
             Long("now") => a.now = Some(p.value()?.string()?),
             Long("output") | Short('o') => a.output = Output::parse(&p.value()?.string()?)?,
@@ -298,23 +305,54 @@ pub fn run_decide(args: lexopt::Parser) -> Result<u8, CliError> {
         } else {
             SyncStatusCode::Synced
         };
-    let input = AutoSyncInput::new(status, resources, vec![revision], now);
-    let d = auto_sync(&app, &input);
-    let message = d.condition.clone().unwrap_or_else(|| d.message.clone());
-    let out = json!({
-        "sync": d.sync,
-        "message": message,
-        "selfHeal": d.self_heal,
-        "nextAttemptAt": d.next_attempt_at.map(format_rfc3339),
-    });
+    // The controller looks at auto-sync only when the project's windows allow it.
+    let blocked = match &a.project {
+        Some(path) => {
+            let project = read_document(path)?;
+            let windows: Vec<SyncWindow> =
+                serde_json::from_value(project["spec"]["syncWindows"].clone())
+                    .or_else(|e| {
+                        if project["spec"]["syncWindows"].is_null() {
+                            Ok(Vec::new())
+                        } else {
+                            Err(e)
+                        }
+                    })
+                    .map_err(|e| CliError::Input(format!("{}: {e}", path.display())))?;
+            let mut target = WindowTarget::default();
+            target.application = app.metadata.name.clone();
+            target.namespace = app.spec.destination.namespace.clone();
+            target.server = app.spec.destination.server.clone();
+            target.cluster_name = app.spec.destination.name.clone();
+            match SyncWindows::matching(&windows, &target).can_sync(false, None, now) {
+                Ok(true) => None,
+                Ok(false) => Some("Sync prevented by sync window".to_string()),
+                Err(e) => Some(format!("Sync prevented by sync window: {e}")),
+            }
+        }
+        None => None,
+    };
+    let out = if let Some(message) = blocked {
+        json!({"sync": false, "message": message, "selfHeal": false, "nextAttemptAt": null})
+    } else {
+        let input = AutoSyncInput::new(status, resources, vec![revision], now);
+        let d = auto_sync(&app, &input);
+        let message = d.condition.clone().unwrap_or_else(|| d.message.clone());
+        json!({
+            "sync": d.sync,
+            "message": message,
+            "selfHeal": d.self_heal,
+            "nextAttemptAt": d.next_attempt_at.map(format_rfc3339),
+        })
+    };
     match a.output {
         Output::Json => print_json(&out),
         Output::Text => {
-            println!("sync: {}", d.sync);
-            println!("message: {message}");
-            println!("self-heal: {}", d.self_heal);
-            if let Some(t) = d.next_attempt_at {
-                println!("next attempt at: {}", format_rfc3339(t));
+            println!("sync: {}", out["sync"]);
+            println!("message: {}", out["message"].as_str().unwrap_or(""));
+            println!("self-heal: {}", out["selfHeal"]);
+            if let Some(t) = out["nextAttemptAt"].as_str() {
+                println!("next attempt at: {t}");
             }
         }
     }
