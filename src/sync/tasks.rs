@@ -1,6 +1,6 @@
 //! Building the ordered task list (§2.6) and the plan.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::{Value, json};
 
@@ -174,18 +174,49 @@ pub(crate) fn build(request: &SyncRequest, obs: &Observations) -> Built {
     let rec =
         reconcile::reconcile(targets, obs.live.iter().map(|l| &l.object), ns, &request.scopes);
 
+    // The live objects step 5 may look up (named hooks, creates, the auto-created
+    // namespace), by group, kind and name, in pair key order. Only these are cloned; the
+    // pairs themselves move into the tasks.
+    let mut wanted: HashSet<(String, String, String)> = HashSet::new();
+    for (k, p) in &rec.pairs {
+        if p.target.is_some() && p.live.is_none() {
+            wanted.insert((k.0.clone(), k.1.clone(), k.3.clone()));
+        }
+    }
+    for h in &rec.hooks {
+        let r = ObjectRef::from_object_lossy(h);
+        wanted.insert((r.group, r.kind, r.name));
+    }
+    wanted.insert((String::new(), "Namespace".to_string(), ns.to_string()));
+    type Lives = HashMap<(String, String, String), Vec<(String, Option<Value>)>>;
+    let mut lives: Lives = HashMap::new();
+    for (k, p) in &rec.pairs {
+        let gkn = (k.0.clone(), k.1.clone(), k.3.clone());
+        if wanted.contains(&gkn) {
+            lives.entry(gkn).or_default().push((k.2.clone(), p.live.clone()));
+        }
+    }
     // 1. Resource tasks.
     let mut tasks: Vec<Task> = Vec::new();
-    for (key, Pair { target, live }) in &rec.pairs {
-        if !filter_keeps(request, key) {
+    for (key, Pair { target, live }) in rec.pairs {
+        if !filter_keeps(request, &key) {
             continue;
         }
         let Some(obj) = target.as_ref().or(live.as_ref()) else { continue };
         if hooks::is_hook(obj) {
             continue;
         }
-        for phase in hooks::sync_phases(obj) {
-            tasks.push(new_task(phase, target.clone(), live.clone()));
+        let phases = hooks::sync_phases(obj);
+        let n = phases.len();
+        let (mut target, mut live) = (Some(target), Some(live));
+        for (i, phase) in phases.into_iter().enumerate() {
+            // Move the objects into the last task (a resource has one phase); clone before.
+            let (t, l) = if i + 1 == n {
+                (target.take().flatten(), live.take().flatten())
+            } else {
+                (target.clone().flatten(), live.clone().flatten())
+            };
+            tasks.push(new_task(phase, t, l));
         }
     }
     let has_ns_resource = tasks.iter().any(|t| {
@@ -256,21 +287,16 @@ pub(crate) fn build(request: &SyncRequest, obs: &Observations) -> Built {
     }
     // 5. Find the live copy of named hooks (and of targets paired with nothing): the first
     // pair, in key order, with the same group, kind and name and an empty or equal namespace.
-    type ByName<'a> = HashMap<(&'a str, &'a str, &'a str), Vec<(&'a str, &'a Pair)>>;
-    let mut by_name: ByName<'_> = HashMap::new();
-    for (k, p) in &rec.pairs {
-        by_name.entry((&k.0, &k.1, &k.3)).or_default().push((&k.2, p));
-    }
     for t in &mut tasks {
         if t.target.is_none() || t.live.is_some() {
             continue;
         }
-        let candidates =
-            by_name.get(&(t.key.group.as_str(), t.key.kind.as_str(), t.key.name.as_str()));
-        let found = candidates
+        let gkn = (t.key.group.clone(), t.key.kind.clone(), t.key.name.clone());
+        let found = lives
+            .get(&gkn)
             .and_then(|c| c.iter().find(|(ns, _)| ns.is_empty() || *ns == t.key.namespace));
-        if let Some((_, p)) = found {
-            t.live = p.live.clone();
+        if let Some((_, live)) = found {
+            t.live = live.clone();
         }
     }
     // 6. Discovery and permissions.
