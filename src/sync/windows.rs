@@ -269,33 +269,47 @@ const MONTHS: [&str; 12] =
     ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
 const DAYS: [&str; 7] = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"];
 
+/// Go's `strconv.Atoi` as robfig/cron uses it (64-bit), for a value that must not be negative.
+fn cron_int(s: &str) -> Result<u64, String> {
+    match super::hooks::go_atoi(s) {
+        Some(n) if n < 0 => Err(format!("negative number ({n}) not allowed: {s}")),
+        // Checked non-negative just above.
+        Some(n) => Ok(n as u64),
+        None => {
+            let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
+            let why = if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+                "value out of range"
+            } else {
+                "invalid syntax"
+            };
+            Err(format!("failed to parse int from {s}: strconv.Atoi: parsing \"{s}\": {why}"))
+        }
+    }
+}
+
 fn field(
     expr: &str,
-    min: u32,
-    max: u32,
+    min: u64,
+    max: u64,
     names: &[&str],
-    name_base: u32,
+    name_base: u64,
 ) -> Result<(u64, bool), String> {
     let mut bits = 0u64;
     let mut star = false;
-    let num = |s: &str| -> Result<u32, String> {
+    let num = |s: &str| -> Result<u64, String> {
         let lower = s.to_ascii_lowercase();
         if let Some(i) = names.iter().position(|n| *n == lower) {
-            return Ok(i as u32 + name_base);
+            return Ok(i as u64 + name_base);
         }
-        s.parse::<u32>().map_err(|_| {
-            format!("failed to parse int from {s}: strconv.Atoi: parsing \"{s}\": invalid syntax")
-        })
+        cron_int(s)
     };
     for part in expr.split(',') {
         let (range, step) = match part.split_once('/') {
-            Some((r, s)) => {
-                (r, Some(s.parse::<u32>().map_err(|_| format!("failed to parse int from {s}"))?))
-            }
+            Some((r, s)) => (r, Some(cron_int(s)?)),
             None => (part, None),
         };
         let (lo, hi) = if range == "*" || range == "?" {
-            star = step.is_none() || range == "*";
+            star = true;
             (min, max)
         } else if let Some((a, b)) = range.split_once('-') {
             (num(a)?, num(b)?)
@@ -316,10 +330,12 @@ fn field(
         if step == 0 {
             return Err(format!("step of range should be a positive number: {part}"));
         }
+        // `hi` ≤ 59, so every shift below fits a u64; a step past the end ends the range.
         let mut v = lo;
         while v <= hi {
             bits |= 1 << v;
-            v += step;
+            let Some(next) = v.checked_add(step) else { break };
+            v = next;
         }
     }
     Ok((bits, star))
