@@ -481,4 +481,97 @@ mod tests {
             }
         }
     }
+
+    fn junk() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            prop::sample::select(vec![
+                "",
+                "v1",
+                "apps/v1",
+                "Pod",
+                "Namespace",
+                "PreSync",
+                "Sync,PostSync",
+                "Skip",
+                "SyncFail",
+                "-3",
+                "99999999999999999999",
+                "Prune=false",
+                "Replace=true",
+                "Prune=confirm",
+                "ServerSideApply=true",
+                "HookSucceeded",
+                "pre-install",
+                "apiextensions.k8s.io/v1",
+                "CustomResourceDefinition",
+                "x",
+                "ns",
+            ])
+            .prop_map(Value::from),
+        ];
+        leaf.prop_recursive(3, 24, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..3).prop_map(Value::from),
+                prop::collection::btree_map(
+                    prop::sample::select(vec![
+                        "apiVersion",
+                        "kind",
+                        "metadata",
+                        "name",
+                        "namespace",
+                        "annotations",
+                        "argocd.argoproj.io/hook",
+                        "argocd.argoproj.io/sync-wave",
+                        "argocd.argoproj.io/sync-options",
+                        "helm.sh/hook",
+                        "spec",
+                        "group",
+                        "names",
+                        "finalizers",
+                        "deletionTimestamp",
+                        "generateName",
+                        "uid",
+                    ])
+                    .prop_map(str::to_string),
+                    inner,
+                    0..4,
+                )
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        /// Arbitrary JSON as desired and live objects never panics, in planning or in a step.
+        #[test]
+        fn junk_never_panics(
+            targets in prop::collection::vec(junk(), 0..6),
+            live in prop::collection::vec(junk(), 0..6),
+            prune in any::<bool>(),
+        ) {
+            let request = SyncRequest {
+                app_namespace: "app".into(),
+                targets,
+                prune,
+                sync_options: crate::sync::AppOptions::new(vec!["CreateNamespace=true".into()]),
+                ..SyncRequest::default()
+            };
+            let obs = Observations {
+                live: live.into_iter().map(|l| LiveObject::new(l, None)).collect(),
+                ..Observations::default()
+            };
+            let _ = plan(&request, &obs);
+            let mut state = crate::sync::SyncState::default();
+            let mut o = obs.clone();
+            for _ in 0..8 {
+                let s = crate::sync::step(&request, &state, &o);
+                state = s.state;
+                o.outcomes =
+                    s.actions.iter().map(|a| crate::sync::Outcome::ok(&a.id, "")).collect();
+            }
+        }
+    }
 }
