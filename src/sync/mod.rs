@@ -22,10 +22,12 @@
 //!
 //! # The host loop
 //!
-//! A step either asks for actions ([`Step::actions`]: apply, delete, remove a finalizer), or says
-//! the sync is waiting for the cluster, or is done. The host runs the actions, reports each
-//! outcome by its id, and calls [`step`] again with fresh observations. Inside one batch,
-//! actions with the same [`HostAction::group`] may run in parallel; groups run in order.
+//! A step either asks for actions ([`Step::actions`]: apply, delete, remove a finalizer, get),
+//! or says the sync is waiting for the cluster, or is done. The host runs the actions and calls
+//! [`step`] again with the same live objects plus each outcome under its action id. A call that
+//! returns no actions ends the pass: the host observes the cluster afresh (Argo CD waits 2 s
+//! after a wave, see [`Step::wave`]) and starts the next pass. Inside one batch, actions with
+//! the same [`HostAction::group`] may run in parallel; groups run in order.
 //!
 //! ```
 //! use gitops_core::sync::{step, ActionKind, LiveObject, Observations, OperationPhase, Outcome};
