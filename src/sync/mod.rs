@@ -420,6 +420,70 @@ impl SyncRequest {
     }
 }
 
+impl SyncRequest {
+    /// A request for the operation an Application asks for (`operation.sync`, as a manual sync
+    /// or an automated one writes it): revision, `prune`, `dryRun`, the operation's
+    /// `syncOptions` (which replace the spec's when present), selective `resources`, and the
+    /// sync strategy (`apply` skips hooks; `force` of either strategy forces). A selective sync
+    /// skips hooks too, as in Argo CD. Missing parts fall back to the app spec.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let app = gitops_core::Application::from_value(&serde_json::json!({
+    ///     "spec": {"destination": {"namespace": "shop"},
+    ///              "syncPolicy": {"syncOptions": ["CreateNamespace=true"]}},
+    ///     "operation": {"sync": {"revision": "abc", "prune": true,
+    ///                            "syncStrategy": {"hook": {"force": true}},
+    ///                            "resources": [{"kind": "ConfigMap", "name": "web"}]}}
+    /// })).unwrap();
+    /// let r = gitops_core::sync::SyncRequest::from_operation(&app, vec![], 0);
+    /// assert!(r.prune && r.force && r.skip_hooks);
+    /// assert_eq!(r.revision, "abc");
+    /// assert!(r.sync_options.has("CreateNamespace=true"));
+    /// ```
+    pub fn from_operation(
+        app: &crate::config::Application,
+        targets: Vec<Value>,
+        started_at: i64,
+    ) -> Self {
+        let mut r = SyncRequest::for_app(app, targets, "", started_at);
+        let op = &app.operation["sync"];
+        r.prune = op["prune"].as_bool().unwrap_or(false);
+        r.dry_run = op["dryRun"].as_bool().unwrap_or(false);
+        r.revision = op["revision"]
+            .as_str()
+            .or_else(|| op["revisions"].get(0).and_then(Value::as_str))
+            .unwrap_or("")
+            .to_string();
+        if let Some(options) = op["syncOptions"].as_array() {
+            r.sync_options = AppOptions::new(
+                options.iter().filter_map(Value::as_str).map(str::to_string).collect(),
+            );
+        }
+        if let Some(resources) = op["resources"].as_array() {
+            r.resources = resources
+                .iter()
+                .map(|res| {
+                    let s = |k: &str| res[k].as_str().unwrap_or("").to_string();
+                    SyncResource {
+                        group: s("group"),
+                        kind: s("kind"),
+                        name: s("name"),
+                        namespace: s("namespace"),
+                    }
+                })
+                .collect();
+        }
+        let strategy = &op["syncStrategy"];
+        let apply = strategy.get("apply").is_some_and(|a| !a.is_null());
+        r.force = strategy["apply"]["force"].as_bool().unwrap_or(false)
+            || strategy["hook"]["force"].as_bool().unwrap_or(false);
+        r.skip_hooks = apply || !r.resources.is_empty();
+        r
+    }
+}
+
 /// A live object with what the host knows about it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

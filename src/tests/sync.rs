@@ -480,6 +480,14 @@ fn check_rows(name: &str, case: &Value) -> Result<(), String> {
                     json!({"delete": names(&p.delete), "waiting": names(&p.waiting), "kept": names(&p.kept),
                            "awaitingConfirmation": p.awaiting_confirmation, "done": p.done})
                 }
+                "fromOperation" => {
+                    let app: Application = de(&row["app"], "app");
+                    let r = SyncRequest::from_operation(&app, Vec::new(), 0);
+                    json!({"revision": r.revision, "prune": r.prune, "dryRun": r.dry_run,
+                           "force": r.force, "skipHooks": r.skip_hooks,
+                           "syncOptions": r.sync_options.0, "namespace": r.app_namespace,
+                           "resources": r.resources.iter().map(|x| format!("{}/{}/{}/{}", x.group, x.kind, x.namespace, x.name)).collect::<Vec<_>>()})
+                }
                 "attempted" => {
                     let app: Application = de(&row["app"], "app");
                     let (a, revs, phase) = already_attempted(
