@@ -177,7 +177,12 @@ pub fn run_plan(args: lexopt::Parser) -> Result<u8, CliError> {
     let mut request = match &a.app {
         Some(path) => {
             let app = read_app(path)?;
-            SyncRequest::for_app(&app, desired.clone(), "", 0)
+            // A requested operation (a manual sync) wins over the spec's defaults.
+            if app.operation.is_null() {
+                SyncRequest::for_app(&app, desired.clone(), "", 0)
+            } else {
+                SyncRequest::from_operation(&app, desired.clone(), 0)
+            }
         }
         None => {
             let mut r = SyncRequest::default();
