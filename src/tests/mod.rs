@@ -9,3 +9,4 @@ mod health;
 #[cfg(feature = "lua")]
 mod lua;
 mod support;
+mod sync;
