@@ -1,9 +1,5 @@
 //! The seam to the `ignoreDifferences` engine (`crate::ignore`) and the known-types
 //! normaliser: everything the pipeline asks of them goes through [`AppNormalizer`].
-//!
-//! MERGE POINT: until `crate::ignore::IgnoreNormalizer` lands, [`IgnoreRules`] applies no
-//! pointer or jq rule and finds no managers; the conformance cases that need it are marked
-//! `needs: ignore` and reported by the runner. Wiring is the three marked lines below.
 
 use std::collections::BTreeMap;
 
@@ -15,30 +11,26 @@ use crate::object::ObjectRef;
 
 /// The app's ignore rules merged with `argocd-cm`'s (spec §7.3, §7.4).
 pub(crate) struct IgnoreRules {
-    // MERGE POINT: `inner: crate::ignore::IgnoreNormalizer,`
+    inner: crate::ignore::IgnoreNormalizer,
 }
 
 impl IgnoreRules {
     /// Builds the rules; a jq expression that does not parse is an error naming the rule.
     pub(crate) fn new(rules: &[IgnoreDifferences], settings: &Settings) -> Result<Self, DiffError> {
-        let _ = (rules, settings);
-        // MERGE POINT: `let inner = crate::ignore::IgnoreNormalizer::new(rules, settings)
-        //     .map_err(|e| DiffError::IgnoreRules { message: e.to_string() })?;`
-        Ok(IgnoreRules {})
+        let inner = crate::ignore::IgnoreNormalizer::new(rules, settings)
+            .map_err(|e| DiffError::IgnoreRules { message: e.to_string() })?;
+        Ok(IgnoreRules { inner })
     }
 
     /// Applies every matching JSON-pointer and jq rule to one object. Errors are skipped, as
     /// Argo CD logs them and carries on.
     pub(crate) fn normalize(&self, obj: &mut Value) {
-        let _ = obj;
-        // MERGE POINT: `let _ = self.inner.normalize(obj);`
+        let _ = self.inner.normalize(obj);
     }
 
     /// The merged `managedFieldsManagers` for an object (spec §7.3 lookup).
     pub(crate) fn managers(&self, object: &ObjectRef) -> Vec<String> {
-        let _ = object;
-        // MERGE POINT: `self.inner.managed_fields_managers(object)`
-        Vec::new()
+        self.inner.managed_fields_managers(object)
     }
 }
 

@@ -271,6 +271,31 @@ mod with_lua {
         }
     }
 
+    /// The hook `health::assess` calls: the script's health, the empty health as `None`,
+    /// and a script error as a health error naming the script.
+    impl crate::health::ScriptHealth for ScriptedHealth {
+        fn health(
+            &self,
+            obj: &Value,
+            object: &ObjectRef,
+            now: SystemTime,
+        ) -> Result<Option<crate::health::ScriptOutput>, crate::health::HealthError> {
+            let Some(script) = self.scripts.find(&object.group, &object.kind) else {
+                return Ok(None);
+            };
+            let out = self
+                .engine
+                .eval_health(&script.name, &script.source, script.use_open_libs, obj, now)
+                .map_err(|e| {
+                    crate::health::HealthError::script(object, &script.name, e.reason())
+                })?;
+            Ok(Some(crate::health::ScriptOutput {
+                health: (!out.is_empty()).then(|| out.to_result()),
+                deletion_message: out.deletion_message,
+            }))
+        }
+    }
+
     /// The outcome of one case of a `health_test.yaml`.
     #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
     #[serde(rename_all = "camelCase")]

@@ -16,7 +16,7 @@ use crate::diff::{self, AppDiffInput, DiffOptions};
 use crate::{Application, Scopes, Settings};
 
 /// Parts of the engine merged in this tree; cases needing anything else may fail (reported).
-const MERGED: &[&str] = &[];
+const MERGED: &[&str] = &["smp", "ignore"];
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]

@@ -1,12 +1,12 @@
 //! Integration-style tests: they read `testdata/` and use only the public API.
 #![allow(clippy::disallowed_methods)] // tests read files from testdata/
 
-mod parse;
-mod smp;
 mod diff;
-mod ignore;
 mod health;
+mod ignore;
 #[cfg(feature = "lua")]
 mod lua;
+mod parse;
+mod smp;
 mod support;
 mod sync;

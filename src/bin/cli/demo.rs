@@ -44,17 +44,29 @@ pub fn run(mut args: lexopt::Parser) -> Result<u8, CliError> {
     let scopes = Scopes::builtin();
     let result = diff::diff_app(&AppDiffInput::new(&desired, &live, &app, &settings, &scopes))
         .map_err(|e| CliError::Input(format!("comparing the demo app: {e}")))?;
-    crate::diff::write_stdout(&render(&app, &result));
+    crate::diff::write_stdout(&render(&app, &result, &live));
     Ok(0)
 }
 
-/// HEALTH column. PLUG-IN POINT: the health assessment goes here once it lands; until then
-/// the column is blank.
-fn health_of(_resource: &ResourceDiff) -> String {
-    String::new()
+/// HEALTH column: the built-in health of the live object (blank when it has none, `Missing`
+/// when it is not in the cluster).
+fn health_of(resource: &ResourceDiff, live: &[serde_json::Value]) -> String {
+    let Some(obj) = live
+        .iter()
+        .find(|o| gitops_core::ObjectRef::from_object_lossy(o).same_object(&resource.object))
+    else {
+        return "Missing".to_string();
+    };
+    // The demo's clock is fixed so its output is the same on every run.
+    let ctx = gitops_core::health::HealthContext::new(std::time::SystemTime::UNIX_EPOCH);
+    match gitops_core::health::assess(obj, &ctx) {
+        Ok(Some(h)) => h.status.to_string(),
+        Ok(None) => String::new(),
+        Err(e) => format!("Unknown ({e})"),
+    }
 }
 
-fn render(app: &Application, result: &AppDiff) -> String {
+fn render(app: &Application, result: &AppDiff, live: &[serde_json::Value]) -> String {
     let mut out = String::new();
     let field = |k: &str, v: &str| format!("{k:<20}{v}\n");
     out.push_str(&field("Name:", &format!("{}/{}", app.metadata.namespace, app.metadata.name)));
@@ -77,7 +89,7 @@ fn render(app: &Application, result: &AppDiff) -> String {
                 r.object.namespace.clone(),
                 r.object.name.clone(),
                 r.status.map_or("", SyncStatus::as_str).to_string(),
-                health_of(r),
+                health_of(r, live),
                 if r.hook { "hook".into() } else { String::new() },
                 r.message.clone(),
             ]

@@ -65,9 +65,26 @@ fn parse_args(mut args: lexopt::Parser) -> Result<Option<HealthArgs>, CliError> 
 
 /// Builds the health-script engine from `--argocd-cm` and `--customizations`.
 ///
-/// SCRIPT ENGINE SEAM: this is the one place where the Lua engine (the `lua` feature, in
-/// `gitops_core::script`) is constructed for the CLI. Until it is wired in, no engine is built
-/// and the built-in checks alone run.
+/// The one place where the Lua engine is constructed for the CLI: scripts from `argocd-cm`
+/// and from a `resource_customizations/`-style directory, with the default limits.
+#[cfg(feature = "lua")]
+fn script_engine(
+    settings: Option<&Settings>,
+    customizations: Option<&Path>,
+) -> Result<Option<Box<dyn ScriptHealth>>, CliError> {
+    use gitops_core::health::scripts::{HealthScripts, ScriptedHealth};
+    let mut scripts = match settings {
+        Some(s) => HealthScripts::from_settings(s),
+        None => HealthScripts::new(),
+    };
+    if let Some(dir) = customizations {
+        scripts = scripts.with_directory(&read_customizations(dir)?);
+    }
+    Ok(Some(Box::new(ScriptedHealth::new(scripts, Default::default()))))
+}
+
+/// Without the `lua` feature only the built-in checks run.
+#[cfg(not(feature = "lua"))]
 fn script_engine(
     settings: Option<&Settings>,
     customizations: Option<&Path>,
@@ -342,7 +359,7 @@ fn relative(base: &std::path::Path, path: &std::path::Path) -> String {
 }
 
 #[cfg(all(test, feature = "lua"))]
-mod tests {
+mod test_health_tests {
     use std::path::PathBuf;
 
     fn testdata(rel: &str) -> PathBuf {
