@@ -19,6 +19,7 @@
 //!   gitops-core's own Lua 5.1 matcher;
 //! - `string.rep` and `string.gsub` results by a size checked before allocating;
 //! - native recursion (object and result nesting, nested `gsub` callbacks) by depth limits.
+//!
 //! Each failure is a [`ScriptError`] naming the script, the object and the limit, and the
 //! host carries on.
 
