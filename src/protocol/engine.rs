@@ -18,9 +18,8 @@ pub(crate) fn available_methods() -> Vec<Method> {
 /// Installs a new configuration, compiling what later requests reuse. On error the previous
 /// configuration stays.
 pub(crate) fn engine_configure(state: &mut State, config: Config) -> Result<(), ProtocolError> {
-    if let Some(limit) = config.limits.max_request_bytes {
-        state.max_request_bytes = limit;
-    }
+    state.max_request_bytes =
+        config.limits.max_request_bytes.unwrap_or(state.initial_max_request_bytes);
     state.config = config;
     Ok(())
 }

@@ -86,7 +86,7 @@
 
 mod engine;
 mod error;
-mod schema;
+pub(crate) mod schema;
 mod server;
 mod time;
 mod wire;

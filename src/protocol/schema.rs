@@ -9,10 +9,13 @@ use super::wire::{
     PROTOCOL_VERSION, PlanParams, Response, StepParams,
 };
 
-/// A request with its params typed by method: the shape the schema publishes. The server
-/// reads the same types in steps (see `server.rs`), so that each mistake gets its own code.
+// The server reads the same types in steps (see `server.rs`), so that each kind of mistake
+// gets its own error code; this type is the shape the schema publishes.
+/// One request line: `{"id": ..., "method": ..., "params": {...}}`, with the params of each
+/// method. The server also takes a request without `params` (or with `"params": null`) as
+/// `{}`, and refuses any other top-level field.
 #[derive(Deserialize, JsonSchema)]
-#[schemars(rename = "Request")]
+#[schemars(rename = "Request", extend("unevaluatedProperties" = false))]
 #[allow(dead_code)] // read only by the schema generator and tests
 pub(crate) struct TypedRequest {
     /// Chosen by the client and echoed in the response: a string, a number or null.
@@ -38,8 +41,16 @@ pub(crate) enum Call {
     Step(StepParams),
     /// `decide`.
     Decide(DecideParams),
-    /// `configure`.
-    Configure(ConfigureParams),
+    /// `configure`; its params may be left out or null, meaning `{}`.
+    #[schemars(transform = params_optional)]
+    Configure(Option<ConfigureParams>),
+}
+
+/// Drops `params` from the `required` list of a method's request shape.
+fn params_optional(schema: &mut schemars::Schema) {
+    if let Some(Value::Array(required)) = schema.get_mut("required") {
+        required.retain(|v| v != "params");
+    }
 }
 
 fn id_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {

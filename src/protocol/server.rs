@@ -50,13 +50,19 @@ pub struct Server {
 pub(crate) struct State {
     /// The size limit on request lines, in bytes.
     pub(crate) max_request_bytes: u64,
+    /// The limit the server started with, in force when `configure` sets none.
+    pub(crate) initial_max_request_bytes: u64,
     /// The configuration set by the last successful `configure`.
     pub(crate) config: Config,
 }
 
 impl Default for State {
     fn default() -> Self {
-        State { max_request_bytes: DEFAULT_MAX_REQUEST_BYTES, config: Config::default() }
+        State {
+            max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
+            initial_max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
+            config: Config::default(),
+        }
     }
 }
 
@@ -156,6 +162,7 @@ impl Server {
     pub fn with_max_request_bytes(limit: u64) -> Server {
         let mut server = Server::default();
         server.state.max_request_bytes = limit.max(1);
+        server.state.initial_max_request_bytes = limit.max(1);
         server
     }
 
@@ -314,25 +321,45 @@ fn deserialize_at<T: DeserializeOwned>(value: Value, base: &str) -> Result<T, Pr
     })
 }
 
-/// Checks that each item is a Kubernetes object with an identity.
+/// Checks that each item is a Kubernetes object with an identity, and flattens a `List` (a
+/// kind ending in `List`, with `items`) into its items, as the CLI does with files.
 fn objects(items: Vec<Value>, base: &str) -> Result<Vec<Value>, ProtocolError> {
-    for (i, obj) in items.iter().enumerate() {
-        if let Err(e) = ObjectRef::from_object(obj) {
-            let at = e.location().map(|l| l.path.as_str()).unwrap_or("");
-            let message = match &e {
-                ParseError::NotAnObject { found, .. } => {
-                    format!("expected an object, found {found}")
-                }
-                ParseError::MissingField { field, .. } => format!("missing field `{field}`"),
-                ParseError::WrongType { field, expected, found, .. } => {
-                    format!("field `{field}` must be {expected}, found {found}")
-                }
-                other => other.to_string(),
-            };
-            return Err(ProtocolError::params(format!("{base}/{i}{at}"), message));
+    let mut out = Vec::with_capacity(items.len());
+    for (i, obj) in items.into_iter().enumerate() {
+        let is_list = obj.get("kind").and_then(Value::as_str).is_some_and(|k| k.ends_with("List"))
+            && obj.get("items").is_some();
+        if !is_list {
+            check_object(&obj, &format!("{base}/{i}"))?;
+            out.push(obj);
+            continue;
+        }
+        let Some(Value::Array(list)) = obj.get("items") else {
+            let found = obj.get("items").map_or("null", type_name);
+            let message = format!("field `items` must be an array, found {found}");
+            return Err(ProtocolError::params(format!("{base}/{i}/items"), message));
+        };
+        for (j, item) in list.iter().enumerate() {
+            check_object(item, &format!("{base}/{i}/items/{j}"))?;
+            out.push(item.clone());
         }
     }
-    Ok(items)
+    Ok(out)
+}
+
+fn check_object(obj: &Value, at: &str) -> Result<(), ProtocolError> {
+    let Err(e) = ObjectRef::from_object(obj) else {
+        return Ok(());
+    };
+    let inner = e.location().map(|l| l.path.as_str()).unwrap_or("");
+    let message = match &e {
+        ParseError::NotAnObject { found, .. } => format!("expected an object, found {found}"),
+        ParseError::MissingField { field, .. } => format!("missing field `{field}`"),
+        ParseError::WrongType { field, expected, found, .. } => {
+            format!("field `{field}` must be {expected}, found {found}")
+        }
+        other => other.to_string(),
+    };
+    Err(ProtocolError::params(format!("{at}{inner}"), message))
 }
 
 /// Reads an Application found at pointer `base`.

@@ -168,10 +168,11 @@ pub struct ErrorObject {
     /// A lowercase, specific message for people; its wording may improve between releases.
     pub message: String,
     /// The Kubernetes object the error is about, when there is one.
-    #[schemars(with = "Option<ObjectRefSchema>")]
+    #[schemars(with = "Option<ObjectRefSchema>", required)]
     pub object: Option<ObjectRef>,
     /// An RFC 6901 pointer: into the request (`/params/desired/2/kind`) for `invalid_params`,
     /// into `object` for `engine_error`; null when the error has no place.
+    #[schemars(required)]
     pub path: Option<String>,
 }
 
@@ -291,7 +292,7 @@ pub struct Limits {
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct ConfigureResult {
-    /// The protocol version ([`PROTOCOL_VERSION`]).
+    /// The protocol version the server speaks (1 for this version of the protocol).
     pub protocol_version: u32,
     /// The version of the gitops-core engine (the crate version).
     pub engine_version: String,

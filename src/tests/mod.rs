@@ -2,4 +2,5 @@
 #![allow(clippy::disallowed_methods)] // tests read files from testdata/
 
 mod parse;
+mod serve;
 mod support;
