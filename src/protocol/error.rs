@@ -65,8 +65,8 @@ pub enum ProtocolError {
     Engine {
         /// The engine's message.
         message: String,
-        /// The object it is about, when known.
-        object: Option<ObjectRef>,
+        /// The object it is about, when known (boxed to keep the error small).
+        object: Option<Box<ObjectRef>>,
         /// RFC 6901 pointer into `object` (or into the input the engine names), when known.
         path: Option<String>,
     },
@@ -101,7 +101,9 @@ impl ProtocolError {
     pub fn to_wire(&self) -> ErrorObject {
         let (object, path) = match self {
             ProtocolError::InvalidParams { path, .. } => (None, Some(path.clone())),
-            ProtocolError::Engine { object, path, .. } => (object.clone(), path.clone()),
+            ProtocolError::Engine { object, path, .. } => {
+                (object.as_deref().cloned(), path.clone())
+            }
             _ => (None, None),
         };
         ErrorObject { code: self.code(), message: self.to_string(), object, path }
