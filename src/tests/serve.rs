@@ -104,3 +104,52 @@ fn raw_lines() {
     assert_eq!(server.handle_line(b""), None);
     assert_eq!(server.max_request_bytes(), 40);
 }
+
+/// Any line gets exactly one response (none when blank), which is one line of JSON with the
+/// shape of a `Response`, and the server goes on answering afterwards.
+#[test]
+fn any_line_gets_one_response() {
+    use proptest::prelude::*;
+
+    let requests = prop_oneof![
+        proptest::collection::vec(any::<u8>(), 0..200),
+        "[ -~]{0,120}".prop_map(String::into_bytes),
+        (
+            prop_oneof![
+                Just("id".to_string()),
+                Just("method".to_string()),
+                Just("params".to_string()),
+                "[a-z]{1,6}"
+            ],
+            prop_oneof![
+                Just(serde_json::json!("configure")),
+                Just(serde_json::json!("diff")),
+                Just(serde_json::json!({"desired": [], "live": [{}]})),
+                Just(serde_json::json!({"limits": {"maxRequestBytes": 0}})),
+                Just(serde_json::json!(null)),
+                any::<i64>().prop_map(serde_json::Value::from),
+                "[ -~]{0,12}".prop_map(serde_json::Value::from),
+            ],
+        )
+            .prop_map(|(k, v)| {
+                let mut req = serde_json::json!({"id": 1, "method": "configure"});
+                req[k] = v;
+                req.to_string().into_bytes()
+            }),
+    ];
+    let config = ProptestConfig { cases: 512, failure_persistence: None, ..Default::default() };
+    proptest!(config, |(line in requests)| {
+        let mut server = Server::new();
+        match server.handle_line(&line) {
+            None => prop_assert!(line.iter().all(u8::is_ascii_whitespace)),
+            Some(out) => {
+                prop_assert!(!out.contains('\n'));
+                let parsed: Result<Response, _> = serde_json::from_str(&out);
+                prop_assert!(parsed.is_ok(), "{}", out);
+            }
+        }
+        let after = server.handle_line(br#"{"id":2,"method":"configure"}"#);
+        let ok = after.is_some_and(|a| a.starts_with(r#"{"id":2,"result":"#));
+        prop_assert!(ok, "the server did not carry on");
+    });
+}
