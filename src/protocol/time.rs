@@ -112,7 +112,7 @@ mod tests {
         let t = Timestamp::parse("1970-01-01T00:00:00Z").unwrap();
         assert_eq!((t.unix_seconds, t.nanos), (0, 0));
         let t = Timestamp::parse("2024-02-29T12:30:45.5+01:30").unwrap();
-        assert_eq!((t.unix_seconds, t.nanos), (1_709_204_045 - 5400, 500_000_000));
+        assert_eq!((t.unix_seconds, t.nanos), (1_709_204_445, 500_000_000));
         let t = Timestamp::parse("2026-12-03t01:10:09.123456789123z").unwrap();
         assert_eq!((t.unix_seconds, t.nanos), (1_796_260_209, 123_456_789));
         let t = Timestamp::parse("1969-12-31T23:59:59-00:00").unwrap();
