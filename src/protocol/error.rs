@@ -60,6 +60,12 @@ pub enum ProtocolError {
         /// The method.
         method: Method,
     },
+    /// A bug: the engine panicked on this request. The server answers and carries on.
+    #[error("internal error: {message}")]
+    Internal {
+        /// What panicked.
+        message: String,
+    },
     /// The engine refused the input.
     #[error("engine error: {message}")]
     Engine {
@@ -94,6 +100,7 @@ impl ProtocolError {
             ProtocolError::Unavailable { .. } | ProtocolError::Engine { .. } => {
                 ErrorCode::EngineError
             }
+            ProtocolError::Internal { .. } => ErrorCode::InternalError,
         }
     }
 

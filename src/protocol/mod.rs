@@ -83,6 +83,9 @@
 //! without a newline is answered first. Nothing is read from or written to any file, and
 //! standard error stays silent unless standard input or output fail (exit status 2), except
 //! that a closed standard output ends the server quietly with status 0.
+//!
+//! A panic in the engine is a bug: the request gets `internal_error` (the panic message is
+//! also printed on standard error) and the server carries on with the next line.
 
 mod engine;
 mod error;

@@ -230,10 +230,27 @@ impl Server {
     }
 
     fn answer(&mut self, id: Value, method: Method, params: Value) -> Response {
-        match handler(method)(&mut self.state, params) {
+        // A panic is a bug; it costs this request, not the whole session.
+        let state = &mut self.state;
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
+            handler(method)(state, params)
+        }));
+        match outcome.unwrap_or_else(|panic| Err(internal_error(method, panic.as_ref()))) {
             Ok(result) => Response::result(id, result),
             Err(e) => error_response(id, &e),
         }
+    }
+}
+
+/// The error answered for a request on which the engine panicked.
+fn internal_error(method: Method, panic: &(dyn std::any::Any + Send)) -> ProtocolError {
+    let what = panic
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("a panic without a message");
+    ProtocolError::Internal {
+        message: format!("{method} panicked: {what}; please report this with the request"),
     }
 }
 
@@ -503,4 +520,36 @@ fn handle_decide(state: &mut State, params: Value) -> Result<Value, ProtocolErro
         settings: p.argocd_cm.map(|cm| settings(cm, "/params/argocdCm")).transpose()?,
     };
     engine::engine_decide(state, input)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn panics_become_internal_errors() {
+        let e = internal_error(Method::Diff, &"index out of bounds");
+        assert_eq!(
+            e.to_wire(),
+            crate::protocol::ErrorObject {
+                code: crate::protocol::ErrorCode::InternalError,
+                message: "internal error: diff panicked: index out of bounds; please report this \
+                    with the request"
+                    .into(),
+                object: None,
+                path: None,
+            }
+        );
+        let e = internal_error(Method::Plan, &String::from("boom"));
+        assert_eq!(
+            e.to_string(),
+            "internal error: plan panicked: boom; please report this with the request"
+        );
+        let e = internal_error(Method::Step, &42);
+        assert_eq!(
+            e.to_string(),
+            "internal error: step panicked: a panic without a message; please report this with \
+             the request"
+        );
+    }
 }
