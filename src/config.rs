@@ -77,6 +77,12 @@ pub struct ApplicationSpec {
     pub ignore_differences: Vec<IgnoreDifferences>,
     /// `syncPolicy`.
     pub sync_policy: SyncPolicy,
+    /// `source` (single-source apps), kept as data; compared with the last sync's source.
+    #[serde(skip_serializing_if = "Value::is_null")]
+    pub source: Value,
+    /// `sources` (multi-source apps), kept as data.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub sources: Vec<Value>,
 }
 
 /// The destination of an Application.
@@ -170,6 +176,8 @@ pub struct RetryStrategy {
     pub limit: Option<i64>,
     /// Backoff between retries.
     pub backoff: Option<Backoff>,
+    /// Retry with the latest revision instead of the one that failed.
+    pub refresh: bool,
 }
 
 /// `syncPolicy.retry.backoff`.

@@ -1,12 +1,670 @@
 //! Kubernetes defaulting of built-in types (spec diff.md §6.6), applied to untyped JSON the
-//! way Argo CD applies it: as a two-way strategic patch from the object to its defaulted form.
-//! STUB: signatures only.
-#![allow(dead_code, unused_variables)]
+//! way Argo CD applies it (§3.1 step 4): the object is decoded leniently into its type
+//! (`T0`, unknown fields dropped), the defaulters run on a copy (`T1`), and the two-way
+//! strategic patch `T0 → T1` is applied onto the untyped object, so unknown fields survive.
+//! An object that does not decode as its type (a type mismatch) is returned unchanged.
+//!
+//! The defaulters walk the typed object parent-first, like the generated
+//! `SetObjectDefaults_*` functions: each definition's `SetDefaults_*` runs before those of
+//! the structs nested in it. Version-specific defaults (apps/v1beta1, extensions/v1beta1,
+//! admissionregistration v1beta1) use the object's own apiVersion.
+#![allow(dead_code)] // crate-internal seams of the diff pipeline; not every one is wired yet
 
-use serde_json::Value;
+use serde_json::{Map, Value, json};
+
+use super::quantity::Quantity;
+use super::remarshal::{Decode, typed_round_trip};
+use super::smp::{apply_typed, two_way_typed};
+use crate::schema::{self, Shape, TypeRef};
 
 /// Returns `obj` with the Kubernetes defaults of its built-in type applied; unknown kinds and
 /// objects that do not decode as their type are returned unchanged.
 pub(crate) fn apply_defaults(obj: &Value) -> Value {
-    obj.clone()
+    let Some((g, v, k)) = schema::gvk_of(obj) else { return obj.clone() };
+    if !schema::is_builtin(g, v, k) {
+        return obj.clone();
+    }
+    let Some(t) = schema::lookup(g, v, k) else { return obj.clone() };
+    let Ok(t0) = typed_round_trip(obj, t, Decode::Lenient, "") else { return obj.clone() };
+    if !t0.is_object() {
+        return obj.clone();
+    }
+    let mut t1 = t0.clone();
+    let ctx = Ctx { group: g.to_owned(), version: v.to_owned() };
+    walk(&mut t1, t, &ctx);
+    if t1 == t0 {
+        return obj.clone();
+    }
+    let Ok(patch) = two_way_typed(&t0, &t1, Some(t)) else { return obj.clone() };
+    apply_typed(obj, &patch, Some(t)).unwrap_or_else(|_| obj.clone())
+}
+
+struct Ctx {
+    group: String,
+    version: String,
+}
+
+impl Ctx {
+    fn gv(&self) -> String {
+        if self.group.is_empty() {
+            self.version.clone()
+        } else {
+            format!("{}/{}", self.group, self.version)
+        }
+    }
+}
+
+fn walk(v: &mut Value, t: TypeRef, ctx: &Ctx) {
+    if let (Some(name), Value::Object(m)) = (t.definition_name(), &mut *v) {
+        default_definition(name, m, ctx);
+    }
+    match t.shape() {
+        Shape::Struct => {
+            if let Value::Object(m) = v {
+                for (k, child) in m.iter_mut() {
+                    if let Some(ft) = t.field(k) {
+                        walk(child, ft, ctx);
+                    }
+                }
+            }
+        }
+        Shape::List => {
+            if let (Some(it), Value::Array(l)) = (t.items(), &mut *v) {
+                for e in l {
+                    walk(e, it, ctx);
+                }
+            }
+        }
+        Shape::Map => {
+            let Some(vt) = t.values() else { return };
+            let Value::Object(m) = v else { return };
+            if vt.is_quantity() {
+                // SetDefaults_ResourceList: every quantity rounded up to milli.
+                for q in m.values_mut() {
+                    if let Some(parsed) = q.as_str().and_then(|s| Quantity::parse(s).ok()) {
+                        *q = Value::String(parsed.round_up(3).canonical());
+                    }
+                }
+            } else {
+                for e in m.values_mut() {
+                    walk(e, vt, ctx);
+                }
+            }
+        }
+        Shape::Scalar(_) | Shape::Untyped => {}
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Helpers: "unset" is what the Go defaulters test (nil pointer, empty string, zero value).
+
+fn unset(m: &Map<String, Value>, key: &str) -> bool {
+    match m.get(key) {
+        None | Some(Value::Null) => true,
+        Some(Value::String(s)) => s.is_empty(),
+        _ => false,
+    }
+}
+
+fn default(m: &mut Map<String, Value>, key: &str, value: Value) {
+    if unset(m, key) {
+        m.insert(key.to_owned(), value);
+    }
+}
+
+fn empty_or_absent(m: &Map<String, Value>, key: &str) -> bool {
+    match m.get(key) {
+        None | Some(Value::Null) => true,
+        Some(Value::Object(o)) => o.is_empty(),
+        Some(Value::Array(a)) => a.is_empty(),
+        Some(Value::String(s)) => s.is_empty(),
+        Some(Value::Number(n)) => n.as_f64() == Some(0.0),
+        _ => false,
+    }
+}
+
+/// The object at `key`, created (or replaced when not an object) if needed.
+fn obj<'a>(m: &'a mut Map<String, Value>, key: &str) -> &'a mut Map<String, Value> {
+    let slot = m.entry(key.to_owned()).or_insert_with(|| Value::Object(Map::new()));
+    if !slot.is_object() {
+        *slot = Value::Object(Map::new());
+    }
+    match slot {
+        Value::Object(o) => o,
+        // The slot was made an object just above; this arm cannot be reached.
+        _ => unreachable!("replaced by an object just above"),
+    }
+}
+
+/// `spec.selector` and `metadata.labels` default to the pod template labels (old API versions).
+fn selector_and_labels_from_template(m: &mut Map<String, Value>, selector_is_label_selector: bool) {
+    let labels = m
+        .get("spec")
+        .and_then(|s| s.get("template"))
+        .and_then(|t| t.get("metadata"))
+        .and_then(|md| md.get("labels"))
+        .filter(|l| l.as_object().is_some_and(|o| !o.is_empty()))
+        .cloned();
+    let Some(labels) = labels else { return };
+    let spec = obj(m, "spec");
+    if selector_is_label_selector {
+        if unset(spec, "selector") {
+            spec.insert("selector".into(), json!({"matchLabels": labels.clone()}));
+        }
+    } else if empty_or_absent(spec, "selector") {
+        spec.insert("selector".into(), labels.clone());
+    }
+    let meta = obj(m, "metadata");
+    if empty_or_absent(meta, "labels") {
+        meta.insert("labels".into(), labels);
+    }
+}
+
+fn default_definition(name: &str, m: &mut Map<String, Value>, ctx: &Ctx) {
+    let gv = ctx.gv();
+    match name {
+        "io.k8s.api.apps.v1.Deployment" => deployment(m, &gv),
+        "io.k8s.api.apps.v1.StatefulSet" => stateful_set(m, &gv),
+        "io.k8s.api.apps.v1.DaemonSet" => daemon_set(m, &gv),
+        "io.k8s.api.apps.v1.ReplicaSet" => {
+            if gv == "extensions/v1beta1" {
+                selector_and_labels_from_template(m, true);
+            }
+            default(obj(m, "spec"), "replicas", json!(1));
+        }
+        "io.k8s.api.core.v1.ReplicationController" => {
+            selector_and_labels_from_template(m, false);
+            default(obj(m, "spec"), "replicas", json!(1));
+        }
+        "io.k8s.api.batch.v1.Job" => job(m),
+        "io.k8s.api.batch.v1.CronJobSpec" | "io.k8s.api.batch.v1beta1.CronJobSpec" => {
+            default(m, "concurrencyPolicy", json!("Allow"));
+            default(m, "suspend", json!(false));
+            default(m, "successfulJobsHistoryLimit", json!(3));
+            default(m, "failedJobsHistoryLimit", json!(1));
+        }
+        "io.k8s.api.core.v1.Pod" => pod(m),
+        "io.k8s.api.core.v1.PodSpec" => {
+            default(m, "dnsPolicy", json!("ClusterFirst"));
+            default(m, "restartPolicy", json!("Always"));
+            default(m, "securityContext", json!({}));
+            default(m, "terminationGracePeriodSeconds", json!(30));
+            default(m, "schedulerName", json!("default-scheduler"));
+        }
+        "io.k8s.api.core.v1.Container" | "io.k8s.api.core.v1.EphemeralContainer" => {
+            if unset(m, "imagePullPolicy") {
+                let image = m.get("image").and_then(Value::as_str).unwrap_or("");
+                let policy = if image_tag(image) == "latest" { "Always" } else { "IfNotPresent" };
+                m.insert("imagePullPolicy".into(), json!(policy));
+            }
+            default(m, "terminationMessagePath", json!("/dev/termination-log"));
+            default(m, "terminationMessagePolicy", json!("File"));
+        }
+        "io.k8s.api.core.v1.ContainerPort"
+        | "io.k8s.api.core.v1.EndpointPort"
+        | "io.k8s.api.networking.v1.NetworkPolicyPort" => {
+            default(m, "protocol", json!("TCP"));
+        }
+        "io.k8s.api.discovery.v1.EndpointPort" => {
+            if m.get("name").is_none_or(Value::is_null) {
+                m.insert("name".into(), json!(""));
+            }
+            default(m, "protocol", json!("TCP"));
+        }
+        "io.k8s.api.rbac.v1.Subject" if unset(m, "apiGroup") => {
+            if matches!(m.get("kind").and_then(Value::as_str), Some("User" | "Group")) {
+                m.insert("apiGroup".into(), json!("rbac.authorization.k8s.io"));
+            }
+        }
+        "io.k8s.api.core.v1.ISCSIVolumeSource"
+        | "io.k8s.api.core.v1.ISCSIPersistentVolumeSource" => {
+            default(m, "iscsiInterface", json!("default"));
+        }
+        "io.k8s.api.core.v1.RBDVolumeSource" | "io.k8s.api.core.v1.RBDPersistentVolumeSource" => {
+            default(m, "pool", json!("rbd"));
+            default(m, "user", json!("admin"));
+            default(m, "keyring", json!("/etc/ceph/keyring"));
+        }
+        "io.k8s.api.core.v1.AzureDiskVolumeSource" => {
+            default(m, "cachingMode", json!("ReadWrite"));
+            default(m, "kind", json!("Shared"));
+            default(m, "fsType", json!("ext4"));
+            default(m, "readOnly", json!(false));
+        }
+        "io.k8s.api.core.v1.ScaleIOVolumeSource"
+        | "io.k8s.api.core.v1.ScaleIOPersistentVolumeSource" => {
+            default(m, "storageMode", json!("ThinProvisioned"));
+            default(m, "fsType", json!("xfs"));
+        }
+        "io.k8s.api.core.v1.Probe" => {
+            for (k, v) in [
+                ("timeoutSeconds", 1),
+                ("periodSeconds", 10),
+                ("successThreshold", 1),
+                ("failureThreshold", 3),
+            ] {
+                if empty_or_absent(m, k) {
+                    m.insert(k.into(), json!(v));
+                }
+            }
+        }
+        "io.k8s.api.core.v1.HTTPGetAction" => {
+            default(m, "path", json!("/"));
+            default(m, "scheme", json!("HTTP"));
+        }
+        "io.k8s.api.core.v1.Volume" if m.iter().all(|(k, v)| k == "name" || v.is_null()) => {
+            m.insert("emptyDir".into(), json!({}));
+        }
+        "io.k8s.api.core.v1.SecretVolumeSource"
+        | "io.k8s.api.core.v1.ConfigMapVolumeSource"
+        | "io.k8s.api.core.v1.DownwardAPIVolumeSource"
+        | "io.k8s.api.core.v1.ProjectedVolumeSource" => default(m, "defaultMode", json!(420)),
+        "io.k8s.api.core.v1.HostPathVolumeSource" if m.get("type").is_none_or(Value::is_null) => {
+            m.insert("type".into(), json!(""));
+        }
+        "io.k8s.api.core.v1.ServiceAccountTokenProjection" => {
+            default(m, "expirationSeconds", json!(3600))
+        }
+        "io.k8s.api.core.v1.ObjectFieldSelector" => default(m, "apiVersion", json!("v1")),
+        "io.k8s.api.core.v1.Service" => service(m),
+        "io.k8s.api.core.v1.Secret" => default(m, "type", json!("Opaque")),
+        "io.k8s.api.core.v1.Namespace" => {
+            let name = m
+                .get("metadata")
+                .and_then(|md| md.get("name"))
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+            if let Some(name) = name.filter(|n| !n.is_empty()) {
+                obj(obj(m, "metadata"), "labels")
+                    .insert("kubernetes.io/metadata.name".into(), json!(name));
+            }
+            default(obj(m, "status"), "phase", json!("Active"));
+        }
+        "io.k8s.api.core.v1.PersistentVolume" => {
+            let spec = obj(m, "spec");
+            default(spec, "persistentVolumeReclaimPolicy", json!("Retain"));
+            default(spec, "volumeMode", json!("Filesystem"));
+            default(obj(m, "status"), "phase", json!("Pending"));
+        }
+        "io.k8s.api.core.v1.PersistentVolumeClaim" => {
+            obj(m, "spec");
+            default(obj(m, "status"), "phase", json!("Pending"));
+        }
+        "io.k8s.api.core.v1.PersistentVolumeClaimSpec" => {
+            default(m, "volumeMode", json!("Filesystem"))
+        }
+        "io.k8s.api.autoscaling.v1.HorizontalPodAutoscalerSpec" => {
+            default(m, "minReplicas", json!(1))
+        }
+        "io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerSpec" => hpa_v2(m),
+        "io.k8s.api.networking.v1.NetworkPolicySpec" if empty_or_absent(m, "policyTypes") => {
+            let mut types = vec![json!("Ingress")];
+            if !empty_or_absent(m, "egress") {
+                types.push(json!("Egress"));
+            }
+            m.insert("policyTypes".into(), Value::Array(types));
+        }
+        "io.k8s.api.networking.v1.IngressClassParametersReference" => {
+            default(m, "scope", json!("Cluster"))
+        }
+        "io.k8s.api.admissionregistration.v1.MutatingWebhook" => webhook(m, &gv, true),
+        "io.k8s.api.admissionregistration.v1.ValidatingWebhook" => webhook(m, &gv, false),
+        "io.k8s.api.admissionregistration.v1.RuleWithOperations" => default(m, "scope", json!("*")),
+        "io.k8s.api.admissionregistration.v1.ServiceReference" => default(m, "port", json!(443)),
+        _ => {}
+    }
+}
+
+fn deployment(m: &mut Map<String, Value>, gv: &str) {
+    let (surge, history, deadline) = match gv {
+        "apps/v1beta1" => (json!("25%"), json!(2), json!(600)),
+        "extensions/v1beta1" => (json!(1), json!(i32::MAX), json!(i32::MAX)),
+        _ => (json!("25%"), json!(10), json!(600)),
+    };
+    if matches!(gv, "apps/v1beta1" | "extensions/v1beta1") {
+        selector_and_labels_from_template(m, true);
+    }
+    let spec = obj(m, "spec");
+    default(spec, "replicas", json!(1));
+    let strategy = obj(spec, "strategy");
+    default(strategy, "type", json!("RollingUpdate"));
+    if strategy.get("type").and_then(Value::as_str) == Some("RollingUpdate") {
+        let ru = obj(strategy, "rollingUpdate");
+        default(ru, "maxUnavailable", surge.clone());
+        default(ru, "maxSurge", surge);
+    }
+    default(spec, "revisionHistoryLimit", history);
+    default(spec, "progressDeadlineSeconds", deadline);
+}
+
+fn stateful_set(m: &mut Map<String, Value>, gv: &str) {
+    if gv == "apps/v1beta1" {
+        selector_and_labels_from_template(m, true);
+    }
+    let spec = obj(m, "spec");
+    default(spec, "podManagementPolicy", json!("OrderedReady"));
+    let us = obj(spec, "updateStrategy");
+    if gv == "apps/v1beta1" {
+        default(us, "type", json!("OnDelete"));
+    } else {
+        if unset(us, "type") {
+            us.insert("type".into(), json!("RollingUpdate"));
+            obj(us, "rollingUpdate");
+        }
+        if us.get("type").and_then(Value::as_str) == Some("RollingUpdate")
+            && let Some(Value::Object(ru)) = us.get_mut("rollingUpdate")
+        {
+            default(ru, "partition", json!(0));
+        }
+    }
+    if gv == "apps/v1" {
+        let policy = obj(spec, "persistentVolumeClaimRetentionPolicy");
+        default(policy, "whenDeleted", json!("Retain"));
+        default(policy, "whenScaled", json!("Retain"));
+    }
+    default(spec, "replicas", json!(1));
+    default(spec, "revisionHistoryLimit", json!(10));
+}
+
+fn daemon_set(m: &mut Map<String, Value>, gv: &str) {
+    if gv == "extensions/v1beta1" {
+        selector_and_labels_from_template(m, true);
+    }
+    let spec = obj(m, "spec");
+    let us = obj(spec, "updateStrategy");
+    default(
+        us,
+        "type",
+        json!(if gv == "extensions/v1beta1" { "OnDelete" } else { "RollingUpdate" }),
+    );
+    if us.get("type").and_then(Value::as_str) == Some("RollingUpdate") {
+        let ru = obj(us, "rollingUpdate");
+        default(ru, "maxUnavailable", json!(1));
+        if gv != "extensions/v1beta1" {
+            default(ru, "maxSurge", json!(0));
+        }
+    }
+    default(spec, "revisionHistoryLimit", json!(10));
+}
+
+fn job(m: &mut Map<String, Value>) {
+    let template_labels = m
+        .get("spec")
+        .and_then(|s| s.get("template"))
+        .and_then(|t| t.get("metadata"))
+        .and_then(|md| md.get("labels"))
+        .filter(|l| l.is_object())
+        .cloned();
+    let spec = obj(m, "spec");
+    if unset(spec, "completions") && unset(spec, "parallelism") {
+        spec.insert("completions".into(), json!(1));
+        spec.insert("parallelism".into(), json!(1));
+    }
+    default(spec, "parallelism", json!(1));
+    if unset(spec, "backoffLimit") {
+        let limit = if unset(spec, "backoffLimitPerIndex") { json!(6) } else { json!(i32::MAX) };
+        spec.insert("backoffLimit".into(), limit);
+    }
+    default(spec, "completionMode", json!("NonIndexed"));
+    default(spec, "suspend", json!(false));
+    if let Some(labels) = template_labels {
+        let meta = obj(m, "metadata");
+        if empty_or_absent(meta, "labels") {
+            meta.insert("labels".into(), labels);
+        }
+    }
+}
+
+fn pod(m: &mut Map<String, Value>) {
+    let spec = obj(m, "spec");
+    for list in ["containers", "initContainers"] {
+        let Some(Value::Array(cs)) = spec.get_mut(list) else { continue };
+        for c in cs.iter_mut().filter_map(Value::as_object_mut) {
+            let Some(Value::Object(res)) = c.get_mut("resources") else { continue };
+            let Some(Value::Object(limits)) = res.get("limits").cloned() else { continue };
+            let requests = obj(res, "requests");
+            for (k, v) in limits {
+                requests.entry(k).or_insert(v);
+            }
+        }
+    }
+    default(spec, "enableServiceLinks", json!(true));
+    if spec.get("hostNetwork") == Some(&Value::Bool(true)) {
+        for list in ["containers", "initContainers"] {
+            let Some(Value::Array(cs)) = spec.get_mut(list) else { continue };
+            for c in cs.iter_mut().filter_map(Value::as_object_mut) {
+                let Some(Value::Array(ports)) = c.get_mut("ports") else { continue };
+                for p in ports.iter_mut().filter_map(Value::as_object_mut) {
+                    if empty_or_absent(p, "hostPort")
+                        && let Some(cp) = p.get("containerPort").cloned()
+                    {
+                        p.insert("hostPort".into(), cp);
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn service(m: &mut Map<String, Value>) {
+    let spec = obj(m, "spec");
+    default(spec, "sessionAffinity", json!("None"));
+    match spec.get("sessionAffinity").and_then(Value::as_str) {
+        Some("None") => {
+            spec.remove("sessionAffinityConfig");
+        }
+        Some("ClientIP") => {
+            let has_timeout = spec
+                .get("sessionAffinityConfig")
+                .and_then(|c| c.get("clientIP"))
+                .and_then(|c| c.get("timeoutSeconds"))
+                .is_some_and(|t| !t.is_null());
+            if !has_timeout {
+                spec.insert(
+                    "sessionAffinityConfig".into(),
+                    json!({"clientIP": {"timeoutSeconds": 10800}}),
+                );
+            }
+        }
+        _ => {}
+    }
+    default(spec, "type", json!("ClusterIP"));
+    if let Some(Value::Array(ports)) = spec.get_mut("ports") {
+        for p in ports.iter_mut().filter_map(Value::as_object_mut) {
+            default(p, "protocol", json!("TCP"));
+            let tp_zero = match p.get("targetPort") {
+                None | Some(Value::Null) => true,
+                Some(Value::String(s)) => s.is_empty(),
+                Some(Value::Number(n)) => n.as_i64() == Some(0),
+                _ => false,
+            };
+            if tp_zero {
+                let port = p.get("port").cloned().unwrap_or(json!(0));
+                p.insert("targetPort".into(), port);
+            }
+        }
+    }
+    let ty = spec.get("type").and_then(Value::as_str).unwrap_or("").to_owned();
+    let externally_accessible = ty == "LoadBalancer"
+        || ty == "NodePort"
+        || (ty == "ClusterIP" && !empty_or_absent(spec, "externalIPs"));
+    if externally_accessible {
+        default(spec, "externalTrafficPolicy", json!("Cluster"));
+    }
+    if matches!(ty.as_str(), "NodePort" | "LoadBalancer" | "ClusterIP") {
+        default(spec, "internalTrafficPolicy", json!("Cluster"));
+    }
+    if ty == "LoadBalancer" {
+        default(spec, "allocateLoadBalancerNodePorts", json!(true));
+    }
+}
+
+fn hpa_v2(m: &mut Map<String, Value>) {
+    default(m, "minReplicas", json!(1));
+    if empty_or_absent(m, "metrics") {
+        m.insert(
+            "metrics".into(),
+            json!([{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 80}}}]),
+        );
+    }
+    let Some(Value::Object(behavior)) = m.get_mut("behavior") else { return };
+    let up = obj(behavior, "scaleUp");
+    default(up, "stabilizationWindowSeconds", json!(0));
+    default(up, "selectPolicy", json!("Max"));
+    if unset(up, "policies") {
+        up.insert(
+            "policies".into(),
+            json!([{"type": "Pods", "value": 4, "periodSeconds": 15}, {"type": "Percent", "value": 100, "periodSeconds": 15}]),
+        );
+    }
+    let down = obj(behavior, "scaleDown");
+    default(down, "selectPolicy", json!("Max"));
+    if unset(down, "policies") {
+        down.insert(
+            "policies".into(),
+            json!([{"type": "Percent", "value": 100, "periodSeconds": 15}]),
+        );
+    }
+}
+
+fn webhook(m: &mut Map<String, Value>, gv: &str, mutating: bool) {
+    let v1beta1 = gv.ends_with("/v1beta1");
+    default(m, "failurePolicy", json!(if v1beta1 { "Ignore" } else { "Fail" }));
+    default(m, "matchPolicy", json!(if v1beta1 { "Exact" } else { "Equivalent" }));
+    default(m, "namespaceSelector", json!({}));
+    default(m, "objectSelector", json!({}));
+    default(m, "sideEffects", json!("Unknown"));
+    default(m, "timeoutSeconds", json!(30));
+    if empty_or_absent(m, "admissionReviewVersions") {
+        m.insert("admissionReviewVersions".into(), json!([if v1beta1 { "v1beta1" } else { "v1" }]));
+    }
+    if mutating {
+        default(m, "reinvocationPolicy", json!("Never"));
+    }
+}
+
+/// The tag of an image reference as `parsers.ParseImageName` sees it: `latest` when there is
+/// neither tag nor digest, empty when there is only a digest or the name is empty.
+fn image_tag(image: &str) -> &str {
+    if image.is_empty() {
+        return "";
+    }
+    let (name, digest) = match image.split_once('@') {
+        Some((n, _)) => (n, true),
+        None => (image, false),
+    };
+    let last = name.rsplit('/').next().unwrap_or(name);
+    match last.split_once(':') {
+        Some((_, tag)) => tag,
+        None if digest => "",
+        None => "latest",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn deploy(spec: Value) -> Value {
+        json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"}, "spec": spec})
+    }
+
+    #[test]
+    fn deployment_defaults() {
+        let d = deploy(
+            json!({"template": {"spec": {"containers": [{"name": "c", "image": "nginx", "ports": [{"containerPort": 80}]}]}}}),
+        );
+        let out = apply_defaults(&d);
+        let spec = &out["spec"];
+        assert_eq!(spec["replicas"], json!(1));
+        assert_eq!(spec["revisionHistoryLimit"], json!(10));
+        assert_eq!(spec["progressDeadlineSeconds"], json!(600));
+        assert_eq!(
+            spec["strategy"],
+            json!({"type": "RollingUpdate", "rollingUpdate": {"maxSurge": "25%", "maxUnavailable": "25%"}})
+        );
+        let pod = &spec["template"]["spec"];
+        assert_eq!(pod["dnsPolicy"], json!("ClusterFirst"));
+        assert_eq!(pod["securityContext"], json!({}));
+        assert_eq!(pod["terminationGracePeriodSeconds"], json!(30));
+        let c = &pod["containers"][0];
+        assert_eq!(c["imagePullPolicy"], json!("Always"));
+        assert_eq!(c["terminationMessagePath"], json!("/dev/termination-log"));
+        assert_eq!(c["ports"][0]["protocol"], json!("TCP"));
+    }
+
+    #[test]
+    fn unknown_fields_survive_and_mismatches_abort() {
+        let d = deploy(json!({"replicas": 2, "extra": {"x": 1}}));
+        let out = apply_defaults(&d);
+        assert_eq!(out["spec"]["extra"], json!({"x": 1}));
+        assert_eq!(out["spec"]["replicas"], json!(2));
+        let bad = deploy(json!({"replicas": "two"}));
+        assert_eq!(apply_defaults(&bad), bad);
+        let crd = json!({"apiVersion": "x.io/v1", "kind": "Deployment"});
+        assert_eq!(apply_defaults(&crd), crd);
+    }
+
+    #[test]
+    fn explicit_values_are_kept() {
+        let d = deploy(json!({"replicas": 0, "strategy": {"type": "Recreate"}}));
+        let out = apply_defaults(&d);
+        assert_eq!(out["spec"]["replicas"], json!(0));
+        assert_eq!(out["spec"]["strategy"], json!({"type": "Recreate"}));
+    }
+
+    #[test]
+    fn service_defaults() {
+        let s = json!({"apiVersion": "v1", "kind": "Service", "spec": {"ports": [{"port": 80}], "sessionAffinity": "ClientIP"}});
+        let out = apply_defaults(&s);
+        assert_eq!(
+            out["spec"]["ports"],
+            json!([{"port": 80, "protocol": "TCP", "targetPort": 80}])
+        );
+        assert_eq!(out["spec"]["type"], json!("ClusterIP"));
+        assert_eq!(out["spec"]["internalTrafficPolicy"], json!("Cluster"));
+        assert_eq!(
+            out["spec"]["sessionAffinityConfig"],
+            json!({"clientIP": {"timeoutSeconds": 10800}})
+        );
+    }
+
+    #[test]
+    fn resource_lists_round_up_to_milli() {
+        let p = json!({"apiVersion": "v1", "kind": "Pod", "spec": {"containers": [{"name": "c", "image": "i:1", "resources": {"limits": {"cpu": "0.0001"}}}]}});
+        let out = apply_defaults(&p);
+        let c = &out["spec"]["containers"][0];
+        assert_eq!(c["resources"], json!({"limits": {"cpu": "1m"}, "requests": {"cpu": "1m"}}));
+        assert_eq!(c["imagePullPolicy"], json!("IfNotPresent"));
+        assert_eq!(out["spec"]["enableServiceLinks"], json!(true));
+    }
+
+    #[test]
+    fn image_tags() {
+        assert_eq!(image_tag("nginx"), "latest");
+        assert_eq!(image_tag("nginx:1.15"), "1.15");
+        assert_eq!(image_tag("localhost:5000/nginx"), "latest");
+        assert_eq!(image_tag("nginx@sha256:abc"), "");
+        assert_eq!(image_tag("nginx:latest"), "latest");
+        assert_eq!(image_tag(""), "");
+    }
+
+    #[test]
+    fn volumes_and_webhooks() {
+        let p = json!({"apiVersion": "v1", "kind": "Pod", "spec": {"volumes": [{"name": "a"}, {"name": "b", "configMap": {"name": "x"}}]}});
+        let out = apply_defaults(&p);
+        assert_eq!(
+            out["spec"]["volumes"],
+            json!([{"name": "a", "emptyDir": {}}, {"name": "b", "configMap": {"name": "x", "defaultMode": 420}}])
+        );
+        let w = json!({"apiVersion": "admissionregistration.k8s.io/v1beta1", "kind": "MutatingWebhookConfiguration",
+            "webhooks": [{"name": "w", "clientConfig": {"service": {"name": "s", "namespace": "n"}}, "rules": [{"operations": ["CREATE"]}]}]});
+        let out = apply_defaults(&w);
+        let hook = &out["webhooks"][0];
+        assert_eq!(hook["failurePolicy"], json!("Ignore"));
+        assert_eq!(hook["admissionReviewVersions"], json!(["v1beta1"]));
+        assert_eq!(hook["rules"][0]["scope"], json!("*"));
+        assert_eq!(hook["clientConfig"]["service"]["port"], json!(443));
+        assert_eq!(hook["reinvocationPolicy"], json!("Never"));
+    }
 }

@@ -14,10 +14,43 @@ pub enum DiffError {
     #[error("{object}: cannot patch at {path}: {message}")]
     Patch {
         /// The object.
-        object: ObjectRef,
+        object: Box<ObjectRef>,
         /// RFC 6901 pointer of the field.
         path: String,
         /// What went wrong.
+        message: String,
+    },
+    /// Server-side diff was requested but the host passed no dry-run result for the object.
+    #[error("{object}: server-side diff needs a dry-run result for this object")]
+    MissingDryRun {
+        /// The object.
+        object: Box<ObjectRef>,
+    },
+    /// The dry-run result cannot be used (no managed fields of the manager, wrong shape).
+    #[error("{object}: invalid dry-run result at {path}: {message}")]
+    DryRun {
+        /// The object.
+        object: Box<ObjectRef>,
+        /// RFC 6901 pointer of the field.
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// `metadata.managedFields` of the live object cannot be read.
+    #[error("{object}: invalid managed fields at {path}: {message}")]
+    ManagedFields {
+        /// The object.
+        object: Box<ObjectRef>,
+        /// RFC 6901 pointer of the field.
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The ignore rules could not be built (for example a jq expression that does not parse);
+    /// the message names the rule.
+    #[error("invalid ignoreDifferences: {message}")]
+    IgnoreRules {
+        /// What is wrong, naming the rule.
         message: String,
     },
 }

@@ -1,13 +1,80 @@
 //! The diff engine: Argo CD's three-way, two-way, structured-merge and server-side diffs, with
 //! its normalizations, Secret masking and sync-status roll-up.
+//!
+//! Two entry points:
+//!
+//! - [`diff`] compares one desired object with one live object, as gitops-engine's `Diff`.
+//! - [`diff_app`] runs Argo CD's comparison of a whole application (spec §2): namespace
+//!   defaulting, hooks, tracking, pairing, ignore rules, per-resource diffs and the sync status
+//!   roll-up of spec §10, with Secrets masked in every rendered object.
+//!
+//! The pieces are public too: [`hide_secret_data`] (spec §9), [`line_diff`] (what
+//! `argocd app diff` prints).
+//!
+//! # Examples
+//!
+//! ```
+//! use gitops_core::diff::{self, DiffOptions};
+//! use serde_json::json;
+//!
+//! let desired = json!({"apiVersion": "v1", "kind": "ConfigMap",
+//!     "metadata": {"name": "c"}, "data": {"a": "1"}});
+//! // A live object missing: creating it is a difference.
+//! let r = diff::diff(Some(&desired), None, &DiffOptions::default()).unwrap();
+//! assert!(r.modified);
+//! assert_eq!(r.normalized_live, serde_json::Value::Null);
+//! ```
+//!
+//! A whole application, as the README shows it:
+//!
+//! ```
+//! use gitops_core::diff::{self, AppDiffInput, SyncStatus};
+//! use gitops_core::{parse_manifests, Application, Scopes, Settings};
+//!
+//! fn check(git: &str, live: &str, app: &str, cm: &str) -> Result<bool, Box<dyn std::error::Error>> {
+//!     let desired = parse_manifests(git)?;
+//!     let live = parse_manifests(live)?;
+//!     let app = Application::from_value(&parse_manifests(app)?[0])?;
+//!     let settings = Settings::from_config_map(&parse_manifests(cm)?[0])?;
+//!     let scopes = Scopes::builtin();
+//!     let result = diff::diff_app(&AppDiffInput::new(&desired, &live, &app, &settings, &scopes))?;
+//!     for r in &result.resources {
+//!         println!("{} {:?} pruning={} ops={}", r.object, r.status, r.requires_pruning, r.diff.len());
+//!     }
+//!     print!("{}", result.render_text());
+//!     Ok(result.sync_status == SyncStatus::Synced)
+//! }
+//! # let cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: argocd-cm}\n";
+//! # let app = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: shop}\n";
+//! # let live = "apiVersion: v1\nkind: Service\nmetadata: {name: old, namespace: shop}\n";
+//! # assert!(!check("", live, app, cm).unwrap());
+//! ```
 
+mod app;
 mod defaults;
 mod error;
+mod ignore_seam;
+mod json;
+mod linediff;
+mod managed_fields;
+mod mask;
 mod merge_patch;
+mod quantity;
+mod normalize;
+mod patch;
+mod pipeline;
 mod remarshal;
 mod smp;
 
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+pub use app::{AppDiff, AppDiffInput, Condition, ResourceDiff, SyncStatus, diff_app};
 pub use error::DiffError;
+pub use linediff::line_diff;
+pub use managed_fields::normalize_managed_fields;
+pub use mask::{MASK_ANNOTATION_VALUE, hide_secret_data};
+pub use pipeline::diff;
 
 /// Seams between the parts of the diff engine (crate-internal).
 #[allow(unused_imports)]
@@ -16,6 +83,173 @@ pub(crate) use self::{
     merge_patch::{
         apply_merge_patch, remove_list_fields, remove_map_fields, three_way_json_merge_patch,
     },
-    remarshal::{normalize_known_types, remarshal},
-    smp::{apply_strategic_patch, is_builtin, three_way_strategic_patch, two_way_strategic_patch},
+    quantity::canonical_quantity,
+    remarshal::{
+        Decode, base64_decode, base64_encode, default_known_type_fields, json_round_trip,
+        normalize_known_types, remarshal, typed_round_trip,
+    },
+    smp::{
+        PatchFailure, apply_strategic_patch, apply_typed, is_builtin, remove_namespace_annotation,
+        three_way_predict, three_way_strategic_patch, three_way_typed, two_way_strategic_patch,
+        two_way_typed,
+    },
 };
+
+/// The field manager Argo CD applies with (`common.ArgoCDSSAManager`).
+pub const ARGOCD_MANAGER: &str = "argocd-controller";
+
+/// Something that removes what should not be compared from an object, in place (Argo CD's
+/// "full normaliser": `ignoreDifferences` JSON pointers and jq expressions, then known types).
+///
+/// Argo CD logs a normaliser's errors and carries on, so this trait has no error: an
+/// implementation skips what it cannot apply.
+pub trait Normalizer {
+    /// Normalises one object in place.
+    fn normalize(&self, obj: &mut Value);
+}
+
+/// How one diff is computed (spec §1.2). [`DiffOptions::default`] is Argo CD's default for a
+/// client-side comparison: three-way with last-applied, two-way otherwise.
+#[derive(Clone, Copy)]
+#[non_exhaustive]
+pub struct DiffOptions<'a> {
+    /// `resource.compareoptions.ignoreAggregatedRoles`: a ClusterRole or Role with an
+    /// `aggregationRule` compares without its `rules`.
+    pub ignore_aggregated_roles: bool,
+    /// Structured-merge diff (the app has `ServerSideApply=true`), emulated from the live
+    /// object's `managedFields`.
+    pub structured_merge: bool,
+    /// Server-side diff: the predicted live object is [`DiffOptions::dry_run`].
+    pub server_side_diff: bool,
+    /// The result of a server-side dry-run apply of the desired object, for server-side diff.
+    pub dry_run: Option<&'a Value>,
+    /// The field manager (Argo CD: [`ARGOCD_MANAGER`]).
+    pub manager: &'a str,
+    /// Server-side diff: revert fields the manager does not own in the dry-run result
+    /// (mutation webhooks). On by default; `IncludeMutationWebhook=true` turns it off.
+    pub ignore_mutation_webhook: bool,
+    /// The full normaliser (ignore rules, known types).
+    pub normalizer: Option<&'a dyn Normalizer>,
+}
+
+impl Default for DiffOptions<'_> {
+    fn default() -> Self {
+        DiffOptions {
+            ignore_aggregated_roles: false,
+            structured_merge: false,
+            server_side_diff: false,
+            dry_run: None,
+            manager: ARGOCD_MANAGER,
+            ignore_mutation_webhook: true,
+            normalizer: None,
+        }
+    }
+}
+
+impl std::fmt::Debug for DiffOptions<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DiffOptions")
+            .field("ignore_aggregated_roles", &self.ignore_aggregated_roles)
+            .field("structured_merge", &self.structured_merge)
+            .field("server_side_diff", &self.server_side_diff)
+            .field("dry_run", &self.dry_run.is_some())
+            .field("manager", &self.manager)
+            .field("ignore_mutation_webhook", &self.ignore_mutation_webhook)
+            .field("normalizer", &self.normalizer.is_some())
+            .finish()
+    }
+}
+
+impl<'a> DiffOptions<'a> {
+    /// Sets [`DiffOptions::ignore_aggregated_roles`].
+    pub fn with_ignore_aggregated_roles(mut self, on: bool) -> Self {
+        self.ignore_aggregated_roles = on;
+        self
+    }
+    /// Sets [`DiffOptions::structured_merge`].
+    pub fn with_structured_merge(mut self, on: bool) -> Self {
+        self.structured_merge = on;
+        self
+    }
+    /// Turns server-side diff on with the dry-run result of the desired object.
+    pub fn with_server_side_diff(mut self, dry_run: Option<&'a Value>) -> Self {
+        self.server_side_diff = true;
+        self.dry_run = dry_run;
+        self
+    }
+    /// Sets [`DiffOptions::ignore_mutation_webhook`].
+    pub fn with_ignore_mutation_webhook(mut self, on: bool) -> Self {
+        self.ignore_mutation_webhook = on;
+        self
+    }
+    /// Sets the full normaliser.
+    pub fn with_normalizer(mut self, n: &'a dyn Normalizer) -> Self {
+        self.normalizer = Some(n);
+        self
+    }
+    /// Sets the field manager.
+    pub fn with_manager(mut self, manager: &'a str) -> Self {
+        self.manager = manager;
+        self
+    }
+}
+
+/// Which algorithm produced a result (spec §0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum DiffMode {
+    /// Only the desired object exists: it would be created.
+    Create,
+    /// Only the live object exists.
+    LiveOnly,
+    /// kubectl's three-way patch with the last-applied configuration.
+    ThreeWay,
+    /// The three-way patch with the desired object as the original (no last-applied).
+    TwoWay,
+    /// Structured-merge emulation from the live object's managed fields.
+    StructuredMerge,
+    /// Server-side diff from a dry-run result.
+    ServerSide,
+}
+
+/// One RFC 6902 operation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct PatchOp {
+    /// `add`, `remove`, `replace`, `move`, `copy` or `test`.
+    pub op: String,
+    /// RFC 6901 pointer of the target.
+    pub path: String,
+    /// The value, for `add`, `replace` and `test` (`Some(Value::Null)` for a JSON `null`).
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "present")]
+    pub value: Option<Value>,
+    /// The source pointer, for `move` and `copy`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+}
+
+/// A present field is `Some`, even when it is `null`.
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
+}
+
+/// The result of comparing one desired object with one live object (gitops-engine's
+/// `DiffResult`, plus a JSON Patch).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct DiffResult {
+    /// Whether the normalised live object differs from the predicted live object.
+    pub modified: bool,
+    /// The live object after normalisation; `null` when there is no live object.
+    pub normalized_live: Value,
+    /// What the live object would be after applying the desired one; `null` when there is no
+    /// desired object.
+    pub predicted_live: Value,
+    /// RFC 6902 operations turning `normalized_live` into `predicted_live` (empty when only
+    /// one side exists or nothing differs).
+    pub patch: Vec<PatchOp>,
+    /// The algorithm used.
+    pub mode: DiffMode,
+}

@@ -1,6 +1,76 @@
 //! Health assessment: Argo CD's built-in rules, Lua scripts and app aggregation.
+//!
+//! [`assess`] gives the health of one object, following Argo CD's `GetResourceHealth`:
+//!
+//! 1. an object being deleted (`metadata.deletionTimestamp`, without Argo CD's hook
+//!    finalizer) is Progressing, with the script's `deletionMessage` when a script gives one,
+//!    else `Pending deletion`, naming the pending finalizers when there are any;
+//! 2. a health script, when the host passed a [`ScriptHealth`] engine and it has a script for
+//!    the kind (its result is final, even an empty one);
+//! 3. the built-in check for the kind (Deployment, StatefulSet, DaemonSet, ReplicaSet, Pod,
+//!    Service, Ingress, PersistentVolumeClaim, Job, HorizontalPodAutoscaler, APIService and
+//!    Argo Workflow), with Argo CD's exact messages;
+//! 4. otherwise no health (`None`).
+//!
+//! [`aggregate`] rolls the health of an application's resources up into the app's health,
+//! the worst status winning, with Argo CD's "Caused by" message.
+//!
+//! Time is an argument: [`HealthContext::now`] is the only clock scripts see. The built-in
+//! checks read no time at all: like Argo CD, they trust the conditions the Kubernetes
+//! controllers write (a Deployment past its `progressDeadlineSeconds` is Degraded once its
+//! controller sets the `ProgressDeadlineExceeded` reason, a Job past its
+//! `activeDeadlineSeconds` once it has a `Failed` condition).
+//!
+//! # Examples
+//!
+//! ```
+//! use std::time::UNIX_EPOCH;
+//! use gitops_core::health::{self, HealthContext, HealthStatus};
+//!
+//! let deployment = serde_json::json!({
+//!     "apiVersion": "apps/v1", "kind": "Deployment",
+//!     "metadata": {"name": "api", "namespace": "bookstore", "generation": 2},
+//!     "spec": {"replicas": 3},
+//!     "status": {"observedGeneration": 2, "replicas": 3, "updatedReplicas": 3,
+//!                "availableReplicas": 1},
+//! });
+//! let ctx = HealthContext::new(UNIX_EPOCH);
+//! let h = health::assess(&deployment, &ctx).unwrap().unwrap();
+//! assert_eq!(h.status, HealthStatus::Progressing);
+//! assert_eq!(h.message, "Waiting for rollout to finish: 1 of 3 updated replicas are available...");
+//! ```
+
+use std::fmt;
+use std::str::FromStr;
+use std::time::SystemTime;
+
+pub mod scripts;
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::object::ObjectRef;
+
+mod apiservice;
+mod app;
+mod application;
+mod daemonset;
+mod deployment;
+mod fields;
+mod hook;
+mod hpa;
+mod ingress;
+mod job;
+mod pod;
+mod pvc;
+mod replicaset;
+mod service;
+mod statefulset;
+mod workflow;
+
+pub use app::{AppHealth, ResourceHealth, ResourceHealthInput, aggregate, format_causes};
+pub use application::is_application_itself;
+pub use hook::{HOOK_FINALIZER, IGNORE_HEALTHCHECK_ANNOTATION, has_hook_finalizer, is_hook};
 
 /// A health status code, ordered from most to least healthy (Argo CD's severity order).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -20,6 +90,86 @@ pub enum HealthStatus {
     Unknown,
 }
 
+impl HealthStatus {
+    /// Every status, from most to least healthy.
+    pub const ALL: [HealthStatus; 6] = [
+        HealthStatus::Healthy,
+        HealthStatus::Suspended,
+        HealthStatus::Progressing,
+        HealthStatus::Missing,
+        HealthStatus::Degraded,
+        HealthStatus::Unknown,
+    ];
+
+    /// The index in Argo CD's severity order: Healthy 0, Suspended 1, Progressing 2,
+    /// Missing 3, Degraded 4, Unknown 5.
+    ///
+    /// ```
+    /// use gitops_core::HealthStatus;
+    /// assert!(HealthStatus::Degraded.severity() > HealthStatus::Missing.severity());
+    /// ```
+    pub fn severity(self) -> u8 {
+        match self {
+            HealthStatus::Healthy => 0,
+            HealthStatus::Suspended => 1,
+            HealthStatus::Progressing => 2,
+            HealthStatus::Missing => 3,
+            HealthStatus::Degraded => 4,
+            HealthStatus::Unknown => 5,
+        }
+    }
+
+    /// Whether `new` is worse than `self` (Argo CD's `IsWorse`).
+    pub fn is_worse(self, new: HealthStatus) -> bool {
+        new.severity() > self.severity()
+    }
+
+    /// The code as Argo CD spells it: `Healthy`, `Progressing`...
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HealthStatus::Healthy => "Healthy",
+            HealthStatus::Suspended => "Suspended",
+            HealthStatus::Progressing => "Progressing",
+            HealthStatus::Missing => "Missing",
+            HealthStatus::Degraded => "Degraded",
+            HealthStatus::Unknown => "Unknown",
+        }
+    }
+}
+
+impl fmt::Display for HealthStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Parses one of the six codes, case-sensitively, as Argo CD does.
+///
+/// ```
+/// use gitops_core::HealthStatus;
+/// assert_eq!("Degraded".parse(), Ok(HealthStatus::Degraded));
+/// assert!("degraded".parse::<HealthStatus>().is_err());
+/// ```
+impl FromStr for HealthStatus {
+    type Err = UnknownStatus;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        HealthStatus::ALL
+            .into_iter()
+            .find(|h| h.as_str() == s)
+            .ok_or_else(|| UnknownStatus { status: s.to_string() })
+    }
+}
+
+/// A string that is not one of the six health codes.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown health status `{status}`")]
+#[non_exhaustive]
+pub struct UnknownStatus {
+    /// The string.
+    pub status: String,
+}
+
 /// A health status with its message.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
@@ -29,4 +179,428 @@ pub struct HealthResult {
     /// The message, empty when there is none.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub message: String,
+}
+
+impl HealthResult {
+    /// A result with a message.
+    ///
+    /// ```
+    /// use gitops_core::{HealthResult, HealthStatus};
+    /// let h = HealthResult::new(HealthStatus::Suspended, "Job suspended");
+    /// assert_eq!(h.to_string(), "Suspended (Job suspended)");
+    /// ```
+    pub fn new(status: HealthStatus, message: impl Into<String>) -> Self {
+        HealthResult { status, message: message.into() }
+    }
+
+    /// A result without a message.
+    pub fn status(status: HealthStatus) -> Self {
+        HealthResult { status, message: String::new() }
+    }
+}
+
+/// `Status`, or `Status (message)` when there is a message.
+impl fmt::Display for HealthResult {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.message.is_empty() {
+            write!(f, "{}", self.status)
+        } else {
+            write!(f, "{} ({})", self.status, self.message)
+        }
+    }
+}
+
+/// A health check that failed. The object's health is then Unknown with the error's text
+/// as message ([`HealthError::health`]), as in Argo CD, which reports both.
+///
+/// The texts of the built-in checks are Argo CD's (`unsupported HPA GVK: ...`,
+/// `failed to convert unstructured Deployment to typed: ...`); the part after the colon of a
+/// conversion error is this crate's own, naming the field by its RFC 6901 pointer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum HealthError {
+    /// A built-in check does not take this version of its kind.
+    #[error("unsupported {check} GVK: {gvk}")]
+    UnsupportedVersion {
+        /// The object.
+        object: Box<ObjectRef>,
+        /// The check's name: `Deployment`, `HPA`...
+        check: &'static str,
+        /// `group/version, Kind=Kind`.
+        gvk: String,
+    },
+    /// A field the check reads has the wrong type.
+    #[error(
+        "failed to convert unstructured {check} to typed: {pointer}: expected {expected}, found {found}"
+    )]
+    Convert {
+        /// The object.
+        object: Box<ObjectRef>,
+        /// The check's name.
+        check: &'static str,
+        /// RFC 6901 pointer of the field.
+        pointer: String,
+        /// The type the field must have: `an integer`, `a string`...
+        expected: &'static str,
+        /// The type found.
+        found: &'static str,
+    },
+    /// The `autoscaling.alpha.kubernetes.io/conditions` annotation of a v1 HPA is not a JSON
+    /// list of conditions.
+    #[error("failed to convert conditions annotation to typed: {message}")]
+    HpaConditions {
+        /// The object.
+        object: Box<ObjectRef>,
+        /// What is wrong.
+        message: String,
+    },
+    /// A health script failed: it did not compile, raised an error, went past its limits or
+    /// returned something that is not a health. `message` is the text Argo CD shows (for
+    /// example `<string>:4: attempt to index a nil value`).
+    #[error("{message}")]
+    Script {
+        /// The object.
+        object: Box<ObjectRef>,
+        /// Where the script comes from, e.g. `argocd-cm resource.customizations.health.argoproj.io_Rollout`
+        /// or `argoproj.io/Rollout/health.lua`.
+        script: String,
+        /// The error text.
+        message: String,
+    },
+}
+
+impl HealthError {
+    /// A script failure (see [`HealthError::Script`]).
+    pub fn script(
+        object: &ObjectRef,
+        script: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
+        HealthError::Script {
+            object: Box::new(object.clone()),
+            script: script.into(),
+            message: message.into(),
+        }
+    }
+
+    /// The object whose health failed.
+    pub fn object(&self) -> &ObjectRef {
+        match self {
+            HealthError::UnsupportedVersion { object, .. }
+            | HealthError::Convert { object, .. }
+            | HealthError::HpaConditions { object, .. }
+            | HealthError::Script { object, .. } => object,
+        }
+    }
+
+    /// The RFC 6901 pointer of the field at fault, when one is.
+    pub fn pointer(&self) -> Option<&str> {
+        match self {
+            HealthError::Convert { pointer, .. } => Some(pointer),
+            HealthError::HpaConditions { .. } => {
+                Some("/metadata/annotations/autoscaling.alpha.kubernetes.io~1conditions")
+            }
+            HealthError::UnsupportedVersion { .. } => Some("/apiVersion"),
+            HealthError::Script { .. } => None,
+        }
+    }
+
+    /// The health Argo CD gives the object: Unknown, with this error's text.
+    pub fn health(&self) -> HealthResult {
+        HealthResult::new(HealthStatus::Unknown, self.to_string())
+    }
+}
+
+/// What a health script returned, for [`ScriptHealth`].
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct ScriptOutput {
+    /// The health. `None` is Argo CD's *empty* health: the script returned `nil`, nothing,
+    /// `{}`, a list, or a table whose `status` or `message` is not a string. An empty health
+    /// is final (the built-in check is not consulted) and counts as no health.
+    pub health: Option<HealthResult>,
+    /// The table's `deletionMessage`, empty when absent. Used only for an object being
+    /// deleted.
+    pub deletion_message: String,
+}
+
+impl ScriptOutput {
+    /// An output from its parts.
+    pub fn new(health: Option<HealthResult>, deletion_message: impl Into<String>) -> Self {
+        ScriptOutput { health, deletion_message: deletion_message.into() }
+    }
+}
+
+/// A source of health scripts: the seam between [`assess`] and a script engine (the Lua
+/// engine of the `lua` feature implements it; a host may implement it too).
+///
+/// [`health`](ScriptHealth::health) finds the script for the object's group and kind (Argo CD's
+/// lookup: argocd-cm exact key, argocd-cm glob, built-in exact, built-in wildcard) and runs it
+/// with `obj` as the global `obj`, its `os.time`/`os.date` reading `now`. It returns:
+///
+/// - `Ok(None)` when no script applies to the kind: [`assess`] goes on to the built-in check;
+/// - `Ok(Some(output))` when a script ran: its result is final, even an empty one;
+/// - `Err(HealthError::Script { .. })` when the script failed: the object is Unknown with the
+///   error's text.
+///
+/// It is called for objects being deleted too, for their `deletionMessage`; the status a script
+/// returns for such an object is not used.
+///
+/// # Examples
+///
+/// ```
+/// use std::time::{SystemTime, UNIX_EPOCH};
+/// use gitops_core::ObjectRef;
+/// use gitops_core::health::{self, HealthContext, HealthError, HealthResult, HealthStatus,
+///     ScriptHealth, ScriptOutput};
+///
+/// /// Every `example.com/Widget` is Healthy.
+/// struct Widgets;
+/// impl ScriptHealth for Widgets {
+///     fn health(&self, _obj: &serde_json::Value, object: &ObjectRef, _now: SystemTime)
+///         -> Result<Option<ScriptOutput>, HealthError> {
+///         if object.group_kind() != "example.com/Widget" {
+///             return Ok(None);
+///         }
+///         Ok(Some(ScriptOutput::new(Some(HealthResult::status(HealthStatus::Healthy)), "")))
+///     }
+/// }
+///
+/// let widget = serde_json::json!({
+///     "apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}});
+/// let ctx = HealthContext::new(UNIX_EPOCH).with_scripts(&Widgets);
+/// let h = health::assess(&widget, &ctx).unwrap().unwrap();
+/// assert_eq!(h.status, HealthStatus::Healthy);
+/// ```
+pub trait ScriptHealth: Send + Sync {
+    /// Runs the script for `obj`, if there is one. `object` is `obj`'s identity.
+    fn health(
+        &self,
+        obj: &Value,
+        object: &ObjectRef,
+        now: SystemTime,
+    ) -> Result<Option<ScriptOutput>, HealthError>;
+}
+
+/// What [`assess`] needs besides the object: the time and the script engine (and, for
+/// [`ResourceHealthInput::from_objects`], the Application being assessed).
+#[derive(Clone, Copy)]
+#[non_exhaustive]
+pub struct HealthContext<'a> {
+    /// The current time, as the host sees it; scripts read it through `os.time()`.
+    pub now: SystemTime,
+    /// The health scripts, if any.
+    pub scripts: Option<&'a dyn ScriptHealth>,
+    /// The Application whose health is being aggregated, if known: a live object that is
+    /// this Application itself ([`is_application_itself`]) is left out of its health.
+    pub app: Option<&'a Value>,
+}
+
+impl<'a> HealthContext<'a> {
+    /// A context at `now`, without scripts: built-in checks only.
+    pub fn new(now: SystemTime) -> Self {
+        HealthContext { now, scripts: None, app: None }
+    }
+
+    /// The same context with a script engine.
+    pub fn with_scripts(self, scripts: &'a dyn ScriptHealth) -> Self {
+        HealthContext { scripts: Some(scripts), ..self }
+    }
+
+    /// The same context for the health of the Application `app`.
+    pub fn with_app(self, app: &'a Value) -> Self {
+        HealthContext { app: Some(app), ..self }
+    }
+}
+
+impl fmt::Debug for HealthContext<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HealthContext")
+            .field("now", &self.now)
+            .field("scripts", &self.scripts.map(|_| "..."))
+            .field("app", &self.app.map(ObjectRef::from_object_lossy))
+            .finish()
+    }
+}
+
+/// The message for an object being deleted: `Pending deletion`, or
+/// `Pending deletion; blocked by finalizers: a, b` when it has finalizers.
+fn pending_deletion(obj: &Value) -> String {
+    let finalizers: Vec<&str> = obj
+        .pointer("/metadata/finalizers")
+        .and_then(Value::as_array)
+        .map(|f| f.iter().filter_map(Value::as_str).filter(|s| !s.is_empty()).collect())
+        .unwrap_or_default();
+    if finalizers.is_empty() {
+        "Pending deletion".to_string()
+    } else {
+        format!("Pending deletion; blocked by finalizers: {}", finalizers.join(", "))
+    }
+}
+
+/// Whether `metadata.deletionTimestamp` is set.
+fn is_being_deleted(obj: &Value) -> bool {
+    !matches!(obj.pointer("/metadata/deletionTimestamp"), None | Some(Value::Null))
+}
+
+/// The health of one object (Argo CD's `GetResourceHealth`).
+///
+/// - `Ok(Some(health))`: the object's health;
+/// - `Ok(None)`: no health: no script and no built-in check for the kind, or a script
+///   returned Argo CD's empty health;
+/// - `Err(e)`: the check failed; the object's health is `e.health()` (Unknown with the error
+///   text).
+///
+/// An object being deleted (with `metadata.deletionTimestamp` and without the
+/// `argocd.argoproj.io/hook-finalizer`) is Progressing whatever its kind: with the script's
+/// `deletionMessage` when a script returns one, else `Pending deletion`, or
+/// `Pending deletion; blocked by finalizers: <finalizers>` while it has finalizers. A script
+/// that fails for such an object does not change that answer.
+///
+/// Never panics, on any value.
+///
+/// # Examples
+///
+/// ```
+/// use std::time::UNIX_EPOCH;
+/// use gitops_core::health::{self, HealthContext, HealthStatus};
+///
+/// let ctx = HealthContext::new(UNIX_EPOCH);
+/// let cm = serde_json::json!({
+///     "apiVersion": "v1", "kind": "ConfigMap",
+///     "metadata": {"name": "c", "deletionTimestamp": "2024-01-01T00:00:00Z",
+///                  "finalizers": ["example.com/cleanup"]}});
+/// let h = health::assess(&cm, &ctx).unwrap().unwrap();
+/// assert_eq!(h.status, HealthStatus::Progressing);
+/// assert_eq!(h.message, "Pending deletion; blocked by finalizers: example.com/cleanup");
+///
+/// let hpa = serde_json::json!({
+///     "apiVersion": "autoscaling/v2beta2", "kind": "HorizontalPodAutoscaler",
+///     "metadata": {"name": "h"}});
+/// let err = health::assess(&hpa, &ctx).unwrap_err();
+/// assert_eq!(err.to_string(),
+///     "unsupported HPA GVK: autoscaling/v2beta2, Kind=HorizontalPodAutoscaler");
+/// assert_eq!(err.health().status, HealthStatus::Unknown);
+/// ```
+pub fn assess(obj: &Value, ctx: &HealthContext<'_>) -> Result<Option<HealthResult>, HealthError> {
+    let object = ObjectRef::from_object_lossy(obj);
+    if is_being_deleted(obj) && !has_hook_finalizer(obj) {
+        let from_script = match ctx.scripts.map(|s| s.health(obj, &object, ctx.now)) {
+            Some(Ok(Some(out))) if !out.deletion_message.is_empty() => Some(out.deletion_message),
+            _ => None,
+        };
+        let message = from_script.unwrap_or_else(|| pending_deletion(obj));
+        return Ok(Some(HealthResult::new(HealthStatus::Progressing, message)));
+    }
+    if let Some(scripts) = ctx.scripts
+        && let Some(out) = scripts.health(obj, &object, ctx.now)?
+    {
+        return Ok(out.health);
+    }
+    builtin(obj, &object)
+}
+
+/// The built-in (Go) check for the object's group and kind, without the deletion rule and
+/// scripts: `Ok(None)` when the kind has none.
+///
+/// ```
+/// use gitops_core::{ObjectRef, health};
+/// let svc = serde_json::json!({"apiVersion": "v1", "kind": "Service",
+///     "metadata": {"name": "s"}, "spec": {"type": "LoadBalancer"}});
+/// let h = health::builtin(&svc, &ObjectRef::from_object_lossy(&svc)).unwrap().unwrap();
+/// assert_eq!(h.status, gitops_core::HealthStatus::Progressing);
+/// ```
+pub fn builtin(obj: &Value, object: &ObjectRef) -> Result<Option<HealthResult>, HealthError> {
+    let check = |name: &'static str, versions: &[&str]| -> Result<(), HealthError> {
+        if versions.contains(&object.version.as_str()) {
+            Ok(())
+        } else {
+            Err(HealthError::UnsupportedVersion {
+                object: Box::new(object.clone()),
+                check: name,
+                gvk: format!("{}/{}, Kind={}", object.group, object.version, object.kind),
+            })
+        }
+    };
+    let r = |name: &'static str| fields::Reader::new(obj, object, name);
+    let result = match (object.group.as_str(), object.kind.as_str()) {
+        ("apps", "Deployment") => {
+            check("Deployment", &["v1"])?;
+            deployment::health(&r("Deployment"))?
+        }
+        ("apps", "StatefulSet") => {
+            check("StatefulSet", &["v1"])?;
+            statefulset::health(&r("StatefulSet"))?
+        }
+        ("apps", "ReplicaSet") => {
+            check("ReplicaSet", &["v1"])?;
+            replicaset::health(&r("ReplicaSet"))?
+        }
+        ("apps", "DaemonSet") => {
+            check("DaemonSet", &["v1"])?;
+            daemonset::health(&r("DaemonSet"))?
+        }
+        ("extensions" | "networking.k8s.io", "Ingress") => ingress::health(obj),
+        ("argoproj.io", "Workflow") => workflow::health(obj),
+        ("apiregistration.k8s.io", "APIService") => {
+            check("APIService", &["v1", "v1beta1"])?;
+            apiservice::health(&r("APIService"))?
+        }
+        ("", "Service") => {
+            check("Service", &["v1"])?;
+            service::health(&r("Service"))?
+        }
+        ("", "PersistentVolumeClaim") => {
+            check("PersistentVolumeClaim", &["v1"])?;
+            pvc::health(&r("PersistentVolumeClaim"))?
+        }
+        ("", "Pod") => {
+            check("Pod", &["v1"])?;
+            pod::health(&r("Pod"))?
+        }
+        ("batch", "Job") => {
+            check("Job", &["v1"])?;
+            job::health(&r("Job"))?
+        }
+        ("autoscaling", "HorizontalPodAutoscaler") => {
+            check("HPA", &["v1", "v2"])?;
+            hpa::health(&r("HPA"))?
+        }
+        _ => return Ok(None),
+    };
+    Ok(Some(result))
+}
+
+/// Go's `%q` of a string: double quotes, with `"` and `\` escaped and control characters
+/// written as escapes.
+pub(crate) fn go_quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            '\u{7}' => out.push_str("\\a"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '\u{b}' => out.push_str("\\v"),
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                out.push_str(&format!("\\x{:02x}", c as u32));
+            }
+            c if c.is_control() => {
+                let n = c as u32;
+                if n <= 0xffff {
+                    out.push_str(&format!("\\u{n:04x}"));
+                } else {
+                    out.push_str(&format!("\\U{n:08x}"));
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }

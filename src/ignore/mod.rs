@@ -1,2 +1,441 @@
 //! `ignoreDifferences`: which rules apply to an object, and removing the fields they name
 //! (JSON pointers, jq path expressions); `RespectIgnoreDifferences`.
+//!
+//! Rules come from two places: the Application's `spec.ignoreDifferences` and the
+//! `resource.customizations.ignoreDifferences.*` keys of `argocd-cm` (with `/status` added by
+//! `resource.compareoptions`), both read into [`crate::config`]. An [`IgnoreNormalizer`] is
+//! built once from both and applied to every object (desired, live and last-applied alike),
+//! the way Argo CD's `NewIgnoreNormalizer` is.
+//!
+//! ## Matching (spec diff.md §7.3)
+//!
+//! Two matchers exist, as in Argo CD:
+//!
+//! - for JSON pointers and jq expressions, an app rule matches when its `group` and `kind`
+//!   globs match the object's group and kind and its `name` and `namespace` are empty or
+//!   equal; an `argocd-cm` override matches when the group and kind of its key (`group/Kind`,
+//!   `Kind` for the core group) match as globs, so `*/*` matches everything;
+//! - for `managedFieldsManagers` ([`IgnoreNormalizer::managed_fields_managers`]), overrides
+//!   are looked up by the exact key `group/Kind` (`/Kind` for the core group) and `*/*`, with
+//!   no globbing, then the app rules; a core-group override keyed `Kind` is never found.
+//!
+//! Rules apply in a fixed order: app rules in their order, then overrides in byte order of
+//! their keys. Argo CD walks the overrides in Go map order, which is unspecified; the order
+//! only matters for index-based pointers that two overrides both name.
+//!
+//! ## Removing fields (§7.4)
+//!
+//! A JSON pointer removes like a JSON Patch `remove` in evanphx/json-patch: `~1` is `/`, `~0`
+//! is `~`, negative array indices count from the end, and a missing path removes nothing.
+//! A jq expression `E` deletes what `path(E)` selects, as `del(E)`; an expression that selects
+//! nothing deletes nothing, and one that fails on an object (iterating `null`) is skipped for
+//! that object. Misses and failures never fail the normalization: they are returned as
+//! [`IgnoreNote`]s by [`IgnoreNormalizer::normalize_with_notes`], where Argo CD logs them.
+//! jq expressions are limited to a path-selecting subset (see the `jq` feature docs of the
+//! crate and `src/script/jq.rs`), and one outside it fails construction with an error naming
+//! the rule, the expression and the position, never a silent ignore-all.
+
+#[cfg(feature = "jq")]
+mod jq_delete;
+mod managed;
+mod pointer;
+mod respect;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::config::{IgnoreDifferences, KnownTypeField, Settings};
+use crate::glob::Glob;
+use crate::object::{ObjectRef, type_name};
+
+pub use respect::{RespectedTarget, respect_ignore_differences};
+
+/// Seam for the diff pipeline: the schema-less `managedFieldsManagers` normalization (§7.5).
+#[allow(unused_imports)]
+pub(crate) use managed::managed_fields_normalize;
+
+/// An error building or applying ignore rules.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum IgnoreError {
+    /// A jq expression is not a valid path expression, or is outside the accepted subset.
+    #[error("{rule}: jq path expression `{expression}` at byte {position}: {message}")]
+    InvalidJq {
+        /// The rule: `ignoreDifferences[0]` for the first rule of the Application,
+        /// ``argocd-cm override `apps/Deployment` `` for an `argocd-cm` override.
+        rule: String,
+        /// The expression, cut to its first 60 characters when longer than 80.
+        expression: String,
+        /// Byte offset of the problem in the expression.
+        position: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// A jq expression was given but the crate was built without the `jq` feature.
+    #[error("{rule}: jq path expression `{expression}` needs the `jq` feature")]
+    JqUnavailable {
+        /// The rule.
+        rule: String,
+        /// The expression, cut as in [`IgnoreError::InvalidJq`].
+        expression: String,
+    },
+    /// The object to normalize is not a JSON object.
+    #[error("cannot normalize {found}: expected an object")]
+    NotAnObject {
+        /// The JSON type found.
+        found: &'static str,
+    },
+    /// The target and live lists given to `RespectIgnoreDifferences` differ in length.
+    #[error("{targets} targets but {lives} live objects: the lists must pair up")]
+    Unpaired {
+        /// Number of targets.
+        targets: usize,
+        /// Number of live objects.
+        lives: usize,
+    },
+    /// Copying the live values into a target failed.
+    #[error("{object}: cannot patch at {path}: {message}")]
+    Patch {
+        /// The object.
+        object: Box<ObjectRef>,
+        /// RFC 6901 pointer of the field.
+        path: String,
+        /// What went wrong.
+        message: String,
+    },
+}
+
+/// A rule step that removed nothing from an object, with why. Argo CD logs these and carries
+/// on; the normalization result is the same with or without them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct IgnoreNote {
+    /// The object.
+    pub object: ObjectRef,
+    /// The rule, named as in [`IgnoreError::InvalidJq`].
+    pub rule: String,
+    /// The JSON pointer or jq expression.
+    pub step: String,
+    /// What happened.
+    pub message: String,
+    /// Whether Argo CD treats it as expected and does not log it (a JSON pointer whose path
+    /// or key is missing).
+    pub expected: bool,
+}
+
+/// Where a rule comes from; its [`std::fmt::Display`] names it in errors and notes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum RuleSource {
+    App(usize),
+    Override(String),
+}
+
+impl std::fmt::Display for RuleSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RuleSource::App(i) => write!(f, "ignoreDifferences[{i}]"),
+            RuleSource::Override(key) => write!(f, "argocd-cm override `{key}`"),
+        }
+    }
+}
+
+/// Which objects a rule applies to (the glob matcher of §7.3).
+#[derive(Debug, Clone)]
+struct Selector {
+    group: Pattern,
+    kind: Pattern,
+    /// Exact name; empty matches any.
+    name: String,
+    /// Exact namespace; empty matches any.
+    namespace: String,
+}
+
+/// A group or kind pattern, compiled once: text without glob syntax matches itself only,
+/// and a malformed glob matches nothing (as [`crate::glob::glob_match`]).
+#[derive(Debug, Clone)]
+enum Pattern {
+    Exact(String),
+    Glob(Option<Glob>),
+}
+
+impl Pattern {
+    fn new(text: &str) -> Pattern {
+        if text.contains(['*', '?', '[', '{', '\\']) {
+            Pattern::Glob(Glob::new(text))
+        } else {
+            Pattern::Exact(text.to_string())
+        }
+    }
+
+    fn matches(&self, text: &str) -> bool {
+        match self {
+            Pattern::Exact(p) => p == text,
+            Pattern::Glob(g) => g.as_ref().is_some_and(|g| g.matches(text)),
+        }
+    }
+}
+
+impl Selector {
+    fn new(group: &str, kind: &str, name: &str, namespace: &str) -> Selector {
+        Selector {
+            group: Pattern::new(group),
+            kind: Pattern::new(kind),
+            name: name.to_string(),
+            namespace: namespace.to_string(),
+        }
+    }
+
+    fn matches(&self, r: &ObjectRef) -> bool {
+        self.group.matches(&r.group)
+            && self.kind.matches(&r.kind)
+            && (self.name.is_empty() || self.name == r.name)
+            && (self.namespace.is_empty() || self.namespace == r.namespace)
+    }
+}
+
+/// Splits an override key into group and kind: `a/b` → (a, b), `b` → ("", b), more than one
+/// `/` → ("", ""), which matches nothing (Argo CD logs a warning).
+fn override_group_kind(key: &str) -> (String, String) {
+    match key.split('/').collect::<Vec<_>>().as_slice() {
+        [kind] => (String::new(), (*kind).to_string()),
+        [group, kind] => ((*group).to_string(), (*kind).to_string()),
+        _ => (String::new(), String::new()),
+    }
+}
+
+#[derive(Debug)]
+enum Step {
+    Pointer(String),
+    #[cfg(feature = "jq")]
+    Jq(String, crate::script::jq::JqPath),
+}
+
+#[derive(Debug)]
+struct Rule {
+    source: RuleSource,
+    selector: Selector,
+    steps: Vec<Step>,
+}
+
+/// The `ignoreDifferences` of an app and of `argocd-cm`, compiled once and applied to any
+/// number of objects.
+///
+/// # Examples
+///
+/// ```
+/// use gitops_core::ignore::IgnoreNormalizer;
+/// use gitops_core::{IgnoreDifferences, Settings};
+/// let rule: IgnoreDifferences = serde_json::from_value(serde_json::json!({
+///     "group": "apps", "kind": "Deployment", "jsonPointers": ["/spec/replicas"]
+/// })).unwrap();
+/// let n = IgnoreNormalizer::new(&[rule], &Settings::default()).unwrap();
+/// let mut obj = serde_json::json!({
+///     "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "api"},
+///     "spec": {"replicas": 3, "paused": false}, "status": {"replicas": 3}
+/// });
+/// n.normalize(&mut obj).unwrap();
+/// // `/status` comes from the default `resource.compareoptions`.
+/// assert_eq!(obj["spec"], serde_json::json!({"paused": false}));
+/// assert!(obj.get("status").is_none());
+/// ```
+#[derive(Debug)]
+pub struct IgnoreNormalizer {
+    rules: Vec<Rule>,
+    app: Vec<IgnoreDifferences>,
+    /// The selectors of `app`, for the managedFieldsManagers lookup.
+    app_selectors: Vec<Selector>,
+    settings: Settings,
+}
+
+/// How an expression is shown in messages: whole up to 80 characters, else its first 60.
+fn shown(expr: &str) -> String {
+    if expr.chars().count() <= 80 {
+        expr.to_string()
+    } else {
+        let head: String = expr.chars().take(60).collect();
+        format!("{head}…")
+    }
+}
+
+impl IgnoreNormalizer {
+    /// Compiles the rules of an app and of `argocd-cm`. Fails on the first jq expression that
+    /// does not compile or is outside the accepted subset.
+    pub fn new(app: &[IgnoreDifferences], settings: &Settings) -> Result<Self, IgnoreError> {
+        let mut rules = Vec::new();
+        for (i, r) in app.iter().enumerate() {
+            let source = RuleSource::App(i);
+            let selector = Selector::new(&r.group, &r.kind, &r.name, &r.namespace);
+            let steps = steps(&source, &r.json_pointers, &r.jq_path_expressions)?;
+            rules.push(Rule { source, selector, steps });
+        }
+        for (key, o) in &settings.overrides {
+            let d = &o.ignore_differences;
+            if d.json_pointers.is_empty() && d.jq_path_expressions.is_empty() {
+                continue;
+            }
+            let source = RuleSource::Override(key.clone());
+            let (group, kind) = override_group_kind(key);
+            let selector = Selector::new(&group, &kind, "", "");
+            let steps = steps(&source, &d.json_pointers, &d.jq_path_expressions)?;
+            rules.push(Rule { source, selector, steps });
+        }
+        let app_selectors =
+            app.iter().map(|r| Selector::new(&r.group, &r.kind, &r.name, &r.namespace)).collect();
+        Ok(IgnoreNormalizer { rules, app: app.to_vec(), app_selectors, settings: settings.clone() })
+    }
+
+    /// Compiles the rules of an Application (`spec.ignoreDifferences`) and of `argocd-cm`.
+    pub fn for_app(app: &crate::Application, settings: &Settings) -> Result<Self, IgnoreError> {
+        IgnoreNormalizer::new(&app.spec.ignore_differences, settings)
+    }
+
+    /// Removes the ignored fields from one object. Steps that remove nothing are skipped;
+    /// only an object that is not a JSON object is an error.
+    pub fn normalize(&self, obj: &mut Value) -> Result<(), IgnoreError> {
+        self.normalize_with_notes(obj).map(drop)
+    }
+
+    /// As [`IgnoreNormalizer::normalize`], returning a note for each step that removed
+    /// nothing because of a miss or an error (in rule order).
+    pub fn normalize_with_notes(&self, obj: &mut Value) -> Result<Vec<IgnoreNote>, IgnoreError> {
+        if !obj.is_object() {
+            return Err(IgnoreError::NotAnObject { found: type_name(obj) });
+        }
+        let r = ObjectRef::from_object_lossy(obj);
+        let mut notes = Vec::new();
+        for rule in self.rules.iter().filter(|rule| rule.selector.matches(&r)) {
+            for step in &rule.steps {
+                let miss = match step {
+                    Step::Pointer(p) => pointer::remove(obj, p)
+                        .err()
+                        .map(|m| (p.as_str(), m.message(p), m.expected())),
+                    #[cfg(feature = "jq")]
+                    Step::Jq(text, path) => jq_delete::delete(obj, path)
+                        .err()
+                        .map(|m| (text.as_str(), format!("jq patch returned error: {m}"), false)),
+                };
+                if let Some((step, message, expected)) = miss {
+                    notes.push(IgnoreNote {
+                        object: r.clone(),
+                        rule: rule.source.to_string(),
+                        step: step.to_string(),
+                        message,
+                        expected,
+                    });
+                }
+            }
+        }
+        Ok(notes)
+    }
+
+    /// Whether any pointer or jq rule applies to the object.
+    pub fn has_rules_for(&self, obj: &ObjectRef) -> bool {
+        self.rules.iter().any(|rule| rule.selector.matches(obj))
+    }
+
+    /// The `managedFieldsManagers` that apply to an object: the override keyed exactly
+    /// `group/Kind`, then the `*/*` override, then the matching app rules in order, without
+    /// duplicates (Argo CD's `HasIgnoreDifference`).
+    pub fn managed_fields_managers(&self, obj: &ObjectRef) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        let mut add = |managers: &[String]| {
+            for m in managers {
+                if !out.contains(m) {
+                    out.push(m.clone());
+                }
+            }
+        };
+        let exact = format!("{}/{}", obj.group, obj.kind);
+        for key in [exact.as_str(), "*/*"] {
+            if let Some(o) = self.settings.overrides.get(key) {
+                add(&o.ignore_differences.managed_fields_managers);
+            }
+        }
+        for (r, selector) in self.app.iter().zip(&self.app_selectors) {
+            if selector.matches(obj) {
+                add(&r.managed_fields_managers);
+            }
+        }
+        out
+    }
+
+    /// The `knownTypeFields` configured for an object's group and kind: the override whose
+    /// key is exactly `group/Kind` (`Kind` for the core group; no globs, as Argo CD's
+    /// known-types normalizer). `argoproj.io/Rollout` has `spec.template.spec` as
+    /// `core/v1/PodSpec` unless configured otherwise, as in Argo CD.
+    pub fn known_type_fields(&self, obj: &ObjectRef) -> Vec<KnownTypeField> {
+        let found = self.settings.overrides.iter().find(|(key, o)| {
+            !o.known_type_fields.is_empty() && {
+                let (g, k) = override_group_kind(key);
+                g == obj.group && k == obj.kind
+            }
+        });
+        match found {
+            Some((_, o)) => o.known_type_fields.clone(),
+            None if obj.group == "argoproj.io" && obj.kind == "Rollout" => vec![KnownTypeField {
+                field: "spec.template.spec".to_string(),
+                type_: "core/v1/PodSpec".to_string(),
+            }],
+            None => Vec::new(),
+        }
+    }
+
+    /// The settings the normalizer was built with.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+}
+
+fn steps(
+    source: &RuleSource,
+    pointers: &[String],
+    jq: &[String],
+) -> Result<Vec<Step>, IgnoreError> {
+    let mut out: Vec<Step> = pointers.iter().map(|p| Step::Pointer(p.clone())).collect();
+    for expr in jq {
+        out.push(jq_step(source, expr)?);
+    }
+    Ok(out)
+}
+
+#[cfg(feature = "jq")]
+fn jq_step(source: &RuleSource, expr: &str) -> Result<Step, IgnoreError> {
+    crate::script::jq::compile(expr).map(|p| Step::Jq(expr.to_string(), p)).map_err(|e| {
+        IgnoreError::InvalidJq {
+            rule: source.to_string(),
+            expression: shown(expr),
+            position: e.position,
+            message: e.message,
+        }
+    })
+}
+
+#[cfg(not(feature = "jq"))]
+fn jq_step(source: &RuleSource, expr: &str) -> Result<Step, IgnoreError> {
+    Err(IgnoreError::JqUnavailable { rule: source.to_string(), expression: shown(expr) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(not(feature = "jq"))]
+    #[test]
+    fn jq_rules_need_the_feature() {
+        let rule: IgnoreDifferences =
+            serde_json::from_value(serde_json::json!({"kind": "*", "jqPathExpressions": [".a"]}))
+                .unwrap();
+        let err = IgnoreNormalizer::new(&[rule], &Settings::default()).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "ignoreDifferences[0]: jq path expression `.a` needs the `jq` feature"
+        );
+    }
+
+    #[test]
+    fn normalizer_is_shareable_across_threads() {
+        fn send_sync<T: Send + Sync>() {}
+        send_sync::<IgnoreNormalizer>();
+    }
+}

@@ -1,1 +1,789 @@
-//! Sync planning: tasks, waves and hooks, the step function, and automated-sync decisions.
+//! Sync planning as data, the sync step as a pure function, and the automated-sync decisions.
+//!
+//! This module follows the sync engine of Argo CD 3.x (its gitops-engine `pkg/sync` and the
+//! controller's auto-sync code). It does no I/O: the host passes the desired objects, the live
+//! objects with their health, and the outcomes of the actions it carried out; the module
+//! returns what to do next.
+//!
+//! # The pieces
+//!
+//! - [`plan`]: reconcile desired and live objects and build the ordered task list (phases,
+//!   waves, kind order, hooks, sync options), grouped into [`Wave`]s. A host waits for health
+//!   at each wave boundary.
+//! - [`step`]: one pass of Argo CD's sync loop. Its state ([`SyncState`]) is plain serde data the
+//!   host stores between passes (as Argo CD stores `status.operationState`).
+//! - [`decide::auto_sync`]: whether an automated sync starts now, with self-heal backoff
+//!   ([`backoff`]), retries and sync windows ([`windows`]).
+//! - [`terminate`]: stop a running operation; [`deletion::cascade_pass`]: what an application
+//!   deletion removes next.
+//!
+//! Where Argo CD's Go code leaves a choice open (map iteration order, unstable sorts), this
+//! module picks one deterministic behaviour; `testdata/SKIPPED-sync.md` lists each.
+//!
+//! # The host loop
+//!
+//! A step either asks for actions ([`Step::actions`]: apply, delete, remove a finalizer, get),
+//! or says the sync is waiting for the cluster, or is done. The host runs the actions and calls
+//! [`step`] again with the same live objects plus each outcome under its action id. A call that
+//! returns no actions ends the pass: the host observes the cluster afresh (Argo CD waits 2 s
+//! after a wave, see [`Step::wave`]) and starts the next pass. Inside one batch, actions with
+//! the same [`HostAction::group`] may run in parallel; groups run in order.
+//!
+//! ```
+//! use gitops_core::sync::{step, ActionKind, LiveObject, Observations, OperationPhase, Outcome};
+//! use gitops_core::sync::{SyncRequest, SyncState};
+//! use gitops_core::ObjectRef;
+//! use serde_json::{json, Value};
+//!
+//! let mut request = SyncRequest::default();
+//! request.app_namespace = "shop".into();
+//! request.revision = "0123456789abcdef".into();
+//! request.targets = vec![
+//!     json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "settings"}}),
+//!     json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "migrate",
+//!            "annotations": {"argocd.argoproj.io/hook": "PreSync"}}}),
+//! ];
+//! let healthy: gitops_core::HealthResult =
+//!     serde_json::from_value(json!({"status": "Healthy"})).unwrap();
+//! let same = |a: &Value, b: &ObjectRef| ObjectRef::from_object_lossy(a).same_object(b);
+//!
+//! let mut cluster: Vec<Value> = Vec::new(); // what the host's cluster holds
+//! let mut state = SyncState::default(); // what the host stores between passes
+//! for pass in 1.. {
+//!     assert!(pass < 10, "the sync should be done by now");
+//!     // 1. Observe the cluster once per pass.
+//!     let mut observations = Observations::default();
+//!     observations.live =
+//!         cluster.iter().map(|o| LiveObject::new(o.clone(), Some(healthy.clone()))).collect();
+//!     observations.now = 1_700_000_000 + 2 * pass;
+//!     // 2. Answer the pass's actions until it ends.
+//!     let mut done_actions = Vec::new();
+//!     let next = loop {
+//!         let next = step(&request, &state, &observations);
+//!         state = next.state.clone();
+//!         if next.actions.is_empty() {
+//!             break next;
+//!         }
+//!         observations.outcomes = next.actions.iter().map(|a| Outcome::ok(&a.id, "")).collect();
+//!         done_actions.extend(next.actions);
+//!     };
+//!     // 3. The effects become visible in the next observation.
+//!     for a in done_actions.into_iter().filter(|a| !a.dry_run) {
+//!         cluster.retain(|o| !same(o, &a.key) || a.kind == ActionKind::RemoveFinalizer);
+//!         match (a.kind, a.object) {
+//!             (ActionKind::Delete, _) => {}
+//!             (ActionKind::RemoveFinalizer, _) => {
+//!                 for o in cluster.iter_mut().filter(|o| same(o, &a.key)) {
+//!                     o["metadata"]["finalizers"] = json!([]);
+//!                 }
+//!             }
+//!             (_, Some(obj)) => cluster.push(obj),
+//!             (_, None) => {}
+//!         }
+//!     }
+//!     if next.done {
+//!         break;
+//!     }
+//! }
+//! assert_eq!(state.phase, OperationPhase::Succeeded);
+//! assert_eq!(state.message, "successfully synced (all tasks run)");
+//! let order: Vec<_> = state.results.iter().map(|r| r.key.name.as_str()).collect();
+//! assert_eq!(order, ["migrate", "settings"]);
+//! ```
+
+pub mod backoff;
+pub mod decide;
+pub mod deletion;
+pub mod hooks;
+pub mod messages;
+pub mod options;
+mod reconcile;
+mod step;
+mod tasks;
+pub mod time;
+pub mod waves;
+pub mod windows;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::config::ManagedNamespaceMetadata;
+use crate::health::HealthResult;
+use crate::object::{ObjectRef, Scopes};
+
+pub use hooks::{HookDeletePolicy, HookType};
+pub use options::{AppOptions, PropagationPolicy};
+pub use step::{step, terminate};
+pub use tasks::plan;
+
+/// A sync phase, in run order.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
+)]
+#[non_exhaustive]
+pub enum Phase {
+    /// Hooks (and what they depend on) before the resources.
+    PreSync,
+    /// The resources and Sync hooks.
+    #[default]
+    Sync,
+    /// Hooks after every Sync wave is healthy.
+    PostSync,
+    /// Hooks that run only after a failure.
+    SyncFail,
+}
+
+impl Phase {
+    /// The name as Argo CD writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Phase::PreSync => "PreSync",
+            Phase::Sync => "Sync",
+            Phase::PostSync => "PostSync",
+            Phase::SyncFail => "SyncFail",
+        }
+    }
+}
+
+impl fmt::Display for Phase {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What the host does with a task's object.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", tag = "type")]
+#[non_exhaustive]
+pub enum TaskAction {
+    /// `kubectl create` (Replace with no live object).
+    Create,
+    /// `kubectl apply` (client side).
+    Apply,
+    /// Server-side apply with field manager `argocd-controller` and forced conflicts.
+    ServerSideApply,
+    /// `kubectl replace`.
+    Replace,
+    /// A PUT with the live `resourceVersion` (Replace on a CRD or Namespace).
+    Update,
+    /// Delete the live object (prune).
+    Delete,
+    /// Nothing is sent; the reason is the task's message.
+    Skip {
+        /// Why, e.g. `ignored (no prune)`.
+        reason: String,
+    },
+}
+
+impl TaskAction {
+    /// The short name: `create`, `apply`, `server-side apply`, `replace`, `update`, `delete`,
+    /// `skip`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            TaskAction::Create => "create",
+            TaskAction::Apply => "apply",
+            TaskAction::ServerSideApply => "server-side apply",
+            TaskAction::Replace => "replace",
+            TaskAction::Update => "update",
+            TaskAction::Delete => "delete",
+            TaskAction::Skip { .. } => "skip",
+        }
+    }
+}
+
+/// How a task's object is sent.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct TaskFlags {
+    /// The task takes part in the client dry run before the wet run.
+    pub dry_run_first: bool,
+    /// `--force`.
+    pub force: bool,
+    /// Schema validation on the API server.
+    pub validate: bool,
+    /// Server-side apply.
+    pub server_side: bool,
+    /// The field manager, for server-side applies.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub field_manager: Option<String>,
+    /// Move managed fields of kubectl's client-side apply to the SSA manager first.
+    pub client_side_apply_migration: bool,
+}
+
+/// One task of a sync: one object in one phase.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Task {
+    /// The object's identity (target if any, else live), with the namespace defaulted.
+    pub key: ObjectRef,
+    /// The phase.
+    pub phase: Phase,
+    /// The effective wave (after prune mirroring, PruneLast and the dependency pass).
+    pub wave: i64,
+    /// The kind's rank (§2.8).
+    pub kind_rank: i32,
+    /// Whether the object is a hook.
+    pub hook: bool,
+    /// What to do.
+    pub action: TaskAction,
+    /// The message Argo CD records for a planned skip (`ignored (no prune)`, ...); empty otherwise.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub message: String,
+    /// The object to send (namespace defaulted, hook finalizer added); `None` for a prune.
+    pub target: Option<Value>,
+    /// The live object, if any.
+    pub live: Option<Value>,
+    /// Flags.
+    pub flags: TaskFlags,
+    /// Hook delete policies (empty for resources).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub delete_policies: Vec<HookDeletePolicy>,
+    /// How deletes of this task propagate.
+    pub propagation_policy: PropagationPolicy,
+    /// The prune waits for `Prune=confirm` approval.
+    #[serde(default)]
+    pub requires_confirmation: bool,
+    /// Left out by `ApplyOutOfSyncOnly` (not modified).
+    #[serde(default)]
+    pub unmodified: bool,
+    /// The build error of this task (discovery or permission), which makes the plan invalid.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invalid: Option<String>,
+}
+
+impl Task {
+    /// Whether the task prunes (no target).
+    pub fn is_prune(&self) -> bool {
+        self.target.is_none()
+    }
+
+    /// The result key, `<group>/<kind>/<namespace>/<name>:<phase>`.
+    pub fn result_key(&self) -> String {
+        format!(
+            "{}/{}/{}/{}:{}",
+            self.key.group, self.key.kind, self.key.namespace, self.key.name, self.phase
+        )
+    }
+
+    /// The hook type, when the task is a hook.
+    pub fn hook_type(&self) -> Option<Phase> {
+        self.hook.then_some(self.phase)
+    }
+
+    fn has_policy(&self, p: HookDeletePolicy) -> bool {
+        self.hook && self.delete_policies.contains(&p)
+    }
+}
+
+/// A (phase, wave) group of tasks: the unit the host must finish (and see healthy) before the
+/// next one starts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Wave {
+    /// The phase.
+    pub phase: Phase,
+    /// The wave.
+    pub wave: i64,
+    /// The tasks, in order.
+    pub tasks: Vec<Task>,
+}
+
+/// An ordered sync plan.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Plan {
+    /// The waves in run order. SyncFail waves run only after a failure, as one batch.
+    pub waves: Vec<Wave>,
+    /// Whether every task could be built (no discovery or permission error).
+    pub valid: bool,
+    /// Warnings, e.g. repeated resources, sorted.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+impl Plan {
+    /// The tasks in run order.
+    pub fn tasks(&self) -> impl Iterator<Item = &Task> {
+        self.waves.iter().flat_map(|w| w.tasks.iter())
+    }
+}
+
+/// One resource of a selective sync (`syncOperation.resources`).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+#[non_exhaustive]
+pub struct SyncResource {
+    /// API group.
+    pub group: String,
+    /// Kind.
+    pub kind: String,
+    /// Name.
+    pub name: String,
+    /// Namespace; empty matches any.
+    pub namespace: String,
+}
+
+/// A sync operation: what to sync and how. Kept by the host for the whole operation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+#[non_exhaustive]
+pub struct SyncRequest {
+    /// The destination namespace of the app.
+    pub app_namespace: String,
+    /// The desired objects (hooks included), as rendered from Git.
+    pub targets: Vec<Value>,
+    /// With `RespectIgnoreDifferences=true`: the targets normalized by the diff engine
+    /// (ignored fields set to their live values), replacing `targets`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub normalized_targets: Option<Vec<Value>>,
+    /// App-level sync options (the operation's list, else `syncPolicy.syncOptions`).
+    pub sync_options: AppOptions,
+    /// Delete live objects no longer desired.
+    pub prune: bool,
+    /// An operation-level dry run.
+    pub dry_run: bool,
+    /// The sync strategy's force flag.
+    pub force: bool,
+    /// Do not run hooks (apply strategy, or a selective sync).
+    pub skip_hooks: bool,
+    /// Selective sync: only these resources (empty: all).
+    pub resources: Vec<SyncResource>,
+    /// The revision, used in generated hook names.
+    pub revision: String,
+    /// The operation start, unix seconds, used in generated hook names and for confirmations.
+    pub started_at: i64,
+    /// `ApplyOutOfSyncOnly`: the diff's modified flag per resource key
+    /// (`group/Kind/namespace/name`, namespace as live). A missing key counts as modified.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub modified: Option<BTreeMap<String, bool>>,
+    /// `managedNamespaceMetadata`, for `CreateNamespace=true`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub managed_namespace_metadata: Option<ManagedNamespaceMetadata>,
+    /// The app's `SharedResourceWarning` condition message, if any (`FailOnSharedResource`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shared_resource_warning: Option<String>,
+    /// Which kinds are cluster-scoped.
+    #[serde(skip)]
+    pub scopes: Scopes,
+}
+
+impl Default for SyncRequest {
+    fn default() -> Self {
+        SyncRequest {
+            app_namespace: String::new(),
+            targets: Vec::new(),
+            normalized_targets: None,
+            sync_options: AppOptions::default(),
+            prune: false,
+            dry_run: false,
+            force: false,
+            skip_hooks: false,
+            resources: Vec::new(),
+            revision: String::new(),
+            started_at: 0,
+            modified: None,
+            managed_namespace_metadata: None,
+            shared_resource_warning: None,
+            scopes: Scopes::builtin(),
+        }
+    }
+}
+
+impl SyncRequest {
+    /// A request for a sync of `app` to `targets` at `revision`, started at `started_at` (unix
+    /// seconds): destination namespace, sync options and managed namespace metadata from the
+    /// app spec, `prune` from `automated.prune`.
+    pub fn for_app(
+        app: &crate::config::Application,
+        targets: Vec<Value>,
+        revision: &str,
+        started_at: i64,
+    ) -> Self {
+        let policy = &app.spec.sync_policy;
+        SyncRequest {
+            app_namespace: app.spec.destination.namespace.clone(),
+            targets,
+            sync_options: AppOptions::new(policy.sync_options.clone()),
+            prune: policy.automated.as_ref().is_some_and(|a| a.prune),
+            revision: revision.to_string(),
+            started_at,
+            managed_namespace_metadata: policy.managed_namespace_metadata.clone(),
+            ..SyncRequest::default()
+        }
+    }
+}
+
+impl SyncRequest {
+    /// A request for the operation an Application asks for (`operation.sync`, as a manual sync
+    /// or an automated one writes it): revision, `prune`, `dryRun`, the operation's
+    /// `syncOptions` (which replace the spec's when present), selective `resources`, and the
+    /// sync strategy (`apply` skips hooks; `force` of either strategy forces). A selective sync
+    /// skips hooks too, as in Argo CD. Missing parts fall back to the app spec.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let app = gitops_core::Application::from_value(&serde_json::json!({
+    ///     "spec": {"destination": {"namespace": "shop"},
+    ///              "syncPolicy": {"syncOptions": ["CreateNamespace=true"]}},
+    ///     "operation": {"sync": {"revision": "abc", "prune": true,
+    ///                            "syncStrategy": {"hook": {"force": true}},
+    ///                            "resources": [{"kind": "ConfigMap", "name": "web"}]}}
+    /// })).unwrap();
+    /// let r = gitops_core::sync::SyncRequest::from_operation(&app, vec![], 0);
+    /// assert!(r.prune && r.force && r.skip_hooks);
+    /// assert_eq!(r.revision, "abc");
+    /// assert!(r.sync_options.has("CreateNamespace=true"));
+    /// ```
+    pub fn from_operation(
+        app: &crate::config::Application,
+        targets: Vec<Value>,
+        started_at: i64,
+    ) -> Self {
+        let mut r = SyncRequest::for_app(app, targets, "", started_at);
+        let op = &app.operation["sync"];
+        r.prune = op["prune"].as_bool().unwrap_or(false);
+        r.dry_run = op["dryRun"].as_bool().unwrap_or(false);
+        r.revision = op["revision"]
+            .as_str()
+            .or_else(|| op["revisions"].get(0).and_then(Value::as_str))
+            .unwrap_or("")
+            .to_string();
+        if let Some(options) = op["syncOptions"].as_array() {
+            r.sync_options = AppOptions::new(
+                options.iter().filter_map(Value::as_str).map(str::to_string).collect(),
+            );
+        }
+        if let Some(resources) = op["resources"].as_array() {
+            r.resources = resources
+                .iter()
+                .map(|res| {
+                    let s = |k: &str| res[k].as_str().unwrap_or("").to_string();
+                    SyncResource {
+                        group: s("group"),
+                        kind: s("kind"),
+                        name: s("name"),
+                        namespace: s("namespace"),
+                    }
+                })
+                .collect();
+        }
+        let strategy = &op["syncStrategy"];
+        let apply = strategy.get("apply").is_some_and(|a| !a.is_null());
+        r.force = strategy["apply"]["force"].as_bool().unwrap_or(false)
+            || strategy["hook"]["force"].as_bool().unwrap_or(false);
+        r.skip_hooks = apply || !r.resources.is_empty();
+        r
+    }
+}
+
+/// A live object with what the host knows about it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct LiveObject {
+    /// The object.
+    pub object: Value,
+    /// Its health, `None` when its kind has no health check.
+    #[serde(default)]
+    pub health: Option<HealthResult>,
+    /// The health check failed with this error.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub health_error: Option<String>,
+}
+
+impl LiveObject {
+    /// A live object with a health.
+    pub fn new(object: Value, health: Option<HealthResult>) -> Self {
+        LiveObject { object, health, health_error: None }
+    }
+}
+
+/// How the lookup of the app's namespace went (for `CreateNamespace=true`).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", tag = "type")]
+#[non_exhaustive]
+pub enum NamespaceLookup {
+    /// The namespace does not exist.
+    #[default]
+    NotFound,
+    /// The namespace exists.
+    Found {
+        /// The live Namespace.
+        object: Value,
+    },
+    /// The lookup failed.
+    Error {
+        /// The error text.
+        message: String,
+    },
+}
+
+/// What the host reports at each step.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+#[non_exhaustive]
+pub struct Observations {
+    /// The app's live objects (from the cluster cache), with health.
+    pub live: Vec<LiveObject>,
+    /// Outcomes of the actions of the previous [`Step`], by action id.
+    pub outcomes: Vec<Outcome>,
+    /// Kinds the API server does not serve (`group/Kind`, `Kind` for the core group).
+    pub missing_kinds: BTreeSet<String>,
+    /// Other discovery errors per kind (`group/Kind`).
+    pub discovery_errors: BTreeMap<String, String>,
+    /// Permission errors per resource key (`group/Kind/namespace/name`).
+    pub denied: BTreeMap<String, String>,
+    /// The lookup of the app namespace, for `CreateNamespace=true`.
+    pub namespace: NamespaceLookup,
+    /// When deletion was approved (`argocd.argoproj.io/deletion-approved`), unix seconds.
+    pub deletion_approved_at: Option<i64>,
+    /// The current time, unix seconds.
+    pub now: i64,
+}
+
+/// The outcome of one host action.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Outcome {
+    /// The action id.
+    pub id: String,
+    /// Whether it worked.
+    pub status: OutcomeStatus,
+    /// The output (kubectl's message) or the error text.
+    #[serde(default)]
+    pub message: String,
+}
+
+impl Outcome {
+    /// A success with kubectl's output.
+    pub fn ok(id: &str, message: &str) -> Self {
+        Outcome { id: id.to_string(), status: OutcomeStatus::Ok, message: message.to_string() }
+    }
+
+    /// A failure with its error text.
+    pub fn failed(id: &str, message: &str) -> Self {
+        Outcome { id: id.to_string(), status: OutcomeStatus::Failed, message: message.to_string() }
+    }
+
+    /// The object was not found (a delete of an object already gone).
+    pub fn not_found(id: &str) -> Self {
+        Outcome { id: id.to_string(), status: OutcomeStatus::NotFound, message: String::new() }
+    }
+}
+
+/// Whether an action worked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub enum OutcomeStatus {
+    /// It worked.
+    Ok,
+    /// It failed.
+    Failed,
+    /// The object was not there.
+    NotFound,
+}
+
+/// What the host is asked to do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub enum ActionKind {
+    /// Apply (client side, or server side when `server_side`).
+    Apply,
+    /// Create.
+    Create,
+    /// Replace.
+    Replace,
+    /// Update (PUT with the live resource version).
+    Update,
+    /// Delete with the propagation policy.
+    Delete,
+    /// Remove the hook finalizer from the live object.
+    RemoveFinalizer,
+    /// Read the object from the cluster: `Ok` when it exists, `NotFound`, or `Failed`.
+    Get,
+}
+
+/// One action for the host.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct HostAction {
+    /// The id to report the outcome under.
+    pub id: String,
+    /// What to do.
+    pub kind: ActionKind,
+    /// The object's identity.
+    pub key: ObjectRef,
+    /// The object to send (apply, create, replace, update).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub object: Option<Value>,
+    /// A client dry run.
+    pub dry_run: bool,
+    /// Server-side apply.
+    pub server_side: bool,
+    /// The field manager for server-side apply.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub field_manager: Option<String>,
+    /// `--force`.
+    pub force: bool,
+    /// Schema validation.
+    pub validate: bool,
+    /// The propagation policy of a delete.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub propagation_policy: Option<PropagationPolicy>,
+    /// Actions of one batch run group after group; inside a group in any order.
+    pub group: u32,
+}
+
+/// The phase of a sync operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[non_exhaustive]
+pub enum OperationPhase {
+    /// In progress.
+    #[default]
+    Running,
+    /// Being terminated.
+    Terminating,
+    /// Done, failed.
+    Failed,
+    /// Done, with an error.
+    Error,
+    /// Done, successful.
+    Succeeded,
+}
+
+impl OperationPhase {
+    /// Whether the operation is over.
+    pub fn completed(self) -> bool {
+        matches!(self, OperationPhase::Failed | OperationPhase::Error | OperationPhase::Succeeded)
+    }
+}
+
+/// The result code of a resource.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub enum ResultCode {
+    /// Applied.
+    Synced,
+    /// Apply or prune failed.
+    SyncFailed,
+    /// Deleted.
+    Pruned,
+    /// Not deleted: pruning is off or disabled.
+    PruneSkipped,
+}
+
+/// The state of a task (`HookPhase` in Argo CD's results).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[non_exhaustive]
+pub enum TaskState {
+    /// Not started.
+    #[default]
+    Pending,
+    /// Applied, waiting for health or completion.
+    Running,
+    /// Done.
+    Succeeded,
+    /// Failed.
+    Failed,
+    /// Error.
+    Error,
+}
+
+impl TaskState {
+    fn completed(self) -> bool {
+        matches!(self, TaskState::Succeeded | TaskState::Failed | TaskState::Error)
+    }
+}
+
+/// The result of one task, as in `syncResult.resources`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ResourceResult {
+    /// The object's identity (namespace as the task's).
+    pub key: ObjectRef,
+    /// The result code, if any.
+    pub status: Option<ResultCode>,
+    /// The task's state.
+    pub hook_phase: TaskState,
+    /// The phase of the task.
+    pub sync_phase: Phase,
+    /// The hook type, for hooks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hook_type: Option<Phase>,
+    /// The last non-empty message.
+    pub message: String,
+    /// 1 + the number of results stored before this one.
+    pub order: usize,
+}
+
+impl ResourceResult {
+    /// The result key, `<group>/<kind>/<namespace>/<name>:<phase>`.
+    pub fn result_key(&self) -> String {
+        format!(
+            "{}/{}/{}/{}:{}",
+            self.key.group, self.key.kind, self.key.namespace, self.key.name, self.sync_phase
+        )
+    }
+}
+
+/// The state of a sync operation between steps. The host stores it (as Argo CD stores
+/// `status.operationState`) and passes it back.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+#[non_exhaustive]
+pub struct SyncState {
+    /// The phase.
+    pub phase: OperationPhase,
+    /// The message.
+    pub message: String,
+    /// The per-task results, by order.
+    pub results: Vec<ResourceResult>,
+    /// Outcomes gathered during the current step, by action id.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub outcomes: BTreeMap<String, Outcome>,
+    /// Results as they were when the current step began.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub step_base: Option<Vec<ResourceResult>>,
+}
+
+/// A (phase, wave) group that finished its wet run in this step: Argo CD's wave hook, where
+/// the controller sleeps (2 s by default) before the next wave.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct WaveEvent {
+    /// The phase.
+    pub phase: Phase,
+    /// The wave.
+    pub wave: i64,
+    /// The last wave of the sync.
+    pub last: bool,
+}
+
+/// The answer of one [`step`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[must_use]
+pub struct Step {
+    /// The new state.
+    pub state: SyncState,
+    /// Actions to carry out now; report their outcomes in the next call.
+    pub actions: Vec<HostAction>,
+    /// The operation is over (phase Succeeded, Failed or Error).
+    pub done: bool,
+    /// A wave ran its wet run in this step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wave: Option<WaveEvent>,
+}

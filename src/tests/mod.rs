@@ -3,4 +3,11 @@
 
 mod parse;
 mod serve;
+mod smp;
+mod diff;
+mod ignore;
+mod health;
+#[cfg(feature = "lua")]
+mod lua;
 mod support;
+mod sync;

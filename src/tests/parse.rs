@@ -139,3 +139,71 @@ fn quotes_and_comments_do_not_hide_brackets_from_the_depth_check() {
     let text = format!("{HEAD}data:\n  a: \"{}\"\n  # {}\n", "[".repeat(5000), "{".repeat(5000));
     assert!(parse_manifests(&text).is_ok());
 }
+
+mod properties {
+    use proptest::prelude::*;
+    use serde_json::{Map, Value, json};
+
+    use crate::parse_manifests;
+
+    fn leaf() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            (-1.0e12f64..1.0e12).prop_map(Value::from),
+            // Strings that look like other YAML scalars must survive the round trip too.
+            prop_oneof![
+                "[a-zA-Z0-9 ._:/-]{0,12}",
+                Just("yes".to_string()),
+                Just("~".to_string()),
+                Just("0x1F".to_string()),
+                Just("1e3".to_string()),
+                Just("- a".to_string()),
+                Just("'q'".to_string()),
+                Just("#c".to_string()),
+                Just("line\nbreak".to_string()),
+            ]
+            .prop_map(Value::String),
+        ]
+    }
+
+    fn value() -> impl Strategy<Value = Value> {
+        leaf().prop_recursive(4, 48, 6, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
+                prop::collection::btree_map("[a-zA-Z0-9./_-]{1,10}", inner, 0..5)
+                    .prop_map(|m| Value::Object(m.into_iter().collect::<Map<_, _>>())),
+            ]
+        })
+    }
+
+    fn object() -> impl Strategy<Value = Value> {
+        (value(), "[a-z][a-z0-9-]{0,20}").prop_map(|(data, name)| {
+            json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": data})
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// Whatever serde writes as JSON or YAML, one object or a stream, reads back the same.
+        #[test]
+        fn json_and_yaml_round_trip(objs in prop::collection::vec(object(), 1..4)) {
+            let json_text = serde_json::to_string(&Value::Array(objs.clone())).unwrap();
+            prop_assert_eq!(&parse_manifests(&json_text).unwrap(), &objs);
+            let yaml_text = objs
+                .iter()
+                .map(|o| serde_norway::to_string(o).unwrap())
+                .collect::<Vec<_>>()
+                .join("---\n");
+            prop_assert_eq!(&parse_manifests(&yaml_text).unwrap(), &objs);
+        }
+
+        /// Any text gives objects or an error, never a panic.
+        #[test]
+        fn parsing_is_total(text in "\\PC{0,200}") {
+            let _ = parse_manifests(&text);
+        }
+    }
+}

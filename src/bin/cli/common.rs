@@ -124,10 +124,15 @@ pub fn read_settings(path: &Path) -> Result<Settings, CliError> {
     Settings::from_config_map(&doc).map_err(|e| CliError::Input(format!("{}: {e}", path.display())))
 }
 
-/// Prints a value as pretty JSON with a trailing newline.
+/// Prints a value as pretty JSON with a trailing newline. A closed pipe (`| head`) is not an
+/// error.
 pub fn print_json(v: &impl serde::Serialize) {
+    use std::io::Write;
     match serde_json::to_string_pretty(v) {
-        Ok(s) => println!("{s}"),
+        Ok(s) => {
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "{s}").and_then(|()| out.flush());
+        }
         Err(e) => eprintln!("gitops-core: cannot serialize output: {e}"),
     }
 }

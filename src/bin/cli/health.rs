@@ -1,13 +1,453 @@
-//! `gitops-core health` and `gitops-core test-health` (in progress).
+//! `gitops-core health` and `gitops-core test-health`.
 
-use crate::common::CliError;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use gitops_core::Settings;
+use gitops_core::health::{self, AppHealth, HealthContext, ResourceHealthInput, ScriptHealth};
+use serde::Serialize;
+
+use crate::common::{self, CliError, Output};
+
+const HEALTH_USAGE: &str = "\
+usage: gitops-core health PATH... [--customizations DIR] [--argocd-cm CM.yaml] [--output text|json]
+
+Assesses the health of the live objects in PATH (files, or directories of .yaml, .yml and
+.json files) as Argo CD does, and the health of an application made of them.
+
+options:
+  --customizations DIR  health scripts in the layout of Argo CD's resource_customizations/
+                        (<group>/<Kind>/health.lua)
+  --argocd-cm CM.yaml   an argocd-cm ConfigMap, for its resource.customizations health scripts
+  --output text|json    text (default): the resource table and the app health;
+                        json: {\"status\", \"message\", \"resources\": [...]}
+
+exit status: 0, or 2 on an error (a file that cannot be read or parsed, named with its document)";
+
+/// The options of `health`.
+struct HealthArgs {
+    paths: Vec<PathBuf>,
+    customizations: Option<PathBuf>,
+    argocd_cm: Option<PathBuf>,
+    output: Output,
+}
+
+fn parse_args(mut args: lexopt::Parser) -> Result<Option<HealthArgs>, CliError> {
+    use lexopt::prelude::*;
+    let mut out = HealthArgs {
+        paths: Vec::new(),
+        customizations: None,
+        argocd_cm: None,
+        output: Output::Text,
+    };
+    while let Some(arg) = args.next()? {
+        match arg {
+            Long("customizations") => out.customizations = Some(args.value()?.into()),
+            Long("argocd-cm") => out.argocd_cm = Some(args.value()?.into()),
+            Long("output") | Short('o') => {
+                out.output = Output::parse(&args.value()?.string()?)?;
+            }
+            Long("help") | Short('h') => {
+                println!("{HEALTH_USAGE}");
+                return Ok(None);
+            }
+            Value(path) => out.paths.push(path.into()),
+            other => {
+                return Err(CliError::Usage(format!("{}\n{HEALTH_USAGE}", other.unexpected())));
+            }
+        }
+    }
+    if out.paths.is_empty() {
+        return Err(CliError::Usage(format!("no PATH given\n{HEALTH_USAGE}")));
+    }
+    Ok(Some(out))
+}
+
+/// Builds the health-script engine from `--argocd-cm` and `--customizations`.
+///
+/// SCRIPT ENGINE SEAM: this is the one place where the Lua engine (the `lua` feature, in
+/// `gitops_core::script`) is constructed for the CLI. Until it is wired in, no engine is built
+/// and the built-in checks alone run.
+fn script_engine(
+    settings: Option<&Settings>,
+    customizations: Option<&Path>,
+) -> Result<Option<Box<dyn ScriptHealth>>, CliError> {
+    let _ = (settings, customizations);
+    Ok(None)
+}
 
 /// Runs `health`.
-pub fn run(_args: lexopt::Parser) -> Result<u8, CliError> {
-    Err(CliError::Usage("`health` is not available yet".into()))
+pub fn run(args: lexopt::Parser) -> Result<u8, CliError> {
+    let Some(args) = parse_args(args)? else {
+        return Ok(0);
+    };
+    let settings = args.argocd_cm.as_deref().map(common::read_settings).transpose()?;
+    if let Some(dir) = &args.customizations
+        && !dir.is_dir()
+    {
+        return Err(CliError::Input(format!("{}: not a directory", dir.display())));
+    }
+    let engine = script_engine(settings.as_ref(), args.customizations.as_deref())?;
+    if engine.is_none() && (settings.is_some() || args.customizations.is_some()) {
+        eprintln!(
+            "gitops-core: warning: health scripts are not available in this build; \
+             --customizations and --argocd-cm have no effect"
+        );
+    }
+    let objects = common::read_all_objects(&args.paths)?;
+
+    let mut ctx = HealthContext::new(SystemTime::now());
+    if let Some(engine) = engine.as_deref() {
+        ctx = ctx.with_scripts(engine);
+    }
+    let inputs: Vec<ResourceHealthInput> = objects
+        .iter()
+        .filter_map(|obj| ResourceHealthInput::from_objects(None, Some(obj), &ctx))
+        .collect();
+    let app = health::aggregate(&inputs);
+    match args.output {
+        Output::Json => common::print_json(&to_json(&app)),
+        Output::Text => print!("{}", to_text(&app)),
+    }
+    Ok(0)
+}
+
+/// The JSON output.
+#[derive(Serialize)]
+struct JsonApp<'a> {
+    status: &'static str,
+    message: &'a str,
+    resources: Vec<JsonResource<'a>>,
+}
+
+/// One resource of the JSON output; `status` is null when it has no health.
+#[derive(Serialize)]
+struct JsonResource<'a> {
+    group: &'a str,
+    version: &'a str,
+    kind: &'a str,
+    namespace: &'a str,
+    name: &'a str,
+    status: Option<&'static str>,
+    message: &'a str,
+}
+
+/// The JSON output: the app's status and message, and each resource, sorted by group, kind,
+/// namespace and name.
+fn to_json(app: &AppHealth) -> JsonApp<'_> {
+    let resources = app
+        .resources
+        .iter()
+        .map(|r| {
+            let o = &r.object;
+            JsonResource {
+                group: &o.group,
+                version: &o.version,
+                kind: &o.kind,
+                namespace: &o.namespace,
+                name: &o.name,
+                status: r.health.as_ref().map(|h| h.status.as_str()),
+                message: r.health.as_ref().map_or("", |h| h.message.as_str()),
+            }
+        })
+        .collect();
+    JsonApp { status: app.status.as_str(), message: &app.message, resources }
+}
+
+/// The text output: the app health line, then Argo CD's resource table.
+fn to_text(app: &AppHealth) -> String {
+    let mut rows =
+        vec![["GROUP", "KIND", "NAMESPACE", "NAME", "HEALTH", "MESSAGE"].map(String::from)];
+    for r in &app.resources {
+        let o = &r.object;
+        let (status, message) = match &r.health {
+            Some(h) => (h.status.as_str(), h.message.as_str()),
+            None => ("", ""),
+        };
+        // One line per resource: line breaks in script messages become spaces.
+        let message = message.replace(['\n', '\r', '\t'], " ");
+        rows.push([
+            o.group.clone(),
+            o.kind.clone(),
+            o.namespace.clone(),
+            o.name.clone(),
+            status.to_string(),
+            message,
+        ]);
+    }
+    let mut widths = [0usize; 6];
+    for row in &rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let mut out = format!("{:<20}{}", "Health Status:", app.status);
+    if !app.message.is_empty() {
+        out.push_str(&format!(" ({})", app.message));
+    }
+    out.push_str("\n\n");
+    for row in &rows {
+        let mut line = String::new();
+        for (i, cell) in row.iter().enumerate() {
+            if i + 1 == row.len() {
+                line.push_str(cell);
+            } else {
+                line.push_str(cell);
+                line.push_str(&" ".repeat(widths[i] - cell.chars().count() + 2));
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
 }
 
 /// Runs `test-health`.
-pub fn run_tests(_args: lexopt::Parser) -> Result<u8, CliError> {
-    Err(CliError::Usage("`test-health` is not available yet".into()))
+pub fn run_tests(mut args: lexopt::Parser) -> Result<u8, CliError> {
+    use lexopt::prelude::*;
+    let mut dir: Option<std::path::PathBuf> = None;
+    while let Some(arg) = args.next()? {
+        match arg {
+            Value(v) if dir.is_none() => dir = Some(v.into()),
+            Long("help") | Short('h') => {
+                println!("{TEST_USAGE}");
+                return Ok(0);
+            }
+            other => return Err(other.unexpected().into()),
+        }
+    }
+    let Some(dir) = dir else { return Err(CliError::Usage(TEST_USAGE.into())) };
+    run_test_dir(&dir)
+}
+
+const TEST_USAGE: &str = "\
+usage: gitops-core test-health DIR
+
+Runs every health_test.yaml below DIR (Argo CD's resource_customizations layout): each case's
+object goes through the health.lua found for its kind (or the one beside the test file), and
+the status and message are compared exactly. Exit 1 when a case fails, 2 on an unreadable file.";
+
+#[cfg(feature = "lua")]
+fn run_test_dir(dir: &std::path::Path) -> Result<u8, CliError> {
+    use std::collections::BTreeMap;
+
+    use gitops_core::health::scripts::{HealthScript, HealthScripts, run_health_tests};
+    use gitops_core::script::LuaEngine;
+
+    let mut files = Vec::new();
+    walk(dir, &mut files)?;
+    let scripts = HealthScripts::new().with_directory(&read_customizations(dir)?);
+    let engine = LuaEngine::default();
+    let now = std::time::SystemTime::now();
+    let (mut passed, mut failed) = (0usize, 0usize);
+    for test in files.iter().filter(|f| f.file_name().is_some_and(|n| n == "health_test.yaml")) {
+        let test_dir = test.parent().unwrap_or(dir);
+        let script_path = test_dir.join("health.lua");
+        let default_script = HealthScript::new(
+            relative(dir, &script_path),
+            crate::common::read_text(&script_path)?,
+            true,
+        );
+        let mut inputs = BTreeMap::new();
+        let mut below = Vec::new();
+        walk(test_dir, &mut below)?;
+        for f in below {
+            let ext = f.extension().and_then(|e| e.to_str()).unwrap_or("");
+            if matches!(ext, "yaml" | "yml" | "json") {
+                inputs.insert(relative(test_dir, &f), crate::common::read_text(&f)?);
+            }
+        }
+        let text = crate::common::read_text(test)?;
+        let cases = run_health_tests(&text, &inputs, &scripts, &default_script, &engine, now)
+            .map_err(|e| {
+                let file = if e.file == "health_test.yaml" {
+                    test.display().to_string()
+                } else {
+                    test_dir.join(&e.file).display().to_string()
+                };
+                CliError::Input(format!("{file}: {}", e.message))
+            })?;
+        let shown = relative(dir, test_dir);
+        for case in cases {
+            let name = if shown.is_empty() {
+                case.input_path.clone()
+            } else {
+                format!("{shown}/{}", case.input_path)
+            };
+            if case.passed {
+                passed += 1;
+                println!("PASS {name}");
+                continue;
+            }
+            failed += 1;
+            println!("FAIL {name} ({})", case.script);
+            println!("  expected: {} {:?}", case.expected.status, case.expected.message);
+            match &case.got {
+                Ok(h) => println!("  got:      {} {:?}", h.status, h.message),
+                Err(e) => println!("  got:      error: {e}"),
+            }
+        }
+    }
+    println!("{passed} passed, {failed} failed");
+    Ok(u8::from(failed > 0))
+}
+
+#[cfg(not(feature = "lua"))]
+fn run_test_dir(_dir: &std::path::Path) -> Result<u8, CliError> {
+    Err(CliError::Usage("`test-health` needs the `lua` feature".into()))
+}
+
+/// The `health.lua` files below a directory in the layout of Argo CD's
+/// `resource_customizations/`, by path relative to it, for
+/// `HealthScripts::with_directory` (also what `health --customizations DIR` needs).
+#[cfg(feature = "lua")]
+pub fn read_customizations(
+    dir: &std::path::Path,
+) -> Result<std::collections::BTreeMap<String, String>, CliError> {
+    let mut files = Vec::new();
+    walk(dir, &mut files)?;
+    let mut out = std::collections::BTreeMap::new();
+    for f in files.iter().filter(|f| f.file_name().is_some_and(|n| n == "health.lua")) {
+        out.insert(relative(dir, f), crate::common::read_text(f)?);
+    }
+    Ok(out)
+}
+
+/// Every file below `dir`, recursively, sorted by path.
+#[cfg(feature = "lua")]
+fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) -> Result<(), CliError> {
+    let entries =
+        std::fs::read_dir(dir).map_err(|e| CliError::Input(format!("{}: {e}", dir.display())))?;
+    let mut paths = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| CliError::Input(format!("{}: {e}", dir.display())))?;
+        paths.push(entry.path());
+    }
+    paths.sort();
+    for p in paths {
+        if p.is_dir() {
+            walk(&p, out)?;
+        } else {
+            out.push(p);
+        }
+    }
+    Ok(())
+}
+
+/// `path` relative to `base`, with `/` separators.
+#[cfg(feature = "lua")]
+fn relative(base: &std::path::Path, path: &std::path::Path) -> String {
+    let rel = path.strip_prefix(base).unwrap_or(path);
+    rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/")
+}
+
+#[cfg(all(test, feature = "lua"))]
+mod tests {
+    use std::path::PathBuf;
+
+    fn testdata(rel: &str) -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata").join(rel)
+    }
+
+    #[test]
+    fn test_health_exit_codes() {
+        assert_eq!(super::run_test_dir(&testdata("health/customizations")).ok(), Some(0));
+        assert_eq!(super::run_test_dir(&testdata("health/lua-failing")).ok(), Some(1));
+        let err = super::run_test_dir(&testdata("health/no-such-dir")).unwrap_err().to_string();
+        assert!(err.contains("health/no-such-dir"), "{err}");
+        let err = super::run_test_dir(&testdata("health/lua-invalid")).unwrap_err().to_string();
+        assert!(
+            err.ends_with(
+                "health/lua-invalid/example.com/Bad/health_test.yaml: `tests` is not a list"
+            ),
+            "{err}"
+        );
+        let err =
+            super::run_test_dir(&testdata("health/lua-missing-input")).unwrap_err().to_string();
+        assert!(
+            err.ends_with("health/lua-missing-input/example.com/Lost/testdata/nowhere.yaml: input file not found"),
+            "{err}"
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use gitops_core::health::{ResourceHealthInput, aggregate};
+    use gitops_core::{HealthResult, HealthStatus, ObjectRef};
+
+    use super::{to_json, to_text};
+
+    fn app() -> gitops_core::health::AppHealth {
+        aggregate(&[
+            ResourceHealthInput::new(
+                ObjectRef::new("", "v1", "ConfigMap", "bookstore-dev", "settings"),
+                None,
+            ),
+            ResourceHealthInput::new(
+                ObjectRef::new("apps", "v1", "Deployment", "bookstore-dev", "api"),
+                Some(HealthResult::new(
+                    HealthStatus::Degraded,
+                    "Deployment \"api\" exceeded its progress deadline",
+                )),
+            ),
+            ResourceHealthInput::new(
+                ObjectRef::new("", "v1", "Service", "bookstore-dev", "api"),
+                Some(HealthResult::status(HealthStatus::Healthy)),
+            ),
+        ])
+    }
+
+    #[test]
+    fn text_output() {
+        assert_eq!(
+            to_text(&app()),
+            "\
+Health Status:      Degraded (Caused by apps/Deployment:bookstore-dev/api)
+
+GROUP  KIND        NAMESPACE      NAME      HEALTH    MESSAGE
+       ConfigMap   bookstore-dev  settings
+       Service     bookstore-dev  api       Healthy
+apps   Deployment  bookstore-dev  api       Degraded  Deployment \"api\" exceeded its progress deadline
+"
+        );
+    }
+
+    #[test]
+    fn errors_name_the_file_and_document() {
+        let dir = std::env::temp_dir().join(format!("gitops-core-health-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap(); // test scaffolding
+        let file = dir.join("bad.yaml");
+        std::fs::write(&file, "apiVersion: v1\nkind: Pod\nmetadata: {name: a}\n---\nkind: Pod\n")
+            .unwrap(); // test scaffolding
+        let result = super::run(lexopt::Parser::from_args([file.as_os_str()]));
+        let _ = std::fs::remove_dir_all(&dir);
+        let Err(crate::common::CliError::Input(message)) = result else {
+            panic!("expected an input error, got {result:?}");
+        };
+        assert_eq!(message, format!("{}: document 1: missing field `apiVersion`", file.display()));
+    }
+
+    #[test]
+    fn usage_errors() {
+        let result = super::run(lexopt::Parser::from_args(["--output", "yaml", "x.yaml"]));
+        assert!(
+            matches!(&result, Err(crate::common::CliError::Usage(m)) if m == "unknown output `yaml`: expected text or json"),
+            "{result:?}"
+        );
+        let result = super::run(lexopt::Parser::from_args(Vec::<&str>::new()));
+        assert!(
+            matches!(&result, Err(crate::common::CliError::Usage(m)) if m.starts_with("no PATH given")),
+            "{result:?}"
+        );
+    }
+
+    #[test]
+    fn json_output() {
+        let json = serde_json::to_string(&to_json(&app())).unwrap(); // serializing plain data
+        assert_eq!(
+            json,
+            r#"{"status":"Degraded","message":"Caused by apps/Deployment:bookstore-dev/api","resources":[{"group":"","version":"v1","kind":"ConfigMap","namespace":"bookstore-dev","name":"settings","status":null,"message":""},{"group":"","version":"v1","kind":"Service","namespace":"bookstore-dev","name":"api","status":"Healthy","message":""},{"group":"apps","version":"v1","kind":"Deployment","namespace":"bookstore-dev","name":"api","status":"Degraded","message":"Deployment \"api\" exceeded its progress deadline"}]}"#
+        );
+    }
 }

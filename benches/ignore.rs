@@ -1,0 +1,79 @@
+//! `ignoreDifferences` on a Deployment-sized object: JSON pointer rules, a jq rule, and
+//! building the normalizer (which compiles the jq expressions). Every normalization also
+//! applies the default `*/*` `/status` rule. `clone_only` is the cost of the input copy each
+//! iteration starts from (not included in the other timings).
+//!
+//! Run with `cargo bench --bench ignore`.
+
+use divan::{Bencher, black_box};
+use gitops_core::ignore::IgnoreNormalizer;
+use gitops_core::{IgnoreDifferences, Settings};
+use serde_json::{Value, json};
+
+fn main() {
+    divan::main();
+}
+
+/// A live Deployment with managed fields, status and last-applied (about 6 KB of JSON).
+fn deployment() -> Value {
+    serde_norway::from_str(include_str!(
+        "../testdata/sync/respect-ignore/objects/live-deployment.yaml"
+    ))
+    .expect("fixture parses")
+}
+
+fn rules(v: Value) -> Vec<IgnoreDifferences> {
+    serde_json::from_value(v).expect("rules deserialize")
+}
+
+fn pointer_rules() -> Vec<IgnoreDifferences> {
+    rules(json!([{
+        "group": "apps", "kind": "Deployment",
+        "jsonPointers": ["/spec/replicas", "/metadata/annotations/iksm-version",
+                         "/spec/template/spec/containers/0/resources"]
+    }]))
+}
+
+fn jq_rules() -> Vec<IgnoreDifferences> {
+    rules(json!([{
+        "group": "apps", "kind": "Deployment",
+        "jqPathExpressions": [
+            ".spec.template.spec.containers[] | select(.name == \"guestbook-ui\") | .env[] | select(.name | startswith(\"SOME_\"))"
+        ]
+    }]))
+}
+
+#[divan::bench]
+fn pointers(bencher: Bencher) {
+    let n = IgnoreNormalizer::new(&pointer_rules(), &Settings::default()).expect("compiles");
+    let obj = deployment();
+    bencher.with_inputs(|| obj.clone()).bench_local_refs(|o| n.normalize(black_box(o)));
+}
+
+#[divan::bench]
+fn jq(bencher: Bencher) {
+    let n = IgnoreNormalizer::new(&jq_rules(), &Settings::default()).expect("compiles");
+    let obj = deployment();
+    bencher.with_inputs(|| obj.clone()).bench_local_refs(|o| n.normalize(black_box(o)));
+}
+
+/// Only the default `*/*` `/status` rule of `resource.compareoptions`.
+#[divan::bench]
+fn default_status_rule(bencher: Bencher) {
+    let n = IgnoreNormalizer::new(&[], &Settings::default()).expect("compiles");
+    let obj = deployment();
+    bencher.with_inputs(|| obj.clone()).bench_local_refs(|o| n.normalize(black_box(o)));
+}
+
+#[divan::bench]
+fn clone_only(bencher: Bencher) {
+    let obj = deployment();
+    bencher.bench_local(|| black_box(&obj).clone());
+}
+
+#[divan::bench]
+fn build_with_jq(bencher: Bencher) {
+    let r = jq_rules();
+    let s = Settings::default();
+    bencher.bench_local(|| IgnoreNormalizer::new(black_box(&r), &s));
+}

@@ -1,0 +1,724 @@
+//! An application's comparison end to end (spec §2) and the sync-status roll-up (§10).
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::ignore_seam::AppNormalizer;
+use super::managed_fields::normalize_managed_fields;
+use super::normalize::{normalize_tracking, set_annotation};
+use super::{DiffError, DiffMode, DiffOptions, DiffResult, PatchOp, hide_secret_data};
+use crate::config::{
+    Application, COMPARE_OPTIONS_ANNOTATION, Settings, TRACKING_ID_ANNOTATION, TrackingMethod,
+    resource_sync_options, split_options,
+};
+use crate::object::{ObjectRef, Scopes, annotation, label};
+
+/// Argo CD's hook annotation.
+const HOOK_ANNOTATION: &str = "argocd.argoproj.io/hook";
+/// Helm's hook annotation.
+const HELM_HOOK_ANNOTATION: &str = "helm.sh/hook";
+
+/// The sync status of an application or a resource.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[non_exhaustive]
+pub enum SyncStatus {
+    /// Live matches desired.
+    Synced,
+    /// Something differs, is missing, or requires pruning.
+    OutOfSync,
+    /// The comparison failed.
+    Unknown,
+}
+
+impl SyncStatus {
+    /// The name Argo CD prints: `Synced`, `OutOfSync`, `Unknown`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SyncStatus::Synced => "Synced",
+            SyncStatus::OutOfSync => "OutOfSync",
+            SyncStatus::Unknown => "Unknown",
+        }
+    }
+}
+
+/// Everything [`diff_app`] compares: the app's desired objects (rendered manifests), its live
+/// objects as the host found them, the Application and `argocd-cm` settings.
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub struct AppDiffInput<'a> {
+    /// Desired objects, as rendered from Git.
+    pub desired: &'a [Value],
+    /// Live objects the host found for the app.
+    pub live: &'a [Value],
+    /// The Application (destination namespace, ignore rules, sync options, annotations).
+    pub app: &'a Application,
+    /// `argocd-cm` settings.
+    pub settings: &'a Settings,
+    /// Scopes of kinds, for namespace defaulting.
+    pub scopes: &'a Scopes,
+    /// Server-side dry-run results of desired objects, matched by identity; needed only for
+    /// server-side diff.
+    pub dry_runs: &'a [Value],
+    /// The controller's `--server-side-diff-enabled` flag.
+    pub server_side_diff: bool,
+    /// Shows Secret values in the rendered outputs instead of masks.
+    pub reveal_secrets: bool,
+}
+
+impl<'a> AppDiffInput<'a> {
+    /// An input with no dry-run results, server-side diff off and Secrets masked.
+    pub fn new(
+        desired: &'a [Value],
+        live: &'a [Value],
+        app: &'a Application,
+        settings: &'a Settings,
+        scopes: &'a Scopes,
+    ) -> Self {
+        AppDiffInput {
+            desired,
+            live,
+            app,
+            settings,
+            scopes,
+            dry_runs: &[],
+            server_side_diff: false,
+            reveal_secrets: false,
+        }
+    }
+
+    /// Sets the dry-run results and turns server-side diff on.
+    pub fn with_dry_runs(mut self, dry_runs: &'a [Value]) -> Self {
+        self.dry_runs = dry_runs;
+        self.server_side_diff = true;
+        self
+    }
+
+    /// Shows Secret values unmasked.
+    pub fn with_reveal_secrets(mut self, on: bool) -> Self {
+        self.reveal_secrets = on;
+        self
+    }
+}
+
+/// An application condition (Argo CD's `status.conditions[]`).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Condition {
+    /// `ComparisonError`, `RepeatedResourceWarning`, ...
+    #[serde(rename = "type")]
+    pub type_: String,
+    /// The message.
+    pub message: String,
+}
+
+/// The comparison of one resource.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ResourceDiff {
+    /// The resource (from live when it exists, else from desired).
+    pub object: ObjectRef,
+    /// `Synced`, `OutOfSync` or `Unknown`; `None` for hooks, ignored objects and objects
+    /// another resource's tracking id claims.
+    pub status: Option<SyncStatus>,
+    /// Whether normalised live and predicted live differ.
+    pub modified: bool,
+    /// Live only: Argo CD would delete it on a pruning sync.
+    pub requires_pruning: bool,
+    /// `Delete=confirm` or `Prune=confirm`: deletion waits for a confirmation.
+    pub requires_deletion_confirmation: bool,
+    /// The object is a hook.
+    pub hook: bool,
+    /// RFC 6902 operations from normalised live to predicted live (masked for Secrets).
+    pub diff: Vec<PatchOp>,
+    /// Normalised live (masked for Secrets); `null` when missing.
+    pub normalized_live: Value,
+    /// Predicted live (masked for Secrets); `null` when not desired.
+    pub predicted_live: Value,
+    /// The algorithm used, when a diff ran.
+    pub mode: Option<DiffMode>,
+    /// What the comparison has to say about this resource (empty when nothing).
+    pub message: String,
+    /// RespectIgnoreDifferences: the desired object with live values at ignored paths, for
+    /// the sync plan to apply. `None` until filled by the ignore engine.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub respected_target: Option<Value>,
+}
+
+/// The comparison of an application.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct AppDiff {
+    /// The application's sync status.
+    pub sync_status: SyncStatus,
+    /// Resources, sorted by group, kind, namespace, name.
+    pub resources: Vec<ResourceDiff>,
+    /// Hooks among the desired objects (not compared), sorted.
+    pub hooks: Vec<ObjectRef>,
+    /// Conditions (errors and warnings), sorted.
+    pub conditions: Vec<Condition>,
+    /// Notes about objects left out (tracked by another app), sorted.
+    pub notes: Vec<String>,
+}
+
+impl AppDiff {
+    /// Whether anything differs: a resource is out of sync (missing, modified, or requiring
+    /// pruning). Hooks and ignored objects, which have no status, do not count.
+    pub fn has_differences(&self) -> bool {
+        self.resources.iter().any(|r| r.status == Some(SyncStatus::OutOfSync))
+    }
+
+    /// What `argocd app diff` prints: for every modified, missing or extraneous resource, a
+    /// `===== group/Kind namespace/name ======` header and the [`super::line_diff`] of the
+    /// normalised live YAML and the predicted live YAML. Secrets are masked unless the input
+    /// asked otherwise.
+    pub fn render_text(&self) -> String {
+        let mut out = String::new();
+        for r in &self.resources {
+            if r.hook || r.status.is_none() && !r.modified {
+                continue;
+            }
+            if r.normalized_live.is_null() && r.predicted_live.is_null() {
+                continue;
+            }
+            let live_missing = r.normalized_live.is_null();
+            let target_missing = r.predicted_live.is_null();
+            if !(r.modified || live_missing || target_missing) {
+                continue;
+            }
+            out.push_str(&format!(
+                "===== {}/{} {}/{} ======\n",
+                r.object.group, r.object.kind, r.object.namespace, r.object.name
+            ));
+            out.push_str(&super::line_diff(
+                &to_yaml(&r.normalized_live),
+                &to_yaml(&r.predicted_live),
+            ));
+        }
+        out
+    }
+}
+
+/// YAML text of an object (empty for `null`), keys sorted.
+pub(crate) fn to_yaml(v: &Value) -> String {
+    if v.is_null() {
+        return String::new();
+    }
+    serde_norway::to_string(v).unwrap_or_else(|e| format!("# cannot render yaml: {e}\n"))
+}
+
+/// Hook types of an object: Argo CD's annotation, else Helm's mapped; `None` when it is not
+/// annotated as a hook.
+fn hook_types(obj: &Value) -> Option<Vec<&'static str>> {
+    if let Some(v) = annotation(obj, HOOK_ANNOTATION) {
+        let types = split_options(v)
+            .into_iter()
+            .filter_map(|t| {
+                ["PreSync", "Sync", "PostSync", "SyncFail", "Skip", "PreDelete", "PostDelete"]
+                    .into_iter()
+                    .find(|k| *k == t)
+            })
+            .collect();
+        return Some(types);
+    }
+    let v = annotation(obj, HELM_HOOK_ANNOTATION)?;
+    let mut types = Vec::new();
+    for t in split_options(v) {
+        let mapped = match t {
+            "crd-install" => return None,
+            "pre-install" | "pre-upgrade" => "PreSync",
+            "post-install" | "post-upgrade" => "PostSync",
+            "pre-delete" => "PreDelete",
+            "post-delete" => "PostDelete",
+            _ => continue,
+        };
+        if !types.contains(&mapped) {
+            types.push(mapped);
+        }
+    }
+    Some(types)
+}
+
+/// `hook.IsHook`: annotated, and not only `Skip`.
+fn is_hook(obj: &Value) -> bool {
+    match hook_types(obj) {
+        None => false,
+        Some(t) => !(t.len() == 1 && t[0] == "Skip"),
+    }
+}
+
+/// `ignore.Ignore`: a hook annotation without any valid hook type.
+fn is_ignored(obj: &Value) -> bool {
+    is_hook(obj) && hook_types(obj).is_some_and(|t| t.is_empty())
+}
+
+fn only_skip(obj: &Value) -> bool {
+    hook_types(obj).is_some_and(|t| t.len() == 1 && t[0] == "Skip")
+}
+
+fn only_delete_hooks(obj: &Value) -> bool {
+    hook_types(obj).is_some_and(|t| {
+        !t.is_empty() && t.iter().all(|h| matches!(*h, "PreDelete" | "PostDelete"))
+    })
+}
+
+/// The app a live object is tracked for, by the settings' tracking method.
+fn tracked_app<'v>(obj: &'v Value, settings: &Settings) -> Option<&'v str> {
+    let from_annotation = || {
+        annotation(obj, TRACKING_ID_ANNOTATION).and_then(|id| id.split_once(':')).map(|(a, _)| a)
+    };
+    let from_label = || label(obj, &settings.instance_label_key);
+    match settings.tracking_method {
+        TrackingMethod::Label => from_label(),
+        TrackingMethod::Annotation | TrackingMethod::AnnotationAndLabel => from_annotation(),
+    }
+}
+
+/// Whether a live object's tracking id names the object itself (`selfRef`).
+fn self_referenced(live: &Value, r: &ObjectRef, settings: &Settings) -> bool {
+    if settings.tracking_method == TrackingMethod::Label {
+        return true;
+    }
+    let Some(id) = annotation(live, TRACKING_ID_ANNOTATION) else { return true };
+    // `<app>:<group>/<kind>:<namespace>/<name>`
+    let Some((_, rest)) = id.split_once(':') else { return true };
+    let Some((gk, nn)) = rest.split_once(':') else { return true };
+    let Some((group, kind)) = gk.split_once('/') else { return true };
+    let (namespace, name) = nn.split_once('/').unwrap_or(("", nn));
+    group == r.group
+        && kind == r.kind
+        && name == r.name
+        && (namespace == r.namespace || namespace.is_empty() || r.namespace.is_empty())
+}
+
+fn tracking_id(app: &str, r: &ObjectRef) -> String {
+    format!("{app}:{}/{}:{}/{}", r.group, r.kind, r.namespace, r.name)
+}
+
+/// Compares an application's desired objects with its live objects, as Argo CD's
+/// `CompareAppState` (spec §2, §10).
+///
+/// Desired objects get the destination namespace (namespaced kinds) and the app's tracking
+/// label or annotation; duplicates keep the last one (with a `RepeatedResourceWarning`);
+/// hooks are set aside. Live objects tracked for another app are left out with a note.
+/// Objects pair by group, kind, namespace and name. Each pair is diffed with
+/// [`super::diff()`] under the app's options (server-side diff, server-side apply, aggregated
+/// roles, ignore rules, known types). Secrets are masked in every rendered output; the
+/// statuses come from the unmasked diff.
+///
+/// A comparison that fails (a bad ignore rule, a patch that cannot be built) is not an
+/// `Err`: the app and every resource are `Unknown` with the `ComparisonError` condition
+/// "Failed to compare desired state to live state: ...", as in Argo CD.
+///
+/// # Errors
+///
+/// None today; the `Result` leaves room for input errors that cannot become a condition.
+///
+/// # Examples
+///
+/// ```
+/// use gitops_core::diff::{self, AppDiffInput, SyncStatus};
+/// use gitops_core::{Application, Scopes, Settings};
+/// use serde_json::json;
+///
+/// let live = [json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "old", "namespace": "shop"}})];
+/// let (app, settings, scopes) = (Application::default(), Settings::default(), Scopes::builtin());
+/// let out = diff::diff_app(&AppDiffInput::new(&[], &live, &app, &settings, &scopes)).unwrap();
+/// assert_eq!(out.sync_status, SyncStatus::OutOfSync);
+/// assert!(out.resources[0].requires_pruning);
+/// ```
+pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
+    let app = input.app;
+    let settings = input.settings;
+    let app_name = app.metadata.name.as_str();
+    let mut conditions = Vec::new();
+    let mut notes = Vec::new();
+
+    // Targets: namespace defaulting, tracking, de-duplication (last wins).
+    let mut targets: BTreeMap<(String, String, String, String), (ObjectRef, Value)> =
+        BTreeMap::new();
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    for (index, obj) in input.desired.iter().enumerate() {
+        let mut obj = obj.clone();
+        input.scopes.default_namespace(&mut obj, &app.spec.destination.namespace);
+        let r = object_ref(&obj);
+        if !app_name.is_empty() {
+            set_tracking(&mut obj, app_name, &r, settings);
+        }
+        if r.name.is_empty() {
+            // `generateName` objects are never de-duplicated or paired with live objects.
+            let mut k = key(&r);
+            k.3 = format!("\u{0}{index:08}");
+            targets.insert(k, (r, obj));
+            continue;
+        }
+        *counts.entry(r.key()).or_default() += 1;
+        targets.insert(key(&r), (r, obj));
+    }
+    for (k, n) in &counts {
+        if *n > 1 {
+            conditions.push(Condition {
+                type_: "RepeatedResourceWarning".into(),
+                message: format!("Resource {k} appeared {n} times among application resources."),
+            });
+        }
+    }
+    // Hooks are set aside; objects with a hook annotation but no valid type are dropped.
+    let mut hooks = Vec::new();
+    targets.retain(|_, (r, obj)| {
+        if is_ignored(obj) || only_delete_hooks(obj) {
+            return false;
+        }
+        if is_hook(obj) {
+            hooks.push(r.clone());
+            return false;
+        }
+        true
+    });
+
+    // Live objects, without those tracked for another app.
+    let mut lives: BTreeMap<(String, String, String, String), (ObjectRef, &Value)> =
+        BTreeMap::new();
+    for obj in input.live {
+        let mut r = object_ref(obj);
+        if input.scopes.is_cluster_scoped(&r.group, &r.kind) {
+            r.namespace.clear();
+        }
+        if !app_name.is_empty()
+            && let Some(owner) = tracked_app(obj, settings)
+            && owner != app_name
+        {
+            if !targets.contains_key(&key(&r)) {
+                notes.push(format!("{r} is tracked by application `{owner}`: left out"));
+                continue;
+            }
+            // Desired by this app too: compared, with Argo CD's warning.
+            let qualified = if app.metadata.namespace.is_empty() {
+                app_name.to_string()
+            } else {
+                format!("{}/{app_name}", app.metadata.namespace)
+            };
+            conditions.push(Condition {
+                type_: "SharedResourceWarning".into(),
+                message: format!(
+                    "{}/{} is part of applications {qualified} and {}",
+                    r.kind,
+                    r.name,
+                    owner.replace('_', "/")
+                ),
+            });
+        }
+        lives.insert(key(&r), (r, obj));
+    }
+    if let Some(ns) = managed_namespace(app, &targets, &lives) {
+        let r = object_ref(&ns);
+        targets.insert(key(&r), (r, ns));
+    }
+    for (r, _) in targets.values() {
+        if r.namespace.is_empty()
+            && input.scopes.scope(&r.group, &r.kind) == Some(crate::object::Scope::Namespaced)
+        {
+            conditions.push(Condition {
+                type_: "InvalidSpecError".into(),
+                message: format!(
+                    "Namespace for {} {}/{}, Kind={} is missing.",
+                    r.name, r.group, r.version, r.kind
+                ),
+            });
+        }
+    }
+
+    let normalizer = match AppNormalizer::new(&app.spec.ignore_differences, settings) {
+        Ok(n) => n,
+        Err(e) => return Ok(failed(&targets, &lives, hooks, conditions, notes, &e)),
+    };
+    let ssd = (input.server_side_diff || app.has_compare_option("ServerSideDiff=true"))
+        && !app.has_compare_option("ServerSideDiff=false");
+    let base = DiffOptions {
+        ignore_aggregated_roles: settings.ignore_aggregated_roles,
+        structured_merge: app.spec.sync_policy.has_option("ServerSideApply=true"),
+        server_side_diff: ssd,
+        ignore_mutation_webhook: !app.has_compare_option("IncludeMutationWebhook=true"),
+        ..DiffOptions::default()
+    }
+    .with_normalizer(&normalizer);
+
+    let mut keys: Vec<_> = targets.keys().chain(lives.keys()).cloned().collect();
+    keys.sort();
+    keys.dedup();
+    let mut resources = Vec::with_capacity(keys.len());
+    let mut app_status = SyncStatus::Synced;
+    for k in keys {
+        let target = targets.get(&k);
+        let live = lives.get(&k);
+        let (r, obj) = match (live, target) {
+            (Some((r, l)), _) => (r.clone(), *l),
+            (None, Some((r, t))) => (r.clone(), t),
+            (None, None) => continue,
+        };
+        // Copies only when the pre-diff normalisations may change an object.
+        let mut t = target.map(|(_, v)| Cow::Borrowed(v));
+        let mut l = live.map(|(_, v)| Cow::Borrowed(*v));
+        if let (Some(t), Some(l)) = (&t, &mut l)
+            && settings.tracking_method != TrackingMethod::Label
+            && label(l, &settings.instance_label_key).is_some()
+        {
+            normalize_tracking(t, l.to_mut(), settings);
+        }
+        if let (Some(t), Some(l)) = (&mut t, &mut l) {
+            let managers = normalizer.ignore.managers(&r);
+            if !managers.is_empty() {
+                normalize_managed_fields(l.to_mut(), t.to_mut(), &managers);
+            }
+        }
+        let dry_run =
+            input.dry_runs.iter().find(|d| ObjectRef::from_object_lossy(d).same_object(&r));
+        let opts = DiffOptions { dry_run, ..base };
+        let result = match super::diff(t.as_deref(), l.as_deref(), &opts) {
+            Ok(res) => res,
+            Err(e) => return Ok(failed(&targets, &lives, hooks, conditions, notes, &e)),
+        };
+        let self_ref = live.is_none_or(|(_, lv)| self_referenced(lv, &r, settings));
+        let hook = is_hook(obj);
+        let requires_pruning = target.is_none() && live.is_some() && self_ref;
+        let sync_opts = resource_sync_options(obj);
+        // `Delete=confirm` (or `Prune=confirm`) on the desired or the live object.
+        let confirm = |o: Option<&Value>| {
+            o.is_some_and(|o| {
+                let opts = resource_sync_options(o);
+                opts.contains(&"Delete=confirm") || opts.contains(&"Prune=confirm")
+            })
+        };
+        let requires_deletion_confirmation =
+            confirm(target.map(|(_, v)| v)) || confirm(live.map(|(_, v)| *v));
+        let status = if hook || is_ignored(obj) || (target.is_some() && only_skip(obj)) || !self_ref
+        {
+            None
+        } else if !(is_managed_namespace(target.map(|(_, v)| v), app) && live.is_none())
+            && (result.modified || target.is_none() || live.is_none())
+        {
+            let ignore_extraneous = annotation(obj, COMPARE_OPTIONS_ANNOTATION)
+                .is_some_and(|v| split_options(v).contains(&"IgnoreExtraneous"));
+            if !(requires_pruning && ignore_extraneous) {
+                app_status = SyncStatus::OutOfSync;
+            }
+            Some(SyncStatus::OutOfSync)
+        } else {
+            Some(SyncStatus::Synced)
+        };
+        let message = if !self_ref {
+            "the tracking id names another resource".to_string()
+        } else if requires_pruning && sync_opts.contains(&"Prune=false") {
+            "requires pruning; Prune=false: a sync skips it".to_string()
+        } else if requires_pruning {
+            "requires pruning".to_string()
+        } else {
+            String::new()
+        };
+        let (modified, mode) = (result.modified, result.mode);
+        let shown = if r.group.is_empty() && r.kind == "Secret" && !input.reveal_secrets {
+            masked(t.as_deref(), l.as_deref(), &result, &opts, settings)
+        } else {
+            result
+        };
+        resources.push(ResourceDiff {
+            object: r,
+            status,
+            modified,
+            requires_pruning,
+            requires_deletion_confirmation,
+            hook,
+            diff: shown.patch,
+            normalized_live: shown.normalized_live,
+            predicted_live: shown.predicted_live,
+            mode: Some(mode),
+            message,
+            respected_target: None,
+        });
+    }
+    if changed_managed_namespace_metadata(app) {
+        app_status = SyncStatus::OutOfSync;
+    }
+    hooks.sort();
+    conditions.sort();
+    notes.sort();
+    Ok(AppDiff { sync_status: app_status, resources, hooks, conditions, notes })
+}
+
+/// `HasChangedManagedNamespaceMetadata`: the spec's `managedNamespaceMetadata` differs from
+/// what the last sync applied (`status.operationState.syncResult.managedNamespaceMetadata`).
+fn changed_managed_namespace_metadata(app: &Application) -> bool {
+    let Some(spec) = &app.spec.sync_policy.managed_namespace_metadata else { return false };
+    let Some(result) = app.status.pointer("/operationState/syncResult").filter(|v| v.is_object())
+    else {
+        return false;
+    };
+    match result.get("managedNamespaceMetadata") {
+        None | Some(Value::Null) => true,
+        Some(v) => serde_json::from_value::<crate::config::ManagedNamespaceMetadata>(v.clone())
+            .map_or(true, |applied| &applied != spec),
+    }
+}
+
+/// The displayed result of a Secret: in server-side mode the result pair is masked; otherwise
+/// the diff is recomputed from the masked target and live, as Argo CD's controller does.
+fn masked(
+    target: Option<&Value>,
+    live: Option<&Value>,
+    result: &DiffResult,
+    opts: &DiffOptions<'_>,
+    settings: &Settings,
+) -> DiffResult {
+    let hide = &settings.sensitive_mask_annotations;
+    if result.mode == DiffMode::ServerSide {
+        let (p, n) = hide_secret_data(
+            Some(&result.predicted_live).filter(|v| !v.is_null()),
+            Some(&result.normalized_live).filter(|v| !v.is_null()),
+            hide,
+        );
+        return super::pipeline::finish(
+            n.unwrap_or(Value::Null),
+            p.unwrap_or(Value::Null),
+            result.mode,
+        );
+    }
+    let (mt, ml) = hide_secret_data(target, live, hide);
+    let opts = DiffOptions { server_side_diff: false, ..*opts };
+    match super::diff(mt.as_ref(), ml.as_ref(), &opts) {
+        Ok(mut r) => {
+            // The status comes from the unmasked diff; keep the masked outputs only.
+            r.modified = result.modified;
+            r
+        }
+        // Fail closed: show nothing of the Secret rather than its values.
+        Err(_) => DiffResult {
+            modified: result.modified,
+            normalized_live: Value::Null,
+            predicted_live: Value::Null,
+            patch: Vec::new(),
+            mode: result.mode,
+        },
+    }
+}
+
+/// Whether an object is the app's destination namespace with `managedNamespaceMetadata`.
+fn is_managed_namespace(obj: Option<&Value>, app: &Application) -> bool {
+    obj.is_some_and(|o| {
+        o.get("kind").and_then(Value::as_str) == Some("Namespace")
+            && o.pointer("/metadata/name").and_then(Value::as_str)
+                == Some(app.spec.destination.namespace.as_str())
+            && app.spec.sync_policy.managed_namespace_metadata.is_some()
+    })
+}
+
+/// Argo CD's `addManagedNamespaces`: a live destination namespace with
+/// `managedNamespaceMetadata` and no desired Namespace gets a synthesized desired one (its
+/// labels and annotations from the metadata, the live sync options kept), so it is compared
+/// instead of pruned.
+fn managed_namespace(
+    app: &Application,
+    targets: &BTreeMap<(String, String, String, String), (ObjectRef, Value)>,
+    lives: &BTreeMap<(String, String, String, String), (ObjectRef, &Value)>,
+) -> Option<Value> {
+    let meta = app.spec.sync_policy.managed_namespace_metadata.as_ref()?;
+    let ns = app.spec.destination.namespace.as_str();
+    let k = (String::new(), "Namespace".to_string(), String::new(), ns.to_string());
+    if targets.contains_key(&k) {
+        return None;
+    }
+    let (_, live) = lives.get(&k)?;
+    let mut obj = serde_json::json!({"apiVersion": "v1", "kind": "Namespace",
+        "metadata": {"name": ns}});
+    if !meta.labels.is_empty() {
+        obj["metadata"]["labels"] = serde_json::to_value(&meta.labels).ok()?;
+    }
+    let mut annotations = meta.annotations.clone();
+    if let Some(v) = annotation(live, crate::config::SYNC_OPTIONS_ANNOTATION) {
+        annotations.insert(crate::config::SYNC_OPTIONS_ANNOTATION.to_string(), v.to_string());
+    }
+    if !annotations.is_empty() {
+        obj["metadata"]["annotations"] = serde_json::to_value(&annotations).ok()?;
+    }
+    Some(obj)
+}
+
+fn set_tracking(obj: &mut Value, app: &str, r: &ObjectRef, settings: &Settings) {
+    let annotate = matches!(
+        settings.tracking_method,
+        TrackingMethod::Annotation | TrackingMethod::AnnotationAndLabel
+    );
+    let label = matches!(
+        settings.tracking_method,
+        TrackingMethod::Label | TrackingMethod::AnnotationAndLabel
+    );
+    if annotate {
+        set_annotation(obj, TRACKING_ID_ANNOTATION, tracking_id(app, r));
+    }
+    if label && let Some(meta) = obj.get_mut("metadata").and_then(Value::as_object_mut) {
+        let labels = meta.entry("labels").or_insert_with(|| Value::Object(Default::default()));
+        if let Some(l) = labels.as_object_mut() {
+            l.insert(settings.instance_label_key.clone(), Value::String(app.to_string()));
+        }
+    }
+}
+
+/// The identity of an object, with an empty name for a `generateName` object (Argo CD keys
+/// those by their empty name).
+fn object_ref(obj: &Value) -> ObjectRef {
+    let mut r = ObjectRef::from_object_lossy(obj);
+    if obj.pointer("/metadata/name").and_then(Value::as_str).is_none_or(str::is_empty) {
+        r.name = String::new();
+    }
+    r
+}
+
+fn key(r: &ObjectRef) -> (String, String, String, String) {
+    (r.group.clone(), r.kind.clone(), r.namespace.clone(), r.name.clone())
+}
+
+/// `failedToLoadObjs`: every resource and the app are `Unknown`, with the condition.
+fn failed(
+    targets: &BTreeMap<(String, String, String, String), (ObjectRef, Value)>,
+    lives: &BTreeMap<(String, String, String, String), (ObjectRef, &Value)>,
+    mut hooks: Vec<ObjectRef>,
+    mut conditions: Vec<Condition>,
+    mut notes: Vec<String>,
+    err: &DiffError,
+) -> AppDiff {
+    conditions.push(Condition {
+        type_: "ComparisonError".into(),
+        message: format!("Failed to compare desired state to live state: {err}"),
+    });
+    let mut keys: Vec<_> = targets.keys().chain(lives.keys()).cloned().collect();
+    keys.sort();
+    keys.dedup();
+    let resources = keys
+        .into_iter()
+        .filter_map(|k| {
+            let r = lives.get(&k).map(|(r, _)| r).or_else(|| targets.get(&k).map(|(r, _)| r))?;
+            Some(ResourceDiff {
+                object: r.clone(),
+                status: Some(SyncStatus::Unknown),
+                modified: false,
+                requires_pruning: false,
+                requires_deletion_confirmation: false,
+                hook: false,
+                diff: Vec::new(),
+                normalized_live: Value::Null,
+                predicted_live: Value::Null,
+                mode: None,
+                message: String::new(),
+                respected_target: None,
+            })
+        })
+        .collect();
+    hooks.sort();
+    conditions.sort();
+    notes.sort();
+    AppDiff { sync_status: SyncStatus::Unknown, resources, hooks, conditions, notes }
+}

@@ -1,0 +1,153 @@
+//! A line diff in the classic `diff` output format, which `argocd app diff` prints (it runs
+//! `diff` on the live and the target YAML).
+
+/// The lines of `old` and `new` that differ, in the classic `diff` format: hunks headed
+/// `3c3`, `5a6,7`, `9d8`, removed lines prefixed `< `, added lines `> `, a `---` between the
+/// two halves of a change. Empty when the texts have the same lines.
+///
+/// The alignment is a longest common subsequence of lines (after trimming the common head
+/// and tail), so the output is deterministic.
+///
+/// # Examples
+///
+/// ```
+/// let out = gitops_core::diff::line_diff("a\nb\nc\n", "a\nB\nc\nd\n");
+/// assert_eq!(out, "2c2\n< b\n---\n> B\n3a4\n> d\n");
+/// ```
+pub fn line_diff(old: &str, new: &str) -> String {
+    let a: Vec<&str> = old.lines().collect();
+    let b: Vec<&str> = new.lines().collect();
+    let mut head = 0;
+    while head < a.len() && head < b.len() && a[head] == b[head] {
+        head += 1;
+    }
+    let mut tail = 0;
+    while tail < a.len() - head
+        && tail < b.len() - head
+        && a[a.len() - 1 - tail] == b[b.len() - 1 - tail]
+    {
+        tail += 1;
+    }
+    let (ma, mb) = (&a[head..a.len() - tail], &b[head..b.len() - tail]);
+    // lcs[i][j] = length of the LCS of ma[i..] and mb[j..].
+    let w = mb.len() + 1;
+    let mut lcs = vec![0u32; (ma.len() + 1) * w];
+    for i in (0..ma.len()).rev() {
+        for j in (0..mb.len()).rev() {
+            lcs[i * w + j] = if ma[i] == mb[j] {
+                lcs[(i + 1) * w + j + 1] + 1
+            } else {
+                lcs[(i + 1) * w + j].max(lcs[i * w + j + 1])
+            };
+        }
+    }
+    let mut out = String::new();
+    let (mut i, mut j) = (0, 0);
+    while i < ma.len() || j < mb.len() {
+        if i < ma.len() && j < mb.len() && ma[i] == mb[j] {
+            i += 1;
+            j += 1;
+            continue;
+        }
+        let (si, sj) = (i, j);
+        while (i < ma.len() || j < mb.len()) && !(i < ma.len() && j < mb.len() && ma[i] == mb[j]) {
+            if j >= mb.len() || (i < ma.len() && lcs[(i + 1) * w + j] >= lcs[i * w + j + 1]) {
+                i += 1;
+            } else {
+                j += 1;
+            }
+        }
+        hunk(&mut out, &ma[si..i], &mb[sj..j], head + si, head + sj);
+    }
+    out
+}
+
+fn range(start: usize, len: usize) -> String {
+    // `start` is 0-based; ranges print 1-based and inclusive.
+    if len == 1 { format!("{}", start + 1) } else { format!("{},{}", start + 1, start + len) }
+}
+
+fn hunk(out: &mut String, del: &[&str], add: &[&str], at_a: usize, at_b: usize) {
+    use std::fmt::Write;
+    let header = match (del.is_empty(), add.is_empty()) {
+        (false, true) => format!("{}d{}", range(at_a, del.len()), at_b),
+        (true, false) => format!("{}a{}", at_a, range(at_b, add.len())),
+        _ => format!("{}c{}", range(at_a, del.len()), range(at_b, add.len())),
+    };
+    let _ = writeln!(out, "{header}");
+    for l in del {
+        let _ = writeln!(out, "< {l}");
+    }
+    if !del.is_empty() && !add.is_empty() {
+        out.push_str("---\n");
+    }
+    for l in add {
+        let _ = writeln!(out, "> {l}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::line_diff;
+
+    #[test]
+    fn classic_format() {
+        assert_eq!(line_diff("a\nb\n", "a\nb\n"), "");
+        assert_eq!(line_diff("a\nb\nc\n", "a\nc\n"), "2d1\n< b\n");
+        assert_eq!(line_diff("a\nc\n", "a\nb\nc\n"), "1a2\n> b\n");
+        assert_eq!(line_diff("", "x\ny\n"), "0a1,2\n> x\n> y\n");
+        assert_eq!(line_diff("x\ny\n", ""), "1,2d0\n< x\n< y\n");
+        assert_eq!(
+            line_diff("a\nb\nc\nd\n", "a\nx\nc\ny\n"),
+            "2c2\n< b\n---\n> x\n4c4\n< d\n---\n> y\n"
+        );
+    }
+}
+
+#[cfg(test)]
+mod props {
+    use proptest::prelude::*;
+
+    /// Applies classic-format hunks to `old`.
+    fn apply(old: &[&str], diff: &str) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        let mut pos = 0; // next old line (0-based) not yet copied
+        let mut lines = diff.lines().peekable();
+        while let Some(header) = lines.next() {
+            let op = header.find(['a', 'c', 'd']).expect("hunk header");
+            let first: usize =
+                header[..op].split(',').next().and_then(|n| n.parse().ok()).expect("start");
+            let last: usize =
+                header[..op].split(',').nth(1).and_then(|n| n.parse().ok()).unwrap_or(first);
+            let (copy_to, skip) = match &header[op..op + 1] {
+                "a" => (first, 0),
+                _ => (first - 1, last - first + 1),
+            };
+            out.extend(old[pos..copy_to].iter().map(|s| s.to_string()));
+            pos = copy_to + skip;
+            while let Some(l) = lines.peek() {
+                if let Some(added) = l.strip_prefix("> ") {
+                    out.push(added.to_string());
+                } else if !(l.starts_with("< ") || *l == "---") {
+                    break;
+                }
+                lines.next();
+            }
+        }
+        out.extend(old[pos..].iter().map(|s| s.to_string()));
+        out
+    }
+
+    proptest! {
+        #[test]
+        fn diff_applies_back(a in prop::collection::vec("[abc]", 0..12),
+                             b in prop::collection::vec("[abcd]", 0..12)) {
+            let old = a.iter().map(|s| format!("{s}\n")).collect::<String>();
+            let new = b.iter().map(|s| format!("{s}\n")).collect::<String>();
+            let d = super::line_diff(&old, &new);
+            let old_lines: Vec<&str> = old.lines().collect();
+            prop_assert_eq!(apply(&old_lines, &d), b.clone());
+            prop_assert_eq!(d.is_empty(), a == b);
+        }
+    }
+}

@@ -1,0 +1,36 @@
+//! RFC 6902 operations between the normalised and the predicted live object.
+
+use serde_json::Value;
+
+use super::PatchOp;
+
+/// The operations turning `from` into `to` (json-patch's structural diff: objects by key, arrays
+/// by index), in a deterministic order.
+pub(crate) fn json_patch_ops(from: &Value, to: &Value) -> Vec<PatchOp> {
+    let patch = json_patch::diff(from, to);
+    patch
+        .0
+        .into_iter()
+        .filter_map(|op| serde_json::to_value(op).ok())
+        .filter_map(|v| serde_json::from_value::<PatchOp>(v).ok())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn ops_apply_back() {
+        let a = json!({"spec": {"replicas": 3, "x": [1, 2, 3]}, "k": "v"});
+        let b = json!({"spec": {"replicas": 1, "x": [1]}, "n": null});
+        let ops = json_patch_ops(&a, &b);
+        let patch: json_patch::Patch =
+            serde_json::from_value(serde_json::to_value(&ops).unwrap()).unwrap();
+        let mut doc = a.clone();
+        json_patch::patch(&mut doc, &patch).unwrap();
+        assert_eq!(doc, b);
+        assert!(ops.iter().any(|o| o.op == "replace" && o.path == "/spec/replicas"));
+    }
+}

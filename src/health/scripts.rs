@@ -1,0 +1,377 @@
+//! Where Lua health scripts come from, and the runner of Argo CD's `health_test.yaml` files.
+//!
+//! [`HealthScripts`] finds the script for a kind with Argo CD's precedence:
+//!
+//! 1. the `argocd-cm` override whose key is exactly `group/Kind` (`Kind` for the core group)
+//!    and whose `health.lua` is not empty, with its `useOpenLibs`;
+//! 2. the first `argocd-cm` override whose key is a glob matching `group/Kind` (gobwas
+//!    semantics: `*` crosses `/`) and whose `health.lua` is not empty. Argo CD walks a Go map
+//!    here, so when several globs match it picks one at random; this crate takes the first key
+//!    in byte order, so the answer is the same on every run;
+//! 3. the directory's `group/Kind/health.lua` (Argo CD's `resource_customizations/` layout),
+//!    with open libraries;
+//! 4. the first directory, in byte order, whose path holds `_` and matches `group/Kind` with
+//!    `_` read as `*` and each path segment matched on its own (so `_.crossplane.io/_`
+//!    matches `ec2.aws.crossplane.io/Instance` but not `crossplane.io/X`), with open libraries.
+//!
+//! The library reads no files: the host passes the directory as a map from relative path to
+//! script text.
+
+use std::collections::BTreeMap;
+
+use crate::config::Settings;
+use crate::glob::glob_match;
+
+/// A health script and how to run it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct HealthScript {
+    /// Where it came from: `argocd-cm <key>` or the relative path of the `health.lua`.
+    pub name: String,
+    /// The Lua source.
+    pub source: String,
+    /// Whether the script gets the `string`, `math` and safe `os` libraries.
+    pub use_open_libs: bool,
+}
+
+impl HealthScript {
+    /// A script with its name, text and library mode.
+    pub fn new(name: impl Into<String>, source: impl Into<String>, use_open_libs: bool) -> Self {
+        HealthScript { name: name.into(), source: source.into(), use_open_libs }
+    }
+}
+
+/// The health scripts of `argocd-cm` and of a `resource_customizations/`-style directory.
+///
+/// # Examples
+///
+/// ```
+/// use std::collections::BTreeMap;
+/// use gitops_core::health::scripts::HealthScripts;
+///
+/// let mut dir = BTreeMap::new();
+/// dir.insert("_.crossplane.io/_/health.lua".to_string(), "return {status = 'Healthy'}".to_string());
+/// dir.insert("argoproj.io/Rollout/health.lua".to_string(), "return nil".to_string());
+/// let scripts = HealthScripts::new().with_directory(&dir);
+///
+/// assert_eq!(scripts.find("argoproj.io", "Rollout").unwrap().name, "argoproj.io/Rollout/health.lua");
+/// assert_eq!(scripts.find("ec2.aws.crossplane.io", "Instance").unwrap().name, "_.crossplane.io/_/health.lua");
+/// assert!(scripts.find("crossplane.io", "X").is_none());
+/// assert!(scripts.find("", "Pod").is_none());
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HealthScripts {
+    /// argocd-cm key → (script, useOpenLibs), only entries with a script.
+    overrides: BTreeMap<String, (String, bool)>,
+    /// `group/Kind` (or `Kind`) → (path, script), directories without `_`.
+    exact: BTreeMap<String, (String, String)>,
+    /// (segment globs, path, script), directories with `_`, sorted by path.
+    wildcard: Vec<(Vec<String>, String, String)>,
+}
+
+impl HealthScripts {
+    /// No scripts.
+    pub fn new() -> Self {
+        HealthScripts::default()
+    }
+
+    /// The scripts of `argocd-cm` (`resource.customizations.health.<group>_<Kind>` and the
+    /// legacy `resource.customizations` block).
+    pub fn from_settings(settings: &Settings) -> Self {
+        HealthScripts::new().with_settings(settings)
+    }
+
+    /// Adds (replaces) the `argocd-cm` scripts.
+    pub fn with_settings(mut self, settings: &Settings) -> Self {
+        self.overrides = settings
+            .overrides
+            .iter()
+            .filter(|(_, o)| !o.health_lua.is_empty())
+            .map(|(k, o)| (k.clone(), (o.health_lua.clone(), o.use_open_libs)))
+            .collect();
+        self
+    }
+
+    /// Adds the scripts of a directory in the layout of Argo CD's `resource_customizations/`:
+    /// `files` maps each relative path (`/`-separated) to its text. Only files named
+    /// `health.lua` one or two folders deep (`<Kind>/health.lua`, `<group>/<Kind>/health.lua`)
+    /// are scripts; everything else is ignored.
+    pub fn with_directory(mut self, files: &BTreeMap<String, String>) -> Self {
+        for (path, text) in files {
+            let Some(dir) = path.strip_suffix("/health.lua") else { continue };
+            let dir = dir.trim_start_matches("./");
+            let segments: Vec<&str> = dir.split('/').collect();
+            if segments.is_empty() || segments.len() > 2 || segments.iter().any(|s| s.is_empty()) {
+                continue;
+            }
+            if dir.contains('_') {
+                let globs = segments.iter().map(|s| s.replace('_', "*")).collect();
+                self.wildcard.push((globs, path.clone(), text.clone()));
+            } else {
+                self.exact.insert(dir.to_string(), (path.clone(), text.clone()));
+            }
+        }
+        self.wildcard.sort_by(|a, b| a.1.cmp(&b.1));
+        self
+    }
+
+    /// Whether there are no scripts at all.
+    pub fn is_empty(&self) -> bool {
+        self.overrides.is_empty() && self.exact.is_empty() && self.wildcard.is_empty()
+    }
+
+    /// The script for a kind (any version), by Argo CD's precedence (see the module docs).
+    pub fn find(&self, group: &str, kind: &str) -> Option<HealthScript> {
+        let key = crate::object::group_kind_key(group, kind);
+        if let Some((source, open)) = self.overrides.get(&key) {
+            return Some(HealthScript {
+                name: format!("argocd-cm {key}"),
+                source: source.clone(),
+                use_open_libs: *open,
+            });
+        }
+        if let Some((k, (source, open))) =
+            self.overrides.iter().find(|(k, _)| k.as_str() != key && glob_match(k, &key))
+        {
+            return Some(HealthScript {
+                name: format!("argocd-cm {k}"),
+                source: source.clone(),
+                use_open_libs: *open,
+            });
+        }
+        if let Some((path, source)) = self.exact.get(&key) {
+            return Some(HealthScript {
+                name: path.clone(),
+                source: source.clone(),
+                use_open_libs: true,
+            });
+        }
+        let key_segments: Vec<&str> = key.split('/').collect();
+        self.wildcard
+            .iter()
+            .find(|(globs, _, _)| {
+                globs.len() == key_segments.len()
+                    && globs.iter().zip(&key_segments).all(|(g, s)| glob_match(g, s))
+            })
+            .map(|(_, path, source)| HealthScript {
+                name: path.clone(),
+                source: source.clone(),
+                use_open_libs: true,
+            })
+    }
+}
+
+#[cfg(feature = "lua")]
+pub use with_lua::*;
+
+#[cfg(feature = "lua")]
+mod with_lua {
+    use std::collections::BTreeMap;
+    use std::time::SystemTime;
+
+    use serde::Serialize;
+    use serde_json::Value;
+
+    use super::{HealthScript, HealthScripts};
+    use crate::health::HealthResult;
+    use crate::object::ObjectRef;
+    use crate::script::{LuaEngine, LuaHealth, ScriptError};
+
+    /// Health scripts and the engine that runs them: the Lua step of health assessment.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::time::SystemTime;
+    /// use gitops_core::health::scripts::{HealthScripts, ScriptedHealth};
+    /// use gitops_core::{HealthStatus, ObjectRef, Settings};
+    ///
+    /// let cm = serde_json::json!({"data": {
+    ///     "resource.customizations.health.example.com_Widget":
+    ///         "if obj.status.ready then return {status = 'Healthy'} end\n\
+    ///          return {status = 'Progressing', message = 'waiting'}"
+    /// }});
+    /// let scripts = HealthScripts::from_settings(&Settings::from_config_map(&cm).unwrap());
+    /// let health = ScriptedHealth::new(scripts, Default::default());
+    /// let obj = serde_json::json!({"apiVersion": "example.com/v1", "kind": "Widget",
+    ///     "metadata": {"name": "w"}, "status": {"ready": false}});
+    /// let r = ObjectRef::from_object(&obj).unwrap();
+    /// let h = health.health(&obj, &r, SystemTime::UNIX_EPOCH).unwrap().unwrap();
+    /// assert_eq!((h.status, h.message.as_str()), (HealthStatus::Progressing, "waiting"));
+    /// ```
+    #[derive(Debug, Clone, Default)]
+    pub struct ScriptedHealth {
+        scripts: HealthScripts,
+        engine: LuaEngine,
+    }
+
+    impl ScriptedHealth {
+        /// Scripts run on an engine.
+        pub fn new(scripts: HealthScripts, engine: LuaEngine) -> Self {
+            ScriptedHealth { scripts, engine }
+        }
+
+        /// The scripts.
+        pub fn scripts(&self) -> &HealthScripts {
+            &self.scripts
+        }
+
+        /// Runs the script for the object's kind, if there is one, and gives its result as
+        /// Argo CD reads it, with `deletionMessage`. `Ok(None)` when no script applies.
+        pub fn evaluate(
+            &self,
+            obj: &Value,
+            obj_ref: &ObjectRef,
+            now: SystemTime,
+        ) -> Result<Option<LuaHealth>, ScriptError> {
+            let Some(script) = self.scripts.find(&obj_ref.group, &obj_ref.kind) else {
+                return Ok(None);
+            };
+            self.engine
+                .eval_health(&script.name, &script.source, script.use_open_libs, obj, now)
+                .map(Some)
+                .map_err(|e| e.with_object(obj_ref.clone()))
+        }
+
+        /// The script's health for the object; `Ok(None)` when no script applies. The empty
+        /// health (see [`LuaHealth`]) is `Healthy` with an empty message. A script error is
+        /// `Err`: Argo CD shows it as `Unknown` with [`ScriptError::reason`] as the message.
+        ///
+        /// The deletion rule (an object with `metadata.deletionTimestamp`) is the caller's:
+        /// [`ScriptedHealth::evaluate`] gives the script's `deletionMessage` for it.
+        ///
+        /// # Errors
+        ///
+        /// ```
+        /// use std::time::SystemTime;
+        /// use gitops_core::health::scripts::{HealthScripts, ScriptedHealth};
+        /// use gitops_core::{ObjectRef, Settings};
+        ///
+        /// let cm = serde_json::json!({"data": {
+        ///     "resource.customizations.health.example.com_Widget": "error('no status yet')"
+        /// }});
+        /// let scripts = HealthScripts::from_settings(&Settings::from_config_map(&cm).unwrap());
+        /// let health = ScriptedHealth::new(scripts, Default::default());
+        /// let obj = serde_json::json!({"apiVersion": "example.com/v1", "kind": "Widget",
+        ///     "metadata": {"name": "w", "namespace": "shop"}});
+        /// let r = ObjectRef::from_object(&obj).unwrap();
+        /// let err = health.health(&obj, &r, SystemTime::UNIX_EPOCH).unwrap_err();
+        /// assert_eq!(err.to_string(),
+        ///     "health script argocd-cm example.com/Widget on example.com/Widget:shop/w: \
+        ///      <string>:1: no status yet");
+        /// assert_eq!(err.reason(), "<string>:1: no status yet");
+        /// ```
+        pub fn health(
+            &self,
+            obj: &Value,
+            obj_ref: &ObjectRef,
+            now: SystemTime,
+        ) -> Result<Option<HealthResult>, ScriptError> {
+            Ok(self.evaluate(obj, obj_ref, now)?.map(|h| h.to_result()))
+        }
+    }
+
+    /// The outcome of one case of a `health_test.yaml`.
+    #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+    #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
+    pub struct HealthTestCase {
+        /// The case's `inputPath`.
+        pub input_path: String,
+        /// The script that ran (found by the object's kind, as Argo CD's test does).
+        pub script: String,
+        /// The expected status and message.
+        pub expected: LuaHealth,
+        /// What the script gave: its health, or the error text.
+        pub got: Result<LuaHealth, String>,
+        /// Whether `got` equals `expected` (status and message, exactly).
+        pub passed: bool,
+    }
+
+    /// A `health_test.yaml` or one of its inputs cannot be used.
+    #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+    #[error("{file}: {message}")]
+    #[non_exhaustive]
+    pub struct HealthTestError {
+        /// The file (the test file, or an input path relative to it).
+        pub file: String,
+        /// What is wrong.
+        pub message: String,
+    }
+
+    /// Runs the cases of one `health_test.yaml` (Argo CD's format: `tests:` with `inputPath`
+    /// and `healthStatus: {status, message}`, keys in any case).
+    ///
+    /// `test_yaml` is the file's text, `inputs` the text of each `inputPath` it names. Each
+    /// case's script is found by the object's kind in `scripts`, as Argo CD's own test does,
+    /// and falls back to `default_script` (the `health.lua` beside the file). Scripts run
+    /// directly, without the deletion rule, with open libraries for directory scripts.
+    pub fn run_health_tests(
+        test_yaml: &str,
+        inputs: &BTreeMap<String, String>,
+        scripts: &HealthScripts,
+        default_script: &HealthScript,
+        engine: &LuaEngine,
+        now: SystemTime,
+    ) -> Result<Vec<HealthTestCase>, HealthTestError> {
+        let fail =
+            |file: &str, message: String| HealthTestError { file: file.to_string(), message };
+        let doc = crate::object::parse_documents(test_yaml)
+            .map_err(|e| fail("health_test.yaml", e.to_string()))?
+            .into_iter()
+            .next()
+            .unwrap_or(Value::Null);
+        let tests = match field(&doc, "tests") {
+            Some(Value::Array(t)) => t.clone(),
+            Some(Value::Null) | None => Vec::new(),
+            Some(_) => return Err(fail("health_test.yaml", "`tests` is not a list".into())),
+        };
+        let mut out = Vec::with_capacity(tests.len());
+        for (i, case) in tests.iter().enumerate() {
+            let at = "health_test.yaml";
+            let Some(Value::String(input_path)) = field(case, "inputPath") else {
+                return Err(fail(at, format!("test {i}: missing `inputPath`")));
+            };
+            let status = field(case, "healthStatus");
+            let text_of = |name: &str| match status.and_then(|s| field(s, name)) {
+                Some(Value::String(s)) => s.clone(),
+                _ => String::new(),
+            };
+            let expected = LuaHealth {
+                status: text_of("status"),
+                message: text_of("message"),
+                deletion_message: String::new(),
+            };
+            let text = inputs
+                .get(input_path)
+                .ok_or_else(|| fail(input_path, "input file not found".into()))?;
+            let obj = crate::object::parse_documents(text)
+                .map_err(|e| fail(input_path, e.to_string()))?
+                .into_iter()
+                .next()
+                .unwrap_or(Value::Null);
+            let r = ObjectRef::from_object_lossy(&obj);
+            let script = scripts.find(&r.group, &r.kind).unwrap_or_else(|| default_script.clone());
+            let got = engine
+                .eval_health(&script.name, &script.source, script.use_open_libs, &obj, now)
+                .map_err(|e| e.reason());
+            let passed = got
+                .as_ref()
+                .is_ok_and(|g| g.status == expected.status && g.message == expected.message);
+            out.push(HealthTestCase {
+                input_path: input_path.clone(),
+                script: script.name,
+                expected,
+                got,
+                passed,
+            });
+        }
+        Ok(out)
+    }
+
+    /// A member of an object, with the name matched case-insensitively (the file is read
+    /// through Go's JSON decoder); the last match wins.
+    fn field<'a>(v: &'a Value, name: &str) -> Option<&'a Value> {
+        v.as_object()?.iter().rev().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v)
+    }
+}

@@ -1,0 +1,925 @@
+//! jq path expressions for `ignoreDifferences`, on jaq, bounded by construction.
+//!
+//! jq has no fuel: a recursive definition runs until the stack overflows and aborts the
+//! process, and `range(1e12)` runs for hours. This module therefore compiles only expressions
+//! whose parsed form stays inside a subset that selects paths, and caps sizes and outputs:
+//!
+//! - the expression is at most [`MAX_EXPR_BYTES`] bytes, its brackets nest at most
+//!   [`MAX_NESTING`] deep (checked on the text before jaq's recursive parser sees it), and its
+//!   syntax tree is at most [`MAX_NESTING`] levels deep;
+//! - accepted terms: `.`, paths (`.a`, `."a"`, `.["a"]`, `.[0]`, `.[-1]`, `.[1:3]`, `.[]`,
+//!   each optionally with `?`), `..` (at most once per expression), string literals without
+//!   interpolation or `@format`, number literals (and their negation), `|` (without `as`
+//!   bindings), `,`, `//`, `and`, `or`, comparisons (`==`, `!=`, `<`, `<=`, `>`, `>=`),
+//!   `if ... then ... elif ... else ... end`, `try E` without `catch`, parentheses, and calls
+//!   of the filters in [`ALLOWED_CALLS`] (such as `select/1`, `test/1`, `startswith/1`,
+//!   `has/1`, `contains/1`, `any/0..2`, `all/0..2`, `length/0`, `not/0`, `type/0`, and `IN/1..2`,
+//!   which jaq lacks and this module defines as jq's manual does); constant arrays and objects
+//!   (`contains({"a": "b"})`);
+//! - everything else is rejected with the offending construct named: `def`, variables
+//!   (`$x`, `$ENV`, `$__loc__`), `as` bindings, `reduce`/`foreach`, `label`/`break`, array and
+//!   object construction from anything but constants, arithmetic, assignments and updates, string interpolation and
+//!   formats (`@sh`), and every other filter (`repeat`, `until`, `while`, `range`, `limit`,
+//!   `recurse`, `paths`, `getpath`, `input`, `env`, `error`, ...);
+//! - the number of alternatives an expression can produce from one input (`,`, `//`, `if`
+//!   branches, multiplied along `|`) is at most [`MAX_ALTERNATIVES`], and evaluation stops with
+//!   an error after [`MAX_PATHS`] paths;
+//! - no cartesian products: where a part of the expression yields several values for one input
+//!   and another part runs once per value on that same input, the other part must cost a
+//!   constant amount (navigation without iteration, constants, comparisons with a constant,
+//!   `select`, `not`, `has`, `type`). So `.a[] == .b[]`, `.a[] == .b`, `select(.a[] == 1) | .b[]`
+//!   and `if .a[] then .b[] else . end` are rejected, while `select(.env[].name == "A")`, an
+//!   iteration that walks down the document (`.a[] | .b[]`, `.. | select(.c[] == 1)`,
+//!   `any(.a[]; .b == 1)`) and `select(.a[] == 1) | .b` are accepted;
+//! - documents nested deeper than [`MAX_DOC_DEPTH`] levels or holding more than
+//!   [`MAX_DOC_NODES`] values are not evaluated (the rule is skipped for that object).
+//!
+//! Without variables, definitions or generators of their own, every accepted expression walks
+//! the document downwards only: `..` visits each value once, `.[]` each child once, and a
+//! condition at a value looks at most at that value's subtree. Its work is therefore bounded
+//! by the number of values times the depth times the expression size times
+//! [`MAX_ALTERNATIVES`], all of them capped.
+//!
+//! The expression is evaluated as `path(E)`. The text `path(\nE\n)` is compiled only after
+//! checking that it parses to exactly a call of `path` on the syntax tree checked above, so
+//! text in `E` cannot escape the call (Argo CD splices `E` into `del(...)`; see
+//! `testdata/SKIPPED-ignore.md`, case N11).
+
+use jaq_core::load::lex::{StrPart, Token};
+use jaq_core::load::parse::{BinaryOp, Term};
+use jaq_core::load::{Arena, File, Lexer, Loader, Parser};
+use jaq_core::path::Part;
+use jaq_core::{Compiler, Ctx, Vars, data, unwrap_valr};
+use jaq_json::Val;
+use serde_json::Value;
+
+/// Largest accepted expression, in bytes.
+pub(crate) const MAX_EXPR_BYTES: usize = 4096;
+/// Deepest accepted nesting of brackets and of the syntax tree.
+pub(crate) const MAX_NESTING: usize = 32;
+/// Most alternatives an expression may produce from one input.
+pub(crate) const MAX_ALTERNATIVES: u64 = 64;
+/// Most paths one evaluation may select.
+pub(crate) const MAX_PATHS: usize = 10_000;
+/// Deepest document evaluated (serde_json's own parsing limit is 128 too).
+pub(crate) const MAX_DOC_DEPTH: usize = 128;
+/// Largest document evaluated, in JSON values (objects, arrays and scalars).
+pub(crate) const MAX_DOC_NODES: usize = 200_000;
+
+/// The filters an expression may call, with their arity.
+pub(crate) const ALLOWED_CALLS: &[(&str, usize)] = &[
+    ("select", 1),
+    ("empty", 0),
+    ("not", 0),
+    ("true", 0),
+    ("false", 0),
+    ("null", 0),
+    ("length", 0),
+    ("type", 0),
+    ("test", 1),
+    ("test", 2),
+    ("startswith", 1),
+    ("endswith", 1),
+    ("ltrimstr", 1),
+    ("rtrimstr", 1),
+    ("ascii_downcase", 0),
+    ("ascii_upcase", 0),
+    ("has", 1),
+    ("in", 1),
+    ("contains", 1),
+    ("inside", 1),
+    ("IN", 1),
+    ("IN", 2),
+    ("keys", 0),
+    ("keys_unsorted", 0),
+    ("any", 0),
+    ("any", 1),
+    ("any", 2),
+    ("all", 0),
+    ("all", 1),
+    ("all", 2),
+    ("first", 0),
+    ("last", 0),
+    ("values", 0),
+    ("nulls", 0),
+    ("booleans", 0),
+    ("numbers", 0),
+    ("strings", 0),
+    ("arrays", 0),
+    ("objects", 0),
+    ("iterables", 0),
+    ("scalars", 0),
+];
+
+/// Why an expression was not compiled: a byte offset into the expression and a message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct JqCompileError {
+    /// Byte offset into the expression.
+    pub position: usize,
+    /// What is wrong, lowercase.
+    pub message: String,
+}
+
+/// One step of a selected path.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum PathPart {
+    /// An array index (negative counts from the end).
+    Index(i64),
+    /// An object key.
+    Key(String),
+    /// An array slice `[start:end)`.
+    Slice(Option<i64>, Option<i64>),
+}
+
+/// A compiled path expression.
+pub(crate) struct JqPath {
+    filter: jaq_core::Filter<data::JustLut<Val>>,
+}
+
+impl std::fmt::Debug for JqPath {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("JqPath")
+    }
+}
+
+fn err(position: usize, message: impl Into<String>) -> JqCompileError {
+    JqCompileError { position, message: message.into() }
+}
+
+/// Compiles a path expression after checking it against the accepted subset.
+pub(crate) fn compile(expr: &str) -> Result<JqPath, JqCompileError> {
+    if expr.len() > MAX_EXPR_BYTES {
+        return Err(err(
+            MAX_EXPR_BYTES,
+            format!("expression is {} bytes, more than the limit of {MAX_EXPR_BYTES}", expr.len()),
+        ));
+    }
+    check_nesting(expr)?;
+    let tokens = Lexer::new(expr).lex().map_err(|errs| match errs.first() {
+        Some((_, rest)) if rest.starts_with([')', ']', '}']) => {
+            err(offset(expr, rest), format!("unmatched `{}`", &rest[..1]))
+        }
+        Some((expect, rest)) => err(offset(expr, rest), format!("expected {}", expect.as_str())),
+        None => err(0, "cannot read the expression"),
+    })?;
+    let term = parse_term(expr, &tokens)?;
+    let mut checker = Checker { src: expr, recurse_seen: false };
+    checker.check(&term, 1)?;
+
+    // Compile `path(E)`, after making sure the text parses to that call on the checked tree.
+    let src = format!("path(\n{expr}\n)");
+    let wrapped_tokens = Lexer::new(src.as_str())
+        .lex()
+        .map_err(|_| err(0, "expression does not stand alone as a path expression"))?;
+    let wrapped = parse_term(&src, &wrapped_tokens)
+        .map_err(|_| err(0, "expression does not stand alone as a path expression"))?;
+    match &wrapped {
+        Term::Call(name, args)
+            if *name == "path"
+                && args.len() == 1
+                && format!("{:?}", args[0]) == format!("{term:?}") => {}
+        _ => return Err(err(0, "expression does not stand alone as a path expression")),
+    }
+    let defs = jaq_core::defs().chain(jaq_std::defs()).chain(jaq_json::defs()).chain(extra_defs());
+    let funs = jaq_core::funs().chain(jaq_std::funs()).chain(jaq_json::funs());
+    let arena = Arena::default();
+    let modules = Loader::new(defs)
+        .load(&arena, File { code: src.as_str(), path: () })
+        .map_err(|_| err(0, "expression does not parse"))?;
+    let filter = Compiler::default().with_funs(funs).compile(modules).map_err(|errs| {
+        let name = errs
+            .first()
+            .and_then(|(_, e)| e.first())
+            .map(|(name, _)| (*name).to_string())
+            .unwrap_or_default();
+        err(0, format!("cannot compile `{name}`"))
+    })?;
+    Ok(JqPath { filter })
+}
+
+/// jq filters gojq has and jaq lacks, defined as jq's manual defines them.
+const EXTRA_DEFS: &str = "def IN(s): any(s == .; .); def IN(src; s): any(src == s; .);";
+
+fn extra_defs() -> impl Iterator<Item = jaq_core::load::parse::Def<&'static str>> {
+    // The text above is a constant that parses; an empty list would only leave `IN` undefined.
+    jaq_core::load::parse(EXTRA_DEFS, |p| p.defs()).unwrap_or_default().into_iter()
+}
+
+fn offset(whole: &str, part: &str) -> usize {
+    let (w, p) = (whole.as_ptr() as usize, part.as_ptr() as usize);
+    if p >= w && p <= w + whole.len() { p - w } else { 0 }
+}
+
+fn parse_term<'s>(
+    src: &'s str,
+    tokens: &[Token<&'s str>],
+) -> Result<Term<&'s str>, JqCompileError> {
+    Parser::new(tokens).parse(|p| p.term()).map_err(|errs| match errs.first() {
+        Some((expect, found)) => {
+            let (pos, what) = match found {
+                Some(tok) => (offset(src, tok.0), format!("`{}`", first_line(tok.0))),
+                None => (src.len(), "the end".to_string()),
+            };
+            err(pos, format!("expected {}, found {what}", expect.as_str()))
+        }
+        None => err(0, "cannot parse the expression"),
+    })
+}
+
+fn first_line(s: &str) -> String {
+    let s = s.lines().next().unwrap_or("");
+    s.chars().take(20).collect()
+}
+
+/// Bracket nesting of the text, outside strings (`\(...)` inside a string opens a level).
+fn check_nesting(expr: &str) -> Result<(), JqCompileError> {
+    // Each entry: true for a string, false for a bracket.
+    let mut stack: Vec<bool> = Vec::new();
+    let mut chars = expr.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let in_string = stack.last() == Some(&true);
+        if in_string {
+            match c {
+                '\\' => {
+                    if let Some((_, '(')) = chars.next() {
+                        stack.push(false);
+                    }
+                }
+                '"' => {
+                    stack.pop();
+                }
+                _ => {}
+            }
+        } else {
+            match c {
+                '"' => stack.push(true),
+                '(' | '[' | '{' => stack.push(false),
+                ')' | ']' | '}' => {
+                    stack.pop();
+                }
+                '#' => {
+                    // A comment runs to the end of the line.
+                    while chars.peek().is_some_and(|(_, c)| *c != '\n') {
+                        chars.next();
+                    }
+                }
+                _ => {}
+            }
+        }
+        if stack.len() > MAX_NESTING {
+            return Err(err(i, format!("nesting deeper than {MAX_NESTING} levels")));
+        }
+    }
+    Ok(())
+}
+
+struct Checker<'a> {
+    src: &'a str,
+    recurse_seen: bool,
+}
+
+impl<'a> Checker<'a> {
+    /// Position of the first source slice in a term, for messages.
+    fn pos(&self, t: &Term<&'a str>) -> usize {
+        first_slice(t).map_or(0, |s| offset(self.src, s))
+    }
+
+    fn reject(&self, t: &Term<&'a str>, what: &str) -> JqCompileError {
+        err(self.pos(t), format!("{what} is not allowed in a path expression"))
+    }
+
+    /// Rejects a construct that starts with `opener` (a keyword or a bracket) somewhere
+    /// before the first source slice of the term, pointing at the opener.
+    fn reject_at(&self, t: &Term<&'a str>, opener: &str, what: &str) -> JqCompileError {
+        let first = self.pos(t);
+        let at = self.src.get(..first).and_then(|head| head.rfind(opener)).unwrap_or(first);
+        err(at, format!("{what} is not allowed in a path expression"))
+    }
+
+    /// Checks a term; returns how many alternatives it can produce from one input.
+    fn check(&mut self, t: &Term<&'a str>, depth: usize) -> Result<u64, JqCompileError> {
+        if depth > MAX_NESTING {
+            return Err(err(self.pos(t), format!("nesting deeper than {MAX_NESTING} levels")));
+        }
+        let d = depth + 1;
+        let n = match t {
+            Term::Id => 1,
+            Term::Recurse => {
+                if self.recurse_seen {
+                    return Err(err(0, "`..` may appear only once in a path expression"));
+                }
+                self.recurse_seen = true;
+                1
+            }
+            Term::Num(_) => 1,
+            Term::Str(fmt, parts) => {
+                if let Some(f) = fmt {
+                    return Err(err(
+                        offset(self.src, f),
+                        format!("format `{f}` is not allowed in a path expression"),
+                    ));
+                }
+                if parts.iter().any(|p| matches!(p, StrPart::Term(_))) {
+                    return Err(self.reject(t, "string interpolation"));
+                }
+                1
+            }
+            // Constant arrays and objects (of literals only) are data, not computation.
+            Term::Arr(_) | Term::Obj(_) if is_literal(t) => 1,
+            Term::Arr(_) => return Err(self.reject_at(t, "[", "array construction")),
+            Term::Obj(_) => return Err(self.reject_at(t, "{", "object construction")),
+            Term::Neg(inner) => match &**inner {
+                Term::Num(_) => 1,
+                _ => return Err(self.reject(t, "arithmetic")),
+            },
+            Term::BinOp(l, op, r) => {
+                let what = match op {
+                    BinaryOp::Pipe(Some(_)) => Some(("`as` binding", "as".to_string())),
+                    BinaryOp::Math(m) => Some(("arithmetic", m.as_str().to_string())),
+                    BinaryOp::Assign => Some(("assignment", "=".to_string())),
+                    BinaryOp::Update => Some(("assignment", "|=".to_string())),
+                    BinaryOp::UpdateMath(m) => Some(("assignment", format!("{}=", m.as_str()))),
+                    BinaryOp::UpdateAlt => Some(("assignment", "//=".to_string())),
+                    BinaryOp::Pipe(None)
+                    | BinaryOp::Comma
+                    | BinaryOp::Alt
+                    | BinaryOp::Or
+                    | BinaryOp::And
+                    | BinaryOp::Cmp(_) => None,
+                };
+                if let Some((what, op_text)) = what {
+                    // Point at the operator: its first occurrence after the left operand starts.
+                    let from = first_slice(l).map_or(0, |s| offset(self.src, s));
+                    let at = self
+                        .src
+                        .get(from..)
+                        .and_then(|rest| rest.find(op_text.as_str()))
+                        .map_or(self.pos(t), |i| from + i);
+                    return Err(err(at, format!("{what} is not allowed in a path expression")));
+                }
+                let (a, b) = (self.check(l, d)?, self.check(r, d)?);
+                // Both sides run on the same input: several values on each side multiply.
+                let product = match op {
+                    // Comparing several values is fine against a constant only.
+                    BinaryOp::Cmp(_) => (multi(l) || multi(r)) && !is_literal(l) && !is_literal(r),
+                    BinaryOp::And | BinaryOp::Or => {
+                        (multi(l) && !cheap(r)) || (multi(r) && !cheap(l))
+                    }
+                    // The right side runs once per value of the left: fine when those lie
+                    // below the input, a product when the left repeats the input.
+                    BinaryOp::Pipe(_) => dups(l) && !cheap(r),
+                    _ => false,
+                };
+                if product {
+                    return Err(self.reject(t, PRODUCT));
+                }
+                match op {
+                    BinaryOp::Pipe(_) | BinaryOp::Cmp(_) => a.saturating_mul(b),
+                    BinaryOp::Or | BinaryOp::And => a.saturating_mul(b.saturating_add(1)),
+                    _ => a.saturating_add(b),
+                }
+            }
+            Term::Label(..) => return Err(self.reject_at(t, "label", "`label`")),
+            Term::Break(_) => return Err(self.reject_at(t, "break", "`break`")),
+            Term::Fold(..) => return Err(self.reject(t, "`reduce`/`foreach`")),
+            Term::TryCatch(body, catch) => {
+                if catch.is_some() {
+                    return Err(self.reject(t, "`catch`"));
+                }
+                self.check(body, d)?
+            }
+            Term::IfThenElse(branches, otherwise) => {
+                let cond_multi = branches.iter().any(|(c, _)| multi(c));
+                let branch_multi = branches.iter().any(|(_, b)| !cheap(b))
+                    || otherwise.as_deref().is_some_and(|e| !cheap(e));
+                if cond_multi && branch_multi {
+                    return Err(self.reject(t, PRODUCT));
+                }
+                let mut total = 0u64;
+                for (cond, then) in branches {
+                    let c = self.check(cond, d)?;
+                    total = total.saturating_add(c.saturating_mul(self.check(then, d)?));
+                }
+                total.saturating_add(match otherwise {
+                    Some(e) => self.check(e, d)?,
+                    None => 1,
+                })
+            }
+            Term::Def(..) => return Err(self.reject_at(t, "def", "`def`")),
+            Term::Call(name, args) => {
+                if !ALLOWED_CALLS.contains(&(*name, args.len())) {
+                    return Err(err(
+                        offset(self.src, name),
+                        format!("`{name}/{}` is not allowed in a path expression", args.len()),
+                    ));
+                }
+                let mut n = 1u64;
+                for a in args {
+                    n = n.saturating_mul(self.check(a, d)?);
+                }
+                // `any(g; c)` and `all(g; c)` run `c` on what `g` yields; other filters
+                // combine their arguments' outputs on the same input.
+                let product = match (*name, args.as_slice()) {
+                    ("any" | "all", [generator, condition]) => dups(generator) && !cheap(condition),
+                    _ => args.iter().enumerate().any(|(i, a)| {
+                        multi(a) && args.iter().enumerate().any(|(j, b)| i != j && !cheap(b))
+                    }),
+                };
+                if product {
+                    return Err(self.reject(t, PRODUCT));
+                }
+                n
+            }
+            Term::Var(v) => {
+                return Err(err(
+                    offset(self.src, v),
+                    format!("variable `{v}` is not allowed in a path expression"),
+                ));
+            }
+            Term::Path(base, path) => {
+                let n = self.check(base, d)?;
+                if dups(base) && path.0.iter().any(|(p, _)| matches!(p, Part::Range(None, None))) {
+                    return Err(self.reject(t, PRODUCT));
+                }
+                for (part, _opt) in &path.0 {
+                    match part {
+                        Part::Index(i) => self.check_index(i)?,
+                        Part::Range(from, to) => {
+                            for i in [from, to].into_iter().flatten() {
+                                self.check_index(i)?;
+                            }
+                        }
+                    }
+                }
+                n
+            }
+        };
+        if n > MAX_ALTERNATIVES {
+            return Err(err(
+                self.pos(t),
+                format!("more than {MAX_ALTERNATIVES} alternatives in a path expression"),
+            ));
+        }
+        Ok(n)
+    }
+
+    /// An index or slice bound must be a literal: a string, a number or a negated number.
+    fn check_index(&self, t: &Term<&'a str>) -> Result<(), JqCompileError> {
+        match t {
+            Term::Str(Some(f), _) => Err(err(
+                offset(self.src, f),
+                format!("format `{f}` is not allowed in a path expression"),
+            )),
+            Term::Str(None, parts) if parts.iter().any(|p| matches!(p, StrPart::Term(_))) => {
+                Err(self.reject(t, "string interpolation"))
+            }
+            Term::Num(_) => Ok(()),
+            Term::Neg(inner) if matches!(&**inner, Term::Num(_)) => Ok(()),
+            Term::Str(None, parts) if parts.iter().all(|p| !matches!(p, StrPart::Term(_))) => {
+                Ok(())
+            }
+            _ => Err(self.reject(t, "an index that is not a literal")),
+        }
+    }
+}
+
+const PRODUCT: &str = "combining two iterations (a cartesian product)";
+
+/// Whether a term can yield several values for one input by walking down the document (`.[]`,
+/// `..`): each value it yields lies below the input, so what follows runs once per value below.
+fn iterates(t: &Term<&str>) -> bool {
+    match t {
+        Term::Recurse => true,
+        Term::Path(base, path) => {
+            iterates(base) || path.0.iter().any(|(p, _)| matches!(p, Part::Range(None, None)))
+        }
+        Term::BinOp(l, BinaryOp::Pipe(_) | BinaryOp::Comma | BinaryOp::Alt, r) => {
+            iterates(l) || iterates(r)
+        }
+        Term::TryCatch(body, _) => iterates(body),
+        Term::IfThenElse(branches, otherwise) => {
+            branches.iter().any(|(_, b)| iterates(b)) || otherwise.as_deref().is_some_and(iterates)
+        }
+        _ => false,
+    }
+}
+
+/// Whether a term can yield the same value (or a boolean) several times for one input: a
+/// filter whose argument yields several values (`select(.a[] == 1)` yields its input once per
+/// match), a comparison of several values, a condition of several values.
+fn dups(t: &Term<&str>) -> bool {
+    match t {
+        Term::Call(name, args) => {
+            !matches!(*name, "any" | "all" | "IN") && args.iter().any(|a| multi(a))
+        }
+        Term::BinOp(l, BinaryOp::Cmp(_) | BinaryOp::And | BinaryOp::Or, r) => multi(l) || multi(r),
+        Term::BinOp(l, _, r) => dups(l) || dups(r),
+        Term::IfThenElse(branches, otherwise) => {
+            branches.iter().any(|(c, b)| multi(c) || dups(b))
+                || otherwise.as_deref().is_some_and(dups)
+        }
+        Term::TryCatch(body, _) => dups(body),
+        Term::Path(base, _) => dups(base),
+        _ => false,
+    }
+}
+
+/// Whether a term costs a constant amount of work per input: navigation without iteration,
+/// constants, comparisons with a constant, and filters that look at the input's type or one
+/// key. Only such terms may run repeatedly on one input.
+fn cheap(t: &Term<&str>) -> bool {
+    match t {
+        Term::Id | Term::Num(_) => true,
+        Term::Str(..) | Term::Arr(_) | Term::Obj(_) | Term::Neg(_) => is_literal(t),
+        Term::Path(base, path) => {
+            cheap(base) && path.0.iter().all(|(p, _)| !matches!(p, Part::Range(None, None)))
+        }
+        Term::BinOp(l, BinaryOp::Cmp(_), r) => {
+            cheap(l) && cheap(r) && (is_literal(l) || is_literal(r))
+        }
+        Term::BinOp(l, _, r) => cheap(l) && cheap(r),
+        Term::TryCatch(body, _) => cheap(body),
+        Term::IfThenElse(branches, otherwise) => {
+            branches.iter().all(|(c, b)| cheap(c) && cheap(b))
+                && otherwise.as_deref().is_none_or(cheap)
+        }
+        Term::Call(name, args) => {
+            matches!(
+                *name,
+                "select"
+                    | "not"
+                    | "true"
+                    | "false"
+                    | "null"
+                    | "empty"
+                    | "type"
+                    | "has"
+                    | "first"
+                    | "last"
+                    | "values"
+                    | "nulls"
+                    | "booleans"
+                    | "numbers"
+                    | "strings"
+                    | "arrays"
+                    | "objects"
+                    | "iterables"
+                    | "scalars"
+            ) && args.iter().all(cheap)
+        }
+        _ => false,
+    }
+}
+
+/// Whether a term can yield several values for one input.
+fn multi(t: &Term<&str>) -> bool {
+    iterates(t) || dups(t)
+}
+
+/// Whether a term is a constant: a number, a plain string, `true`, `false`, `null`, or an
+/// array or object built of constants only.
+fn is_literal(t: &Term<&str>) -> bool {
+    match t {
+        Term::Num(_) => true,
+        Term::Neg(inner) => matches!(&**inner, Term::Num(_)),
+        Term::Str(None, parts) => parts.iter().all(|p| !matches!(p, StrPart::Term(_))),
+        Term::Call(name, args) => args.is_empty() && matches!(*name, "true" | "false" | "null"),
+        Term::Arr(None) => true,
+        Term::Arr(Some(items)) => is_literal_list(items),
+        Term::Obj(kvs) => kvs.iter().all(|(k, v)| {
+            matches!(k, Term::Str(None, _)) && is_literal(k) && v.as_ref().is_some_and(is_literal)
+        }),
+        _ => false,
+    }
+}
+
+fn is_literal_list(t: &Term<&str>) -> bool {
+    match t {
+        Term::BinOp(l, BinaryOp::Comma, r) => is_literal_list(l) && is_literal_list(r),
+        other => is_literal(other),
+    }
+}
+
+fn first_slice<'a>(t: &Term<&'a str>) -> Option<&'a str> {
+    match t {
+        Term::Id | Term::Recurse => None,
+        Term::Num(s) | Term::Var(s) | Term::Break(s) => Some(s),
+        Term::Str(fmt, parts) => fmt.or_else(|| {
+            parts.iter().find_map(|p| match p {
+                StrPart::Str(s) => Some(*s),
+                StrPart::Term(inner) => first_slice(inner),
+                StrPart::Char(_) => None,
+            })
+        }),
+        Term::Arr(inner) => inner.as_deref().and_then(first_slice),
+        Term::Obj(kvs) => {
+            kvs.iter().find_map(|(k, v)| first_slice(k).or(v.as_ref().and_then(first_slice)))
+        }
+        Term::Neg(inner) => first_slice(inner),
+        Term::BinOp(l, _, r) => first_slice(l).or_else(|| first_slice(r)),
+        Term::Label(s, _) => Some(s),
+        Term::Fold(s, ..) => Some(s),
+        Term::TryCatch(b, _) => first_slice(b),
+        Term::IfThenElse(branches, _) => branches.first().and_then(|(c, _)| first_slice(c)),
+        Term::Def(defs, body) => defs.first().map(|d| d.name).or_else(|| first_slice(body)),
+        Term::Call(name, _) => Some(name),
+        Term::Path(base, path) => first_slice(base).or_else(|| {
+            path.0.iter().find_map(|(p, _)| match p {
+                Part::Index(i) => first_slice(i),
+                Part::Range(a, b) => {
+                    a.as_ref().and_then(first_slice).or(b.as_ref().and_then(first_slice))
+                }
+            })
+        }),
+    }
+}
+
+impl JqPath {
+    /// The paths the expression selects in `doc`, or jaq's error message.
+    pub(crate) fn paths(&self, doc: &Value) -> Result<Vec<Vec<PathPart>>, String> {
+        let mut nodes = 0;
+        let input = to_val(doc, 0, &mut nodes)?;
+        let ctx = Ctx::<data::JustLut<Val>>::new(&self.filter.lut, Vars::new([]));
+        let mut out = Vec::new();
+        for item in self.filter.id.run((ctx, input)).map(unwrap_valr) {
+            let path = item.map_err(|e| e.to_string())?;
+            if out.len() == MAX_PATHS {
+                return Err(format!("more than {MAX_PATHS} paths selected"));
+            }
+            out.push(from_path(&path)?);
+        }
+        Ok(out)
+    }
+}
+
+fn to_val(v: &Value, depth: usize, nodes: &mut usize) -> Result<Val, String> {
+    if depth > MAX_DOC_DEPTH {
+        return Err(format!("document nested deeper than {MAX_DOC_DEPTH} levels"));
+    }
+    *nodes += 1;
+    if *nodes > MAX_DOC_NODES {
+        return Err(format!("document holds more than {MAX_DOC_NODES} values"));
+    }
+    Ok(match v {
+        Value::Null => Val::Null,
+        Value::Bool(b) => Val::from(*b),
+        Value::Number(n) => match n.as_i64().and_then(|i| isize::try_from(i).ok()) {
+            Some(i) => Val::from(i),
+            None => Val::Num(jaq_json::Num::from_dec_str(&n.to_string())),
+        },
+        Value::String(s) => Val::from(s.clone()),
+        Value::Array(a) => a
+            .iter()
+            .map(|x| to_val(x, depth + 1, nodes))
+            .collect::<Result<Vec<_>, _>>()?
+            .into_iter()
+            .collect(),
+        Value::Object(m) => {
+            let mut map = jaq_json::Map::default();
+            for (k, x) in m {
+                map.insert(Val::from(k.clone()), to_val(x, depth + 1, nodes)?);
+            }
+            Val::obj(map)
+        }
+    })
+}
+
+fn from_path(path: &Val) -> Result<Vec<PathPart>, String> {
+    let Val::Arr(parts) = path else {
+        return Err(format!("path is not an array: {path}"));
+    };
+    parts.iter().map(part_of).collect()
+}
+
+fn int_of(v: &Val) -> Option<i64> {
+    match v {
+        Val::Num(n) => n.as_isize().and_then(|i| i64::try_from(i).ok()),
+        _ => None,
+    }
+}
+
+fn part_of(v: &Val) -> Result<PathPart, String> {
+    match v {
+        Val::TStr(b) | Val::BStr(b) => Ok(PathPart::Key(String::from_utf8_lossy(b).into_owned())),
+        Val::Num(_) => {
+            int_of(v).map(PathPart::Index).ok_or_else(|| format!("cannot index an array with {v}"))
+        }
+        Val::Obj(m) => {
+            let bound = |key: &str| match m.get(&Val::from(key.to_string())) {
+                None | Some(Val::Null) => Ok(None),
+                Some(x) => {
+                    int_of(x).map(Some).ok_or_else(|| format!("cannot slice an array with {x}"))
+                }
+            };
+            Ok(PathPart::Slice(bound("start")?, bound("end")?))
+        }
+        other => Err(format!("cannot use {other} as a path step")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn paths(expr: &str, doc: Value) -> Vec<Vec<PathPart>> {
+        compile(expr).unwrap().paths(&doc).unwrap()
+    }
+
+    #[test]
+    fn selects_paths() {
+        use PathPart::*;
+        let doc = json!({"a": [{"n": "x"}, {"n": "y"}], "b": {"c": 1}});
+        assert_eq!(
+            paths(".a[] | select(.n == \"y\")", doc.clone()),
+            [vec![Key("a".into()), Index(1)]]
+        );
+        assert_eq!(
+            paths(".b.c, .a[0]", doc.clone()),
+            [vec![Key("b".into()), Key("c".into())], vec![Key("a".into()), Index(0)]]
+        );
+        assert_eq!(paths(".a[1:2]", doc.clone()), [vec![Key("a".into()), Slice(Some(1), Some(2))]]);
+        assert_eq!(paths(".a[-1]", doc.clone()), [vec![Key("a".into()), Index(-1)]]);
+        assert_eq!(
+            paths(".nothing.deeper", doc.clone()),
+            [vec![Key("nothing".into()), Key("deeper".into())]]
+        );
+        assert!(compile(".nothing[]").unwrap().paths(&doc).is_err());
+    }
+
+    #[test]
+    fn rejects_outside_the_subset() {
+        let e = compile("def f: 1 + f; f").unwrap_err();
+        assert_eq!(e.message, "`def` is not allowed in a path expression");
+    }
+}
+
+#[cfg(test)]
+mod bounds {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn output_count_is_capped() {
+        let doc = json!({"items": (0..MAX_PATHS + 1).collect::<Vec<_>>()});
+        let err = compile(".items[]").unwrap().paths(&doc).unwrap_err();
+        assert_eq!(err, "more than 10000 paths selected");
+        assert_eq!(compile(".items[0:10][]").unwrap().paths(&doc).unwrap().len(), 10);
+    }
+
+    #[test]
+    fn deep_documents_are_not_evaluated() {
+        let mut doc = json!(1);
+        for _ in 0..MAX_DOC_DEPTH + 1 {
+            doc = json!({ "a": doc });
+        }
+        let err = compile(".a").unwrap().paths(&doc).unwrap_err();
+        assert_eq!(err, "document nested deeper than 128 levels");
+        let big = json!({"items": vec![0; MAX_DOC_NODES]});
+        let err = compile(".a").unwrap().paths(&big).unwrap_err();
+        assert_eq!(err, "document holds more than 200000 values");
+    }
+
+    #[test]
+    fn recursion_once_over_a_wide_document_is_linear() {
+        // 8,000 nodes: `..` visits each once; 111 names start with `n1`.
+        let items: Vec<Value> =
+            (0..2000).map(|i| json!({"name": format!("n{i}"), "port": i, "on": true})).collect();
+        let doc = json!({ "items": items });
+        let p = compile(r#"..|select(type == "string" and startswith("n1"))"#).unwrap();
+        assert_eq!(p.paths(&doc).unwrap().len(), 1111);
+    }
+
+    #[test]
+    fn cartesian_products_are_rejected() {
+        for expr in [
+            ".items[] | select(.a[] == .b[])",
+            "..|select(.[] == .[])",
+            "select(.a[] and .b[])",
+            "if .a[] then .b[] else . end",
+            ".x | select(test(.a[]; .b[]))",
+            "select(IN(.a[]; .b[]))",
+            "select(.a[] == 1) | select(.b[] == 1)",
+            "select(.a[] == 1) | .c | .d[]",
+            "select(.a[] == 1).d[]",
+            "select(any(select(.a[] == 1); .b[] == 2))",
+            "(.x[] | select(.a[] == 1)) | .y[]",
+            "select(.a[] == 1) | select(any(.b[]; . == 2))",
+            "select(.a[] == 1 and any(.b[]; .))",
+            "select(.a[] == 1) | select(any)",
+            "if .a[] then (.b | any(.c[]; .)) else . end",
+            "select(.a[] == 1) | select(.s | test(\"x\"))",
+            "select(.a[] == .b)",
+            "select(.a[] == 1) | select(.x == .y)",
+        ] {
+            let e = compile(expr).err().unwrap_or_else(|| panic!("accepted: {expr}"));
+            assert_eq!(
+                e.message,
+                "combining two iterations (a cartesian product) is not allowed in a path expression",
+                "{expr}"
+            );
+        }
+        for expr in [
+            ".items[] | select(.a[] == \"x\")",
+            ".items[] | select(any(.a[]; . == .b))",
+            "select(any(.a[]; any(.b[]; . == 1)))",
+            "if .a then .b[] else .c[] end",
+            "select(IN(.a[]; \"x\"))",
+            ".x[] | select(.a[] == 1)",
+            "..|select(.a[] == 1)",
+            ".spec.containers[] | select(.env[].name == \"A\") | .image",
+            "select(.a[] == 1) | .b",
+            "select(.a[] == 1) | select(.kind == \"x\" and has(\"y\")) | .z",
+            "select(.a[].name == \"x\" or .b == \"y\")",
+            "select(.a == .b)",
+        ] {
+            assert!(compile(expr).is_ok(), "{expr}");
+        }
+    }
+
+    #[test]
+    fn tree_depth_is_capped() {
+        let expr = "select(".repeat(20) + "." + &")".repeat(20);
+        assert!(compile(&expr).is_ok());
+        // Nesting through pipes and `not` builds a deep tree without brackets.
+        let expr = (0..40).map(|_| "not").collect::<Vec<_>>().join(" | ");
+        let e = compile(&expr).unwrap_err();
+        assert_eq!(e.message, "nesting deeper than 32 levels");
+    }
+}
+
+#[cfg(test)]
+mod subset {
+    use super::*;
+    use serde_json::json;
+
+    /// Every construct of the accepted subset works as a path expression.
+    #[test]
+    fn accepted_constructs_select_paths() {
+        let doc = json!({
+            "a": null, "b": {"x": 1}, "l": [1, "s", {"name": "n", "v": true}],
+            "m": {"k1": "v", "k2": "w"}, "t": "text"
+        });
+        let cases: &[(&str, usize)] = &[
+            (".a // .b", 1),
+            ("if .a then .b else .m end", 1),
+            (".l | first", 1),
+            (".l | last", 1),
+            (".nope?", 1),
+            (".t[]?", 0),
+            (".l[] | strings", 1),
+            (".l[] | objects | select(has(\"name\"))", 1),
+            (".l[] | select(type == \"number\" or type == \"boolean\")", 1),
+            (".m | select(any(.[]; . == \"w\")) | .k1", 1),
+            (".m | select(all(.[]; length == 1)) | .k2", 1),
+            (".m[] | select(test(\"^v\"))", 1),
+            (".m[] | select(ascii_upcase | startswith(\"W\"))", 1),
+            (".l[2] | select(.name | endswith(\"n\")) | .v", 1),
+            (".l[] | select(. != null and (. | scalars | not))", 0),
+            (".m | select(contains({\"k1\": \"v\"}) | not) | .k1", 0),
+            (".b | select(.x >= 1 and .x < 2) | .x", 1),
+            (".b | try .x", 1),
+            (".l[1:] | .[]", 2),
+            (". | ..| numbers", 2),
+            (".m | select(contains({k1: \"v\"})) | .k2", 1),
+            (".m[] | select(IN(\"v\", \"x\"))", 1),
+            (".m | select(IN(.k1, .k2; \"w\")) | .k1", 1),
+            (".m | select(keys == [\"k1\", \"k2\"]) | .k1", 1),
+            (".m | select(\"k1\" | in({\"k1\": 1})) | .k1", 1),
+            (".l[] | select(. == [1, \"a\", {\"x\": [null, true]}])", 0),
+            (".m.k1, .m.k2, .b", 3),
+            (".m[\"k1\"], .[\"t\"]", 2),
+            (".l[] | values | select(length > 0)", 3),
+            (".l[-1].v | booleans", 1),
+            ("empty", 0),
+        ];
+        for (expr, n) in cases {
+            let p = match compile(expr) {
+                Ok(p) => p,
+                Err(e) => panic!("{expr}: {e:?}"),
+            };
+            let got = p.paths(&doc).unwrap_or_else(|e| panic!("{expr}: {e}"));
+            assert_eq!(got.len(), *n, "{expr}: {got:?}");
+        }
+    }
+}
+#[cfg(test)]
+mod regex_bounds {
+    use super::*;
+    use serde_json::json;
+
+    /// `test` runs on regex-bites: matching is O(pattern × text) without backtracking, and a
+    /// pattern that compiles too large is an error, not a stall.
+    #[test]
+    fn regexes_are_bounded() {
+        let doc = json!({"items": vec!["a".repeat(64); 200]});
+        let run =
+            |re: &str| compile(&format!(".items[] | select(test(\"{re}\"))")).unwrap().paths(&doc);
+        assert_eq!(run("((a*)*)*b"), Ok(vec![]));
+        assert_eq!(run("(a|aa)*c"), Ok(vec![]));
+        assert_eq!(
+            run("(a{1000}){1000}"),
+            Err("\"invalid regex: compiled regex exceeded size limit\"".to_string())
+        );
+    }
+}

@@ -1,0 +1,658 @@
+//! The Lua engine: a pool of per-thread LuaJIT states, each evaluation in a fresh environment.
+
+mod convert;
+mod os;
+mod pattern;
+mod strlib;
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::time::SystemTime;
+
+use mlua::chunk::ChunkMode;
+use mlua::{Function, HookTriggers, Lua, LuaOptions, MultiValue, StdLib, Table, Value};
+
+use super::ScriptLimits;
+use crate::object::ObjectRef;
+
+pub use convert::LuaHealth;
+
+/// Chunk name of every script, so errors read `<string>:<line>: <message>` as in Argo CD.
+const CHUNK_NAME: &str = "=<string>";
+/// Compiled scripts kept per state before the cache is emptied.
+const CACHE_ENTRIES: usize = 512;
+/// Garbage (bytes above the state's size after its last full collection) that triggers a
+/// full collection before an evaluation.
+const GARBAGE_BYTES: usize = 4 << 20;
+
+/// Runs Lua health scripts with Argo CD's contract, sandboxed and with deterministic limits.
+///
+/// The engine is `Send + Sync` and cheap to share: each thread that evaluates keeps its own
+/// LuaJIT states (one per library mode), and each state keeps the scripts it has compiled,
+/// keyed by their text. Every evaluation gets a fresh global environment, so globals a script
+/// assigns never leak into the next evaluation.
+///
+/// # What a script sees
+///
+/// - `obj`: the object, converted as Argo CD does (JSON null and null array items are dropped,
+///   numbers are Lua numbers, so `3` prints as `3`). `actionParams` is an empty table.
+/// - Base functions: `assert`, `error`, `ipairs`, `next`, `pairs`, `pcall`, `xpcall`,
+///   `rawequal`, `rawget`, `rawset`, `select`, `getmetatable`, `setmetatable`, `tonumber`,
+///   `tostring`, `type`, `unpack`, `_G`, `_VERSION` (`Lua 5.1`); `print` does nothing and
+///   `collectgarbage` returns 0; `loadstring` and `load` compile text only (the chunk gets the
+///   script's environment) and refuse binary chunks; `require("os")` gives the safe `os`,
+///   anything else is an error.
+/// - `table`: `concat`, `getn`, `insert`, `maxn`, `remove`, `sort`.
+/// - With open libraries only (`use_open_libs`): `string` (without `dump`; `find`, `match`,
+///   `gmatch`, `gsub` run on a step-counted matcher, `rep` is size-checked), string methods
+///   (`s:find(...)`), `math` (without `random`, `randomseed`), and `os` with `time`, `date`,
+///   `clock` and `difftime`, whose clock is the `now` the host passes in (time zone UTC).
+/// - Never: `io`, `debug`, `package`, `ffi`, `jit`, `coroutine`, `dofile`, `loadfile`,
+///   `getfenv`, `setfenv`, `newproxy`, `module`, `string.dump`.
+///
+/// # Examples
+///
+/// ```
+/// use std::time::SystemTime;
+/// use gitops_core::script::LuaEngine;
+///
+/// let engine = LuaEngine::default();
+/// let obj = serde_json::json!({"status": {"ready": 3, "wanted": 3}});
+/// let script = r#"
+///   if obj.status.ready == obj.status.wanted then
+///     return {status = "Healthy", message = obj.status.ready .. " ready"}
+///   end
+///   return {status = "Progressing"}
+/// "#;
+/// let h = engine.eval_health("example", script, false, &obj, SystemTime::UNIX_EPOCH).unwrap();
+/// assert_eq!((h.status.as_str(), h.message.as_str()), ("Healthy", "3 ready"));
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct LuaEngine {
+    limits: ScriptLimits,
+}
+
+/// Why a script failed: the script, the object it ran on, and what went wrong.
+///
+/// Displayed as `health script <script> on <object>: <reason>`, or without ` on <object>`
+/// when the object has no name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ScriptError {
+    /// The script's name (where it came from, e.g. `argocd-cm apps/Deployment` or the
+    /// path of a `health.lua`).
+    pub script: String,
+    /// The object the script ran on (empty when the caller did not say).
+    pub object: Box<ObjectRef>,
+    /// What went wrong.
+    pub kind: ScriptErrorKind,
+}
+
+impl std::fmt::Display for ScriptError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "health script {}", self.script)?;
+        if !self.object.name.is_empty() {
+            write!(f, " on {}", self.object)?;
+        }
+        write!(f, ": {}", self.kind)
+    }
+}
+
+impl std::error::Error for ScriptError {}
+
+/// What went wrong in a script.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ScriptErrorKind {
+    /// The script does not compile; the text is LuaJIT's message.
+    #[error("{0}")]
+    Syntax(String),
+    /// The script raised an error; the text is Lua's message, `<string>:<line>: ...`,
+    /// without the stack trace.
+    #[error("{0}")]
+    Runtime(String),
+    /// The script ran more VM instructions than its budget.
+    #[error("instruction limit of {0} exceeded")]
+    Instructions(u64),
+    /// The script's heap grew past its limit.
+    #[error("memory limit of {0} bytes exceeded")]
+    Memory(usize),
+    /// Pattern matching took more steps than its budget.
+    #[error("pattern matching step limit of {0} exceeded")]
+    PatternSteps(u64),
+    /// The script's result cannot be read, e.g.
+    /// `expect table output from Lua script, not function`.
+    #[error("{0}")]
+    Result(String),
+    /// The Lua state could not be set up (a bug or an exhausted host).
+    #[error("lua engine: {0}")]
+    Engine(String),
+}
+
+impl ScriptError {
+    fn new(script: &str, kind: ScriptErrorKind) -> Self {
+        ScriptError { script: script.to_string(), object: Box::default(), kind }
+    }
+
+    /// The same error, naming the object.
+    pub fn with_object(mut self, object: ObjectRef) -> Self {
+        self.object = Box::new(object);
+        self
+    }
+
+    /// The error text without the script name: what Argo CD shows as the message of an
+    /// `Unknown` health.
+    pub fn reason(&self) -> String {
+        self.kind.to_string()
+    }
+}
+
+/// Per-evaluation counters shared with the hook and the library functions.
+#[derive(Debug, Default)]
+pub(super) struct Control {
+    /// Hook calls left before the instruction budget is spent.
+    hooks_left: Cell<u64>,
+    instructions_exceeded: Cell<bool>,
+    /// Pattern steps left.
+    pattern_steps: Cell<u64>,
+    pattern_exceeded: Cell<bool>,
+    /// `string.gsub` replacement callbacks running now (each holds native stack frames).
+    callback_depth: Cell<u32>,
+    /// The script failed with Lua's out-of-memory error.
+    memory_exceeded: Cell<bool>,
+    /// Largest string a library function may build.
+    string_bytes: Cell<usize>,
+    /// The host's clock, whole seconds since the Unix epoch.
+    now: Cell<i64>,
+}
+
+impl Control {
+    /// Whether a limit was hit in this evaluation; once hit, the script cannot go on.
+    fn tripped(&self) -> bool {
+        self.instructions_exceeded.get() || self.pattern_exceeded.get()
+    }
+}
+
+/// One Lua state with its sandbox pieces.
+struct State {
+    lua: Lua,
+    control: Rc<Control>,
+    /// Builds a fresh environment: `make_env(obj)` returns the table.
+    make_env: Function,
+    /// Calls the script in protected mode and re-raises its error as text: `run(f)`.
+    runner: Function,
+    cache: HashMap<Box<str>, Function>,
+    /// Heap size after the last full collection.
+    baseline: usize,
+}
+
+thread_local! {
+    /// Per-thread states: index 0 with closed libraries, 1 with open ones.
+    static POOL: RefCell<[Option<State>; 2]> = const { RefCell::new([None, None]) };
+}
+
+impl LuaEngine {
+    /// An engine with the given limits.
+    pub fn new(limits: ScriptLimits) -> Self {
+        LuaEngine { limits }
+    }
+
+    /// The engine's limits.
+    pub fn limits(&self) -> &ScriptLimits {
+        &self.limits
+    }
+
+    /// Runs a health script on `obj` and reads its result as Argo CD does (see [`LuaHealth`]).
+    ///
+    /// `name` names the script in errors. `use_open_libs` gives the script the `string`,
+    /// `math` and safe `os` libraries (Argo CD's `useOpenLibs`, always on for built-in
+    /// scripts). `now` is the clock `os.time()` and `os.date()` read.
+    pub fn eval_health(
+        &self,
+        name: &str,
+        source: &str,
+        use_open_libs: bool,
+        obj: &serde_json::Value,
+        now: SystemTime,
+    ) -> Result<LuaHealth, ScriptError> {
+        let slot = usize::from(use_open_libs);
+        let taken = POOL.with(|p| p.try_borrow_mut().ok().and_then(|mut p| p[slot].take()));
+        let mut state = match taken {
+            Some(s) => s,
+            None => State::new(use_open_libs)
+                .map_err(|e| ScriptError::new(name, ScriptErrorKind::Engine(e.to_string())))?,
+        };
+        let (result, reusable) = state.eval(name, source, obj, now, &self.limits);
+        if reusable {
+            POOL.with(|p| {
+                if let Ok(mut p) = p.try_borrow_mut() {
+                    p[slot] = Some(state);
+                }
+            });
+        }
+        result
+    }
+}
+
+/// Seconds since the Unix epoch, negative before it.
+fn unix_seconds(now: SystemTime) -> i64 {
+    match now.duration_since(SystemTime::UNIX_EPOCH) {
+        Ok(d) => i64::try_from(d.as_secs()).unwrap_or(i64::MAX),
+        Err(e) => {
+            let d = e.duration();
+            let s = i64::try_from(d.as_secs()).unwrap_or(i64::MAX);
+            if d.subsec_nanos() > 0 { -s - 1 } else { -s }
+        }
+    }
+}
+
+impl State {
+    fn new(open: bool) -> mlua::Result<State> {
+        let mut libs = StdLib::TABLE | StdLib::JIT;
+        if open {
+            libs |= StdLib::STRING | StdLib::MATH;
+        }
+        let lua = Lua::new_with(libs, LuaOptions::new())?;
+        let control = Rc::new(Control::default());
+        let globals = lua.globals();
+
+        // The hook only runs in the interpreter: turn the JIT compiler off for good, then
+        // drop the library.
+        if let Ok(jit) = globals.raw_get::<Table>("jit") {
+            jit.get::<Function>("off")?.call::<()>(())?;
+        }
+        globals.raw_set("jit", Value::Nil)?;
+
+        control.hooks_left.set(u64::MAX);
+        arm_hook(&lua, &control)?;
+
+        let base = lua.create_table()?;
+        for name in [
+            "assert",
+            "error",
+            "ipairs",
+            "next",
+            "pairs",
+            "rawequal",
+            "rawget",
+            "rawset",
+            "select",
+            "getmetatable",
+            "setmetatable",
+            "tonumber",
+            "tostring",
+            "type",
+            "unpack",
+            "_VERSION",
+        ] {
+            base.raw_set(name, globals.raw_get::<Value>(name)?)?;
+        }
+        base.raw_set("print", lua.create_function(|_, _: MultiValue| Ok(()))?)?;
+        base.raw_set("collectgarbage", lua.create_function(|_, _: MultiValue| Ok(0))?)?;
+
+        let libs_table = lua.create_table()?;
+        let table_lib = lua.create_table()?;
+        let real_table: Table = globals.raw_get("table")?;
+        for name in ["concat", "getn", "insert", "maxn", "remove", "sort"] {
+            table_lib.raw_set(name, real_table.raw_get::<Value>(name)?)?;
+        }
+        libs_table.raw_set("table", table_lib)?;
+        if open {
+            let string: Table = globals.raw_get("string")?;
+            strlib::install(&lua, &string, &control)?;
+            libs_table.raw_set("string", string)?;
+            // Protect the string metatable: scripts cannot reach or change it.
+            if let Some(mt) = lua.load("return getmetatable('')").eval::<Option<Table>>()? {
+                mt.raw_set("__metatable", false)?;
+            }
+            let math: Table = globals.raw_get("math")?;
+            math.raw_set("random", Value::Nil)?;
+            math.raw_set("randomseed", Value::Nil)?;
+            libs_table.raw_set("math", math)?;
+        }
+        let safe_os = os::create(&lua, &control)?;
+
+        let check = {
+            let control = Rc::clone(&control);
+            lua.create_function(move |lua, mut args: MultiValue| {
+                if control.tripped() {
+                    return Err(mlua::Error::RuntimeError("limit exceeded".into()));
+                }
+                // An error raised by a library function reaches the script as its text, as
+                // an error from Lua code does.
+                if let (Some(Value::Boolean(false)), Some(Value::Error(e))) =
+                    (args.front(), args.get(1))
+                {
+                    let text = match root_cause((**e).clone()) {
+                        mlua::Error::RuntimeError(m) => strip_traceback(&m).to_string(),
+                        other => strip_traceback(&other.to_string()).to_string(),
+                    };
+                    args[1] = Value::String(lua.create_string(text)?);
+                }
+                Ok(args)
+            })?
+        };
+        let load_text = lua.create_function(load_text)?;
+        let mark_memory = {
+            let control = Rc::clone(&control);
+            lua.create_function(move |_, ()| {
+                control.memory_exceeded.set(true);
+                Ok(())
+            })?
+        };
+
+        let (make_env, runner): (Function, Function) =
+            lua.load(ENV_BUILDER).set_name("=sandbox").set_mode(ChunkMode::Text).call((
+                base,
+                libs_table,
+                safe_os,
+                globals.raw_get::<Function>("pcall")?,
+                globals.raw_get::<Function>("xpcall")?,
+                check,
+                load_text,
+                open,
+                globals.raw_get::<Function>("collectgarbage")?,
+                mark_memory,
+            ))?;
+
+        // Nothing reaches the real globals any more; empty them all the same.
+        let names: Vec<Value> =
+            globals.pairs::<Value, Value>().filter_map(|kv| kv.ok().map(|(k, _)| k)).collect();
+        for k in names {
+            globals.raw_set(k, Value::Nil)?;
+        }
+
+        lua.gc_collect()?;
+        let baseline = lua.used_memory();
+        Ok(State { lua, control, make_env, runner, cache: HashMap::new(), baseline })
+    }
+
+    /// Runs one evaluation; the flag says whether the state may be reused.
+    fn eval(
+        &mut self,
+        name: &str,
+        source: &str,
+        obj: &serde_json::Value,
+        now: SystemTime,
+        limits: &ScriptLimits,
+    ) -> (Result<LuaHealth, ScriptError>, bool) {
+        let err = |kind| Err(ScriptError::new(name, kind));
+        if self.lua.used_memory() > self.baseline.saturating_add(GARBAGE_BYTES) {
+            if let Err(e) = self.lua.gc_collect() {
+                return (err(ScriptErrorKind::Engine(e.to_string())), false);
+            }
+            self.baseline = self.lua.used_memory();
+        }
+        let c = &self.control;
+        c.hooks_left.set(limits.instructions / u64::from(ScriptLimits::HOOK_INTERVAL));
+        c.instructions_exceeded.set(false);
+        c.pattern_steps.set(limits.pattern_steps);
+        c.pattern_exceeded.set(false);
+        c.memory_exceeded.set(false);
+        c.callback_depth.set(0);
+        c.string_bytes.set(limits.string_bytes.min(limits.memory_bytes));
+        c.now.set(unix_seconds(now));
+        if let Err(e) = arm_hook(&self.lua, &self.control) {
+            return (err(ScriptErrorKind::Engine(e.to_string())), false);
+        }
+        let result = self.run(source, obj, limits);
+        // Lift the limit again for the host's own work on the state (the cache).
+        let _ = self.lua.set_memory_limit(0);
+        match result {
+            Ok(h) => (Ok(h), true),
+            Err(RunError::Lua(e)) => {
+                let kind = self.classify(e, limits);
+                let reusable = !matches!(
+                    kind,
+                    ScriptErrorKind::Memory(_)
+                        | ScriptErrorKind::Instructions(_)
+                        | ScriptErrorKind::Engine(_)
+                );
+                (err(kind), reusable)
+            }
+            Err(RunError::Script(kind)) => {
+                let kind = if self.control.tripped() { self.limit_kind(limits) } else { kind };
+                (err(kind), true)
+            }
+        }
+    }
+
+    fn run(
+        &mut self,
+        source: &str,
+        obj: &serde_json::Value,
+        limits: &ScriptLimits,
+    ) -> Result<LuaHealth, RunError> {
+        let func = match self.cache.get(source) {
+            Some(f) => f.clone(),
+            None => {
+                let f = self
+                    .lua
+                    .load(source)
+                    .set_name(CHUNK_NAME)
+                    .set_mode(ChunkMode::Text)
+                    .into_function()
+                    .map_err(|e| match e {
+                        mlua::Error::SyntaxError { message, .. } => {
+                            RunError::Script(ScriptErrorKind::Syntax(message))
+                        }
+                        other => RunError::Lua(other),
+                    })?;
+                if self.cache.len() >= CACHE_ENTRIES {
+                    self.cache.clear();
+                }
+                self.cache.insert(source.into(), f.clone());
+                f
+            }
+        };
+        // Convert without a limit set (mlua then skips a protected call per table write),
+        // and charge the object to the script's allowance afterwards.
+        let start = self.lua.used_memory();
+        let lua_obj = convert::to_lua(&self.lua, obj).map_err(RunError::Lua)?;
+        let used = self.lua.used_memory().saturating_sub(start);
+        if used > limits.memory_bytes {
+            return Err(RunError::Script(ScriptErrorKind::Memory(limits.memory_bytes)));
+        }
+        let limit = start.saturating_add(limits.memory_bytes);
+        self.lua
+            .set_memory_limit(limit)
+            .map_err(|e| RunError::Script(ScriptErrorKind::Engine(e.to_string())))?;
+        let env: Table = self.make_env.call(lua_obj).map_err(RunError::Lua)?;
+        func.set_environment(env).map_err(RunError::Lua)?;
+        let out: MultiValue = self.runner.call(func).map_err(RunError::Lua)?;
+        if self.control.tripped() {
+            return Err(RunError::Script(self.limit_kind(limits)));
+        }
+        let last = out.into_iter().last().unwrap_or(Value::Nil);
+        convert::read_health(last).map_err(|e| match e {
+            convert::ReadError::Lua(e) => RunError::Lua(e),
+            convert::ReadError::Result(m) => RunError::Script(ScriptErrorKind::Result(m)),
+        })
+    }
+
+    fn limit_kind(&self, limits: &ScriptLimits) -> ScriptErrorKind {
+        if self.control.instructions_exceeded.get() {
+            ScriptErrorKind::Instructions(limits.instructions)
+        } else {
+            ScriptErrorKind::PatternSteps(limits.pattern_steps)
+        }
+    }
+
+    fn classify(&self, e: mlua::Error, limits: &ScriptLimits) -> ScriptErrorKind {
+        if self.control.tripped() {
+            return self.limit_kind(limits);
+        }
+        if self.control.memory_exceeded.get() {
+            return ScriptErrorKind::Memory(limits.memory_bytes);
+        }
+        match root_cause(e) {
+            mlua::Error::MemoryError(_) => ScriptErrorKind::Memory(limits.memory_bytes),
+            mlua::Error::RuntimeError(m) => {
+                let m = strip_traceback(&m);
+                if m == "not enough memory" || m == "error in error handling" {
+                    ScriptErrorKind::Memory(limits.memory_bytes)
+                } else {
+                    ScriptErrorKind::Runtime(m.to_string())
+                }
+            }
+            mlua::Error::SyntaxError { message, .. } => ScriptErrorKind::Syntax(message),
+            other => ScriptErrorKind::Runtime(strip_traceback(&other.to_string()).to_string()),
+        }
+    }
+}
+
+/// Sets the instruction hook, which also restarts its count: every evaluation starts at
+/// instruction 0 of a block, so the budget runs out at the same instruction on every run.
+fn arm_hook(lua: &Lua, control: &Rc<Control>) -> mlua::Result<()> {
+    let control = Rc::clone(control);
+    lua.set_hook(
+        HookTriggers::new().every_nth_instruction(ScriptLimits::HOOK_INTERVAL),
+        move |_, _| {
+            let left = control.hooks_left.get();
+            if left == 0 || control.instructions_exceeded.get() {
+                control.instructions_exceeded.set(true);
+                return Err(mlua::Error::RuntimeError("instruction limit exceeded".into()));
+            }
+            control.hooks_left.set(left - 1);
+            Ok(mlua::VmState::Continue)
+        },
+    )
+}
+
+enum RunError {
+    Lua(mlua::Error),
+    Script(ScriptErrorKind),
+}
+
+fn root_cause(e: mlua::Error) -> mlua::Error {
+    match e {
+        mlua::Error::CallbackError { cause, .. } => root_cause((*cause).clone()),
+        mlua::Error::WithContext { cause, .. } => root_cause((*cause).clone()),
+        other => other,
+    }
+}
+
+fn strip_traceback(m: &str) -> &str {
+    m.split("\nstack traceback:").next().unwrap_or(m)
+}
+
+/// `load_text(env, text, chunkname)`: compiles text (never a binary chunk) into a function
+/// running in `env`; `nil, message` when it does not compile.
+fn load_text(
+    lua: &Lua,
+    (env, text, name): (Table, mlua::LuaString, Option<String>),
+) -> mlua::Result<MultiValue> {
+    let bytes = text.as_bytes();
+    if bytes.first() == Some(&0x1b) {
+        return Err(mlua::Error::RuntimeError(format!(
+            "{}binary chunks are not allowed",
+            strlib::position(lua)
+        )));
+    }
+    let name = name.unwrap_or_else(|| text.to_string_lossy());
+    match lua
+        .load(&bytes[..])
+        .set_name(name)
+        .set_mode(ChunkMode::Text)
+        .set_environment(env)
+        .into_function()
+    {
+        Ok(f) => Ok(MultiValue::from(vec![Value::Function(f)])),
+        Err(mlua::Error::SyntaxError { message, .. }) => {
+            Ok(MultiValue::from(vec![Value::Nil, Value::String(lua.create_string(message)?)]))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Builds the environment of one evaluation from the pieces prepared once per state.
+const ENV_BUILDER: &str = r##"
+local base, libs, safe_os, raw_pcall, raw_xpcall, check, load_text, open, raw_collect, mark_memory = ...
+local next, type, tostring, error = next, type, tostring, error
+local function copy(t)
+  local c = {}
+  for k, v in next, t do c[k] = v end
+  return c
+end
+-- Error values that are not text become text that does not depend on addresses.
+local function finish(ok, ...)
+  if ok then return ... end
+  local e = ...
+  local t = type(e)
+  if e == "not enough memory" then
+    -- The script's heap is garbage now: free it so the error can be reported.
+    raw_collect()
+    mark_memory()
+  end
+  if t == "string" or t == "userdata" then error(e, 0) end
+  if t == "number" then error(tostring(e), 0) end
+  error("(error object is a " .. t .. " value)", 0)
+end
+-- tostring without addresses: the same script gives the same text on every run.
+local raw_tostring, getmetatable, rawget = base.tostring, base.getmetatable, base.rawget
+local function tostring_(v)
+  local t = type(v)
+  if t == "table" then
+    local mt = getmetatable(v)
+    if type(mt) == "table" and rawget(mt, "__tostring") ~= nil then return raw_tostring(v) end
+    return "table"
+  elseif t == "function" or t == "userdata" or t == "thread" then
+    return t
+  end
+  return raw_tostring(v)
+end
+if libs.string then
+  -- The same for `%s` in string.format (the real table: method calls see it too).
+  local raw_format, unpack_, select = libs.string.format, base.unpack, base.select
+  libs.string.format = function(fmt, ...)
+    local n = select("#", ...)
+    local args = {...}
+    for i = 1, n do
+      local t = type(args[i])
+      if t == "table" or t == "function" or t == "userdata" or t == "thread" then
+        args[i] = tostring_(args[i])
+      end
+    end
+    return raw_format(fmt, unpack_(args, 1, n))
+  end
+end
+return function(obj)
+  local env = copy(base)
+  env.tostring = tostring_
+  for name, lib in next, libs do env[name] = copy(lib) end
+  local os = copy(safe_os)
+  if open then env.os = os end
+  env._G = env
+  env.obj = obj
+  env.actionParams = {}
+  env.pcall = function(...) return check(raw_pcall(...)) end
+  env.xpcall = function(f, h)
+    return check(raw_xpcall(f, function(e)
+      local _, text = check(false, e)
+      return h(text)
+    end))
+  end
+  env.require = function(name)
+    if name == "os" then return os end
+    error("module '" .. tostring(name) .. "' not found: only the safe os module can be required", 2)
+  end
+  env.loadstring = function(s, chunkname) return load_text(env, s, chunkname) end
+  env.load = function(chunk, chunkname)
+    if type(chunk) == "function" then
+      local parts = {}
+      while true do
+        local piece = chunk()
+        if piece == nil or piece == "" then break end
+        if type(piece) ~= "string" then error("reader function must return a string", 2) end
+        parts[#parts + 1] = piece
+      end
+      chunk = libs.table.concat(parts)
+    end
+    return load_text(env, chunk, chunkname or "=(load)")
+  end
+  return env
+end, function(f)
+  return finish(raw_pcall(f))
+end
+"##;

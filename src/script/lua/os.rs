@@ -1,0 +1,243 @@
+//! The safe `os` library: `time`, `date`, `clock`, `difftime`, on the host's clock.
+//!
+//! It follows Argo CD's `oslib_safe.go`: `os.time{...}` reads only numeric fields (`sec`,
+//! `min`, `hour` default 0, 0, 12; `day`, `month`, `year` default -1) and normalizes them as
+//! Go's `time.Date` does; `os.date` maps the strftime flags to Go layouts the way gopher-lua
+//! does, quirks included (`%a` prints `mon`, `%x` prints the time). The library reads no time
+//! zone: local time is UTC.
+
+use std::rc::Rc;
+
+use mlua::{Lua, Table, Value};
+
+use super::Control;
+use super::strlib::position;
+
+const WEEKDAYS: [&str; 7] =
+    ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
+const MONTHS: [&str; 12] = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+];
+
+/// Builds the safe `os` table.
+pub(super) fn create(lua: &Lua, control: &Rc<Control>) -> mlua::Result<Table> {
+    let os = lua.create_table()?;
+    let c = Rc::clone(control);
+    os.raw_set(
+        "time",
+        lua.create_function(move |lua, t: Value| match t {
+            Value::Nil => Ok(c.now.get() as f64),
+            Value::Table(t) => Ok(time_of_table(&t)? as f64),
+            other => Err(mlua::Error::RuntimeError(format!(
+                "{}bad argument #1 to 'time' (table expected, got {})",
+                position(lua),
+                super::convert::lua_type_name(&other)
+            ))),
+        })?,
+    )?;
+    let c = Rc::clone(control);
+    os.raw_set(
+        "date",
+        lua.create_function(move |lua, (fmt, t): (Option<String>, Option<f64>)| {
+            // `as` saturates; the clamp keeps the calendar arithmetic in range.
+            let secs = t.map_or(c.now.get(), |t| t as i64).clamp(-(1 << 55), 1 << 55);
+            let fmt = fmt.unwrap_or_else(|| "%c".to_string());
+            let fmt = fmt.strip_prefix('!').unwrap_or(&fmt);
+            let tm = Civil::from_unix(secs);
+            if fmt.starts_with("*t") {
+                let t = lua.create_table()?;
+                t.raw_set("year", tm.year)?;
+                t.raw_set("month", tm.month)?;
+                t.raw_set("day", tm.day)?;
+                t.raw_set("hour", tm.hour)?;
+                t.raw_set("min", tm.min)?;
+                t.raw_set("sec", tm.sec)?;
+                t.raw_set("wday", tm.wday + 1)?;
+                t.raw_set("yday", 0)?;
+                t.raw_set("isdst", false)?;
+                return Ok(Value::Table(t));
+            }
+            Ok(Value::String(lua.create_string(strftime(fmt, &tm))?))
+        })?,
+    )?;
+    os.raw_set("clock", lua.create_function(|_, ()| Ok(0.0))?)?;
+    os.raw_set(
+        "difftime",
+        lua.create_function(|_, (a, b): (f64, Option<f64>)| Ok(a - b.unwrap_or(0.0)))?,
+    )?;
+    Ok(os)
+}
+
+/// Largest field value `os.time{...}` takes: far beyond any real date, small enough that the
+/// arithmetic below cannot overflow.
+const FIELD_RANGE: i64 = 1 << 40;
+
+fn int_field(t: &Table, key: &str, default: i64) -> mlua::Result<i64> {
+    let v = match t.raw_get::<Value>(key)? {
+        Value::Integer(i) => i,
+        Value::Number(n) if n.is_finite() => n as i64,
+        _ => default,
+    };
+    Ok(v.clamp(-FIELD_RANGE, FIELD_RANGE))
+}
+
+/// `os.time{...}`: Go's `time.Date(year, month, day, hour, min, sec, 0, UTC).Unix()`.
+fn time_of_table(t: &Table) -> mlua::Result<i64> {
+    let sec = int_field(t, "sec", 0)?;
+    let min = int_field(t, "min", 0)?;
+    let hour = int_field(t, "hour", 12)?;
+    let day = int_field(t, "day", -1)?;
+    let month = int_field(t, "month", -1)?;
+    let year = int_field(t, "year", -1)?;
+    let m0 = month.saturating_sub(1);
+    let year = year.saturating_add(m0.div_euclid(12));
+    let month = m0.rem_euclid(12) + 1;
+    let days = days_from_civil(year, month, 1).saturating_add(day.saturating_sub(1));
+    Ok(days
+        .saturating_mul(86400)
+        .saturating_add(hour.saturating_mul(3600))
+        .saturating_add(min.saturating_mul(60))
+        .saturating_add(sec))
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (month 1..=12).
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// A broken-down UTC time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Civil {
+    year: i64,
+    month: i64,
+    day: i64,
+    hour: i64,
+    min: i64,
+    sec: i64,
+    /// 0 for Sunday.
+    wday: i64,
+}
+
+impl Civil {
+    fn from_unix(secs: i64) -> Civil {
+        let days = secs.div_euclid(86400);
+        let rem = secs.rem_euclid(86400);
+        let z = days + 719_468;
+        let era = z.div_euclid(146_097);
+        let doe = z - era * 146_097;
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+        let mp = (5 * doy + 2) / 153;
+        let day = doy - (153 * mp + 2) / 5 + 1;
+        let month = if mp < 10 { mp + 3 } else { mp - 9 };
+        let year = yoe + era * 400 + i64::from(month <= 2);
+        Civil {
+            year,
+            month,
+            day,
+            hour: rem / 3600,
+            min: rem % 3600 / 60,
+            sec: rem % 60,
+            wday: (days + 4).rem_euclid(7),
+        }
+    }
+}
+
+/// gopher-lua's strftime: each flag becomes a Go layout, printed in UTC.
+fn strftime(fmt: &str, t: &Civil) -> String {
+    let mut out = String::new();
+    let mut chars = fmt.chars();
+    let month = MONTHS[(t.month - 1).clamp(0, 11) as usize];
+    let weekday = WEEKDAYS[t.wday.clamp(0, 6) as usize];
+    let h12 = if t.hour % 12 == 0 { 12 } else { t.hour % 12 };
+    let pm = t.hour >= 12;
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            out.push(c);
+            continue;
+        }
+        let Some(f) = chars.next() else {
+            out.push('%');
+            break;
+        };
+        let piece = match f {
+            // Go's layout for it is `mon`, which is not a layout element: printed as is.
+            'a' => "mon".to_string(),
+            'A' => weekday.to_string(),
+            'b' => month[..3].to_string(),
+            'B' => month.to_string(),
+            'c' => format!(
+                "{:02} {} {:02} {:02}:{:02} UTC",
+                t.day,
+                &month[..3],
+                t.year.rem_euclid(100),
+                t.hour,
+                t.min
+            ),
+            'd' => format!("{:02}", t.day),
+            'F' => format!("{:04}-{:02}-{:02}", t.year, t.month, t.day),
+            'H' => format!("{:02}", t.hour),
+            'I' => format!("{h12:02}"),
+            'm' => format!("{:02}", t.month),
+            'M' => format!("{:02}", t.min),
+            'p' => (if pm { "PM" } else { "AM" }).to_string(),
+            'P' => (if pm { "pm" } else { "am" }).to_string(),
+            'S' => format!("{:02}", t.sec),
+            'w' => t.wday.to_string(),
+            // Go's layout for it is `15/04/05`: the time, not the date.
+            'x' => format!("{:02}/{:02}/{:02}", t.hour, t.min, t.sec),
+            'X' => format!("{:02}:{:02}:{:02}", t.hour, t.min, t.sec),
+            'y' => format!("{:02}", t.year.rem_euclid(100)),
+            'Y' => format!("{}", t.year),
+            'z' => "+0000".to_string(),
+            'Z' => "UTC".to_string(),
+            '%' => "%".to_string(),
+            other => format!("%{other}"),
+        };
+        out.push_str(&piece);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn civil_round_trip() {
+        for secs in [0, 86399, 951_782_400, 1_700_000_000, -1, -86401] {
+            let c = Civil::from_unix(secs);
+            let back = days_from_civil(c.year, c.month, c.day) * 86400
+                + c.hour * 3600
+                + c.min * 60
+                + c.sec;
+            assert_eq!(back, secs);
+        }
+        let c = Civil::from_unix(1_700_000_000);
+        assert_eq!(
+            (c.year, c.month, c.day, c.hour, c.min, c.sec, c.wday),
+            (2023, 11, 14, 22, 13, 20, 2)
+        );
+        assert_eq!(
+            strftime("%Y-%m-%dT%H:%M:%SZ %a %A %b %j %%", &c),
+            "2023-11-14T22:13:20Z mon Tuesday Nov %j %"
+        );
+    }
+}

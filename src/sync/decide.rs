@@ -1,0 +1,333 @@
+//! The automated sync decision (§5.2): whether the controller starts a sync now.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::SyncResource;
+use super::backoff::{Retry, SelfHealSettings};
+use super::time::parse_rfc3339;
+use crate::config::Application;
+
+/// A sync status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[non_exhaustive]
+pub enum SyncStatusCode {
+    /// Live matches desired.
+    Synced,
+    /// Live differs from desired.
+    OutOfSync,
+    /// Not known.
+    #[default]
+    Unknown,
+}
+
+/// The sync status of one resource, as the diff engine reports it.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+#[non_exhaustive]
+pub struct ResourceStatus {
+    /// API group.
+    pub group: String,
+    /// Kind.
+    pub kind: String,
+    /// Namespace.
+    pub namespace: String,
+    /// Name.
+    pub name: String,
+    /// The status.
+    pub status: SyncStatusCode,
+    /// Live only, tracked by this app: a prune would delete it.
+    pub requires_pruning: bool,
+}
+
+/// The inputs of the decision.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct AutoSyncInput {
+    /// The app's sync status from the comparison.
+    pub sync_status: SyncStatusCode,
+    /// Per-resource statuses.
+    pub resources: Vec<ResourceStatus>,
+    /// The desired revisions (one for a single-source app).
+    pub revisions: Vec<String>,
+    /// Whether the new commit may touch this app (`false` compares only the sources).
+    pub revisions_may_have_changes: bool,
+    /// The time, unix seconds.
+    pub now: i64,
+    /// The controller's self-heal settings.
+    pub self_heal: SelfHealSettings,
+}
+
+impl AutoSyncInput {
+    /// An input with the default self-heal settings and `revisions_may_have_changes`.
+    pub fn new(
+        sync_status: SyncStatusCode,
+        resources: Vec<ResourceStatus>,
+        revisions: Vec<String>,
+        now: i64,
+    ) -> Self {
+        AutoSyncInput {
+            sync_status,
+            resources,
+            revisions,
+            revisions_may_have_changes: true,
+            now,
+            self_heal: SelfHealSettings::default(),
+        }
+    }
+}
+
+/// The operation an automated sync starts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct AutoSyncOperation {
+    /// The revisions to sync to.
+    pub revisions: Vec<String>,
+    /// `automated.prune`.
+    pub prune: bool,
+    /// The spec's sync options.
+    pub sync_options: Vec<String>,
+    /// For self-heal: the resources not Synced (a selective sync, so no hooks run).
+    pub resources: Vec<SyncResource>,
+    /// The retry strategy (`{limit: 5}` when the app has none).
+    pub retry: Retry,
+    /// Self-heal attempts so far, including this one.
+    pub auto_heal_attempts_count: u32,
+}
+
+/// The decision.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[must_use]
+pub struct Decision {
+    /// Start a sync now.
+    pub sync: bool,
+    /// Why (the condition, the event text, or the reason for skipping).
+    pub message: String,
+    /// The sync (or the skip) is a self-heal.
+    pub self_heal: bool,
+    /// When to look again (self-heal backoff), unix seconds.
+    pub next_attempt_at: Option<i64>,
+    /// A `SyncError` condition to set; `None` clears it.
+    pub condition: Option<String>,
+    /// The operation to start.
+    pub operation: Option<AutoSyncOperation>,
+}
+
+impl Decision {
+    fn skip(message: impl Into<String>) -> Self {
+        Decision {
+            sync: false,
+            message: message.into(),
+            self_heal: false,
+            next_attempt_at: None,
+            condition: None,
+            operation: None,
+        }
+    }
+
+    fn condition(message: String) -> Self {
+        Decision { condition: Some(message.clone()), ..Decision::skip(message) }
+    }
+}
+
+/// Go's `%s` of a string slice: `[a b]`.
+fn go_list(revs: &[String]) -> String {
+    format!("[{}]", revs.join(" "))
+}
+
+/// Drops what Go's zero values make equal: nulls, empty strings, arrays and objects, false.
+fn normalized(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => {
+            let mut out = serde_json::Map::new();
+            for (k, v) in m {
+                let n = normalized(v);
+                let empty = match &n {
+                    Value::Null => true,
+                    Value::Bool(b) => !b,
+                    Value::String(s) => s.is_empty(),
+                    Value::Array(a) => a.is_empty(),
+                    Value::Object(o) => o.is_empty(),
+                    Value::Number(n) => n.as_f64() == Some(0.0),
+                };
+                if !empty {
+                    out.insert(k.clone(), n);
+                }
+            }
+            Value::Object(out)
+        }
+        Value::Array(a) => Value::Array(a.iter().map(normalized).collect()),
+        other => other.clone(),
+    }
+}
+
+fn str_list(v: &Value) -> Vec<String> {
+    v.as_array()
+        .map(|a| a.iter().map(|x| x.as_str().unwrap_or("").to_string()).collect())
+        .unwrap_or_default()
+}
+
+/// `alreadyAttemptedSync`: whether the last operation already went to the desired revisions
+/// with the same sources; returns (attempted, last revisions, last phase).
+pub fn already_attempted(
+    app: &Application,
+    desired: &[String],
+    revisions_may_have_changes: bool,
+) -> (bool, Vec<String>, String) {
+    let op = &app.status["operationState"];
+    if op.is_null() {
+        return (false, Vec::new(), String::new());
+    }
+    let phase = op["phase"].as_str().unwrap_or("").to_string();
+    let result = &op["syncResult"];
+    if result.is_null() {
+        let completed = matches!(phase.as_str(), "Succeeded" | "Failed" | "Error");
+        return (completed, Vec::new(), phase);
+    }
+    let multi = !app.spec.sources.is_empty();
+    let last = if multi {
+        str_list(&result["revisions"])
+    } else {
+        vec![result["revision"].as_str().unwrap_or("").to_string()]
+    };
+    if revisions_may_have_changes {
+        let same = if multi {
+            last.as_slice() == desired
+        } else {
+            // `last` has exactly one element in the single-source case.
+            desired.len() == 1 && desired[0] == last[0]
+        };
+        if !same {
+            return (false, last, phase);
+        }
+    }
+    let same_source = if multi {
+        let saved: Vec<Value> = result["sources"]
+            .as_array()
+            .map(|a| a.iter().map(normalized).collect())
+            .unwrap_or_default();
+        let spec: Vec<Value> = app.spec.sources.iter().map(normalized).collect();
+        saved == spec
+    } else {
+        normalized(&result["source"]) == normalized(&app.spec.source)
+    };
+    (same_source, last, phase)
+}
+
+/// Decides whether an automated sync starts now (Argo CD's `autoSync`), in Argo CD's order of
+/// checks: automation enabled, no operation in progress, not being deleted, OutOfSync, not
+/// only prunes with prune off, not already attempted (unless self-heal is due), and the
+/// wipe-out guard.
+///
+/// # Examples
+///
+/// ```
+/// use gitops_core::sync::decide::{auto_sync, AutoSyncInput, ResourceStatus, SyncStatusCode};
+/// let app = gitops_core::Application::from_value(&serde_json::json!({
+///     "spec": {"syncPolicy": {"automated": {"prune": true}}}
+/// })).unwrap();
+/// let input = AutoSyncInput::new(SyncStatusCode::OutOfSync, vec![], vec!["b".repeat(40)], 0);
+/// let d = auto_sync(&app, &input);
+/// assert!(!d.sync);
+/// assert_eq!(d.condition.as_deref(), Some(format!(
+///     "Skipping sync attempt to [{}]: auto-sync will wipe out all resources", "b".repeat(40)).as_str()));
+/// ```
+pub fn auto_sync(app: &Application, input: &AutoSyncInput) -> Decision {
+    let policy = &app.spec.sync_policy;
+    let Some(automated) = policy.automated.as_ref().filter(|a| a.enabled != Some(false)) else {
+        return Decision::skip("automated sync is not enabled");
+    };
+    if !app.operation.is_null() {
+        return Decision::skip("another operation is in progress");
+    }
+    if app.metadata.deletion_timestamp.is_some() {
+        return Decision::skip("the application is being deleted");
+    }
+    if input.sync_status != SyncStatusCode::OutOfSync {
+        return Decision::skip("the application is not OutOfSync");
+    }
+    if !automated.prune
+        && input.resources.iter().all(|r| r.status == SyncStatusCode::Synced || r.requires_pruning)
+    {
+        return Decision::skip(
+            "need to prune extra resources only but automated prune is disabled",
+        );
+    }
+    let desired = &input.revisions;
+    let retry = match Retry::from_strategy(policy.retry.as_ref(), 5) {
+        Ok(r) => r,
+        Err(e) => return Decision::condition(e.to_string()),
+    };
+    let mut op = AutoSyncOperation {
+        revisions: desired.clone(),
+        prune: automated.prune,
+        sync_options: policy.sync_options.clone(),
+        resources: Vec::new(),
+        retry,
+        auto_heal_attempts_count: 0,
+    };
+    let mut self_heal = false;
+    let (attempted, last, phase) =
+        already_attempted(app, desired, input.revisions_may_have_changes);
+    if attempted {
+        if phase != "Succeeded" {
+            let msg = app.status["operationState"]["message"].as_str().unwrap_or("");
+            return Decision::condition(format!(
+                "Failed last sync attempt to {}: {msg}",
+                go_list(&last)
+            ));
+        }
+        if !automated.self_heal {
+            return Decision::skip(format!("most recent sync already to {}", go_list(desired)));
+        }
+        let state = &app.status["operationState"];
+        let attempts =
+            state["operation"]["sync"]["autoHealAttemptsCount"].as_u64().unwrap_or(0) as u32;
+        let finished = state["finishedAt"].as_str().and_then(|s| parse_rfc3339(s).ok());
+        let remaining = input.self_heal.remaining(attempts, finished, input.now);
+        if remaining > 0 {
+            return Decision {
+                self_heal: true,
+                next_attempt_at: Some(input.now.saturating_add(remaining)),
+                ..Decision::skip(format!("self-heal backoff: {remaining}s remaining"))
+            };
+        }
+        self_heal = true;
+        op.auto_heal_attempts_count = attempts + 1;
+        let mut resources: Vec<SyncResource> = input
+            .resources
+            .iter()
+            .filter(|r| r.status != SyncStatusCode::Synced)
+            .map(|r| SyncResource {
+                group: r.group.clone(),
+                kind: r.kind.clone(),
+                name: r.name.clone(),
+                namespace: String::new(),
+            })
+            .collect();
+        resources.sort_by(|a, b| (&a.group, &a.kind, &a.name).cmp(&(&b.group, &b.kind, &b.name)));
+        resources.dedup();
+        op.resources = resources;
+    }
+    if automated.prune
+        && !automated.allow_empty
+        && input.resources.iter().all(|r| r.requires_pruning)
+    {
+        return Decision::condition(format!(
+            "Skipping sync attempt to {}: auto-sync will wipe out all resources",
+            go_list(desired)
+        ));
+    }
+    Decision {
+        sync: true,
+        message: format!("Initiated automated sync to '{}'", desired.join(", ")),
+        self_heal,
+        next_attempt_at: None,
+        condition: None,
+        operation: Some(op),
+    }
+}

@@ -1,0 +1,577 @@
+//! Building the ordered task list (§2.6) and the plan.
+
+use std::collections::{HashMap, HashSet};
+
+use serde_json::{Value, json};
+
+use super::hooks::{self, HOOK_FINALIZER};
+use super::options::{self, FIELD_MANAGER};
+use super::reconcile::{self, Pair};
+use super::waves;
+use super::{
+    NamespaceLookup, Observations, Phase, Plan, SyncRequest, Task, TaskAction, TaskFlags, Wave,
+};
+use crate::config::SYNC_OPTIONS_ANNOTATION;
+use crate::object::ObjectRef;
+
+/// The reason of a task left out by `ApplyOutOfSyncOnly` (this crate's wording; Argo CD
+/// records no result for it).
+pub const UNMODIFIED_REASON: &str = "in sync (ApplyOutOfSyncOnly)";
+
+/// The task list of a sync and whether it could be built.
+#[derive(Debug, Clone)]
+pub(crate) struct Built {
+    pub tasks: Vec<Task>,
+    pub valid: bool,
+    pub warnings: Vec<String>,
+    /// A task whose result is set at build time (namespace auto-creation failure).
+    pub preset_failures: Vec<(String, String)>,
+}
+
+/// Builds the ordered sync plan: reconcile `request.targets` with `observations.live`, build a
+/// task per object and phase, order them (phase, wave, kind, name) and group them into waves.
+///
+/// # Examples
+///
+/// ```
+/// use gitops_core::sync::{plan, Observations, SyncRequest, Phase};
+/// use serde_json::json;
+/// let mut request = SyncRequest::default();
+/// request.app_namespace = "shop".into();
+/// request.targets = vec![
+///         json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"}}),
+///         json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "web",
+///                "annotations": {"argocd.argoproj.io/sync-wave": "-1"}}}),
+///         json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "migrate",
+///                "annotations": {"argocd.argoproj.io/hook": "PreSync"}}}),
+/// ];
+/// let plan = plan(&request, &Observations::default());
+/// let order: Vec<_> = plan.tasks().map(|t| (t.phase, t.wave, t.key.kind.as_str())).collect();
+/// assert_eq!(order, [(Phase::PreSync, 0, "Job"), (Phase::Sync, -1, "ConfigMap"),
+///                    (Phase::Sync, 0, "Deployment")]);
+/// assert_eq!(plan.waves.len(), 3);
+/// ```
+#[must_use]
+pub fn plan(request: &SyncRequest, observations: &Observations) -> Plan {
+    let built = build(request, observations);
+    let mut waves: Vec<Wave> = Vec::new();
+    for t in built.tasks {
+        match waves.last_mut() {
+            Some(w) if w.phase == t.phase && w.wave == t.wave => w.tasks.push(t),
+            _ => waves.push(Wave { phase: t.phase, wave: t.wave, tasks: vec![t] }),
+        }
+    }
+    Plan { waves, valid: built.valid, warnings: built.warnings }
+}
+
+fn new_task(phase: Phase, target: Option<Value>, live: Option<Value>) -> Task {
+    let obj = target.as_ref().or(live.as_ref());
+    let key = obj.map(ObjectRef::from_object_lossy).unwrap_or_default();
+    let hook = obj.is_some_and(hooks::is_hook);
+    let wave = obj.map(hooks::wave).unwrap_or(0);
+    let delete_policies = match obj {
+        Some(o) if hook => hooks::delete_policies(o),
+        _ => Vec::new(),
+    };
+    Task {
+        kind_rank: waves::kind_rank(&key.kind),
+        key,
+        phase,
+        wave,
+        hook,
+        action: TaskAction::Apply,
+        message: String::new(),
+        target,
+        live,
+        flags: TaskFlags::default(),
+        delete_policies,
+        propagation_policy: Default::default(),
+        requires_confirmation: false,
+        unmodified: false,
+        invalid: None,
+    }
+}
+
+fn filter_keeps(request: &SyncRequest, key: &(String, String, String, String)) -> bool {
+    request.resources.is_empty()
+        || request.resources.iter().any(|r| {
+            r.name == key.3
+                && r.kind == key.1
+                && r.group == key.0
+                && (r.namespace.is_empty() || r.namespace == key.2)
+        })
+}
+
+fn set_namespace(obj: &mut Value, ns: &str) {
+    if let Some(meta) = obj.get_mut("metadata").and_then(Value::as_object_mut) {
+        meta.insert("namespace".into(), Value::String(ns.to_string()));
+    } else if let Some(map) = obj.as_object_mut() {
+        map.insert("metadata".into(), json!({ "namespace": ns }));
+    }
+}
+
+fn add_finalizer(obj: &mut Value) {
+    let Some(meta) = obj.get_mut("metadata").and_then(Value::as_object_mut) else { return };
+    let list = meta.entry("finalizers").or_insert_with(|| json!([]));
+    if !list.is_array() {
+        *list = json!([]);
+    }
+    if let Some(items) = list.as_array_mut()
+        && !items.iter().any(|f| f.as_str() == Some(HOOK_FINALIZER))
+    {
+        items.push(Value::String(HOOK_FINALIZER.to_string()));
+    }
+}
+
+/// The name of an unnamed hook: `generateName` + lower(`<rev7>-<phase>-<startedAt>`), where
+/// rev7 is the first 7 characters of a revision of 8 or more.
+pub(crate) fn generated_hook_name(
+    generate_name: &str,
+    revision: &str,
+    phase: Phase,
+    started_at: i64,
+) -> String {
+    let rev: String = if revision.chars().count() >= 8 {
+        revision.chars().take(7).collect()
+    } else {
+        revision.to_string()
+    };
+    format!("{generate_name}{}", format!("{rev}-{phase}-{started_at}").to_lowercase())
+}
+
+fn uses_csa_manager(live: &Value) -> bool {
+    let Some(fields) = live.get("metadata").and_then(|m| m.get("managedFields")) else {
+        return false;
+    };
+    fields.as_array().is_some_and(|items| {
+        items.iter().any(|f| {
+            f.get("manager").and_then(Value::as_str) == Some("kubectl-client-side-apply")
+                && f.get("operation").and_then(Value::as_str) == Some("Update")
+        })
+    })
+}
+
+pub(crate) fn build(request: &SyncRequest, obs: &Observations) -> Built {
+    let app = &request.sync_options;
+    let ns = request.app_namespace.as_str();
+    let mut warnings = Vec::new();
+    let source = match &request.normalized_targets {
+        Some(t) if app.has("RespectIgnoreDifferences=true") => t,
+        _ => &request.targets,
+    };
+    let targets = reconcile::normalize_targets(source, ns, &request.scopes, &mut warnings);
+    let crds: Vec<(String, String)> = targets
+        .iter()
+        .filter(|t| t.get("kind").and_then(Value::as_str) == Some("CustomResourceDefinition"))
+        .filter_map(|t| {
+            let spec = t.get("spec")?;
+            Some((
+                spec.get("group")?.as_str()?.to_string(),
+                spec.get("names")?.get("kind")?.as_str()?.to_string(),
+            ))
+        })
+        .collect();
+    let rec =
+        reconcile::reconcile(targets, obs.live.iter().map(|l| &l.object), ns, &request.scopes);
+
+    // The live objects step 5 may look up (named hooks, creates, the auto-created
+    // namespace), by group, kind and name, in pair key order. Only these are cloned; the
+    // pairs themselves move into the tasks.
+    let mut wanted: HashSet<(String, String, String)> = HashSet::new();
+    for (k, p) in &rec.pairs {
+        if p.target.is_some() && p.live.is_none() {
+            wanted.insert((k.0.clone(), k.1.clone(), k.3.clone()));
+        }
+    }
+    for h in &rec.hooks {
+        let r = ObjectRef::from_object_lossy(h);
+        wanted.insert((r.group, r.kind, r.name));
+    }
+    wanted.insert((String::new(), "Namespace".to_string(), ns.to_string()));
+    type Lives = HashMap<(String, String, String), Vec<(String, Option<Value>)>>;
+    let mut lives: Lives = HashMap::new();
+    for (k, p) in &rec.pairs {
+        let gkn = (k.0.clone(), k.1.clone(), k.3.clone());
+        if wanted.contains(&gkn) {
+            lives.entry(gkn).or_default().push((k.2.clone(), p.live.clone()));
+        }
+    }
+    // 1. Resource tasks.
+    let mut tasks: Vec<Task> = Vec::new();
+    for (key, Pair { target, live }) in rec.pairs {
+        if !filter_keeps(request, &key) {
+            continue;
+        }
+        let Some(obj) = target.as_ref().or(live.as_ref()) else { continue };
+        if hooks::is_hook(obj) {
+            continue;
+        }
+        let phases = hooks::sync_phases(obj);
+        let n = phases.len();
+        let (mut target, mut live) = (Some(target), Some(live));
+        for (i, phase) in phases.into_iter().enumerate() {
+            // Move the objects into the last task (a resource has one phase); clone before.
+            let (t, l) = if i + 1 == n {
+                (target.take().flatten(), live.take().flatten())
+            } else {
+                (target.clone().flatten(), live.clone().flatten())
+            };
+            tasks.push(new_task(phase, t, l));
+        }
+    }
+    let has_ns_resource = tasks.iter().any(|t| {
+        t.target.is_some()
+            && t.key.group.is_empty()
+            && t.key.kind == "Namespace"
+            && t.key.name == ns
+    });
+    // 2. Hook tasks.
+    if !request.skip_hooks {
+        for h in &rec.hooks {
+            for phase in hooks::sync_phases(h) {
+                let mut obj = h.clone();
+                let name = obj["metadata"]["name"].as_str().unwrap_or("");
+                if name.is_empty() {
+                    let gen_name = obj["metadata"]["generateName"].as_str().unwrap_or("");
+                    let n =
+                        generated_hook_name(gen_name, &request.revision, phase, request.started_at);
+                    if let Some(meta) = obj.get_mut("metadata").and_then(Value::as_object_mut) {
+                        meta.insert("name".into(), Value::String(n));
+                    }
+                }
+                add_finalizer(&mut obj);
+                tasks.push(new_task(phase, Some(obj), None));
+            }
+        }
+    }
+    // 3. Every target gets a namespace (even cluster-scoped ones, as in Argo CD).
+    for t in &mut tasks {
+        if let Some(target) = &mut t.target
+            && t.key.namespace.is_empty()
+            && !ns.is_empty()
+        {
+            set_namespace(target, ns);
+            t.key.namespace = ns.to_string();
+        }
+    }
+    // 4. CreateNamespace.
+    let mut preset_failures = Vec::new();
+    if app.has("CreateNamespace=true") && !ns.is_empty() && !has_ns_resource {
+        let mut target = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}});
+        let live = match &obs.namespace {
+            NamespaceLookup::Found { object } => Some(Some(object.clone())),
+            NamespaceLookup::NotFound => Some(None),
+            NamespaceLookup::Error { message } => {
+                let t = new_task(Phase::PreSync, Some(target.clone()), None);
+                preset_failures
+                    .push((t.result_key(), format!("namespace auto creation failed: {message}")));
+                tasks.push(t);
+                None
+            }
+        };
+        if let Some(live) = live {
+            let add = live.is_none() || request.managed_namespace_metadata.is_some();
+            if let Some(meta) = &request.managed_namespace_metadata {
+                let m = &mut target["metadata"];
+                if !meta.labels.is_empty() {
+                    m["labels"] = json!(meta.labels);
+                }
+                let mut ann = meta.annotations.clone();
+                ann.insert(SYNC_OPTIONS_ANNOTATION.to_string(), "ServerSideApply=true".into());
+                m["annotations"] = json!(ann);
+            }
+            if add {
+                tasks.push(new_task(Phase::PreSync, Some(target), live));
+            }
+        }
+    }
+    // 5. Find the live copy of named hooks (and of targets paired with nothing): the first
+    // pair, in key order, with the same group, kind and name and an empty or equal namespace.
+    for t in &mut tasks {
+        if t.target.is_none() || t.live.is_some() {
+            continue;
+        }
+        let gkn = (t.key.group.clone(), t.key.kind.clone(), t.key.name.clone());
+        let found = lives
+            .get(&gkn)
+            .and_then(|c| c.iter().find(|(ns, _)| ns.is_empty() || *ns == t.key.namespace));
+        if let Some((_, live)) = found {
+            t.live = live.clone();
+        }
+    }
+    // 6. Discovery and permissions.
+    let mut valid = true;
+    for t in &mut tasks {
+        let gk = t.key.group_kind();
+        if obs.missing_kinds.contains(&gk) {
+            let skip = options::skip_dry_run_on_missing(t.target.as_ref(), app)
+                || crds.iter().any(|(g, k)| *g == t.key.group && *k == t.key.kind);
+            if skip {
+                t.flags.dry_run_first = false;
+                t.invalid = None;
+            } else {
+                let resource = if t.key.group.is_empty() {
+                    t.key.kind.clone()
+                } else {
+                    format!("{}.{}", t.key.kind, t.key.group)
+                };
+                t.invalid = Some(format!("{resource} \"\" not found"));
+            }
+        } else if let Some(err) = obs.discovery_errors.get(&gk) {
+            t.invalid = Some(err.clone());
+        } else if let Some(err) = obs.denied.get(&t.key.key()) {
+            t.invalid = Some(err.clone());
+        }
+        if t.invalid.is_some() {
+            valid = false;
+        }
+    }
+    // 7, 8. Prune waves mirrored, then PruneLast.
+    waves::mirror_prune_waves(&mut tasks);
+    let last = waves::last_sync_wave(&tasks);
+    for t in tasks.iter_mut().filter(|t| t.is_prune()) {
+        if options::prune_last(t.live.as_ref(), app) {
+            t.wave = last;
+        }
+    }
+    // 9. Sort, then pull Namespaces and CRDs in front of their first user.
+    tasks.sort_by(waves::compare);
+    waves::adjust_dependencies(&mut tasks);
+    // Actions and flags.
+    let policy = app.propagation_policy();
+    let missing: Vec<bool> = tasks
+        .iter()
+        .map(|t| obs.missing_kinds.contains(&t.key.group_kind()) && t.invalid.is_none())
+        .collect();
+    for (t, skip_dry_run) in tasks.iter_mut().zip(missing) {
+        decide_action(request, t, skip_dry_run);
+        t.propagation_policy = policy;
+    }
+    Built { tasks, valid, warnings, preset_failures }
+}
+
+pub(crate) fn decide_action(request: &SyncRequest, t: &mut Task, skip_dry_run: bool) {
+    let app = &request.sync_options;
+    t.flags.dry_run_first = !skip_dry_run;
+    if t.is_prune() {
+        t.flags.dry_run_first = true;
+        if !request.prune {
+            t.message = "ignored (requires pruning)".into();
+            t.action = TaskAction::Skip { reason: t.message.clone() };
+        } else if options::prune_disabled(t.live.as_ref(), app) {
+            t.message = "ignored (no prune)".into();
+            t.action = TaskAction::Skip { reason: t.message.clone() };
+        } else {
+            t.action = TaskAction::Delete;
+            t.requires_confirmation = options::prune_requires_confirmation(t.live.as_ref(), app);
+        }
+        return;
+    }
+    let target = t.target.as_ref();
+    let live = t.live.as_ref();
+    let force = options::force(target, live, request.force);
+    t.flags.validate = options::validate(target, app);
+    if options::replace(target, live, app) {
+        if live.is_none() {
+            t.action = TaskAction::Create;
+        } else if t.key.kind == "CustomResourceDefinition" || t.key.kind == "Namespace" {
+            t.action = TaskAction::Update;
+        } else {
+            t.action = TaskAction::Replace;
+            t.flags.force = force;
+        }
+    } else if options::server_side(target, app) {
+        t.action = TaskAction::ServerSideApply;
+        t.flags.force = force;
+        t.flags.server_side = true;
+        t.flags.field_manager = Some(FIELD_MANAGER.to_string());
+        t.flags.client_side_apply_migration =
+            !app.has("ClientSideApplyMigration=false") && live.is_some_and(uses_csa_manager);
+    } else {
+        t.action = TaskAction::Apply;
+        t.flags.force = force;
+    }
+    if app.has("ApplyOutOfSyncOnly=true")
+        && !t.hook
+        && let (Some(modified), Some(l)) = (&request.modified, live)
+    {
+        let lk = ObjectRef::from_object_lossy(l);
+        let key = format!("{}/{}/{}/{}", t.key.group, t.key.kind, lk.namespace, t.key.name);
+        if modified.get(&key) == Some(&false) {
+            t.unmodified = true;
+            t.message = UNMODIFIED_REASON.to_string();
+            t.action = TaskAction::Skip { reason: UNMODIFIED_REASON.to_string() };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    use super::*;
+    use crate::sync::LiveObject;
+
+    fn object(i: usize, kind: usize, wave: i64, hook: usize) -> Value {
+        let kinds = [
+            ("v1", "ConfigMap"),
+            ("apps/v1", "Deployment"),
+            ("v1", "Namespace"),
+            ("batch/v1", "Job"),
+        ];
+        let (api, kind) = kinds[kind % kinds.len()];
+        let mut annotations = json!({"argocd.argoproj.io/sync-wave": wave.to_string()});
+        match hook % 4 {
+            1 => annotations["argocd.argoproj.io/hook"] = json!("PreSync"),
+            2 => annotations["argocd.argoproj.io/hook"] = json!("PostSync,SyncFail"),
+            _ => {}
+        }
+        json!({"apiVersion": api, "kind": kind, "metadata": {
+            "name": format!("o{}", i % 7), "namespace": format!("ns{}", i % 3),
+            "annotations": annotations}})
+    }
+
+    proptest! {
+        /// The plan does not depend on the order of its inputs, and its waves are sorted,
+        /// complete and non-empty.
+        #[test]
+        fn plan_is_deterministic(
+            specs in proptest::collection::vec((0usize..4, -2i64..3, 0usize..4, any::<bool>()), 0..24),
+            seed in any::<u64>(),
+        ) {
+            let mut targets = Vec::new();
+            let mut live = Vec::new();
+            for (i, (kind, wave, hook, is_live)) in specs.iter().enumerate() {
+                let o = object(i, *kind, *wave, *hook);
+                if *is_live { live.push(o) } else { targets.push(o) }
+            }
+            let request =
+                SyncRequest { app_namespace: "app".into(), prune: true, ..SyncRequest::default() };
+            let run = |targets: &[Value], live: &[Value]| {
+                let mut r = request.clone();
+                r.targets = targets.to_vec();
+                let obs = Observations {
+                    live: live.iter().map(|l| LiveObject::new(l.clone(), None)).collect(),
+                    ..Observations::default()
+                };
+                plan(&r, &obs)
+            };
+            let a = run(&targets, &live);
+            // A deterministic shuffle of both lists (duplicates keep their relative order,
+            // because the last duplicate wins).
+            let mut order: Vec<usize> = (0..live.len()).collect();
+            order.sort_by_key(|i| (*i as u64).wrapping_mul(seed | 1).rotate_left(17));
+            let mut seen = std::collections::BTreeSet::new();
+            let unique_live: Vec<Value> = live.iter().rev()
+                .filter(|l| seen.insert(ObjectRef::from_object_lossy(l).key()))
+                .cloned().collect();
+            let shuffled_live: Vec<Value> =
+                order.iter().filter_map(|i| unique_live.get(*i).cloned()).collect();
+            let b = run(&targets, &shuffled_live);
+            let c = run(&targets, &unique_live);
+            prop_assert_eq!(&b, &c);
+            prop_assert_eq!(a.tasks().count(), c.tasks().count());
+            for w in &a.waves {
+                prop_assert!(!w.tasks.is_empty());
+                prop_assert!(w.tasks.iter().all(|t| t.phase == w.phase && t.wave == w.wave));
+            }
+            for pair in a.waves.windows(2) {
+                prop_assert!((pair[0].phase, pair[0].wave) != (pair[1].phase, pair[1].wave));
+            }
+        }
+    }
+
+    fn junk() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            prop::sample::select(vec![
+                "",
+                "v1",
+                "apps/v1",
+                "Pod",
+                "Namespace",
+                "PreSync",
+                "Sync,PostSync",
+                "Skip",
+                "SyncFail",
+                "-3",
+                "99999999999999999999",
+                "Prune=false",
+                "Replace=true",
+                "Prune=confirm",
+                "ServerSideApply=true",
+                "HookSucceeded",
+                "pre-install",
+                "apiextensions.k8s.io/v1",
+                "CustomResourceDefinition",
+                "x",
+                "ns",
+            ])
+            .prop_map(Value::from),
+        ];
+        leaf.prop_recursive(3, 24, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..3).prop_map(Value::from),
+                prop::collection::btree_map(
+                    prop::sample::select(vec![
+                        "apiVersion",
+                        "kind",
+                        "metadata",
+                        "name",
+                        "namespace",
+                        "annotations",
+                        "argocd.argoproj.io/hook",
+                        "argocd.argoproj.io/sync-wave",
+                        "argocd.argoproj.io/sync-options",
+                        "helm.sh/hook",
+                        "spec",
+                        "group",
+                        "names",
+                        "finalizers",
+                        "deletionTimestamp",
+                        "generateName",
+                        "uid",
+                    ])
+                    .prop_map(str::to_string),
+                    inner,
+                    0..4,
+                )
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        /// Arbitrary JSON as desired and live objects never panics, in planning or in a step.
+        #[test]
+        fn junk_never_panics(
+            targets in prop::collection::vec(junk(), 0..6),
+            live in prop::collection::vec(junk(), 0..6),
+            prune in any::<bool>(),
+        ) {
+            let request = SyncRequest {
+                app_namespace: "app".into(),
+                targets,
+                prune,
+                sync_options: crate::sync::AppOptions::new(vec!["CreateNamespace=true".into()]),
+                ..SyncRequest::default()
+            };
+            let obs = Observations {
+                live: live.into_iter().map(|l| LiveObject::new(l, None)).collect(),
+                ..Observations::default()
+            };
+            let _ = plan(&request, &obs);
+            let mut state = crate::sync::SyncState::default();
+            let mut o = obs.clone();
+            for _ in 0..8 {
+                let s = crate::sync::step(&request, &state, &o);
+                state = s.state;
+                o.outcomes =
+                    s.actions.iter().map(|a| crate::sync::Outcome::ok(&a.id, "")).collect();
+            }
+        }
+    }
+}

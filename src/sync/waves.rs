@@ -1,0 +1,155 @@
+//! Kind order (§2.8), the task comparator, prune-wave mirroring and PruneLast (§2.5), and the
+//! dependency pass (§2.9).
+
+use std::cmp::Ordering;
+use std::collections::BTreeMap;
+
+use super::Task;
+
+/// Argo CD's kind order (`kindOrder`). A kind's rank is its index minus the length, so
+/// `Namespace` is −35 and `APIService` −1; a kind not in the list ranks 0.
+pub const KIND_ORDER: [&str; 35] = [
+    "Namespace",
+    "NetworkPolicy",
+    "ResourceQuota",
+    "LimitRange",
+    "PodSecurityPolicy",
+    "PodDisruptionBudget",
+    "ServiceAccount",
+    "Secret",
+    "SecretList",
+    "ConfigMap",
+    "StorageClass",
+    "PersistentVolume",
+    "PersistentVolumeClaim",
+    "CustomResourceDefinition",
+    "ClusterRole",
+    "ClusterRoleList",
+    "ClusterRoleBinding",
+    "ClusterRoleBindingList",
+    "Role",
+    "RoleList",
+    "RoleBinding",
+    "RoleBindingList",
+    "Service",
+    "DaemonSet",
+    "Pod",
+    "ReplicationController",
+    "ReplicaSet",
+    "Deployment",
+    "HorizontalPodAutoscaler",
+    "StatefulSet",
+    "Job",
+    "CronJob",
+    "IngressClass",
+    "Ingress",
+    "APIService",
+];
+
+/// The rank of a kind (the bare kind string; the group is not looked at).
+///
+/// # Examples
+///
+/// ```
+/// use gitops_core::sync::waves::kind_rank;
+/// assert_eq!(kind_rank("Namespace"), -35);
+/// assert_eq!(kind_rank("APIService"), -1);
+/// assert_eq!(kind_rank("MyCRD"), 0);
+/// ```
+pub fn kind_rank(kind: &str) -> i32 {
+    match KIND_ORDER.iter().position(|k| *k == kind) {
+        // The list has 35 entries, so the index always fits an i32.
+        Some(i) => i as i32 - KIND_ORDER.len() as i32,
+        None => 0,
+    }
+}
+
+/// The task order: phase, wave, kind rank, name (Argo CD's comparator), then, beyond Argo CD
+/// whose sort leaves these ties in no fixed order: group, namespace, applies before prunes,
+/// version.
+pub(crate) fn compare(a: &Task, b: &Task) -> Ordering {
+    a.phase
+        .cmp(&b.phase)
+        .then(a.wave.cmp(&b.wave))
+        .then(a.kind_rank.cmp(&b.kind_rank))
+        .then_with(|| a.key.name.as_bytes().cmp(b.key.name.as_bytes()))
+        .then_with(|| a.key.group.cmp(&b.key.group))
+        .then_with(|| a.key.namespace.cmp(&b.key.namespace))
+        .then(a.is_prune().cmp(&b.is_prune()))
+        .then_with(|| a.key.version.cmp(&b.key.version))
+}
+
+/// Mirrors the waves of the prune tasks: the i-th lowest prune wave and the i-th highest swap.
+pub(crate) fn mirror_prune_waves(tasks: &mut [Task]) {
+    let mut waves: Vec<i64> = tasks.iter().filter(|t| t.is_prune()).map(|t| t.wave).collect();
+    waves.sort_unstable();
+    waves.dedup();
+    let n = waves.len();
+    let map: BTreeMap<i64, i64> =
+        waves.iter().enumerate().map(|(i, w)| (*w, waves[n - 1 - i])).collect();
+    for t in tasks.iter_mut().filter(|t| t.is_prune()) {
+        if let Some(w) = map.get(&t.wave) {
+            t.wave = *w;
+        }
+    }
+}
+
+/// `1 + max(0, max wave of the Sync-phase tasks)`: the wave PruneLast prunes go to.
+pub(crate) fn last_sync_wave(tasks: &[Task]) -> i64 {
+    let max =
+        tasks.iter().filter(|t| t.phase == super::Phase::Sync).map(|t| t.wave).fold(0, i64::max);
+    max.saturating_add(1)
+}
+
+/// One pass of `adjustDeps` with a dependency function and a referrer function.
+fn adjust(
+    tasks: &mut Vec<Task>,
+    is_dep: impl Fn(&Task) -> Option<String>,
+    ref_dep: impl Fn(&Task) -> Option<String>,
+) {
+    let mut first_ref: BTreeMap<String, usize> = BTreeMap::new();
+    let mut i = 0;
+    while i < tasks.len() {
+        if tasks[i].target.is_none() {
+            i += 1;
+            continue;
+        }
+        if let Some(k) = is_dep(&tasks[i]) {
+            if let Some(&j) = first_ref.get(&k) {
+                let (phase, wave) = (tasks[j].phase, tasks[j].wave);
+                let mut t = tasks.remove(i);
+                t.phase = phase;
+                t.wave = wave;
+                tasks.insert(j, t);
+                for v in first_ref.values_mut() {
+                    if *v >= j {
+                        *v += 1;
+                    }
+                }
+            }
+        } else if let Some(k) = ref_dep(&tasks[i]) {
+            first_ref.entry(k).or_insert(i);
+        }
+        i += 1;
+    }
+}
+
+/// The dependency pass: Namespaces, then CRDs, pulled in front of their first user.
+pub(crate) fn adjust_dependencies(tasks: &mut Vec<Task>) {
+    adjust(
+        tasks,
+        |t| (t.key.kind == "Namespace" && t.key.group.is_empty()).then(|| t.key.name.clone()),
+        |t| (!t.key.namespace.is_empty()).then(|| t.key.namespace.clone()),
+    );
+    adjust(
+        tasks,
+        |t| {
+            if t.key.kind != "CustomResourceDefinition" || t.key.group != "apiextensions.k8s.io" {
+                return None;
+            }
+            let spec = &t.target.as_ref()?["spec"];
+            Some(format!("{}/{}", spec["group"].as_str()?, spec["names"]["kind"].as_str()?))
+        },
+        |t| Some(format!("{}/{}", t.key.group, t.key.kind)),
+    );
+}

@@ -1,0 +1,492 @@
+//! The diff conformance runner: every case under `testdata/diff/cases/` (one YAML file per
+//! case, see `testdata/diff/README.md`), run through the public API only.
+//!
+//! A case may declare `needs: [smp]` or `needs: [ignore]`: it depends on a part of the engine
+//! that is merged separately. While that part is not listed in [`MERGED`], a failure of such a
+//! case is reported (printed with its reason) and counted as pending instead of failing the
+//! test; once listed, the case must pass like any other.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::support::{read, selected, testdata};
+use crate::diff::{self, AppDiffInput, DiffOptions};
+use crate::{Application, Scopes, Settings};
+
+/// Parts of the engine merged in this tree; cases needing anything else may fail (reported).
+const MERGED: &[&str] = &[];
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct Case {
+    case: String,
+    source: String,
+    #[serde(default)]
+    needs: Vec<String>,
+    run: Run,
+    #[serde(default)]
+    desired: Value,
+    #[serde(default)]
+    live: Value,
+    #[serde(default)]
+    desired_set: BTreeMap<String, Value>,
+    #[serde(default)]
+    live_set: BTreeMap<String, Value>,
+    #[serde(default)]
+    desired_remove: Vec<String>,
+    #[serde(default)]
+    live_remove: Vec<String>,
+    /// `desired`: live's last-applied annotation becomes the JSON of the (edited) desired.
+    #[serde(default)]
+    live_last_applied: Option<String>,
+    #[serde(default)]
+    options: Opts,
+    /// App-level `ignoreDifferences` (run: app).
+    #[serde(default)]
+    ignore_differences: Value,
+    /// The Application (run: app); defaults to an empty one.
+    #[serde(default)]
+    app: Value,
+    /// `argocd-cm` data (run: app).
+    #[serde(default)]
+    argocd_cm: Value,
+    /// Annotation keys to mask (run: mask).
+    #[serde(default)]
+    hide_annotations: Vec<String>,
+    /// Managers (run: managedFields).
+    #[serde(default)]
+    managers: Vec<String>,
+    expect: Expect,
+}
+
+#[derive(Debug, Deserialize, Clone, Copy, PartialEq)]
+#[serde(rename_all = "camelCase")]
+enum Run {
+    Diff,
+    App,
+    Mask,
+    ManagedFields,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct Opts {
+    #[serde(default)]
+    ignore_aggregated_roles: bool,
+    #[serde(default)]
+    structured_merge: bool,
+    #[serde(default)]
+    server_side_diff: bool,
+    #[serde(default)]
+    dry_run: Value,
+    #[serde(default)]
+    ignore_mutation_webhook: Option<bool>,
+    /// A stand-in full normaliser that removes these pointers (the `Normalizer` hook).
+    #[serde(default)]
+    normalizer_removes: Vec<String>,
+}
+
+/// Removes fixed pointers: exercises the normaliser hook of `diff()` without the ignore engine.
+struct RemovePointers(Vec<String>);
+
+impl crate::diff::Normalizer for RemovePointers {
+    fn normalize(&self, obj: &mut Value) {
+        edit(obj, &BTreeMap::new(), &self.0);
+    }
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct Expect {
+    modified: Option<bool>,
+    mode: Option<String>,
+    error: Option<String>,
+    /// Pointer → exact value, on the predicted (run: diff) or desired/target (mask,
+    /// managedFields) side.
+    #[serde(default)]
+    predicted: BTreeMap<String, Value>,
+    #[serde(default)]
+    live: BTreeMap<String, Value>,
+    #[serde(default)]
+    predicted_absent: Vec<String>,
+    #[serde(default)]
+    live_absent: Vec<String>,
+    /// Strings that must (not) occur in the JSON of either output.
+    #[serde(default)]
+    output_contains: Vec<String>,
+    #[serde(default)]
+    output_lacks: Vec<String>,
+    /// Mask: pointers into the parsed last-applied annotations.
+    #[serde(default)]
+    target_last_applied: BTreeMap<String, Value>,
+    #[serde(default)]
+    live_last_applied: BTreeMap<String, Value>,
+    /// App: the sync status, and every resource in order.
+    sync_status: Option<String>,
+    resources: Option<Vec<ExpectResource>>,
+    #[serde(default)]
+    conditions: Option<Vec<ExpectCondition>>,
+    hooks: Option<usize>,
+    /// App: the notes about objects left out.
+    notes: Option<Vec<String>>,
+    /// App: pointer checks on one resource's outputs, by `group/Kind/namespace/name`.
+    #[serde(default)]
+    resource: Option<String>,
+}
+
+#[derive(Debug, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct ExpectResource {
+    key: String,
+    status: String,
+    #[serde(default)]
+    modified: bool,
+    #[serde(default)]
+    requires_pruning: bool,
+    #[serde(default)]
+    requires_deletion_confirmation: bool,
+    #[serde(default)]
+    hook: bool,
+}
+
+#[derive(Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+struct ExpectCondition {
+    #[serde(rename = "type")]
+    type_: String,
+    message: String,
+}
+
+/// An input: an inline object, `null`, or `@path` (`@path#n` for the n-th object) of a file
+/// under `testdata/diff/`.
+fn load(v: &Value) -> Value {
+    match v {
+        Value::String(s) if s.starts_with('@') => {
+            let (path, index) = match s[1..].split_once('#') {
+                Some((p, i)) => (p, i.parse::<usize>().expect("document index")),
+                None => (&s[1..], 0),
+            };
+            let text = read(&format!("diff/{path}"));
+            let docs = crate::object::parse_documents(&text).unwrap_or_else(|e| panic!("{s}: {e}"));
+            docs.into_iter().filter(|d| !d.is_null()).nth(index).unwrap_or(Value::Null)
+        }
+        other => other.clone(),
+    }
+}
+
+fn load_list(v: &Value) -> Vec<Value> {
+    match v {
+        Value::Array(items) => items.iter().map(load).filter(|v| !v.is_null()).collect(),
+        Value::Null => Vec::new(),
+        other => vec![load(other)],
+    }
+}
+
+fn edit(obj: &mut Value, set: &BTreeMap<String, Value>, remove: &[String]) {
+    for (ptr, val) in set {
+        let (parent, last) = ptr.rsplit_once('/').expect("pointer");
+        let last = last.replace("~1", "/").replace("~0", "~");
+        match obj.pointer_mut(parent) {
+            Some(Value::Object(m)) => {
+                m.insert(last, val.clone());
+            }
+            _ => panic!("edit: no object at {parent}"),
+        }
+    }
+    for ptr in remove {
+        let (parent, last) = ptr.rsplit_once('/').expect("pointer");
+        let last = last.replace("~1", "/").replace("~0", "~");
+        if let Some(Value::Object(m)) = obj.pointer_mut(parent) {
+            m.remove(&last);
+        }
+    }
+}
+
+fn check_pointers(
+    what: &str,
+    obj: &Value,
+    want: &BTreeMap<String, Value>,
+    absent: &[String],
+    errs: &mut Vec<String>,
+) {
+    for (ptr, v) in want {
+        match obj.pointer(ptr) {
+            Some(got) if got == v => {}
+            got => errs.push(format!(
+                "{what}{ptr}: want {v}, got {}",
+                got.map_or("absent".into(), Value::to_string)
+            )),
+        }
+    }
+    for ptr in absent {
+        if let Some(got) = obj.pointer(ptr) {
+            errs.push(format!("{what}{ptr}: want absent, got {got}"));
+        }
+    }
+}
+
+fn run_case(c: &Case) -> Vec<String> {
+    let mut errs = Vec::new();
+    let mut desired = load(&c.desired);
+    let mut live = load(&c.live);
+    if !desired.is_null() {
+        edit(&mut desired, &c.desired_set, &c.desired_remove);
+    }
+    if !live.is_null() {
+        edit(&mut live, &c.live_set, &c.live_remove);
+    }
+    if c.live_last_applied.as_deref() == Some("desired") {
+        let text = serde_json::to_string(&desired).unwrap_or_default();
+        let mut set = BTreeMap::new();
+        set.insert(
+            "/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration".to_string(),
+            Value::String(text),
+        );
+        edit(&mut live, &set, &[]);
+    }
+    let e = &c.expect;
+    match c.run {
+        Run::Diff => {
+            let dry_run = load(&c.options.dry_run);
+            let mut opts = DiffOptions::default()
+                .with_ignore_aggregated_roles(c.options.ignore_aggregated_roles)
+                .with_structured_merge(c.options.structured_merge);
+            if c.options.server_side_diff {
+                opts = opts.with_server_side_diff((!dry_run.is_null()).then_some(&dry_run));
+            }
+            if let Some(w) = c.options.ignore_mutation_webhook {
+                opts = opts.with_ignore_mutation_webhook(w);
+            }
+            let normalizer = RemovePointers(c.options.normalizer_removes.clone());
+            if !normalizer.0.is_empty() {
+                opts = opts.with_normalizer(&normalizer);
+            }
+            let r = diff::diff(
+                (!desired.is_null()).then_some(&desired),
+                (!live.is_null()).then_some(&live),
+                &opts,
+            );
+            let r = match (r, &e.error) {
+                (Err(err), Some(want)) => {
+                    if &err.to_string() != want {
+                        errs.push(format!("error: want {want:?}, got {:?}", err.to_string()));
+                    }
+                    return errs;
+                }
+                (Err(err), None) => return vec![format!("unexpected error: {err}")],
+                (Ok(_), Some(want)) => return vec![format!("want error {want:?}, got a result")],
+                (Ok(r), None) => r,
+            };
+            if let Some(m) = e.modified
+                && m != r.modified
+            {
+                errs.push(format!("modified: want {m}, got {}", r.modified));
+            }
+            if let Some(mode) = &e.mode {
+                let got = serde_json::to_value(r.mode).unwrap_or_default();
+                if got.as_str() != Some(mode) {
+                    errs.push(format!("mode: want {mode}, got {got}"));
+                }
+            }
+            check_pointers(
+                "predicted",
+                &r.predicted_live,
+                &e.predicted,
+                &e.predicted_absent,
+                &mut errs,
+            );
+            check_pointers("live", &r.normalized_live, &e.live, &e.live_absent, &mut errs);
+            let text = format!("{} {}", r.normalized_live, r.predicted_live);
+            for s in &e.output_contains {
+                if !text.contains(s.as_str()) {
+                    errs.push(format!("outputs lack {s:?}"));
+                }
+            }
+            for s in &e.output_lacks {
+                if text.contains(s.as_str()) {
+                    errs.push(format!("outputs contain {s:?}"));
+                }
+            }
+        }
+        Run::Mask => {
+            let (t, l) = diff::hide_secret_data(
+                (!desired.is_null()).then_some(&desired),
+                (!live.is_null()).then_some(&live),
+                &c.hide_annotations,
+            );
+            let (t, l) = (t.unwrap_or_default(), l.unwrap_or_default());
+            check_pointers("target", &t, &e.predicted, &e.predicted_absent, &mut errs);
+            check_pointers("live", &l, &e.live, &e.live_absent, &mut errs);
+            let la = |o: &Value| {
+                o.pointer("/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration")
+                    .and_then(Value::as_str)
+                    .and_then(|s| serde_json::from_str::<Value>(s).ok())
+                    .unwrap_or_default()
+            };
+            check_pointers("targetLastApplied", &la(&t), &e.target_last_applied, &[], &mut errs);
+            check_pointers("liveLastApplied", &la(&l), &e.live_last_applied, &[], &mut errs);
+            let text = format!("{t} {l}");
+            for s in &e.output_contains {
+                if !text.contains(s.as_str()) {
+                    errs.push(format!("outputs lack {s:?}"));
+                }
+            }
+        }
+        Run::ManagedFields => {
+            diff::normalize_managed_fields(&mut live, &mut desired, &c.managers);
+            check_pointers("desired", &desired, &e.predicted, &e.predicted_absent, &mut errs);
+            check_pointers("live", &live, &e.live, &e.live_absent, &mut errs);
+        }
+        Run::App => run_app(c, &mut errs),
+    }
+    errs
+}
+
+fn run_app(c: &Case, errs: &mut Vec<String>) {
+    let e = &c.expect;
+    let mut desired = load_list(&c.desired);
+    let live = load_list(&c.live);
+    for d in &mut desired {
+        edit(d, &c.desired_set, &c.desired_remove);
+    }
+    let mut app_doc = if c.app.is_null() { serde_json::json!({}) } else { load(&c.app) };
+    if !c.ignore_differences.is_null() {
+        app_doc["spec"]["ignoreDifferences"] = c.ignore_differences.clone();
+    }
+    let app = Application::from_value(&app_doc).expect("app");
+    let settings = if c.argocd_cm.is_null() {
+        Settings::default()
+    } else {
+        Settings::from_config_map(&serde_json::json!({"data": c.argocd_cm})).expect("argocd-cm")
+    };
+    let scopes = Scopes::builtin();
+    let out = match diff::diff_app(&AppDiffInput::new(&desired, &live, &app, &settings, &scopes)) {
+        Ok(o) => o,
+        Err(err) => {
+            errs.push(format!("unexpected error: {err}"));
+            return;
+        }
+    };
+    if let Some(s) = &e.sync_status
+        && out.sync_status.as_str() != s
+    {
+        errs.push(format!("syncStatus: want {s}, got {}", out.sync_status.as_str()));
+    }
+    if let Some(want) = &e.resources {
+        let got: Vec<ExpectResource> = out
+            .resources
+            .iter()
+            .map(|r| ExpectResource {
+                key: r.object.key(),
+                status: r.status.map_or("", |s| s.as_str()).to_string(),
+                modified: r.modified,
+                requires_pruning: r.requires_pruning,
+                requires_deletion_confirmation: r.requires_deletion_confirmation,
+                hook: r.hook,
+            })
+            .collect();
+        if &got != want {
+            errs.push(format!("resources: want {want:?}, got {got:?}"));
+        }
+    }
+    if let Some(want) = &e.conditions {
+        let got: Vec<ExpectCondition> = out
+            .conditions
+            .iter()
+            .map(|c| ExpectCondition { type_: c.type_.clone(), message: c.message.clone() })
+            .collect();
+        if &got != want {
+            errs.push(format!("conditions: want {want:?}, got {got:?}"));
+        }
+    }
+    if let Some(want) = &e.notes
+        && &out.notes != want
+    {
+        errs.push(format!("notes: want {want:?}, got {:?}", out.notes));
+    }
+    if let Some(n) = e.hooks
+        && out.hooks.len() != n
+    {
+        errs.push(format!("hooks: want {n}, got {}", out.hooks.len()));
+    }
+    if let Some(key) = &e.resource {
+        match out.resources.iter().find(|r| &r.object.key() == key) {
+            None => errs.push(format!("no resource {key}")),
+            Some(r) => {
+                if let Some(m) = e.modified
+                    && m != r.modified
+                {
+                    errs.push(format!("modified: want {m}, got {}", r.modified));
+                }
+                check_pointers(
+                    "predicted",
+                    &r.predicted_live,
+                    &e.predicted,
+                    &e.predicted_absent,
+                    errs,
+                );
+                check_pointers("live", &r.normalized_live, &e.live, &e.live_absent, errs);
+                let text =
+                    format!("{} {} {}", r.normalized_live, r.predicted_live, out.render_text());
+                for s in &e.output_contains {
+                    if !text.contains(s.as_str()) {
+                        errs.push(format!("outputs lack {s:?}"));
+                    }
+                }
+                for s in &e.output_lacks {
+                    if text.contains(s.as_str()) {
+                        errs.push(format!("outputs contain {s:?}"));
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn diff_conformance() {
+    let dir = testdata().join("diff/cases");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("testdata/diff/cases")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .collect();
+    files.sort();
+    let (mut passed, mut pending_failed, mut pending_passed) = (0, Vec::new(), Vec::new());
+    let mut failures = Vec::new();
+    for path in files {
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        if !selected(&name) {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).expect("case file");
+        let case: Case = serde_norway::from_str(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(!case.source.is_empty(), "{name}: source is required");
+        let errs = run_case(&case);
+        let pending: Vec<&String> =
+            case.needs.iter().filter(|n| !MERGED.contains(&n.as_str())).collect();
+        match (errs.is_empty(), pending.is_empty()) {
+            (true, true) => passed += 1,
+            (true, false) => pending_passed.push(case.case.clone()),
+            (false, false) => pending_failed.push(format!(
+                "{} (needs {:?}): {}",
+                case.case,
+                pending,
+                errs.join("; ")
+            )),
+            (false, true) => failures.push(format!("{}: {}", case.case, errs.join("; "))),
+        }
+    }
+    eprintln!(
+        "diff conformance: {passed} passed, {} pending passed, {} pending failing, {} failed",
+        pending_passed.len(),
+        pending_failed.len(),
+        failures.len()
+    );
+    for p in &pending_failed {
+        eprintln!("  pending: {p}");
+    }
+    assert!(failures.is_empty(), "failing cases:\n{}", failures.join("\n"));
+}

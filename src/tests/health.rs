@@ -1,0 +1,445 @@
+//! Health conformance: every case under `testdata/health/` (built-in checks on Argo CD's own
+//! testdata, single-object rules, app aggregation), run through the public API.
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde_json::{Value, json};
+
+use super::support::{read, selected};
+use crate::health::{
+    self, HealthContext, HealthError, HealthResult, HealthStatus, ResourceHealthInput,
+    ScriptHealth, ScriptOutput,
+};
+use crate::object::{ObjectRef, parse_documents};
+
+/// Reads a YAML file of cases below `testdata/` as one JSON value.
+fn cases(rel: &str) -> Vec<Value> {
+    let docs = parse_documents(&read(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"));
+    match docs.into_iter().next() {
+        Some(Value::Array(items)) => items,
+        other => panic!("{rel}: expected a list of cases, found {other:?}"),
+    }
+}
+
+/// The first document of a YAML file below `testdata/`.
+///
+/// `parse_documents` rejects duplicate keys; Argo CD's YAML reader keeps the last one, and
+/// one of its files (`statefulset-ondelete.yaml`, `spec.updateStrategy` twice with the same
+/// value) relies on it, so such a file is read the lenient way.
+fn object(rel: &str) -> Value {
+    let text = read(rel);
+    let docs = match parse_documents(&text) {
+        Ok(docs) => docs,
+        Err(e) if e.to_string().contains("duplicate") => {
+            vec![serde_norway::from_str(&text).unwrap_or_else(|e| panic!("{rel}: {e}"))]
+        }
+        Err(e) => panic!("{rel}: {e}"),
+    };
+    docs.into_iter().find(|d| !d.is_null()).unwrap_or_else(|| panic!("{rel}: no document"))
+}
+
+fn status(v: &Value) -> HealthStatus {
+    let s = v.as_str().unwrap_or_else(|| panic!("status must be a string: {v}"));
+    s.parse().unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// `{status, message}` from a case.
+fn result(v: &Value) -> Option<HealthResult> {
+    if v.is_null() {
+        return None;
+    }
+    Some(HealthResult::new(status(&v["status"]), v["message"].as_str().unwrap_or("")))
+}
+
+fn show(r: &Result<Option<HealthResult>, HealthError>) -> String {
+    match r {
+        Ok(Some(h)) => format!("{:?} {:?}", h.status, h.message),
+        Ok(None) => "no health".to_string(),
+        Err(e) => format!("error {:?}", e.to_string()),
+    }
+}
+
+/// A stand-in script engine that gives the same answer for every object.
+struct Fixed(Value);
+
+impl ScriptHealth for Fixed {
+    fn health(
+        &self,
+        _obj: &Value,
+        object: &ObjectRef,
+        _now: SystemTime,
+    ) -> Result<Option<ScriptOutput>, HealthError> {
+        if self.0 == "empty" {
+            return Ok(Some(ScriptOutput::new(None, "")));
+        }
+        if let Some(message) = self.0["error"].as_str() {
+            return Err(HealthError::script(object, "stand-in", message));
+        }
+        let deletion = self.0["deletion_message"].as_str().unwrap_or("");
+        Ok(Some(ScriptOutput::new(result(&self.0), deletion)))
+    }
+}
+
+#[derive(Default)]
+struct Tally {
+    passed: usize,
+    failures: Vec<String>,
+}
+
+impl Tally {
+    fn check(&mut self, name: &str, got: String, want: String) {
+        if got == want {
+            self.passed += 1;
+        } else {
+            self.failures.push(format!("{name}:\n    got  {got}\n    want {want}"));
+        }
+    }
+}
+
+/// Argo CD's gitops-engine testdata (spec §5).
+fn builtin(t: &mut Tally) {
+    let ctx = HealthContext::new(UNIX_EPOCH);
+    for case in cases("health/builtin/cases.yaml") {
+        let file = case["file"].as_str().expect("file");
+        let name = format!("builtin/{file}");
+        if !selected(&name) {
+            continue;
+        }
+        let got = health::assess(&object(&format!("health/builtin/{file}")), &ctx);
+        let want = match &case["status"] {
+            Value::Null => "no health".to_string(),
+            s => format!("{:?} {:?}", status(s), case["message"].as_str().unwrap_or("")),
+        };
+        t.check(&name, show(&got), want);
+    }
+}
+
+/// Single objects (`testdata/health/objects.yaml`).
+fn objects(t: &mut Tally) {
+    for case in cases("health/objects.yaml") {
+        let name = format!("objects/{}", case["name"].as_str().expect("name"));
+        if !selected(&name) {
+            continue;
+        }
+        let now = UNIX_EPOCH + Duration::from_secs(case["now"].as_u64().unwrap_or(0));
+        let script = case.get("script").map(|s| Fixed(s.clone()));
+        let mut ctx = HealthContext::new(now);
+        if let Some(s) = &script {
+            ctx = ctx.with_scripts(s);
+        }
+        let got = health::assess(&case["object"], &ctx);
+        let want = match (case.get("error"), case.get("expected")) {
+            (Some(e), _) => format!("error {:?}", e.as_str().expect("error text")),
+            (None, Some(expected)) => show(&Ok(result(expected))),
+            (None, None) => panic!("{name}: no expected result"),
+        };
+        // An error is also the Unknown health Argo CD records.
+        if let Err(e) = &got {
+            let h = e.health();
+            if h.status != HealthStatus::Unknown || h.message != e.to_string() {
+                t.failures.push(format!("{name}: error health is {h:?}"));
+            }
+        }
+        t.check(&name, show(&got), want);
+    }
+}
+
+fn with_identity(mut obj: Value, entry: &Value) -> Value {
+    if let Some(id) = entry["as"].as_str() {
+        let (ns, name) = id.split_once('/').expect("as: namespace/name");
+        obj["metadata"]["namespace"] = json!(ns);
+        obj["metadata"]["name"] = json!(name);
+    }
+    if let Some(Value::Object(extra)) = entry.get("annotations") {
+        let meta = &mut obj["metadata"];
+        if !meta["annotations"].is_object() {
+            meta["annotations"] = json!({});
+        }
+        for (k, v) in extra {
+            meta["annotations"][k] = v.clone();
+        }
+    }
+    obj
+}
+
+fn side(entry: &Value, key: &str) -> Option<Value> {
+    let obj = match (entry.get(key), entry[format!("{key}_file")].as_str()) {
+        (Some(inline), _) => inline.clone(),
+        (None, Some(file)) => object(&format!("health/{file}")),
+        (None, None) => return None,
+    };
+    Some(with_identity(obj, entry))
+}
+
+fn input(entry: &Value, ctx: &HealthContext<'_>) -> ResourceHealthInput {
+    if let Some(r) = entry["ref"].as_str() {
+        let parts: Vec<&str> = r.split('/').collect();
+        let [group, version, kind, namespace, name] = parts[..] else {
+            panic!("ref must be group/version/Kind/namespace/name: {r}");
+        };
+        let object = ObjectRef::new(group, version, kind, namespace, name);
+        let mut input = if entry["present"] == false {
+            ResourceHealthInput::missing(object)
+        } else {
+            ResourceHealthInput::new(object, result(&entry["health"]))
+        };
+        input.hook = entry["hook"] == true;
+        input.ignore_health = entry["ignore"] == true;
+        return input;
+    }
+    let target = side(entry, "target");
+    let live = side(entry, "live");
+    ResourceHealthInput::from_objects(target.as_ref(), live.as_ref(), ctx)
+        .expect("a resource needs a live object or a target")
+}
+
+/// App aggregation (`testdata/health/app.yaml`), in every rotation of the input and reversed.
+fn apps(t: &mut Tally) {
+    for case in cases("health/app.yaml") {
+        let name = format!("app/{}", case["name"].as_str().expect("name"));
+        if !selected(&name) {
+            continue;
+        }
+        let script = case.get("script").map(|s| Fixed(s.clone()));
+        let app = side(&case, "app");
+        let mut ctx = HealthContext::new(UNIX_EPOCH);
+        if let Some(s) = &script {
+            ctx = ctx.with_scripts(s);
+        }
+        if let Some(app) = &app {
+            ctx = ctx.with_app(app);
+        }
+        let resources: Vec<ResourceHealthInput> = case["resources"]
+            .as_array()
+            .expect("resources")
+            .iter()
+            .map(|e| input(e, &ctx))
+            .collect();
+        let expected = &case["expected"];
+        let want = format!(
+            "{:?} {:?} {:?}",
+            status(&expected["status"]),
+            expected["message"].as_str().unwrap_or(""),
+            case["error"].as_str()
+        );
+        let mut orders = Vec::new();
+        for i in 0..resources.len().max(1) {
+            let mut r = resources.clone();
+            r.rotate_left(i);
+            orders.push(r.clone());
+            r.reverse();
+            orders.push(r);
+        }
+        for (i, order) in orders.iter().enumerate() {
+            let app = health::aggregate(order);
+            let got =
+                format!("{:?} {:?} {:?}", app.status, app.message, app.error_message().as_deref());
+            t.check(&format!("{name} (order {i})"), got, want.clone());
+            let sorted = app.resources.windows(2).all(|w| w[0].object <= w[1].object);
+            if !sorted || app.resources.len() != resources.len() {
+                t.failures.push(format!("{name}: resources not one per input, sorted"));
+            }
+        }
+    }
+}
+
+#[test]
+fn health_conformance() {
+    let mut t = Tally::default();
+    builtin(&mut t);
+    objects(&mut t);
+    apps(&mut t);
+    eprintln!("health conformance: {} passed, {} failed", t.passed, t.failures.len());
+    assert!(t.failures.is_empty(), "{} failures:\n{}", t.failures.len(), t.failures.join("\n"));
+}
+
+mod properties {
+    //! Invariants on any input: `assess` is total (no panic, an error is an Unknown health),
+    //! and `aggregate` does not depend on the order of the resources.
+
+    use proptest::prelude::*;
+    use serde_json::{Value, json};
+
+    use super::UNIX_EPOCH;
+    use crate::health::{self, HealthContext, HealthResult, HealthStatus, ResourceHealthInput};
+    use crate::object::ObjectRef;
+
+    const KINDS: &[(&str, &str)] = &[
+        ("apps/v1", "Deployment"),
+        ("apps/v1", "StatefulSet"),
+        ("apps/v1", "DaemonSet"),
+        ("apps/v1", "ReplicaSet"),
+        ("v1", "Pod"),
+        ("v1", "Service"),
+        ("v1", "PersistentVolumeClaim"),
+        ("networking.k8s.io/v1", "Ingress"),
+        ("batch/v1", "Job"),
+        ("autoscaling/v1", "HorizontalPodAutoscaler"),
+        ("autoscaling/v2", "HorizontalPodAutoscaler"),
+        ("apiregistration.k8s.io/v1", "APIService"),
+        ("argoproj.io/v1alpha1", "Workflow"),
+    ];
+
+    /// The fields the checks read, where random values go.
+    const PATHS: &[&str] = &[
+        "spec",
+        "status",
+        "metadata",
+        "spec.replicas",
+        "spec.paused",
+        "spec.restartPolicy",
+        "spec.type",
+        "spec.updateStrategy",
+        "spec.updateStrategy.rollingUpdate",
+        "status.conditions",
+        "status.containerStatuses",
+        "status.initContainerStatuses",
+        "status.phase",
+        "status.replicas",
+        "status.readyReplicas",
+        "status.updatedReplicas",
+        "status.availableReplicas",
+        "status.desiredNumberScheduled",
+        "spec.updateStrategy.rollingUpdate.partition",
+        "status.loadBalancer",
+        "status.loadBalancer.ingress",
+        "metadata.generation",
+        "metadata.annotations",
+        "metadata.deletionTimestamp",
+        "metadata.finalizers",
+    ];
+
+    fn json_value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(|i| json!(i)),
+            prop_oneof![
+                Just(i64::MAX),
+                Just(i64::MIN),
+                Just(i64::from(i32::MAX)),
+                Just(i64::from(i32::MIN)),
+                Just(-1),
+                Just(0),
+            ]
+            .prop_map(|i| json!(i)),
+            (-1.0e6f64..1.0e6).prop_map(|f| json!(f)),
+            "[a-zA-Z:, {}\\[\\]\"]{0,12}".prop_map(Value::String),
+            prop_oneof![
+                Just("True"),
+                Just("Running"),
+                Just("Failed"),
+                Just("Progressing"),
+                Just("ProgressDeadlineExceeded"),
+                Just("LoadBalancer"),
+                Just("Always"),
+                Just("[{\"type\":\"AbleToScale\"}]"),
+            ]
+            .prop_map(|s| json!(s)),
+        ];
+        leaf.prop_recursive(4, 32, 6, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                prop::collection::btree_map(
+                    prop_oneof![
+                        Just("type".to_string()),
+                        Just("status".to_string()),
+                        Just("reason".to_string()),
+                        Just("message".to_string()),
+                        Just("state".to_string()),
+                        Just("waiting".to_string()),
+                        Just("terminated".to_string()),
+                        Just("ingress".to_string()),
+                        "[a-z]{1,6}",
+                    ],
+                    inner,
+                    0..4
+                )
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    fn set(obj: &mut Value, path: &str, v: Value) {
+        let mut cur = obj;
+        let parts: Vec<&str> = path.split('.').collect();
+        for (i, p) in parts.iter().enumerate() {
+            if !cur.is_object() {
+                return;
+            }
+            if i + 1 == parts.len() {
+                cur[*p] = v;
+                return;
+            }
+            if !cur[*p].is_object() {
+                cur[*p] = json!({});
+            }
+            cur = &mut cur[*p];
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+        #[test]
+        fn assess_is_total(
+            kind in 0..KINDS.len(),
+            edits in prop::collection::vec((0..PATHS.len(), json_value()), 0..5),
+        ) {
+            let (api_version, kind) = KINDS[kind];
+            let mut obj = json!({"apiVersion": api_version, "kind": kind, "metadata": {"name": "x"}});
+            for (path, v) in edits {
+                set(&mut obj, PATHS[path], v);
+            }
+            let ctx = HealthContext::new(UNIX_EPOCH);
+            match health::assess(&obj, &ctx) {
+                Ok(_) => {}
+                Err(e) => {
+                    prop_assert_eq!(e.health().status, HealthStatus::Unknown);
+                    prop_assert!(!e.to_string().is_empty());
+                }
+            }
+        }
+
+        #[test]
+        fn assess_any_value_is_total(v in json_value()) {
+            let _ = health::assess(&v, &HealthContext::new(UNIX_EPOCH));
+        }
+
+        #[test]
+        fn aggregate_ignores_order(
+            items in prop::collection::vec(
+                (0..4usize, 0..7usize, any::<bool>(), any::<bool>(), any::<bool>()), 0..10),
+            seed in any::<u64>(),
+        ) {
+            let inputs: Vec<ResourceHealthInput> = items
+                .iter()
+                .map(|&(name, status, live, hook, ignore)| {
+                    let kind = if name == 3 { "Application" } else { "Widget" };
+                    let object = ObjectRef::new("argoproj.io", "v1", kind, "ns", format!("r{name}"));
+                    let health = HealthStatus::ALL.get(status).map(|s| HealthResult::status(*s));
+                    let mut input = if live {
+                        ResourceHealthInput::new(object, health)
+                    } else {
+                        ResourceHealthInput::missing(object)
+                    };
+                    input.hook = hook;
+                    input.ignore_health = ignore;
+                    input
+                })
+                .collect();
+            let mut shuffled = inputs.clone();
+            // A deterministic shuffle from the seed.
+            let mut s = seed;
+            for i in (1..shuffled.len()).rev() {
+                s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                shuffled.swap(i, (s >> 33) as usize % (i + 1));
+            }
+            let a = health::aggregate(&inputs);
+            let b = health::aggregate(&shuffled);
+            prop_assert_eq!(a.status, b.status);
+            prop_assert_eq!(&a.message, &b.message);
+            prop_assert_eq!(a.resources.len(), inputs.len());
+        }
+    }
+}

@@ -1,0 +1,2 @@
+-- Fixture: its health_test.yaml is malformed.
+return {status = "Healthy"}
