@@ -26,13 +26,14 @@ fn main() {
     divan::main();
 }
 
-/// A small request: `configure` with an `argocd-cm` of a few keys, which the server parses
-/// each time.
-fn request() -> String {
-    serde_json::json!({
-        "id": 1,
-        "method": "configure",
-        "params": {
+/// A small request of each kind:
+/// - `configure`: an `argocd-cm` of a few keys, which the server parses each time;
+/// - `diff`: the demo application of `testdata/demo/` (4 desired and 4 live objects: a
+///   Deployment scaled by hand, an env var added with `kubectl set env`, a Service removed
+///   from Git), about 4 KB of JSON.
+fn request(method: &str) -> String {
+    let params = match method {
+        "configure" => serde_json::json!({
             "argocdCm": {
                 "resource.customizations.ignoreDifferences.apps_Deployment":
                     "jsonPointers:\n- /spec/replicas\n",
@@ -40,10 +41,23 @@ fn request() -> String {
                     "managedFieldsManagers:\n- kube-controller-manager\n",
                 "resource.compareoptions": "ignoreAggregatedRoles: true\n",
             }
+        }),
+        "diff" => {
+            let read = |name: &str| {
+                let path = format!("{}/testdata/demo/{name}", env!("CARGO_MANIFEST_DIR"));
+                std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+            };
+            let desired = gitops_core::parse_manifests(&read("desired.yaml")).expect("demo");
+            let live = gitops_core::parse_manifests(&read("live.yaml")).expect("demo");
+            let app = gitops_core::object::parse_documents(&read("app.yaml")).expect("demo");
+            serde_json::json!({"desired": desired, "live": live, "app": app[0]})
         }
-    })
-    .to_string()
+        other => panic!("no request for {other}"),
+    };
+    serde_json::json!({"id": 1, "method": method, "params": params}).to_string()
 }
+
+const METHODS: [&str; 2] = ["configure", "diff"];
 
 struct Warm {
     child: Child,
@@ -86,21 +100,24 @@ impl Drop for Warm {
     }
 }
 
-#[divan::bench]
-fn warm_round_trip(bencher: Bencher) {
-    let mut request = request().into_bytes();
+#[divan::bench(args = METHODS)]
+fn warm_round_trip(bencher: Bencher, method: &str) {
+    let mut request = request(method).into_bytes();
     request.push(b'\n');
     let mut warm = Warm::start();
+    warm.round_trip(&request);
+    assert!(warm.line.starts_with(r#"{"id":1,"result":"#), "{}", warm.line);
     bencher.bench_local(|| warm.round_trip(&request));
 }
 
 const PIPELINED: usize = 1000;
 
-#[divan::bench(sample_count = 20)]
-fn warm_pipelined(bencher: Bencher) {
+#[divan::bench(args = METHODS, sample_count = 20)]
+fn warm_pipelined(bencher: Bencher, method: &str) {
+    let request = request(method);
     let mut batch = Vec::new();
     for _ in 0..PIPELINED {
-        batch.extend_from_slice(request().as_bytes());
+        batch.extend_from_slice(request.as_bytes());
         batch.push(b'\n');
     }
     let mut warm = Warm::start();
@@ -122,9 +139,9 @@ fn warm_pipelined(bencher: Bencher) {
     });
 }
 
-#[divan::bench(sample_count = 30, sample_size = 1)]
-fn process_per_request(bencher: Bencher) {
-    let mut request = request().into_bytes();
+#[divan::bench(args = METHODS, sample_count = 30, sample_size = 1)]
+fn process_per_request(bencher: Bencher, method: &str) {
+    let mut request = request(method).into_bytes();
     request.push(b'\n');
     bencher.bench_local(|| {
         let mut child = Command::new(BIN)
@@ -137,14 +154,16 @@ fn process_per_request(bencher: Bencher) {
         stdin.write_all(&request).expect("writing the request");
         drop(stdin);
         let out = child.wait_with_output().expect("waiting for the server");
-        assert!(out.status.success());
+        assert!(out.status.success() && out.stdout.starts_with(br#"{"id":1,"result":"#));
         out.stdout.len()
     });
 }
 
-#[divan::bench]
-fn in_process(bencher: Bencher) {
-    let request = request();
+#[divan::bench(args = METHODS)]
+fn in_process(bencher: Bencher, method: &str) {
+    let request = request(method);
     let mut server = Server::new();
+    let first = server.handle_line(request.as_bytes()).unwrap_or_default();
+    assert!(first.starts_with(r#"{"id":1,"result":"#), "{first}");
     bencher.bench_local(|| server.handle_line(request.as_bytes()));
 }

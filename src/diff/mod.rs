@@ -59,10 +59,10 @@ mod linediff;
 mod managed_fields;
 mod mask;
 mod merge_patch;
-mod quantity;
 mod normalize;
 mod patch;
 mod pipeline;
+mod quantity;
 mod remarshal;
 mod smp;
 

@@ -33,10 +33,30 @@
 //!   (compact, on one line).
 //! - `error` always has the four fields `code`, `message`, `object` and `path` ([`ErrorObject`]).
 //!
+//! # Methods
+//!
+//! | method | params | result |
+//! |---|---|---|
+//! | `diff` | `desired`, `live`, `app`?, `argocdCm`? ([`DiffParams`]) | what `gitops-core diff --output json` prints ([`output::DiffOutput`]) |
+//! | `health` | `objects`, `argocdCm`?, `customizations`?, `now`? ([`HealthParams`]) | what `gitops-core health --output json` prints ([`output::HealthOutput`]) |
+//! | `plan` | `desired`, `live`, `app`?, `argocdCm`? ([`PlanParams`]) | what `gitops-core plan --output json` prints |
+//! | `decide` | `app`, `desired`, `live`, `revision`, `now`, `argocdCm`? ([`DecideParams`]) | what `gitops-core decide --output json` prints |
+//! | `step` | `request`, `state`?, `observations`?, `now` ([`StepParams`]) | the library's `sync::Step`: `state` (pass it back next time), `actions`, `done`, `wave` |
+//! | `configure` | `protocolVersion`?, `argocdCm`?, `app`?, `customizations`?, `limits`? ([`ConfigureParams`]) | [`ConfigureResult`] |
+//!
+//! `step` has no CLI command: it is the sync step function of `gitops_core::sync` over the
+//! wire. The host keeps `request` and the returned `state` between passes (as Argo CD keeps
+//! `status.operationState`), carries out the `actions`, and reports their outcomes by id in
+//! the next pass's `observations`, until `done`.
+//!
 //! # configure
 //!
 //! `configure` is optional; without it every request runs with the defaults (an empty
-//! `argocd-cm`, no scripts, default limits). Each `configure` replaces the whole configuration
+//! `argocd-cm`, no Application, no scripts, default limits). It parses `argocd-cm` and the
+//! Application once, checks the ignore rules of both (a jq expression that does not parse is
+//! an `engine_error` naming the rule), builds the table of health scripts, and sets up the
+//! Lua engine with its limits; the engine keeps its Lua states and compiled scripts between
+//! requests. Each `configure` replaces the whole configuration
 //! (nothing merges with the previous one) and checks it entirely first: when it fails, the
 //! previous configuration stays. A request may still pass its own `app` or `argocdCm`, which
 //! then wins for that request only (and costs a parse each time).
@@ -89,6 +109,7 @@
 
 mod engine;
 mod error;
+pub mod output;
 pub(crate) mod schema;
 mod server;
 mod time;

@@ -77,6 +77,10 @@ pub fn json_schema() -> Value {
     let request = generator.subschema_for::<TypedRequest>();
     let response = generator.subschema_for::<Response>();
     generator.subschema_for::<ConfigureResult>();
+    generator.subschema_for::<super::output::DiffOutput>();
+    generator.subschema_for::<super::output::HealthOutput>();
+    generator.subschema_for::<super::output::PlanOutput>();
+    generator.subschema_for::<super::output::DecideOutput>();
     generator.subschema_for::<ErrorCode>();
     let defs = generator.take_definitions(true);
     json!({

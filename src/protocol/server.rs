@@ -54,6 +54,8 @@ pub(crate) struct State {
     pub(crate) initial_max_request_bytes: u64,
     /// The configuration set by the last successful `configure`.
     pub(crate) config: Config,
+    /// What was built from it: script lookup, the Lua engine.
+    pub(crate) engines: engine::Engines,
 }
 
 impl Default for State {
@@ -62,6 +64,7 @@ impl Default for State {
             max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
             initial_max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
             config: Config::default(),
+            engines: engine::Engines::default(),
         }
     }
 }
@@ -110,19 +113,17 @@ pub(crate) struct PlanInput {
     pub(crate) live: Vec<Value>,
     pub(crate) app: Option<Application>,
     pub(crate) settings: Option<Settings>,
+    pub(crate) prune: bool,
+    pub(crate) revision: Option<String>,
+    pub(crate) now: Option<Timestamp>,
 }
 
 /// `step` params after checking.
 #[derive(Debug)]
-#[allow(dead_code)] // read by the engine calls of engine.rs as they are wired
 pub(crate) struct StepInput {
-    pub(crate) desired: Vec<Value>,
-    pub(crate) live: Vec<Value>,
-    pub(crate) app: Option<Application>,
-    pub(crate) settings: Option<Settings>,
-    pub(crate) state: Option<Value>,
-    pub(crate) observations: Option<Value>,
-    pub(crate) now: Timestamp,
+    pub(crate) request: crate::sync::SyncRequest,
+    pub(crate) state: crate::sync::SyncState,
+    pub(crate) observations: crate::sync::Observations,
 }
 
 /// `decide` params after checking.
@@ -491,22 +492,43 @@ fn handle_plan(state: &mut State, params: Value) -> Result<Value, ProtocolError>
         live: objects(p.live, "/params/live")?,
         app: p.app.map(|a| application(a, "/params/app")).transpose()?,
         settings: p.argocd_cm.map(|cm| settings(cm, "/params/argocdCm")).transpose()?,
+        prune: p.prune,
+        revision: p.revision,
+        now: p.now.as_deref().map(|t| timestamp(t, "/params/now")).transpose()?,
     };
     engine::engine_plan(state, input)
 }
 
 fn handle_step(state: &mut State, params: Value) -> Result<Value, ProtocolError> {
     let p: StepParams = parse_params(params)?;
-    let input = StepInput {
-        desired: objects(p.desired, "/params/desired")?,
-        live: objects(p.live, "/params/live")?,
-        app: p.app.map(|a| application(a, "/params/app")).transpose()?,
-        settings: p.argocd_cm.map(|cm| settings(cm, "/params/argocdCm")).transpose()?,
-        state: p.state,
-        observations: p.observations,
-        now: timestamp(&p.now, "/params/now")?,
+    let now = timestamp(&p.now, "/params/now")?;
+    let request = object_param(p.request, "/params/request")?;
+    let mut request: crate::sync::SyncRequest = deserialize_at(request, "/params/request")?;
+    objects(request.targets.clone(), "/params/request/targets")?;
+    let sync_state = match p.state {
+        Some(s) => deserialize_at(object_param(s, "/params/state")?, "/params/state")?,
+        None => crate::sync::SyncState::default(),
     };
-    engine::engine_step(state, input)
+    let mut observations: crate::sync::Observations = match p.observations {
+        Some(o) => {
+            deserialize_at(object_param(o, "/params/observations")?, "/params/observations")?
+        }
+        None => crate::sync::Observations::default(),
+    };
+    observations.now = now.unix_seconds;
+    request
+        .scopes
+        .add_crds(request.targets.iter().chain(observations.live.iter().map(|l| &l.object)));
+    engine::engine_step(state, StepInput { request, state: sync_state, observations })
+}
+
+/// A param that must be an object.
+fn object_param(value: Value, path: &str) -> Result<Value, ProtocolError> {
+    if value.is_object() {
+        Ok(value)
+    } else {
+        Err(ProtocolError::params(path, format!("expected an object, found {}", type_name(&value))))
+    }
 }
 
 fn handle_decide(state: &mut State, params: Value) -> Result<Value, ProtocolError> {

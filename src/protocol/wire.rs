@@ -363,33 +363,40 @@ pub struct PlanParams {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(schema_with = "optional_object_schema")]
     pub argocd_cm: Option<Value>,
+    /// Delete live objects no longer in Git (as `--prune`), besides the app's
+    /// `automated.prune`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub prune: bool,
+    /// The revision, which names hooks that use `generateName` (as `--revision`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revision: Option<String>,
+    /// The operation start, RFC 3339, which names hooks that use `generateName` (as `--now`);
+    /// left out, the Unix epoch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub now: Option<String>,
 }
 
-/// `step` params: the state of a running sync operation and what the host observed since the
-/// last step.
+/// `step` params: one pass of a running sync operation (there is no CLI command for it). The
+/// host keeps `request` and the `state` of the last result between passes, as Argo CD keeps
+/// `status.operationState`, and reports what it observed since.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[non_exhaustive]
 pub struct StepParams {
-    /// The objects from Git.
-    #[schemars(schema_with = "objects_schema")]
-    pub desired: Vec<Value>,
-    /// The live objects as the host sees them now.
-    #[schemars(schema_with = "objects_schema")]
-    pub live: Vec<Value>,
-    /// The Argo CD `Application`; left out, the configured one (or none).
+    /// The sync operation, the JSON form of the library's `sync::SyncRequest`:
+    /// `appNamespace`, `targets` (the desired objects), `syncOptions`, `prune`, `dryRun`,
+    /// `revision`, `startedAt`, ...
+    #[schemars(schema_with = "object_schema")]
+    pub request: Value,
+    /// The `state` of the previous step's result (`sync::SyncState`); left out for the first.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(schema_with = "optional_object_schema")]
-    pub app: Option<Value>,
-    /// The `argocd-cm` ConfigMap or its `data` map; left out, the configured one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(schema_with = "optional_object_schema")]
-    pub argocd_cm: Option<Value>,
-    /// The operation state the previous step returned; left out, a new operation starts.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub state: Option<Value>,
-    /// The results of the actions of the previous step, and health observations.
+    /// What the host observed since (`sync::Observations`): the live objects with their
+    /// health, the outcomes of the previous step's actions by id, ... Its `now` is replaced
+    /// by the `now` param.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "optional_object_schema")]
     pub observations: Option<Value>,
     /// The current time, RFC 3339.
     pub now: String,

@@ -1,7 +1,5 @@
 //! Sandboxed script engines: Lua health scripts (`lua` feature) and jq path expressions
 //! (`jq` feature), with deterministic limits.
-#[cfg(feature = "jq")]
-pub(crate) mod jq;
 //!
 //! # Lua
 //! [`LuaEngine`] runs Argo CD `health.lua` scripts unchanged on a vendored LuaJIT with the JIT
@@ -24,6 +22,8 @@ pub(crate) mod jq;
 //! Each failure is a [`ScriptError`] naming the script, the object and the limit, and the
 //! host carries on.
 
+#[cfg(feature = "jq")]
+pub(crate) mod jq;
 mod limits;
 #[cfg(feature = "lua")]
 mod lua;

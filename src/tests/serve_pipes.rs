@@ -266,3 +266,185 @@ fn fenced_block(text: &str, start: &str) -> Option<String> {
     let end = text[at..].find("```\n").or_else(|| text[at..].find("```"))?;
     Some(text[at..at + end].to_string())
 }
+
+/// Runs the CLI and returns its standard output as JSON.
+fn cli_json(args: &[&str]) -> serde_json::Value {
+    let out = Command::new(BIN).args(args).current_dir(root()).output().unwrap();
+    assert!(
+        matches!(out.status.code(), Some(0 | 1)),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{args:?}: {e}"))
+}
+
+/// The objects of a manifest file, as JSON.
+fn objects(rel: &str) -> serde_json::Value {
+    let text = std::fs::read_to_string(root().join(rel)).unwrap();
+    serde_json::Value::Array(gitops_core::parse_manifests(&text).unwrap())
+}
+
+/// The first document of a YAML file, as JSON.
+fn document(rel: &str) -> serde_json::Value {
+    let text = std::fs::read_to_string(root().join(rel)).unwrap();
+    gitops_core::object::parse_documents(&text).unwrap().remove(0)
+}
+
+/// The files below a directory, by relative path, as `--customizations DIR` reads them.
+fn files_below(rel: &str) -> serde_json::Map<String, serde_json::Value> {
+    fn walk(
+        dir: &std::path::Path,
+        base: &std::path::Path,
+        out: &mut serde_json::Map<String, serde_json::Value>,
+    ) {
+        let mut entries: Vec<_> =
+            std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+        entries.sort();
+        for p in entries {
+            if p.is_dir() {
+                walk(&p, base, out);
+            } else if p.file_name().is_some_and(|n| n == "health.lua") {
+                let key = p.strip_prefix(base).unwrap().to_string_lossy().replace('\\', "/");
+                out.insert(key, std::fs::read_to_string(&p).unwrap().into());
+            }
+        }
+    }
+    let mut out = serde_json::Map::new();
+    let base = root().join(rel);
+    walk(&base, &base, &mut out);
+    out
+}
+
+/// Each method's `result` is the JSON its CLI command prints with `--output json`, on the
+/// demo data.
+#[test]
+fn results_are_what_the_cli_prints() {
+    let desired = objects("testdata/demo/desired.yaml");
+    let live = objects("testdata/demo/live.yaml");
+    let app = document("testdata/demo/app.yaml");
+    let requests = [
+        (
+            serde_json::json!({"desired": desired, "live": live, "app": app}),
+            "diff",
+            cli_json(&[
+                "diff",
+                "--desired",
+                "testdata/demo/desired.yaml",
+                "--live",
+                "testdata/demo/live.yaml",
+                "--app",
+                "testdata/demo/app.yaml",
+                "--output",
+                "json",
+            ]),
+        ),
+        (
+            serde_json::json!({"objects": live}),
+            "health",
+            cli_json(&["health", "testdata/demo/live.yaml", "--output", "json"]),
+        ),
+    ];
+    let mut input = String::new();
+    for (i, (params, method, _)) in requests.iter().enumerate() {
+        input += &serde_json::json!({"id": i, "method": method, "params": params}).to_string();
+        input.push('\n');
+    }
+    let out = run(&[], input.into_bytes());
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let responses: Vec<serde_json::Value> =
+        stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(responses.len(), requests.len(), "{stdout}");
+    for ((_, method, cli), response) in requests.iter().zip(&responses) {
+        assert_eq!(&response["result"], cli, "{method}: {response}");
+    }
+}
+
+/// A whole sync driven through `step` on one warm process, as a host drives it: apply what
+/// each step asks, report each outcome by id, pass the returned state back, until done.
+#[test]
+fn step_drives_a_sync_to_the_end() {
+    let request = serde_json::json!({
+        "appNamespace": "shop",
+        "targets": [
+            {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "settings"}},
+            {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "api",
+                "annotations": {"argocd.argoproj.io/sync-wave": "-1"}}}
+        ],
+        "revision": "0123456789abcdef"
+    });
+    let mut c = Conversation::start(&[]);
+    let mut cluster: Vec<serde_json::Value> = Vec::new();
+    let mut state = serde_json::Value::Null;
+    let mut outcomes: Vec<serde_json::Value> = Vec::new();
+    let mut now = 1_700_000_000i64;
+    let mut applied = Vec::new();
+    for pass in 0.. {
+        assert!(pass < 50, "the sync did not finish");
+        let live: Vec<_> = cluster
+            .iter()
+            .map(|o| serde_json::json!({"object": o, "health": {"status": "Healthy"}}))
+            .collect();
+        let mut params = serde_json::json!({
+            "request": request,
+            "observations": {"live": live, "outcomes": std::mem::take(&mut outcomes)},
+            "now": format_time(now),
+        });
+        if !state.is_null() {
+            params["state"] = state.clone();
+        }
+        c.send(&serde_json::json!({"id": pass, "method": "step", "params": params}).to_string());
+        let response: serde_json::Value = serde_json::from_str(&c.receive()).unwrap();
+        assert_eq!(response["id"], pass);
+        let step = &response["result"];
+        assert!(step.is_object(), "{response}");
+        for action in step["actions"].as_array().unwrap() {
+            let key = &action["key"];
+            let name =
+                format!("{}/{}", key["kind"].as_str().unwrap(), key["name"].as_str().unwrap());
+            let same = |o: &serde_json::Value| {
+                o["kind"] == key["kind"] && o["metadata"]["name"] == key["name"]
+            };
+            if action["dryRun"] == false {
+                match action["kind"].as_str().unwrap() {
+                    "Delete" => cluster.retain(|o| !same(o)),
+                    "RemoveFinalizer" => cluster
+                        .iter_mut()
+                        .filter(|o| same(o))
+                        .for_each(|o| o["metadata"]["finalizers"] = serde_json::json!([])),
+                    kind => {
+                        applied.push(format!("{kind} {name}"));
+                        cluster.retain(|o| !same(o));
+                        cluster.push(action["object"].clone());
+                    }
+                }
+            }
+            outcomes.push(serde_json::json!({"id": action["id"], "status": "Ok"}));
+        }
+        state = step["state"].clone();
+        if step["done"] == true {
+            break;
+        }
+        now += 2;
+    }
+    assert_eq!(state["phase"], "Succeeded", "{state}");
+    assert_eq!(state["message"], "successfully synced (all tasks run)");
+    assert_eq!(applied, ["Apply Service/api", "Apply ConfigMap/settings"]);
+    let (code, stderr, _) = c.finish();
+    assert_eq!((code, stderr.as_str()), (Some(0), ""));
+}
+
+/// `YYYY-MM-DDTHH:MM:SSZ` of Unix seconds (days to civil date, Howard Hinnant's algorithm).
+fn format_time(secs: i64) -> String {
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem / 60 % 60, rem % 60)
+}
