@@ -275,14 +275,14 @@ pub fn resource_statuses(diff: &AppDiff) -> (SyncStatusCode, Vec<ResourceStatus>
         .resources
         .iter()
         .filter_map(|r| {
-            let mut s = ResourceStatus::default();
-            s.group = r.object.group.clone();
-            s.kind = r.object.kind.clone();
-            s.namespace = r.object.namespace.clone();
-            s.name = r.object.name.clone();
-            s.status = code(r.status?);
-            s.requires_pruning = r.requires_pruning;
-            Some(s)
+            Some(ResourceStatus {
+                group: r.object.group.clone(),
+                kind: r.object.kind.clone(),
+                namespace: r.object.namespace.clone(),
+                name: r.object.name.clone(),
+                status: code(r.status?),
+                requires_pruning: r.requires_pruning,
+            })
         })
         .collect();
     (code(diff.sync_status), resources)

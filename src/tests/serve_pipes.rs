@@ -290,31 +290,6 @@ fn document(rel: &str) -> serde_json::Value {
     gitops_core::object::parse_documents(&text).unwrap().remove(0)
 }
 
-/// The files below a directory, by relative path, as `--customizations DIR` reads them.
-fn files_below(rel: &str) -> serde_json::Map<String, serde_json::Value> {
-    fn walk(
-        dir: &std::path::Path,
-        base: &std::path::Path,
-        out: &mut serde_json::Map<String, serde_json::Value>,
-    ) {
-        let mut entries: Vec<_> =
-            std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
-        entries.sort();
-        for p in entries {
-            if p.is_dir() {
-                walk(&p, base, out);
-            } else if p.file_name().is_some_and(|n| n == "health.lua") {
-                let key = p.strip_prefix(base).unwrap().to_string_lossy().replace('\\', "/");
-                out.insert(key, std::fs::read_to_string(&p).unwrap().into());
-            }
-        }
-    }
-    let mut out = serde_json::Map::new();
-    let base = root().join(rel);
-    walk(&base, &base, &mut out);
-    out
-}
-
 /// Each method's `result` is the JSON its CLI command prints with `--output json`, on the
 /// demo data.
 #[test]
