@@ -38,6 +38,7 @@ pub mod glob;
 pub mod health;
 pub mod ignore;
 pub mod object;
+pub mod protocol;
 pub mod schema;
 pub mod script;
 pub mod sync;

@@ -8,7 +8,6 @@ use std::path::PathBuf;
 
 use gitops_core::diff::{self, AppDiff, AppDiffInput, SyncStatus};
 use gitops_core::{Application, Scopes, Settings};
-use serde_json::{Value, json};
 
 use crate::common::{self, CliError, Output};
 
@@ -121,29 +120,7 @@ pub fn write_stdout(text: &str) {
     let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
 }
 
-/// The JSON document of `--output json`.
-pub fn json_output(result: &AppDiff) -> Value {
-    let resources: Vec<Value> = result
-        .resources
-        .iter()
-        .map(|r| {
-            json!({
-                "group": r.object.group,
-                "version": r.object.version,
-                "kind": r.object.kind,
-                "namespace": r.object.namespace,
-                "name": r.object.name,
-                "status": r.status.map_or("", SyncStatus::as_str),
-                "modified": r.modified,
-                "requiresPruning": r.requires_pruning,
-                "diff": r.diff,
-                "message": r.message,
-            })
-        })
-        .collect();
-    json!({
-        "syncStatus": result.sync_status.as_str(),
-        "resources": resources,
-        "conditions": result.conditions,
-    })
+/// The JSON document of `--output json`: the library's, which `serve` answers too.
+pub fn json_output(result: &AppDiff) -> gitops_core::protocol::output::DiffOutput {
+    gitops_core::protocol::output::DiffOutput::new(result)
 }

@@ -5,7 +5,6 @@ use std::time::SystemTime;
 
 use gitops_core::Settings;
 use gitops_core::health::{self, AppHealth, HealthContext, ResourceHealthInput, ScriptHealth};
-use serde::Serialize;
 
 use crate::common::{self, CliError, Output};
 
@@ -129,46 +128,10 @@ pub fn run(args: lexopt::Parser) -> Result<u8, CliError> {
     Ok(0)
 }
 
-/// The JSON output.
-#[derive(Serialize)]
-struct JsonApp<'a> {
-    status: &'static str,
-    message: &'a str,
-    resources: Vec<JsonResource<'a>>,
-}
-
-/// One resource of the JSON output; `status` is null when it has no health.
-#[derive(Serialize)]
-struct JsonResource<'a> {
-    group: &'a str,
-    version: &'a str,
-    kind: &'a str,
-    namespace: &'a str,
-    name: &'a str,
-    status: Option<&'static str>,
-    message: &'a str,
-}
-
 /// The JSON output: the app's status and message, and each resource, sorted by group, kind,
-/// namespace and name.
-fn to_json(app: &AppHealth) -> JsonApp<'_> {
-    let resources = app
-        .resources
-        .iter()
-        .map(|r| {
-            let o = &r.object;
-            JsonResource {
-                group: &o.group,
-                version: &o.version,
-                kind: &o.kind,
-                namespace: &o.namespace,
-                name: &o.name,
-                status: r.health.as_ref().map(|h| h.status.as_str()),
-                message: r.health.as_ref().map_or("", |h| h.message.as_str()),
-            }
-        })
-        .collect();
-    JsonApp { status: app.status.as_str(), message: &app.message, resources }
+/// namespace and name (the library's, which `serve` answers too).
+fn to_json(app: &AppHealth) -> gitops_core::protocol::output::HealthOutput {
+    gitops_core::protocol::output::HealthOutput::new(app)
 }
 
 /// The text output: the app health line, then Argo CD's resource table.

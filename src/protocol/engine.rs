@@ -1,0 +1,250 @@
+//! The calls from the protocol into the engines: one function per method.
+//!
+//! Each takes the server state (with the configured settings and the engines' caches) and the
+//! checked params, and returns the same JSON the corresponding CLI command prints with
+//! `--output json` (the types of [`super::output`], which the CLI prints too).
+
+use std::collections::BTreeMap;
+use std::time::SystemTime;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::config::Application;
+use crate::diff::{AppDiffInput, DiffError, diff_app};
+use crate::health::scripts::HealthScripts;
+use crate::health::{HealthContext, ResourceHealthInput, aggregate};
+use crate::object::Scopes;
+
+use super::error::ProtocolError;
+use super::output::{
+    DecideOutput, DiffOutput, HealthOutput, PlanOutput, modified_by_key, resource_statuses,
+};
+use super::server::{Config, DecideInput, DiffInput, HealthInput, PlanInput, State, StepInput};
+use super::time::Timestamp;
+use super::wire::Method;
+
+/// The methods this build answers, in protocol order.
+pub(crate) fn available_methods() -> Vec<Method> {
+    Method::ALL.to_vec()
+}
+
+/// What `configure` builds once for every later request.
+#[derive(Debug, Default)]
+pub(crate) struct Engines {
+    /// The health scripts of the configured `argocd-cm` and customizations.
+    scripts: HealthScripts,
+    /// The Lua engine with the configured limits (its compiled scripts are cached).
+    #[cfg(feature = "lua")]
+    lua: crate::script::LuaEngine,
+}
+
+/// Installs a new configuration, compiling what later requests reuse. On error the previous
+/// configuration stays.
+pub(crate) fn engine_configure(state: &mut State, config: Config) -> Result<(), ProtocolError> {
+    // The ignore rules are compiled by each diff; compiling them here too reports a bad rule
+    // (a jq expression that does not parse) once, at start-up.
+    let rules = config.app.as_ref().map_or(&[][..], |a| &a.spec.ignore_differences[..]);
+    crate::ignore::IgnoreNormalizer::new(rules, &config.settings).map_err(|e| {
+        ProtocolError::Engine { message: format!("ignore rules: {e}"), object: None, path: None }
+    })?;
+    let engines = Engines {
+        scripts: scripts(&config.settings, &config.customizations),
+        #[cfg(feature = "lua")]
+        lua: crate::script::LuaEngine::new(lua_limits(&config)),
+    };
+    state.max_request_bytes =
+        config.limits.max_request_bytes.unwrap_or(state.initial_max_request_bytes);
+    state.config = config;
+    state.engines = engines;
+    Ok(())
+}
+
+#[cfg(feature = "lua")]
+fn lua_limits(config: &Config) -> crate::script::ScriptLimits {
+    let mut limits = crate::script::ScriptLimits::default();
+    if let Some(n) = config.limits.lua_instructions {
+        limits = limits.with_instructions(n);
+    }
+    if let Some(n) = config.limits.lua_memory_bytes {
+        limits = limits.with_memory_bytes(usize::try_from(n).unwrap_or(usize::MAX));
+    }
+    limits
+}
+
+/// The scripts of `argocd-cm` and of a customizations map (`<group>/<Kind>` or
+/// `<group>/<Kind>/health.lua` → text).
+fn scripts(settings: &crate::Settings, customizations: &BTreeMap<String, String>) -> HealthScripts {
+    let files: BTreeMap<String, String> = customizations
+        .iter()
+        .map(|(k, v)| {
+            let path =
+                if k.ends_with("/health.lua") { k.clone() } else { format!("{k}/health.lua") };
+            (path, v.clone())
+        })
+        .collect();
+    HealthScripts::from_settings(settings).with_directory(&files)
+}
+
+fn to_result(output: &impl Serialize) -> Result<Value, ProtocolError> {
+    serde_json::to_value(output).map_err(|e| ProtocolError::Engine {
+        message: format!("cannot serialize the result: {e}"),
+        object: None,
+        path: None,
+    })
+}
+
+/// `diff`: as `gitops-core diff --output json`.
+pub(crate) fn engine_diff(state: &mut State, input: DiffInput) -> Result<Value, ProtocolError> {
+    let default_app = Application::default();
+    let app = input.app.as_ref().or(state.config.app.as_ref()).unwrap_or(&default_app);
+    let settings = input.settings.as_ref().unwrap_or(&state.config.settings);
+    let mut scopes = Scopes::builtin();
+    scopes.add_crds(input.desired.iter().chain(&input.live));
+    let diff_input = AppDiffInput::new(&input.desired, &input.live, app, settings, &scopes);
+    let result = diff_app(&diff_input).map_err(diff_error)?;
+    to_result(&DiffOutput::new(&result))
+}
+
+fn diff_error(e: DiffError) -> ProtocolError {
+    let (object, path) = match &e {
+        DiffError::Patch { object, path, .. }
+        | DiffError::DryRun { object, path, .. }
+        | DiffError::ManagedFields { object, path, .. } => {
+            (Some(object.clone()), Some(path.clone()))
+        }
+        DiffError::MissingDryRun { object } => (Some(object.clone()), None),
+        _ => (None, None),
+    };
+    ProtocolError::Engine { message: format!("comparing objects: {e}"), object, path }
+}
+
+/// `health`: as `gitops-core health --output json`.
+pub(crate) fn engine_health(state: &mut State, input: HealthInput) -> Result<Value, ProtocolError> {
+    let now = input.now.as_ref().map_or(SystemTime::UNIX_EPOCH, Timestamp::system_time);
+    let own_scripts = (input.settings.is_some() || input.customizations.is_some()).then(|| {
+        scripts(
+            input.settings.as_ref().unwrap_or(&state.config.settings),
+            input.customizations.as_ref().unwrap_or(&state.config.customizations),
+        )
+    });
+    let scripts = own_scripts.as_ref().unwrap_or(&state.engines.scripts);
+    let mut ctx = HealthContext::new(now);
+    #[cfg(feature = "lua")]
+    let lua = lua_scripts::LuaScripts::new(scripts, &state.engines.lua);
+    #[cfg(feature = "lua")]
+    if !scripts.is_empty() {
+        ctx = ctx.with_scripts(&lua);
+    }
+    #[cfg(not(feature = "lua"))]
+    if !scripts.is_empty() {
+        return Err(ProtocolError::Engine {
+            message: "health scripts are not available in this build (the `lua` feature is off)"
+                .into(),
+            object: None,
+            path: None,
+        });
+    }
+    let inputs: Vec<ResourceHealthInput> = input
+        .objects
+        .iter()
+        .filter_map(|obj| ResourceHealthInput::from_objects(None, Some(obj), &ctx))
+        .collect();
+    to_result(&HealthOutput::new(&aggregate(&inputs)))
+}
+
+#[cfg(feature = "lua")]
+mod lua_scripts {
+    use std::time::SystemTime;
+
+    use serde_json::Value;
+
+    use crate::health::scripts::HealthScripts;
+    use crate::health::{HealthError, ScriptHealth, ScriptOutput};
+    use crate::object::ObjectRef;
+    use crate::script::LuaEngine;
+
+    /// The configured scripts run on the warm engine, as the health engine asks for them.
+    pub(super) struct LuaScripts<'a> {
+        scripts: &'a HealthScripts,
+        engine: &'a LuaEngine,
+    }
+
+    impl<'a> LuaScripts<'a> {
+        pub(super) fn new(scripts: &'a HealthScripts, engine: &'a LuaEngine) -> Self {
+            LuaScripts { scripts, engine }
+        }
+    }
+
+    impl ScriptHealth for LuaScripts<'_> {
+        fn health(
+            &self,
+            obj: &Value,
+            object: &ObjectRef,
+            now: SystemTime,
+        ) -> Result<Option<ScriptOutput>, HealthError> {
+            let Some(script) = self.scripts.find(&object.group, &object.kind) else {
+                return Ok(None);
+            };
+            match self.engine.eval_health(
+                &script.name,
+                &script.source,
+                script.use_open_libs,
+                obj,
+                now,
+            ) {
+                Ok(h) => {
+                    let health = (!h.is_empty()).then(|| h.to_result());
+                    Ok(Some(ScriptOutput::new(health, h.deletion_message)))
+                }
+                Err(e) => Err(HealthError::script(object, e.script.clone(), e.reason())),
+            }
+        }
+    }
+}
+
+/// `plan`: as `gitops-core plan --output json`: the app's diff (for `ApplyOutOfSyncOnly`),
+/// then the ordered sync tasks.
+pub(crate) fn engine_plan(state: &mut State, input: PlanInput) -> Result<Value, ProtocolError> {
+    use crate::sync::{LiveObject, Observations, SyncRequest};
+    let default_app = Application::default();
+    let app = input.app.as_ref().or(state.config.app.as_ref()).unwrap_or(&default_app);
+    let settings = input.settings.as_ref().unwrap_or(&state.config.settings);
+    let mut scopes = Scopes::builtin();
+    scopes.add_crds(input.desired.iter().chain(&input.live));
+    let diff_input = AppDiffInput::new(&input.desired, &input.live, app, settings, &scopes);
+    let diff = diff_app(&diff_input).map_err(diff_error)?;
+    let started_at = input.now.as_ref().map_or(0, |t| t.unix_seconds);
+    let revision = input.revision.as_deref().unwrap_or("");
+    let mut request = SyncRequest::for_app(app, input.desired.clone(), revision, started_at);
+    request.scopes = scopes;
+    request.prune |= input.prune;
+    request.modified = Some(modified_by_key(&diff));
+    let observations = Observations {
+        live: input.live.iter().map(|o| LiveObject::new(o.clone(), None)).collect(),
+        ..Observations::default()
+    };
+    to_result(&PlanOutput::new(&crate::sync::plan(&request, &observations)))
+}
+
+/// `step`: the next actions of a sync operation, or its outcome (the library's `sync::Step`
+/// as JSON).
+pub(crate) fn engine_step(_state: &mut State, input: StepInput) -> Result<Value, ProtocolError> {
+    let step = crate::sync::step(&input.request, &input.state, &input.observations);
+    to_result(&step)
+}
+
+/// `decide`: as `gitops-core decide --output json`: the app's diff gives its sync status,
+/// then Argo CD's automated-sync decision.
+pub(crate) fn engine_decide(state: &mut State, input: DecideInput) -> Result<Value, ProtocolError> {
+    use crate::sync::decide::{AutoSyncInput, auto_sync};
+    let settings = input.settings.as_ref().unwrap_or(&state.config.settings);
+    let mut scopes = Scopes::builtin();
+    scopes.add_crds(input.desired.iter().chain(&input.live));
+    let diff_input = AppDiffInput::new(&input.desired, &input.live, &input.app, settings, &scopes);
+    let diff = diff_app(&diff_input).map_err(diff_error)?;
+    let (status, resources) = resource_statuses(&diff);
+    let auto =
+        AutoSyncInput::new(status, resources, vec![input.revision.clone()], input.now.unix_seconds);
+    to_result(&DecideOutput::new(&auto_sync(&input.app, &auto)))
+}

@@ -1,0 +1,125 @@
+//! The `serve` protocol: the engine as a long-running process that controllers in any
+//! language drive over JSON lines.
+//!
+//! `gitops-core serve` reads one JSON request per line on standard input and writes one JSON
+//! response per line on standard output, in order, flushing after each. A process that stays
+//! up keeps its caches warm: the parsed `argocd-cm`, compiled jq filters and Lua scripts are
+//! built once by `configure` and reused by every later request. This module holds the wire
+//! types, their JSON Schema and a [`Server`] that does the work without any I/O (lines in,
+//! lines out), so a Rust host can embed it behind any transport.
+//!
+//! # Requests and responses
+//!
+//! ```text
+//! → {"id": 1, "method": "configure", "params": {"argocdCm": {...}, "customizations": {...}}}
+//! ← {"id":1,"result":{"protocolVersion":1,"engineVersion":"0.1.0","methods":[...],"maxRequestBytes":16777216}}
+//! → {"id": 2, "method": "diff", "params": {"desired": [...], "live": [...], "app": {...}}}
+//! ← {"id":2,"result":{"syncStatus":"OutOfSync","resources":[...]}}
+//! → {"id": 3, "method": "dif"}
+//! ← {"id":3,"error":{"code":"unknown_method","message":"unknown method `dif`: ...","object":null,"path":null}}
+//! ```
+//!
+//! - `id` is chosen by the client (a string, a number or null) and echoed unchanged. Responses
+//!   come in the order of the requests, one per non-blank line, so a client may also pipeline.
+//! - `method` is one of `diff`, `health`, `plan`, `step`, `decide`, `configure` ([`Method`]).
+//! - `params` is an object ([`DiffParams`], [`HealthParams`], [`PlanParams`], [`StepParams`],
+//!   [`DecideParams`], [`ConfigureParams`]); left out or null it is `{}`. Params carry the same
+//!   inputs as the CLI commands: objects inline as JSON arrays, `app` as the `Application`
+//!   manifest (JSON), `argocdCm` as the ConfigMap or its `data` map, `customizations` as a map
+//!   of `<group>/<Kind>` to the text of `health.lua`, and `now` as RFC 3339 where time matters
+//!   (the server reads no clock). Unknown fields are refused, so a client never silently sends
+//!   something an older server ignores.
+//! - `result` is the same JSON the CLI command of the same name prints with `--output json`
+//!   (compact, on one line).
+//! - `error` always has the four fields `code`, `message`, `object` and `path` ([`ErrorObject`]).
+//!
+//! # Methods
+//!
+//! | method | params | result |
+//! |---|---|---|
+//! | `diff` | `desired`, `live`, `app`?, `argocdCm`? ([`DiffParams`]) | what `gitops-core diff --output json` prints ([`output::DiffOutput`]) |
+//! | `health` | `objects`, `argocdCm`?, `customizations`?, `now`? ([`HealthParams`]) | what `gitops-core health --output json` prints ([`output::HealthOutput`]) |
+//! | `plan` | `desired`, `live`, `app`?, `argocdCm`? ([`PlanParams`]) | what `gitops-core plan --output json` prints |
+//! | `decide` | `app`, `desired`, `live`, `revision`, `now`, `argocdCm`? ([`DecideParams`]) | what `gitops-core decide --output json` prints |
+//! | `step` | `request`, `state`?, `observations`?, `now` ([`StepParams`]) | the library's `sync::Step`: `state` (pass it back next time), `actions`, `done`, `wave` |
+//! | `configure` | `protocolVersion`?, `argocdCm`?, `app`?, `customizations`?, `limits`? ([`ConfigureParams`]) | [`ConfigureResult`] |
+//!
+//! `step` has no CLI command: it is the sync step function of `gitops_core::sync` over the
+//! wire. The host keeps `request` and the returned `state` between passes (as Argo CD keeps
+//! `status.operationState`), carries out the `actions`, and reports their outcomes by id in
+//! the next pass's `observations`, until `done`.
+//!
+//! # configure
+//!
+//! `configure` is optional; without it every request runs with the defaults (an empty
+//! `argocd-cm`, no Application, no scripts, default limits). It parses `argocd-cm` and the
+//! Application once, checks the ignore rules of both (a jq expression that does not parse is
+//! an `engine_error` naming the rule), builds the table of health scripts, and sets up the
+//! Lua engine with its limits; the engine keeps its Lua states and compiled scripts between
+//! requests. Each `configure` replaces the whole configuration
+//! (nothing merges with the previous one) and checks it entirely first: when it fails, the
+//! previous configuration stays. A request may still pass its own `app` or `argocdCm`, which
+//! then wins for that request only (and costs a parse each time).
+//!
+//! # Versioning
+//!
+//! The protocol has one integer version, [`PROTOCOL_VERSION`] (now 1), returned by
+//! `configure` as `protocolVersion`, next to `engineVersion` (the crate version) and the
+//! `methods` this build answers. A client may send `"protocolVersion": N` in `configure`: a
+//! server that does not speak N answers `unsupported_version`, so a mismatch shows at
+//! start-up rather than as a wrong answer later.
+//!
+//! Within a version, changes are additive only: new methods, new optional params, new result
+//! fields and new error codes. Clients ignore result fields they do not know and treat an
+//! unknown error code as a failed request. Renaming or removing anything, making an optional
+//! param required, or changing what a field or code means takes a new version. The schema in
+//! `schema/protocol.schema.json` (also [`json_schema`]) is generated from these types and a
+//! test keeps the checked-in copy identical.
+//!
+//! # Errors
+//!
+//! One bad request gets one error response and the server carries on with the next line.
+//!
+//! | `code` | when | `id` |
+//! |---|---|---|
+//! | `parse_error` | the line is not JSON, or not UTF-8 | null |
+//! | `invalid_request` | JSON but not a request: not an object, `id` missing or not a string, number or null, `method` missing or not a string, an unknown top-level field | the request's, when it could be read; else null |
+//! | `unknown_method` | `method` is not a method of the protocol (names are case-sensitive) | the request's |
+//! | `invalid_params` | `params` do not fit the method; `path` is the RFC 6901 pointer into the request, e.g. `/params/desired/2/kind` | the request's |
+//! | `request_too_large` | the line is longer than the size limit (the server discards it without keeping it in memory) | null |
+//! | `unsupported_version` | `configure` asked for another `protocolVersion` | the request's |
+//! | `engine_error` | the engine refused the input (a bad object, rule or script) or the method is not in this build; `object` and `path` say where when the engine knows (`path` points into `object`) | the request's |
+//! | `internal_error` | a bug; please report it | the request's, or null |
+//!
+//! Codes are stable ([`ErrorCode`]); messages are lowercase and specific, meant for people.
+//!
+//! # Limits and the end of input
+//!
+//! A request line may be at most `maxRequestBytes` long, newline excluded (16 MiB by default,
+//! [`DEFAULT_MAX_REQUEST_BYTES`]; `gitops-core serve --max-request-bytes N` or `configure`'s
+//! `limits.maxRequestBytes` change it). Blank lines (only spaces, tabs, `\r`) are skipped and
+//! get no response; a trailing `\r` is ignored, so CRLF clients work. The end of standard
+//! input ends the server with exit status 0 once every response is written; a last line
+//! without a newline is answered first. Nothing is read from or written to any file, and
+//! standard error stays silent unless standard input or output fail (exit status 2), except
+//! that a closed standard output ends the server quietly with status 0.
+//!
+//! A panic in the engine is a bug: the request gets `internal_error` (the panic message is
+//! also printed on standard error) and the server carries on with the next line.
+
+mod engine;
+mod error;
+pub mod output;
+pub(crate) mod schema;
+mod server;
+mod time;
+mod wire;
+
+pub use error::ProtocolError;
+pub use schema::json_schema;
+pub use server::Server;
+pub use wire::{
+    ConfigureParams, ConfigureResult, DEFAULT_MAX_REQUEST_BYTES, DecideParams, DiffParams,
+    ErrorCode, ErrorObject, HealthParams, Limits, Method, Outcome, PROTOCOL_VERSION, PlanParams,
+    Request, Response, StepParams,
+};

@@ -1,0 +1,295 @@
+//! The JSON the CLI commands print with `--output json`, which is also the `result` of the
+//! protocol method of the same name: one type per command, built from the engine's result,
+//! used by both so that they cannot drift apart.
+//!
+//! The field order of each type is the order the CLI prints.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use std::collections::BTreeMap;
+
+use crate::diff::{AppDiff, Condition, PatchOp, SyncStatus};
+use crate::health::AppHealth;
+use crate::sync::decide::{ResourceStatus, SyncStatusCode};
+
+/// `gitops-core diff --output json`, the `diff` result.
+///
+/// Keys are in alphabetical order, the order the command has always printed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct DiffOutput {
+    /// Application conditions (comparison errors and warnings), sorted.
+    #[schemars(with = "Vec<ConditionSchema>")]
+    pub conditions: Vec<Condition>,
+    /// The resources, sorted by group, kind, namespace and name.
+    pub resources: Vec<DiffOutputResource>,
+    /// The app's sync status: `Synced`, `OutOfSync` or `Unknown`.
+    pub sync_status: String,
+}
+
+/// One resource of [`DiffOutput`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct DiffOutputResource {
+    /// RFC 6902 operations from the normalized live object to the predicted live object
+    /// (Secret values masked).
+    #[schemars(with = "Vec<PatchOpSchema>")]
+    pub diff: Vec<PatchOp>,
+    /// API group, `""` for the core group.
+    pub group: String,
+    /// Kind.
+    pub kind: String,
+    /// What the comparison says about the resource, empty when nothing.
+    pub message: String,
+    /// Whether the live object differs from what Git predicts.
+    pub modified: bool,
+    /// Name.
+    pub name: String,
+    /// Namespace, `""` for cluster-scoped objects.
+    pub namespace: String,
+    /// Live only: a pruning sync deletes it.
+    pub requires_pruning: bool,
+    /// `Synced`, `OutOfSync`, `Unknown`, or `""` for hooks and ignored objects.
+    pub status: String,
+    /// API version.
+    pub version: String,
+}
+
+impl DiffOutput {
+    /// The output of an application diff.
+    pub fn new(result: &AppDiff) -> DiffOutput {
+        DiffOutput {
+            conditions: result.conditions.clone(),
+            resources: result
+                .resources
+                .iter()
+                .map(|r| DiffOutputResource {
+                    diff: r.diff.clone(),
+                    group: r.object.group.clone(),
+                    kind: r.object.kind.clone(),
+                    message: r.message.clone(),
+                    modified: r.modified,
+                    name: r.object.name.clone(),
+                    namespace: r.object.namespace.clone(),
+                    requires_pruning: r.requires_pruning,
+                    status: r.status.map_or("", |s| s.as_str()).to_string(),
+                    version: r.object.version.clone(),
+                })
+                .collect(),
+            sync_status: result.sync_status.as_str().to_string(),
+        }
+    }
+}
+
+/// `gitops-core health --output json`, the `health` result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[non_exhaustive]
+pub struct HealthOutput {
+    /// The app's health: the worst status among the resources that count.
+    pub status: String,
+    /// `Caused by ...` naming up to three resources with that status, or empty.
+    pub message: String,
+    /// Every resource, sorted by group, kind, namespace and name.
+    pub resources: Vec<HealthOutputResource>,
+}
+
+/// One resource of [`HealthOutput`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[non_exhaustive]
+pub struct HealthOutputResource {
+    /// API group.
+    pub group: String,
+    /// API version.
+    pub version: String,
+    /// Kind.
+    pub kind: String,
+    /// Namespace.
+    pub namespace: String,
+    /// Name.
+    pub name: String,
+    /// `Healthy`, `Progressing`, `Degraded`, `Suspended`, `Missing`, `Unknown`, or null for
+    /// an object that has no health.
+    pub status: Option<String>,
+    /// The health message, empty when none.
+    pub message: String,
+}
+
+impl HealthOutput {
+    /// The output of an app health.
+    pub fn new(app: &AppHealth) -> HealthOutput {
+        HealthOutput {
+            status: app.status.as_str().to_string(),
+            message: app.message.clone(),
+            resources: app
+                .resources
+                .iter()
+                .map(|r| {
+                    let o = &r.object;
+                    HealthOutputResource {
+                        group: o.group.clone(),
+                        version: o.version.clone(),
+                        kind: o.kind.clone(),
+                        namespace: o.namespace.clone(),
+                        name: o.name.clone(),
+                        status: r.health.as_ref().map(|h| h.status.as_str().to_string()),
+                        message: r.health.as_ref().map_or(String::new(), |h| h.message.clone()),
+                    }
+                })
+                .collect(),
+        }
+    }
+}
+
+/// An application condition.
+#[derive(JsonSchema)]
+#[schemars(rename = "Condition")]
+#[allow(dead_code)] // only its schema is used
+struct ConditionSchema {
+    /// `ComparisonError`, `RepeatedResourceWarning`, ...
+    #[serde(rename = "type")]
+    type_: String,
+    /// The message.
+    message: String,
+}
+
+/// One RFC 6902 operation.
+#[derive(JsonSchema)]
+#[schemars(rename = "PatchOp")]
+#[allow(dead_code)] // only its schema is used
+struct PatchOpSchema {
+    /// `add`, `remove`, `replace`, `move`, `copy` or `test`.
+    op: String,
+    /// RFC 6901 pointer of the target.
+    path: String,
+    /// The value, for `add`, `replace` and `test`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    value: Option<serde_json::Value>,
+    /// The source pointer, for `move` and `copy`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    from: Option<String>,
+}
+
+/// `gitops-core decide --output json`, the `decide` result.
+///
+/// Keys are in alphabetical order, the order the command prints.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct DecideOutput {
+    /// Why: the app condition the decision raises (e.g. `auto-sync will wipe out all
+    /// resources`), else the decision's message.
+    pub message: String,
+    /// When the next attempt may run (RFC 3339), when the decision is to wait.
+    pub next_attempt_at: Option<String>,
+    /// Whether the sync is a self-heal.
+    pub self_heal: bool,
+    /// Whether an automated sync starts now.
+    pub sync: bool,
+}
+
+impl DecideOutput {
+    /// The output of an automated-sync decision.
+    pub fn new(d: &crate::sync::decide::Decision) -> DecideOutput {
+        DecideOutput {
+            message: d.condition.clone().unwrap_or_else(|| d.message.clone()),
+            next_attempt_at: d.next_attempt_at.map(crate::sync::time::format_rfc3339),
+            self_heal: d.self_heal,
+            sync: d.sync,
+        }
+    }
+}
+
+/// `gitops-core plan --output json`, the `plan` result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[non_exhaustive]
+pub struct PlanOutput {
+    /// The tasks in the order they run: phase, wave, kind order, name.
+    pub tasks: Vec<PlanOutputTask>,
+}
+
+/// One task of [`PlanOutput`]. Keys are in alphabetical order, the order the command prints.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[non_exhaustive]
+pub struct PlanOutputTask {
+    /// `create`, `apply`, `server-side apply`, `replace`, `update`, `delete` or `skip`.
+    pub action: String,
+    /// API group.
+    pub group: String,
+    /// The hook type (`PreSync`, `Sync`, `PostSync`, `SyncFail`) of a hook, else null.
+    pub hook: Option<String>,
+    /// Kind.
+    pub kind: String,
+    /// Why the task is skipped (e.g. `ignored (no prune)`), or why it is invalid; else empty.
+    pub message: String,
+    /// Name.
+    pub name: String,
+    /// Namespace.
+    pub namespace: String,
+    /// `PreSync`, `Sync`, `PostSync` or `SyncFail`.
+    pub phase: String,
+    /// API version.
+    pub version: String,
+    /// The effective sync wave.
+    pub wave: i64,
+}
+
+impl PlanOutput {
+    /// The output of a sync plan.
+    pub fn new(plan: &crate::sync::Plan) -> PlanOutput {
+        PlanOutput {
+            tasks: plan
+                .tasks()
+                .map(|t| PlanOutputTask {
+                    action: t.action.name().to_string(),
+                    group: t.key.group.clone(),
+                    hook: t.hook_type().map(|p| p.as_str().to_string()),
+                    kind: t.key.kind.clone(),
+                    message: match &t.action {
+                        crate::sync::TaskAction::Skip { reason } => reason.clone(),
+                        _ => t.invalid.clone().unwrap_or_default(),
+                    },
+                    name: t.key.name.clone(),
+                    namespace: t.key.namespace.clone(),
+                    phase: t.phase.as_str().to_string(),
+                    version: t.key.version.clone(),
+                    wave: t.wave,
+                })
+                .collect(),
+        }
+    }
+}
+
+/// What `plan` and `decide` take from the app's diff: the app's sync status and each
+/// resource's (hooks and ignored objects, which have none, left out), for
+/// `sync::decide::AutoSyncInput`.
+pub fn resource_statuses(diff: &AppDiff) -> (SyncStatusCode, Vec<ResourceStatus>) {
+    let code = |s: SyncStatus| match s {
+        SyncStatus::Synced => SyncStatusCode::Synced,
+        SyncStatus::OutOfSync => SyncStatusCode::OutOfSync,
+        _ => SyncStatusCode::Unknown,
+    };
+    let resources = diff
+        .resources
+        .iter()
+        .filter_map(|r| {
+            Some(ResourceStatus {
+                group: r.object.group.clone(),
+                kind: r.object.kind.clone(),
+                namespace: r.object.namespace.clone(),
+                name: r.object.name.clone(),
+                status: code(r.status?),
+                requires_pruning: r.requires_pruning,
+            })
+        })
+        .collect();
+    (code(diff.sync_status), resources)
+}
+
+/// `ApplyOutOfSyncOnly`'s input: whether each resource of the app's diff is modified, by
+/// its key (`group/Kind/namespace/name`), for `sync::SyncRequest::modified`.
+pub fn modified_by_key(diff: &AppDiff) -> BTreeMap<String, bool> {
+    diff.resources.iter().map(|r| (r.object.key(), r.modified)).collect()
+}

@@ -1,0 +1,96 @@
+//! The JSON Schema of the protocol, generated from the wire types.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::wire::{
+    ConfigureParams, ConfigureResult, DecideParams, DiffParams, ErrorCode, HealthParams,
+    PROTOCOL_VERSION, PlanParams, Response, StepParams,
+};
+
+// The server reads the same types in steps (see `server.rs`), so that each kind of mistake
+// gets its own error code; this type is the shape the schema publishes.
+/// One request line: `{"id": ..., "method": ..., "params": {...}}`, with the params of each
+/// method. The server also takes a request without `params` (or with `"params": null`) as
+/// `{}`, and refuses any other top-level field.
+#[derive(Deserialize, JsonSchema)]
+#[schemars(rename = "Request", extend("unevaluatedProperties" = false))]
+#[allow(dead_code)] // read only by the schema generator and tests
+pub(crate) struct TypedRequest {
+    /// Chosen by the client and echoed in the response: a string, a number or null.
+    #[schemars(schema_with = "id_schema")]
+    pub(crate) id: Value,
+    /// The method and its params.
+    #[serde(flatten)]
+    pub(crate) call: Call,
+}
+
+/// A method with its params.
+#[derive(Deserialize, JsonSchema)]
+#[serde(tag = "method", content = "params", rename_all = "lowercase")]
+#[allow(dead_code)] // read only by the schema generator and tests
+pub(crate) enum Call {
+    /// `diff`.
+    Diff(DiffParams),
+    /// `health`.
+    Health(HealthParams),
+    /// `plan`.
+    Plan(PlanParams),
+    /// `step`.
+    Step(StepParams),
+    /// `decide`.
+    Decide(DecideParams),
+    /// `configure`; its params may be left out or null, meaning `{}`.
+    #[schemars(transform = params_optional)]
+    Configure(Option<ConfigureParams>),
+}
+
+/// Drops `params` from the `required` list of a method's request shape.
+fn params_optional(schema: &mut schemars::Schema) {
+    if let Some(Value::Array(required)) = schema.get_mut("required") {
+        required.retain(|v| v != "params");
+    }
+}
+
+fn id_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "description": "A string, a number or null, chosen by the client.",
+        "type": ["string", "number", "null"]
+    })
+}
+
+/// The JSON Schema (draft 2020-12) of the protocol: one line is a `Request` or a `Response`
+/// (see `$defs`), and `$defs` also holds each method's params and result.
+///
+/// The same document is checked in as `schema/protocol.schema.json`.
+///
+/// # Examples
+///
+/// ```
+/// let schema = gitops_core::protocol::json_schema();
+/// assert_eq!(schema["x-protocolVersion"], 1);
+/// assert!(schema["$defs"]["DiffParams"]["properties"]["desired"].is_object());
+/// ```
+pub fn json_schema() -> Value {
+    let mut generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
+    let request = generator.subschema_for::<TypedRequest>();
+    let response = generator.subschema_for::<Response>();
+    generator.subschema_for::<ConfigureResult>();
+    generator.subschema_for::<super::output::DiffOutput>();
+    generator.subschema_for::<super::output::HealthOutput>();
+    generator.subschema_for::<super::output::PlanOutput>();
+    generator.subschema_for::<super::output::DecideOutput>();
+    generator.subschema_for::<ErrorCode>();
+    let defs = generator.take_definitions(true);
+    json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "gitops-core serve protocol",
+        "description": "One JSON value per line: a Request on standard input, a Response on \
+            standard output. The result of each method is the JSON the CLI command of the \
+            same name prints with `--output json`.",
+        "x-protocolVersion": PROTOCOL_VERSION,
+        "oneOf": [request, response],
+        "$defs": defs,
+    })
+}

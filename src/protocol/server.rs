@@ -1,0 +1,577 @@
+//! The sans-IO server: request lines in, response lines out, with the configured state kept
+//! between requests.
+
+use std::collections::BTreeMap;
+
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use crate::config::{Application, ConfigError, Settings};
+use crate::object::{ObjectRef, ParseError, escape_pointer_token, type_name};
+
+use super::engine;
+use super::error::ProtocolError;
+use super::time::Timestamp;
+use super::wire::{
+    ConfigureParams, ConfigureResult, DEFAULT_MAX_REQUEST_BYTES, DecideParams, DiffParams,
+    HealthParams, Limits, Method, PROTOCOL_VERSION, PlanParams, Request, Response, StepParams,
+};
+
+/// A `serve` protocol server without I/O: give it each line read, write out each line it
+/// returns.
+///
+/// It keeps what `configure` set (the parsed `argocd-cm`, the default Application, the
+/// scripts and limits, and the engines' caches) for every later request.
+///
+/// # Examples
+///
+/// ```
+/// use gitops_core::protocol::Server;
+///
+/// let mut server = Server::new();
+/// let out = server.handle_line(br#"{"id": 1, "method": "configure", "params": {}}"#).unwrap();
+/// let response: serde_json::Value = serde_json::from_str(&out).unwrap();
+/// assert_eq!(response["result"]["protocolVersion"], 1);
+///
+/// // A bad line gets an error response, and the server carries on.
+/// let out = server.handle_line(b"{not json").unwrap();
+/// assert!(out.starts_with(r#"{"id":null,"error":{"code":"parse_error","#));
+///
+/// // Blank lines get no response.
+/// assert_eq!(server.handle_line(b"  \r"), None);
+/// ```
+#[derive(Debug, Default)]
+pub struct Server {
+    state: State,
+}
+
+/// What the server keeps between requests.
+#[derive(Debug)]
+pub(crate) struct State {
+    /// The size limit on request lines, in bytes.
+    pub(crate) max_request_bytes: u64,
+    /// The limit the server started with, in force when `configure` sets none.
+    pub(crate) initial_max_request_bytes: u64,
+    /// The configuration set by the last successful `configure`.
+    pub(crate) config: Config,
+    /// What was built from it: script lookup, the Lua engine.
+    pub(crate) engines: engine::Engines,
+}
+
+impl Default for State {
+    fn default() -> Self {
+        State {
+            max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
+            initial_max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
+            config: Config::default(),
+            engines: engine::Engines::default(),
+        }
+    }
+}
+
+/// The parsed configuration.
+#[derive(Debug, Default)]
+#[allow(dead_code)] // read by the engine calls of engine.rs as they are wired
+pub(crate) struct Config {
+    /// From `argocd-cm`.
+    pub(crate) settings: Settings,
+    /// The default Application, when one was configured.
+    pub(crate) app: Option<Application>,
+    /// Lua health scripts by `<group>/<Kind>`.
+    pub(crate) customizations: BTreeMap<String, String>,
+    /// Limits of the engines.
+    pub(crate) limits: Limits,
+}
+
+/// `diff` params after checking.
+#[derive(Debug)]
+#[allow(dead_code)] // read by the engine calls of engine.rs as they are wired
+pub(crate) struct DiffInput {
+    pub(crate) desired: Vec<Value>,
+    pub(crate) live: Vec<Value>,
+    /// Left out: the configured one.
+    pub(crate) app: Option<Application>,
+    /// Left out: the configured one.
+    pub(crate) settings: Option<Settings>,
+}
+
+/// `health` params after checking.
+#[derive(Debug)]
+#[allow(dead_code)] // read by the engine calls of engine.rs as they are wired
+pub(crate) struct HealthInput {
+    pub(crate) objects: Vec<Value>,
+    pub(crate) settings: Option<Settings>,
+    pub(crate) customizations: Option<BTreeMap<String, String>>,
+    pub(crate) now: Option<Timestamp>,
+}
+
+/// `plan` params after checking.
+#[derive(Debug)]
+#[allow(dead_code)] // read by the engine calls of engine.rs as they are wired
+pub(crate) struct PlanInput {
+    pub(crate) desired: Vec<Value>,
+    pub(crate) live: Vec<Value>,
+    pub(crate) app: Option<Application>,
+    pub(crate) settings: Option<Settings>,
+    pub(crate) prune: bool,
+    pub(crate) revision: Option<String>,
+    pub(crate) now: Option<Timestamp>,
+}
+
+/// `step` params after checking.
+#[derive(Debug)]
+pub(crate) struct StepInput {
+    pub(crate) request: crate::sync::SyncRequest,
+    pub(crate) state: crate::sync::SyncState,
+    pub(crate) observations: crate::sync::Observations,
+}
+
+/// `decide` params after checking.
+#[derive(Debug)]
+#[allow(dead_code)] // read by the engine calls of engine.rs as they are wired
+pub(crate) struct DecideInput {
+    pub(crate) app: Application,
+    pub(crate) desired: Vec<Value>,
+    pub(crate) live: Vec<Value>,
+    pub(crate) revision: String,
+    pub(crate) now: Timestamp,
+    pub(crate) settings: Option<Settings>,
+}
+
+/// A method handler: reads the params, answers with the result.
+type Handler = fn(&mut State, Value) -> Result<Value, ProtocolError>;
+
+fn handler(method: Method) -> Handler {
+    match method {
+        Method::Diff => handle_diff,
+        Method::Health => handle_health,
+        Method::Plan => handle_plan,
+        Method::Step => handle_step,
+        Method::Decide => handle_decide,
+        Method::Configure => handle_configure,
+    }
+}
+
+impl Server {
+    /// A server with the default configuration and size limit.
+    pub fn new() -> Server {
+        Server::default()
+    }
+
+    /// A server whose request lines may be at most `limit` bytes long (newline excluded;
+    /// at least 1). `configure` can change the limit later.
+    pub fn with_max_request_bytes(limit: u64) -> Server {
+        let mut server = Server::default();
+        server.state.max_request_bytes = limit.max(1);
+        server.state.initial_max_request_bytes = limit.max(1);
+        server
+    }
+
+    /// The size limit now in force: a host reading lines discards a longer one and answers it
+    /// with [`Server::too_large`].
+    pub fn max_request_bytes(&self) -> u64 {
+        self.state.max_request_bytes
+    }
+
+    /// Answers one line (with or without its `\n`, a trailing `\r` is ignored). Returns the
+    /// response line without a newline, or `None` for a blank line, which gets no response.
+    ///
+    /// A line over the size limit is answered with `request_too_large` without being parsed.
+    pub fn handle_line(&mut self, line: &[u8]) -> Option<String> {
+        let line = line.strip_suffix(b"\n").unwrap_or(line);
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if line.iter().all(u8::is_ascii_whitespace) {
+            return None;
+        }
+        let len = line.len() as u64;
+        if len > self.state.max_request_bytes {
+            return Some(self.too_large(len));
+        }
+        let response = match serde_json::from_slice::<Value>(line) {
+            Err(e) => error_response(Value::Null, &ProtocolError::Parse { message: e.to_string() }),
+            Ok(value) => match read_envelope(value) {
+                Err((id, e)) => error_response(id, &e),
+                Ok((id, method, params)) => self.answer(id, method, params),
+            },
+        };
+        Some(response.to_line())
+    }
+
+    /// The response to a line of `len` bytes that was over the limit and discarded.
+    pub fn too_large(&self, len: u64) -> String {
+        let e = ProtocolError::TooLarge { len, limit: self.state.max_request_bytes };
+        error_response(Value::Null, &e).to_line()
+    }
+
+    /// Answers a request that is already parsed.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use gitops_core::protocol::{Method, Outcome, Request, Server};
+    /// let mut server = Server::new();
+    /// let req = Request::new(7.into(), Method::Configure, serde_json::json!({}));
+    /// let resp = server.handle(req);
+    /// assert_eq!(resp.id, 7);
+    /// assert!(matches!(resp.outcome, Outcome::Result(_)));
+    /// ```
+    pub fn handle(&mut self, request: Request) -> Response {
+        let params = match request.params {
+            Value::Null => Value::Object(Map::new()),
+            other => other,
+        };
+        if !params.is_object() {
+            let e = ProtocolError::params(
+                "/params",
+                format!("expected an object, found {}", type_name(&params)),
+            );
+            return error_response(request.id, &e);
+        }
+        self.answer(request.id, request.method, params)
+    }
+
+    fn answer(&mut self, id: Value, method: Method, params: Value) -> Response {
+        // A panic is a bug; it costs this request, not the whole session.
+        let state = &mut self.state;
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
+            handler(method)(state, params)
+        }));
+        match outcome.unwrap_or_else(|panic| Err(internal_error(method, panic.as_ref()))) {
+            Ok(result) => Response::result(id, result),
+            Err(e) => error_response(id, &e),
+        }
+    }
+}
+
+/// The error answered for a request on which the engine panicked.
+fn internal_error(method: Method, panic: &(dyn std::any::Any + Send)) -> ProtocolError {
+    let what = panic
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("a panic without a message");
+    ProtocolError::Internal {
+        message: format!("{method} panicked: {what}; please report this with the request"),
+    }
+}
+
+fn error_response(id: Value, e: &ProtocolError) -> Response {
+    Response::error(id, e.to_wire())
+}
+
+/// Splits a request into id, method and params, or says why it is not one (with the id when
+/// it could be read).
+fn read_envelope(value: Value) -> Result<(Value, Method, Value), (Value, ProtocolError)> {
+    let Value::Object(mut map) = value else {
+        let e = ProtocolError::request(format!("expected an object, found {}", type_name(&value)));
+        return Err((Value::Null, e));
+    };
+    let id = match map.remove("id") {
+        None => return Err((Value::Null, ProtocolError::request("missing field `id`"))),
+        Some(id @ (Value::String(_) | Value::Number(_) | Value::Null)) => id,
+        Some(other) => {
+            let e = ProtocolError::request(format!(
+                "field `id` must be a string, a number or null, found {}",
+                type_name(&other)
+            ));
+            return Err((Value::Null, e));
+        }
+    };
+    if let Some(key) = map.keys().find(|k| !matches!(k.as_str(), "method" | "params")) {
+        let e = ProtocolError::request(format!(
+            "unknown field `{key}`, expected `id`, `method` or `params`"
+        ));
+        return Err((id, e));
+    }
+    let method = match map.remove("method") {
+        None => return Err((id, ProtocolError::request("missing field `method`"))),
+        Some(Value::String(name)) => match Method::from_name(&name) {
+            Some(m) => m,
+            None => return Err((id, ProtocolError::UnknownMethod { method: name })),
+        },
+        Some(other) => {
+            let e = ProtocolError::request(format!(
+                "field `method` must be a string, found {}",
+                type_name(&other)
+            ));
+            return Err((id, e));
+        }
+    };
+    let params = match map.remove("params") {
+        None | Some(Value::Null) => Value::Object(Map::new()),
+        Some(p @ Value::Object(_)) => p,
+        Some(other) => {
+            let e = ProtocolError::params(
+                "/params",
+                format!("expected an object, found {}", type_name(&other)),
+            );
+            return Err((id, e));
+        }
+    };
+    Ok((id, method, params))
+}
+
+/// Deserializes a method's params, with the RFC 6901 path of the first mistake.
+fn parse_params<T: DeserializeOwned>(params: Value) -> Result<T, ProtocolError> {
+    deserialize_at(params, "/params")
+}
+
+/// Deserializes `value`, found at pointer `base` of the request, naming the path of the
+/// first mistake.
+fn deserialize_at<T: DeserializeOwned>(value: Value, base: &str) -> Result<T, ProtocolError> {
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let mut path = base.to_string();
+        for segment in e.path().iter() {
+            match segment {
+                serde_path_to_error::Segment::Seq { index } => {
+                    path.push('/');
+                    path.push_str(&index.to_string());
+                }
+                serde_path_to_error::Segment::Map { key } => {
+                    path.push('/');
+                    path.push_str(&escape_pointer_token(key));
+                }
+                serde_path_to_error::Segment::Enum { .. }
+                | serde_path_to_error::Segment::Unknown => {}
+            }
+        }
+        ProtocolError::params(path, e.into_inner().to_string())
+    })
+}
+
+/// Checks that each item is a Kubernetes object with an identity, and flattens a `List` (a
+/// kind ending in `List`, with `items`) into its items, as the CLI does with files.
+fn objects(items: Vec<Value>, base: &str) -> Result<Vec<Value>, ProtocolError> {
+    let mut out = Vec::with_capacity(items.len());
+    for (i, obj) in items.into_iter().enumerate() {
+        let is_list = obj.get("kind").and_then(Value::as_str).is_some_and(|k| k.ends_with("List"))
+            && obj.get("items").is_some();
+        if !is_list {
+            check_object(&obj, &format!("{base}/{i}"))?;
+            out.push(obj);
+            continue;
+        }
+        let Some(Value::Array(list)) = obj.get("items") else {
+            let found = obj.get("items").map_or("null", type_name);
+            let message = format!("field `items` must be an array, found {found}");
+            return Err(ProtocolError::params(format!("{base}/{i}/items"), message));
+        };
+        for (j, item) in list.iter().enumerate() {
+            check_object(item, &format!("{base}/{i}/items/{j}"))?;
+            out.push(item.clone());
+        }
+    }
+    Ok(out)
+}
+
+fn check_object(obj: &Value, at: &str) -> Result<(), ProtocolError> {
+    let Err(e) = ObjectRef::from_object(obj) else {
+        return Ok(());
+    };
+    let inner = e.location().map(|l| l.path.as_str()).unwrap_or("");
+    let message = match &e {
+        ParseError::NotAnObject { found, .. } => format!("expected an object, found {found}"),
+        ParseError::MissingField { field, .. } => format!("missing field `{field}`"),
+        ParseError::WrongType { field, expected, found, .. } => {
+            format!("field `{field}` must be {expected}, found {found}")
+        }
+        other => other.to_string(),
+    };
+    Err(ProtocolError::params(format!("{at}{inner}"), message))
+}
+
+/// Reads an Application found at pointer `base`.
+fn application(value: Value, base: &str) -> Result<Application, ProtocolError> {
+    if !value.is_object() {
+        let message = format!("expected an object, found {}", type_name(&value));
+        return Err(ProtocolError::params(base, message));
+    }
+    deserialize_at(value, base)
+}
+
+/// Reads `argocd-cm` found at pointer `base`: the ConfigMap (it has `apiVersion`, `kind`,
+/// `metadata` or `data`) or its `data` map.
+fn settings(value: Value, base: &str) -> Result<Settings, ProtocolError> {
+    let Value::Object(map) = value else {
+        let message = format!("expected an object, found {}", type_name(&value));
+        return Err(ProtocolError::params(base, message));
+    };
+    let is_config_map =
+        ["apiVersion", "kind", "metadata", "data"].iter().any(|k| map.contains_key(*k));
+    let (cm, data_base) = if is_config_map {
+        (Value::Object(map), format!("{base}/data"))
+    } else {
+        let mut cm = Map::new();
+        cm.insert("data".to_string(), Value::Object(map));
+        (Value::Object(cm), base.to_string())
+    };
+    Settings::from_config_map(&cm).map_err(|e| {
+        let path = match &e {
+            ConfigError::Key { key, .. } => {
+                // `resource.customizations[<kind>]` names an entry of the legacy key.
+                let key = key.split('[').next().unwrap_or(key);
+                format!("{data_base}/{}", escape_pointer_token(key))
+            }
+            ConfigError::Shape { path, .. } => {
+                let rest = path.strip_prefix("/data").unwrap_or(path);
+                if is_config_map && !path.starts_with("/data") {
+                    format!("{base}{path}")
+                } else {
+                    format!("{data_base}{rest}")
+                }
+            }
+            _ => base.to_string(),
+        };
+        ProtocolError::params(path, e.to_string())
+    })
+}
+
+fn timestamp(text: &str, path: &str) -> Result<Timestamp, ProtocolError> {
+    Timestamp::parse(text).map_err(|message| ProtocolError::params(path, message))
+}
+
+fn handle_configure(state: &mut State, params: Value) -> Result<Value, ProtocolError> {
+    let p: ConfigureParams = parse_params(params)?;
+    if let Some(requested) = p.protocol_version
+        && requested != PROTOCOL_VERSION
+    {
+        return Err(ProtocolError::UnsupportedVersion { requested });
+    }
+    let settings = p.argocd_cm.map(|cm| settings(cm, "/params/argocdCm")).transpose()?;
+    let app = p.app.map(|a| application(a, "/params/app")).transpose()?;
+    let limits = p.limits.unwrap_or_default();
+    if limits.max_request_bytes == Some(0) {
+        return Err(ProtocolError::params("/params/limits/maxRequestBytes", "must be at least 1"));
+    }
+    let config = Config {
+        settings: settings.unwrap_or_default(),
+        app,
+        customizations: p.customizations,
+        limits,
+    };
+    engine::engine_configure(state, config)?;
+    let result = ConfigureResult {
+        protocol_version: PROTOCOL_VERSION,
+        engine_version: env!("CARGO_PKG_VERSION").to_string(),
+        methods: engine::available_methods(),
+        max_request_bytes: state.max_request_bytes,
+    };
+    serde_json::to_value(result).map_err(|e| ProtocolError::Engine {
+        message: format!("cannot serialize the result: {e}"),
+        object: None,
+        path: None,
+    })
+}
+
+fn handle_diff(state: &mut State, params: Value) -> Result<Value, ProtocolError> {
+    let p: DiffParams = parse_params(params)?;
+    let input = DiffInput {
+        desired: objects(p.desired, "/params/desired")?,
+        live: objects(p.live, "/params/live")?,
+        app: p.app.map(|a| application(a, "/params/app")).transpose()?,
+        settings: p.argocd_cm.map(|cm| settings(cm, "/params/argocdCm")).transpose()?,
+    };
+    engine::engine_diff(state, input)
+}
+
+fn handle_health(state: &mut State, params: Value) -> Result<Value, ProtocolError> {
+    let p: HealthParams = parse_params(params)?;
+    let input = HealthInput {
+        objects: objects(p.objects, "/params/objects")?,
+        settings: p.argocd_cm.map(|cm| settings(cm, "/params/argocdCm")).transpose()?,
+        customizations: p.customizations,
+        now: p.now.as_deref().map(|t| timestamp(t, "/params/now")).transpose()?,
+    };
+    engine::engine_health(state, input)
+}
+
+fn handle_plan(state: &mut State, params: Value) -> Result<Value, ProtocolError> {
+    let p: PlanParams = parse_params(params)?;
+    let input = PlanInput {
+        desired: objects(p.desired, "/params/desired")?,
+        live: objects(p.live, "/params/live")?,
+        app: p.app.map(|a| application(a, "/params/app")).transpose()?,
+        settings: p.argocd_cm.map(|cm| settings(cm, "/params/argocdCm")).transpose()?,
+        prune: p.prune,
+        revision: p.revision,
+        now: p.now.as_deref().map(|t| timestamp(t, "/params/now")).transpose()?,
+    };
+    engine::engine_plan(state, input)
+}
+
+fn handle_step(state: &mut State, params: Value) -> Result<Value, ProtocolError> {
+    let p: StepParams = parse_params(params)?;
+    let now = timestamp(&p.now, "/params/now")?;
+    let request = object_param(p.request, "/params/request")?;
+    let mut request: crate::sync::SyncRequest = deserialize_at(request, "/params/request")?;
+    objects(request.targets.clone(), "/params/request/targets")?;
+    let sync_state = match p.state {
+        Some(s) => deserialize_at(object_param(s, "/params/state")?, "/params/state")?,
+        None => crate::sync::SyncState::default(),
+    };
+    let mut observations: crate::sync::Observations = match p.observations {
+        Some(o) => {
+            deserialize_at(object_param(o, "/params/observations")?, "/params/observations")?
+        }
+        None => crate::sync::Observations::default(),
+    };
+    observations.now = now.unix_seconds;
+    request
+        .scopes
+        .add_crds(request.targets.iter().chain(observations.live.iter().map(|l| &l.object)));
+    engine::engine_step(state, StepInput { request, state: sync_state, observations })
+}
+
+/// A param that must be an object.
+fn object_param(value: Value, path: &str) -> Result<Value, ProtocolError> {
+    if value.is_object() {
+        Ok(value)
+    } else {
+        Err(ProtocolError::params(path, format!("expected an object, found {}", type_name(&value))))
+    }
+}
+
+fn handle_decide(state: &mut State, params: Value) -> Result<Value, ProtocolError> {
+    let p: DecideParams = parse_params(params)?;
+    let input = DecideInput {
+        app: application(p.app, "/params/app")?,
+        desired: objects(p.desired, "/params/desired")?,
+        live: objects(p.live, "/params/live")?,
+        revision: p.revision,
+        now: timestamp(&p.now, "/params/now")?,
+        settings: p.argocd_cm.map(|cm| settings(cm, "/params/argocdCm")).transpose()?,
+    };
+    engine::engine_decide(state, input)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn panics_become_internal_errors() {
+        let e = internal_error(Method::Diff, &"index out of bounds");
+        assert_eq!(
+            e.to_wire(),
+            crate::protocol::ErrorObject {
+                code: crate::protocol::ErrorCode::InternalError,
+                message: "internal error: diff panicked: index out of bounds; please report this \
+                    with the request"
+                    .into(),
+                object: None,
+                path: None,
+            }
+        );
+        let e = internal_error(Method::Plan, &String::from("boom"));
+        assert_eq!(
+            e.to_string(),
+            "internal error: plan panicked: boom; please report this with the request"
+        );
+        let e = internal_error(Method::Step, &42);
+        assert_eq!(
+            e.to_string(),
+            "internal error: step panicked: a panic without a message; please report this with \
+             the request"
+        );
+    }
+}

@@ -1,0 +1,457 @@
+//! The wire types of the `serve` protocol: what goes on one line in each direction.
+//!
+//! These are the serde types the server reads and writes, and the types the JSON Schema in
+//! `schema/protocol.schema.json` is generated from.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::object::ObjectRef;
+
+/// The version of the protocol this build speaks. See the module docs for what changes it.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// The default limit on the size of one request line, in bytes (16 MiB), newline excluded.
+pub const DEFAULT_MAX_REQUEST_BYTES: u64 = 16 * 1024 * 1024;
+
+/// A method of the protocol.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum Method {
+    /// Compare desired and live objects, as `gitops-core diff --output json`.
+    Diff,
+    /// Assess the health of objects, as `gitops-core health --output json`.
+    Health,
+    /// The ordered sync tasks, as `gitops-core plan --output json`.
+    Plan,
+    /// One step of a sync operation: the next batch of actions or the final outcome.
+    Step,
+    /// Whether an automated sync runs now, as `gitops-core decide --output json`.
+    Decide,
+    /// Set the engine's settings once, for every later request.
+    Configure,
+}
+
+impl Method {
+    /// Every method, in the order of the protocol docs.
+    pub const ALL: [Method; 6] = [
+        Method::Diff,
+        Method::Health,
+        Method::Plan,
+        Method::Step,
+        Method::Decide,
+        Method::Configure,
+    ];
+
+    /// The method's name on the wire.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use gitops_core::protocol::Method;
+    /// assert_eq!(Method::Configure.name(), "configure");
+    /// assert_eq!(Method::from_name("diff"), Some(Method::Diff));
+    /// assert_eq!(Method::from_name("Diff"), None);
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Diff => "diff",
+            Method::Health => "health",
+            Method::Plan => "plan",
+            Method::Step => "step",
+            Method::Decide => "decide",
+            Method::Configure => "configure",
+        }
+    }
+
+    /// The method with this wire name (exact, case-sensitive).
+    pub fn from_name(name: &str) -> Option<Method> {
+        Method::ALL.into_iter().find(|m| m.name() == name)
+    }
+}
+
+impl fmt::Display for Method {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One request line: `{"id": ..., "method": ..., "params": {...}}`.
+///
+/// `params` may be left out, which is the same as `{}`. The server reads a line in steps (JSON,
+/// then the envelope, then the method's params) so that each kind of mistake gets its own
+/// error code; this type is the envelope once it is known to be well formed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct Request {
+    /// Chosen by the client and echoed in the response: a string, a number or null.
+    #[schemars(schema_with = "id_schema")]
+    pub id: Value,
+    /// The method.
+    pub method: Method,
+    /// The method's parameters, an object (see the `*Params` definitions).
+    #[serde(default = "empty_object")]
+    #[schemars(schema_with = "object_schema")]
+    pub params: Value,
+}
+
+impl Request {
+    /// A request.
+    pub fn new(id: Value, method: Method, params: Value) -> Request {
+        Request { id, method, params }
+    }
+}
+
+fn empty_object() -> Value {
+    Value::Object(serde_json::Map::new())
+}
+
+/// One response line: `{"id": ..., "result": ...}` or `{"id": ..., "error": {...}}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[non_exhaustive]
+pub struct Response {
+    /// The request's `id`, or null when the request was too malformed to have one.
+    #[schemars(schema_with = "id_schema")]
+    pub id: Value,
+    /// The result or the error.
+    #[serde(flatten)]
+    pub outcome: Outcome,
+}
+
+/// What a response carries besides its `id`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum Outcome {
+    /// The method's result: the same JSON as the CLI command's `--output json`.
+    Result(Value),
+    /// Why the request failed.
+    Error(ErrorObject),
+}
+
+impl Response {
+    /// A successful response.
+    pub fn result(id: Value, result: Value) -> Response {
+        Response { id, outcome: Outcome::Result(result) }
+    }
+
+    /// An error response.
+    pub fn error(id: Value, error: ErrorObject) -> Response {
+        Response { id, outcome: Outcome::Error(error) }
+    }
+
+    /// The response as one line of JSON, without the newline.
+    pub fn to_line(&self) -> String {
+        // Serializing a tree of strings, numbers and maps with string keys cannot fail.
+        serde_json::to_string(self).unwrap_or_else(|e| {
+            format!(
+                r#"{{"id":null,"error":{{"code":"internal_error","message":"cannot serialize the response: {e}","object":null,"path":null}}}}"#
+            )
+        })
+    }
+}
+
+/// The error of an error response. Every field is always present (null when empty).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[non_exhaustive]
+pub struct ErrorObject {
+    /// A stable machine-readable code.
+    pub code: ErrorCode,
+    /// A lowercase, specific message for people; its wording may improve between releases.
+    pub message: String,
+    /// The Kubernetes object the error is about, when there is one.
+    #[schemars(with = "Option<ObjectRefSchema>", required)]
+    pub object: Option<ObjectRef>,
+    /// An RFC 6901 pointer: into the request (`/params/desired/2/kind`) for `invalid_params`,
+    /// into `object` for `engine_error`; null when the error has no place.
+    #[schemars(required)]
+    pub path: Option<String>,
+}
+
+/// The identity of a Kubernetes object, as the server writes it (`ObjectRef` in the library).
+#[derive(JsonSchema)]
+#[schemars(rename = "ObjectRef")]
+#[allow(dead_code)] // only its schema is used
+struct ObjectRefSchema {
+    /// API group, `""` for the core group.
+    group: String,
+    /// API version within the group.
+    version: String,
+    /// Kind.
+    kind: String,
+    /// Namespace, `""` for cluster-scoped objects.
+    namespace: String,
+    /// Name.
+    name: String,
+}
+
+/// The stable error codes. New codes may be added in a minor release (clients treat an unknown
+/// code as a failed request); a code never changes meaning.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ErrorCode {
+    /// The line is not JSON (or not UTF-8). `id` is null.
+    ParseError,
+    /// The line is JSON but not a request: not an object, `id` or `method` missing or of the
+    /// wrong type, or an unknown top-level field. `id` is null unless it could be read.
+    InvalidRequest,
+    /// `method` is a string but not a method of this protocol.
+    UnknownMethod,
+    /// `params` do not fit the method; `path` points into the request.
+    InvalidParams,
+    /// The line is longer than the size limit; it was discarded unread. `id` is null.
+    RequestTooLarge,
+    /// `configure` asked for a protocol version this server does not speak.
+    UnsupportedVersion,
+    /// The engine refused the input (a bad object, rule or script, a method this build does
+    /// not offer); `object` and `path` say where when the engine knows.
+    EngineError,
+    /// A bug in the server; please report it with the request.
+    InternalError,
+}
+
+impl ErrorCode {
+    /// The code's name on the wire.
+    pub fn name(self) -> &'static str {
+        match self {
+            ErrorCode::ParseError => "parse_error",
+            ErrorCode::InvalidRequest => "invalid_request",
+            ErrorCode::UnknownMethod => "unknown_method",
+            ErrorCode::InvalidParams => "invalid_params",
+            ErrorCode::RequestTooLarge => "request_too_large",
+            ErrorCode::UnsupportedVersion => "unsupported_version",
+            ErrorCode::EngineError => "engine_error",
+            ErrorCode::InternalError => "internal_error",
+        }
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// `configure` params. Every field is optional; what is left out takes its default (an empty
+/// `argocd-cm`, no scripts, the default limits). A `configure` replaces the whole previous
+/// configuration: it does not merge with it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[non_exhaustive]
+pub struct ConfigureParams {
+    /// The protocol version the client speaks; the server refuses any other with
+    /// `unsupported_version`. Left out, the server's version is assumed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol_version: Option<u32>,
+    /// The `argocd-cm` ConfigMap, or its `data` map, used by every request that does not pass
+    /// its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "optional_object_schema")]
+    pub argocd_cm: Option<Value>,
+    /// An Argo CD `Application`, used by every request that does not pass its own (its
+    /// destination namespace, `ignoreDifferences`, sync policy and compare options).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "optional_object_schema")]
+    pub app: Option<Value>,
+    /// Lua health scripts as `<group>/<Kind>` (the layout of Argo CD's
+    /// `resource_customizations/` folder, `_` standing for `*`) to the text of `health.lua`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub customizations: BTreeMap<String, String>,
+    /// Limits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limits: Option<Limits>,
+}
+
+/// Limits set by `configure`. Left out, each keeps its default.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[non_exhaustive]
+pub struct Limits {
+    /// The largest request line accepted, in bytes, newline excluded (at least 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_request_bytes: Option<u64>,
+    /// The instruction budget of one Lua health script evaluation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lua_instructions: Option<u64>,
+    /// The memory limit of one Lua health script evaluation, in bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lua_memory_bytes: Option<u64>,
+}
+
+/// `configure` result: what the server speaks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ConfigureResult {
+    /// The protocol version the server speaks (1 for this version of the protocol).
+    pub protocol_version: u32,
+    /// The version of the gitops-core engine (the crate version).
+    pub engine_version: String,
+    /// The methods this build answers, in the order of the protocol docs.
+    pub methods: Vec<Method>,
+    /// The size limit now in force, in bytes.
+    pub max_request_bytes: u64,
+}
+
+/// `diff` params: the inputs of `gitops-core diff`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[non_exhaustive]
+pub struct DiffParams {
+    /// The objects from Git, each a Kubernetes object (`apiVersion`, `kind`, `metadata.name`).
+    #[schemars(schema_with = "objects_schema")]
+    pub desired: Vec<Value>,
+    /// The app's live objects as the host found them.
+    #[schemars(schema_with = "objects_schema")]
+    pub live: Vec<Value>,
+    /// The Argo CD `Application`; left out, the configured one (or none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "optional_object_schema")]
+    pub app: Option<Value>,
+    /// The `argocd-cm` ConfigMap or its `data` map; left out, the configured one. Passing it
+    /// per request costs a parse each time: prefer `configure`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "optional_object_schema")]
+    pub argocd_cm: Option<Value>,
+}
+
+/// `health` params: the inputs of `gitops-core health`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[non_exhaustive]
+pub struct HealthParams {
+    /// The objects to assess.
+    #[schemars(schema_with = "objects_schema")]
+    pub objects: Vec<Value>,
+    /// The `argocd-cm` ConfigMap or its `data` map; left out, the configured one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "optional_object_schema")]
+    pub argocd_cm: Option<Value>,
+    /// Lua health scripts, as in `configure`; left out, the configured ones.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub customizations: Option<BTreeMap<String, String>>,
+    /// The time Lua's `os.time()` and `os.date()` read, RFC 3339; left out, the Unix epoch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub now: Option<String>,
+}
+
+/// `plan` params: the inputs of `gitops-core plan`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[non_exhaustive]
+pub struct PlanParams {
+    /// The objects from Git.
+    #[schemars(schema_with = "objects_schema")]
+    pub desired: Vec<Value>,
+    /// The live objects.
+    #[schemars(schema_with = "objects_schema")]
+    pub live: Vec<Value>,
+    /// The Argo CD `Application`; left out, the configured one (or none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "optional_object_schema")]
+    pub app: Option<Value>,
+    /// The `argocd-cm` ConfigMap or its `data` map; left out, the configured one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "optional_object_schema")]
+    pub argocd_cm: Option<Value>,
+    /// Delete live objects no longer in Git (as `--prune`), besides the app's
+    /// `automated.prune`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub prune: bool,
+    /// The revision, which names hooks that use `generateName` (as `--revision`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revision: Option<String>,
+    /// The operation start, RFC 3339, which names hooks that use `generateName` (as `--now`);
+    /// left out, the Unix epoch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub now: Option<String>,
+}
+
+/// `step` params: one pass of a running sync operation (there is no CLI command for it). The
+/// host keeps `request` and the `state` of the last result between passes, as Argo CD keeps
+/// `status.operationState`, and reports what it observed since.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[non_exhaustive]
+pub struct StepParams {
+    /// The sync operation, the JSON form of the library's `sync::SyncRequest`:
+    /// `appNamespace`, `targets` (the desired objects), `syncOptions`, `prune`, `dryRun`,
+    /// `revision`, `startedAt`, ...
+    #[schemars(schema_with = "object_schema")]
+    pub request: Value,
+    /// The `state` of the previous step's result (`sync::SyncState`); left out for the first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "optional_object_schema")]
+    pub state: Option<Value>,
+    /// What the host observed since (`sync::Observations`): the live objects with their
+    /// health, the outcomes of the previous step's actions by id, ... Its `now` is replaced
+    /// by the `now` param.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "optional_object_schema")]
+    pub observations: Option<Value>,
+    /// The current time, RFC 3339.
+    pub now: String,
+}
+
+/// `decide` params: the inputs of `gitops-core decide`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[non_exhaustive]
+pub struct DecideParams {
+    /// The Argo CD `Application` with its `status` (operationState, sync, history).
+    #[schemars(schema_with = "object_schema")]
+    pub app: Value,
+    /// The objects from Git.
+    #[schemars(schema_with = "objects_schema")]
+    pub desired: Vec<Value>,
+    /// The live objects.
+    #[schemars(schema_with = "objects_schema")]
+    pub live: Vec<Value>,
+    /// The revision Git resolved to.
+    pub revision: String,
+    /// The current time, RFC 3339. Unlike the CLI, the server reads no clock: it is required.
+    pub now: String,
+    /// The `argocd-cm` ConfigMap or its `data` map; left out, the configured one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "optional_object_schema")]
+    pub argocd_cm: Option<Value>,
+}
+
+fn id_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "description": "A string, a number or null, chosen by the client.",
+        "type": ["string", "number", "null"]
+    })
+}
+
+fn object_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({ "type": "object" })
+}
+
+fn optional_object_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({ "type": ["object", "null"] })
+}
+
+fn objects_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "type": "array",
+        "items": {
+            "type": "object",
+            "required": ["apiVersion", "kind", "metadata"],
+            "properties": {
+                "apiVersion": { "type": "string" },
+                "kind": { "type": "string" },
+                "metadata": { "type": "object" }
+            }
+        }
+    })
+}

@@ -1,0 +1,155 @@
+//! The `serve` protocol: scripted conversations from `testdata/serve/*.txt` run through
+//! [`Server`] line by line, and the checked-in JSON Schema.
+//!
+//! A conversation file has one line per event: `> ` and a request line to send (`>` alone or
+//! followed by blanks sends a blank line), `< ` and the exact response expected, `#` for
+//! comments. `$ENGINE_VERSION` in an expected line stands for the crate version. The same files
+//! drive the built binary through pipes in `src/tests/serve_pipes.rs`.
+
+use crate::protocol::{Outcome, Response, Server, json_schema};
+
+use super::support::{read, selected, testdata};
+
+use crate::protocol::schema::TypedRequest;
+
+#[path = "transcript.rs"]
+mod transcript;
+
+#[test]
+fn conversations() {
+    let dir = testdata().join("serve");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("reading {}: {e}", dir.display()))
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".txt"))
+        .collect();
+    names.sort();
+    let mut ran = 0;
+    let mut failures = Vec::new();
+    for name in &names {
+        if !selected(name) {
+            continue;
+        }
+        let script = transcript::Transcript::parse(&read(&format!("serve/{name}")));
+        let mut server = Server::new();
+        let mut got = Vec::new();
+        for request in &script.requests {
+            let Some(line) = server.handle_line(request.as_bytes()) else { continue };
+            // Every response reads back as a `Response`, and a request that succeeded has
+            // the shape the published schema describes.
+            match serde_json::from_str::<Response>(&line) {
+                Ok(r) if matches!(r.outcome, Outcome::Result(_)) => {
+                    if let Err(e) = serde_json::from_str::<TypedRequest>(request) {
+                        failures
+                            .push(format!("serve/{name}: {request}: not a schema Request: {e}"));
+                    }
+                }
+                Ok(_) => {}
+                Err(e) => failures.push(format!("serve/{name}: {line}: not a Response: {e}")),
+            }
+            got.push(line);
+        }
+        if let Some(diff) = script.compare(&got, env!("CARGO_PKG_VERSION")) {
+            failures.push(format!("serve/{name}: {diff}"));
+        }
+        ran += 1;
+    }
+    assert!(failures.is_empty(), "{} of {ran} failed:\n{}", failures.len(), failures.join("\n"));
+    assert!(ran > 0 || std::env::var("GITOPS_TEST").is_ok(), "no conversation ran");
+}
+
+/// `schema/protocol.schema.json` is what the code generates; `GITOPS_REGENERATE=1` rewrites it.
+#[test]
+fn schema_is_checked_in() {
+    let path = testdata().join("../schema/protocol.schema.json");
+    let generated = json_schema();
+    let text = serde_json::to_string_pretty(&generated).unwrap() + "\n";
+    if std::env::var("GITOPS_REGENERATE").is_ok_and(|v| v == "1") {
+        std::fs::write(&path, &text).unwrap_or_else(|e| panic!("writing {}: {e}", path.display()));
+        return;
+    }
+    let stored = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!("reading {}: {e} (run with GITOPS_REGENERATE=1 to write it)", path.display())
+    });
+    let stored_value: serde_json::Value = serde_json::from_str(&stored).unwrap();
+    assert!(
+        stored_value == generated && stored == text,
+        "{} is out of date: run `GITOPS_REGENERATE=1 cargo test --lib schema_is_checked_in`",
+        path.display()
+    );
+}
+
+/// What a text transcript cannot hold: bytes that are not UTF-8, CRLF line ends, a newline
+/// passed in with the line, and the size limit counted without the `\r`.
+#[test]
+fn raw_lines() {
+    let mut server = Server::with_max_request_bytes(40);
+    assert_eq!(
+        server.handle_line(b"{\"id\":\"\xff\"}").unwrap(),
+        r#"{"id":null,"error":{"code":"parse_error","message":"parse error: invalid unicode code point at line 1 column 8","object":null,"path":null}}"#
+    );
+    let configure = br#"{"id":1,"method":"configure","params":{}}"#;
+    assert_eq!(configure.len(), 41);
+    let too_large = r#"{"id":null,"error":{"code":"request_too_large","message":"request too large: 41 bytes, the limit is 40","object":null,"path":null}}"#;
+    assert_eq!(server.handle_line(configure).unwrap(), too_large);
+    assert_eq!(server.handle_line(&[&configure[..], b"\r\n"].concat()).unwrap(), too_large);
+    assert_eq!(server.too_large(41), too_large);
+    let short = br#"{"id":1,"method":"configure"}"#;
+    let want = server.handle_line(short).unwrap();
+    assert!(want.starts_with(r#"{"id":1,"result":{"#), "{want}");
+    assert_eq!(server.handle_line(&[&short[..], b"\r\n"].concat()).unwrap(), want);
+    assert_eq!(server.handle_line(&[&short[..], b"\n"].concat()).unwrap(), want);
+    assert_eq!(server.handle_line(b"\r\n"), None);
+    assert_eq!(server.handle_line(b""), None);
+    assert_eq!(server.max_request_bytes(), 40);
+}
+
+/// Any line gets exactly one response (none when blank), which is one line of JSON with the
+/// shape of a `Response`, and the server goes on answering afterwards.
+#[test]
+fn any_line_gets_one_response() {
+    use proptest::prelude::*;
+
+    let requests = prop_oneof![
+        proptest::collection::vec(any::<u8>(), 0..200),
+        "[ -~]{0,120}".prop_map(String::into_bytes),
+        (
+            prop_oneof![
+                Just("id".to_string()),
+                Just("method".to_string()),
+                Just("params".to_string()),
+                "[a-z]{1,6}"
+            ],
+            prop_oneof![
+                Just(serde_json::json!("configure")),
+                Just(serde_json::json!("diff")),
+                Just(serde_json::json!({"desired": [], "live": [{}]})),
+                Just(serde_json::json!({"limits": {"maxRequestBytes": 0}})),
+                Just(serde_json::json!(null)),
+                any::<i64>().prop_map(serde_json::Value::from),
+                "[ -~]{0,12}".prop_map(serde_json::Value::from),
+            ],
+        )
+            .prop_map(|(k, v)| {
+                let mut req = serde_json::json!({"id": 1, "method": "configure"});
+                req[k] = v;
+                req.to_string().into_bytes()
+            }),
+    ];
+    let config = ProptestConfig { cases: 512, failure_persistence: None, ..Default::default() };
+    proptest!(config, |(line in requests)| {
+        let mut server = Server::new();
+        match server.handle_line(&line) {
+            None => prop_assert!(line.iter().all(u8::is_ascii_whitespace)),
+            Some(out) => {
+                prop_assert!(!out.contains('\n'));
+                let parsed: Result<Response, _> = serde_json::from_str(&out);
+                prop_assert!(parsed.is_ok(), "{}", out);
+            }
+        }
+        let after = server.handle_line(br#"{"id":2,"method":"configure"}"#);
+        let ok = after.is_some_and(|a| a.starts_with(r#"{"id":2,"result":"#));
+        prop_assert!(ok, "the server did not carry on");
+    });
+}

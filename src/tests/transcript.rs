@@ -1,0 +1,53 @@
+//! Conversation scripts of the `serve` tests (see `serve.rs` for the format). Only std, so the
+//! pipe tests (a separate test target) include this file too.
+
+/// A parsed conversation.
+pub struct Transcript {
+    /// The lines to send, in order.
+    pub requests: Vec<String>,
+    /// The response lines expected, in order.
+    pub responses: Vec<String>,
+}
+
+impl Transcript {
+    /// Parses a script.
+    pub fn parse(text: &str) -> Transcript {
+        let mut requests = Vec::new();
+        let mut responses = Vec::new();
+        for (i, line) in text.lines().enumerate() {
+            if let Some(rest) = line.strip_prefix('>') {
+                requests.push(rest.strip_prefix(' ').unwrap_or(rest).to_string());
+            } else if let Some(rest) = line.strip_prefix("< ") {
+                responses.push(rest.to_string());
+            } else if !(line.starts_with('#') || line.trim().is_empty()) {
+                panic!("line {}: expected `> `, `< ` or `#`: {line}", i + 1);
+            }
+        }
+        Transcript { requests, responses }
+    }
+
+    /// The expected responses with `$ENGINE_VERSION` filled in.
+    pub fn expected(&self, version: &str) -> Vec<String> {
+        self.responses.iter().map(|r| r.replace("$ENGINE_VERSION", version)).collect()
+    }
+
+    /// `None` when `got` is what the script expects, else a description of the first
+    /// difference.
+    pub fn compare(&self, got: &[String], version: &str) -> Option<String> {
+        let want = self.expected(version);
+        for (i, (w, g)) in want.iter().zip(got).enumerate() {
+            if w != g {
+                return Some(format!("response {}:\n  want {w}\n  got  {g}", i + 1));
+            }
+        }
+        if want.len() != got.len() {
+            return Some(format!(
+                "expected {} responses, got {}: {:?}",
+                want.len(),
+                got.len(),
+                got.get(want.len()..).or(want.get(got.len()..))
+            ));
+        }
+        None
+    }
+}
