@@ -530,7 +530,7 @@ impl TypeRef {
 
 /// The type of a top-level kind. Exact GVK first; for a registered group/version whose kind
 /// the 1.24 schema lacks (e.g. `apps/v1beta1`, `extensions/v1beta1`), the same kind in the
-/// fallback versions of its group (documented in `testdata/SKIPPED-smp.md`).
+/// fallback versions of its group (documented in `testdata/SKIPPED.md`).
 pub(crate) fn lookup(group: &str, version: &str, kind: &str) -> Option<TypeRef> {
     let s = schema();
     let gv = group_version(group, version);

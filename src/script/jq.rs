@@ -43,7 +43,7 @@
 //! The expression is evaluated as `path(E)`. The text `path(\nE\n)` is compiled only after
 //! checking that it parses to exactly a call of `path` on the syntax tree checked above, so
 //! text in `E` cannot escape the call (Argo CD splices `E` into `del(...)`; see
-//! `testdata/SKIPPED-ignore.md`, case N11).
+//! `testdata/SKIPPED.md`, case N11).
 
 use jaq_core::load::lex::{StrPart, Token};
 use jaq_core::load::parse::{BinaryOp, Term};

@@ -18,7 +18,7 @@
 //!   deletion removes next.
 //!
 //! Where Argo CD's Go code leaves a choice open (map iteration order, unstable sorts), this
-//! module picks one deterministic behaviour; `testdata/SKIPPED-sync.md` lists each.
+//! module picks one deterministic behaviour; `testdata/SKIPPED.md` lists each.
 //!
 //! # The host loop
 //!
