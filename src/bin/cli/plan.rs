@@ -1,6 +1,5 @@
 //! `gitops-core plan` and `gitops-core decide`.
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use gitops_core::ObjectRef;
@@ -30,82 +29,20 @@ usage: gitops-core decide --app APP.yaml --desired PATH --live PATH --revision R
 Decides whether an automated sync starts now, from the Application's spec and status.
 With --project, the AppProject's sync windows that match the app are checked first.";
 
-/// Per-resource sync status of desired against live.
-///
-/// PLACEHOLDER until the diff engine is merged: this is the one place that will call
-/// `gitops_core::diff`. For now a resource counts as modified when desired and live differ
-/// after dropping `status` and the metadata the API server fills in.
+/// Per-resource sync status of desired against live, from the diff engine (the same
+/// comparison `gitops-core diff` makes).
 fn resource_statuses(
     desired: &[Value],
     live: &[Value],
-    app_namespace: &str,
-) -> Vec<ResourceStatus> {
-    let scopes = gitops_core::Scopes::builtin();
-    let key = |o: &Value| {
-        let r = ObjectRef::from_object_lossy(o);
-        (r.group, r.kind, r.namespace, r.name)
-    };
-    let mut live_by_key: BTreeMap<_, &Value> = live.iter().map(|l| (key(l), l)).collect();
-    let mut out = Vec::new();
-    for d in desired {
-        if hooks::is_hook(d) || hooks::is_skip(d) {
-            continue;
-        }
-        let mut d = d.clone();
-        scopes.default_namespace(&mut d, app_namespace);
-        let k = key(&d);
-        let status = match live_by_key.remove(&k) {
-            Some(l) if strip_noise(&d) == strip_noise(l) => SyncStatusCode::Synced,
-            _ => SyncStatusCode::OutOfSync,
-        };
-        out.push(status_of(k, status, false));
-    }
-    for (k, l) in live_by_key {
-        if !hooks::is_hook(l) {
-            out.push(status_of(k, SyncStatusCode::OutOfSync, true));
-        }
-    }
-    out
-}
-
-fn status_of(
-    k: (String, String, String, String),
-    status: SyncStatusCode,
-    requires_pruning: bool,
-) -> ResourceStatus {
-    let mut r = ResourceStatus::default();
-    (r.group, r.kind, r.namespace, r.name) = k;
-    r.status = status;
-    r.requires_pruning = requires_pruning;
-    r
-}
-
-fn strip_noise(obj: &Value) -> Value {
-    let mut o = obj.clone();
-    if let Some(map) = o.as_object_mut() {
-        map.remove("status");
-        if let Some(meta) = map.get_mut("metadata").and_then(Value::as_object_mut) {
-            for k in [
-                "uid",
-                "resourceVersion",
-                "generation",
-                "creationTimestamp",
-                "managedFields",
-                "selfLink",
-                "ownerReferences",
-            ] {
-                meta.remove(k);
-            }
-            if let Some(a) = meta.get_mut("annotations").and_then(Value::as_object_mut) {
-                a.remove("kubectl.kubernetes.io/last-applied-configuration");
-                a.remove("argocd.argoproj.io/tracking-id");
-            }
-            if meta.get("annotations").and_then(Value::as_object).is_some_and(|a| a.is_empty()) {
-                meta.remove("annotations");
-            }
-        }
-    }
-    o
+    app: &gitops_core::Application,
+    settings: &gitops_core::Settings,
+) -> Result<Vec<ResourceStatus>, CliError> {
+    let mut scopes = gitops_core::Scopes::builtin();
+    scopes.add_crds(desired.iter().chain(live));
+    let input = gitops_core::diff::AppDiffInput::new(desired, live, app, settings, &scopes);
+    let result = gitops_core::diff::diff_app(&input)
+        .map_err(|e| CliError::Input(format!("comparing desired and live: {e}")))?;
+    Ok(gitops_core::protocol::output::resource_statuses(&result).1)
 }
 
 struct Args {
@@ -170,13 +107,14 @@ pub fn run_plan(args: lexopt::Parser) -> Result<u8, CliError> {
     let Some(a) = parse(args, PLAN_USAGE)? else { return Ok(0) };
     let desired = objects_of(&a.desired, "--desired", PLAN_USAGE)?;
     let live = objects_of(&a.live, "--live", PLAN_USAGE)?;
-    if let Some(cm) = &a.cm {
-        // Read for validation; the settings take part once the diff engine is merged.
-        read_settings(cm)?;
-    }
-    let mut request = match &a.app {
-        Some(path) => {
-            let app = read_app(path)?;
+    let settings = match &a.cm {
+        Some(cm) => read_settings(cm)?,
+        None => gitops_core::Settings::default(),
+    };
+    let app_spec = a.app.as_deref().map(read_app).transpose()?;
+    let mut request = match &app_spec {
+        Some(app) => {
+            let app = app.clone();
             // A requested operation (a manual sync) wins over the spec's defaults.
             if app.operation.is_null() {
                 SyncRequest::for_app(&app, desired.clone(), "", 0)
@@ -197,7 +135,12 @@ pub fn run_plan(args: lexopt::Parser) -> Result<u8, CliError> {
     if let Some(now) = &a.now {
         request.started_at = parse_rfc3339(now).map_err(|e| CliError::Usage(e.to_string()))?;
     }
-    let statuses = resource_statuses(&desired, &live, &request.app_namespace);
+    let diff_app = app_spec.clone().unwrap_or_else(|| {
+        let mut app = gitops_core::Application::default();
+        app.spec.destination.namespace = request.app_namespace.clone();
+        app
+    });
+    let statuses = resource_statuses(&desired, &live, &diff_app, &settings)?;
     request.modified = Some(
         statuses
             .iter()
@@ -288,7 +231,11 @@ pub fn run_decide(args: lexopt::Parser) -> Result<u8, CliError> {
             .map(|d| d.as_secs() as i64)
             .unwrap_or(0),
     };
-    let resources = resource_statuses(&desired, &live, &app.spec.destination.namespace);
+    let settings = match &a.cm {
+        Some(cm) => read_settings(cm)?,
+        None => gitops_core::Settings::default(),
+    };
+    let resources = resource_statuses(&desired, &live, &app, &settings)?;
     // A live-only object marked `IgnoreExtraneous` stays OutOfSync itself but does not make
     // the app OutOfSync.
     let extraneous_ignored = |r: &ResourceStatus| {
