@@ -66,6 +66,9 @@ pub struct AppDiffInput<'a> {
     pub server_side_diff: bool,
     /// Shows Secret values in the rendered outputs instead of masks.
     pub reveal_secrets: bool,
+    /// Ignore rules compiled once by the host (from this app's `ignoreDifferences` and these
+    /// settings), so repeated comparisons do not compile jq expressions again.
+    pub ignore_rules: Option<&'a crate::ignore::IgnoreNormalizer>,
 }
 
 impl<'a> AppDiffInput<'a> {
@@ -86,7 +89,15 @@ impl<'a> AppDiffInput<'a> {
             dry_runs: &[],
             server_side_diff: false,
             reveal_secrets: false,
+            ignore_rules: None,
         }
+    }
+
+    /// Uses ignore rules compiled once, which must have been built from `app`'s
+    /// `ignoreDifferences` and `settings` (`IgnoreNormalizer::for_app`).
+    pub fn with_ignore_rules(mut self, rules: &'a crate::ignore::IgnoreNormalizer) -> Self {
+        self.ignore_rules = Some(rules);
+        self
     }
 
     /// Sets the dry-run results and turns server-side diff on.
@@ -433,10 +444,11 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
         }
     }
 
-    let normalizer = match AppNormalizer::new(&app.spec.ignore_differences, settings) {
-        Ok(n) => n,
-        Err(e) => return Ok(failed(&targets, &lives, hooks, conditions, notes, &e)),
-    };
+    let normalizer =
+        match AppNormalizer::new(&app.spec.ignore_differences, settings, input.ignore_rules) {
+            Ok(n) => n,
+            Err(e) => return Ok(failed(&targets, &lives, hooks, conditions, notes, &e)),
+        };
     let ssd = (input.server_side_diff || app.has_compare_option("ServerSideDiff=true"))
         && !app.has_compare_option("ServerSideDiff=false");
     let base = DiffOptions {

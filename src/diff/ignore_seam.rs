@@ -10,40 +10,66 @@ use crate::config::{IgnoreDifferences, KnownTypeField, Settings};
 use crate::object::ObjectRef;
 
 /// The app's ignore rules merged with `argocd-cm`'s (spec §7.3, §7.4).
-pub(crate) struct IgnoreRules {
-    inner: crate::ignore::IgnoreNormalizer,
+pub(crate) struct IgnoreRules<'a> {
+    inner: Compiled<'a>,
 }
 
-impl IgnoreRules {
+/// Rules compiled for this comparison, or compiled once by the host and lent to it.
+enum Compiled<'a> {
+    Owned(crate::ignore::IgnoreNormalizer),
+    Borrowed(&'a crate::ignore::IgnoreNormalizer),
+}
+
+impl<'a> IgnoreRules<'a> {
     /// Builds the rules; a jq expression that does not parse is an error naming the rule.
-    pub(crate) fn new(rules: &[IgnoreDifferences], settings: &Settings) -> Result<Self, DiffError> {
+    /// `prebuilt`, when given, is used as it is (it was built from the same rules).
+    pub(crate) fn new(
+        rules: &[IgnoreDifferences],
+        settings: &Settings,
+        prebuilt: Option<&'a crate::ignore::IgnoreNormalizer>,
+    ) -> Result<Self, DiffError> {
+        if let Some(n) = prebuilt {
+            return Ok(IgnoreRules { inner: Compiled::Borrowed(n) });
+        }
         let inner = crate::ignore::IgnoreNormalizer::new(rules, settings)
             .map_err(|e| DiffError::IgnoreRules { message: e.to_string() })?;
-        Ok(IgnoreRules { inner })
+        Ok(IgnoreRules { inner: Compiled::Owned(inner) })
+    }
+
+    fn compiled(&self) -> &crate::ignore::IgnoreNormalizer {
+        match &self.inner {
+            Compiled::Owned(n) => n,
+            Compiled::Borrowed(n) => n,
+        }
     }
 
     /// Applies every matching JSON-pointer and jq rule to one object. Errors are skipped, as
     /// Argo CD logs them and carries on.
     pub(crate) fn normalize(&self, obj: &mut Value) {
-        let _ = self.inner.normalize(obj);
+        let _ = self.compiled().normalize(obj);
     }
 
     /// The merged `managedFieldsManagers` for an object (spec §7.3 lookup).
     pub(crate) fn managers(&self, object: &ObjectRef) -> Vec<String> {
-        self.inner.managed_fields_managers(object)
+        self.compiled().managed_fields_managers(object)
     }
 }
 
 /// Argo CD's full normaliser for an app: ignore rules, then known types.
-pub(crate) struct AppNormalizer {
-    pub(crate) ignore: IgnoreRules,
+pub(crate) struct AppNormalizer<'a> {
+    pub(crate) ignore: IgnoreRules<'a>,
     known_types: BTreeMap<(String, String), Vec<KnownTypeField>>,
 }
 
-impl AppNormalizer {
-    /// Builds the normaliser from the app's rules and `argocd-cm`.
-    pub(crate) fn new(rules: &[IgnoreDifferences], settings: &Settings) -> Result<Self, DiffError> {
-        let ignore = IgnoreRules::new(rules, settings)?;
+impl<'a> AppNormalizer<'a> {
+    /// Builds the normaliser from the app's rules and `argocd-cm`, or from rules the host
+    /// compiled once.
+    pub(crate) fn new(
+        rules: &[IgnoreDifferences],
+        settings: &Settings,
+        prebuilt: Option<&'a crate::ignore::IgnoreNormalizer>,
+    ) -> Result<Self, DiffError> {
+        let ignore = IgnoreRules::new(rules, settings, prebuilt)?;
         let mut known_types = BTreeMap::new();
         for (key, o) in &settings.overrides {
             if o.known_type_fields.is_empty() {
@@ -67,7 +93,7 @@ impl AppNormalizer {
     }
 }
 
-impl Normalizer for AppNormalizer {
+impl Normalizer for AppNormalizer<'_> {
     fn normalize(&self, obj: &mut Value) {
         self.ignore.normalize(obj);
         let r = ObjectRef::from_object_lossy(obj);

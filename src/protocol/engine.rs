@@ -34,6 +34,8 @@ pub(crate) fn available_methods() -> Vec<Method> {
 pub(crate) struct Engines {
     /// The health scripts of the configured `argocd-cm` and customizations.
     scripts: HealthScripts,
+    /// The configured app's ignore rules, compiled once (jq filters included).
+    ignore: Option<crate::ignore::IgnoreNormalizer>,
     /// The Lua engine with the configured limits (its compiled scripts are cached).
     #[cfg(feature = "lua")]
     lua: crate::script::LuaEngine,
@@ -42,13 +44,14 @@ pub(crate) struct Engines {
 /// Installs a new configuration, compiling what later requests reuse. On error the previous
 /// configuration stays.
 pub(crate) fn engine_configure(state: &mut State, config: Config) -> Result<(), ProtocolError> {
-    // The ignore rules are compiled by each diff; compiling them here too reports a bad rule
-    // (a jq expression that does not parse) once, at start-up.
+    // The ignore rules are compiled once here and lent to every diff that uses the configured
+    // app and settings; a bad rule (a jq expression that does not parse) is reported now.
     let rules = config.app.as_ref().map_or(&[][..], |a| &a.spec.ignore_differences[..]);
-    crate::ignore::IgnoreNormalizer::new(rules, &config.settings).map_err(|e| {
+    let ignore = crate::ignore::IgnoreNormalizer::new(rules, &config.settings).map_err(|e| {
         ProtocolError::Engine { message: format!("ignore rules: {e}"), object: None, path: None }
     })?;
     let engines = Engines {
+        ignore: Some(ignore),
         scripts: scripts(&config.settings, &config.customizations),
         #[cfg(feature = "lua")]
         lua: crate::script::LuaEngine::new(lua_limits(&config)),
@@ -101,7 +104,14 @@ pub(crate) fn engine_diff(state: &mut State, input: DiffInput) -> Result<Value, 
     let settings = input.settings.as_ref().unwrap_or(&state.config.settings);
     let mut scopes = Scopes::builtin();
     scopes.add_crds(input.desired.iter().chain(&input.live));
-    let diff_input = AppDiffInput::new(&input.desired, &input.live, app, settings, &scopes);
+    let mut diff_input = AppDiffInput::new(&input.desired, &input.live, app, settings, &scopes);
+    // The compiled rules serve only requests that bring neither their own app nor settings.
+    if input.app.is_none()
+        && input.settings.is_none()
+        && let Some(rules) = &state.engines.ignore
+    {
+        diff_input = diff_input.with_ignore_rules(rules);
+    }
     let result = diff_app(&diff_input).map_err(diff_error)?;
     to_result(&DiffOutput::new(&result))
 }

@@ -237,12 +237,12 @@ fn bad_arguments() {
     );
 }
 
-/// The Python client of README-serve.md runs against the binary and prints what the README
+/// The Python client of README.md runs against the binary and prints what the README
 /// says it prints. Skipped, with a message, where `python3` is not installed.
 #[test]
 fn readme_python_client() {
-    let readme = std::fs::read_to_string(root().join("README-serve.md")).unwrap();
-    let code = fenced_block(&readme, "```python").expect("a python block in README-serve.md");
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let code = fenced_block(&readme, "```python").expect("a python block in README.md");
     let expected = fenced_block(&readme, "```text\n$ python3 client.py").expect("its output");
     if Command::new("python3").arg("--version").output().is_err() {
         eprintln!("skipped readme_python_client: python3 is not installed");
