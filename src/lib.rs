@@ -32,6 +32,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod civil;
 pub mod config;
 pub mod diff;
 pub mod glob;

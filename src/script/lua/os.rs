@@ -103,23 +103,12 @@ fn time_of_table(t: &Table) -> mlua::Result<i64> {
     let m0 = month.saturating_sub(1);
     let year = year.saturating_add(m0.div_euclid(12));
     let month = m0.rem_euclid(12) + 1;
-    let days = days_from_civil(year, month, 1).saturating_add(day.saturating_sub(1));
+    let days = crate::civil::days_from_civil(year, month, 1).saturating_add(day.saturating_sub(1));
     Ok(days
         .saturating_mul(86400)
         .saturating_add(hour.saturating_mul(3600))
         .saturating_add(min.saturating_mul(60))
         .saturating_add(sec))
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (month 1..=12).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
 }
 
 /// A broken-down UTC time.
@@ -139,15 +128,7 @@ impl Civil {
     fn from_unix(secs: i64) -> Civil {
         let days = secs.div_euclid(86400);
         let rem = secs.rem_euclid(86400);
-        let z = days + 719_468;
-        let era = z.div_euclid(146_097);
-        let doe = z - era * 146_097;
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-        let mp = (5 * doy + 2) / 153;
-        let day = doy - (153 * mp + 2) / 5 + 1;
-        let month = if mp < 10 { mp + 3 } else { mp - 9 };
-        let year = yoe + era * 400 + i64::from(month <= 2);
+        let (year, month, day) = crate::civil::civil_from_days(days);
         Civil {
             year,
             month,
@@ -224,7 +205,7 @@ mod tests {
     fn civil_round_trip() {
         for secs in [0, 86399, 951_782_400, 1_700_000_000, -1, -86401] {
             let c = Civil::from_unix(secs);
-            let back = days_from_civil(c.year, c.month, c.day) * 86400
+            let back = crate::civil::days_from_civil(c.year, c.month, c.day) * 86400
                 + c.hour * 3600
                 + c.min * 60
                 + c.sec;
