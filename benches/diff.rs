@@ -1,5 +1,5 @@
-//! End-to-end diff of a 1,000-resource application, against the time to only parse and
-//! serialise the same JSON with serde_json.
+//! Diff benchmarks: one resource in each mode, and end to end a 1,000-resource application
+//! next to the time to only parse and serialise the same JSON with serde_json.
 //!
 //! The application is generated deterministically from the testdata objects (the bookstore
 //! demo and Argo CD's diff fixtures): each resource is a copy of a fixture pair under a new
@@ -9,105 +9,15 @@
 use divan::counter::{BytesCount, ItemsCount};
 use divan::{Bencher, black_box};
 use gitops_core::diff::{self, AppDiffInput};
-use gitops_core::{Application, Scopes, Settings};
-use serde_json::{Value, json};
+use gitops_core::{Scopes, Settings};
+use serde_json::Value;
+
+#[path = "support/workload.rs"]
+mod support;
+use support::{RESOURCES, workload};
 
 fn main() {
     divan::main();
-}
-
-const RESOURCES: usize = 1000;
-
-/// (desired, live) fixture pairs.
-fn fixtures() -> Vec<(Value, Value)> {
-    let parse = |t: &str| gitops_core::parse_manifests(t).expect("fixture parses");
-    let desired = parse(include_str!("../testdata/demo/desired.yaml"));
-    let live = parse(include_str!("../testdata/demo/live.yaml"));
-    let mut pairs = Vec::new();
-    for d in &desired {
-        let name = &d["metadata"]["name"];
-        let kind = &d["kind"];
-        if let Some(l) = live.iter().find(|l| &l["metadata"]["name"] == name && &l["kind"] == kind)
-        {
-            pairs.push((d.clone(), l.clone()));
-        }
-    }
-    let json = |t: &str| serde_json::from_str::<Value>(t).expect("fixture parses");
-    for (d, l) in [
-        (
-            include_str!("../testdata/diff/inputs/deployment-config.json"),
-            include_str!("../testdata/diff/inputs/deployment-live.json"),
-        ),
-        (
-            include_str!("../testdata/diff/inputs/elasticsearch-config.json"),
-            include_str!("../testdata/diff/inputs/elasticsearch-live.json"),
-        ),
-    ] {
-        pairs.push((json(d), json(l)));
-    }
-    pairs
-}
-
-fn rename(obj: &mut Value, name: &str, namespace: &str) {
-    obj["metadata"]["name"] = json!(name);
-    obj["metadata"]["namespace"] = json!(namespace);
-    let la = "kubectl.kubernetes.io/last-applied-configuration";
-    if let Some(text) = obj["metadata"]["annotations"][la].as_str()
-        && let Ok(mut v) = serde_json::from_str::<Value>(text)
-    {
-        v["metadata"]["name"] = json!(name);
-        v["metadata"]["namespace"] = json!(namespace);
-        obj["metadata"]["annotations"][la] = json!(v.to_string());
-    }
-    if let Some(ann) = obj["metadata"]["annotations"].as_object_mut() {
-        ann.remove("argocd.argoproj.io/tracking-id");
-    }
-}
-
-struct Workload {
-    desired: Vec<Value>,
-    live: Vec<Value>,
-    app: Application,
-    ssa_app: Application,
-    json: String,
-}
-
-fn workload() -> Workload {
-    let pairs = fixtures();
-    let (mut desired, mut live) = (Vec::new(), Vec::new());
-    for i in 0..RESOURCES {
-        let (mut d, mut l) = pairs[i % pairs.len()].clone();
-        let name = format!("res-{i:04}");
-        rename(&mut d, &name, "bench");
-        rename(&mut l, &name, "bench");
-        if i % 10 == 0 {
-            // Drift: a label Git declares was changed in the cluster.
-            l["metadata"]["labels"]["app.kubernetes.io/version"] = json!("drifted");
-            d["metadata"]["labels"]["app.kubernetes.io/version"] = json!("1.0");
-        }
-        desired.push(d);
-        live.push(l);
-    }
-    // Three ignore rules. NOTE: they take effect once `crate::ignore` is wired into the
-    // pipeline (see src/diff/ignore_seam.rs); until then they are carried but not applied.
-    let app_doc = json!({
-        "metadata": {"name": ""},
-        "spec": {
-            "destination": {"namespace": "bench"},
-            "ignoreDifferences": [
-                {"group": "apps", "kind": "Deployment", "jsonPointers": ["/spec/replicas"]},
-                {"group": "", "kind": "Service", "jsonPointers": ["/spec/clusterIP"]},
-                {"group": "apps", "kind": "StatefulSet",
-                 "jqPathExpressions": [".spec.volumeClaimTemplates[]?.status"]}
-            ]
-        }
-    });
-    let app = Application::from_value(&app_doc).expect("app");
-    let mut ssa_doc = app_doc.clone();
-    ssa_doc["spec"]["syncPolicy"] = json!({"syncOptions": ["ServerSideApply=true"]});
-    let ssa_app = Application::from_value(&ssa_doc).expect("app");
-    let json = serde_json::to_string(&json!({"desired": desired, "live": live})).expect("json");
-    Workload { desired, live, app, ssa_app, json }
 }
 
 fn bench_app(bencher: Bencher, ssa: bool, bytes: bool) {
@@ -149,4 +59,58 @@ fn serde_only(bencher: Bencher, per_mb: bool) {
         let v: Value = serde_json::from_str(black_box(&w.json)).expect("json");
         black_box(serde_json::to_string(&v).expect("json"))
     });
+}
+
+/// One Deployment in each diff mode, on Argo CD's fixtures (testdata/diff/inputs/).
+mod one_resource {
+    use super::*;
+    use gitops_core::diff::DiffOptions;
+
+    fn yaml(text: &str) -> Value {
+        gitops_core::parse_manifests(text).expect("fixture parses").remove(0)
+    }
+    fn json(text: &str) -> Value {
+        serde_json::from_str(text).expect("fixture parses")
+    }
+
+    /// Three-way: the live Deployment carries last-applied.
+    #[divan::bench]
+    fn three_way(bencher: Bencher) {
+        let desired = json(include_str!("../testdata/diff/inputs/deployment-config.json"));
+        let live = json(include_str!("../testdata/diff/inputs/deployment-live.json"));
+        let opts = DiffOptions::default();
+        bencher.bench_local(|| black_box(diff::diff(Some(&desired), Some(&live), &opts)));
+    }
+
+    /// Two-way: the same pair with last-applied removed.
+    #[divan::bench]
+    fn two_way(bencher: Bencher) {
+        let desired = json(include_str!("../testdata/diff/inputs/deployment-config.json"));
+        let mut live = json(include_str!("../testdata/diff/inputs/deployment-live.json"));
+        if let Some(a) = live["metadata"]["annotations"].as_object_mut() {
+            a.remove("kubectl.kubernetes.io/last-applied-configuration");
+        }
+        let opts = DiffOptions::default();
+        bencher.bench_local(|| black_box(diff::diff(Some(&desired), Some(&live), &opts)));
+    }
+
+    /// Structured-merge emulation from the live object's managedFields.
+    #[divan::bench]
+    fn structured_merge(bencher: Bencher) {
+        let desired = yaml(include_str!("../testdata/diff/inputs/smd-deploy-config.yaml"));
+        let live = yaml(include_str!("../testdata/diff/inputs/smd-deploy-live.yaml"));
+        let opts = DiffOptions::default().with_structured_merge(true);
+        bencher.bench_local(|| black_box(diff::diff(Some(&desired), Some(&live), &opts)));
+    }
+
+    /// Server-side diff against a dry-run result the host passed in.
+    #[divan::bench]
+    fn server_side(bencher: Bencher) {
+        let desired = yaml(include_str!("../testdata/diff/inputs/ssd-deploy-nested-config.yaml"));
+        let live = yaml(include_str!("../testdata/diff/inputs/ssd-deploy-nested-live.yaml"));
+        let dry_run =
+            json(include_str!("../testdata/diff/inputs/ssd-deploy-nested-predicted-live.json"));
+        let opts = DiffOptions::default().with_server_side_diff(Some(&dry_run));
+        bencher.bench_local(|| black_box(diff::diff(Some(&desired), Some(&live), &opts)));
+    }
 }

@@ -1,5 +1,7 @@
-//! Proleptic Gregorian calendar arithmetic on day counts since 1970-01-01, shared by every
-//! place that reads or writes a date (RFC 3339 in diffs and sync, `os.date` in Lua).
+//! Dates and durations as Go writes them, shared by every place that reads or writes one:
+//! proleptic Gregorian arithmetic on day counts since 1970-01-01, RFC 3339 timestamps
+//! (`metav1.Time` in diffs, sync windows and operation times, `os.date` in Lua) and Go
+//! durations (`metav1.Duration` in diffs, retry and backoff settings in sync).
 
 /// Days since 1970-01-01 of a date (month 1..=12, day 1..=31).
 pub(crate) fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
@@ -25,6 +27,178 @@ pub(crate) fn civil_from_days(z: i64) -> (i64, i64, i64) {
     (if m <= 2 { yoe + era * 400 + 1 } else { yoe + era * 400 }, m, d)
 }
 
+/// Go's `time.Parse(time.RFC3339, s)`: `2024-05-01T10:00:00Z`, with an optional fraction and a
+/// `Z` or `±hh:mm` offset. Returns unix seconds and the nanoseconds of the fraction (digits
+/// past the ninth are dropped), or `None` for anything else, an impossible date included.
+pub(crate) fn parse_rfc3339(s: &str) -> Option<(i64, u32)> {
+    let b = s.as_bytes();
+    let num = |r: std::ops::Range<usize>| -> Option<i64> {
+        let part = s.get(r)?;
+        if part.bytes().all(|c| c.is_ascii_digit()) { part.parse().ok() } else { None }
+    };
+    // Fixed positions below are in bounds: the length is checked first.
+    if b.len() < 20
+        || b[4] != b'-'
+        || b[7] != b'-'
+        || b[10] != b'T'
+        || b[13] != b':'
+        || b[16] != b':'
+    {
+        return None;
+    }
+    let (year, month, day) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (hour, min, sec) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    let mut i = 19;
+    let mut nanos: u32 = 0;
+    if b.get(i) == Some(&b'.') {
+        let start = i + 1;
+        i = start;
+        while b.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        if i == start {
+            return None;
+        }
+        let digits = &s[start..i.min(start + 9)];
+        nanos = digits.parse::<u32>().ok()? * 10u32.pow(9 - u32::try_from(digits.len()).ok()?);
+    }
+    let offset = match s.get(i..)? {
+        "Z" => 0,
+        // `as_bytes()[3]` is in bounds: the length is checked first.
+        rest if rest.len() == 6
+            && (rest.starts_with('+') || rest.starts_with('-'))
+            && rest.as_bytes()[3] == b':' =>
+        {
+            let (h, m) = (num(i + 1..i + 3)?, num(i + 4..i + 6)?);
+            if h > 23 || m > 59 {
+                return None;
+            }
+            let o = h * 3600 + m * 60;
+            if rest.starts_with('-') { -o } else { o }
+        }
+        _ => return None,
+    };
+    let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+    let month_days = [31, if leap { 29 } else { 28 }, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+    if !(1..=12).contains(&month) || day < 1 || hour > 23 || min > 59 || sec > 59 {
+        return None;
+    }
+    if day > month_days[usize::try_from(month - 1).ok()?] {
+        return None;
+    }
+    let secs = days_from_civil(year, month, day) * 86_400 + hour * 3600 + min * 60 + sec - offset;
+    Some((secs, nanos))
+}
+
+/// `2006-01-02T15:04:05` of unix seconds, in UTC, without a zone.
+pub(crate) fn format_utc(secs: i64) -> String {
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    let (y, m, d) = civil_from_days(days);
+    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}", rem / 3600, rem % 3600 / 60, rem % 60)
+}
+
+/// Go `time.ParseDuration`, in nanoseconds; the error is Go's message.
+pub(crate) fn parse_go_duration(s: &str) -> Result<i64, String> {
+    let err = || format!("time: invalid duration \"{s}\"");
+    let (neg, mut rest) = match s.as_bytes().first() {
+        Some(b'-') => (true, &s[1..]),
+        Some(b'+') => (false, &s[1..]),
+        _ => (false, s),
+    };
+    if rest == "0" {
+        return Ok(0);
+    }
+    if rest.is_empty() {
+        return Err(err());
+    }
+    let mut total: i128 = 0;
+    while !rest.is_empty() {
+        let int_end = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+        let int_part = &rest[..int_end];
+        rest = &rest[int_end..];
+        let mut frac_part = "";
+        if let Some(r) = rest.strip_prefix('.') {
+            let end = r.find(|c: char| !c.is_ascii_digit()).unwrap_or(r.len());
+            frac_part = &r[..end];
+            rest = &r[end..];
+        }
+        if int_part.is_empty() && frac_part.is_empty() {
+            return Err(err());
+        }
+        let unit_end = rest.find(|c: char| c == '.' || c.is_ascii_digit()).unwrap_or(rest.len());
+        let unit: i128 = match &rest[..unit_end] {
+            "ns" => 1,
+            "us" | "µs" | "μs" => 1_000,
+            "ms" => 1_000_000,
+            "s" => 1_000_000_000,
+            "m" => 60_000_000_000,
+            "h" => 3_600_000_000_000,
+            "" => return Err(format!("time: missing unit in duration \"{s}\"")),
+            u => {
+                return Err(format!("time: unknown unit \"{u}\" in duration \"{s}\""));
+            }
+        };
+        rest = &rest[unit_end..];
+        let v: i128 = if int_part.is_empty() { 0 } else { int_part.parse().map_err(|_| err())? };
+        let mut value = v.checked_mul(unit).ok_or_else(err)?;
+        if !frac_part.is_empty() {
+            let digits = &frac_part[..frac_part.len().min(30)];
+            let f: i128 = digits.parse().map_err(|_| err())?;
+            let scale = 10i128
+                .checked_pow(u32::try_from(digits.len()).map_err(|_| err())?)
+                .ok_or_else(err)?;
+            value += f * unit / scale;
+        }
+        total = total.checked_add(value).ok_or_else(err)?;
+        if total > i128::from(i64::MAX) + 1 {
+            return Err(err());
+        }
+    }
+    let total = if neg { -total } else { total };
+    i64::try_from(total).map_err(|_| err())
+}
+
+/// Go `time.Duration.String()`.
+pub(crate) fn format_go_duration(d: i64) -> String {
+    if d == 0 {
+        return "0s".to_owned();
+    }
+    let neg = d < 0;
+    let u = d.unsigned_abs();
+    let sign = if neg { "-" } else { "" };
+    fn frac(v: u64, unit: u64) -> String {
+        let whole = v / unit;
+        let rem = v % unit;
+        if rem == 0 {
+            return whole.to_string();
+        }
+        let width = unit.to_string().len() - 1;
+        let digits = format!("{rem:0width$}");
+        format!("{whole}.{}", digits.trim_end_matches('0'))
+    }
+    if u < 1_000_000_000 {
+        return if u < 1_000 {
+            format!("{sign}{u}ns")
+        } else if u < 1_000_000 {
+            format!("{sign}{}µs", frac(u, 1_000))
+        } else {
+            format!("{sign}{}ms", frac(u, 1_000_000))
+        };
+    }
+    let secs = frac(u % 60_000_000_000, 1_000_000_000);
+    let mins_total = u / 60_000_000_000;
+    if mins_total == 0 {
+        return format!("{sign}{secs}s");
+    }
+    let hours = mins_total / 60;
+    let mins = mins_total % 60;
+    if hours == 0 {
+        format!("{sign}{mins}m{secs}s")
+    } else {
+        format!("{sign}{hours}h{mins}m{secs}s")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -38,6 +212,53 @@ mod tests {
         for z in (-800_000..800_000).step_by(997) {
             let (y, m, d) = civil_from_days(z);
             assert_eq!(days_from_civil(y, m, d), z);
+        }
+    }
+
+    #[test]
+    fn durations() {
+        for (input, want) in [
+            ("90s", "1m30s"),
+            ("1.5h", "1h30m0s"),
+            ("0", "0s"),
+            ("0s", "0s"),
+            ("8760h", "8760h0m0s"),
+            ("1h", "1h0m0s"),
+            ("1.5s", "1.5s"),
+            ("1500ms", "1.5s"),
+            ("1ms", "1ms"),
+            ("1.5ms", "1.5ms"),
+            ("10us", "10µs"),
+            ("3ns", "3ns"),
+            ("-90s", "-1m30s"),
+            ("1h2m3.004s", "1h2m3.004s"),
+            ("2m", "2m0s"),
+        ] {
+            let d = parse_go_duration(input).unwrap_or_else(|e| panic!("{input}: {e:?}"));
+            assert_eq!(format_go_duration(d), want, "{input}");
+        }
+        for bad in ["", "1", "1x", "h", "1.h5", "-"] {
+            assert!(parse_go_duration(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn rfc3339_as_go_reads_it() {
+        assert_eq!(parse_rfc3339("1970-01-02T00:00:00Z"), Some((86_400, 0)));
+        assert_eq!(parse_rfc3339("1970-01-01T00:00:00.5+01:00"), Some((-3600, 500_000_000)));
+        assert_eq!(
+            parse_rfc3339("2024-02-29T10:30:00.1234567891Z").map(|t| t.1),
+            Some(123_456_789)
+        );
+        for bad in [
+            "2024-02-30T00:00:00Z",
+            "2024-01-01 00:00:00Z",
+            "2024-01-01T00:00:60Z",
+            "2024-01-01T00:00:00",
+            "2024-01-01T00:00:00.Z",
+            "2024-01-01T00:00:00+0100",
+        ] {
+            assert_eq!(parse_rfc3339(bad), None, "{bad}");
         }
     }
 }

@@ -226,114 +226,6 @@ pub(crate) fn canonical_quantity(s: &str) -> Result<String, QuantityError> {
     Quantity::parse(s).map(|q| q.canonical())
 }
 
-/// Why a duration did not parse.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct DurationError(pub String);
-
-/// Go `time.ParseDuration`, in nanoseconds.
-pub(crate) fn parse_duration(s: &str) -> Result<i64, DurationError> {
-    let err = || DurationError(format!("time: invalid duration \"{s}\""));
-    let (neg, mut rest) = match s.as_bytes().first() {
-        Some(b'-') => (true, &s[1..]),
-        Some(b'+') => (false, &s[1..]),
-        _ => (false, s),
-    };
-    if rest == "0" {
-        return Ok(0);
-    }
-    if rest.is_empty() {
-        return Err(err());
-    }
-    let mut total: i128 = 0;
-    while !rest.is_empty() {
-        let int_end = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
-        let int_part = &rest[..int_end];
-        rest = &rest[int_end..];
-        let mut frac_part = "";
-        if let Some(r) = rest.strip_prefix('.') {
-            let end = r.find(|c: char| !c.is_ascii_digit()).unwrap_or(r.len());
-            frac_part = &r[..end];
-            rest = &r[end..];
-        }
-        if int_part.is_empty() && frac_part.is_empty() {
-            return Err(err());
-        }
-        let unit_end = rest.find(|c: char| c == '.' || c.is_ascii_digit()).unwrap_or(rest.len());
-        let unit: i128 = match &rest[..unit_end] {
-            "ns" => 1,
-            "us" | "µs" | "μs" => 1_000,
-            "ms" => 1_000_000,
-            "s" => 1_000_000_000,
-            "m" => 60_000_000_000,
-            "h" => 3_600_000_000_000,
-            "" => return Err(DurationError(format!("time: missing unit in duration \"{s}\""))),
-            u => {
-                return Err(DurationError(format!(
-                    "time: unknown unit \"{u}\" in duration \"{s}\""
-                )));
-            }
-        };
-        rest = &rest[unit_end..];
-        let v: i128 = if int_part.is_empty() { 0 } else { int_part.parse().map_err(|_| err())? };
-        let mut value = v.checked_mul(unit).ok_or_else(err)?;
-        if !frac_part.is_empty() {
-            let digits = &frac_part[..frac_part.len().min(30)];
-            let f: i128 = digits.parse().map_err(|_| err())?;
-            let scale = 10i128
-                .checked_pow(u32::try_from(digits.len()).map_err(|_| err())?)
-                .ok_or_else(err)?;
-            value += f * unit / scale;
-        }
-        total = total.checked_add(value).ok_or_else(err)?;
-        if total > i128::from(i64::MAX) + 1 {
-            return Err(err());
-        }
-    }
-    let total = if neg { -total } else { total };
-    i64::try_from(total).map_err(|_| err())
-}
-
-/// Go `time.Duration.String()`.
-pub(crate) fn format_duration(d: i64) -> String {
-    if d == 0 {
-        return "0s".to_owned();
-    }
-    let neg = d < 0;
-    let u = d.unsigned_abs();
-    let sign = if neg { "-" } else { "" };
-    fn frac(v: u64, unit: u64) -> String {
-        let whole = v / unit;
-        let rem = v % unit;
-        if rem == 0 {
-            return whole.to_string();
-        }
-        let width = unit.to_string().len() - 1;
-        let digits = format!("{rem:0width$}");
-        format!("{whole}.{}", digits.trim_end_matches('0'))
-    }
-    if u < 1_000_000_000 {
-        return if u < 1_000 {
-            format!("{sign}{u}ns")
-        } else if u < 1_000_000 {
-            format!("{sign}{}µs", frac(u, 1_000))
-        } else {
-            format!("{sign}{}ms", frac(u, 1_000_000))
-        };
-    }
-    let secs = frac(u % 60_000_000_000, 1_000_000_000);
-    let mins_total = u / 60_000_000_000;
-    if mins_total == 0 {
-        return format!("{sign}{secs}s");
-    }
-    let hours = mins_total / 60;
-    let mins = mins_total % 60;
-    if hours == 0 {
-        format!("{sign}{mins}m{secs}s")
-    } else {
-        format!("{sign}{hours}h{mins}m{secs}s")
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -399,33 +291,6 @@ mod tests {
             assert!(Quantity::parse(s).is_err(), "{s}");
         }
     }
-
-    #[test]
-    fn durations() {
-        for (input, want) in [
-            ("90s", "1m30s"),
-            ("1.5h", "1h30m0s"),
-            ("0", "0s"),
-            ("0s", "0s"),
-            ("8760h", "8760h0m0s"),
-            ("1h", "1h0m0s"),
-            ("1.5s", "1.5s"),
-            ("1500ms", "1.5s"),
-            ("1ms", "1ms"),
-            ("1.5ms", "1.5ms"),
-            ("10us", "10µs"),
-            ("3ns", "3ns"),
-            ("-90s", "-1m30s"),
-            ("1h2m3.004s", "1h2m3.004s"),
-            ("2m", "2m0s"),
-        ] {
-            let d = parse_duration(input).unwrap_or_else(|e| panic!("{input}: {e:?}"));
-            assert_eq!(format_duration(d), want, "{input}");
-        }
-        for bad in ["", "1", "1x", "h", "1.h5", "-"] {
-            assert!(parse_duration(bad).is_err(), "{bad}");
-        }
-    }
 }
 
 #[cfg(test)]
@@ -446,9 +311,9 @@ mod robustness {
                 prop_assert_eq!(again.canonical(), c);
                 let _ = q.round_up(3);
             }
-            if let Ok(d) = parse_duration(&s) {
-                let f = format_duration(d);
-                prop_assert_eq!(parse_duration(&f), Ok(d));
+            if let Ok(d) = crate::civil::parse_go_duration(&s) {
+                let f = crate::civil::format_go_duration(d);
+                prop_assert_eq!(crate::civil::parse_go_duration(&f), Ok(d));
             }
             let _ = crate::diff::remarshal::canonical_time(&s, false);
         }

@@ -15,7 +15,7 @@
 use serde_json::{Map, Value};
 
 use super::merge_patch::remove_map_fields;
-use super::quantity::{Quantity, canonical_quantity, format_duration, parse_duration};
+use super::quantity::{Quantity, canonical_quantity};
 use super::smp::PatchFailure;
 use crate::config::KnownTypeField;
 use crate::schema::{self, Scalar, Shape, TypeRef};
@@ -235,69 +235,8 @@ fn scalar_round_trip(v: &Value, s: Scalar, path: &str) -> Result<Value, PatchFai
 /// `time.Parse(time.RFC3339, s)` then `UTC().Format(RFC3339)` (or `RFC3339Micro` for
 /// `MicroTime`): the canonical form of a `metav1.Time`.
 pub(crate) fn canonical_time(s: &str, micro: bool) -> Option<String> {
-    let b = s.as_bytes();
-    let num = |r: std::ops::Range<usize>| -> Option<i64> {
-        let part = s.get(r)?;
-        if part.bytes().all(|c| c.is_ascii_digit()) { part.parse().ok() } else { None }
-    };
-    // Fixed positions below are in bounds: the length is checked first.
-    if b.len() < 20
-        || b[4] != b'-'
-        || b[7] != b'-'
-        || b[10] != b'T'
-        || b[13] != b':'
-        || b[16] != b':'
-    {
-        return None;
-    }
-    let (year, month, day) = (num(0..4)?, num(5..7)?, num(8..10)?);
-    let (hour, min, sec) = (num(11..13)?, num(14..16)?, num(17..19)?);
-    let mut i = 19;
-    let mut nanos: i64 = 0;
-    if b.get(i) == Some(&b'.') {
-        let start = i + 1;
-        i = start;
-        while b.get(i).is_some_and(u8::is_ascii_digit) {
-            i += 1;
-        }
-        if i == start {
-            return None;
-        }
-        let digits = &s[start..i.min(start + 9)];
-        nanos = digits.parse::<i64>().ok()? * 10i64.pow(9 - u32::try_from(digits.len()).ok()?);
-    }
-    let offset = match s.get(i..)? {
-        "Z" => 0,
-        // `as_bytes()[3]` is in bounds: the length is checked first.
-        rest if rest.len() == 6
-            && (rest.starts_with('+') || rest.starts_with('-'))
-            && rest.as_bytes()[3] == b':' =>
-        {
-            let h = num(i + 1..i + 3)?;
-            let m = num(i + 4..i + 6)?;
-            if h > 23 || m > 59 {
-                return None;
-            }
-            let o = h * 3600 + m * 60;
-            if rest.starts_with('-') { -o } else { o }
-        }
-        _ => return None,
-    };
-    let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
-    let month_days = [31, if leap { 29 } else { 28 }, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-    if !(1..=12).contains(&month) || day < 1 || hour > 23 || min > 59 || sec > 59 {
-        return None;
-    }
-    if day > month_days[usize::try_from(month - 1).ok()?] {
-        return None;
-    }
-    let secs =
-        crate::civil::days_from_civil(year, month, day) * 86_400 + hour * 3600 + min * 60 + sec
-            - offset;
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    let (y, mo, d) = crate::civil::civil_from_days(days);
-    let base =
-        format!("{y:04}-{mo:02}-{d:02}T{:02}:{:02}:{:02}", rem / 3600, rem % 3600 / 60, rem % 60);
+    let (secs, nanos) = crate::civil::parse_rfc3339(s)?;
+    let base = crate::civil::format_utc(secs);
     Some(if micro { format!("{base}.{:06}Z", nanos / 1000) } else { format!("{base}Z") })
 }
 
@@ -408,9 +347,9 @@ impl KnownType {
             }
             .map_err(|e| PatchFailure::new(path, e.to_string())),
             KnownType::Duration => match v {
-                Value::String(s) => parse_duration(s)
-                    .map(|d| Value::String(format_duration(d)))
-                    .map_err(|e| PatchFailure::new(path, e.0)),
+                Value::String(s) => crate::civil::parse_go_duration(s)
+                    .map(|d| Value::String(crate::civil::format_go_duration(d)))
+                    .map_err(|e| PatchFailure::new(path, e)),
                 Value::Null => Ok(Value::String("0s".to_owned())),
                 _ => Err(type_error(path, v, "v1.Duration")),
             },

@@ -1,0 +1,211 @@
+//! Instruction counts of the headline cases, for callgrind.
+//!
+//! Wall-clock medians move with whatever else the machine runs; an instruction count of the
+//! same binary on the same input does not, so a regression shows as a number. Each case below
+//! does its setup outside a function named `measured_*`, and `benches/callgrind.sh` runs the
+//! binary once per case under `valgrind --tool=callgrind --toggle-collect='*measured_*'`, so
+//! only the measured call is counted.
+//!
+//! `cargo bench --bench instructions` runs every case once natively (a smoke check);
+//! `instructions CASE` runs one; `instructions --list` prints the case names.
+#![allow(missing_docs)]
+#![allow(clippy::disallowed_methods)] // the cases read their inputs from testdata/
+
+use std::hint::black_box;
+use std::time::UNIX_EPOCH;
+
+use gitops_core::diff::{self, AppDiffInput, DiffOptions};
+use gitops_core::health::{self, HealthContext};
+use gitops_core::ignore::IgnoreNormalizer;
+use gitops_core::{IgnoreDifferences, Scopes, Settings};
+use serde_json::{Value, json};
+
+#[path = "support/workload.rs"]
+mod support;
+
+fn testdata(rel: &str) -> String {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata").join(rel);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn yaml(rel: &str) -> Value {
+    gitops_core::parse_manifests(&testdata(rel)).expect("fixture parses").remove(0)
+}
+
+fn json_file(rel: &str) -> Value {
+    serde_json::from_str(&testdata(rel)).expect("fixture parses")
+}
+
+type Case = (&'static str, fn());
+
+const CASES: &[Case] = &[
+    ("parse_json_list_2000", parse_json_list_2000),
+    ("diff_three_way_deployment", diff_three_way_deployment),
+    ("diff_two_way_deployment", diff_two_way_deployment),
+    ("diff_structured_merge_deployment", diff_structured_merge_deployment),
+    ("diff_server_side_deployment", diff_server_side_deployment),
+    ("diff_app_1000_three_way", diff_app_1000_three_way),
+    ("ignore_jq_rule_deployment", ignore_jq_rule_deployment),
+    ("health_builtin_deployment", health_builtin_deployment),
+    ("health_lua_canary_warm", health_lua_canary_warm),
+    ("plan_1000_resources", plan_1000_resources),
+];
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
+    match args.first().map(String::as_str) {
+        Some("--list") => CASES.iter().for_each(|(name, _)| println!("{name}")),
+        Some(name) => match CASES.iter().find(|(n, _)| *n == name) {
+            Some((_, run)) => run(),
+            None => {
+                eprintln!("unknown case {name:?}; --list prints the cases");
+                std::process::exit(2);
+            }
+        },
+        None => {
+            for (name, run) in CASES {
+                run();
+                println!("{name}: ran");
+            }
+        }
+    }
+}
+
+fn parse_json_list_2000() {
+    let w = support::workload();
+    let items: Vec<Value> = w.desired.into_iter().chain(w.live).collect();
+    let text = json!({"apiVersion": "v1", "kind": "List", "items": items}).to_string();
+    #[inline(never)]
+    fn measured_parse(text: &str) -> usize {
+        gitops_core::parse_manifests(text).expect("parses").len()
+    }
+    black_box(measured_parse(black_box(&text)));
+}
+
+/// Diffs once to load the schema tables (a one-time cost per process), then once counted.
+fn warm_diff(desired: &Value, live: &Value, opts: &DiffOptions<'_>) -> bool {
+    diff::diff(Some(desired), Some(live), opts).expect("diffs");
+    #[inline(never)]
+    fn measured_diff(desired: &Value, live: &Value, opts: &DiffOptions<'_>) -> bool {
+        diff::diff(Some(desired), Some(live), opts).expect("diffs").modified
+    }
+    measured_diff(desired, live, opts)
+}
+
+fn diff_three_way_deployment() {
+    let desired = json_file("diff/inputs/deployment-config.json");
+    let live = json_file("diff/inputs/deployment-live.json");
+    black_box(warm_diff(&desired, &live, &DiffOptions::default()));
+}
+
+fn diff_two_way_deployment() {
+    let desired = json_file("diff/inputs/deployment-config.json");
+    let mut live = json_file("diff/inputs/deployment-live.json");
+    if let Some(a) = live["metadata"]["annotations"].as_object_mut() {
+        a.remove("kubectl.kubernetes.io/last-applied-configuration");
+    }
+    black_box(warm_diff(&desired, &live, &DiffOptions::default()));
+}
+
+fn diff_structured_merge_deployment() {
+    let desired = yaml("diff/inputs/smd-deploy-config.yaml");
+    let live = yaml("diff/inputs/smd-deploy-live.yaml");
+    let opts = DiffOptions::default().with_structured_merge(true);
+    black_box(warm_diff(&desired, &live, &opts));
+}
+
+fn diff_server_side_deployment() {
+    let desired = yaml("diff/inputs/ssd-deploy-nested-config.yaml");
+    let live = yaml("diff/inputs/ssd-deploy-nested-live.yaml");
+    let dry_run = json_file("diff/inputs/ssd-deploy-nested-predicted-live.json");
+    let opts = DiffOptions::default().with_server_side_diff(Some(&dry_run));
+    black_box(warm_diff(&desired, &live, &opts));
+}
+
+fn diff_app_1000_three_way() {
+    let w = support::workload();
+    let (settings, scopes) = (Settings::default(), Scopes::builtin());
+    let input = AppDiffInput::new(&w.desired, &w.live, &w.app, &settings, &scopes);
+    // Load the schema tables first: a one-time cost per process, not per application.
+    let one = [w.desired[0].clone()];
+    diff::diff_app(&AppDiffInput::new(&one, &w.live[..1], &w.app, &settings, &scopes))
+        .expect("diffs");
+    #[inline(never)]
+    fn measured_app(input: &AppDiffInput<'_>) -> usize {
+        diff::diff_app(input).expect("diffs").resources.len()
+    }
+    black_box(measured_app(&input));
+}
+
+fn ignore_jq_rule_deployment() {
+    let rules: Vec<IgnoreDifferences> = serde_json::from_value(json!([{
+        "group": "apps", "kind": "Deployment",
+        "jqPathExpressions": [
+            ".spec.template.spec.containers[] | select(.name == \"guestbook-ui\") | .env[] | select(.name | startswith(\"SOME_\"))"
+        ]
+    }]))
+    .expect("rules");
+    let n = IgnoreNormalizer::new(&rules, &Settings::default()).expect("compiles");
+    let mut obj = yaml("sync/respect-ignore/objects/live-deployment.yaml");
+    #[inline(never)]
+    fn measured_normalize(n: &IgnoreNormalizer, obj: &mut Value) {
+        n.normalize(obj).expect("normalizes");
+    }
+    measured_normalize(&n, &mut obj);
+    black_box(obj);
+}
+
+fn health_builtin_deployment() {
+    let obj = yaml("health/builtin/deployment-progressing.yaml");
+    let ctx = HealthContext::new(UNIX_EPOCH);
+    #[inline(never)]
+    fn measured_health(obj: &Value, ctx: &HealthContext<'_>) -> bool {
+        health::assess(obj, ctx).expect("assesses").is_some()
+    }
+    black_box(measured_health(&obj, &ctx));
+}
+
+#[cfg(feature = "lua")]
+fn health_lua_canary_warm() {
+    use gitops_core::script::LuaEngine;
+    let script = testdata("health/customizations/example.com/Canary/health.lua");
+    let obj = yaml("health/customizations/example.com/Canary/testdata/healthy.yaml");
+    let engine = LuaEngine::default();
+    // Warm the engine state and the compiled-script cache; the second call is counted.
+    engine.eval_health("canary", &script, true, &obj, UNIX_EPOCH).expect("runs");
+    #[inline(never)]
+    fn measured_lua(engine: &LuaEngine, script: &str, obj: &Value) {
+        black_box(engine.eval_health("canary", script, true, obj, UNIX_EPOCH).expect("runs"));
+    }
+    measured_lua(&engine, &script, &obj);
+}
+
+#[cfg(not(feature = "lua"))]
+fn health_lua_canary_warm() {
+    println!("health_lua_canary_warm needs the lua feature");
+}
+
+fn plan_1000_resources() {
+    use gitops_core::sync::{LiveObject, Observations, SyncRequest, plan};
+    let mut request = SyncRequest::default();
+    let mut obs = Observations::default();
+    for i in 0..1000 {
+        let kind = ["ConfigMap", "Service", "Secret"][i % 3];
+        let obj = json!({"apiVersion": "v1", "kind": kind, "metadata": {
+            "name": format!("obj-{i:04}"),
+            "annotations": {"argocd.argoproj.io/sync-wave": (i % 10).to_string()}}});
+        if i % 2 == 0 {
+            let mut l = obj.clone();
+            l["metadata"]["namespace"] = json!("bench");
+            obs.live.push(LiveObject::new(l, None));
+        }
+        request.targets.push(obj);
+    }
+    request.app_namespace = "bench".into();
+    request.prune = true;
+    #[inline(never)]
+    fn measured_plan(request: &SyncRequest, obs: &Observations) -> usize {
+        plan(request, obs).tasks().count()
+    }
+    black_box(measured_plan(&request, &obs));
+}
