@@ -288,26 +288,31 @@ pub fn parse_manifests(text: &str) -> Result<Vec<Value>, ParseError> {
                     push_object(&mut out, item, index, Some(i))?;
                 }
             }
-            doc => {
+            Value::Object(mut doc) => {
                 let is_list =
                     doc.get("kind").and_then(Value::as_str).is_some_and(|k| k.ends_with("List"))
-                        && doc.get("items").is_some();
-                if is_list {
-                    let Some(Value::Array(items)) = doc.get("items") else {
+                        && doc.contains_key("items");
+                if !is_list {
+                    push_object(&mut out, Value::Object(doc), index, None)?;
+                    continue;
+                }
+                match doc.remove("items") {
+                    Some(Value::Array(items)) => {
+                        for (i, item) in items.into_iter().enumerate() {
+                            push_object(&mut out, item, index, Some(i))?;
+                        }
+                    }
+                    found => {
                         return Err(ParseError::WrongType {
                             at: Location { document: index, item: None, path: "/items".into() },
                             field: "items",
                             expected: "an array",
-                            found: type_name(&doc["items"]),
+                            found: type_name(found.as_ref().unwrap_or(&Value::Null)),
                         });
-                    };
-                    for (i, item) in items.iter().enumerate() {
-                        push_object(&mut out, item.clone(), index, Some(i))?;
                     }
-                } else {
-                    push_object(&mut out, doc, index, None)?;
                 }
             }
+            doc => push_object(&mut out, doc, index, None)?,
         }
     }
     Ok(out)
@@ -427,10 +432,17 @@ impl<'de> Deserialize<'de> for StrictJson {
                 let mut out = Map::new();
                 while let Some(k) = a.next_key::<String>()? {
                     let StrictJson(v) = a.next_value()?;
-                    if out.contains_key(&k) {
-                        return Err(serde::de::Error::custom(format_args!("duplicate key `{k}`")));
+                    match out.entry(k) {
+                        serde_json::map::Entry::Vacant(slot) => {
+                            slot.insert(v);
+                        }
+                        serde_json::map::Entry::Occupied(slot) => {
+                            let k = slot.key();
+                            return Err(serde::de::Error::custom(format_args!(
+                                "duplicate key `{k}`"
+                            )));
+                        }
                     }
-                    out.insert(k, v);
                 }
                 Ok(StrictJson(Value::Object(out)))
             }
