@@ -73,6 +73,7 @@ pub use app::{AppDiff, AppDiffInput, Condition, ResourceDiff, SyncStatus, diff_a
 pub use error::DiffError;
 pub use linediff::line_diff;
 pub use managed_fields::normalize_managed_fields;
+pub(crate) use managed_fields::trusted_managers_normalize;
 pub use mask::{MASK_ANNOTATION_VALUE, hide_secret_data};
 pub use pipeline::diff;
 
