@@ -43,7 +43,12 @@ pub(crate) fn apply_defaults(obj: &Value) -> Value {
 /// the `SetDefaults_*` of that definition applied (not those of the structs nested in it):
 /// the values Kubernetes gives the fields it omits. Structured merge takes the key fields of
 /// associative-list items from it (`protocol` of a port is `TCP`).
-pub(crate) fn defaulted_fields(definition: &str, item: &Value, group: &str, version: &str) -> Value {
+pub(crate) fn defaulted_fields(
+    definition: &str,
+    item: &Value,
+    group: &str,
+    version: &str,
+) -> Value {
     let Value::Object(m) = item else { return item.clone() };
     let mut m = m.clone();
     let ctx = Ctx { group: group.to_owned(), version: version.to_owned() };

@@ -520,10 +520,10 @@ fn merge_items(
 ) -> Vec<Value> {
     let mut r_of_l: Vec<Option<usize>> = vec![None; l.len()];
     let mut l_of_r: Vec<Option<usize>> = vec![None; r.len()];
-    for j in 0..r.len() {
+    for (j, slot) in l_of_r.iter_mut().enumerate() {
         if let Some(i) = (0..l.len()).find(|i| r_of_l[*i].is_none() && same(*i, j)) {
             r_of_l[i] = Some(j);
-            l_of_r[j] = Some(i);
+            *slot = Some(i);
         }
     }
     // Indices into `r` of the shared items, and the next one to place.
@@ -613,7 +613,10 @@ fn managed_fields(obj: &Value) -> Result<Vec<Entry>, (String, String)> {
 const HPA_V1_V2: &[PathPair] = &[
     (&["spec", "targetCPUUtilizationPercentage"], &["spec", "metrics"]),
     (&["metadata", "annotations", "autoscaling.alpha.kubernetes.io/metrics"], &["spec", "metrics"]),
-    (&["metadata", "annotations", "autoscaling.alpha.kubernetes.io/behavior"], &["spec", "behavior"]),
+    (
+        &["metadata", "annotations", "autoscaling.alpha.kubernetes.io/behavior"],
+        &["spec", "behavior"],
+    ),
     (&["status", "currentCPUUtilizationPercentage"], &["status", "currentMetrics"]),
     (
         &["metadata", "annotations", "autoscaling.alpha.kubernetes.io/current-metrics"],
@@ -662,8 +665,7 @@ fn set_at_version(e: &Entry, api_version: &str, kind: &str) -> Option<FieldSet> 
     }
     let (fg, fv) = split_api_version(&e.api_version);
     let (tg, tv) = split_api_version(api_version);
-    if !same_hub(fg, tg) || !schema::is_builtin(fg, fv, kind) || !schema::is_builtin(tg, tv, kind)
-    {
+    if !same_hub(fg, tg) || !schema::is_builtin(fg, fv, kind) || !schema::is_builtin(tg, tv, kind) {
         return None;
     }
     let mut set = e.set.clone();
