@@ -278,15 +278,21 @@ pub(crate) struct SmdSchema {
 }
 
 impl SmdSchema {
-    /// The schema of `obj`'s kind, with `inferred` as the fallback.
-    pub(crate) fn new(obj: &Value, inferred: InferredSchema) -> SmdSchema {
-        let (group, version) = match schema::gvk_of(obj) {
+    /// The schema of `obj`'s kind: the generated one for a built-in kind, else the kind's
+    /// definition in `openapi` (a custom resource), with `inferred` as the fallback.
+    pub(crate) fn new(obj: &Value, openapi: Option<&Value>, inferred: InferredSchema) -> SmdSchema {
+        let gvk = schema::gvk_of(obj);
+        let (group, version) = match gvk {
             Some((g, v, _)) => (g.to_owned(), v.to_owned()),
             None => (String::new(), String::new()),
         };
-        let root = schema::gvk_of(obj)
-            .filter(|(g, v, k)| schema::is_builtin(g, v, k))
-            .and_then(|(g, v, k)| schema::lookup(g, v, k));
+        let root = gvk.and_then(|(g, v, k)| {
+            if schema::is_builtin(g, v, k) {
+                schema::lookup(g, v, k)
+            } else {
+                openapi.and_then(|doc| schema::lookup_in_openapi(doc, g, v, k))
+            }
+        });
         SmdSchema { root, inferred, group, version }
     }
 
@@ -690,6 +696,7 @@ fn builtin(obj: &Value) -> bool {
 pub(crate) fn structured_merge_diff(
     config: &Value,
     live: &Value,
+    openapi: Option<&Value>,
     object: &ObjectRef,
 ) -> Result<DiffResult, DiffError> {
     let entries = managed_fields(live).map_err(|(path, message)| DiffError::ManagedFields {
@@ -711,7 +718,7 @@ pub(crate) fn structured_merge_diff(
             others.union(&set);
         }
     }
-    let schema = SmdSchema::new(config, inferred);
+    let schema = SmdSchema::new(config, openapi, inferred);
     let root = schema.root();
     let applied = value_set(config, &schema, &root);
     let mut merged = merge(live, config, &schema, &root);
@@ -745,7 +752,7 @@ pub(crate) fn server_side_diff(
         .dry_run
         .ok_or_else(|| DiffError::MissingDryRun { object: Box::new(object.clone()) })?;
     let mut predicted = if opts.ignore_mutation_webhook {
-        remove_webhook_mutation(dry_run, live, opts.manager, object)?
+        remove_webhook_mutation(dry_run, live, opts.manager, opts.openapi, object)?
     } else {
         dry_run.clone()
     };
@@ -769,6 +776,7 @@ fn remove_webhook_mutation(
     predicted: &Value,
     live: &Value,
     manager: &str,
+    openapi: Option<&Value>,
     object: &ObjectRef,
 ) -> Result<Value, DiffError> {
     let err = |path: &str, message: &str| DiffError::DryRun {
@@ -795,7 +803,7 @@ fn remove_webhook_mutation(
     for e in entries.iter().chain(&live_entries) {
         inferred.learn(&e.set);
     }
-    let schema = SmdSchema::new(predicted, inferred);
+    let schema = SmdSchema::new(predicted, openapi, inferred);
     let root = schema.root();
     let predicted_set = value_set(predicted, &schema, &root);
     let mut non_argo = predicted_set.difference(&owned);
@@ -976,7 +984,7 @@ mod tests {
         let config = json!({"apiVersion": "example.com/v1", "kind": "W", "metadata": {"name": "w"},
             "spec": {"a": 2, "items": [{"name": "x", "v": 1}]}});
         let obj = ObjectRef::from_object_lossy(&config);
-        let r = structured_merge_diff(&config, &live, &obj).unwrap();
+        let r = structured_merge_diff(&config, &live, None, &obj).unwrap();
         assert!(r.modified);
         assert_eq!(
             r.predicted_live["spec"],

@@ -86,6 +86,9 @@ struct Opts {
     /// A stand-in full normaliser that removes these pointers (the `Normalizer` hook).
     #[serde(default)]
     normalizer_removes: Vec<String>,
+    /// An OpenAPI v2 document with custom resources' schemas (inline or `@file`).
+    #[serde(default)]
+    openapi: Value,
 }
 
 /// Removes fixed pointers: exercises the normaliser hook of `diff()` without the ignore engine.
@@ -258,6 +261,10 @@ fn run_case(c: &Case) -> Vec<String> {
             }
             if let Some(w) = c.options.ignore_mutation_webhook {
                 opts = opts.with_ignore_mutation_webhook(w);
+            }
+            let openapi = load(&c.options.openapi);
+            if !openapi.is_null() {
+                opts = opts.with_openapi(&openapi);
             }
             let normalizer = RemovePointers(c.options.normalizer_removes.clone());
             if !normalizer.0.is_empty() {
