@@ -687,6 +687,50 @@ fn builtin(obj: &Value) -> bool {
     is_builtin(g, v, obj.get("kind").and_then(Value::as_str).unwrap_or(""))
 }
 
+/// The struct fields Argo CD's last apply went through under which nobody (Argo CD's new apply
+/// included) owns anything any more. structured-merge-diff counts the named fields on the way
+/// to an owned field as owned too (`EnsureNamedFieldsAreMembers`) when it prunes, so such a
+/// struct goes as a whole, with the unowned fields below it (server defaults). Map keys and
+/// list items are not named fields; untyped positions have none.
+fn orphaned_struct_fields(
+    previous: &FieldSet,
+    owned: &FieldSet,
+    schema: &SmdSchema,
+    at: &At,
+    out: &mut FieldSet,
+) {
+    let none = FieldSet::default();
+    for (pe, child) in &previous.children {
+        if child.children.is_empty() {
+            continue;
+        }
+        let owned_child = owned.child(pe);
+        let (child_at, named) = match pe {
+            PathElement::Field(name) => (
+                schema.field(at, name),
+                SmdSchema::typed(at)
+                    .is_some_and(|t| t.shape() == Shape::Struct && t.field(name).is_some()),
+            ),
+            _ => (schema.item(at), false),
+        };
+        let mut node = FieldSet::default();
+        if named && owned_child.is_none_or(FieldSet::is_empty) {
+            node.member = true;
+        } else {
+            orphaned_struct_fields(
+                child,
+                owned_child.unwrap_or(&none),
+                schema,
+                &child_at,
+                &mut node,
+            );
+        }
+        if !node.is_empty() {
+            out.children.insert(pe.clone(), node);
+        }
+    }
+}
+
 /// Structured-merge diff (spec §5.1): server-side apply of `config` onto `live` as the
 /// manager `argocd-controller` with force, emulated from live's managed fields.
 ///
@@ -722,7 +766,12 @@ pub(crate) fn structured_merge_diff(
     let root = schema.root();
     let applied = value_set(config, &schema, &root);
     let mut merged = merge(live, config, &schema, &root);
-    let stale = previous.difference(&applied).difference(&others);
+    let mut stale = previous.difference(&applied).difference(&others);
+    let mut owned = applied;
+    owned.union(&others);
+    let mut orphans = FieldSet::default();
+    orphaned_struct_fields(&previous, &owned, &schema, &root, &mut orphans);
+    stale.union(&orphans);
     remove_items(&mut merged, &stale);
     if canonical_eq(&merged, live) {
         return Ok(DiffResult {
@@ -970,6 +1019,90 @@ mod tests {
         let mut live2 = json!({"metadata": {"managedFields": mf}, "spec": {"replicas": 3}});
         normalize_managed_fields(&mut live2, &mut config2, &["other".to_string()]);
         assert_eq!(config2, json!({"spec": {"replicas": 1}}));
+    }
+
+    fn entry(api_version: &str, fields: Value) -> Entry {
+        Entry {
+            manager: "m".into(),
+            operation: "Update".into(),
+            api_version: api_version.into(),
+            set: set(fields),
+        }
+    }
+
+    #[test]
+    fn field_sets_convert_between_api_versions() {
+        const HPA: &str = "HorizontalPodAutoscaler";
+        let v2 = entry(
+            "autoscaling/v2",
+            json!({"f:spec": {"f:metrics": {}, "f:behavior": {"f:scaleUp": {}}, "f:maxReplicas": {}}}),
+        );
+        let at_v1 = set_at_version(&v2, "autoscaling/v1", HPA).expect("convertible");
+        assert_eq!(
+            at_v1,
+            set(json!({"f:spec": {"f:targetCPUUtilizationPercentage": {}, "f:maxReplicas": {}},
+                "f:metadata": {"f:annotations": {
+                    "f:autoscaling.alpha.kubernetes.io/metrics": {},
+                    "f:autoscaling.alpha.kubernetes.io/behavior": {}}}}))
+        );
+        let v1 =
+            entry("autoscaling/v1", json!({"f:spec": {"f:targetCPUUtilizationPercentage": {}}}));
+        assert_eq!(
+            set_at_version(&v1, "autoscaling/v2", HPA),
+            Some(set(json!({"f:spec": {"f:metrics": {}}})))
+        );
+        // Same group, other version: field names kept; unregistered versions and custom
+        // resources at another version: dropped.
+        let d = entry("apps/v1beta1", json!({"f:spec": {"f:replicas": {}}}));
+        assert_eq!(set_at_version(&d, "apps/v1", "Deployment"), Some(d.set.clone()));
+        let beta = entry("autoscaling/v2beta2", json!({"f:spec": {"f:metrics": {}}}));
+        assert_eq!(set_at_version(&beta, "autoscaling/v2", HPA), None);
+        let cr = entry("example.com/v1alpha1", json!({"f:spec": {"f:a": {}}}));
+        assert_eq!(set_at_version(&cr, "example.com/v1", "Widget"), None);
+        assert!(set_at_version(&cr, "example.com/v1alpha1", "Widget").is_some());
+    }
+
+    #[test]
+    fn list_keys_take_defaults_and_missing_fields_match_any() {
+        let svc = json!({"apiVersion": "v1", "kind": "Service"});
+        let schema = SmdSchema::new(&svc, None, InferredSchema::default());
+        let ports = schema.field(&schema.field(&schema.root(), "spec"), "ports");
+        assert_eq!(
+            schema.list_kind(&ports),
+            Some(ListKind::Map(vec!["port".into(), "protocol".into()]))
+        );
+        let key = schema.key_of(
+            &schema.item(&ports),
+            &json!({"port": 53}),
+            &["port".into(), "protocol".into()],
+        );
+        assert_eq!(key, vec![("port".into(), "53".into()), ("protocol".into(), "\"TCP\"".into())]);
+        let k = |pairs: &[(&str, &str)]| -> Vec<(String, String)> {
+            pairs.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect()
+        };
+        assert!(keys_compatible(&k(&[("port", "53")]), &k(&[("port", "53"), ("protocol", "x")])));
+        assert!(!keys_compatible(&k(&[("port", "53")]), &k(&[("port", "54")])));
+        assert!(!keys_compatible(&k(&[("a", "1")]), &k(&[("b", "1")])));
+        let selector = schema.field(&schema.field(&schema.root(), "spec"), "selector");
+        assert!(schema.atomic_object(&selector), "Service selector is an atomic map");
+        let labels = schema.field(&schema.field(&schema.root(), "metadata"), "labels");
+        assert!(!schema.atomic_object(&labels), "labels merge key by key");
+        let d = json!({"apiVersion": "apps/v1", "kind": "Deployment"});
+        let schema = SmdSchema::new(&d, None, InferredSchema::default());
+        let selector = schema.field(&schema.field(&schema.root(), "spec"), "selector");
+        assert!(schema.atomic_object(&selector), "LabelSelector is atomic");
+    }
+
+    #[test]
+    fn inferred_schema_reads_lists_and_atomic_objects() {
+        let mut inferred = InferredSchema::default();
+        inferred.learn(&set(json!({"f:spec": {"f:items": {"k:{\"name\":\"a\"}": {}},
+            "f:tags": {"v:\"x\"": {}}, "f:config": {}, "f:meta": {"f:a": {}}}})));
+        inferred.learn(&set(json!({"f:spec": {"f:meta": {}}})));
+        assert_eq!(inferred.list_kind("spec.items"), Some(ListKind::Map(vec!["name".into()])));
+        assert_eq!(inferred.list_kind("spec.tags"), Some(ListKind::Set));
+        assert!(inferred.atomic_object("spec.config"));
+        assert!(!inferred.atomic_object("spec.meta"), "recorded with fields by another entry");
     }
 
     #[test]
