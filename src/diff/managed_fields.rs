@@ -12,6 +12,11 @@
 //! `fieldsV1` of the objects themselves: a list whose entries are recorded as `k:{...}` is a
 //! map keyed by those fields, one recorded as `v:...` a set, every other list atomic.
 //!
+//! Every recorded field set is reconciled with the schema before merging (`reconcile`: atomic
+//! positions recorded field by field are owned whole, granular ones recorded whole are owned
+//! field by field), and pruning treats the struct fields on the way to what Argo CD applied
+//! last time as applied too (`orphaned_struct_fields`), as structured-merge-diff does.
+//!
 //! Field sets recorded at another `apiVersion` than the applied object are converted first
 //! (`set_at_version`): built-in kinds keep their field names, HPA autoscaling/v1 and v2 map
 //! `targetCPUUtilizationPercentage` and `metrics` (and the round-trip annotations) onto each
@@ -687,6 +692,50 @@ fn builtin(obj: &Value) -> bool {
     is_builtin(g, v, obj.get("kind").and_then(Value::as_str).unwrap_or(""))
 }
 
+/// Reconciles a recorded field set with the schema, as structured-merge-diff does before
+/// applying (the schema may have changed since the entry was written, and this crate's schema
+/// is not the one of the server that wrote it): a list, map or struct the schema makes atomic
+/// but that the set records field by field is owned as a whole; one recorded as a whole that
+/// the schema makes granular is owned field by field, every field `live` has there. Untyped
+/// positions are left as recorded. (structured-merge-diff keeps the node itself as a member
+/// too; its pruning then treats it like any struct on the way to owned fields, which is what
+/// dropping the membership here amounts to with [`orphaned_struct_fields`].)
+fn reconcile(set: &mut FieldSet, live: Option<&Value>, schema: &SmdSchema, at: &At) {
+    let Some(t) = SmdSchema::typed(at) else { return };
+    let atomic = match t.shape() {
+        Shape::List => schema.list_kind(at).is_none(),
+        Shape::Struct | Shape::Map => schema.atomic_object(at),
+        Shape::Scalar(_) | Shape::Untyped => return,
+    };
+    if atomic {
+        if !set.children.is_empty() {
+            set.children.clear();
+            set.member = true;
+        }
+        return;
+    }
+    if set.member
+        && set.children.is_empty()
+        && let Some(v) = live
+    {
+        let fields = value_set(v, schema, at);
+        if !fields.children.is_empty() {
+            // Owned through its fields now; the node itself counts as owned while any of them
+            // is (see `orphaned_struct_fields`).
+            *set = fields;
+            set.member = false;
+        }
+    }
+    let item_at = schema.item(at);
+    for (pe, child) in set.children.iter_mut() {
+        let sub = live.and_then(|l| child_of(l, pe));
+        match pe {
+            PathElement::Field(name) => reconcile(child, sub, schema, &schema.field(at, name)),
+            _ => reconcile(child, sub, schema, &item_at),
+        }
+    }
+}
+
 /// The struct fields Argo CD's last apply went through under which nobody (Argo CD's new apply
 /// included) owns anything any more. structured-merge-diff counts the named fields on the way
 /// to an owned field as owned too (`EnsureNamedFieldsAreMembers`) when it prunes, so such a
@@ -753,8 +802,10 @@ pub(crate) fn structured_merge_diff(
     let mut inferred = InferredSchema::default();
     let mut previous = FieldSet::default();
     let mut others = FieldSet::default();
+    let typed_schema = SmdSchema::new(config, openapi, InferredSchema::default());
     for e in &entries {
-        let Some(set) = set_at_version(e, api_version, kind) else { continue };
+        let Some(mut set) = set_at_version(e, api_version, kind) else { continue };
+        reconcile(&mut set, Some(live), &typed_schema, &typed_schema.root());
         inferred.learn(&set);
         if e.manager == super::ARGOCD_MANAGER && e.operation == "Apply" {
             previous.union(&set);
