@@ -802,10 +802,11 @@ pub(crate) fn structured_merge_diff(
     let mut inferred = InferredSchema::default();
     let mut previous = FieldSet::default();
     let mut others = FieldSet::default();
-    let typed_schema = SmdSchema::new(config, openapi, InferredSchema::default());
+    // Reconciling reads typed positions only; the inferred part is filled in below.
+    let mut schema = SmdSchema::new(config, openapi, InferredSchema::default());
     for e in &entries {
         let Some(mut set) = set_at_version(e, api_version, kind) else { continue };
-        reconcile(&mut set, Some(live), &typed_schema, &typed_schema.root());
+        reconcile(&mut set, Some(live), &schema, &schema.root());
         inferred.learn(&set);
         if e.manager == super::ARGOCD_MANAGER && e.operation == "Apply" {
             previous.union(&set);
@@ -813,7 +814,7 @@ pub(crate) fn structured_merge_diff(
             others.union(&set);
         }
     }
-    let schema = SmdSchema::new(config, openapi, inferred);
+    schema.inferred = inferred;
     let root = schema.root();
     let applied = value_set(config, &schema, &root);
     let mut merged = merge(live, config, &schema, &root);
