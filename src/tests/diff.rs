@@ -369,7 +369,12 @@ fn run_app(c: &Case, errs: &mut Vec<String>) {
         Settings::from_config_map(&serde_json::json!({"data": c.argocd_cm})).expect("argocd-cm")
     };
     let scopes = Scopes::builtin();
-    let out = match diff::diff_app(&AppDiffInput::new(&desired, &live, &app, &settings, &scopes)) {
+    let openapi = load(&c.options.openapi);
+    let mut input = AppDiffInput::new(&desired, &live, &app, &settings, &scopes);
+    if !openapi.is_null() {
+        input = input.with_openapi(&openapi);
+    }
+    let out = match diff::diff_app(&input) {
         Ok(o) => o,
         Err(err) => {
             errs.push(format!("unexpected error: {err}"));
