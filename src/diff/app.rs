@@ -69,6 +69,9 @@ pub struct AppDiffInput<'a> {
     /// Ignore rules compiled once by the host (from this app's `ignoreDifferences` and these
     /// settings), so repeated comparisons do not compile jq expressions again.
     pub ignore_rules: Option<&'a crate::ignore::IgnoreNormalizer>,
+    /// The cluster's OpenAPI v2 document (or CRD definitions), for custom resources' list
+    /// types in structured-merge and server-side diff ([`DiffOptions::openapi`]).
+    pub openapi: Option<&'a Value>,
 }
 
 impl<'a> AppDiffInput<'a> {
@@ -90,7 +93,14 @@ impl<'a> AppDiffInput<'a> {
             server_side_diff: false,
             reveal_secrets: false,
             ignore_rules: None,
+            openapi: None,
         }
+    }
+
+    /// Sets [`AppDiffInput::openapi`], the schema of custom resources.
+    pub fn with_openapi(mut self, document: &'a Value) -> Self {
+        self.openapi = Some(document);
+        self
     }
 
     /// Uses ignore rules compiled once, which must have been built from `app`'s
@@ -456,6 +466,7 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
         structured_merge: app.spec.sync_policy.has_option("ServerSideApply=true"),
         server_side_diff: ssd,
         ignore_mutation_webhook: !app.has_compare_option("IncludeMutationWebhook=true"),
+        openapi: input.openapi,
         ..DiffOptions::default()
     }
     .with_normalizer(&normalizer);

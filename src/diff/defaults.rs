@@ -39,6 +39,23 @@ pub(crate) fn apply_defaults(obj: &Value) -> Value {
     apply_typed(obj, &patch, Some(t)).unwrap_or_else(|_| obj.clone())
 }
 
+/// `item`, an object of definition `definition` inside an object of `group/version`, with
+/// the `SetDefaults_*` of that definition applied (not those of the structs nested in it):
+/// the values Kubernetes gives the fields it omits. Structured merge takes the key fields of
+/// associative-list items from it (`protocol` of a port is `TCP`).
+pub(crate) fn defaulted_fields(
+    definition: &str,
+    item: &Value,
+    group: &str,
+    version: &str,
+) -> Value {
+    let Value::Object(m) = item else { return item.clone() };
+    let mut m = m.clone();
+    let ctx = Ctx { group: group.to_owned(), version: version.to_owned() };
+    default_definition(definition, &mut m, &ctx);
+    Value::Object(m)
+}
+
 struct Ctx {
     group: String,
     version: String,
@@ -201,6 +218,7 @@ fn default_definition(name: &str, m: &mut Map<String, Value>, ctx: &Ctx) {
             default(m, "terminationMessagePolicy", json!("File"));
         }
         "io.k8s.api.core.v1.ContainerPort"
+        | "io.k8s.api.core.v1.ServicePort"
         | "io.k8s.api.core.v1.EndpointPort"
         | "io.k8s.api.networking.v1.NetworkPolicyPort" => {
             default(m, "protocol", json!("TCP"));

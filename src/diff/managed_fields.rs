@@ -1,22 +1,39 @@
 //! Field ownership: `metadata.managedFields` (`fieldsV1`) as field sets, and what is built on
 //! them without I/O: structured-merge diff (spec §5.1), the pure part of server-side diff
-//! from a host-provided dry-run result (§5.2), and `managedFieldsManagers` (§7.5).
+//! from a host-provided dry-run result (§5.2), and `managedFieldsManagers` (§7.5, the one
+//! implementation; the ignore engine calls it).
 //!
-//! Structured merge needs to know which lists are associative (and by which keys) and which
-//! are sets. That comes from a [`ListSchema`]. Until the generated Kubernetes schema is wired
-//! in, [`InferredSchema`] reads it from the `fieldsV1` of the objects themselves: a list whose
-//! entries are recorded as `k:{...}` is a map keyed by those fields, one recorded as `v:...`
-//! is a set, and every other list is atomic.
+//! Structured merge needs to know which lists are associative (and by which keys) or sets,
+//! and which maps and structs are atomic. [`SmdSchema`] answers from the generated
+//! Kubernetes schema (`crate::schema`: `x-kubernetes-list-type`, `x-kubernetes-list-map-keys`,
+//! merge strategies, `x-kubernetes-map-type`) for built-in kinds, walking from the object's
+//! kind through fields, list items and map values. Where the schema has no answer (custom
+//! resources, untyped or unknown fields) it falls back to [`InferredSchema`], read from the
+//! `fieldsV1` of the objects themselves: a list whose entries are recorded as `k:{...}` is a
+//! map keyed by those fields, one recorded as `v:...` a set, every other list atomic.
+//!
+//! Every recorded field set is reconciled with the schema before merging (`reconcile`: atomic
+//! positions recorded field by field are owned whole, granular ones recorded whole are owned
+//! field by field), and pruning treats the struct fields on the way to what Argo CD applied
+//! last time as applied too (`orphaned_struct_fields`), as structured-merge-diff does.
+//!
+//! Field sets recorded at another `apiVersion` than the applied object are converted first
+//! (`set_at_version`): built-in kinds keep their field names, HPA autoscaling/v1 and v2 map
+//! `targetCPUUtilizationPercentage` and `metrics` (and the round-trip annotations) onto each
+//! other, and entries that cannot be converted (custom resources at another version) are
+//! dropped, as structured-merge-diff drops a manager whose version is missing.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value};
 
+use super::defaults;
 use super::json::{canonical_eq, remove_annotation};
 use super::pipeline::{finish, normalize};
 use super::{DiffError, DiffMode, DiffOptions, DiffResult, apply_defaults, is_builtin, remarshal};
 use crate::config::LAST_APPLIED_ANNOTATION;
 use crate::object::{ObjectRef, escape_pointer_token, split_api_version};
+use crate::schema::{self, ListType, Shape, TypeRef};
 
 /// One element of a field path, as `fieldsV1` spells it.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -72,11 +89,24 @@ impl FieldSet {
         }
     }
 
+    /// The child at `pe`; for an associative-list key not recorded exactly, the child with a
+    /// compatible key (one side may lack a key field that has no default).
+    fn child(&self, pe: &PathElement) -> Option<&FieldSet> {
+        if let Some(c) = self.children.get(pe) {
+            return Some(c);
+        }
+        let PathElement::Key(key) = pe else { return None };
+        self.children.iter().find_map(|(k, c)| match k {
+            PathElement::Key(other) if keys_compatible(key, other) => Some(c),
+            _ => None,
+        })
+    }
+
     /// Members of `self` that are not members of `other`.
     fn difference(&self, other: &FieldSet) -> FieldSet {
         let mut out = FieldSet { member: self.member && !other.member, children: BTreeMap::new() };
         for (k, v) in &self.children {
-            let d = match other.children.get(k) {
+            let d = match other.child(k) {
                 Some(o) => v.difference(o),
                 None => v.clone(),
             };
@@ -85,6 +115,39 @@ impl FieldSet {
             }
         }
         out
+    }
+
+    /// The node at a path of field names.
+    fn node(&self, path: &[&str]) -> Option<&FieldSet> {
+        match path.split_first() {
+            None => Some(self),
+            Some((name, rest)) => {
+                self.children.get(&PathElement::Field((*name).to_string()))?.node(rest)
+            }
+        }
+    }
+
+    /// Removes the node at a path of field names, with everything below it.
+    fn remove_path(&mut self, path: &[&str]) {
+        let Some((name, rest)) = path.split_first() else { return };
+        let pe = PathElement::Field((*name).to_string());
+        if rest.is_empty() {
+            self.children.remove(&pe);
+        } else if let Some(c) = self.children.get_mut(&pe) {
+            c.remove_path(rest);
+        }
+    }
+
+    /// Makes the path of field names a member.
+    fn put_leaf(&mut self, path: &[&str]) {
+        match path.split_first() {
+            None => self.member = true,
+            Some((name, rest)) => self
+                .children
+                .entry(PathElement::Field((*name).to_string()))
+                .or_default()
+                .put_leaf(rest),
+        }
     }
 
     /// Drops members that have a member strictly below them in `owned` (spec §5.2: ancestors of
@@ -142,22 +205,19 @@ pub(crate) enum ListKind {
     Set,
 }
 
-/// Schema information structured merge needs: the kind of each list field, by the dotted
-/// path of field names from the object root (`spec.template.spec.containers`). `None` means
-/// atomic. The generated Kubernetes schema plugs in here.
-pub(crate) trait ListSchema {
-    /// The kind of the list at `path` in objects of `group/kind`.
-    fn list_kind(&self, path: &str) -> Option<ListKind>;
-}
-
-/// List kinds read from the `fieldsV1` of managed-fields entries.
+/// List kinds and atomic objects read from the `fieldsV1` of managed-fields entries, by the
+/// dotted path of field names from the object root (`spec.template.spec.containers`): a list
+/// whose entries are recorded as `k:{...}` is a map keyed by those fields, one recorded as
+/// `v:...` a set; an object recorded only as a leaf (never with fields below it) is atomic.
 #[derive(Debug, Default)]
 pub(crate) struct InferredSchema {
     lists: BTreeMap<String, ListKind>,
+    leaves: BTreeSet<String>,
+    granular: BTreeSet<String>,
 }
 
 impl InferredSchema {
-    /// Learns from every entry's field set.
+    /// Learns from one entry's field set.
     pub(crate) fn learn(&mut self, set: &FieldSet) {
         self.walk(set, "");
     }
@@ -166,7 +226,10 @@ impl InferredSchema {
         for (k, child) in &set.children {
             match k {
                 PathElement::Field(name) => {
-                    let p = if path.is_empty() { name.clone() } else { format!("{path}.{name}") };
+                    let p = join(path, name);
+                    if child.children.is_empty() {
+                        self.leaves.insert(p.clone());
+                    }
                     for ck in child.children.keys() {
                         match ck {
                             PathElement::Key(keys) => {
@@ -176,7 +239,10 @@ impl InferredSchema {
                             PathElement::Value(_) => {
                                 self.lists.entry(p.clone()).or_insert(ListKind::Set);
                             }
-                            _ => {}
+                            PathElement::Field(_) => {
+                                self.granular.insert(p.clone());
+                            }
+                            PathElement::Index(_) => {}
                         }
                     }
                     self.walk(child, &p);
@@ -185,11 +251,121 @@ impl InferredSchema {
             }
         }
     }
-}
 
-impl ListSchema for InferredSchema {
     fn list_kind(&self, path: &str) -> Option<ListKind> {
         self.lists.get(path).cloned()
+    }
+
+    fn atomic_object(&self, path: &str) -> bool {
+        self.leaves.contains(path) && !self.granular.contains(path)
+    }
+}
+
+/// Where a value sits: the dotted path of field names (what [`InferredSchema`] is keyed by)
+/// and its position in the generated schema, when the schema knows it.
+#[derive(Clone)]
+pub(crate) struct At {
+    path: String,
+    ty: Option<TypeRef>,
+}
+
+/// What structured merge needs to know about an object's type: which lists are associative
+/// (and by which keys) or sets, which maps and structs are atomic, and the defaults of key
+/// fields. The generated Kubernetes schema (`crate::schema`) answers for built-in kinds,
+/// walked from the object's kind through struct fields, list items and map values; where it
+/// has no answer (custom resources, untyped or unknown fields) the managed fields do
+/// ([`InferredSchema`]). Every list neither source calls associative or a set is atomic.
+pub(crate) struct SmdSchema {
+    root: Option<TypeRef>,
+    inferred: InferredSchema,
+    group: String,
+    version: String,
+}
+
+impl SmdSchema {
+    /// The schema of `obj`'s kind: the generated one for a built-in kind, else the kind's
+    /// definition in `openapi` (a custom resource), with `inferred` as the fallback.
+    pub(crate) fn new(obj: &Value, openapi: Option<&Value>, inferred: InferredSchema) -> SmdSchema {
+        let gvk = schema::gvk_of(obj);
+        let (group, version) = match gvk {
+            Some((g, v, _)) => (g.to_owned(), v.to_owned()),
+            None => (String::new(), String::new()),
+        };
+        let root = gvk.and_then(|(g, v, k)| {
+            if schema::is_builtin(g, v, k) {
+                schema::lookup(g, v, k)
+            } else {
+                openapi.and_then(|doc| schema::lookup_in_openapi(doc, g, v, k))
+            }
+        });
+        SmdSchema { root, inferred, group, version }
+    }
+
+    fn root(&self) -> At {
+        At { path: String::new(), ty: self.root }
+    }
+
+    /// The field `name` of an object (struct field or map value).
+    fn field(&self, at: &At, name: &str) -> At {
+        At { path: join(&at.path, name), ty: at.ty.and_then(|t| t.child(name)) }
+    }
+
+    /// An item of a list.
+    fn item(&self, at: &At) -> At {
+        At { path: at.path.clone(), ty: at.ty.and_then(TypeRef::items) }
+    }
+
+    /// The schema position, when the schema says more than "anything goes".
+    fn typed(at: &At) -> Option<TypeRef> {
+        at.ty.filter(|t| t.shape() != Shape::Untyped)
+    }
+
+    /// The kind of the list at `at`; `None` means atomic.
+    fn list_kind(&self, at: &At) -> Option<ListKind> {
+        match Self::typed(at) {
+            Some(t) if t.shape() == Shape::List => match t.list_type() {
+                Some(ListType::Map) if !t.list_map_keys().is_empty() => {
+                    Some(ListKind::Map(t.list_map_keys().to_vec()))
+                }
+                Some(ListType::Set) => Some(ListKind::Set),
+                Some(ListType::Map) => self.inferred.list_kind(&at.path),
+                Some(ListType::Atomic) | None => None,
+            },
+            _ => self.inferred.list_kind(&at.path),
+        }
+    }
+
+    /// Whether the map or struct at `at` is replaced as a whole
+    /// (`x-kubernetes-map-type: atomic`, e.g. a `LabelSelector`).
+    fn atomic_object(&self, at: &At) -> bool {
+        match Self::typed(at) {
+            Some(t) => matches!(t.shape(), Shape::Struct | Shape::Map) && t.is_atomic(),
+            None => self.inferred.atomic_object(&at.path),
+        }
+    }
+
+    /// The key of an associative-list item: its key fields, sorted by name as `fieldsV1`
+    /// spells them. A key field the item omits takes the default Kubernetes gives it (as
+    /// structured-merge-diff takes a key field's schema default: `protocol` is `TCP`); one
+    /// without a default is left out, and matches any value (see [`keys_compatible`]).
+    fn key_of(&self, item_at: &At, item: &Value, keys: &[String]) -> Vec<(String, String)> {
+        let mut defaulted: Option<Value> = None;
+        let mut out = Vec::with_capacity(keys.len());
+        for k in keys {
+            if let Some(v) = item.get(k) {
+                out.push((k.clone(), v.to_string()));
+                continue;
+            }
+            let Some(def) = item_at.ty.and_then(TypeRef::definition_name) else { continue };
+            let d = defaulted.get_or_insert_with(|| {
+                defaults::defaulted_fields(def, item, &self.group, &self.version)
+            });
+            if let Some(v) = d.get(k) {
+                out.push((k.clone(), v.to_string()));
+            }
+        }
+        out.sort();
+        out
     }
 }
 
@@ -197,11 +373,19 @@ fn join(path: &str, name: &str) -> String {
     if path.is_empty() { name.to_string() } else { format!("{path}.{name}") }
 }
 
-/// The key element of a list item, with the key fields the item has.
-fn key_of(item: &Value, keys: &[String]) -> PathElement {
-    PathElement::Key(
-        keys.iter().filter_map(|k| item.get(k).map(|v| (k.clone(), v.to_string()))).collect(),
-    )
+/// Whether two associative-list keys name the same item: every key field both have is
+/// equal, and they share at least one (a key field one side lacks, with no default, matches).
+fn keys_compatible(a: &[(String, String)], b: &[(String, String)]) -> bool {
+    let mut shared = false;
+    for (name, text) in a {
+        if let Some((_, other)) = b.iter().find(|(n, _)| n == name) {
+            if other != text {
+                return false;
+            }
+            shared = true;
+        }
+    }
+    shared
 }
 
 /// Whether a list item matches a key element: every key field the element names that the
@@ -228,43 +412,46 @@ fn find_item(list: &[Value], pe: &PathElement) -> Option<usize> {
     }
 }
 
-/// The field set of every leaf of a value (scalars, empty maps, atomic lists) and of every
-/// element of associative lists and sets.
-fn value_set(v: &Value, schema: &dyn ListSchema, path: &str) -> FieldSet {
+fn leaf() -> FieldSet {
+    FieldSet { member: true, children: BTreeMap::new() }
+}
+
+/// The field set of every leaf of a value (scalars, empty maps, atomic lists, maps and
+/// structs) and of every element of associative lists and sets.
+fn value_set(v: &Value, schema: &SmdSchema, at: &At) -> FieldSet {
     match v {
-        Value::Object(m) if !m.is_empty() => {
+        Value::Object(m) if !m.is_empty() && !schema.atomic_object(at) => {
             let mut set = FieldSet::default();
             for (k, child) in m {
                 set.children.insert(
                     PathElement::Field(k.clone()),
-                    value_set(child, schema, &join(path, k)),
+                    value_set(child, schema, &schema.field(at, k)),
                 );
             }
             set
         }
-        Value::Array(items) if !items.is_empty() => match schema.list_kind(path) {
+        Value::Array(items) if !items.is_empty() => match schema.list_kind(at) {
             Some(ListKind::Map(keys)) => {
+                let item_at = schema.item(at);
                 let mut set = FieldSet::default();
                 for item in items {
-                    let mut node = value_set(item, schema, path);
+                    let mut node = value_set(item, schema, &item_at);
                     node.member = true;
-                    set.children.insert(key_of(item, &keys), node);
+                    set.children
+                        .insert(PathElement::Key(schema.key_of(&item_at, item, &keys)), node);
                 }
                 set
             }
             Some(ListKind::Set) => {
                 let mut set = FieldSet::default();
                 for item in items {
-                    set.children.insert(
-                        PathElement::Value(item.to_string()),
-                        FieldSet { member: true, children: BTreeMap::new() },
-                    );
+                    set.children.insert(PathElement::Value(item.to_string()), leaf());
                 }
                 set
             }
-            None => FieldSet { member: true, children: BTreeMap::new() },
+            None => leaf(),
         },
-        _ => FieldSet { member: true, children: BTreeMap::new() },
+        _ => leaf(),
     }
 }
 
@@ -302,29 +489,31 @@ fn remove_items(v: &mut Value, set: &FieldSet) {
 }
 
 /// Merges `rhs` into `lhs`, `rhs` winning: maps key by key, associative lists and sets item by
-/// item (lhs order, new items appended), everything else replaced.
-fn merge(lhs: &Value, rhs: &Value, schema: &dyn ListSchema, path: &str) -> Value {
+/// item (see [`merge_items`]), atomic values replaced.
+fn merge(lhs: &Value, rhs: &Value, schema: &SmdSchema, at: &At) -> Value {
     match (lhs, rhs) {
-        (Value::Object(l), Value::Object(r)) => {
+        (Value::Object(l), Value::Object(r)) if !schema.atomic_object(at) => {
             let mut out = l.clone();
             for (k, rv) in r {
                 let merged = match l.get(k) {
-                    Some(lv) => merge(lv, rv, schema, &join(path, k)),
+                    Some(lv) => merge(lv, rv, schema, &schema.field(at, k)),
                     None => rv.clone(),
                 };
                 out.insert(k.clone(), merged);
             }
             Value::Object(out)
         }
-        (Value::Array(l), Value::Array(r)) => match schema.list_kind(path) {
+        (Value::Array(l), Value::Array(r)) => match schema.list_kind(at) {
             Some(ListKind::Map(keys)) => {
-                let same = |a: &Value, b: &Value| match key_of(a, &keys) {
-                    PathElement::Key(key) => !key.is_empty() && item_matches(b, &key),
-                    _ => false,
-                };
-                Value::Array(merge_items(l, r, same, |a, b| merge(a, b, schema, path)))
+                let item_at = schema.item(at);
+                let lk: Vec<_> = l.iter().map(|i| schema.key_of(&item_at, i, &keys)).collect();
+                let rk: Vec<_> = r.iter().map(|i| schema.key_of(&item_at, i, &keys)).collect();
+                let same = |i: usize, j: usize| keys_compatible(&lk[i], &rk[j]);
+                Value::Array(merge_items(l, r, same, |a, b| merge(a, b, schema, &item_at)))
             }
-            Some(ListKind::Set) => Value::Array(merge_items(l, r, |a, b| a == b, |_, b| b.clone())),
+            Some(ListKind::Set) => {
+                Value::Array(merge_items(l, r, |i, j| l[i] == r[j], |_, b| b.clone()))
+            }
             None => rhs.clone(),
         },
         _ => rhs.clone(),
@@ -333,19 +522,19 @@ fn merge(lhs: &Value, rhs: &Value, schema: &dyn ListSchema, path: &str) -> Value
 
 /// Merges two associative lists (or sets) in structured-merge-diff's order: items of both
 /// come in `r`'s order, an item only in `l` keeps its place relative to them, an item only in
-/// `r` is inserted where `r` has it.
+/// `r` is inserted where `r` has it. `same(i, j)`: `l[i]` and `r[j]` are the same item.
 fn merge_items(
     l: &[Value],
     r: &[Value],
-    same: impl Fn(&Value, &Value) -> bool,
+    same: impl Fn(usize, usize) -> bool,
     merge_one: impl Fn(&Value, &Value) -> Value,
 ) -> Vec<Value> {
     let mut r_of_l: Vec<Option<usize>> = vec![None; l.len()];
     let mut l_of_r: Vec<Option<usize>> = vec![None; r.len()];
-    for (j, rv) in r.iter().enumerate() {
-        if let Some(i) = (0..l.len()).find(|i| r_of_l[*i].is_none() && same(&l[*i], rv)) {
+    for (j, slot) in l_of_r.iter_mut().enumerate() {
+        if let Some(i) = (0..l.len()).find(|i| r_of_l[*i].is_none() && same(*i, j)) {
             r_of_l[i] = Some(j);
-            l_of_r[j] = Some(i);
+            *slot = Some(i);
         }
     }
     // Indices into `r` of the shared items, and the next one to place.
@@ -396,6 +585,8 @@ fn merge_items(
 struct Entry {
     manager: String,
     operation: String,
+    /// The `apiVersion` the field set was recorded at (empty when the entry has none).
+    api_version: String,
     set: FieldSet,
 }
 
@@ -410,29 +601,89 @@ fn managed_fields(obj: &Value) -> Result<Vec<Entry>, (String, String)> {
     let mut out = Vec::with_capacity(mf.len());
     for (i, e) in mf.iter().enumerate() {
         let at = format!("/metadata/managedFields/{i}");
-        let manager = e.get("manager").and_then(Value::as_str).unwrap_or("").to_string();
-        let operation = e.get("operation").and_then(Value::as_str).unwrap_or("").to_string();
+        let text = |k: &str| e.get(k).and_then(Value::as_str).unwrap_or("").to_string();
         let set = match e.get("fieldsV1") {
             None | Some(Value::Null) => FieldSet::default(),
             Some(f) => FieldSet::from_fields_v1(f, &format!("{at}/fieldsV1"))
                 .map_err(|m| (at.clone(), m))?,
         };
-        out.push(Entry { manager, operation, set });
+        out.push(Entry {
+            manager: text("manager"),
+            operation: text("operation"),
+            api_version: text("apiVersion"),
+            set,
+        });
     }
     Ok(out)
 }
 
-/// The list schema for structured merge. MERGE POINT: once `crate::schema` offers list types
-/// (`x-kubernetes-list-type`, `x-kubernetes-list-map-keys`), look them up first and fall back
-/// to what the managed fields record.
-fn schema_from(entries: &[&[Entry]]) -> InferredSchema {
-    let mut schema = InferredSchema::default();
-    for list in entries {
-        for e in *list {
-            schema.learn(&e.set);
-        }
+/// Where autoscaling/v1 keeps what autoscaling/v2 has as fields: v1 paths and the v2 path
+/// each converts to (Kubernetes' HPA conversion: the CPU utilisation target is the one
+/// `Resource` metric v1 has, every other metric, the behavior and the conditions round-trip
+/// through `autoscaling.alpha.kubernetes.io/*` annotations).
+const HPA_V1_V2: &[PathPair] = &[
+    (&["spec", "targetCPUUtilizationPercentage"], &["spec", "metrics"]),
+    (&["metadata", "annotations", "autoscaling.alpha.kubernetes.io/metrics"], &["spec", "metrics"]),
+    (
+        &["metadata", "annotations", "autoscaling.alpha.kubernetes.io/behavior"],
+        &["spec", "behavior"],
+    ),
+    (&["status", "currentCPUUtilizationPercentage"], &["status", "currentMetrics"]),
+    (
+        &["metadata", "annotations", "autoscaling.alpha.kubernetes.io/current-metrics"],
+        &["status", "currentMetrics"],
+    ),
+    (
+        &["metadata", "annotations", "autoscaling.alpha.kubernetes.io/conditions"],
+        &["status", "conditions"],
+    ),
+];
+
+type PathPair = (&'static [&'static str], &'static [&'static str]);
+
+/// Moves what `set` owns at the `from` side of `pairs` to the other side: a field owned (in
+/// whole or in part) at one version is owned as a whole at the other.
+fn move_paths(set: &mut FieldSet, pairs: &[PathPair], v1_to_v2: bool) {
+    let side = |p: &PathPair| {
+        if v1_to_v2 { (p.0, p.1) } else { (p.1, p.0) }
+    };
+    let owned: Vec<bool> =
+        pairs.iter().map(|p| set.node(side(p).0).is_some_and(|n| !n.is_empty())).collect();
+    for (p, _) in pairs.iter().zip(&owned).filter(|(_, o)| **o) {
+        set.remove_path(side(p).0);
     }
-    schema
+    for (p, _) in pairs.iter().zip(&owned).filter(|(_, o)| **o) {
+        set.put_leaf(side(p).1);
+    }
+}
+
+/// Whether objects of groups `a` and `b` convert into each other (the same group, or the
+/// kinds `extensions` shared with `apps`, `networking.k8s.io` and `policy`).
+fn same_hub(a: &str, b: &str) -> bool {
+    const MOVED: [&str; 3] = ["apps", "networking.k8s.io", "policy"];
+    a == b || (a == "extensions" && MOVED.contains(&b)) || (b == "extensions" && MOVED.contains(&a))
+}
+
+/// An entry's field set at `api_version` (spec §5.1: structured merge converts every
+/// manager's fields to the applied version through the internal hub version). `None` when
+/// the recorded version cannot be converted (a custom resource, or a version or kind the
+/// registered types lack): structured-merge-diff then drops the manager, so the entry owns
+/// nothing. Built-in kinds keep their field names across versions, except
+/// `HorizontalPodAutoscaler` between autoscaling/v1 and v2 (see [`HPA_V1_V2`]).
+fn set_at_version(e: &Entry, api_version: &str, kind: &str) -> Option<FieldSet> {
+    if e.api_version.is_empty() || e.api_version == api_version {
+        return Some(e.set.clone());
+    }
+    let (fg, fv) = split_api_version(&e.api_version);
+    let (tg, tv) = split_api_version(api_version);
+    if !same_hub(fg, tg) || !schema::is_builtin(fg, fv, kind) || !schema::is_builtin(tg, tv, kind) {
+        return None;
+    }
+    let mut set = e.set.clone();
+    if fg == "autoscaling" && kind == "HorizontalPodAutoscaler" && (fv == "v1") != (tv == "v1") {
+        move_paths(&mut set, HPA_V1_V2, fv == "v1");
+    }
+    Some(set)
 }
 
 fn builtin(obj: &Value) -> bool {
@@ -441,11 +692,104 @@ fn builtin(obj: &Value) -> bool {
     is_builtin(g, v, obj.get("kind").and_then(Value::as_str).unwrap_or(""))
 }
 
+/// Reconciles a recorded field set with the schema, as structured-merge-diff does before
+/// applying (the schema may have changed since the entry was written, and this crate's schema
+/// is not the one of the server that wrote it): a list, map or struct the schema makes atomic
+/// but that the set records field by field is owned as a whole; one recorded as a whole that
+/// the schema makes granular is owned field by field, every field `live` has there. Untyped
+/// positions are left as recorded. (structured-merge-diff keeps the node itself as a member
+/// too; its pruning then treats it like any struct on the way to owned fields, which is what
+/// dropping the membership here amounts to with [`orphaned_struct_fields`].)
+fn reconcile(set: &mut FieldSet, live: Option<&Value>, schema: &SmdSchema, at: &At) {
+    let Some(t) = SmdSchema::typed(at) else { return };
+    let atomic = match t.shape() {
+        Shape::List => schema.list_kind(at).is_none(),
+        Shape::Struct | Shape::Map => schema.atomic_object(at),
+        Shape::Scalar(_) | Shape::Untyped => return,
+    };
+    if atomic {
+        if !set.children.is_empty() {
+            set.children.clear();
+            set.member = true;
+        }
+        return;
+    }
+    if set.member
+        && set.children.is_empty()
+        && let Some(v) = live
+    {
+        let fields = value_set(v, schema, at);
+        if !fields.children.is_empty() {
+            // Owned through its fields now; the node itself counts as owned while any of them
+            // is (see `orphaned_struct_fields`).
+            *set = fields;
+            set.member = false;
+        }
+    }
+    let item_at = schema.item(at);
+    for (pe, child) in set.children.iter_mut() {
+        let sub = live.and_then(|l| child_of(l, pe));
+        match pe {
+            PathElement::Field(name) => reconcile(child, sub, schema, &schema.field(at, name)),
+            _ => reconcile(child, sub, schema, &item_at),
+        }
+    }
+}
+
+/// The struct fields Argo CD's last apply went through under which nobody (Argo CD's new apply
+/// included) owns anything any more. structured-merge-diff counts the named fields on the way
+/// to an owned field as owned too (`EnsureNamedFieldsAreMembers`) when it prunes, so such a
+/// struct goes as a whole, with the unowned fields below it (server defaults). Map keys and
+/// list items are not named fields; untyped positions have none.
+fn orphaned_struct_fields(
+    previous: &FieldSet,
+    owned: &FieldSet,
+    schema: &SmdSchema,
+    at: &At,
+    out: &mut FieldSet,
+) {
+    let none = FieldSet::default();
+    for (pe, child) in &previous.children {
+        if child.children.is_empty() {
+            continue;
+        }
+        let owned_child = owned.child(pe);
+        let (child_at, named) = match pe {
+            PathElement::Field(name) => (
+                schema.field(at, name),
+                SmdSchema::typed(at)
+                    .is_some_and(|t| t.shape() == Shape::Struct && t.field(name).is_some()),
+            ),
+            _ => (schema.item(at), false),
+        };
+        let mut node = FieldSet::default();
+        if named && owned_child.is_none_or(FieldSet::is_empty) {
+            node.member = true;
+        } else {
+            orphaned_struct_fields(
+                child,
+                owned_child.unwrap_or(&none),
+                schema,
+                &child_at,
+                &mut node,
+            );
+        }
+        if !node.is_empty() {
+            out.children.insert(pe.clone(), node);
+        }
+    }
+}
+
 /// Structured-merge diff (spec §5.1): server-side apply of `config` onto `live` as the
 /// manager `argocd-controller` with force, emulated from live's managed fields.
+///
+/// The merged object is live with config merged in (by the schema of [`SmdSchema`]), minus
+/// what Argo CD applied last time (its `Apply` entry), no longer applies, and no other
+/// manager owns. Every entry's field set is first converted to config's `apiVersion`.
 pub(crate) fn structured_merge_diff(
     config: &Value,
     live: &Value,
+    openapi: Option<&Value>,
     object: &ObjectRef,
 ) -> Result<DiffResult, DiffError> {
     let entries = managed_fields(live).map_err(|(path, message)| DiffError::ManagedFields {
@@ -453,19 +797,33 @@ pub(crate) fn structured_merge_diff(
         path,
         message,
     })?;
-    let schema = schema_from(&[&entries]);
+    let api_version = config.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+    let kind = config.get("kind").and_then(Value::as_str).unwrap_or("");
+    let mut inferred = InferredSchema::default();
     let mut previous = FieldSet::default();
     let mut others = FieldSet::default();
+    // Reconciling reads typed positions only; the inferred part is filled in below.
+    let mut schema = SmdSchema::new(config, openapi, InferredSchema::default());
     for e in &entries {
+        let Some(mut set) = set_at_version(e, api_version, kind) else { continue };
+        reconcile(&mut set, Some(live), &schema, &schema.root());
+        inferred.learn(&set);
         if e.manager == super::ARGOCD_MANAGER && e.operation == "Apply" {
-            previous.union(&e.set);
+            previous.union(&set);
         } else {
-            others.union(&e.set);
+            others.union(&set);
         }
     }
-    let applied = value_set(config, &schema, "");
-    let mut merged = merge(live, config, &schema, "");
-    let stale = previous.difference(&applied).difference(&others);
+    schema.inferred = inferred;
+    let root = schema.root();
+    let applied = value_set(config, &schema, &root);
+    let mut merged = merge(live, config, &schema, &root);
+    let mut stale = previous.difference(&applied).difference(&others);
+    let mut owned = applied;
+    owned.union(&others);
+    let mut orphans = FieldSet::default();
+    orphaned_struct_fields(&previous, &owned, &schema, &root, &mut orphans);
+    stale.union(&orphans);
     remove_items(&mut merged, &stale);
     if canonical_eq(&merged, live) {
         return Ok(DiffResult {
@@ -495,7 +853,7 @@ pub(crate) fn server_side_diff(
         .dry_run
         .ok_or_else(|| DiffError::MissingDryRun { object: Box::new(object.clone()) })?;
     let mut predicted = if opts.ignore_mutation_webhook {
-        remove_webhook_mutation(dry_run, live, opts.manager, object)?
+        remove_webhook_mutation(dry_run, live, opts.manager, opts.openapi, object)?
     } else {
         dry_run.clone()
     };
@@ -519,6 +877,7 @@ fn remove_webhook_mutation(
     predicted: &Value,
     live: &Value,
     manager: &str,
+    openapi: Option<&Value>,
     object: &ObjectRef,
 ) -> Result<Value, DiffError> {
     let err = |path: &str, message: &str| DiffError::DryRun {
@@ -541,15 +900,20 @@ fn remove_webhook_mutation(
         ));
     }
     let live_entries = managed_fields(live).unwrap_or_default();
-    let schema = schema_from(&[&entries, &live_entries]);
-    let predicted_set = value_set(predicted, &schema, "");
+    let mut inferred = InferredSchema::default();
+    for e in entries.iter().chain(&live_entries) {
+        inferred.learn(&e.set);
+    }
+    let schema = SmdSchema::new(predicted, openapi, inferred);
+    let root = schema.root();
+    let predicted_set = value_set(predicted, &schema, &root);
     let mut non_argo = predicted_set.difference(&owned);
     non_argo.exclude_owned_ancestors(&owned);
-    let removed = value_set(live, &schema, "").difference(&predicted_set).difference(&non_argo);
+    let removed = value_set(live, &schema, &root).difference(&predicted_set).difference(&non_argo);
     non_argo.exclude_composite_key_fields();
     let mut p = predicted.clone();
     remove_items(&mut p, &non_argo);
-    let mut p = merge(live, &p, &schema, "");
+    let mut p = merge(live, &p, &schema, &root);
     remove_items(&mut p, &removed);
     Ok(p)
 }
@@ -571,10 +935,20 @@ fn remove_webhook_mutation(
 /// assert_eq!(desired, json!({"spec": {}}));
 /// ```
 pub fn normalize_managed_fields(live: &mut Value, config: &mut Value, managers: &[String]) {
+    let _ = trusted_managers_normalize(live, config, managers);
+}
+
+/// [`normalize_managed_fields`], returning whether an entry of a trusted manager was found.
+/// The one implementation of spec §7.5: the ignore engine (`crate::ignore`) calls it too.
+pub(crate) fn trusted_managers_normalize(
+    live: &mut Value,
+    config: &mut Value,
+    managers: &[String],
+) -> bool {
     if managers.is_empty() {
-        return;
+        return false;
     }
-    let Ok(entries) = managed_fields(live) else { return };
+    let Ok(entries) = managed_fields(live) else { return false };
     let mut trusted = FieldSet::default();
     let mut found = false;
     for e in entries.iter().filter(|e| managers.contains(&e.manager)) {
@@ -582,12 +956,13 @@ pub fn normalize_managed_fields(live: &mut Value, config: &mut Value, managers: 
         found = true;
     }
     if !found {
-        return;
+        return false;
     }
     let mut differing = FieldSet::default();
     collect_differing(&trusted, Some(live), Some(config), &mut differing);
     remove_items(live, &differing);
     remove_items(config, &differing);
+    true
 }
 
 fn collect_differing(
@@ -650,7 +1025,10 @@ mod tests {
     #[test]
     fn list_merge_order_follows_structured_merge() {
         let v = |xs: &[&str]| xs.iter().map(|x| json!(x)).collect::<Vec<_>>();
-        let m = |l: &[&str], r: &[&str]| merge_items(&v(l), &v(r), |a, b| a == b, |_, b| b.clone());
+        let m = |l: &[&str], r: &[&str]| {
+            let (l, r) = (v(l), v(r));
+            merge_items(&l, &r, |i, j| l[i] == r[j], |_, b| b.clone())
+        };
         // live-only items keep their place; desired order wins for shared items.
         assert_eq!(m(&["a", "x", "b"], &["a", "b"]), v(&["a", "x", "b"]));
         assert_eq!(m(&["a", "b"], &["b", "a"]), v(&["b", "a"]));
@@ -695,6 +1073,90 @@ mod tests {
         assert_eq!(config2, json!({"spec": {"replicas": 1}}));
     }
 
+    fn entry(api_version: &str, fields: Value) -> Entry {
+        Entry {
+            manager: "m".into(),
+            operation: "Update".into(),
+            api_version: api_version.into(),
+            set: set(fields),
+        }
+    }
+
+    #[test]
+    fn field_sets_convert_between_api_versions() {
+        const HPA: &str = "HorizontalPodAutoscaler";
+        let v2 = entry(
+            "autoscaling/v2",
+            json!({"f:spec": {"f:metrics": {}, "f:behavior": {"f:scaleUp": {}}, "f:maxReplicas": {}}}),
+        );
+        let at_v1 = set_at_version(&v2, "autoscaling/v1", HPA).expect("convertible");
+        assert_eq!(
+            at_v1,
+            set(json!({"f:spec": {"f:targetCPUUtilizationPercentage": {}, "f:maxReplicas": {}},
+                "f:metadata": {"f:annotations": {
+                    "f:autoscaling.alpha.kubernetes.io/metrics": {},
+                    "f:autoscaling.alpha.kubernetes.io/behavior": {}}}}))
+        );
+        let v1 =
+            entry("autoscaling/v1", json!({"f:spec": {"f:targetCPUUtilizationPercentage": {}}}));
+        assert_eq!(
+            set_at_version(&v1, "autoscaling/v2", HPA),
+            Some(set(json!({"f:spec": {"f:metrics": {}}})))
+        );
+        // Same group, other version: field names kept; unregistered versions and custom
+        // resources at another version: dropped.
+        let d = entry("apps/v1beta1", json!({"f:spec": {"f:replicas": {}}}));
+        assert_eq!(set_at_version(&d, "apps/v1", "Deployment"), Some(d.set.clone()));
+        let beta = entry("autoscaling/v2beta2", json!({"f:spec": {"f:metrics": {}}}));
+        assert_eq!(set_at_version(&beta, "autoscaling/v2", HPA), None);
+        let cr = entry("example.com/v1alpha1", json!({"f:spec": {"f:a": {}}}));
+        assert_eq!(set_at_version(&cr, "example.com/v1", "Widget"), None);
+        assert!(set_at_version(&cr, "example.com/v1alpha1", "Widget").is_some());
+    }
+
+    #[test]
+    fn list_keys_take_defaults_and_missing_fields_match_any() {
+        let svc = json!({"apiVersion": "v1", "kind": "Service"});
+        let schema = SmdSchema::new(&svc, None, InferredSchema::default());
+        let ports = schema.field(&schema.field(&schema.root(), "spec"), "ports");
+        assert_eq!(
+            schema.list_kind(&ports),
+            Some(ListKind::Map(vec!["port".into(), "protocol".into()]))
+        );
+        let key = schema.key_of(
+            &schema.item(&ports),
+            &json!({"port": 53}),
+            &["port".into(), "protocol".into()],
+        );
+        assert_eq!(key, vec![("port".into(), "53".into()), ("protocol".into(), "\"TCP\"".into())]);
+        let k = |pairs: &[(&str, &str)]| -> Vec<(String, String)> {
+            pairs.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect()
+        };
+        assert!(keys_compatible(&k(&[("port", "53")]), &k(&[("port", "53"), ("protocol", "x")])));
+        assert!(!keys_compatible(&k(&[("port", "53")]), &k(&[("port", "54")])));
+        assert!(!keys_compatible(&k(&[("a", "1")]), &k(&[("b", "1")])));
+        let selector = schema.field(&schema.field(&schema.root(), "spec"), "selector");
+        assert!(schema.atomic_object(&selector), "Service selector is an atomic map");
+        let labels = schema.field(&schema.field(&schema.root(), "metadata"), "labels");
+        assert!(!schema.atomic_object(&labels), "labels merge key by key");
+        let d = json!({"apiVersion": "apps/v1", "kind": "Deployment"});
+        let schema = SmdSchema::new(&d, None, InferredSchema::default());
+        let selector = schema.field(&schema.field(&schema.root(), "spec"), "selector");
+        assert!(schema.atomic_object(&selector), "LabelSelector is atomic");
+    }
+
+    #[test]
+    fn inferred_schema_reads_lists_and_atomic_objects() {
+        let mut inferred = InferredSchema::default();
+        inferred.learn(&set(json!({"f:spec": {"f:items": {"k:{\"name\":\"a\"}": {}},
+            "f:tags": {"v:\"x\"": {}}, "f:config": {}, "f:meta": {"f:a": {}}}})));
+        inferred.learn(&set(json!({"f:spec": {"f:meta": {}}})));
+        assert_eq!(inferred.list_kind("spec.items"), Some(ListKind::Map(vec!["name".into()])));
+        assert_eq!(inferred.list_kind("spec.tags"), Some(ListKind::Set));
+        assert!(inferred.atomic_object("spec.config"));
+        assert!(!inferred.atomic_object("spec.meta"), "recorded with fields by another entry");
+    }
+
     #[test]
     fn structured_merge_keeps_unowned_and_drops_stale_fields() {
         let live = json!({"apiVersion": "example.com/v1", "kind": "W", "metadata": {"name": "w",
@@ -707,7 +1169,7 @@ mod tests {
         let config = json!({"apiVersion": "example.com/v1", "kind": "W", "metadata": {"name": "w"},
             "spec": {"a": 2, "items": [{"name": "x", "v": 1}]}});
         let obj = ObjectRef::from_object_lossy(&config);
-        let r = structured_merge_diff(&config, &live, &obj).unwrap();
+        let r = structured_merge_diff(&config, &live, None, &obj).unwrap();
         assert!(r.modified);
         assert_eq!(
             r.predicted_live["spec"],

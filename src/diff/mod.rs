@@ -73,6 +73,7 @@ pub use app::{AppDiff, AppDiffInput, Condition, ResourceDiff, SyncStatus, diff_a
 pub use error::DiffError;
 pub use linediff::line_diff;
 pub use managed_fields::normalize_managed_fields;
+pub(crate) use managed_fields::trusted_managers_normalize;
 pub use mask::{MASK_ANNOTATION_VALUE, hide_secret_data};
 pub use pipeline::diff;
 
@@ -130,6 +131,12 @@ pub struct DiffOptions<'a> {
     pub ignore_mutation_webhook: bool,
     /// The full normaliser (ignore rules, known types).
     pub normalizer: Option<&'a dyn Normalizer>,
+    /// An OpenAPI v2 document describing custom resources (the cluster's `/openapi/v2`, or
+    /// the `definitions` of their CRDs with `x-kubernetes-group-version-kind`). Structured
+    /// merge and server-side diff read a custom resource's list types and atomic maps from
+    /// it, as Argo CD reads them from the cluster's schema; without it they are inferred from
+    /// the managed fields. Built-in kinds always use the generated Kubernetes schema.
+    pub openapi: Option<&'a Value>,
 }
 
 impl Default for DiffOptions<'_> {
@@ -142,6 +149,7 @@ impl Default for DiffOptions<'_> {
             manager: ARGOCD_MANAGER,
             ignore_mutation_webhook: true,
             normalizer: None,
+            openapi: None,
         }
     }
 }
@@ -156,6 +164,7 @@ impl std::fmt::Debug for DiffOptions<'_> {
             .field("manager", &self.manager)
             .field("ignore_mutation_webhook", &self.ignore_mutation_webhook)
             .field("normalizer", &self.normalizer.is_some())
+            .field("openapi", &self.openapi.is_some())
             .finish()
     }
 }
@@ -190,6 +199,11 @@ impl<'a> DiffOptions<'a> {
     /// Sets the field manager.
     pub fn with_manager(mut self, manager: &'a str) -> Self {
         self.manager = manager;
+        self
+    }
+    /// Sets [`DiffOptions::openapi`], the schema of custom resources.
+    pub fn with_openapi(mut self, document: &'a Value) -> Self {
+        self.openapi = Some(document);
         self
     }
 }

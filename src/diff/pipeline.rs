@@ -84,7 +84,7 @@ pub fn diff(
     let ssa_annotation =
         crate::config::resource_sync_options(&config).contains(&"ServerSideApply=true");
     if opts.structured_merge || ssa_annotation {
-        return managed_fields::structured_merge_diff(&config, &live, &object);
+        return managed_fields::structured_merge_diff(&config, &live, opts.openapi, &object);
     }
     if let Some(Ok(mut orig)) = last_applied(&live) {
         normalize(&mut orig, opts, false);

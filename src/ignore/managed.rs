@@ -2,15 +2,16 @@
 //! object, and that hold different values on the two sides, are removed from both the live and
 //! the desired object.
 //!
-//! This walks the `fieldsV1` sets of the live object's `metadata.managedFields` entries whose
-//! `manager` is trusted (any operation, API version or subresource) alongside the two objects:
-//! `f:<name>` selects a field, `k:<json>` the list item whose fields equal the key, `i:<n>`
-//! the item at an index (`v:<value>` set items hold equal values on both sides by definition,
-//! so they never differ). A path owned as a leaf is removed from both sides when both have it
-//! and the values differ; an owned path with children is descended into. Without a schema a
-//! leaf is compared as a whole, as structured-merge-diff compares atomic values.
+//! The field-set walk lives in the diff engine (`crate::diff::trusted_managers_normalize`,
+//! public as [`crate::diff::normalize_managed_fields`]); this is the ignore engine's name for
+//! it. It reads the `fieldsV1` sets of the live object's `metadata.managedFields` entries
+//! whose `manager` is trusted (any operation, API version or subresource, no version
+//! conversion) alongside the two objects: `f:<name>` selects a field, `k:<json>` the list item
+//! whose key fields equal the key, `v:<value>` a set item, `i:<n>` the item at an index. A
+//! path owned as a leaf is removed from both sides when both have it and the values differ;
+//! an owned path with children is descended into.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// Removes the fields owned by `managers` that differ between `live` and `config`. Returns
 /// whether a trusted manager entry was found.
@@ -19,96 +20,7 @@ pub(crate) fn managed_fields_normalize(
     config: &mut Value,
     managers: &[String],
 ) -> bool {
-    if managers.is_empty() {
-        return false;
-    }
-    let entries: Vec<Map<String, Value>> = live
-        .pointer("/metadata/managedFields")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter(|e| {
-                    e.get("manager")
-                        .and_then(Value::as_str)
-                        .is_some_and(|m| managers.iter().any(|t| t == m))
-                })
-                .filter_map(|e| e.get("fieldsV1").and_then(Value::as_object).cloned())
-                .collect()
-        })
-        .unwrap_or_default();
-    if entries.is_empty() {
-        return false;
-    }
-    for fields in &entries {
-        walk(fields, live, config, 0);
-    }
-    true
-}
-
-/// Deepest `fieldsV1` nesting walked.
-const MAX_DEPTH: usize = 128;
-
-fn is_leaf(fields: &Value) -> bool {
-    fields.as_object().is_none_or(|m| m.keys().all(|k| k == "."))
-}
-
-fn walk(fields: &Map<String, Value>, live: &mut Value, config: &mut Value, depth: usize) {
-    if depth > MAX_DEPTH {
-        return;
-    }
-    for (key, sub) in fields {
-        if let Some(name) = key.strip_prefix("f:") {
-            let (Some(l), Some(c)) = (live.as_object_mut(), config.as_object_mut()) else {
-                continue;
-            };
-            let (Some(lv), Some(cv)) = (l.get(name), c.get(name)) else { continue };
-            if is_leaf(sub) {
-                if lv != cv {
-                    l.remove(name);
-                    c.remove(name);
-                }
-            } else if let (Some(lv), Some(cv), Some(sub)) =
-                (l.get_mut(name), c.get_mut(name), sub.as_object())
-            {
-                walk(sub, lv, cv, depth + 1);
-            }
-        } else if let Some(k) = key.strip_prefix("k:") {
-            let Ok(Value::Object(item_key)) = serde_json::from_str::<Value>(k) else { continue };
-            let find = |v: &Value| {
-                v.as_array().and_then(|a| {
-                    a.iter()
-                        .position(|item| item_key.iter().all(|(f, want)| item.get(f) == Some(want)))
-                })
-            };
-            let (Some(li), Some(ci)) = (find(live), find(config)) else { continue };
-            list_item(sub, live, config, li, ci, depth);
-        } else if let Some(i) = key.strip_prefix("i:") {
-            let Ok(i) = i.parse::<usize>() else { continue };
-            let len = |v: &Value| v.as_array().map_or(0, Vec::len);
-            if i < len(live) && i < len(config) {
-                list_item(sub, live, config, i, i, depth);
-            }
-        }
-    }
-}
-
-fn list_item(
-    sub: &Value,
-    live: &mut Value,
-    config: &mut Value,
-    li: usize,
-    ci: usize,
-    depth: usize,
-) {
-    let (Some(la), Some(ca)) = (live.as_array_mut(), config.as_array_mut()) else { return };
-    if is_leaf(sub) {
-        if la[li] != ca[ci] {
-            la.remove(li);
-            ca.remove(ci);
-        }
-    } else if let Some(sub) = sub.as_object() {
-        walk(sub, &mut la[li], &mut ca[ci], depth + 1);
-    }
+    crate::diff::trusted_managers_normalize(live, config, managers)
 }
 
 #[cfg(test)]

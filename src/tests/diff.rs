@@ -86,6 +86,9 @@ struct Opts {
     /// A stand-in full normaliser that removes these pointers (the `Normalizer` hook).
     #[serde(default)]
     normalizer_removes: Vec<String>,
+    /// An OpenAPI v2 document with custom resources' schemas (inline or `@file`).
+    #[serde(default)]
+    openapi: Value,
 }
 
 /// Removes fixed pointers: exercises the normaliser hook of `diff()` without the ignore engine.
@@ -259,6 +262,10 @@ fn run_case(c: &Case) -> Vec<String> {
             if let Some(w) = c.options.ignore_mutation_webhook {
                 opts = opts.with_ignore_mutation_webhook(w);
             }
+            let openapi = load(&c.options.openapi);
+            if !openapi.is_null() {
+                opts = opts.with_openapi(&openapi);
+            }
             let normalizer = RemovePointers(c.options.normalizer_removes.clone());
             if !normalizer.0.is_empty() {
                 opts = opts.with_normalizer(&normalizer);
@@ -362,7 +369,12 @@ fn run_app(c: &Case, errs: &mut Vec<String>) {
         Settings::from_config_map(&serde_json::json!({"data": c.argocd_cm})).expect("argocd-cm")
     };
     let scopes = Scopes::builtin();
-    let out = match diff::diff_app(&AppDiffInput::new(&desired, &live, &app, &settings, &scopes)) {
+    let openapi = load(&c.options.openapi);
+    let mut input = AppDiffInput::new(&desired, &live, &app, &settings, &scopes);
+    if !openapi.is_null() {
+        input = input.with_openapi(&openapi);
+    }
+    let out = match diff::diff_app(&input) {
         Ok(o) => o,
         Err(err) => {
             errs.push(format!("unexpected error: {err}"));
