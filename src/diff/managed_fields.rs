@@ -61,8 +61,23 @@ impl FieldSet {
         Ok(set)
     }
 
-    fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         !self.member && self.children.values().all(FieldSet::is_empty)
+    }
+
+    /// Whether the path to this node is itself in the set.
+    pub(crate) fn is_member(&self) -> bool {
+        self.member
+    }
+
+    /// The node below this one at `pe`, if the set has any path through it.
+    pub(crate) fn child(&self, pe: &PathElement) -> Option<&FieldSet> {
+        self.children.get(pe)
+    }
+
+    /// The elements below this node, in order.
+    pub(crate) fn children(&self) -> impl Iterator<Item = (&PathElement, &FieldSet)> {
+        self.children.iter()
     }
 
     fn union(&mut self, other: &FieldSet) {
@@ -219,7 +234,7 @@ fn item_matches(item: &Value, key: &[(String, String)]) -> bool {
     any
 }
 
-fn find_item(list: &[Value], pe: &PathElement) -> Option<usize> {
+pub(crate) fn find_item(list: &[Value], pe: &PathElement) -> Option<usize> {
     match pe {
         PathElement::Key(key) => list.iter().position(|i| item_matches(i, key)),
         PathElement::Value(text) => list.iter().position(|i| &i.to_string() == text),
@@ -393,13 +408,22 @@ fn merge_items(
 }
 
 /// One parsed `managedFields` entry.
-struct Entry {
-    manager: String,
-    operation: String,
-    set: FieldSet,
+pub(crate) struct Entry {
+    /// `manager`.
+    pub(crate) manager: String,
+    /// `operation`: `Apply` or `Update`.
+    pub(crate) operation: String,
+    /// `time`, empty when absent.
+    pub(crate) time: String,
+    /// `subresource`, empty when absent.
+    pub(crate) subresource: String,
+    /// `fieldsV1`.
+    pub(crate) set: FieldSet,
 }
 
-fn managed_fields(obj: &Value) -> Result<Vec<Entry>, (String, String)> {
+/// The entries of an object's `metadata.managedFields`; an error names the pointer of the
+/// entry (or of the list) that cannot be read.
+pub(crate) fn managed_fields(obj: &Value) -> Result<Vec<Entry>, (String, String)> {
     let mf = match obj.pointer("/metadata/managedFields") {
         None | Some(Value::Null) => return Ok(Vec::new()),
         Some(Value::Array(a)) => a,
@@ -412,12 +436,14 @@ fn managed_fields(obj: &Value) -> Result<Vec<Entry>, (String, String)> {
         let at = format!("/metadata/managedFields/{i}");
         let manager = e.get("manager").and_then(Value::as_str).unwrap_or("").to_string();
         let operation = e.get("operation").and_then(Value::as_str).unwrap_or("").to_string();
+        let time = e.get("time").and_then(Value::as_str).unwrap_or("").to_string();
+        let subresource = e.get("subresource").and_then(Value::as_str).unwrap_or("").to_string();
         let set = match e.get("fieldsV1") {
             None | Some(Value::Null) => FieldSet::default(),
             Some(f) => FieldSet::from_fields_v1(f, &format!("{at}/fieldsV1"))
                 .map_err(|m| (at.clone(), m))?,
         };
-        out.push(Entry { manager, operation, set });
+        out.push(Entry { manager, operation, time, subresource, set });
     }
     Ok(out)
 }

@@ -1,7 +1,7 @@
 //! `gitops-core demo`: the bookstore example (built into the binary, from `testdata/demo/`):
-//! an `argocd app get`-style status table and the diff of the drift.
+//! an `argocd app get`-style status table, the diff of the drift, and who wrote it.
 
-use gitops_core::diff::{self, AppDiff, AppDiffInput, ResourceDiff, SyncStatus};
+use gitops_core::diff::{self, AppDiff, AppDiffInput, ResourceDiff, ResourceExplanation, SyncStatus};
 use gitops_core::{Application, Scopes, Settings};
 
 use crate::common::CliError;
@@ -14,7 +14,8 @@ const HELP: &str = "\
 usage: gitops-core demo
 
 Compares the built-in bookstore app (Git) with its drifted live state and prints the sync
-status of every resource and the diff, as `argocd app get` and `argocd app diff` would.";
+status of every resource and the diff, as `argocd app get` and `argocd app diff` would, then
+who wrote each difference and the unmanaged additions (`diff --explain --unmanaged`).";
 
 /// Runs the command.
 pub fn run(mut args: lexopt::Parser) -> Result<u8, CliError> {
@@ -42,9 +43,11 @@ pub fn run(mut args: lexopt::Parser) -> Result<u8, CliError> {
     let app = Application::from_value(&app_doc).map_err(|e| embedded("app.yaml", &e))?;
     let settings = Settings::default();
     let scopes = Scopes::builtin();
-    let result = diff::diff_app(&AppDiffInput::new(&desired, &live, &app, &settings, &scopes))
+    let input = AppDiffInput::new(&desired, &live, &app, &settings, &scopes);
+    let result = diff::diff_app(&input)
         .map_err(|e| CliError::Input(format!("comparing the demo app: {e}")))?;
-    crate::diff::write_stdout(&render(&app, &result, &live));
+    let explained = diff::explain_app(&input, &result);
+    crate::diff::write_stdout(&render(&app, &result, &live, &explained));
     Ok(0)
 }
 
@@ -66,7 +69,12 @@ fn health_of(resource: &ResourceDiff, live: &[serde_json::Value]) -> String {
     }
 }
 
-fn render(app: &Application, result: &AppDiff, live: &[serde_json::Value]) -> String {
+fn render(
+    app: &Application,
+    result: &AppDiff,
+    live: &[serde_json::Value],
+    explained: &[ResourceExplanation],
+) -> String {
     let mut out = String::new();
     let field = |k: &str, v: &str| format!("{k:<20}{v}\n");
     out.push_str(&field("Name:", &format!("{}/{}", app.metadata.namespace, app.metadata.name)));
@@ -121,5 +129,20 @@ fn render(app: &Application, result: &AppDiff, live: &[serde_json::Value]) -> St
         out.push('\n');
         out.push_str(&text);
     }
+    out.push_str("\nWho wrote the drift (diff --explain):\n");
+    let mut any = false;
+    for e in explained.iter().filter(|e| !e.changes.is_empty()) {
+        any = true;
+        let o = &e.object;
+        out.push_str(&format!("{}/{} {}/{}\n", o.group, o.kind, o.namespace, o.name));
+        for c in &e.changes {
+            out.push_str(&format!("  {c}\n"));
+        }
+    }
+    if !any {
+        out.push_str("  nothing differs\n");
+    }
+    out.push('\n');
+    out.push_str(&crate::diff::render_unmanaged(explained));
     out
 }
