@@ -185,9 +185,12 @@ pub struct FieldChange {
     /// RFC 6901 pointer in the normalised live object, or in the predicted live object when
     /// live lacks the field.
     pub pointer: String,
-    /// The predicted (desired) value; `None` when a sync removes the field.
+    /// The predicted (desired) value; `None` (left out of JSON) when a sync removes the
+    /// field.
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "super::present")]
     pub desired: Option<Value>,
-    /// The live value; `None` when live lacks the field.
+    /// The live value; `None` (left out of JSON) when live lacks the field.
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "super::present")]
     pub live: Option<Value>,
     /// Who last wrote the field in live, latest first; empty when nobody is recorded.
     pub writers: Vec<FieldWriter>,

@@ -73,8 +73,8 @@ use serde_json::Value;
 pub use app::{AppDiff, AppDiffInput, Condition, ResourceDiff, SyncStatus, diff_app};
 pub use error::DiffError;
 pub use explain::{
-    ExplainOptions, FieldChange, FieldWriter, ResourceExplanation, SYSTEM_MANAGERS,
-    UnmanagedField, explain_app, explain_changes, unmanaged_fields,
+    ExplainOptions, FieldChange, FieldWriter, ResourceExplanation, SYSTEM_MANAGERS, UnmanagedField,
+    explain_app, explain_changes, unmanaged_fields,
 };
 pub use linediff::line_diff;
 pub use managed_fields::normalize_managed_fields;

@@ -58,8 +58,8 @@ fn load(v: &Value) -> Value {
                 Some((p, i)) => (p, i.parse::<usize>().expect("document index")),
                 None => (&s[1..], 0),
             };
-            let docs = crate::object::parse_documents(&read(path))
-                .unwrap_or_else(|e| panic!("{s}: {e}"));
+            let docs =
+                crate::object::parse_documents(&read(path)).unwrap_or_else(|e| panic!("{s}: {e}"));
             docs.into_iter().filter(|d| !d.is_null()).nth(index).unwrap_or(Value::Null)
         }
         other => other.clone(),
@@ -100,15 +100,15 @@ fn run_case(c: &Case) -> Vec<String> {
     };
     let status_before = result.sync_status;
     let explained = diff::explain_app(&input, &result);
-    if result.sync_status.as_str() != c.expect.sync_status || result.sync_status != status_before
-    {
+    if result.sync_status.as_str() != c.expect.sync_status || result.sync_status != status_before {
         errs.push(format!(
             "syncStatus: want {}, got {}",
             c.expect.sync_status,
             result.sync_status.as_str()
         ));
     }
-    let prefix = |o: &crate::ObjectRef| format!("{}/{} {}/{}", o.group, o.kind, o.namespace, o.name);
+    let prefix =
+        |o: &crate::ObjectRef| format!("{}/{} {}/{}", o.group, o.kind, o.namespace, o.name);
     let mut explain = Vec::new();
     let mut unmanaged = Vec::new();
     let mut pointers = Vec::new();

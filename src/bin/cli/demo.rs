@@ -1,7 +1,9 @@
 //! `gitops-core demo`: the bookstore example (built into the binary, from `testdata/demo/`):
 //! an `argocd app get`-style status table, the diff of the drift, and who wrote it.
 
-use gitops_core::diff::{self, AppDiff, AppDiffInput, ResourceDiff, ResourceExplanation, SyncStatus};
+use gitops_core::diff::{
+    self, AppDiff, AppDiffInput, ResourceDiff, ResourceExplanation, SyncStatus,
+};
 use gitops_core::{Application, Scopes, Settings};
 
 use crate::common::CliError;
@@ -29,6 +31,12 @@ pub fn run(mut args: lexopt::Parser) -> Result<u8, CliError> {
             other => Err(CliError::Usage(format!("{}\n{HELP}", other.unexpected()))),
         };
     }
+    crate::diff::write_stdout(&run_render()?);
+    Ok(0)
+}
+
+/// The demo's whole output.
+fn run_render() -> Result<String, CliError> {
     let embedded = |what: &str, e: &dyn std::fmt::Display| {
         CliError::Input(format!("built-in demo data {what}: {e}"))
     };
@@ -47,8 +55,7 @@ pub fn run(mut args: lexopt::Parser) -> Result<u8, CliError> {
     let result = diff::diff_app(&input)
         .map_err(|e| CliError::Input(format!("comparing the demo app: {e}")))?;
     let explained = diff::explain_app(&input, &result);
-    crate::diff::write_stdout(&render(&app, &result, &live, &explained));
-    Ok(0)
+    Ok(render(&app, &result, &live, &explained))
 }
 
 /// HEALTH column: the built-in health of the live object (blank when it has none, `Missing`
@@ -145,4 +152,25 @@ fn render(
     out.push('\n');
     out.push_str(&crate::diff::render_unmanaged(explained));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn demo_explains_the_drift() {
+        let out = super::run_render().unwrap(); // the embedded demo data is valid
+        let tail = &out[out.find("Who wrote the drift").unwrap_or(0)..];
+        assert_eq!(
+            tail,
+            r#"Who wrote the drift (diff --explain):
+apps/Deployment bookstore/api
+  spec.replicas: desired 1, live 3, written by kubectl (Update, scale, 2026-12-02T22:38:02Z)
+
+Unmanaged additions (kept by the diff and self-heal; a Replace sync removes them):
+apps/Deployment bookstore/api
+  spec.template.spec.containers[name=api].env[name=FEATURE_FLAGS]: {"name":"FEATURE_FLAGS","value":"fast-checkout"}, written by kubectl-set (Update, 2026-12-02T22:41:17Z)
+"#
+        );
+        assert!(out.contains("===== apps/Deployment bookstore/api ======\n"), "{out}");
+    }
 }

@@ -229,3 +229,91 @@ pub fn json_explained(
     }
     doc
 }
+
+#[cfg(test)]
+mod tests {
+    use gitops_core::diff::{self, AppDiffInput};
+    use gitops_core::{Application, Scopes, Settings};
+    use serde_json::json;
+
+    use super::{Show, json_explained, render_explained};
+
+    fn objects() -> (Vec<serde_json::Value>, Vec<serde_json::Value>) {
+        let desired = vec![json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "settings", "namespace": "shop"}, "data": {"a": "1"}})];
+        let live = vec![json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "settings", "namespace": "shop", "labels": {"team": "payments"},
+                "managedFields": [
+                    {"manager": "kubectl-edit", "operation": "Update", "apiVersion": "v1",
+                     "time": "2026-12-01T10:00:00Z", "fieldsType": "FieldsV1",
+                     "fieldsV1": {"f:data": {"f:a": {}}}},
+                    {"manager": "kubectl-label", "operation": "Update", "apiVersion": "v1",
+                     "time": "2026-12-01T11:00:00Z", "fieldsType": "FieldsV1",
+                     "fieldsV1": {"f:metadata": {"f:labels": {"f:team": {}}}}}]},
+            "data": {"a": "2"}})];
+        (desired, live)
+    }
+
+    fn outputs(show: Show) -> (String, String) {
+        let (desired, live) = objects();
+        let (app, settings, scopes) =
+            (Application::default(), Settings::default(), Scopes::builtin());
+        let input = AppDiffInput::new(&desired, &live, &app, &settings, &scopes);
+        let result = diff::diff_app(&input).unwrap(); // fixed, valid input
+        let explained = diff::explain_app(&input, &result);
+        let json = serde_json::to_string(&json_explained(&result, &explained, show)).unwrap(); // plain data
+        (render_explained(&result, &explained, show), json)
+    }
+
+    #[test]
+    fn text_with_explain_and_unmanaged() {
+        let (text, _) = outputs(Show { explain: true, unmanaged: true });
+        assert_eq!(
+            text,
+            r#"===== /ConfigMap shop/settings ======
+data.a: desired "1", live "2", written by kubectl-edit (Update, 2026-12-01T10:00:00Z)
+3c3
+<   a: '2'
+---
+>   a: '1'
+Unmanaged additions (kept by the diff and self-heal; a Replace sync removes them):
+/ConfigMap shop/settings
+  metadata.labels.team: payments, written by kubectl-label (Update, 2026-12-01T11:00:00Z)
+"#
+        );
+    }
+
+    #[test]
+    fn text_without_flags_is_the_plain_diff() {
+        let (text, json) = outputs(Show::default());
+        assert!(text.starts_with("===== /ConfigMap shop/settings ======\n3c3\n"), "{text}");
+        assert!(!text.contains("written by") && !text.contains("Unmanaged"), "{text}");
+        assert!(!json.contains("\"explain\"") && !json.contains("\"unmanaged\""), "{json}");
+    }
+
+    #[test]
+    fn json_with_explain_and_unmanaged() {
+        let (_, json) = outputs(Show { explain: true, unmanaged: true });
+        assert_eq!(
+            json,
+            r#"{"conditions":[],"resources":[{"diff":[{"op":"replace","path":"/data/a","value":"1"}],"explain":[{"desired":"1","live":"2","path":"data.a","pointer":"/data/a","writers":[{"manager":"kubectl-edit","operation":"Update","time":"2026-12-01T10:00:00Z"}]}],"group":"","kind":"ConfigMap","message":"","modified":true,"name":"settings","namespace":"shop","requiresPruning":false,"status":"OutOfSync","unmanaged":[{"live":"payments","path":"metadata.labels.team","pointer":"/metadata/labels/team","writers":[{"manager":"kubectl-label","operation":"Update","time":"2026-12-01T11:00:00Z"}]}],"version":"v1"}],"syncStatus":"OutOfSync"}"#
+        );
+        let (_, json) = outputs(Show { explain: false, unmanaged: true });
+        assert!(json.contains("\"unmanaged\":[{") && !json.contains("\"explain\""), "{json}");
+    }
+
+    #[test]
+    fn flags_parse() {
+        let args = super::parse(lexopt::Parser::from_args([
+            "--desired",
+            "d.yaml",
+            "--live",
+            "l.yaml",
+            "--explain",
+            "--unmanaged",
+        ]))
+        .unwrap() // valid arguments
+        .unwrap(); // not --help
+        assert!(args.explain && args.unmanaged);
+    }
+}
