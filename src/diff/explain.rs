@@ -566,16 +566,16 @@ fn entries_of(resource: &ResourceDiff, live: Option<&Value>) -> Vec<Entry> {
 /// use serde_json::json;
 ///
 /// let desired = [json!({"apiVersion": "v1", "kind": "ConfigMap",
-///     "metadata": {"name": "c", "namespace": "ns"}, "data": {"a": "1"}})];
+///     "metadata": {"name": "c", "namespace": "ns"}, "data": {"mode": "fast"}})];
 /// let live = [json!({"apiVersion": "v1", "kind": "ConfigMap",
 ///     "metadata": {"name": "c", "namespace": "ns", "managedFields": [{"manager": "kubectl-edit",
 ///         "operation": "Update", "time": "2026-12-01T10:00:00Z",
-///         "fieldsV1": {"f:data": {"f:a": {}}}}]}, "data": {"a": "2"}})];
+///         "fieldsV1": {"f:data": {"f:mode": {}}}}]}, "data": {"mode": "slow"}})];
 /// let (app, settings, scopes) = (Application::default(), Settings::default(), Scopes::builtin());
 /// let out = diff::diff_app(&AppDiffInput::new(&desired, &live, &app, &settings, &scopes)).unwrap();
 /// let changes = explain_changes(&out.resources[0], Some(&live[0]), &ExplainOptions::default());
 /// assert_eq!(changes[0].to_string(),
-///     "data.a: desired 1, live 2, written by kubectl-edit (Update, 2026-12-01T10:00:00Z)");
+///     "data.mode: desired fast, live slow, written by kubectl-edit (Update, 2026-12-01T10:00:00Z)");
 /// ```
 pub fn explain_changes(
     resource: &ResourceDiff,
