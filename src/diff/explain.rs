@@ -815,3 +815,68 @@ pub fn explain_app(input: &AppDiffInput<'_>, result: &AppDiff) -> Vec<ResourceEx
     }
     out
 }
+
+#[cfg(test)]
+mod props {
+    use proptest::prelude::*;
+    use serde_json::{Value, json};
+
+    use crate::diff::{AppDiffInput, diff_app, explain_app};
+    use crate::{Application, Scopes, Settings};
+
+    fn arb_json() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            (0..3i32).prop_map(Value::from),
+            prop_oneof![Just("a"), Just("b"), Just("f:a"), Just("k:{\"name\":\"a\"}"), Just(".")]
+                .prop_map(Value::from),
+        ];
+        leaf.prop_recursive(4, 32, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::from),
+                prop::collection::btree_map(
+                    prop_oneof![
+                        Just("name".to_string()),
+                        Just("data".to_string()),
+                        Just("f:name".to_string()),
+                        Just("k:{\"name\":\"a\"}".to_string()),
+                        Just(".".to_string()),
+                        "[a-c]{1,2}"
+                    ],
+                    inner,
+                    0..4
+                )
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        // Bad input (any body, any managedFields) never panics.
+        #[test]
+        fn no_panics(d in arb_json(), l in arb_json(), f in arb_json(), kind in prop_oneof![
+            Just(("v1", "Secret")), Just(("apps/v1", "Deployment")), Just(("x.io/v1", "W"))]) {
+            let obj = |body: Value, mf: Value| {
+                json!({"apiVersion": kind.0, "kind": kind.1,
+                    "metadata": {"name": "x", "namespace": "n", "managedFields": mf},
+                    "spec": body.clone(), "data": body})
+            };
+            let desired = [obj(d, Value::Null)];
+            let live = [obj(l, json!([{"manager": "m", "operation": "Update", "fieldsV1": f}]))];
+            let (app, settings, scopes) =
+                (Application::default(), Settings::default(), Scopes::builtin());
+            let input = AppDiffInput::new(&desired, &live, &app, &settings, &scopes);
+            if let Ok(result) = diff_app(&input) {
+                for e in explain_app(&input, &result) {
+                    for c in &e.changes {
+                        let _ = c.to_string();
+                    }
+                    for u in &e.unmanaged {
+                        let _ = u.to_string();
+                    }
+                }
+            }
+        }
+    }
+}
