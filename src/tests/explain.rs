@@ -6,7 +6,8 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::support::{read, selected, testdata};
+use super::diff::{load, load_list};
+use super::support::{selected, testdata};
 use crate::diff::{self, AppDiffInput};
 use crate::{Application, Scopes, Settings};
 
@@ -15,7 +16,7 @@ use crate::{Application, Scopes, Settings};
 struct Case {
     case: String,
     source: String,
-    /// Objects, inline or `@path#n` (under `testdata/`).
+    /// Objects, inline or `@path#n` (under `testdata/diff/`).
     desired: Value,
     live: Value,
     /// The Application, inline or `@path`; an empty one by default.
@@ -49,29 +50,6 @@ struct Expect {
     /// Texts that must appear nowhere in the result (Secret values, plain or base64).
     #[serde(default)]
     hidden: Vec<String>,
-}
-
-fn load(v: &Value) -> Value {
-    match v {
-        Value::String(s) if s.starts_with('@') => {
-            let (path, index) = match s[1..].split_once('#') {
-                Some((p, i)) => (p, i.parse::<usize>().expect("document index")),
-                None => (&s[1..], 0),
-            };
-            let docs =
-                crate::object::parse_documents(&read(path)).unwrap_or_else(|e| panic!("{s}: {e}"));
-            docs.into_iter().filter(|d| !d.is_null()).nth(index).unwrap_or(Value::Null)
-        }
-        other => other.clone(),
-    }
-}
-
-fn load_list(v: &Value) -> Vec<Value> {
-    match v {
-        Value::Array(items) => items.iter().map(load).filter(|v| !v.is_null()).collect(),
-        Value::Null => Vec::new(),
-        other => vec![load(other)],
-    }
 }
 
 fn compare(what: &str, want: &[String], got: &[String], errs: &mut Vec<String>) {

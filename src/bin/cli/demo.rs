@@ -136,19 +136,12 @@ fn render(
         out.push('\n');
         out.push_str(&text);
     }
-    out.push_str("\nWho wrote the drift (diff --explain):\n");
-    let mut any = false;
-    for e in explained.iter().filter(|e| !e.changes.is_empty()) {
-        any = true;
-        let o = &e.object;
-        out.push_str(&format!("{}/{} {}/{}\n", o.group, o.kind, o.namespace, o.name));
-        for c in &e.changes {
-            out.push_str(&format!("  {c}\n"));
-        }
-    }
-    if !any {
-        out.push_str("  nothing differs\n");
-    }
+    out.push('\n');
+    out.push_str(&crate::diff::render_section(
+        "Who wrote the drift (diff --explain):",
+        "nothing differs",
+        explained.iter().map(|e| (&e.object, e.changes.iter().map(|c| c.to_string()).collect())),
+    ));
     out.push('\n');
     out.push_str(&crate::diff::render_unmanaged(explained));
     out

@@ -180,22 +180,33 @@ pub fn render_explained(result: &AppDiff, explained: &[ResourceExplanation], sho
 
 /// The `--unmanaged` section: `Unmanaged additions (kept by the diff and self-heal; a Replace
 /// sync removes them):`, then per resource `group/Kind namespace/name` and its fields
-/// indented by two spaces.
+/// indented by two spaces (`none` when there are none).
 pub fn render_unmanaged(explained: &[ResourceExplanation]) -> String {
-    let mut out = String::from(
-        "Unmanaged additions (kept by the diff and self-heal; a Replace sync removes them):\n",
-    );
+    render_section(
+        "Unmanaged additions (kept by the diff and self-heal; a Replace sync removes them):",
+        "none",
+        explained.iter().map(|e| (&e.object, e.unmanaged.iter().map(|u| u.to_string()).collect())),
+    )
+}
+
+/// A titled section: a `group/Kind namespace/name` line per resource that has lines, each of
+/// them indented by two spaces; `empty` (indented) when no resource has any.
+pub fn render_section<'a>(
+    title: &str,
+    empty: &str,
+    blocks: impl Iterator<Item = (&'a gitops_core::ObjectRef, Vec<String>)>,
+) -> String {
+    let mut out = format!("{title}\n");
     let mut any = false;
-    for e in explained.iter().filter(|e| !e.unmanaged.is_empty()) {
+    for (o, lines) in blocks.filter(|(_, lines)| !lines.is_empty()) {
         any = true;
-        let o = &e.object;
         out.push_str(&format!("{}/{} {}/{}\n", o.group, o.kind, o.namespace, o.name));
-        for u in &e.unmanaged {
-            out.push_str(&format!("  {u}\n"));
+        for l in lines {
+            out.push_str(&format!("  {l}\n"));
         }
     }
     if !any {
-        out.push_str("  none\n");
+        out.push_str(&format!("  {empty}\n"));
     }
     out
 }
