@@ -25,6 +25,9 @@ struct Case {
     /// `argocd-cm` data.
     #[serde(default)]
     argocd_cm: Value,
+    /// Server-side dry-run results: the diff runs server-side.
+    #[serde(default)]
+    dry_runs: Value,
     /// Shows Secret values in the diff (explanations still mask Secret data).
     #[serde(default)]
     reveal_secrets: bool,
@@ -70,8 +73,12 @@ fn run_case(c: &Case) -> Vec<String> {
         Settings::from_config_map(&serde_json::json!({"data": c.argocd_cm})).expect("argocd-cm")
     };
     let scopes = Scopes::builtin();
-    let input = AppDiffInput::new(&desired, &live, &app, &settings, &scopes)
+    let dry_runs = load_list(&c.dry_runs);
+    let mut input = AppDiffInput::new(&desired, &live, &app, &settings, &scopes)
         .with_reveal_secrets(c.reveal_secrets);
+    if !dry_runs.is_empty() {
+        input = input.with_dry_runs(&dry_runs);
+    }
     let result = match diff::diff_app(&input) {
         Ok(r) => r,
         Err(e) => return vec![format!("unexpected error: {e}")],
