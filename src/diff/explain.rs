@@ -57,8 +57,9 @@ pub const SYSTEM_MANAGERS: &[&str] = &[
     "cloud-controller-manager",
 ];
 
-/// Fields the API server allocates or defaults outside the type defaulters. Only consulted
-/// for live objects without any `managedFields` entry, where no writer can be read.
+/// Fields the API server allocates or defaults outside the type defaulters, and annotations
+/// the built-in controllers write. Only consulted for live objects without any
+/// `managedFields` entry, where no writer can be read.
 const SERVER_SET: &[&str] = &[
     "/spec/clusterIP",
     "/spec/clusterIPs",
@@ -68,6 +69,10 @@ const SERVER_SET: &[&str] = &[
     "/spec/healthCheckNodePort",
     "/spec/volumeName",
     "/spec/nodeName",
+    "/metadata/annotations/deployment.kubernetes.io~1revision",
+    "/metadata/annotations/pv.kubernetes.io~1bind-completed",
+    "/metadata/annotations/pv.kubernetes.io~1bound-by-controller",
+    "/metadata/annotations/volume.kubernetes.io~1storage-provisioner",
 ];
 
 /// How explanations are computed.
@@ -544,9 +549,14 @@ fn sides(resource: &ResourceDiff, opts: &ExplainOptions) -> (Value, Value) {
     (n.clone(), p.clone())
 }
 
-fn entries_of(resource: &ResourceDiff, live: Option<&Value>) -> Vec<Entry> {
+/// The `managedFields` entries of the live object (none when they cannot be read), and
+/// whether it records any, readable or not.
+fn entries_of(resource: &ResourceDiff, live: Option<&Value>) -> (Vec<Entry>, bool) {
     let obj = live.unwrap_or(&resource.normalized_live);
-    super::managed_fields::managed_fields(obj).unwrap_or_default()
+    let recorded = obj
+        .pointer("/metadata/managedFields")
+        .is_some_and(|v| !v.is_null() && v.as_array().is_none_or(|a| !a.is_empty()));
+    (super::managed_fields::managed_fields(obj).unwrap_or_default(), recorded)
 }
 
 /// The differing fields of one resource, with who last wrote each in live.
@@ -586,7 +596,7 @@ pub fn explain_changes(
     if n.is_null() || p.is_null() || !resource.modified {
         return Vec::new();
     }
-    let entries = entries_of(resource, live);
+    let (entries, _) = entries_of(resource, live);
     let lists = Lists::new(&n, &entries);
     let mut at = At { segs: Vec::new(), dotted: String::new(), t: lists.root, lists: &lists };
     let mut paths = Vec::new();
@@ -617,18 +627,21 @@ pub fn explain_changes(
 ///
 /// 1. it is not under `status`, and under `metadata` it is a label or an annotation, other
 ///    than those Argo CD writes itself ([`ExplainOptions::argo_metadata`]);
-/// 2. it is not an empty map or list, and it is not in the desired object once the Kubernetes defaults of its type are applied
-///    (keyed list elements matched by key; the topmost missing field is listed, a whole list
-///    element or map entry at once);
+/// 2. it holds something (not `null`, an empty map or an empty list), and it is not in the
+///    desired object once the Kubernetes defaults of its type are applied (keyed list
+///    elements matched by key; the topmost missing field is listed, a whole list element or
+///    map entry at once);
 /// 3. the diff keeps it: the predicted live object holds the same value (so it is not a
 ///    difference, and self-heal leaves it);
 /// 4. its writers (see the module docs) include none of [`ExplainOptions::appliers`], and at
 ///    least one manager that is not in [`ExplainOptions::system_managers`]. A field nobody
-///    is recorded to have written is left out when the object has `managedFields` (the API
-///    server set it); when the object has none at all, it is listed with no writer unless
+///    is recorded to have written is left out when the object has `managedFields`, readable
+///    or not (the API server set it); when it has none at all, it is listed with no writer unless
 ///    the API server allocates it (`spec.clusterIP`, `spec.clusterIPs`, `spec.ipFamilies`,
 ///    `spec.ipFamilyPolicy`, `spec.internalTrafficPolicy`, `spec.healthCheckNodePort`,
-///    `spec.volumeName`, `spec.nodeName`).
+///    `spec.volumeName`, `spec.nodeName`) or a built-in controller writes it (the annotations
+///    `deployment.kubernetes.io/revision`, `pv.kubernetes.io/bind-completed`,
+///    `pv.kubernetes.io/bound-by-controller`, `volume.kubernetes.io/storage-provisioner`).
 ///
 /// `desired` is the desired object as rendered from Git, with its namespace; `live` as for
 /// [`explain_changes`]. Nothing is listed unless both the desired and the live object exist.
@@ -644,7 +657,7 @@ pub fn unmanaged_fields(
         return Vec::new();
     }
     let d = apply_defaults(&super::pipeline::prepare(desired, &DiffOptions::default(), true));
-    let entries = entries_of(resource, live);
+    let (entries, recorded) = entries_of(resource, live);
     let lists = Lists::new(&n, &entries);
     let (Value::Object(nm), Value::Object(dm)) = (&n, &d) else { return Vec::new() };
     let mut cands = Vec::new();
@@ -686,7 +699,7 @@ pub fn unmanaged_fields(
     let mut out = Vec::new();
     for segs in cands {
         let Some(lv) = value_at(&n, &segs, true) else { continue };
-        if is_empty_container(lv) {
+        if adds_nothing(lv) {
             continue;
         }
         let Some(ptr) = pointer(&segs, true) else { continue };
@@ -696,7 +709,7 @@ pub fn unmanaged_fields(
         }
         let writers = writers_of(&entries, &n, &segs);
         let listed = if writers.is_empty() {
-            entries.is_empty() && !SERVER_SET.contains(&ptr.as_str())
+            !recorded && !SERVER_SET.contains(&ptr.as_str())
         } else {
             !writers.iter().any(|w| opts.appliers.contains(&w.manager))
                 && writers.iter().any(|w| !opts.system_managers.contains(&w.manager))
@@ -714,10 +727,11 @@ pub fn unmanaged_fields(
     out
 }
 
-/// An empty map or list adds nothing (the API server writes `resources: {}` for an empty
-/// struct).
-fn is_empty_container(v: &Value) -> bool {
+/// `null`, an empty map or an empty list adds nothing (the API server writes `resources: {}`
+/// for an empty struct, `creationTimestamp: null` in a pod template).
+fn adds_nothing(v: &Value) -> bool {
     match v {
+        Value::Null => true,
         Value::Object(m) => m.is_empty(),
         Value::Array(a) => a.is_empty(),
         _ => false,
