@@ -79,8 +79,10 @@ const SERVER_SET: &[&str] = &[
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ExplainOptions {
-    /// The managers that apply the app (Argo CD's `argocd-controller`, and
-    /// `kubectl-client-side-apply` for objects first applied with `kubectl apply`): what they
+    /// The managers that apply the app: by default `argocd-controller` (Argo CD's field
+    /// manager), `argocd-application-controller` (the name the controller's client-side
+    /// applies are recorded under when no field manager is given) and
+    /// `kubectl-client-side-apply` (objects first applied with `kubectl apply`). What they
     /// wrote is Git's, never an unmanaged addition.
     pub appliers: Vec<String>,
     /// Managers whose fields alone are not drift; [`SYSTEM_MANAGERS`] by default.
@@ -94,7 +96,11 @@ pub struct ExplainOptions {
 impl Default for ExplainOptions {
     fn default() -> Self {
         ExplainOptions {
-            appliers: vec![super::ARGOCD_MANAGER.to_string(), "kubectl-client-side-apply".into()],
+            appliers: vec![
+                super::ARGOCD_MANAGER.to_string(),
+                "argocd-application-controller".into(),
+                "kubectl-client-side-apply".into(),
+            ],
             system_managers: SYSTEM_MANAGERS.iter().map(|s| s.to_string()).collect(),
             argo_metadata: vec![
                 LAST_APPLIED_ANNOTATION.to_string(),
@@ -780,9 +786,8 @@ fn walk_additions(live: &Value, desired: &Value, at: &mut At<'_>, out: &mut Vec<
 /// Explains every resource of an application diff that has something to explain: its
 /// differing fields ([`explain_changes`]) and its unmanaged additions ([`unmanaged_fields`]),
 /// pairing each resource with its desired object (namespace defaulted as [`super::diff_app`]
-/// does) and its live object from `input`. Masks the Secret annotations of the settings'
-/// `resource.sensitive.mask.annotations`; the appliers are `argocd-controller` and
-/// `kubectl-client-side-apply`. Resources are in the order of `result`; hooks and resources
+/// does) and its live object from `input`, with [`ExplainOptions::default`] plus the
+/// settings' instance label and `resource.sensitive.mask.annotations`. Resources are in the order of `result`; hooks and resources
 /// with nothing to say are left out.
 pub fn explain_app(input: &AppDiffInput<'_>, result: &AppDiff) -> Vec<ResourceExplanation> {
     let mut opts = ExplainOptions {
