@@ -836,6 +836,71 @@ pub fn explain_app(input: &AppDiffInput<'_>, result: &AppDiff) -> Vec<ResourceEx
 }
 
 #[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn values_print_plain_unless_ambiguous() {
+        let shown = |v: Value| Shown(Some(&v)).to_string();
+        assert_eq!(shown(json!("api:1")), "api:1");
+        assert_eq!(shown(json!("/dev/termination-log")), "/dev/termination-log");
+        for (v, text) in [
+            (json!(""), r#""""#),
+            (json!("a b"), r#""a b""#),
+            (json!("a,b"), r#""a,b""#),
+            (json!("1"), r#""1""#),
+            (json!("true"), r#""true""#),
+            (json!("null"), r#""null""#),
+            (json!(3), "3"),
+            (json!(null), "null"),
+            (json!({"b": 1, "a": [true]}), r#"{"a":[true],"b":1}"#),
+        ] {
+            assert_eq!(shown(v), text);
+        }
+        assert_eq!(Shown(None).to_string(), "absent");
+    }
+
+    #[test]
+    fn paths_quote_odd_names_and_show_keys() {
+        let segs = vec![
+            Seg::Field("metadata".into()),
+            Seg::Field("annotations".into()),
+            Seg::Field("example.com/a b".into()),
+        ];
+        assert_eq!(render_path(&segs), r#"metadata.annotations["example.com/a b"]"#);
+        assert_eq!(pointer(&segs, true).as_deref(), Some("/metadata/annotations/example.com~1a b"));
+        let key = vec![("containerPort".into(), json!(80)), ("protocol".into(), json!("TCP"))];
+        let segs = vec![
+            Seg::Field("ports".into()),
+            Seg::Key(key, Some(2), None),
+            Seg::Field("name".into()),
+        ];
+        assert_eq!(render_path(&segs), "ports[containerPort=80,protocol=TCP].name");
+        assert_eq!(pointer(&segs, true).as_deref(), Some("/ports/2/name"));
+        assert_eq!(pointer(&segs, false), None);
+        assert_eq!(render_path(&[Seg::Field(String::new())]), r#"[""]"#);
+    }
+
+    #[test]
+    fn writers_text() {
+        let w = |m: &str, sub: &str, time: &str| FieldWriter {
+            manager: m.into(),
+            operation: "Update".into(),
+            subresource: sub.into(),
+            time: time.into(),
+        };
+        assert_eq!(Writers(&[]).to_string(), "no recorded writer");
+        assert_eq!(Writers(&[w("hpa", "", "")]).to_string(), "written by hpa (Update)");
+        assert_eq!(
+            Writers(&[w("a", "scale", "t2"), w("b", "", "t1")]).to_string(),
+            "written by 2 managers: a (Update, scale, t2); b (Update, t1)"
+        );
+    }
+}
+
+#[cfg(test)]
 mod props {
     use proptest::prelude::*;
     use serde_json::{Value, json};
