@@ -78,8 +78,18 @@ impl FieldSet {
         Ok(set)
     }
 
-    fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         !self.member && self.children.values().all(FieldSet::is_empty)
+    }
+
+    /// Whether the path to this node is itself in the set.
+    pub(crate) fn is_member(&self) -> bool {
+        self.member
+    }
+
+    /// The elements below this node, in order.
+    pub(crate) fn children(&self) -> impl Iterator<Item = (&PathElement, &FieldSet)> {
+        self.children.iter()
     }
 
     fn union(&mut self, other: &FieldSet) {
@@ -91,7 +101,7 @@ impl FieldSet {
 
     /// The child at `pe`; for an associative-list key not recorded exactly, the child with a
     /// compatible key (one side may lack a key field that has no default).
-    fn child(&self, pe: &PathElement) -> Option<&FieldSet> {
+    pub(crate) fn child(&self, pe: &PathElement) -> Option<&FieldSet> {
         if let Some(c) = self.children.get(pe) {
             return Some(c);
         }
@@ -252,7 +262,7 @@ impl InferredSchema {
         }
     }
 
-    fn list_kind(&self, path: &str) -> Option<ListKind> {
+    pub(crate) fn list_kind(&self, path: &str) -> Option<ListKind> {
         self.lists.get(path).cloned()
     }
 
@@ -403,7 +413,7 @@ fn item_matches(item: &Value, key: &[(String, String)]) -> bool {
     any
 }
 
-fn find_item(list: &[Value], pe: &PathElement) -> Option<usize> {
+pub(crate) fn find_item(list: &[Value], pe: &PathElement) -> Option<usize> {
     match pe {
         PathElement::Key(key) => list.iter().position(|i| item_matches(i, key)),
         PathElement::Value(text) => list.iter().position(|i| &i.to_string() == text),
@@ -582,15 +592,24 @@ fn merge_items(
 }
 
 /// One parsed `managedFields` entry.
-struct Entry {
-    manager: String,
-    operation: String,
+pub(crate) struct Entry {
+    /// `manager`.
+    pub(crate) manager: String,
+    /// `operation`: `Apply` or `Update`.
+    pub(crate) operation: String,
     /// The `apiVersion` the field set was recorded at (empty when the entry has none).
-    api_version: String,
-    set: FieldSet,
+    pub(crate) api_version: String,
+    /// `time`, empty when absent.
+    pub(crate) time: String,
+    /// `subresource`, empty when absent.
+    pub(crate) subresource: String,
+    /// `fieldsV1`.
+    pub(crate) set: FieldSet,
 }
 
-fn managed_fields(obj: &Value) -> Result<Vec<Entry>, (String, String)> {
+/// The entries of an object's `metadata.managedFields`; an error names the pointer of the
+/// entry (or of the list) that cannot be read.
+pub(crate) fn managed_fields(obj: &Value) -> Result<Vec<Entry>, (String, String)> {
     let mf = match obj.pointer("/metadata/managedFields") {
         None | Some(Value::Null) => return Ok(Vec::new()),
         Some(Value::Array(a)) => a,
@@ -611,6 +630,8 @@ fn managed_fields(obj: &Value) -> Result<Vec<Entry>, (String, String)> {
             manager: text("manager"),
             operation: text("operation"),
             api_version: text("apiVersion"),
+            time: text("time"),
+            subresource: text("subresource"),
             set,
         });
     }
@@ -1078,6 +1099,8 @@ mod tests {
             manager: "m".into(),
             operation: "Update".into(),
             api_version: api_version.into(),
+            time: String::new(),
+            subresource: String::new(),
             set: set(fields),
         }
     }

@@ -53,6 +53,7 @@
 mod app;
 mod defaults;
 mod error;
+mod explain;
 mod ignore_seam;
 mod json;
 mod linediff;
@@ -71,6 +72,10 @@ use serde_json::Value;
 
 pub use app::{AppDiff, AppDiffInput, Condition, ResourceDiff, SyncStatus, diff_app};
 pub use error::DiffError;
+pub use explain::{
+    ExplainOptions, FieldChange, FieldWriter, ResourceExplanation, SYSTEM_MANAGERS, UnmanagedField,
+    explain_app, explain_changes, unmanaged_fields,
+};
 pub use linediff::line_diff;
 pub use managed_fields::normalize_managed_fields;
 pub(crate) use managed_fields::trusted_managers_normalize;

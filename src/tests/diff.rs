@@ -164,7 +164,7 @@ struct ExpectCondition {
 
 /// An input: an inline object, `null`, or `@path` (`@path#n` for the n-th object) of a file
 /// under `testdata/diff/`.
-fn load(v: &Value) -> Value {
+pub(super) fn load(v: &Value) -> Value {
     match v {
         Value::String(s) if s.starts_with('@') => {
             let (path, index) = match s[1..].split_once('#') {
@@ -179,7 +179,7 @@ fn load(v: &Value) -> Value {
     }
 }
 
-fn load_list(v: &Value) -> Vec<Value> {
+pub(super) fn load_list(v: &Value) -> Vec<Value> {
     match v {
         Value::Array(items) => items.iter().map(load).filter(|v| !v.is_null()).collect(),
         Value::Null => Vec::new(),

@@ -1,7 +1,9 @@
 //! `gitops-core demo`: the bookstore example (built into the binary, from `testdata/demo/`):
-//! an `argocd app get`-style status table and the diff of the drift.
+//! an `argocd app get`-style status table, the diff of the drift, and who wrote it.
 
-use gitops_core::diff::{self, AppDiff, AppDiffInput, ResourceDiff, SyncStatus};
+use gitops_core::diff::{
+    self, AppDiff, AppDiffInput, ResourceDiff, ResourceExplanation, SyncStatus,
+};
 use gitops_core::{Application, Scopes, Settings};
 
 use crate::common::CliError;
@@ -14,7 +16,8 @@ const HELP: &str = "\
 usage: gitops-core demo
 
 Compares the built-in bookstore app (Git) with its drifted live state and prints the sync
-status of every resource and the diff, as `argocd app get` and `argocd app diff` would.";
+status of every resource and the diff, as `argocd app get` and `argocd app diff` would, then
+who wrote each difference and the unmanaged additions (`diff --explain --unmanaged`).";
 
 /// Runs the command.
 pub fn run(mut args: lexopt::Parser) -> Result<u8, CliError> {
@@ -28,6 +31,12 @@ pub fn run(mut args: lexopt::Parser) -> Result<u8, CliError> {
             other => Err(CliError::Usage(format!("{}\n{HELP}", other.unexpected()))),
         };
     }
+    crate::diff::write_stdout(&run_render()?);
+    Ok(0)
+}
+
+/// The demo's whole output.
+fn run_render() -> Result<String, CliError> {
     let embedded = |what: &str, e: &dyn std::fmt::Display| {
         CliError::Input(format!("built-in demo data {what}: {e}"))
     };
@@ -42,10 +51,11 @@ pub fn run(mut args: lexopt::Parser) -> Result<u8, CliError> {
     let app = Application::from_value(&app_doc).map_err(|e| embedded("app.yaml", &e))?;
     let settings = Settings::default();
     let scopes = Scopes::builtin();
-    let result = diff::diff_app(&AppDiffInput::new(&desired, &live, &app, &settings, &scopes))
+    let input = AppDiffInput::new(&desired, &live, &app, &settings, &scopes);
+    let result = diff::diff_app(&input)
         .map_err(|e| CliError::Input(format!("comparing the demo app: {e}")))?;
-    crate::diff::write_stdout(&render(&app, &result, &live));
-    Ok(0)
+    let explained = diff::explain_app(&input, &result);
+    Ok(render(&app, &result, &live, &explained))
 }
 
 /// HEALTH column: the built-in health of the live object (blank when it has none, `Missing`
@@ -66,7 +76,12 @@ fn health_of(resource: &ResourceDiff, live: &[serde_json::Value]) -> String {
     }
 }
 
-fn render(app: &Application, result: &AppDiff, live: &[serde_json::Value]) -> String {
+fn render(
+    app: &Application,
+    result: &AppDiff,
+    live: &[serde_json::Value],
+    explained: &[ResourceExplanation],
+) -> String {
     let mut out = String::new();
     let field = |k: &str, v: &str| format!("{k:<20}{v}\n");
     out.push_str(&field("Name:", &format!("{}/{}", app.metadata.namespace, app.metadata.name)));
@@ -121,5 +136,34 @@ fn render(app: &Application, result: &AppDiff, live: &[serde_json::Value]) -> St
         out.push('\n');
         out.push_str(&text);
     }
+    out.push('\n');
+    out.push_str(&crate::diff::render_section(
+        "Who wrote the drift (diff --explain):",
+        "nothing differs",
+        explained.iter().map(|e| (&e.object, e.changes.iter().map(|c| c.to_string()).collect())),
+    ));
+    out.push('\n');
+    out.push_str(&crate::diff::render_unmanaged(explained));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn demo_explains_the_drift() {
+        let out = super::run_render().unwrap(); // the embedded demo data is valid
+        let tail = &out[out.find("Who wrote the drift").unwrap_or(0)..];
+        assert_eq!(
+            tail,
+            r#"Who wrote the drift (diff --explain):
+apps/Deployment bookstore/api
+  spec.replicas: desired 1, live 3, written by kubectl (Update, scale, 2026-12-02T22:38:02Z)
+
+Unmanaged additions (kept by the diff and self-heal; a Replace sync removes them):
+apps/Deployment bookstore/api
+  spec.template.spec.containers[name=api].env[name=FEATURE_FLAGS]: {"name":"FEATURE_FLAGS","value":"fast-checkout"}, written by kubectl-set (Update, 2026-12-02T22:41:17Z)
+"#
+        );
+        assert!(out.contains("===== apps/Deployment bookstore/api ======\n"), "{out}");
+    }
 }

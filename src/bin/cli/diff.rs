@@ -1,12 +1,14 @@
 //! `gitops-core diff --desired PATH --live PATH [--app APP.yaml] [--argocd-cm CM.yaml]
-//! [--output text|json]`: compares desired and live objects as Argo CD does.
+//! [--output text|json] [--explain] [--unmanaged]`: compares desired and live objects as Argo
+//! CD does; `--explain` names who last wrote each differing field, `--unmanaged` lists the
+//! live fields Git never declared that someone added.
 //!
 //! Exit status: 0 when nothing differs, 1 when something does (a resource requiring pruning
 //! included), 2 on an error (the message names the file, the document and the field).
 
 use std::path::PathBuf;
 
-use gitops_core::diff::{self, AppDiff, AppDiffInput, SyncStatus};
+use gitops_core::diff::{self, AppDiff, AppDiffInput, ResourceExplanation, SyncStatus};
 use gitops_core::{Application, Scopes, Settings};
 
 use crate::common::{self, CliError, Output};
@@ -14,6 +16,7 @@ use crate::common::{self, CliError, Output};
 const HELP: &str = "\
 usage: gitops-core diff --desired PATH --live PATH [--app APP.yaml] [--argocd-cm CM.yaml]
                         [--output text|json] [--show-secrets] [--dry-run PATH]
+                        [--explain] [--unmanaged]
 
 PATH is a file (YAML stream, JSON or List) or a directory (its .yaml/.yml/.json files, sorted);
 --desired and --live may be given more than once.
@@ -23,6 +26,10 @@ PATH is a file (YAML stream, JSON or List) or a directory (its .yaml/.yml/.json 
 --show-secrets print Secret values instead of masks
 --dry-run      server-side diff: the results of `kubectl apply --server-side --dry-run=server
                --field-manager=argocd-controller` of the desired objects (PATH as above)
+--explain      after each resource header, one line per differing field: desired and live
+               values and who last wrote it (from the live object's managedFields)
+--unmanaged    list, per resource, the live fields Git never declared that a person or tool
+               added (self-heal keeps them; a Replace sync removes them)
 
 exit status: 0 nothing differs, 1 something differs, 2 error";
 
@@ -35,6 +42,8 @@ struct Args {
     output: Output,
     show_secrets: bool,
     dry_run: Vec<PathBuf>,
+    explain: bool,
+    unmanaged: bool,
 }
 
 fn parse(mut p: lexopt::Parser) -> Result<Option<Args>, CliError> {
@@ -43,6 +52,7 @@ fn parse(mut p: lexopt::Parser) -> Result<Option<Args>, CliError> {
     let mut output = Output::Text;
     let mut show_secrets = false;
     let mut dry_run = Vec::new();
+    let (mut explain, mut unmanaged) = (false, false);
     while let Some(arg) = p.next()? {
         match arg {
             Long("desired") => desired.push(PathBuf::from(p.value()?)),
@@ -54,6 +64,8 @@ fn parse(mut p: lexopt::Parser) -> Result<Option<Args>, CliError> {
             }
             Long("show-secrets") => show_secrets = true,
             Long("dry-run") => dry_run.push(PathBuf::from(p.value()?)),
+            Long("explain") => explain = true,
+            Long("unmanaged") => unmanaged = true,
             Long("help") | Short('h') => {
                 println!("{HELP}");
                 return Ok(None);
@@ -68,7 +80,7 @@ fn parse(mut p: lexopt::Parser) -> Result<Option<Args>, CliError> {
     if live.is_empty() {
         return Err(missing("live"));
     }
-    Ok(Some(Args { desired, live, app, cm, output, show_secrets, dry_run }))
+    Ok(Some(Args { desired, live, app, cm, output, show_secrets, dry_run, explain, unmanaged }))
 }
 
 /// Runs the command.
@@ -97,9 +109,15 @@ pub fn run(args: lexopt::Parser) -> Result<u8, CliError> {
     for note in &result.notes {
         eprintln!("note: {note}");
     }
+    let explained = if args.explain || args.unmanaged {
+        diff::explain_app(&input, &result)
+    } else {
+        Vec::new()
+    };
+    let show = Show { explain: args.explain, unmanaged: args.unmanaged };
     match args.output {
-        Output::Json => common::print_json(&json_output(&result)),
-        Output::Text => write_stdout(&result.render_text()),
+        Output::Json => common::print_json(&json_explained(&result, &explained, show)),
+        Output::Text => write_stdout(&render_explained(&result, &explained, show)),
     }
     if result.sync_status == SyncStatus::Unknown {
         let messages: Vec<&str> = result
@@ -123,4 +141,190 @@ pub fn write_stdout(text: &str) {
 /// The JSON document of `--output json`: the library's, which `serve` answers too.
 pub fn json_output(result: &AppDiff) -> gitops_core::protocol::output::DiffOutput {
     gitops_core::protocol::output::DiffOutput::new(result)
+}
+
+/// Which explanations a diff prints.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Show {
+    /// `--explain`: who wrote each differing field.
+    pub explain: bool,
+    /// `--unmanaged`: the unmanaged additions.
+    pub unmanaged: bool,
+}
+
+/// The text output: the diff with, under each resource header, the explanation lines of its
+/// differing fields (`--explain`); then, for `--unmanaged`, an `Unmanaged additions` section
+/// with one block per resource (`none` when there is nothing).
+pub fn render_explained(result: &AppDiff, explained: &[ResourceExplanation], show: Show) -> String {
+    let header = |o: &gitops_core::ObjectRef| {
+        format!("===== {}/{} {}/{} ======", o.group, o.kind, o.namespace, o.name)
+    };
+    let mut out = String::new();
+    for line in result.render_text().lines() {
+        out.push_str(line);
+        out.push('\n');
+        if !show.explain || !line.starts_with("===== ") {
+            continue;
+        }
+        if let Some(e) = explained.iter().find(|e| header(&e.object) == line) {
+            for c in &e.changes {
+                out.push_str(&format!("{c}\n"));
+            }
+        }
+    }
+    if show.unmanaged {
+        out.push_str(&render_unmanaged(explained));
+    }
+    out
+}
+
+/// The `--unmanaged` section: `Unmanaged additions (kept by the diff and self-heal; a Replace
+/// sync removes them):`, then per resource `group/Kind namespace/name` and its fields
+/// indented by two spaces (`none` when there are none).
+pub fn render_unmanaged(explained: &[ResourceExplanation]) -> String {
+    render_section(
+        "Unmanaged additions (kept by the diff and self-heal; a Replace sync removes them):",
+        "none",
+        explained.iter().map(|e| (&e.object, e.unmanaged.iter().map(|u| u.to_string()).collect())),
+    )
+}
+
+/// A titled section: a `group/Kind namespace/name` line per resource that has lines, each of
+/// them indented by two spaces; `empty` (indented) when no resource has any.
+pub fn render_section<'a>(
+    title: &str,
+    empty: &str,
+    blocks: impl Iterator<Item = (&'a gitops_core::ObjectRef, Vec<String>)>,
+) -> String {
+    let mut out = format!("{title}\n");
+    let mut any = false;
+    for (o, lines) in blocks.filter(|(_, lines)| !lines.is_empty()) {
+        any = true;
+        out.push_str(&format!("{}/{} {}/{}\n", o.group, o.kind, o.namespace, o.name));
+        for l in lines {
+            out.push_str(&format!("  {l}\n"));
+        }
+    }
+    if !any {
+        out.push_str(&format!("  {empty}\n"));
+    }
+    out
+}
+
+/// The JSON output: [`json_output`], with an `explain` array (`--explain`) and an `unmanaged`
+/// array (`--unmanaged`) in every resource.
+pub fn json_explained(
+    result: &AppDiff,
+    explained: &[ResourceExplanation],
+    show: Show,
+) -> serde_json::Value {
+    let mut doc = serde_json::to_value(json_output(result)).unwrap_or_default();
+    if !(show.explain || show.unmanaged) {
+        return doc;
+    }
+    let Some(resources) = doc.get_mut("resources").and_then(|r| r.as_array_mut()) else {
+        return doc;
+    };
+    // `DiffOutput` lists the resources of `result` in its order.
+    for (r, out) in result.resources.iter().zip(resources) {
+        let e = explained.iter().find(|e| e.object.same_object(&r.object));
+        let Some(map) = out.as_object_mut() else { continue };
+        if show.explain {
+            let changes = e.map(|e| e.changes.as_slice()).unwrap_or_default();
+            map.insert("explain".into(), serde_json::to_value(changes).unwrap_or_default());
+        }
+        if show.unmanaged {
+            let fields = e.map(|e| e.unmanaged.as_slice()).unwrap_or_default();
+            map.insert("unmanaged".into(), serde_json::to_value(fields).unwrap_or_default());
+        }
+    }
+    doc
+}
+
+#[cfg(test)]
+mod tests {
+    use gitops_core::diff::{self, AppDiffInput};
+    use gitops_core::{Application, Scopes, Settings};
+    use serde_json::json;
+
+    use super::{Show, json_explained, render_explained};
+
+    fn objects() -> (Vec<serde_json::Value>, Vec<serde_json::Value>) {
+        let desired = vec![json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "settings", "namespace": "shop"}, "data": {"a": "1"}})];
+        let live = vec![json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "settings", "namespace": "shop", "labels": {"team": "payments"},
+                "managedFields": [
+                    {"manager": "kubectl-edit", "operation": "Update", "apiVersion": "v1",
+                     "time": "2026-12-01T10:00:00Z", "fieldsType": "FieldsV1",
+                     "fieldsV1": {"f:data": {"f:a": {}}}},
+                    {"manager": "kubectl-label", "operation": "Update", "apiVersion": "v1",
+                     "time": "2026-12-01T11:00:00Z", "fieldsType": "FieldsV1",
+                     "fieldsV1": {"f:metadata": {"f:labels": {"f:team": {}}}}}]},
+            "data": {"a": "2"}})];
+        (desired, live)
+    }
+
+    fn outputs(show: Show) -> (String, String) {
+        let (desired, live) = objects();
+        let (app, settings, scopes) =
+            (Application::default(), Settings::default(), Scopes::builtin());
+        let input = AppDiffInput::new(&desired, &live, &app, &settings, &scopes);
+        let result = diff::diff_app(&input).unwrap(); // fixed, valid input
+        let explained = diff::explain_app(&input, &result);
+        let json = serde_json::to_string(&json_explained(&result, &explained, show)).unwrap(); // plain data
+        (render_explained(&result, &explained, show), json)
+    }
+
+    #[test]
+    fn text_with_explain_and_unmanaged() {
+        let (text, _) = outputs(Show { explain: true, unmanaged: true });
+        assert_eq!(
+            text,
+            r#"===== /ConfigMap shop/settings ======
+data.a: desired "1", live "2", written by kubectl-edit (Update, 2026-12-01T10:00:00Z)
+3c3
+<   a: '2'
+---
+>   a: '1'
+Unmanaged additions (kept by the diff and self-heal; a Replace sync removes them):
+/ConfigMap shop/settings
+  metadata.labels.team: payments, written by kubectl-label (Update, 2026-12-01T11:00:00Z)
+"#
+        );
+    }
+
+    #[test]
+    fn text_without_flags_is_the_plain_diff() {
+        let (text, json) = outputs(Show::default());
+        assert!(text.starts_with("===== /ConfigMap shop/settings ======\n3c3\n"), "{text}");
+        assert!(!text.contains("written by") && !text.contains("Unmanaged"), "{text}");
+        assert!(!json.contains("\"explain\"") && !json.contains("\"unmanaged\""), "{json}");
+    }
+
+    #[test]
+    fn json_with_explain_and_unmanaged() {
+        let (_, json) = outputs(Show { explain: true, unmanaged: true });
+        assert_eq!(
+            json,
+            r#"{"conditions":[],"resources":[{"diff":[{"op":"replace","path":"/data/a","value":"1"}],"explain":[{"desired":"1","live":"2","path":"data.a","pointer":"/data/a","writers":[{"manager":"kubectl-edit","operation":"Update","time":"2026-12-01T10:00:00Z"}]}],"group":"","kind":"ConfigMap","message":"","modified":true,"name":"settings","namespace":"shop","requiresPruning":false,"status":"OutOfSync","unmanaged":[{"live":"payments","path":"metadata.labels.team","pointer":"/metadata/labels/team","writers":[{"manager":"kubectl-label","operation":"Update","time":"2026-12-01T11:00:00Z"}]}],"version":"v1"}],"syncStatus":"OutOfSync"}"#
+        );
+        let (_, json) = outputs(Show { explain: false, unmanaged: true });
+        assert!(json.contains("\"unmanaged\":[{") && !json.contains("\"explain\""), "{json}");
+    }
+
+    #[test]
+    fn flags_parse() {
+        let args = super::parse(lexopt::Parser::from_args([
+            "--desired",
+            "d.yaml",
+            "--live",
+            "l.yaml",
+            "--explain",
+            "--unmanaged",
+        ]))
+        .unwrap() // valid arguments
+        .unwrap(); // not --help
+        assert!(args.explain && args.unmanaged);
+    }
 }
