@@ -7,6 +7,13 @@
 //! built once from both and applied to every object (desired, live and last-applied alike),
 //! the way Argo CD's `NewIgnoreNormalizer` is.
 //!
+//! A third place is this crate's own: a desired object's `gitops-core.io/ignore-differences`
+//! annotation ([`AnnotationRule`], [`IGNORE_DIFFERENCES_ANNOTATION`]) declares a rule for that
+//! object alone, applied after the app and `argocd-cm` rules. Only the desired (Git) object's
+//! annotation is read, never the live one's. [`IgnoreNormalizer::annotation_rule`] reads it
+//! (unless turned off with [`IgnoreNormalizer::with_annotation`]); the app diff and
+//! [`respect_ignore_differences`] apply it.
+//!
 //! ## Matching (spec diff.md §7.3)
 //!
 //! Two matchers exist, as in Argo CD:
@@ -35,6 +42,7 @@
 //! crate and `src/script/jq.rs`), and one outside it fails construction with an error naming
 //! the rule, the expression and the position, never a silent ignore-all.
 
+mod annotation;
 #[cfg(feature = "jq")]
 mod jq_delete;
 mod managed;
@@ -48,6 +56,7 @@ use crate::config::{IgnoreDifferences, KnownTypeField, Settings};
 use crate::glob::Glob;
 use crate::object::{ObjectRef, type_name};
 
+pub use annotation::{AnnotationRule, IGNORE_DIFFERENCES_ANNOTATION};
 pub use respect::{RespectedTarget, respect_ignore_differences};
 
 /// Seam for the diff pipeline: the schema-less `managedFieldsManagers` normalization (§7.5).
@@ -93,6 +102,20 @@ pub enum IgnoreError {
         /// Number of live objects.
         lives: usize,
     },
+    /// The `gitops-core.io/ignore-differences` annotation of a desired object is not a rule:
+    /// `path` is the RFC 6901 pointer of the entry at fault inside the annotation's mapping
+    /// (`/jsonPointers/1`), empty when the whole value is at fault.
+    #[error("{object}: annotation `{annotation}`{}: {message}", at(path))]
+    InvalidAnnotation {
+        /// The annotated object.
+        object: Box<ObjectRef>,
+        /// The annotation key, [`IGNORE_DIFFERENCES_ANNOTATION`].
+        annotation: &'static str,
+        /// RFC 6901 pointer of the entry inside the annotation's value.
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
     /// Copying the live values into a target failed.
     #[error("{object}: cannot patch at {path}: {message}")]
     Patch {
@@ -103,6 +126,11 @@ pub enum IgnoreError {
         /// What went wrong.
         message: String,
     },
+}
+
+/// ` at <path>`, or nothing for an empty path.
+fn at(path: &str) -> String {
+    if path.is_empty() { String::new() } else { format!(" at {path}") }
 }
 
 /// A rule step that removed nothing from an object, with why. Argo CD logs these and carries
@@ -129,6 +157,7 @@ pub struct IgnoreNote {
 enum RuleSource {
     App(usize),
     Override(String),
+    Annotation,
 }
 
 impl std::fmt::Display for RuleSource {
@@ -136,6 +165,7 @@ impl std::fmt::Display for RuleSource {
         match self {
             RuleSource::App(i) => write!(f, "ignoreDifferences[{i}]"),
             RuleSource::Override(key) => write!(f, "argocd-cm override `{key}`"),
+            RuleSource::Annotation => write!(f, "annotation `{IGNORE_DIFFERENCES_ANNOTATION}`"),
         }
     }
 }
@@ -246,6 +276,8 @@ pub struct IgnoreNormalizer {
     /// The selectors of `app`, for the managedFieldsManagers lookup.
     app_selectors: Vec<Selector>,
     settings: Settings,
+    /// Whether desired objects' `gitops-core.io/ignore-differences` annotations count.
+    annotation: bool,
 }
 
 /// How an expression is shown in messages: whole up to 80 characters, else its first 60.
@@ -282,7 +314,13 @@ impl IgnoreNormalizer {
         }
         let app_selectors =
             app.iter().map(|r| Selector::new(&r.group, &r.kind, &r.name, &r.namespace)).collect();
-        Ok(IgnoreNormalizer { rules, app: app.to_vec(), app_selectors, settings: settings.clone() })
+        Ok(IgnoreNormalizer {
+            rules,
+            app: app.to_vec(),
+            app_selectors,
+            settings: settings.clone(),
+            annotation: true,
+        })
     }
 
     /// Compiles the rules of an Application (`spec.ignoreDifferences`) and of `argocd-cm`.
@@ -305,28 +343,37 @@ impl IgnoreNormalizer {
         let r = ObjectRef::from_object_lossy(obj);
         let mut notes = Vec::new();
         for rule in self.rules.iter().filter(|rule| rule.selector.matches(&r)) {
-            for step in &rule.steps {
-                let miss = match step {
-                    Step::Pointer(p) => pointer::remove(obj, p)
-                        .err()
-                        .map(|m| (p.as_str(), m.message(p), m.expected())),
-                    #[cfg(feature = "jq")]
-                    Step::Jq(text, path) => jq_delete::delete(obj, path)
-                        .err()
-                        .map(|m| (text.as_str(), format!("jq patch returned error: {m}"), false)),
-                };
-                if let Some((step, message, expected)) = miss {
-                    notes.push(IgnoreNote {
-                        object: r.clone(),
-                        rule: rule.source.to_string(),
-                        step: step.to_string(),
-                        message,
-                        expected,
-                    });
-                }
-            }
+            apply_steps(obj, &r, &rule.source, &rule.steps, &mut notes);
         }
         Ok(notes)
+    }
+
+    /// Turns the `gitops-core.io/ignore-differences` annotation on (the default) or off for
+    /// everything that uses this normalizer: [`IgnoreNormalizer::annotation_rule`],
+    /// [`respect_ignore_differences`] and the app diffs it is lent to.
+    pub fn with_annotation(mut self, on: bool) -> Self {
+        self.annotation = on;
+        self
+    }
+
+    /// Whether the `gitops-core.io/ignore-differences` annotation counts.
+    pub fn annotation_enabled(&self) -> bool {
+        self.annotation
+    }
+
+    /// The rule a desired object declares in its `gitops-core.io/ignore-differences`
+    /// annotation ([`AnnotationRule::from_object`]); `Ok(None)` when it declares none or the
+    /// annotation is turned off. Only the desired object's annotation counts: the same
+    /// annotation on a live object is never read.
+    ///
+    /// # Errors
+    ///
+    /// [`IgnoreError::InvalidAnnotation`] when the annotation is not a rule.
+    pub fn annotation_rule(&self, desired: &Value) -> Result<Option<AnnotationRule>, IgnoreError> {
+        if !self.annotation {
+            return Ok(None);
+        }
+        AnnotationRule::from_object(desired)
     }
 
     /// Whether any pointer or jq rule applies to the object.
@@ -384,6 +431,37 @@ impl IgnoreNormalizer {
     /// The settings the normalizer was built with.
     pub fn settings(&self) -> &Settings {
         &self.settings
+    }
+}
+
+/// Applies a rule's steps to an object (`r` is its identity), noting every step that removed
+/// nothing.
+fn apply_steps(
+    obj: &mut Value,
+    r: &ObjectRef,
+    source: &RuleSource,
+    steps: &[Step],
+    notes: &mut Vec<IgnoreNote>,
+) {
+    for step in steps {
+        let miss = match step {
+            Step::Pointer(p) => {
+                pointer::remove(obj, p).err().map(|m| (p.as_str(), m.message(p), m.expected()))
+            }
+            #[cfg(feature = "jq")]
+            Step::Jq(text, path) => jq_delete::delete(obj, path)
+                .err()
+                .map(|m| (text.as_str(), format!("jq patch returned error: {m}"), false)),
+        };
+        if let Some((step, message, expected)) = miss {
+            notes.push(IgnoreNote {
+                object: r.clone(),
+                rule: source.to_string(),
+                step: step.to_string(),
+                message,
+                expected,
+            });
+        }
     }
 }
 

@@ -1,5 +1,6 @@
-//! The diff conformance runner: every case under `testdata/diff/cases/` (one YAML file per
-//! case, see `testdata/diff/README.md`), run through the public API only.
+//! The diff conformance runner: every case under `testdata/diff/cases/` and
+//! `testdata/diff/annotation/` (one YAML file per case, see `testdata/diff/README.md`), run
+//! through the public API only. A case needing `jq` is left out without the `jq` feature.
 //!
 //! A case may declare `needs: [smp]` or `needs: [ignore]`: it depends on a part of the engine
 //! that is merged separately. While that part is not listed in [`MERGED`], a failure of such a
@@ -16,7 +17,7 @@ use crate::diff::{self, AppDiffInput, DiffOptions};
 use crate::{Application, Scopes, Settings};
 
 /// Parts of the engine merged in this tree; cases needing anything else may fail (reported).
-const MERGED: &[&str] = &["smp", "ignore"];
+const MERGED: &[&str] = &["smp", "ignore", "jq"];
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -86,6 +87,9 @@ struct Opts {
     /// A stand-in full normaliser that removes these pointers (the `Normalizer` hook).
     #[serde(default)]
     normalizer_removes: Vec<String>,
+    /// run: app: `AppDiffInput::with_ignore_annotation` (default on).
+    #[serde(default)]
+    ignore_annotation: Option<bool>,
 }
 
 /// Removes fixed pointers: exercises the normaliser hook of `diff()` without the ignore engine.
@@ -362,7 +366,9 @@ fn run_app(c: &Case, errs: &mut Vec<String>) {
         Settings::from_config_map(&serde_json::json!({"data": c.argocd_cm})).expect("argocd-cm")
     };
     let scopes = Scopes::builtin();
-    let out = match diff::diff_app(&AppDiffInput::new(&desired, &live, &app, &settings, &scopes)) {
+    let input = AppDiffInput::new(&desired, &live, &app, &settings, &scopes)
+        .with_ignore_annotation(c.options.ignore_annotation.unwrap_or(true));
+    let out = match diff::diff_app(&input) {
         Ok(o) => o,
         Err(err) => {
             errs.push(format!("unexpected error: {err}"));
@@ -447,9 +453,9 @@ fn run_app(c: &Case, errs: &mut Vec<String>) {
 
 #[test]
 fn diff_conformance() {
-    let dir = testdata().join("diff/cases");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .expect("testdata/diff/cases")
+    let mut files: Vec<_> = ["diff/cases", "diff/annotation"]
+        .into_iter()
+        .flat_map(|d| std::fs::read_dir(testdata().join(d)).expect(d))
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
         .collect();
@@ -464,6 +470,9 @@ fn diff_conformance() {
         let text = std::fs::read_to_string(&path).expect("case file");
         let case: Case = serde_norway::from_str(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert!(!case.source.is_empty(), "{name}: source is required");
+        if case.needs.iter().any(|n| n == "jq") && !cfg!(feature = "jq") {
+            continue;
+        }
         let errs = run_case(&case);
         let pending: Vec<&String> =
             case.needs.iter().filter(|n| !MERGED.contains(&n.as_str())).collect();

@@ -14,6 +14,7 @@ use crate::common::{self, CliError, Output};
 const HELP: &str = "\
 usage: gitops-core diff --desired PATH --live PATH [--app APP.yaml] [--argocd-cm CM.yaml]
                         [--output text|json] [--show-secrets] [--dry-run PATH]
+                        [--no-ignore-annotation]
 
 PATH is a file (YAML stream, JSON or List) or a directory (its .yaml/.yml/.json files, sorted);
 --desired and --live may be given more than once.
@@ -23,6 +24,9 @@ PATH is a file (YAML stream, JSON or List) or a directory (its .yaml/.yml/.json 
 --show-secrets print Secret values instead of masks
 --dry-run      server-side diff: the results of `kubectl apply --server-side --dry-run=server
                --field-manager=argocd-controller` of the desired objects (PATH as above)
+--no-ignore-annotation
+               do not read the gitops-core.io/ignore-differences annotation of desired
+               objects (read by default: it ignores fields for the annotated object only)
 
 exit status: 0 nothing differs, 1 something differs, 2 error";
 
@@ -35,6 +39,7 @@ struct Args {
     output: Output,
     show_secrets: bool,
     dry_run: Vec<PathBuf>,
+    ignore_annotation: bool,
 }
 
 fn parse(mut p: lexopt::Parser) -> Result<Option<Args>, CliError> {
@@ -43,6 +48,7 @@ fn parse(mut p: lexopt::Parser) -> Result<Option<Args>, CliError> {
     let mut output = Output::Text;
     let mut show_secrets = false;
     let mut dry_run = Vec::new();
+    let mut ignore_annotation = true;
     while let Some(arg) = p.next()? {
         match arg {
             Long("desired") => desired.push(PathBuf::from(p.value()?)),
@@ -54,6 +60,7 @@ fn parse(mut p: lexopt::Parser) -> Result<Option<Args>, CliError> {
             }
             Long("show-secrets") => show_secrets = true,
             Long("dry-run") => dry_run.push(PathBuf::from(p.value()?)),
+            Long("no-ignore-annotation") => ignore_annotation = false,
             Long("help") | Short('h') => {
                 println!("{HELP}");
                 return Ok(None);
@@ -68,7 +75,7 @@ fn parse(mut p: lexopt::Parser) -> Result<Option<Args>, CliError> {
     if live.is_empty() {
         return Err(missing("live"));
     }
-    Ok(Some(Args { desired, live, app, cm, output, show_secrets, dry_run }))
+    Ok(Some(Args { desired, live, app, cm, output, show_secrets, dry_run, ignore_annotation }))
 }
 
 /// Runs the command.
@@ -88,7 +95,8 @@ pub fn run(args: lexopt::Parser) -> Result<u8, CliError> {
     scopes.add_crds(desired.iter().chain(&live));
     let dry_runs = common::read_all_objects(&args.dry_run)?;
     let mut input = AppDiffInput::new(&desired, &live, &app, &settings, &scopes)
-        .with_reveal_secrets(args.show_secrets);
+        .with_reveal_secrets(args.show_secrets)
+        .with_ignore_annotation(args.ignore_annotation);
     if !dry_runs.is_empty() {
         input = input.with_dry_runs(&dry_runs);
     }
