@@ -144,6 +144,51 @@ fn objects(t: &mut Tally) {
     }
 }
 
+/// The condition-based fallback (`testdata/health/fallback/cases.yaml`).
+fn fallback(t: &mut Tally) {
+    for case in cases("health/fallback/cases.yaml") {
+        let name = format!("fallback/{}", case["name"].as_str().expect("name"));
+        if !selected(&name) {
+            continue;
+        }
+        let on = case["fallback"].as_bool().unwrap_or(true);
+        let fixed = case.get("script").map(|s| Fixed(s.clone()));
+        #[cfg(feature = "lua")]
+        let lua = case["lua"].as_str().map(|source| {
+            let kind = match case["luaFor"].as_str() {
+                Some(k) => k.to_string(),
+                None => ObjectRef::from_object_lossy(&case["object"]).group_kind(),
+            };
+            let key = format!("resource.customizations.health.{}", kind.replace('/', "_"));
+            let cm = json!({"data": {key: source}});
+            let settings = crate::Settings::from_config_map(&cm).expect("argocd-cm");
+            crate::health::scripts::ScriptedHealth::new(
+                crate::health::scripts::HealthScripts::from_settings(&settings),
+                Default::default(),
+            )
+        });
+        #[cfg(not(feature = "lua"))]
+        if case.get("lua").is_some() {
+            continue;
+        }
+        let mut ctx = HealthContext::new(UNIX_EPOCH).with_condition_fallback(on);
+        if let Some(s) = &fixed {
+            ctx = ctx.with_scripts(s);
+        }
+        #[cfg(feature = "lua")]
+        if let Some(s) = &lua {
+            ctx = ctx.with_scripts(s);
+        }
+        let got = health::assess(&case["object"], &ctx);
+        let want = match (case.get("error"), case.get("expected")) {
+            (Some(e), _) => format!("error {:?}", e.as_str().expect("error text")),
+            (None, Some(expected)) => show(&Ok(result(expected))),
+            (None, None) => panic!("{name}: no expected result"),
+        };
+        t.check(&name, show(&got), want);
+    }
+}
+
 fn with_identity(mut obj: Value, entry: &Value) -> Value {
     if let Some(id) = entry["as"].as_str() {
         let (ns, name) = id.split_once('/').expect("as: namespace/name");
@@ -248,6 +293,7 @@ fn health_conformance() {
     let mut t = Tally::default();
     builtin(&mut t);
     objects(&mut t);
+    fallback(&mut t);
     apps(&mut t);
     eprintln!("health conformance: {} passed, {} failed", t.passed, t.failures.len());
     assert!(t.failures.is_empty(), "{} failures:\n{}", t.failures.len(), t.failures.join("\n"));
