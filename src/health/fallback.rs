@@ -67,15 +67,15 @@ pub fn condition_health(obj: &Value, object: &ObjectRef) -> Result<HealthResult,
     let r = Reader::new(obj, object, CHECK);
     let observed = r.opt_i64("/status/observedGeneration")?;
     let generation = r.opt_i64("/metadata/generation")?;
-    if let (Some(observed), Some(generation)) = (observed, generation) {
-        if observed != generation {
-            return Ok(HealthResult::new(
-                HealthStatus::Progressing,
-                format!(
-                    "waiting for the controller to observe generation {generation} (observed {observed})"
-                ),
-            ));
-        }
+    if let (Some(observed), Some(generation)) = (observed, generation)
+        && observed != generation
+    {
+        return Ok(HealthResult::new(
+            HealthStatus::Progressing,
+            format!(
+                "waiting for the controller to observe generation {generation} (observed {observed})"
+            ),
+        ));
     }
     let items = r.items("/status/conditions")?;
     let mut conditions = Vec::with_capacity(items.len());
