@@ -111,3 +111,15 @@ fn annotation_absent(bencher: Bencher) {
     let obj = deployment();
     bencher.bench_local(|| AnnotationRule::from_object(black_box(&obj)));
 }
+
+/// As `annotation_jq`, read through a normalizer that compiled the expression before (a host
+/// that keeps the normalizer, as `serve` does, pays this from the second comparison on).
+#[divan::bench]
+fn annotation_jq_cached(bencher: Bencher) {
+    let obj = annotated(
+        r#"{"jqPathExpressions": [".spec.template.spec.containers[] | select(.name == \"guestbook-ui\") | .env[] | select(.name | startswith(\"SOME_\"))"]}"#,
+    );
+    let n = IgnoreNormalizer::new(&[], &Settings::default()).expect("compiles");
+    n.annotation_rule(&obj).expect("valid");
+    bencher.bench_local(|| n.annotation_rule(black_box(&obj)));
+}

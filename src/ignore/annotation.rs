@@ -25,6 +25,9 @@ use crate::object::{ObjectRef, annotation};
 /// The annotation by which a desired object declares fields to ignore for itself.
 pub const IGNORE_DIFFERENCES_ANNOTATION: &str = "gitops-core.io/ignore-differences";
 
+/// How a jq expression becomes a step: compiled, or taken from a normalizer's cache.
+pub(super) type JqCompiler<'a> = dyn Fn(&RuleSource, &str) -> Result<Step, IgnoreError> + 'a;
+
 /// The fields the mapping form accepts, in the order messages list them.
 const FIELDS: [&str; 3] = ["jsonPointers", "jqPathExpressions", "managedFieldsManagers"];
 
@@ -69,12 +72,32 @@ impl AnnotationRule {
         AnnotationRule::parse(text, &object)
     }
 
+    /// As [`AnnotationRule::from_object`], compiling jq expressions with `jq`.
+    pub(super) fn from_object_with(
+        desired: &Value,
+        jq: &JqCompiler<'_>,
+    ) -> Result<Option<AnnotationRule>, IgnoreError> {
+        let Some(text) = annotation(desired, IGNORE_DIFFERENCES_ANNOTATION) else {
+            return Ok(None);
+        };
+        let object = ObjectRef::from_object_lossy(desired);
+        AnnotationRule::parse_with(text, &object, jq)
+    }
+
     /// Compiles an annotation value for `object`: `Ok(None)` when it declares nothing.
     ///
     /// # Errors
     ///
     /// [`IgnoreError::InvalidAnnotation`] when the value is not a rule.
     pub fn parse(text: &str, object: &ObjectRef) -> Result<Option<AnnotationRule>, IgnoreError> {
+        AnnotationRule::parse_with(text, object, &jq_step)
+    }
+
+    fn parse_with(
+        text: &str,
+        object: &ObjectRef,
+        compile: &JqCompiler<'_>,
+    ) -> Result<Option<AnnotationRule>, IgnoreError> {
         let fail = |path: &str, message: String| IgnoreError::InvalidAnnotation {
             object: Box::new(object.clone()),
             annotation: IGNORE_DIFFERENCES_ANNOTATION,
@@ -104,7 +127,7 @@ impl AnnotationRule {
         let source = RuleSource::Annotation;
         let mut steps: Vec<Step> = pointers.into_iter().map(Step::Pointer).collect();
         for (i, expr) in jq.iter().enumerate() {
-            let step = jq_step(&source, expr).map_err(|e| match e {
+            let step = compile(&source, expr).map_err(|e| match e {
                 IgnoreError::InvalidJq { expression, position, message, .. } => fail(
                     &format!("/jqPathExpressions/{i}"),
                     format!("jq path expression `{expression}` at byte {position}: {message}"),
@@ -400,5 +423,29 @@ mod tests {
             r.normalize(&mut json!([])).unwrap_err().to_string(),
             "cannot normalize an array: expected an object"
         );
+    }
+
+    #[cfg(feature = "jq")]
+    #[test]
+    fn a_normalizer_compiles_each_annotation_expression_once() {
+        let n = crate::ignore::IgnoreNormalizer::new(&[], &crate::Settings::default()).unwrap();
+        let value = "jqPathExpressions: ['.data.a', '.data.b']";
+        let cm = |a: &str| {
+            json!({"apiVersion": "v1", "kind": "ConfigMap",
+                   "metadata": {"name": "c", "annotations": {IGNORE_DIFFERENCES_ANNOTATION: value}},
+                   "data": {"a": a, "b": "x", "c": "y"}})
+        };
+        for _ in 0..3 {
+            let rule = n.annotation_rule(&cm("1")).unwrap().unwrap();
+            let mut obj = cm("2");
+            rule.normalize(&mut obj).unwrap();
+            assert_eq!(obj["data"], json!({"c": "y"}));
+        }
+        assert_eq!(n.jq_cache.lock().unwrap().len(), 2);
+        // A failing expression is not kept.
+        let bad = json!({"metadata": {"annotations": {IGNORE_DIFFERENCES_ANNOTATION:
+            "jqPathExpressions: ['.a |= 1']"}}});
+        assert!(n.annotation_rule(&bad).is_err());
+        assert_eq!(n.jq_cache.lock().unwrap().len(), 2);
     }
 }

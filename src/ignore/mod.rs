@@ -238,7 +238,7 @@ fn override_group_kind(key: &str) -> (String, String) {
 enum Step {
     Pointer(String),
     #[cfg(feature = "jq")]
-    Jq(String, crate::script::jq::JqPath),
+    Jq(String, std::sync::Arc<crate::script::jq::JqPath>),
 }
 
 #[derive(Debug)]
@@ -278,7 +278,18 @@ pub struct IgnoreNormalizer {
     settings: Settings,
     /// Whether desired objects' `gitops-core.io/ignore-differences` annotations count.
     annotation: bool,
+    /// jq expressions of annotations compiled so far, by text: a host that keeps the
+    /// normalizer (serve) compiles each distinct expression once, not once per comparison.
+    #[cfg(feature = "jq")]
+    jq_cache: std::sync::Mutex<
+        std::collections::BTreeMap<String, std::sync::Arc<crate::script::jq::JqPath>>,
+    >,
 }
+
+/// The most annotation jq expressions a normalizer keeps compiled; past it, more are compiled
+/// each time they are read.
+#[cfg(feature = "jq")]
+const JQ_CACHE_ENTRIES: usize = 1024;
 
 /// How an expression is shown in messages: whole up to 80 characters, else its first 60.
 fn shown(expr: &str) -> String {
@@ -320,6 +331,8 @@ impl IgnoreNormalizer {
             app_selectors,
             settings: settings.clone(),
             annotation: true,
+            #[cfg(feature = "jq")]
+            jq_cache: std::sync::Mutex::default(),
         })
     }
 
@@ -373,7 +386,30 @@ impl IgnoreNormalizer {
         if !self.annotation {
             return Ok(None);
         }
-        AnnotationRule::from_object(desired)
+        AnnotationRule::from_object_with(desired, &|source, expr| self.cached_jq_step(source, expr))
+    }
+
+    /// An annotation's jq step, from the cache when it was compiled before.
+    #[cfg(feature = "jq")]
+    fn cached_jq_step(&self, source: &RuleSource, expr: &str) -> Result<Step, IgnoreError> {
+        // A poisoned lock only means another thread panicked mid-insert of a complete entry.
+        let hit = self.jq_cache.lock().unwrap_or_else(|e| e.into_inner()).get(expr).cloned();
+        if let Some(path) = hit {
+            return Ok(Step::Jq(expr.to_string(), path));
+        }
+        let step = jq_step(source, expr)?;
+        if let Step::Jq(_, path) = &step {
+            let mut cache = self.jq_cache.lock().unwrap_or_else(|e| e.into_inner());
+            if cache.len() < JQ_CACHE_ENTRIES {
+                cache.insert(expr.to_string(), path.clone());
+            }
+        }
+        Ok(step)
+    }
+
+    #[cfg(not(feature = "jq"))]
+    fn cached_jq_step(&self, source: &RuleSource, expr: &str) -> Result<Step, IgnoreError> {
+        jq_step(source, expr)
     }
 
     /// Whether any pointer or jq rule applies to the object.
@@ -479,7 +515,7 @@ fn steps(
 
 #[cfg(feature = "jq")]
 fn jq_step(source: &RuleSource, expr: &str) -> Result<Step, IgnoreError> {
-    crate::script::jq::compile(expr).map(|p| Step::Jq(expr.to_string(), p)).map_err(|e| {
+    crate::script::jq::compile(expr).map(|p| Step::Jq(expr.to_string(), p.into())).map_err(|e| {
         IgnoreError::InvalidJq {
             rule: source.to_string(),
             expression: shown(expr),
