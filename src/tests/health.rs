@@ -324,6 +324,8 @@ mod properties {
         ("autoscaling/v2", "HorizontalPodAutoscaler"),
         ("apiregistration.k8s.io/v1", "APIService"),
         ("argoproj.io/v1alpha1", "Workflow"),
+        // A custom resource: the condition fallback (on in `assess_is_total`) reads it.
+        ("example.com/v1", "Widget"),
     ];
 
     /// The fields the checks read, where random values go.
@@ -350,6 +352,7 @@ mod properties {
         "status.loadBalancer",
         "status.loadBalancer.ingress",
         "metadata.generation",
+        "status.observedGeneration",
         "metadata.annotations",
         "metadata.deletionTimestamp",
         "metadata.finalizers",
@@ -437,7 +440,7 @@ mod properties {
             for (path, v) in edits {
                 set(&mut obj, PATHS[path], v);
             }
-            let ctx = HealthContext::new(UNIX_EPOCH);
+            let ctx = HealthContext::new(UNIX_EPOCH).with_condition_fallback(true);
             match health::assess(&obj, &ctx) {
                 Ok(_) => {}
                 Err(e) => {
@@ -450,6 +453,7 @@ mod properties {
         #[test]
         fn assess_any_value_is_total(v in json_value()) {
             let _ = health::assess(&v, &HealthContext::new(UNIX_EPOCH));
+            let _ = health::assess(&v, &HealthContext::new(UNIX_EPOCH).with_condition_fallback(true));
         }
 
         #[test]
