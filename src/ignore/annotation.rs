@@ -379,24 +379,21 @@ mod tests {
                    "metadata": {"name": "c", "annotations": {IGNORE_DIFFERENCES_ANNOTATION: value}},
                    "data": {"stamp": stamp}})
         };
+        let stamp = |n: &IgnoreNormalizer| {
+            let out = respect_ignore_differences(
+                n,
+                &[Some(cm("git", "/data/stamp"))],
+                &[Some(cm("live", ""))],
+            )
+            .unwrap();
+            out[0].object.as_ref().unwrap()["data"]["stamp"].clone()
+        };
         let n = IgnoreNormalizer::new(&[], &crate::Settings::default()).unwrap();
-        let out = respect_ignore_differences(
-            &n,
-            &[Some(cm("git", "/data/stamp"))],
-            &[Some(cm("live", ""))],
-        )
-        .unwrap();
-        assert_eq!(out[0].object.as_ref().unwrap()["data"]["stamp"], "live");
+        assert_eq!(stamp(&n), "live");
         let off =
             IgnoreNormalizer::new(&[], &crate::Settings::default()).unwrap().with_annotation(false);
         assert!(!off.annotation_enabled());
-        let out = respect_ignore_differences(
-            &off,
-            &[Some(cm("git", "/data/stamp"))],
-            &[Some(cm("live", ""))],
-        )
-        .unwrap();
-        assert_eq!(out[0].object.as_ref().unwrap()["data"]["stamp"], "git");
+        assert_eq!(stamp(&off), "git");
         assert!(off.annotation_rule(&cm("git", "bad")).unwrap().is_none());
         let err = respect_ignore_differences(
             &n,

@@ -127,21 +127,26 @@ fn objects(t: &mut Tally) {
         if let Some(s) = &script {
             ctx = ctx.with_scripts(s);
         }
-        let got = health::assess(&case["object"], &ctx);
-        let want = match (case.get("error"), case.get("expected")) {
-            (Some(e), _) => format!("error {:?}", e.as_str().expect("error text")),
-            (None, Some(expected)) => show(&Ok(result(expected))),
-            (None, None) => panic!("{name}: no expected result"),
-        };
-        // An error is also the Unknown health Argo CD records.
-        if let Err(e) = &got {
-            let h = e.health();
-            if h.status != HealthStatus::Unknown || h.message != e.to_string() {
-                t.failures.push(format!("{name}: error health is {h:?}"));
-            }
-        }
-        t.check(&name, show(&got), want);
+        check_single(t, &name, &case, &ctx);
     }
+}
+
+/// Assesses a single-object case's `object` and checks it against its `expected` or `error`.
+fn check_single(t: &mut Tally, name: &str, case: &Value, ctx: &HealthContext<'_>) {
+    let got = health::assess(&case["object"], ctx);
+    let want = match (case.get("error"), case.get("expected")) {
+        (Some(e), _) => format!("error {:?}", e.as_str().expect("error text")),
+        (None, Some(expected)) => show(&Ok(result(expected))),
+        (None, None) => panic!("{name}: no expected result"),
+    };
+    // An error is also the Unknown health Argo CD records.
+    if let Err(e) = &got {
+        let h = e.health();
+        if h.status != HealthStatus::Unknown || h.message != e.to_string() {
+            t.failures.push(format!("{name}: error health is {h:?}"));
+        }
+    }
+    t.check(name, show(&got), want);
 }
 
 /// The condition-based fallback (`testdata/health/fallback/cases.yaml`).
@@ -179,13 +184,7 @@ fn fallback(t: &mut Tally) {
         if let Some(s) = &lua {
             ctx = ctx.with_scripts(s);
         }
-        let got = health::assess(&case["object"], &ctx);
-        let want = match (case.get("error"), case.get("expected")) {
-            (Some(e), _) => format!("error {:?}", e.as_str().expect("error text")),
-            (None, Some(expected)) => show(&Ok(result(expected))),
-            (None, None) => panic!("{name}: no expected result"),
-        };
-        t.check(&name, show(&got), want);
+        check_single(t, &name, &case, &ctx);
     }
 }
 
