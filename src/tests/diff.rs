@@ -90,6 +90,10 @@ struct Opts {
     /// run: app: `AppDiffInput::with_ignore_annotation` (default on).
     #[serde(default)]
     ignore_annotation: Option<bool>,
+    /// run: app: the ignore rules are compiled by the test and lent to the diff
+    /// (`with_ignore_rules`), with `IgnoreNormalizer::with_annotation(lent_annotation)`.
+    #[serde(default)]
+    lent_annotation: Option<bool>,
 }
 
 /// Removes fixed pointers: exercises the normaliser hook of `diff()` without the ignore engine.
@@ -366,8 +370,16 @@ fn run_app(c: &Case, errs: &mut Vec<String>) {
         Settings::from_config_map(&serde_json::json!({"data": c.argocd_cm})).expect("argocd-cm")
     };
     let scopes = Scopes::builtin();
-    let input = AppDiffInput::new(&desired, &live, &app, &settings, &scopes)
+    let lent = c.options.lent_annotation.map(|on| {
+        crate::ignore::IgnoreNormalizer::for_app(&app, &settings)
+            .expect("rules compile")
+            .with_annotation(on)
+    });
+    let mut input = AppDiffInput::new(&desired, &live, &app, &settings, &scopes)
         .with_ignore_annotation(c.options.ignore_annotation.unwrap_or(true));
+    if let Some(rules) = &lent {
+        input = input.with_ignore_rules(rules);
+    }
     let out = match diff::diff_app(&input) {
         Ok(o) => o,
         Err(err) => {
