@@ -82,3 +82,20 @@ fn aggregate_all(bencher: Bencher) {
 // LUA BENCHMARK: the Lua part of this benchmark (a health script evaluated 10,000 times
 // against a Deployment-sized object with a warm cache, behind the `lua` feature) goes here,
 // with the script engine passed in through `HealthContext::with_scripts`.
+
+/// The condition-based fallback on a custom resource with five conditions, the answer in the
+/// last one (`Ready`).
+#[divan::bench]
+fn condition_fallback(bencher: Bencher) {
+    let obj = serde_json::json!({
+        "apiVersion": "example.com/v1", "kind": "Widget",
+        "metadata": {"name": "w", "namespace": "shop", "generation": 4},
+        "status": {"observedGeneration": 4, "conditions": [
+            {"type": "Synced", "status": "True", "reason": "ReconcileSuccess"},
+            {"type": "Stalled", "status": "False", "reason": "Fine"},
+            {"type": "Reconciling", "status": "False", "reason": "Done"},
+            {"type": "Available", "status": "True", "reason": "MinimumReplicasAvailable"},
+            {"type": "Ready", "status": "True", "reason": "Ready", "message": "all good"}]}});
+    let ctx = HealthContext::new(UNIX_EPOCH).with_condition_fallback(true);
+    bencher.bench_local(|| health::assess(black_box(&obj), &ctx));
+}

@@ -72,6 +72,10 @@ pub struct AppDiffInput<'a> {
     /// The cluster's OpenAPI v2 document (or CRD definitions), for custom resources' list
     /// types in structured-merge and server-side diff ([`DiffOptions::openapi`]).
     pub openapi: Option<&'a Value>,
+    /// Whether a desired object's `gitops-core.io/ignore-differences` annotation adds an
+    /// ignore rule for that object (on by default). Lent rules built with
+    /// `IgnoreNormalizer::with_annotation(false)` turn it off as well.
+    pub ignore_annotation: bool,
 }
 
 impl<'a> AppDiffInput<'a> {
@@ -94,12 +98,19 @@ impl<'a> AppDiffInput<'a> {
             reveal_secrets: false,
             ignore_rules: None,
             openapi: None,
+            ignore_annotation: true,
         }
     }
 
     /// Sets [`AppDiffInput::openapi`], the schema of custom resources.
     pub fn with_openapi(mut self, document: &'a Value) -> Self {
         self.openapi = Some(document);
+        self
+    }
+
+    /// Turns the `gitops-core.io/ignore-differences` annotation on (the default) or off.
+    pub fn with_ignore_annotation(mut self, on: bool) -> Self {
+        self.ignore_annotation = on;
         self
     }
 
@@ -332,7 +343,12 @@ fn tracking_id(app: &str, r: &ObjectRef) -> String {
 /// roles, ignore rules, known types). Secrets are masked in every rendered output; the
 /// statuses come from the unmasked diff.
 ///
-/// A comparison that fails (a bad ignore rule, a patch that cannot be built) is not an
+/// A desired object's `gitops-core.io/ignore-differences` annotation (see
+/// [`crate::ignore::AnnotationRule`]) adds a rule for that object alone, applied after the
+/// app and `argocd-cm` rules, unless [`AppDiffInput::ignore_annotation`] is off. The
+/// annotation on a live object is never read.
+///
+/// A comparison that fails (a bad ignore rule or annotation, a patch that cannot be built) is not an
 /// `Err`: the app and every resource are `Unknown` with the `ComparisonError` condition
 /// "Failed to compare desired state to live state: ...", as in Argo CD.
 ///
@@ -493,15 +509,27 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
         {
             normalize_tracking(t, l.to_mut(), settings);
         }
+        // The rule the desired object declares for itself; a live-only annotation is not
+        // read (whoever can edit the cluster could otherwise hide drift from Git).
+        let own = match target {
+            Some((_, desired)) => {
+                match normalizer.ignore.annotation_rule(desired, input.ignore_annotation) {
+                    Ok(own) => own,
+                    Err(e) => return Ok(failed(&targets, &lives, hooks, conditions, notes, &e)),
+                }
+            }
+            None => None,
+        };
         if let (Some(t), Some(l)) = (&mut t, &mut l) {
-            let managers = normalizer.ignore.managers(&r);
+            let managers = normalizer.ignore.managers(&r, own.as_ref());
             if !managers.is_empty() {
                 normalize_managed_fields(l.to_mut(), t.to_mut(), &managers);
             }
         }
         let dry_run =
             input.dry_runs.iter().find(|d| ObjectRef::from_object_lossy(d).same_object(&r));
-        let opts = DiffOptions { dry_run, ..base };
+        let resource_normalizer = normalizer.for_resource(own.as_ref());
+        let opts = DiffOptions { dry_run, normalizer: Some(&resource_normalizer), ..base };
         let result = match super::diff(t.as_deref(), l.as_deref(), &opts) {
             Ok(res) => res,
             Err(e) => return Ok(failed(&targets, &lives, hooks, conditions, notes, &e)),

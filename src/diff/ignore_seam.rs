@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use super::{DiffError, Normalizer, normalize_known_types};
 use crate::config::{IgnoreDifferences, KnownTypeField, Settings};
+use crate::ignore::AnnotationRule;
 use crate::object::ObjectRef;
 
 /// The app's ignore rules merged with `argocd-cm`'s (spec §7.3, §7.4).
@@ -49,9 +50,32 @@ impl<'a> IgnoreRules<'a> {
         let _ = self.compiled().normalize(obj);
     }
 
-    /// The merged `managedFieldsManagers` for an object (spec §7.3 lookup).
-    pub(crate) fn managers(&self, object: &ObjectRef) -> Vec<String> {
-        self.compiled().managed_fields_managers(object)
+    /// The merged `managedFieldsManagers` for an object (spec §7.3 lookup), then those its
+    /// own annotation rule names, without duplicates.
+    pub(crate) fn managers(&self, object: &ObjectRef, own: Option<&AnnotationRule>) -> Vec<String> {
+        let mut out = self.compiled().managed_fields_managers(object);
+        for m in own.iter().flat_map(|o| o.managed_fields_managers()) {
+            if !out.contains(m) {
+                out.push(m.clone());
+            }
+        }
+        out
+    }
+
+    /// The rule a desired object declares in its `gitops-core.io/ignore-differences`
+    /// annotation, when `enabled` and the compiled rules allow it. An invalid annotation fails
+    /// the comparison, like an invalid app rule.
+    pub(crate) fn annotation_rule(
+        &self,
+        desired: &Value,
+        enabled: bool,
+    ) -> Result<Option<AnnotationRule>, DiffError> {
+        if !enabled {
+            return Ok(None);
+        }
+        self.compiled()
+            .annotation_rule(desired)
+            .map_err(|e| DiffError::IgnoreRules { message: e.to_string() })
     }
 }
 
@@ -93,13 +117,44 @@ impl<'a> AppNormalizer<'a> {
     }
 }
 
-impl Normalizer for AppNormalizer<'_> {
-    fn normalize(&self, obj: &mut Value) {
+impl<'a> AppNormalizer<'a> {
+    /// The normaliser of one resource: the app's, with the rule the resource's desired
+    /// object declares applied after the app and `argocd-cm` rules.
+    pub(crate) fn for_resource<'n>(
+        &'n self,
+        own: Option<&'n AnnotationRule>,
+    ) -> ResourceNormalizer<'n, 'a> {
+        ResourceNormalizer { app: self, own }
+    }
+
+    fn normalize_with(&self, obj: &mut Value, own: Option<&AnnotationRule>) {
         self.ignore.normalize(obj);
+        if let Some(own) = own {
+            // Errors are skipped as for the app rules (only a non-object fails).
+            let _ = own.normalize(obj);
+        }
         let r = ObjectRef::from_object_lossy(obj);
         if let Some(fields) = self.known_types.get(&(r.group, r.kind)) {
             // Errors are logged by Argo CD and the object is compared as it is.
             let _ = normalize_known_types(obj, fields);
         }
+    }
+}
+
+impl Normalizer for AppNormalizer<'_> {
+    fn normalize(&self, obj: &mut Value) {
+        self.normalize_with(obj, None);
+    }
+}
+
+/// One resource's normaliser: the app's rules and the resource's own annotation rule.
+pub(crate) struct ResourceNormalizer<'n, 'a> {
+    app: &'n AppNormalizer<'a>,
+    own: Option<&'n AnnotationRule>,
+}
+
+impl Normalizer for ResourceNormalizer<'_, '_> {
+    fn normalize(&self, obj: &mut Value) {
+        self.app.normalize_with(obj, self.own);
     }
 }

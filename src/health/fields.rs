@@ -74,7 +74,7 @@ impl<'a> Reader<'a> {
     }
 
     /// An integer field of any size, `None` when absent ("nil" in Go).
-    fn opt_i64(&self, pointer: &str) -> Result<Option<i64>, HealthError> {
+    pub(crate) fn opt_i64(&self, pointer: &str) -> Result<Option<i64>, HealthError> {
         match self.get(pointer)? {
             None => Ok(None),
             Some(v) => match v.as_i64() {

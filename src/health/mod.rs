@@ -10,7 +10,9 @@
 //! 3. the built-in check for the kind (Deployment, StatefulSet, DaemonSet, ReplicaSet, Pod,
 //!    Service, Ingress, PersistentVolumeClaim, Job, HorizontalPodAutoscaler, APIService and
 //!    Argo Workflow), with Argo CD's exact messages;
-//! 4. otherwise no health (`None`).
+//! 4. with [`HealthContext::with_condition_fallback`], for a custom resource (a kind that is
+//!    not built into Kubernetes), its health read from its conditions ([`condition_health`]);
+//! 5. otherwise no health (`None`).
 //!
 //! [`aggregate`] rolls the health of an application's resources up into the app's health,
 //! the worst status winning, with Argo CD's "Caused by" message.
@@ -56,6 +58,7 @@ mod app;
 mod application;
 mod daemonset;
 mod deployment;
+mod fallback;
 mod fields;
 mod hook;
 mod hpa;
@@ -70,6 +73,7 @@ mod workflow;
 
 pub use app::{AppHealth, ResourceHealth, ResourceHealthInput, aggregate, format_causes};
 pub use application::is_application_itself;
+pub use fallback::condition_health;
 pub use hook::{HOOK_FINALIZER, IGNORE_HEALTHCHECK_ANNOTATION, has_hook_finalizer, is_hook};
 
 /// A health status code, ordered from most to least healthy (Argo CD's severity order).
@@ -394,17 +398,26 @@ pub struct HealthContext<'a> {
     /// The Application whose health is being aggregated, if known: a live object that is
     /// this Application itself ([`is_application_itself`]) is left out of its health.
     pub app: Option<&'a Value>,
+    /// Opt-in: a custom resource with no script and no built-in check gets its health from
+    /// its `observedGeneration` and conditions ([`condition_health`]) instead of none.
+    pub condition_fallback: bool,
 }
 
 impl<'a> HealthContext<'a> {
     /// A context at `now`, without scripts: built-in checks only.
     pub fn new(now: SystemTime) -> Self {
-        HealthContext { now, scripts: None, app: None }
+        HealthContext { now, scripts: None, app: None, condition_fallback: false }
     }
 
     /// The same context with a script engine.
     pub fn with_scripts(self, scripts: &'a dyn ScriptHealth) -> Self {
         HealthContext { scripts: Some(scripts), ..self }
+    }
+
+    /// The same context with the condition-based fallback for custom resources turned on or
+    /// off (off by default, as in Argo CD).
+    pub fn with_condition_fallback(self, on: bool) -> Self {
+        HealthContext { condition_fallback: on, ..self }
     }
 
     /// The same context for the health of the Application `app`.
@@ -419,6 +432,7 @@ impl fmt::Debug for HealthContext<'_> {
             .field("now", &self.now)
             .field("scripts", &self.scripts.map(|_| "..."))
             .field("app", &self.app.map(ObjectRef::from_object_lossy))
+            .field("condition_fallback", &self.condition_fallback)
             .finish()
     }
 }
@@ -446,8 +460,8 @@ fn is_being_deleted(obj: &Value) -> bool {
 /// The health of one object (Argo CD's `GetResourceHealth`).
 ///
 /// - `Ok(Some(health))`: the object's health;
-/// - `Ok(None)`: no health: no script and no built-in check for the kind, or a script
-///   returned Argo CD's empty health;
+/// - `Ok(None)`: no health: no script and no built-in check for the kind (and no condition
+///   fallback for it), or a script returned Argo CD's empty health;
 /// - `Err(e)`: the check failed; the object's health is `e.health()` (Unknown with the error
 ///   text).
 ///
@@ -497,7 +511,15 @@ pub fn assess(obj: &Value, ctx: &HealthContext<'_>) -> Result<Option<HealthResul
     {
         return Ok(out.health);
     }
-    builtin(obj, &object)
+    match builtin(obj, &object)? {
+        Some(h) => Ok(Some(h)),
+        None if ctx.condition_fallback
+            && !crate::schema::is_builtin(&object.group, &object.version, &object.kind) =>
+        {
+            condition_health(obj, &object).map(Some)
+        }
+        None => Ok(None),
+    }
 }
 
 /// The built-in (Go) check for the object's group and kind, without the deletion rule and

@@ -7,6 +7,13 @@
 //! built once from both and applied to every object (desired, live and last-applied alike),
 //! the way Argo CD's `NewIgnoreNormalizer` is.
 //!
+//! A third place is this crate's own: a desired object's `gitops-core.io/ignore-differences`
+//! annotation ([`AnnotationRule`], [`IGNORE_DIFFERENCES_ANNOTATION`]) declares a rule for that
+//! object alone, applied after the app and `argocd-cm` rules. Only the desired (Git) object's
+//! annotation is read, never the live one's. [`IgnoreNormalizer::annotation_rule`] reads it
+//! (unless turned off with [`IgnoreNormalizer::with_annotation`]); the app diff and
+//! [`respect_ignore_differences`] apply it.
+//!
 //! ## Matching (spec diff.md §7.3)
 //!
 //! Two matchers exist, as in Argo CD:
@@ -35,6 +42,7 @@
 //! crate and `src/script/jq.rs`), and one outside it fails construction with an error naming
 //! the rule, the expression and the position, never a silent ignore-all.
 
+mod annotation;
 #[cfg(feature = "jq")]
 mod jq_delete;
 mod managed;
@@ -48,6 +56,7 @@ use crate::config::{IgnoreDifferences, KnownTypeField, Settings};
 use crate::glob::Glob;
 use crate::object::{ObjectRef, type_name};
 
+pub use annotation::{AnnotationRule, IGNORE_DIFFERENCES_ANNOTATION};
 pub use respect::{RespectedTarget, respect_ignore_differences};
 
 /// Seam for the diff pipeline: the schema-less `managedFieldsManagers` normalization (§7.5).
@@ -93,6 +102,20 @@ pub enum IgnoreError {
         /// Number of live objects.
         lives: usize,
     },
+    /// The `gitops-core.io/ignore-differences` annotation of a desired object is not a rule:
+    /// `path` is the RFC 6901 pointer of the entry at fault inside the annotation's mapping
+    /// (`/jsonPointers/1`), empty when the whole value is at fault.
+    #[error("{object}: annotation `{annotation}`{}: {message}", at(path))]
+    InvalidAnnotation {
+        /// The annotated object.
+        object: Box<ObjectRef>,
+        /// The annotation key, [`IGNORE_DIFFERENCES_ANNOTATION`].
+        annotation: &'static str,
+        /// RFC 6901 pointer of the entry inside the annotation's value.
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
     /// Copying the live values into a target failed.
     #[error("{object}: cannot patch at {path}: {message}")]
     Patch {
@@ -103,6 +126,11 @@ pub enum IgnoreError {
         /// What went wrong.
         message: String,
     },
+}
+
+/// ` at <path>`, or nothing for an empty path.
+fn at(path: &str) -> String {
+    if path.is_empty() { String::new() } else { format!(" at {path}") }
 }
 
 /// A rule step that removed nothing from an object, with why. Argo CD logs these and carries
@@ -129,6 +157,7 @@ pub struct IgnoreNote {
 enum RuleSource {
     App(usize),
     Override(String),
+    Annotation,
 }
 
 impl std::fmt::Display for RuleSource {
@@ -136,6 +165,7 @@ impl std::fmt::Display for RuleSource {
         match self {
             RuleSource::App(i) => write!(f, "ignoreDifferences[{i}]"),
             RuleSource::Override(key) => write!(f, "argocd-cm override `{key}`"),
+            RuleSource::Annotation => write!(f, "annotation `{IGNORE_DIFFERENCES_ANNOTATION}`"),
         }
     }
 }
@@ -208,7 +238,7 @@ fn override_group_kind(key: &str) -> (String, String) {
 enum Step {
     Pointer(String),
     #[cfg(feature = "jq")]
-    Jq(String, crate::script::jq::JqPath),
+    Jq(String, std::sync::Arc<crate::script::jq::JqPath>),
 }
 
 #[derive(Debug)]
@@ -246,7 +276,20 @@ pub struct IgnoreNormalizer {
     /// The selectors of `app`, for the managedFieldsManagers lookup.
     app_selectors: Vec<Selector>,
     settings: Settings,
+    /// Whether desired objects' `gitops-core.io/ignore-differences` annotations count.
+    annotation: bool,
+    /// jq expressions of annotations compiled so far, by text: a host that keeps the
+    /// normalizer (serve) compiles each distinct expression once, not once per comparison.
+    #[cfg(feature = "jq")]
+    jq_cache: std::sync::Mutex<
+        std::collections::BTreeMap<String, std::sync::Arc<crate::script::jq::JqPath>>,
+    >,
 }
+
+/// The most annotation jq expressions a normalizer keeps compiled; past it, more are compiled
+/// each time they are read.
+#[cfg(feature = "jq")]
+const JQ_CACHE_ENTRIES: usize = 1024;
 
 /// How an expression is shown in messages: whole up to 80 characters, else its first 60.
 fn shown(expr: &str) -> String {
@@ -282,7 +325,15 @@ impl IgnoreNormalizer {
         }
         let app_selectors =
             app.iter().map(|r| Selector::new(&r.group, &r.kind, &r.name, &r.namespace)).collect();
-        Ok(IgnoreNormalizer { rules, app: app.to_vec(), app_selectors, settings: settings.clone() })
+        Ok(IgnoreNormalizer {
+            rules,
+            app: app.to_vec(),
+            app_selectors,
+            settings: settings.clone(),
+            annotation: true,
+            #[cfg(feature = "jq")]
+            jq_cache: std::sync::Mutex::default(),
+        })
     }
 
     /// Compiles the rules of an Application (`spec.ignoreDifferences`) and of `argocd-cm`.
@@ -305,28 +356,60 @@ impl IgnoreNormalizer {
         let r = ObjectRef::from_object_lossy(obj);
         let mut notes = Vec::new();
         for rule in self.rules.iter().filter(|rule| rule.selector.matches(&r)) {
-            for step in &rule.steps {
-                let miss = match step {
-                    Step::Pointer(p) => pointer::remove(obj, p)
-                        .err()
-                        .map(|m| (p.as_str(), m.message(p), m.expected())),
-                    #[cfg(feature = "jq")]
-                    Step::Jq(text, path) => jq_delete::delete(obj, path)
-                        .err()
-                        .map(|m| (text.as_str(), format!("jq patch returned error: {m}"), false)),
-                };
-                if let Some((step, message, expected)) = miss {
-                    notes.push(IgnoreNote {
-                        object: r.clone(),
-                        rule: rule.source.to_string(),
-                        step: step.to_string(),
-                        message,
-                        expected,
-                    });
-                }
-            }
+            apply_steps(obj, &r, &rule.source, &rule.steps, &mut notes);
         }
         Ok(notes)
+    }
+
+    /// Turns the `gitops-core.io/ignore-differences` annotation on (the default) or off for
+    /// everything that uses this normalizer: [`IgnoreNormalizer::annotation_rule`],
+    /// [`respect_ignore_differences`] and the app diffs it is lent to.
+    pub fn with_annotation(mut self, on: bool) -> Self {
+        self.annotation = on;
+        self
+    }
+
+    /// Whether the `gitops-core.io/ignore-differences` annotation counts.
+    pub fn annotation_enabled(&self) -> bool {
+        self.annotation
+    }
+
+    /// The rule a desired object declares in its `gitops-core.io/ignore-differences`
+    /// annotation ([`AnnotationRule::from_object`]); `Ok(None)` when it declares none or the
+    /// annotation is turned off. Only the desired object's annotation counts: the same
+    /// annotation on a live object is never read.
+    ///
+    /// # Errors
+    ///
+    /// [`IgnoreError::InvalidAnnotation`] when the annotation is not a rule.
+    pub fn annotation_rule(&self, desired: &Value) -> Result<Option<AnnotationRule>, IgnoreError> {
+        if !self.annotation {
+            return Ok(None);
+        }
+        AnnotationRule::from_object_with(desired, &|source, expr| self.cached_jq_step(source, expr))
+    }
+
+    /// An annotation's jq step, from the cache when it was compiled before.
+    #[cfg(feature = "jq")]
+    fn cached_jq_step(&self, source: &RuleSource, expr: &str) -> Result<Step, IgnoreError> {
+        // A poisoned lock only means another thread panicked mid-insert of a complete entry.
+        let hit = self.jq_cache.lock().unwrap_or_else(|e| e.into_inner()).get(expr).cloned();
+        if let Some(path) = hit {
+            return Ok(Step::Jq(expr.to_string(), path));
+        }
+        let step = jq_step(source, expr)?;
+        if let Step::Jq(_, path) = &step {
+            let mut cache = self.jq_cache.lock().unwrap_or_else(|e| e.into_inner());
+            if cache.len() < JQ_CACHE_ENTRIES {
+                cache.insert(expr.to_string(), path.clone());
+            }
+        }
+        Ok(step)
+    }
+
+    #[cfg(not(feature = "jq"))]
+    fn cached_jq_step(&self, source: &RuleSource, expr: &str) -> Result<Step, IgnoreError> {
+        jq_step(source, expr)
     }
 
     /// Whether any pointer or jq rule applies to the object.
@@ -387,6 +470,37 @@ impl IgnoreNormalizer {
     }
 }
 
+/// Applies a rule's steps to an object (`r` is its identity), noting every step that removed
+/// nothing.
+fn apply_steps(
+    obj: &mut Value,
+    r: &ObjectRef,
+    source: &RuleSource,
+    steps: &[Step],
+    notes: &mut Vec<IgnoreNote>,
+) {
+    for step in steps {
+        let miss = match step {
+            Step::Pointer(p) => {
+                pointer::remove(obj, p).err().map(|m| (p.as_str(), m.message(p), m.expected()))
+            }
+            #[cfg(feature = "jq")]
+            Step::Jq(text, path) => jq_delete::delete(obj, path)
+                .err()
+                .map(|m| (text.as_str(), format!("jq patch returned error: {m}"), false)),
+        };
+        if let Some((step, message, expected)) = miss {
+            notes.push(IgnoreNote {
+                object: r.clone(),
+                rule: source.to_string(),
+                step: step.to_string(),
+                message,
+                expected,
+            });
+        }
+    }
+}
+
 fn steps(
     source: &RuleSource,
     pointers: &[String],
@@ -401,7 +515,7 @@ fn steps(
 
 #[cfg(feature = "jq")]
 fn jq_step(source: &RuleSource, expr: &str) -> Result<Step, IgnoreError> {
-    crate::script::jq::compile(expr).map(|p| Step::Jq(expr.to_string(), p)).map_err(|e| {
+    crate::script::jq::compile(expr).map(|p| Step::Jq(expr.to_string(), p.into())).map_err(|e| {
         IgnoreError::InvalidJq {
             rule: source.to_string(),
             expression: shown(expr),

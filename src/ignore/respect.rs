@@ -5,7 +5,10 @@
 //! For each pair of a target and its live object:
 //!
 //! 1. both are normalized as for the diff: resource tracking (§4.1), `managedFieldsManagers`,
-//!    then the JSON pointers and jq expressions, then the known types;
+//!    then the JSON pointers and jq expressions, then the known types. The rule the target
+//!    declares in its `gitops-core.io/ignore-differences` annotation (unless the normalizer
+//!    has it turned off) counts as one more app rule for this pair, after the others; a live
+//!    object's annotation is never read, and an invalid one on the target is an error;
 //! 2. the live values the normalization removed are computed as a patch from the normalized
 //!    live object to the live object, both without `status` (never copied): a three-way
 //!    strategic merge patch for built-in kinds, a JSON merge patch (RFC 7386) otherwise;
@@ -80,10 +83,19 @@ fn respect_one(n: &IgnoreNormalizer, target: &Value, live: &Value) -> Result<Val
     let r = ObjectRef::from_object_lossy(target);
     let (mut norm_target, mut norm_live) = (target.clone(), live.clone());
     normalize_tracking(&mut norm_target, &mut norm_live, n.settings());
-    let managers = n.managed_fields_managers(&r);
+    let own = n.annotation_rule(target)?;
+    let mut managers = n.managed_fields_managers(&r);
+    for m in own.iter().flat_map(|o| o.managed_fields_managers()) {
+        if !managers.contains(m) {
+            managers.push(m.clone());
+        }
+    }
     managed_fields_normalize(&mut norm_live, &mut norm_target, &managers);
     for obj in [&mut norm_target, &mut norm_live] {
         n.normalize(obj)?;
+        if let Some(own) = &own {
+            own.normalize(obj)?;
+        }
         let fields = n.known_type_fields(&ObjectRef::from_object_lossy(obj));
         normalize_known_types(obj, &fields).map_err(|f| IgnoreError::Patch {
             object: Box::new(r.clone()),

@@ -139,7 +139,7 @@ pub(crate) fn engine_health(state: &mut State, input: HealthInput) -> Result<Val
         )
     });
     let scripts = own_scripts.as_ref().unwrap_or(&state.engines.scripts);
-    let mut ctx = HealthContext::new(now);
+    let mut ctx = HealthContext::new(now).with_condition_fallback(input.condition_fallback);
     #[cfg(feature = "lua")]
     let lua = lua_scripts::LuaScripts::new(scripts, &state.engines.lua);
     #[cfg(feature = "lua")]

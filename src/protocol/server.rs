@@ -103,6 +103,7 @@ pub(crate) struct HealthInput {
     pub(crate) settings: Option<Settings>,
     pub(crate) customizations: Option<BTreeMap<String, String>>,
     pub(crate) now: Option<Timestamp>,
+    pub(crate) condition_fallback: bool,
 }
 
 /// `plan` params after checking.
@@ -481,6 +482,7 @@ fn handle_health(state: &mut State, params: Value) -> Result<Value, ProtocolErro
         settings: p.argocd_cm.map(|cm| settings(cm, "/params/argocdCm")).transpose()?,
         customizations: p.customizations,
         now: p.now.as_deref().map(|t| timestamp(t, "/params/now")).transpose()?,
+        condition_fallback: p.condition_fallback,
     };
     engine::engine_health(state, input)
 }

@@ -342,6 +342,11 @@ pub struct HealthParams {
     /// The time Lua's `os.time()` and `os.date()` read, RFC 3339; left out, the Unix epoch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub now: Option<String>,
+    /// Opt-in, as `gitops-core health --condition-fallback`: a custom resource with no
+    /// built-in check and no script gets its health from its `observedGeneration` and
+    /// conditions instead of none. Left out, off.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub condition_fallback: bool,
 }
 
 /// `plan` params: the inputs of `gitops-core plan`.

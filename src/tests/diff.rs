@@ -1,5 +1,6 @@
-//! The diff conformance runner: every case under `testdata/diff/cases/` (one YAML file per
-//! case, see `testdata/diff/README.md`), run through the public API only.
+//! The diff conformance runner: every case under `testdata/diff/cases/` and
+//! `testdata/diff/annotation/` (one YAML file per case, see `testdata/diff/README.md`), run
+//! through the public API only. A case needing `jq` is left out without the `jq` feature.
 //!
 //! A case may declare `needs: [smp]` or `needs: [ignore]`: it depends on a part of the engine
 //! that is merged separately. While that part is not listed in [`MERGED`], a failure of such a
@@ -16,7 +17,7 @@ use crate::diff::{self, AppDiffInput, DiffOptions};
 use crate::{Application, Scopes, Settings};
 
 /// Parts of the engine merged in this tree; cases needing anything else may fail (reported).
-const MERGED: &[&str] = &["smp", "ignore"];
+const MERGED: &[&str] = &["smp", "ignore", "jq"];
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -89,6 +90,13 @@ struct Opts {
     /// An OpenAPI v2 document with custom resources' schemas (inline or `@file`).
     #[serde(default)]
     openapi: Value,
+    /// run: app: `AppDiffInput::with_ignore_annotation` (default on).
+    #[serde(default)]
+    ignore_annotation: Option<bool>,
+    /// run: app: the ignore rules are compiled by the test and lent to the diff
+    /// (`with_ignore_rules`), with `IgnoreNormalizer::with_annotation(lent_annotation)`.
+    #[serde(default)]
+    lent_annotation: Option<bool>,
 }
 
 /// Removes fixed pointers: exercises the normaliser hook of `diff()` without the ignore engine.
@@ -370,9 +378,18 @@ fn run_app(c: &Case, errs: &mut Vec<String>) {
     };
     let scopes = Scopes::builtin();
     let openapi = load(&c.options.openapi);
-    let mut input = AppDiffInput::new(&desired, &live, &app, &settings, &scopes);
+    let lent = c.options.lent_annotation.map(|on| {
+        crate::ignore::IgnoreNormalizer::for_app(&app, &settings)
+            .expect("rules compile")
+            .with_annotation(on)
+    });
+    let mut input = AppDiffInput::new(&desired, &live, &app, &settings, &scopes)
+        .with_ignore_annotation(c.options.ignore_annotation.unwrap_or(true));
     if !openapi.is_null() {
         input = input.with_openapi(&openapi);
+    }
+    if let Some(rules) = &lent {
+        input = input.with_ignore_rules(rules);
     }
     let out = match diff::diff_app(&input) {
         Ok(o) => o,
@@ -459,9 +476,9 @@ fn run_app(c: &Case, errs: &mut Vec<String>) {
 
 #[test]
 fn diff_conformance() {
-    let dir = testdata().join("diff/cases");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .expect("testdata/diff/cases")
+    let mut files: Vec<_> = ["diff/cases", "diff/annotation"]
+        .into_iter()
+        .flat_map(|d| std::fs::read_dir(testdata().join(d)).expect(d))
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
         .collect();
@@ -476,6 +493,9 @@ fn diff_conformance() {
         let text = std::fs::read_to_string(&path).expect("case file");
         let case: Case = serde_norway::from_str(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert!(!case.source.is_empty(), "{name}: source is required");
+        if case.needs.iter().any(|n| n == "jq") && !cfg!(feature = "jq") {
+            continue;
+        }
         let errs = run_case(&case);
         let pending: Vec<&String> =
             case.needs.iter().filter(|n| !MERGED.contains(&n.as_str())).collect();

@@ -127,20 +127,64 @@ fn objects(t: &mut Tally) {
         if let Some(s) = &script {
             ctx = ctx.with_scripts(s);
         }
-        let got = health::assess(&case["object"], &ctx);
-        let want = match (case.get("error"), case.get("expected")) {
-            (Some(e), _) => format!("error {:?}", e.as_str().expect("error text")),
-            (None, Some(expected)) => show(&Ok(result(expected))),
-            (None, None) => panic!("{name}: no expected result"),
-        };
-        // An error is also the Unknown health Argo CD records.
-        if let Err(e) = &got {
-            let h = e.health();
-            if h.status != HealthStatus::Unknown || h.message != e.to_string() {
-                t.failures.push(format!("{name}: error health is {h:?}"));
-            }
+        check_single(t, &name, &case, &ctx);
+    }
+}
+
+/// Assesses a single-object case's `object` and checks it against its `expected` or `error`.
+fn check_single(t: &mut Tally, name: &str, case: &Value, ctx: &HealthContext<'_>) {
+    let got = health::assess(&case["object"], ctx);
+    let want = match (case.get("error"), case.get("expected")) {
+        (Some(e), _) => format!("error {:?}", e.as_str().expect("error text")),
+        (None, Some(expected)) => show(&Ok(result(expected))),
+        (None, None) => panic!("{name}: no expected result"),
+    };
+    // An error is also the Unknown health Argo CD records.
+    if let Err(e) = &got {
+        let h = e.health();
+        if h.status != HealthStatus::Unknown || h.message != e.to_string() {
+            t.failures.push(format!("{name}: error health is {h:?}"));
         }
-        t.check(&name, show(&got), want);
+    }
+    t.check(name, show(&got), want);
+}
+
+/// The condition-based fallback (`testdata/health/fallback/cases.yaml`).
+fn fallback(t: &mut Tally) {
+    for case in cases("health/fallback/cases.yaml") {
+        let name = format!("fallback/{}", case["name"].as_str().expect("name"));
+        if !selected(&name) {
+            continue;
+        }
+        let on = case["fallback"].as_bool().unwrap_or(true);
+        let fixed = case.get("script").map(|s| Fixed(s.clone()));
+        #[cfg(feature = "lua")]
+        let lua = case["lua"].as_str().map(|source| {
+            let kind = match case["luaFor"].as_str() {
+                Some(k) => k.to_string(),
+                None => ObjectRef::from_object_lossy(&case["object"]).group_kind(),
+            };
+            let key = format!("resource.customizations.health.{}", kind.replace('/', "_"));
+            let cm = json!({"data": {key: source}});
+            let settings = crate::Settings::from_config_map(&cm).expect("argocd-cm");
+            crate::health::scripts::ScriptedHealth::new(
+                crate::health::scripts::HealthScripts::from_settings(&settings),
+                Default::default(),
+            )
+        });
+        #[cfg(not(feature = "lua"))]
+        if case.get("lua").is_some() {
+            continue;
+        }
+        let mut ctx = HealthContext::new(UNIX_EPOCH).with_condition_fallback(on);
+        if let Some(s) = &fixed {
+            ctx = ctx.with_scripts(s);
+        }
+        #[cfg(feature = "lua")]
+        if let Some(s) = &lua {
+            ctx = ctx.with_scripts(s);
+        }
+        check_single(t, &name, &case, &ctx);
     }
 }
 
@@ -248,6 +292,7 @@ fn health_conformance() {
     let mut t = Tally::default();
     builtin(&mut t);
     objects(&mut t);
+    fallback(&mut t);
     apps(&mut t);
     eprintln!("health conformance: {} passed, {} failed", t.passed, t.failures.len());
     assert!(t.failures.is_empty(), "{} failures:\n{}", t.failures.len(), t.failures.join("\n"));
@@ -278,6 +323,8 @@ mod properties {
         ("autoscaling/v2", "HorizontalPodAutoscaler"),
         ("apiregistration.k8s.io/v1", "APIService"),
         ("argoproj.io/v1alpha1", "Workflow"),
+        // A custom resource: the condition fallback (on in `assess_is_total`) reads it.
+        ("example.com/v1", "Widget"),
     ];
 
     /// The fields the checks read, where random values go.
@@ -304,6 +351,7 @@ mod properties {
         "status.loadBalancer",
         "status.loadBalancer.ingress",
         "metadata.generation",
+        "status.observedGeneration",
         "metadata.annotations",
         "metadata.deletionTimestamp",
         "metadata.finalizers",
@@ -391,7 +439,7 @@ mod properties {
             for (path, v) in edits {
                 set(&mut obj, PATHS[path], v);
             }
-            let ctx = HealthContext::new(UNIX_EPOCH);
+            let ctx = HealthContext::new(UNIX_EPOCH).with_condition_fallback(true);
             match health::assess(&obj, &ctx) {
                 Ok(_) => {}
                 Err(e) => {
@@ -404,6 +452,7 @@ mod properties {
         #[test]
         fn assess_any_value_is_total(v in json_value()) {
             let _ = health::assess(&v, &HealthContext::new(UNIX_EPOCH));
+            let _ = health::assess(&v, &HealthContext::new(UNIX_EPOCH).with_condition_fallback(true));
         }
 
         #[test]

@@ -45,7 +45,12 @@ fn uses_jq(case: &Value) -> bool {
     let in_cm = case.get("argocdCm").and_then(Value::as_object).is_some_and(|m| {
         m.values().any(|v| v.as_str().is_some_and(|t| t.contains("jqPathExpressions")))
     });
+    let in_annotation = case
+        .pointer("/target/metadata/annotations/gitops-core.io~1ignore-differences")
+        .and_then(Value::as_str)
+        .is_some_and(|t| t.contains("jqPathExpressions"));
     in_cm
+        || in_annotation
         || case.get("ignoreDifferences").and_then(Value::as_array).into_iter().flatten().any(|r| {
             r.get("jqRepeat").is_some()
                 || r.get("jqPathExpressions")

@@ -16,7 +16,7 @@ use crate::common::{self, CliError, Output};
 const HELP: &str = "\
 usage: gitops-core diff --desired PATH --live PATH [--app APP.yaml] [--argocd-cm CM.yaml]
                         [--output text|json] [--show-secrets] [--dry-run PATH]
-                        [--explain] [--unmanaged]
+                        [--explain] [--unmanaged] [--no-ignore-annotation]
 
 PATH is a file (YAML stream, JSON or List) or a directory (its .yaml/.yml/.json files, sorted);
 --desired and --live may be given more than once.
@@ -30,6 +30,9 @@ PATH is a file (YAML stream, JSON or List) or a directory (its .yaml/.yml/.json 
                values and who last wrote it (from the live object's managedFields)
 --unmanaged    list, per resource, the live fields Git never declared that a person or tool
                added (self-heal keeps them; a Replace sync removes them)
+--no-ignore-annotation
+               do not read the gitops-core.io/ignore-differences annotation of desired
+               objects (read by default: it ignores fields for the annotated object only)
 
 exit status: 0 nothing differs, 1 something differs, 2 error";
 
@@ -44,6 +47,7 @@ struct Args {
     dry_run: Vec<PathBuf>,
     explain: bool,
     unmanaged: bool,
+    ignore_annotation: bool,
 }
 
 fn parse(mut p: lexopt::Parser) -> Result<Option<Args>, CliError> {
@@ -53,6 +57,7 @@ fn parse(mut p: lexopt::Parser) -> Result<Option<Args>, CliError> {
     let mut show_secrets = false;
     let mut dry_run = Vec::new();
     let (mut explain, mut unmanaged) = (false, false);
+    let mut ignore_annotation = true;
     while let Some(arg) = p.next()? {
         match arg {
             Long("desired") => desired.push(PathBuf::from(p.value()?)),
@@ -66,6 +71,7 @@ fn parse(mut p: lexopt::Parser) -> Result<Option<Args>, CliError> {
             Long("dry-run") => dry_run.push(PathBuf::from(p.value()?)),
             Long("explain") => explain = true,
             Long("unmanaged") => unmanaged = true,
+            Long("no-ignore-annotation") => ignore_annotation = false,
             Long("help") | Short('h') => {
                 println!("{HELP}");
                 return Ok(None);
@@ -80,7 +86,18 @@ fn parse(mut p: lexopt::Parser) -> Result<Option<Args>, CliError> {
     if live.is_empty() {
         return Err(missing("live"));
     }
-    Ok(Some(Args { desired, live, app, cm, output, show_secrets, dry_run, explain, unmanaged }))
+    Ok(Some(Args {
+        desired,
+        live,
+        app,
+        cm,
+        output,
+        show_secrets,
+        dry_run,
+        explain,
+        unmanaged,
+        ignore_annotation,
+    }))
 }
 
 /// Runs the command.
@@ -100,7 +117,8 @@ pub fn run(args: lexopt::Parser) -> Result<u8, CliError> {
     scopes.add_crds(desired.iter().chain(&live));
     let dry_runs = common::read_all_objects(&args.dry_run)?;
     let mut input = AppDiffInput::new(&desired, &live, &app, &settings, &scopes)
-        .with_reveal_secrets(args.show_secrets);
+        .with_reveal_secrets(args.show_secrets)
+        .with_ignore_annotation(args.ignore_annotation);
     if !dry_runs.is_empty() {
         input = input.with_dry_runs(&dry_runs);
     }

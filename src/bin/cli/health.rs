@@ -10,6 +10,7 @@ use crate::common::{self, CliError, Output};
 
 const HEALTH_USAGE: &str = "\
 usage: gitops-core health PATH... [--customizations DIR] [--argocd-cm CM.yaml] [--output text|json]
+                         [--condition-fallback]
 
 Assesses the health of the live objects in PATH (files, or directories of .yaml, .yml and
 .json files) as Argo CD does, and the health of an application made of them.
@@ -20,6 +21,10 @@ options:
   --argocd-cm CM.yaml   an argocd-cm ConfigMap, for its resource.customizations health scripts
   --output text|json    text (default): the resource table and the app health;
                         json: {\"status\", \"message\", \"resources\": [...]}
+  --condition-fallback  a custom resource with no built-in check and no script gets its
+                        health from status.observedGeneration and its Stalled/Failed,
+                        Reconciling/Progressing and Ready/Available conditions (kstatus
+                        order) instead of none
 
 exit status: 0, or 2 on an error (a file that cannot be read or parsed, named with its document)";
 
@@ -29,6 +34,7 @@ struct HealthArgs {
     customizations: Option<PathBuf>,
     argocd_cm: Option<PathBuf>,
     output: Output,
+    condition_fallback: bool,
 }
 
 fn parse_args(mut args: lexopt::Parser) -> Result<Option<HealthArgs>, CliError> {
@@ -38,6 +44,7 @@ fn parse_args(mut args: lexopt::Parser) -> Result<Option<HealthArgs>, CliError> 
         customizations: None,
         argocd_cm: None,
         output: Output::Text,
+        condition_fallback: false,
     };
     while let Some(arg) = args.next()? {
         match arg {
@@ -46,6 +53,7 @@ fn parse_args(mut args: lexopt::Parser) -> Result<Option<HealthArgs>, CliError> 
             Long("output") | Short('o') => {
                 out.output = Output::parse(&args.value()?.string()?)?;
             }
+            Long("condition-fallback") => out.condition_fallback = true,
             Long("help") | Short('h') => {
                 println!("{HEALTH_USAGE}");
                 return Ok(None);
@@ -112,7 +120,8 @@ pub fn run(args: lexopt::Parser) -> Result<u8, CliError> {
     }
     let objects = common::read_all_objects(&args.paths)?;
 
-    let mut ctx = HealthContext::new(SystemTime::now());
+    let mut ctx =
+        HealthContext::new(SystemTime::now()).with_condition_fallback(args.condition_fallback);
     if let Some(engine) = engine.as_deref() {
         ctx = ctx.with_scripts(engine);
     }
