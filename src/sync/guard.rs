@@ -560,3 +560,127 @@ pub fn assess(
         message: parts.join("; "),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    use super::*;
+    use crate::sync::decide::{AutoSyncInput, SyncStatusCode, auto_sync};
+    use crate::sync::{LiveObject, Observations, SyncRequest, TaskAction, plan};
+
+    const KINDS: [(&str, &str); 5] = [
+        ("", "ConfigMap"),
+        ("", "Secret"),
+        ("", "PersistentVolumeClaim"),
+        ("apps", "StatefulSet"),
+        ("apps", "Deployment"),
+    ];
+
+    /// One resource: its kind, whether Git and the cluster have it, whether it is drifted,
+    /// and whether its live object says `Prune=false`.
+    fn resource() -> impl Strategy<Value = (usize, bool, bool, bool, bool)> {
+        (0..KINDS.len(), any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>())
+    }
+
+    fn object(i: usize, kind: usize, prune_false: bool) -> Value {
+        let (group, kind) = KINDS[kind];
+        let api = if group.is_empty() { "v1".to_string() } else { format!("{group}/v1") };
+        let mut o = json!({"apiVersion": api, "kind": kind,
+            "metadata": {"name": format!("r{i}"), "namespace": "shop"}});
+        if prune_false {
+            o["metadata"]["annotations"] =
+                json!({"argocd.argoproj.io/sync-options": "Prune=false"});
+        }
+        o
+    }
+
+    proptest! {
+        /// With the guard on and no override, an automated sync that starts never deletes a
+        /// resource of a protected kind: the plan of the operation it starts has no such
+        /// delete.
+        #[test]
+        fn an_automated_sync_never_prunes_a_protected_kind(
+            resources in prop::collection::vec(resource(), 0..12),
+            protected in prop::collection::vec(0..KINDS.len(), 0..4),
+            prune in any::<bool>(),
+            app_prune_false in any::<bool>(),
+            fraction in prop::option::of(0.0f64..=1.0),
+            count in prop::option::of(0u64..5),
+        ) {
+            let options: Vec<String> =
+                if app_prune_false { vec!["Prune=false".into()] } else { Vec::new() };
+            let app = Application::from_value(&json!({
+                "metadata": {"name": "shop", "namespace": "argocd"},
+                "spec": {"destination": {"namespace": "shop"},
+                         "syncPolicy": {"automated": {"prune": prune, "allowEmpty": true},
+                                        "syncOptions": options}}
+            })).unwrap();
+            let mut desired = Vec::new();
+            let mut live = Vec::new();
+            let mut statuses = Vec::new();
+            for (i, &(kind, in_git, in_cluster, drifted, prune_false)) in
+                resources.iter().enumerate()
+            {
+                if !in_git && !in_cluster {
+                    continue;
+                }
+                if in_git {
+                    desired.push(object(i, kind, false));
+                }
+                if in_cluster {
+                    live.push(object(i, kind, prune_false));
+                }
+                let synced = in_git && in_cluster && !drifted;
+                statuses.push(serde_json::from_value::<ResourceStatus>(json!({
+                    "group": KINDS[kind].0, "kind": KINDS[kind].1, "namespace": "shop",
+                    "name": format!("r{i}"),
+                    "status": if synced { "Synced" } else { "OutOfSync" },
+                    "requiresPruning": in_cluster && !in_git,
+                })).unwrap());
+            }
+            let mut guard = BlastRadiusGuard::default();
+            guard.max_prune_fraction = fraction;
+            guard.max_prune_count = count;
+            guard.protected_kinds = protected
+                .iter()
+                .map(|&k| group_kind(KINDS[k].0, KINDS[k].1))
+                .collect();
+            let mut input = AutoSyncInput::new(
+                SyncStatusCode::OutOfSync, statuses, vec!["b".repeat(40)], 0);
+            input.guard = Some(guard.clone());
+            input.live = live.clone();
+            let d = auto_sync(&app, &input);
+            if let Some(op) = d.operation.filter(|_| d.sync) {
+                let mut request = SyncRequest::for_app(&app, desired, &op.revisions[0], 0);
+                request.prune = op.prune;
+                let observations = Observations {
+                    live: live.iter().map(|o| LiveObject::new(o.clone(), None)).collect(),
+                    ..Observations::default()
+                };
+                let p = plan(&request, &observations);
+                let deletes: Vec<String> = p
+                    .tasks()
+                    .filter(|t| t.action == TaskAction::Delete)
+                    .map(|t| t.key.key())
+                    .collect();
+                for t in p.tasks().filter(|t| t.action == TaskAction::Delete) {
+                    prop_assert!(
+                        !guard.protects(&t.key.group, &t.key.kind),
+                        "deletes {:?}", deletes
+                    );
+                }
+                // What the guard counted is what the plan deletes.
+                let verdict = d.guard.expect("the guard ran");
+                let counted: Vec<String> = verdict.prunes.iter().map(|p| p.key()).collect();
+                let mut planned = deletes.clone();
+                planned.sort();
+                prop_assert_eq!(counted, planned);
+                if let Some(max) = count {
+                    prop_assert!(verdict.prunes.len() as u64 <= max);
+                }
+            }
+        }
+    }
+}
