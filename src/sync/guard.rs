@@ -101,7 +101,7 @@ impl Default for BlastRadiusGuard {
 #[non_exhaustive]
 pub enum GuardError {
     /// The fraction is not a number from 0 to 1.
-    #[error("{pointer}: maxPruneFraction must be a number from 0 to 1, found {value}")]
+    #[error("maxPruneFraction must be a number from 0 to 1, found {value}")]
     Fraction {
         /// The value.
         value: f64,
@@ -109,13 +109,22 @@ pub enum GuardError {
         pointer: String,
     },
     /// A protected kind is not `group/Kind`.
-    #[error("{pointer}: protected kind `{kind}` is not `group/Kind` (`Kind` for the core group)")]
+    #[error("protected kind `{kind}` is not `group/Kind` (`Kind` for the core group)")]
     Kind {
         /// The entry.
         kind: String,
         /// RFC 6901 pointer into the guard.
         pointer: String,
     },
+}
+
+impl GuardError {
+    /// The RFC 6901 pointer of the setting into the guard, e.g. `/protectedKinds/4`.
+    pub fn pointer(&self) -> &str {
+        match self {
+            GuardError::Fraction { pointer, .. } | GuardError::Kind { pointer, .. } => pointer,
+        }
+    }
 }
 
 impl BlastRadiusGuard {
@@ -127,9 +136,10 @@ impl BlastRadiusGuard {
     /// use gitops_core::sync::guard::BlastRadiusGuard;
     /// let mut g = BlastRadiusGuard::default();
     /// g.protected_kinds.push("apps/v1/Deployment".into());
-    /// assert_eq!(g.check().unwrap_err().to_string(),
-    ///     "/protectedKinds/4: protected kind `apps/v1/Deployment` is not `group/Kind` \
-    ///      (`Kind` for the core group)");
+    /// let e = g.check().unwrap_err();
+    /// assert_eq!(e.to_string(),
+    ///     "protected kind `apps/v1/Deployment` is not `group/Kind` (`Kind` for the core group)");
+    /// assert_eq!(e.pointer(), "/protectedKinds/4");
     /// ```
     pub fn check(&self) -> Result<(), GuardError> {
         if let Some(f) = self.max_prune_fraction
