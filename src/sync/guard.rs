@@ -650,13 +650,14 @@ mod tests {
                     "requiresPruning": in_cluster && !in_git,
                 })).unwrap());
             }
-            let mut guard = BlastRadiusGuard::default();
-            guard.max_prune_fraction = fraction;
-            guard.max_prune_count = count;
-            guard.protected_kinds = protected
-                .iter()
-                .map(|&k| group_kind(KINDS[k].0, KINDS[k].1))
-                .collect();
+            let guard = BlastRadiusGuard {
+                max_prune_fraction: fraction,
+                max_prune_count: count,
+                protected_kinds: protected
+                    .iter()
+                    .map(|&k| group_kind(KINDS[k].0, KINDS[k].1))
+                    .collect(),
+            };
             let mut input = AutoSyncInput::new(
                 SyncStatusCode::OutOfSync, statuses, vec!["b".repeat(40)], 0);
             input.guard = Some(guard.clone());
