@@ -217,7 +217,9 @@ pub struct DecideGuardOutput {
     pub allowed: bool,
     /// The PersistentVolumeClaims of the pruned StatefulSets.
     pub claims: Vec<DecideClaimOutput>,
-    /// The limits exceeded: `maxPruneFraction`, `maxPruneCount`, `protectedKind`.
+    /// The limits exceeded, in this order: `maxPruneFraction`, `maxPruneCount`,
+    /// `protectedKind`.
+    #[schemars(with = "Vec<GuardLimitSchema>")]
     pub exceeded: Vec<String>,
     /// The app's resources that exist in the cluster.
     pub live_resources: usize,
@@ -227,6 +229,20 @@ pub struct DecideGuardOutput {
     pub overridden: bool,
     /// Every resource the sync would delete, sorted by group, kind, namespace, name.
     pub prunes: Vec<DecidePruneOutput>,
+}
+
+/// The stable codes of the guard's limits (`sync::guard::GuardLimit`).
+#[derive(JsonSchema)]
+#[schemars(rename = "GuardLimit")]
+#[serde(rename_all = "camelCase")]
+#[allow(dead_code)] // only its schema is used
+enum GuardLimitSchema {
+    /// More than `maxPruneFraction` of the app's live resources would be pruned.
+    MaxPruneFraction,
+    /// More than `maxPruneCount` resources would be pruned.
+    MaxPruneCount,
+    /// A resource of a protected kind would be pruned.
+    ProtectedKind,
 }
 
 /// A resource the sync would delete. Keys are in alphabetical order.

@@ -607,6 +607,62 @@ mod tests {
     }
 
     proptest! {
+        /// Every claim listed is named `<template>-<statefulset>-<ordinal>` in the
+        /// StatefulSet's namespace; the ordinals of `spec.replicas` are all listed; a live
+        /// claim is listed (as found) exactly when its name is that of a template and a
+        /// canonical ordinal.
+        #[test]
+        fn claims_are_the_statefulset_s_by_name(
+            replicas in prop::option::of(0u64..4),
+            start in prop::option::of(0u64..3),
+            templates in prop::collection::vec(prop::sample::select(vec!["data", "wal", "data-db"]), 0..3),
+            names in prop::collection::vec(
+                (prop::sample::select(vec!["data-db-", "wal-db-", "data-db-db-", "data-dbx-",
+                                           "data-", "x-db-"]),
+                 prop::sample::select(vec!["0", "1", "2", "7", "01", "", "a", "-1"]),
+                 any::<bool>()),
+                0..8),
+            delete in any::<bool>(),
+        ) {
+            let mut spec = json!({"volumeClaimTemplates":
+                templates.iter().map(|t| json!({"metadata": {"name": t}})).collect::<Vec<_>>()});
+            if let Some(r) = replicas { spec["replicas"] = json!(r); }
+            if let Some(s) = start { spec["ordinals"] = json!({"start": s}); }
+            if delete {
+                spec["persistentVolumeClaimRetentionPolicy"] = json!({"whenDeleted": "Delete"});
+            }
+            let sts = json!({"apiVersion": "apps/v1", "kind": "StatefulSet",
+                "metadata": {"name": "db", "namespace": "shop"}, "spec": spec});
+            let live: Vec<Value> = names.iter().map(|(prefix, ordinal, same_ns)| json!({
+                "apiVersion": "v1", "kind": "PersistentVolumeClaim",
+                "metadata": {"name": format!("{prefix}{ordinal}"),
+                             "namespace": if *same_ns { "shop" } else { "other" }}})).collect();
+            let claims = claims_of(&sts, &live, PropagationPolicy::Foreground);
+            for c in &claims {
+                prop_assert_eq!(&c.name, &format!("{}-db-{}", c.template, c.ordinal));
+                prop_assert_eq!(c.namespace.as_str(), "shop");
+                prop_assert!(templates.contains(&c.template.as_str()));
+                prop_assert_eq!(c.survives, !delete);
+            }
+            let first = start.unwrap_or(0);
+            for t in &templates {
+                for o in first..first + replicas.unwrap_or(1) {
+                    prop_assert!(claims.iter().any(|c| c.template == *t && c.ordinal == o));
+                }
+            }
+            for l in &live {
+                let name = l["metadata"]["name"].as_str().unwrap_or("");
+                let ours = l["metadata"]["namespace"] == "shop" && templates.iter().any(|t| {
+                    name.strip_prefix(&format!("{t}-db-")).is_some_and(|n| {
+                        n.parse::<u64>().is_ok_and(|v| v.to_string() == n)
+                    })
+                });
+                let listed = l["metadata"]["namespace"] == "shop"
+                    && claims.iter().any(|c| c.found && c.name == name);
+                prop_assert_eq!(ours, listed, "{}", name);
+            }
+        }
+
         /// With the guard on and no override, an automated sync that starts never deletes a
         /// resource of a protected kind: the plan of the operation it starts has no such
         /// delete.
