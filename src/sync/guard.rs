@@ -577,7 +577,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::sync::decide::{AutoSyncInput, SyncStatusCode, auto_sync};
+    use crate::sync::decide::{AutoSyncInput, Decision, SyncStatusCode, auto_sync};
     use crate::sync::{LiveObject, Observations, SyncRequest, TaskAction, plan};
 
     const KINDS: [(&str, &str); 5] = [
@@ -719,6 +719,18 @@ mod tests {
             input.guard = Some(guard.clone());
             input.live = live.clone();
             let d = auto_sync(&app, &input);
+            // The guard only ever turns a sync into a refusal: otherwise the decision is
+            // Argo CD's, verdict aside.
+            let argo = auto_sync(&app, &AutoSyncInput { guard: None, ..input.clone() });
+            match &d.guard {
+                Some(v) if !v.allowed => {
+                    prop_assert!(argo.sync && !d.sync && d.operation.is_none());
+                    prop_assert!(d.condition.as_deref().is_some_and(|c| c.starts_with(
+                        "Skipping sync attempt to [bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb]: \
+                         blast-radius guard: ")));
+                }
+                _ => prop_assert_eq!(&Decision { guard: None, ..d.clone() }, &argo),
+            }
             if let Some(op) = d.operation.filter(|_| d.sync) {
                 let mut request = SyncRequest::for_app(&app, desired, &op.revisions[0], 0);
                 request.prune = op.prune;
