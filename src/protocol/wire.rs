@@ -459,7 +459,7 @@ fn guard_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
                 "default": null
             },
             "protectedKinds": {
-                "description": "Kinds never pruned by an automated sync, as `group/Kind` (`Kind` for the core group).",
+                "description": "Kinds never pruned by an automated sync, as `group/Kind` (`Kind` for the core group); each part a name or a glob.",
                 "type": "array",
                 "items": { "type": "string" },
                 "default": [

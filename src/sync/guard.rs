@@ -35,6 +35,7 @@ use serde_json::Value;
 use super::decide::ResourceStatus;
 use super::options::{AppOptions, PropagationPolicy, prune_disabled};
 use crate::config::Application;
+use crate::glob::{Glob, glob_match};
 use crate::object::ObjectRef;
 
 /// The Application annotation that lets an automated sync prune up to its value (a count) of
@@ -82,7 +83,8 @@ pub struct BlastRadiusGuard {
     /// limit (the default).
     pub max_prune_count: Option<u64>,
     /// Kinds an automated sync never prunes, as `group/Kind` (`Kind` or `/Kind` for the core
-    /// group). Default [`DEFAULT_PROTECTED_KINDS`].
+    /// group); group and kind may be globs (`*.cnpg.io/*`, `*/Secret`). Default
+    /// [`DEFAULT_PROTECTED_KINDS`].
     pub protected_kinds: Vec<String>,
 }
 
@@ -108,8 +110,11 @@ pub enum GuardError {
         /// RFC 6901 pointer into the guard.
         pointer: String,
     },
-    /// A protected kind is not `group/Kind`.
-    #[error("protected kind `{kind}` is not `group/Kind` (`Kind` for the core group)")]
+    /// A protected kind is not `group/Kind`, or a glob in it does not compile.
+    #[error(
+        "protected kind `{kind}` is not `group/Kind` (`Kind` for the core group; each a name \
+         or a glob)"
+    )]
     Kind {
         /// The entry.
         kind: String,
@@ -138,7 +143,8 @@ impl BlastRadiusGuard {
     /// g.protected_kinds.push("apps/v1/Deployment".into());
     /// let e = g.check().unwrap_err();
     /// assert_eq!(e.to_string(),
-    ///     "protected kind `apps/v1/Deployment` is not `group/Kind` (`Kind` for the core group)");
+    ///     "protected kind `apps/v1/Deployment` is not `group/Kind` (`Kind` for the core group; \
+    ///      each a name or a glob)");
     /// assert_eq!(e.pointer(), "/protectedKinds/4");
     /// ```
     pub fn check(&self) -> Result<(), GuardError> {
@@ -158,17 +164,38 @@ impl BlastRadiusGuard {
         Ok(())
     }
 
-    /// Whether `group`/`kind` is protected.
+    /// Whether `group`/`kind` is protected: an entry's group and kind match them, each
+    /// exactly or as a glob ([`crate::glob`]: `*`, `?`, `[...]`, `{a,b}`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use gitops_core::sync::guard::BlastRadiusGuard;
+    /// let mut g = BlastRadiusGuard::default();
+    /// assert!(g.protects("", "PersistentVolumeClaim"));
+    /// assert!(!g.protects("example.com", "PersistentVolumeClaim"));
+    /// g.protected_kinds = vec!["*.cnpg.io/*".into(), "*/Secret".into()];
+    /// assert!(g.protects("postgresql.cnpg.io", "Cluster"));
+    /// assert!(g.protects("", "Secret"));
+    /// assert!(!g.protects("apps", "StatefulSet"));
+    /// ```
     pub fn protects(&self, group: &str, kind: &str) -> bool {
-        self.protected_kinds.iter().any(|k| split_group_kind(k) == Some((group, kind)))
+        self.protected_kinds.iter().any(|k| {
+            split_group_kind(k).is_some_and(|(g, kd)| glob_match(g, group) && glob_match(kd, kind))
+        })
     }
 }
 
-/// `group/Kind`, `/Kind` or `Kind` split into group and kind; `None` when malformed.
+/// `group/Kind`, `/Kind` or `Kind` split into group and kind patterns; `None` when malformed
+/// (an empty kind, a second `/`, a space, a glob that does not compile).
 fn split_group_kind(s: &str) -> Option<(&str, &str)> {
     let (group, kind) = s.split_once('/').unwrap_or(("", s));
-    (!kind.is_empty() && !kind.contains('/') && !kind.contains(' ') && !group.contains(' '))
-        .then_some((group, kind))
+    let well_formed = !kind.is_empty()
+        && !kind.contains('/')
+        && !s.contains(' ')
+        && Glob::new(group).is_some()
+        && Glob::new(kind).is_some();
+    well_formed.then_some((group, kind))
 }
 
 /// `group/Kind`, `Kind` for the core group.

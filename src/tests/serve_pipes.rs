@@ -484,7 +484,7 @@ fn guard_options_of_the_cli() {
         (
             ["--protect-kind", "apps/v1/StatefulSet"],
             "gitops-core: --protect-kind: protected kind `apps/v1/StatefulSet` is not \
-             `group/Kind` (`Kind` for the core group)\n",
+             `group/Kind` (`Kind` for the core group; each a name or a glob)\n",
         ),
     ] {
         let out = Command::new(BIN)

@@ -45,8 +45,9 @@ guard options (any of them turns the blast-radius guard on):
   --max-prune-fraction F       refuse pruning more than F (0 to 1) of the live resources;
                                `none` for no such limit
   --max-prune N                refuse pruning more than N resources
-  --protect-kind GROUP/KIND    a kind never pruned (KIND alone for the core group); repeated,
-                               the list replaces the defaults; `none` protects no kind
+  --protect-kind GROUP/KIND    a kind never pruned (KIND alone for the core group; globs
+                               such as '*.cnpg.io/*' allowed); repeated, the list replaces
+                               the defaults; `none` protects no kind
   --claims PATH                live PersistentVolumeClaims the app does not track, to name
                                those a pruned StatefulSet leaves behind (repeatable)
 The Application annotation gitops-core.io/allow-prune: \"N\" lets an automated sync that
