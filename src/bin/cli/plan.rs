@@ -37,7 +37,7 @@ With --project, the AppProject's sync windows that match the app are checked fir
 With a guard option, an automated sync that would prune too much is refused.";
 
 const GUARD_USAGE: &str = "
-guard options (any of them turns the blast-radius guard on):
+guard options (any but --claims turns the blast-radius guard on):
   --guard                      the guard with its defaults: --max-prune-fraction 0.5, no
                                --max-prune, protected kinds apps/StatefulSet,
                                PersistentVolumeClaim, Namespace,
