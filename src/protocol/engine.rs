@@ -245,7 +245,8 @@ pub(crate) fn engine_step(_state: &mut State, input: StepInput) -> Result<Value,
 }
 
 /// `decide`: as `gitops-core decide --output json`: the app's diff gives its sync status,
-/// then Argo CD's automated-sync decision.
+/// then Argo CD's automated-sync decision, and the blast-radius guard when the params have
+/// one (reading the live objects and the claims).
 pub(crate) fn engine_decide(state: &mut State, input: DecideInput) -> Result<Value, ProtocolError> {
     use crate::sync::decide::{AutoSyncInput, auto_sync};
     let settings = input.settings.as_ref().unwrap_or(&state.config.settings);
@@ -254,7 +255,11 @@ pub(crate) fn engine_decide(state: &mut State, input: DecideInput) -> Result<Val
     let diff_input = AppDiffInput::new(&input.desired, &input.live, &input.app, settings, &scopes);
     let diff = diff_app(&diff_input).map_err(diff_error)?;
     let (status, resources) = resource_statuses(&diff);
-    let auto =
+    let mut auto =
         AutoSyncInput::new(status, resources, vec![input.revision.clone()], input.now.unix_seconds);
+    if input.guard.is_some() {
+        auto.guard = input.guard;
+        auto.live = input.live.iter().chain(&input.claims).cloned().collect();
+    }
     to_result(&DecideOutput::new(&auto_sync(&input.app, &auto)))
 }

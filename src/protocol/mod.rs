@@ -40,7 +40,7 @@
 //! | `diff` | `desired`, `live`, `app`?, `argocdCm`? ([`DiffParams`]) | what `gitops-core diff --output json` prints ([`output::DiffOutput`]) |
 //! | `health` | `objects`, `argocdCm`?, `customizations`?, `now`? ([`HealthParams`]) | what `gitops-core health --output json` prints ([`output::HealthOutput`]) |
 //! | `plan` | `desired`, `live`, `app`?, `argocdCm`? ([`PlanParams`]) | what `gitops-core plan --output json` prints |
-//! | `decide` | `app`, `desired`, `live`, `revision`, `now`, `argocdCm`? ([`DecideParams`]) | what `gitops-core decide --output json` prints |
+//! | `decide` | `app`, `desired`, `live`, `revision`, `now`, `argocdCm`?, `guard`?, `claims`? ([`DecideParams`]) | what `gitops-core decide --output json` prints ([`output::DecideOutput`]; `guard` only with a guard) |
 //! | `step` | `request`, `state`?, `observations`?, `now` ([`StepParams`]) | the library's `sync::Step`: `state` (pass it back next time), `actions`, `done`, `wave` |
 //! | `configure` | `protocolVersion`?, `argocdCm`?, `app`?, `customizations`?, `limits`? ([`ConfigureParams`]) | [`ConfigureResult`] |
 //!

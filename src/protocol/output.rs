@@ -179,6 +179,10 @@ struct PatchOpSchema {
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct DecideOutput {
+    /// What the blast-radius guard found, when the request has a guard and the decision got
+    /// as far as it; left out otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guard: Option<DecideGuardOutput>,
     /// Why: the app condition the decision raises (e.g. `auto-sync will wipe out all
     /// resources`), else the decision's message.
     pub message: String,
@@ -194,10 +198,126 @@ impl DecideOutput {
     /// The output of an automated-sync decision.
     pub fn new(d: &crate::sync::decide::Decision) -> DecideOutput {
         DecideOutput {
+            guard: d.guard.as_ref().map(DecideGuardOutput::new),
             message: d.condition.clone().unwrap_or_else(|| d.message.clone()),
             next_attempt_at: d.next_attempt_at.map(crate::sync::time::format_rfc3339),
             self_heal: d.self_heal,
             sync: d.sync,
+        }
+    }
+}
+
+/// The blast-radius guard's verdict in [`DecideOutput`] (`sync::guard::GuardVerdict`). Keys
+/// are in alphabetical order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct DecideGuardOutput {
+    /// The sync may go ahead: no limit is exceeded, or the override annotation allows it.
+    pub allowed: bool,
+    /// The PersistentVolumeClaims of the pruned StatefulSets.
+    pub claims: Vec<DecideClaimOutput>,
+    /// The limits exceeded, in this order: `maxPruneFraction`, `maxPruneCount`,
+    /// `protectedKind`.
+    #[schemars(with = "Vec<GuardLimitSchema>")]
+    pub exceeded: Vec<String>,
+    /// The app's resources that exist in the cluster.
+    pub live_resources: usize,
+    /// What the guard has to say (empty when nothing).
+    pub message: String,
+    /// The `gitops-core.io/allow-prune` annotation let the sync through.
+    pub overridden: bool,
+    /// Every resource the sync would delete, sorted by group, kind, namespace, name.
+    pub prunes: Vec<DecidePruneOutput>,
+}
+
+/// The stable codes of the guard's limits (`sync::guard::GuardLimit`).
+#[derive(JsonSchema)]
+#[schemars(rename = "GuardLimit")]
+#[serde(rename_all = "camelCase")]
+#[allow(dead_code)] // only its schema is used
+enum GuardLimitSchema {
+    /// More than `maxPruneFraction` of the app's live resources would be pruned.
+    MaxPruneFraction,
+    /// More than `maxPruneCount` resources would be pruned.
+    MaxPruneCount,
+    /// A resource of a protected kind would be pruned.
+    ProtectedKind,
+}
+
+/// A resource the sync would delete. Keys are in alphabetical order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[non_exhaustive]
+pub struct DecidePruneOutput {
+    /// API group.
+    pub group: String,
+    /// Kind.
+    pub kind: String,
+    /// Name.
+    pub name: String,
+    /// Namespace.
+    pub namespace: String,
+    /// Its kind is protected.
+    pub protected: bool,
+}
+
+/// A PersistentVolumeClaim of a pruned StatefulSet. Keys are in alphabetical order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct DecideClaimOutput {
+    /// It is among the live objects or claims given (else expected from `spec.replicas`).
+    pub found: bool,
+    /// Name.
+    pub name: String,
+    /// Namespace.
+    pub namespace: String,
+    /// The pod ordinal.
+    pub ordinal: u64,
+    /// `whenDeleted Retain`, `whenDeleted Delete` or `PrunePropagationPolicy=orphan`.
+    pub reason: String,
+    /// The StatefulSet's name.
+    pub stateful_set: String,
+    /// It stays after the prune, tracked by no one.
+    pub survives: bool,
+    /// The `volumeClaimTemplates` entry.
+    pub template: String,
+}
+
+impl DecideGuardOutput {
+    /// The output of a guard verdict.
+    pub fn new(v: &crate::sync::guard::GuardVerdict) -> DecideGuardOutput {
+        DecideGuardOutput {
+            allowed: v.allowed,
+            claims: v
+                .claims
+                .iter()
+                .map(|c| DecideClaimOutput {
+                    found: c.found,
+                    name: c.name.clone(),
+                    namespace: c.namespace.clone(),
+                    ordinal: c.ordinal,
+                    reason: c.reason.clone(),
+                    stateful_set: c.stateful_set.clone(),
+                    survives: c.survives,
+                    template: c.template.clone(),
+                })
+                .collect(),
+            exceeded: v.exceeded.iter().map(|l| l.code().to_string()).collect(),
+            live_resources: v.live_resources,
+            message: v.message.clone(),
+            overridden: v.overridden,
+            prunes: v
+                .prunes
+                .iter()
+                .map(|p| DecidePruneOutput {
+                    group: p.group.clone(),
+                    kind: p.kind.clone(),
+                    name: p.name.clone(),
+                    namespace: p.namespace.clone(),
+                    protected: p.protected,
+                })
+                .collect(),
         }
     }
 }

@@ -137,6 +137,8 @@ pub(crate) struct DecideInput {
     pub(crate) revision: String,
     pub(crate) now: Timestamp,
     pub(crate) settings: Option<Settings>,
+    pub(crate) guard: Option<crate::sync::guard::BlastRadiusGuard>,
+    pub(crate) claims: Vec<Value>,
 }
 
 /// A method handler: reads the params, answers with the result.
@@ -542,7 +544,12 @@ fn handle_decide(state: &mut State, params: Value) -> Result<Value, ProtocolErro
         revision: p.revision,
         now: timestamp(&p.now, "/params/now")?,
         settings: p.argocd_cm.map(|cm| settings(cm, "/params/argocdCm")).transpose()?,
+        guard: p.guard,
+        claims: objects(p.claims, "/params/claims")?,
     };
+    if let Some(Err(e)) = input.guard.as_ref().map(|g| g.check()) {
+        return Err(ProtocolError::params(format!("/params/guard{}", e.pointer()), e.to_string()));
+    }
     engine::engine_decide(state, input)
 }
 

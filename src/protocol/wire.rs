@@ -429,6 +429,53 @@ pub struct DecideParams {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(schema_with = "optional_object_schema")]
     pub argocd_cm: Option<Value>,
+    /// The blast-radius guard (`sync::guard::BlastRadiusGuard`): `{}` turns it on with its
+    /// defaults (`maxPruneFraction` 0.5, no `maxPruneCount`, StatefulSets,
+    /// PersistentVolumeClaims, Namespaces and CustomResourceDefinitions protected). Left out,
+    /// the decision is Argo CD's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "guard_schema")]
+    pub guard: Option<crate::sync::guard::BlastRadiusGuard>,
+    /// Live objects the app does not track that the guard reads: the PersistentVolumeClaims
+    /// of the app's namespaces, to name those a pruned StatefulSet leaves behind. Not
+    /// compared.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(schema_with = "objects_schema")]
+    pub claims: Vec<Value>,
+}
+
+fn guard_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "description": "The blast-radius guard; every field is optional.",
+        "type": ["object", "null"],
+        "additionalProperties": false,
+        "properties": {
+            "maxPruneFraction": {
+                "description": "Refuse pruning more than this fraction of the app's live resources; null: no limit.",
+                "type": ["number", "null"],
+                "minimum": 0,
+                "maximum": 1,
+                "default": 0.5
+            },
+            "maxPruneCount": {
+                "description": "Refuse pruning more than this many resources; null: no limit.",
+                "type": ["integer", "null"],
+                "minimum": 0,
+                "default": null
+            },
+            "protectedKinds": {
+                "description": "Kinds never pruned by an automated sync, as `group/Kind` (`Kind` for the core group); each part a name or a glob.",
+                "type": "array",
+                "items": { "type": "string" },
+                "default": [
+                    "apps/StatefulSet",
+                    "PersistentVolumeClaim",
+                    "Namespace",
+                    "apiextensions.k8s.io/CustomResourceDefinition"
+                ]
+            }
+        }
+    })
 }
 
 fn id_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {

@@ -5,6 +5,7 @@ use serde_json::Value;
 
 use super::SyncResource;
 use super::backoff::{Retry, SelfHealSettings};
+use super::guard::{BlastRadiusGuard, GuardVerdict, assess};
 use super::time::parse_rfc3339;
 use crate::config::Application;
 
@@ -57,6 +58,14 @@ pub struct AutoSyncInput {
     pub now: i64,
     /// The controller's self-heal settings.
     pub self_heal: SelfHealSettings,
+    /// The blast-radius guard; `None` (the default) decides as Argo CD does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guard: Option<BlastRadiusGuard>,
+    /// Live objects the guard reads: the app's (their `Prune=` options, the StatefulSets'
+    /// claim templates) and the PersistentVolumeClaims of its namespaces, which the app does
+    /// not track. Not compared.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub live: Vec<Value>,
 }
 
 impl AutoSyncInput {
@@ -74,6 +83,8 @@ impl AutoSyncInput {
             revisions_may_have_changes: true,
             now,
             self_heal: SelfHealSettings::default(),
+            guard: None,
+            live: Vec::new(),
         }
     }
 }
@@ -115,6 +126,12 @@ pub struct Decision {
     pub condition: Option<String>,
     /// The operation to start.
     pub operation: Option<AutoSyncOperation>,
+    /// What the blast-radius guard found, when the input has a guard and the decision got
+    /// as far as the guard (after the wipe-out check). A refusal has `sync` false, a
+    /// `condition` starting `Skipping sync attempt to [...]: blast-radius guard: `, and the
+    /// limits exceeded in [`GuardVerdict::exceeded`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guard: Option<GuardVerdict>,
 }
 
 impl Decision {
@@ -126,6 +143,7 @@ impl Decision {
             next_attempt_at: None,
             condition: None,
             operation: None,
+            guard: None,
         }
     }
 
@@ -220,8 +238,10 @@ pub fn already_attempted(
 
 /// Decides whether an automated sync starts now (Argo CD's `autoSync`), in Argo CD's order of
 /// checks: automation enabled, no operation in progress, not being deleted, OutOfSync, not
-/// only prunes with prune off, not already attempted (unless self-heal is due), and the
-/// wipe-out guard.
+/// only prunes with prune off, not already attempted (unless self-heal is due), the
+/// wipe-out guard, and then, when the input has one, the blast-radius guard
+/// ([`super::guard`]): a sync that would prune more than the guard allows is refused with a
+/// `SyncError` condition, as the wipe-out guard refuses.
 ///
 /// # Examples
 ///
@@ -322,6 +342,27 @@ pub fn auto_sync(app: &Application, input: &AutoSyncInput) -> Decision {
             go_list(desired)
         ));
     }
+    let verdict = match &input.guard {
+        None => None,
+        Some(guard) => {
+            if let Err(e) = guard.check() {
+                return Decision::condition(format!(
+                    "Skipping sync attempt to {}: blast-radius guard: {e}",
+                    go_list(desired)
+                ));
+            }
+            let v = assess(guard, app, automated.prune, &input.resources, &input.live);
+            if !v.allowed {
+                let message = format!(
+                    "Skipping sync attempt to {}: blast-radius guard: {}",
+                    go_list(desired),
+                    v.message
+                );
+                return Decision { guard: Some(v), ..Decision::condition(message) };
+            }
+            Some(v)
+        }
+    };
     Decision {
         sync: true,
         message: format!("Initiated automated sync to '{}'", desired.join(", ")),
@@ -329,5 +370,6 @@ pub fn auto_sync(app: &Application, input: &AutoSyncInput) -> Decision {
         next_attempt_at: None,
         condition: None,
         operation: Some(op),
+        guard: verdict,
     }
 }

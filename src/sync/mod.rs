@@ -13,7 +13,8 @@
 //! - [`step`]: one pass of Argo CD's sync loop. Its state ([`SyncState`]) is plain serde data the
 //!   host stores between passes (as Argo CD stores `status.operationState`).
 //! - [`decide::auto_sync`]: whether an automated sync starts now, with self-heal backoff
-//!   ([`backoff`]), retries and sync windows ([`windows`]).
+//!   ([`backoff`]), retries and sync windows ([`windows`]), and optionally the blast-radius
+//!   guard ([`guard`]), which refuses an automated sync that would prune too much.
 //! - [`terminate`]: stop a running operation; [`deletion::cascade_pass`]: what an application
 //!   deletion removes next.
 //!
@@ -94,6 +95,7 @@
 pub mod backoff;
 pub mod decide;
 pub mod deletion;
+pub mod guard;
 pub mod hooks;
 pub mod messages;
 pub mod options;

@@ -423,3 +423,77 @@ fn format_time(secs: i64) -> String {
     let year = yoe + era * 400 + i64::from(month <= 2);
     format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem / 60 % 60, rem % 60)
 }
+
+/// The blast-radius guard options of `decide` and `plan` print what
+/// `testdata/sync/guard/cli/*.txt` hold (their first line is the command), `decide --output
+/// json` is the `decide` result of `serve` with `guard` and `claims`, and a bad option is a
+/// usage error.
+#[test]
+fn guard_options_of_the_cli() {
+    let dir = "testdata/sync/guard/cli";
+    for name in ["decide", "plan"] {
+        let expected = std::fs::read_to_string(root().join(dir).join(format!("{name}.txt")))
+            .unwrap_or_else(|e| panic!("{name}.txt: {e}"));
+        let (command, want) = expected.split_once('\n').expect("a command line first");
+        let args: Vec<&str> = command
+            .strip_prefix("$ gitops-core ")
+            .expect("`$ gitops-core ...`")
+            .split(' ')
+            .collect();
+        let out = Command::new(BIN).args(&args).current_dir(root()).output().unwrap();
+        assert_eq!(String::from_utf8_lossy(&out.stdout), want, "{command}");
+    }
+
+    let revision = "b".repeat(40);
+    let mut args = vec!["decide", "--revision", &revision, "--now", "2024-01-01T00:00:00Z"];
+    let files = [
+        ("--app", format!("{dir}/app.yaml")),
+        ("--desired", format!("{dir}/desired.yaml")),
+        ("--live", format!("{dir}/live.yaml")),
+        ("--claims", format!("{dir}/claims.yaml")),
+    ];
+    for (flag, path) in &files {
+        args.extend([*flag, path.as_str()]);
+    }
+    args.extend(["--max-prune", "1", "--protect-kind", "batch/CronJob", "--output", "json"]);
+    let cli = cli_json(&args);
+    let params = serde_json::json!({
+        "app": document(&files[0].1), "desired": objects(&files[1].1),
+        "live": objects(&files[2].1), "claims": objects(&files[3].1),
+        "revision": revision, "now": "2024-01-01T00:00:00Z",
+        "guard": {"maxPruneCount": 1, "protectedKinds": ["batch/CronJob"]},
+    });
+    let request = serde_json::json!({"id": 1, "method": "decide", "params": params});
+    let out = run(&[], format!("{request}\n").into_bytes());
+    let response: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(response["result"], cli);
+    assert_eq!(cli["guard"]["exceeded"], serde_json::json!(["maxPruneFraction", "maxPruneCount"]));
+
+    for (bad, message) in [
+        (
+            ["--max-prune-fraction", "1.5"],
+            "gitops-core: --max-prune-fraction: maxPruneFraction must be a number from 0 to 1, \
+             found 1.5\n",
+        ),
+        (
+            ["--max-prune-fraction", "half"],
+            "gitops-core: --max-prune-fraction: expected a number from 0 to 1 or `none`, found \
+             `half`\n",
+        ),
+        (["--max-prune", "-1"], "gitops-core: --max-prune: expected a count, found `-1`\n"),
+        (
+            ["--protect-kind", "apps/v1/StatefulSet"],
+            "gitops-core: --protect-kind: protected kind `apps/v1/StatefulSet` is not \
+             `group/Kind` (`Kind` for the core group; each a name or a glob)\n",
+        ),
+    ] {
+        let out = Command::new(BIN)
+            .args(["decide", "--app", &files[0].1, "--revision", "r"])
+            .args(bad)
+            .current_dir(root())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{bad:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr), message, "{bad:?}");
+    }
+}

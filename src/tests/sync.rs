@@ -330,6 +330,12 @@ fn check_decide(name: &str, case: &Value) -> Result<(), String> {
     if !i["selfHeal"].is_null() {
         input.self_heal = de(&i["selfHeal"], "selfHeal");
     }
+    if !i["guard"].is_null() {
+        input.guard = Some(de(&i["guard"], "guard"));
+    }
+    if let Some(live) = i["live"].as_array() {
+        input.live = live.clone();
+    }
     let d = auto_sync(&app, &input);
     let mut got = json!({
         "sync": d.sync,
@@ -337,6 +343,7 @@ fn check_decide(name: &str, case: &Value) -> Result<(), String> {
         "selfHeal": d.self_heal,
         "condition": d.condition,
         "nextAttemptAt": d.next_attempt_at.map(format_rfc3339),
+        "guarded": d.guard.is_some(),
     });
     if let Some(op) = &d.operation {
         got["prune"] = json!(op.prune);
@@ -348,6 +355,28 @@ fn check_decide(name: &str, case: &Value) -> Result<(), String> {
         );
         got["autoHealAttemptsCount"] = json!(op.auto_heal_attempts_count);
         got["retryLimit"] = json!(op.retry.limit);
+    }
+    if let Some(v) = &d.guard {
+        got["allowed"] = json!(v.allowed);
+        got["exceeded"] = json!(v.exceeded.iter().map(|l| l.code()).collect::<Vec<_>>());
+        got["overridden"] = json!(v.overridden);
+        got["prunes"] = json!(v.prunes.iter().map(|p| p.key()).collect::<Vec<_>>());
+        got["liveResources"] = json!(v.live_resources);
+        // `namespace/name survives|deleted (reason)[ expected]`
+        got["claims"] = json!(
+            v.claims
+                .iter()
+                .map(|c| format!(
+                    "{}/{} {} ({}){}",
+                    c.namespace,
+                    c.name,
+                    if c.survives { "survives" } else { "deleted" },
+                    c.reason,
+                    if c.found { "" } else { " expected" }
+                ))
+                .collect::<Vec<_>>()
+        );
+        got["guardMessage"] = json!(v.message);
     }
     let mut errs = Vec::new();
     for (k, want) in case["expect"].as_object().cloned().unwrap_or_default() {

@@ -3,8 +3,10 @@
 use std::path::PathBuf;
 
 use gitops_core::ObjectRef;
+use gitops_core::protocol::output::{DecideGuardOutput, DecideOutput};
 use gitops_core::sync::decide::{AutoSyncInput, ResourceStatus, SyncStatusCode, auto_sync};
-use gitops_core::sync::time::{format_rfc3339, parse_rfc3339};
+use gitops_core::sync::guard::{BlastRadiusGuard, GuardVerdict, assess};
+use gitops_core::sync::time::parse_rfc3339;
 use gitops_core::sync::windows::{SyncWindow, SyncWindows, WindowTarget};
 use gitops_core::sync::{LiveObject, Observations, SyncRequest, TaskAction, hooks, plan};
 use lexopt::prelude::*;
@@ -17,17 +19,39 @@ use crate::common::{
 const PLAN_USAGE: &str = "\
 usage: gitops-core plan --desired PATH --live PATH [--app APP.yaml] [--argocd-cm CM.yaml]
                         [--prune] [--revision REV] [--now RFC3339] [--output text|json]
+                        [GUARD OPTIONS]
 
 Prints the sync tasks in the order Argo CD runs them: phase, wave, kind order, name.
 --desired and --live may be repeated; a directory stands for its .yaml, .yml and .json files.
---revision and --now (the operation start) name hooks that use generateName.";
+--revision and --now (the operation start) name hooks that use generateName.
+With a guard option, the plan is measured against the blast-radius guard too: a manual sync
+is never refused, but what the guard would say of it is printed after the tasks.";
 
 const DECIDE_USAGE: &str = "\
 usage: gitops-core decide --app APP.yaml --desired PATH --live PATH --revision REV
                           [--project PROJECT.yaml] [--now RFC3339] [--output text|json]
+                          [GUARD OPTIONS]
 
 Decides whether an automated sync starts now, from the Application's spec and status.
-With --project, the AppProject's sync windows that match the app are checked first.";
+With --project, the AppProject's sync windows that match the app are checked first.
+With a guard option, an automated sync that would prune too much is refused.";
+
+const GUARD_USAGE: &str = "
+guard options (any but --claims turns the blast-radius guard on):
+  --guard                      the guard with its defaults: --max-prune-fraction 0.5, no
+                               --max-prune, protected kinds apps/StatefulSet,
+                               PersistentVolumeClaim, Namespace,
+                               apiextensions.k8s.io/CustomResourceDefinition
+  --max-prune-fraction F       refuse pruning more than F (0 to 1) of the live resources;
+                               `none` for no such limit
+  --max-prune N                refuse pruning more than N resources
+  --protect-kind GROUP/KIND    a kind never pruned (KIND alone for the core group; globs
+                               such as '*.cnpg.io/*' allowed); repeated, the list replaces
+                               the defaults; `none` protects no kind
+  --claims PATH                live PersistentVolumeClaims the app does not track, to name
+                               those a pruned StatefulSet leaves behind (repeatable)
+The Application annotation gitops-core.io/allow-prune: \"N\" lets an automated sync that
+prunes at most N resources through.";
 
 /// Per-resource sync status of desired against live, from the diff engine (the same
 /// comparison `gitops-core diff` makes).
@@ -55,6 +79,11 @@ struct Args {
     now: Option<String>,
     output: Output,
     prune: bool,
+    /// The blast-radius guard, when a guard option was given.
+    guard: Option<BlastRadiusGuard>,
+    /// `--protect-kind` values, in order (they replace the defaults).
+    protect: Option<Vec<String>>,
+    claims: Vec<PathBuf>,
 }
 
 fn parse(mut p: lexopt::Parser, usage: &str) -> Result<Option<Args>, CliError> {
@@ -68,7 +97,11 @@ fn parse(mut p: lexopt::Parser, usage: &str) -> Result<Option<Args>, CliError> {
         now: None,
         output: Output::Text,
         prune: false,
+        guard: None,
+        protect: None,
+        claims: Vec::new(),
     };
+    let full_usage = format!("{usage}\n{GUARD_USAGE}");
     while let Some(arg) = p.next()? {
         match arg {
             Long("desired") => a.desired.push(p.value()?.into()),
@@ -80,12 +113,57 @@ fn parse(mut p: lexopt::Parser, usage: &str) -> Result<Option<Args>, CliError> {
             Long("now") => a.now = Some(p.value()?.string()?),
             Long("output") | Short('o') => a.output = Output::parse(&p.value()?.string()?)?,
             Long("prune") => a.prune = true,
+            Long("guard") => {
+                a.guard.get_or_insert_with(BlastRadiusGuard::default);
+            }
+            Long("max-prune-fraction") => {
+                let v = p.value()?.string()?;
+                let fraction = match v.as_str() {
+                    "none" => None,
+                    text => Some(text.parse::<f64>().map_err(|_| {
+                        CliError::Usage(format!(
+                            "--max-prune-fraction: expected a number from 0 to 1 or `none`, \
+                             found `{text}`"
+                        ))
+                    })?),
+                };
+                a.guard.get_or_insert_with(BlastRadiusGuard::default).max_prune_fraction = fraction;
+            }
+            Long("max-prune") => {
+                let v = p.value()?.string()?;
+                let count = v.parse::<u64>().map_err(|_| {
+                    CliError::Usage(format!("--max-prune: expected a count, found `{v}`"))
+                })?;
+                a.guard.get_or_insert_with(BlastRadiusGuard::default).max_prune_count = Some(count);
+            }
+            Long("protect-kind") => {
+                let v = p.value()?.string()?;
+                a.guard.get_or_insert_with(BlastRadiusGuard::default);
+                let kinds = a.protect.get_or_insert_with(Vec::new);
+                if v != "none" {
+                    kinds.push(v);
+                }
+            }
+            Long("claims") => a.claims.push(p.value()?.into()),
             Long("help") | Short('h') => {
-                println!("{usage}");
+                println!("{full_usage}");
                 return Ok(None);
             }
-            other => return Err(CliError::Usage(format!("{}\n{usage}", other.unexpected()))),
+            other => {
+                return Err(CliError::Usage(format!("{}\n{full_usage}", other.unexpected())));
+            }
         }
+    }
+    if let (Some(guard), Some(kinds)) = (a.guard.as_mut(), a.protect.take()) {
+        guard.protected_kinds = kinds;
+    }
+    if let Some(Err(e)) = a.guard.as_ref().map(BlastRadiusGuard::check) {
+        let flag = if e.pointer().starts_with("/protectedKinds") {
+            "--protect-kind"
+        } else {
+            "--max-prune-fraction"
+        };
+        return Err(CliError::Usage(format!("{flag}: {e}")));
     }
     Ok(Some(a))
 }
@@ -152,6 +230,15 @@ pub fn run_plan(args: lexopt::Parser) -> Result<u8, CliError> {
             })
             .collect(),
     );
+    // A manual sync is never refused: the guard only says what it would find.
+    let verdict = match &a.guard {
+        Some(guard) => {
+            let claims = read_all_objects(&a.claims)?;
+            let guard_live: Vec<Value> = live.iter().chain(&claims).cloned().collect();
+            Some(assess(guard, &diff_app, request.prune, &statuses, &guard_live))
+        }
+        None => None,
+    };
     let mut observations = Observations::default();
     observations.live = live.into_iter().map(|o| LiveObject::new(o, None)).collect();
     let p = plan(&request, &observations);
@@ -177,8 +264,17 @@ pub fn run_plan(args: lexopt::Parser) -> Result<u8, CliError> {
         })
         .collect();
     match a.output {
-        Output::Json => print_json(&json!({ "tasks": rows })),
-        Output::Text => print_table(&rows),
+        Output::Json => match &verdict {
+            Some(v) => print_json(&json!({ "guard": DecideGuardOutput::new(v), "tasks": rows })),
+            None => print_json(&json!({ "tasks": rows })),
+        },
+        Output::Text => {
+            print_table(&rows);
+            if let Some(v) = &verdict {
+                println!();
+                print_verdict(v, true);
+            }
+        }
     }
     Ok(if p.valid { 0 } else { 1 })
 }
@@ -284,18 +380,21 @@ pub fn run_decide(args: lexopt::Parser) -> Result<u8, CliError> {
         }
         None => None,
     };
-    let out = if let Some(message) = blocked {
-        json!({"sync": false, "message": message, "selfHeal": false, "nextAttemptAt": null})
+    let claims = read_all_objects(&a.claims)?;
+    let (out, verdict) = if let Some(message) = blocked {
+        let out =
+            json!({"sync": false, "message": message, "selfHeal": false, "nextAttemptAt": null});
+        (out, None)
     } else {
-        let input = AutoSyncInput::new(status, resources, vec![revision], now);
+        let mut input = AutoSyncInput::new(status, resources, vec![revision], now);
+        if a.guard.is_some() {
+            input.guard = a.guard;
+            input.live = live.iter().chain(&claims).cloned().collect();
+        }
         let d = auto_sync(&app, &input);
-        let message = d.condition.clone().unwrap_or_else(|| d.message.clone());
-        json!({
-            "sync": d.sync,
-            "message": message,
-            "selfHeal": d.self_heal,
-            "nextAttemptAt": d.next_attempt_at.map(format_rfc3339),
-        })
+        let out = serde_json::to_value(DecideOutput::new(&d))
+            .map_err(|e| CliError::Input(format!("cannot print the decision: {e}")))?;
+        (out, d.guard)
     };
     match a.output {
         Output::Json => print_json(&out),
@@ -306,7 +405,46 @@ pub fn run_decide(args: lexopt::Parser) -> Result<u8, CliError> {
             if let Some(t) = out["nextAttemptAt"].as_str() {
                 println!("next attempt at: {t}");
             }
+            if let Some(v) = &verdict {
+                print_verdict(v, false);
+            }
         }
     }
     Ok(0)
+}
+
+/// The guard's verdict as text: the outcome, the prunes, the claims left behind. For a plan
+/// (`manual`), which the guard never refuses, the outcome says what it would do to an
+/// automated sync.
+fn print_verdict(v: &GuardVerdict, manual: bool) {
+    let codes: Vec<&str> = v.exceeded.iter().map(|l| l.code()).collect();
+    let outcome = match (v.allowed, v.overridden) {
+        (false, _) if manual => {
+            format!(
+                "an automated sync would be refused ({}); a manual sync is not",
+                codes.join(", ")
+            )
+        }
+        (false, _) => format!("refused ({})", codes.join(", ")),
+        (true, true) => format!("allowed by gitops-core.io/allow-prune ({})", codes.join(", ")),
+        (true, false) => "allowed".to_string(),
+    };
+    println!("guard: {outcome}");
+    println!("prunes: {} of {} live resources", v.prunes.len(), v.live_resources);
+    for p in &v.prunes {
+        println!("  {}{}", p.key(), if p.protected { " (protected)" } else { "" });
+    }
+    if !v.claims.is_empty() {
+        println!("claims of pruned StatefulSets:");
+        for c in &v.claims {
+            println!(
+                "  {}/{}: {} ({}){}",
+                c.namespace,
+                c.name,
+                if c.survives { "survives, tracked by no one" } else { "deleted" },
+                c.reason,
+                if c.found { "" } else { ", not among the live objects" }
+            );
+        }
+    }
 }
