@@ -465,7 +465,10 @@ pub(crate) fn structured_merge_diff(
     }
     let applied = value_set(config, &schema, "");
     let mut merged = merge(live, config, &schema, "");
-    let stale = previous.difference(&applied).difference(&others);
+    let mut stale = previous.difference(&applied).difference(&others);
+    // A field the manager applied empty before (`data: {}`) and now applies with content is
+    // not stale: the structured-merge library makes the applied fields members before pruning.
+    stale.exclude_owned_ancestors(&applied);
     remove_items(&mut merged, &stale);
     if canonical_eq(&merged, live) {
         return Ok(DiffResult {
