@@ -125,6 +125,16 @@ fn fifty_megabyte_string_is_kept_whole() {
 }
 
 #[test]
+fn fifty_megabyte_json_string_is_kept_whole() {
+    let big = "x".repeat(50 * 1024 * 1024);
+    let text = format!(
+        r#"{{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"x"}},"data":{{"k":"{big}"}}}}"#
+    );
+    let objs = parse_manifests(&text).expect("a large string is valid");
+    assert_eq!(objs[0]["data"]["k"].as_str().map(str::len), Some(big.len()));
+}
+
+#[test]
 fn quotes_and_comments_do_not_hide_brackets_from_the_depth_check() {
     // Brackets inside quotes and comments are not nesting; a plain scalar with an apostrophe
     // does not open a quote.
