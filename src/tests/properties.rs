@@ -257,6 +257,18 @@ fn owned_set(applied: &Value) -> Value {
         }
     }
     let mut set = fields_v1(&owned);
+    // A Secret's values never show in managed fields (only `data` keys do): a malformed
+    // `data` list is owned whole.
+    if applied["kind"] == "Secret" {
+        for field in ["f:data", "f:stringData"] {
+            if let Some(f) = set
+                .get_mut(field)
+                .filter(|f| f.as_object().is_some_and(|m| m.keys().any(|k| k.starts_with("v:"))))
+            {
+                *f = json!({});
+            }
+        }
+    }
     if let Some(meta) = set.get_mut("f:metadata").and_then(Value::as_object_mut) {
         for k in ["f:name", "f:namespace", "f:managedFields"] {
             meta.remove(k);
@@ -522,12 +534,22 @@ proptest! {
     }
 }
 
-/// Every string of a Secret that must not be shown: `data` and `stringData` values and the
-/// sensitive annotation.
+/// Every string of a Secret that must not be shown: what `data` and `stringData` hold, and
+/// the sensitive annotation.
 fn secret_strings(obj: &Value, out: &mut BTreeSet<String>) {
+    fn strings(v: &Value, out: &mut BTreeSet<String>) {
+        match v {
+            Value::String(s) => {
+                out.insert(s.clone());
+            }
+            Value::Array(a) => a.iter().for_each(|v| strings(v, out)),
+            Value::Object(m) => m.values().for_each(|v| strings(v, out)),
+            _ => {}
+        }
+    }
     for field in ["data", "stringData"] {
-        if let Some(m) = obj.get(field).and_then(Value::as_object) {
-            out.extend(m.values().filter_map(Value::as_str).map(str::to_string));
+        if let Some(v) = obj.get(field) {
+            strings(v, &mut *out);
         }
     }
     if let Some(t) = obj.pointer("/metadata/annotations").and_then(|a| a.get(TOKEN_ANNOTATION)) {
@@ -543,9 +565,24 @@ fn leak(text: &str, secrets: &BTreeSet<String>) -> Option<String> {
     })
 }
 
+/// A Secret, sometimes malformed: `data` or `stringData` a list or a plain string, a value
+/// that is not valid base64, or a nested map.
 fn secret() -> BoxedStrategy<Value> {
-    (object(Kind::Secret), prop::option::of(secret_value()))
-        .prop_map(|(mut o, token)| {
+    let malformed = prop_oneof![
+        6 => Just(None),
+        1 => (prop_oneof![Just("data"), Just("stringData")],
+              prop::collection::vec(secret_value(), 1..3))
+            .prop_map(|(f, v)| Some((f, json!(v)))),
+        1 => (prop_oneof![Just("data"), Just("stringData")], secret_value())
+            .prop_map(|(f, v)| Some((f, json!(v)))),
+        1 => "[A-Z0-9]{5,7}".prop_map(|v| Some(("data", json!({"odd": v})))),
+        1 => secret_value().prop_map(|v| Some(("data", json!({"nested": {"x": v}})))),
+    ];
+    (object(Kind::Secret), prop::option::of(secret_value()), malformed)
+        .prop_map(|(mut o, token, malformed)| {
+            if let Some((field, v)) = malformed {
+                o[field] = v;
+            }
             if let Some(t) = token {
                 o["metadata"]["annotations"] =
                     json!({TOKEN_ANNOTATION: t, "example.com/note": "plain"});
@@ -633,6 +670,41 @@ fn structured_merge_keeps_a_field_applied_empty_before() {
     let r = diff::diff(Some(&secret), Some(&live), &options(Mode::StructuredMerge, &Value::Null))
         .expect("compares");
     assert!(!r.modified, "{:?}", r.patch);
+}
+
+/// Regression (found by `secret_values_never_reach_rendered_output`): a Secret whose `data`
+/// or `stringData` is not a map (a list, a string) was shown unmasked.
+#[test]
+fn malformed_secret_data_is_masked_whole() {
+    let settings = Settings::default();
+    let secret = |field: &str, v: Value| {
+        let mut s = skeleton(Kind::Secret, BTreeMap::new());
+        s[field] = v;
+        s
+    };
+    let secrets = BTreeSet::from(["ABCDEFGH".to_string(), "ZYXWVUTS".to_string()]);
+    for (desired, live) in [
+        (secret("data", json!({"a": "ABCDEFGH"})), secret("data", json!(["ZYXWVUTS"]))),
+        (secret("data", json!(["ABCDEFGH"])), secret("data", json!({"a": "ZYXWVUTS"}))),
+        (secret("data", json!("ABCDEFGH")), secret("stringData", json!(["ZYXWVUTS"]))),
+        (secret("stringData", json!("ABCDEFGH")), secret("data", Value::Null)),
+    ] {
+        for mode in MODES {
+            let live = live_for(mode, &live, &desired);
+            let dry = with_managed_fields(&desired, &desired);
+            let out =
+                diff_one(mode, &desired, &live, &dry, Vec::new(), &settings).expect("compares");
+            let text =
+                format!("{}{}", out.render_text(), serde_json::to_string(&out).expect("json"));
+            assert_eq!(
+                leak(&text, &secrets),
+                None,
+                "{mode:?}: {text}\n{}",
+                serde_json::to_string_pretty(&out).unwrap_or_default()
+            );
+            assert!(out.resources[0].modified, "{mode:?}");
+        }
+    }
 }
 
 /// Regression: values that differ only where the masking runs (a key present on one side
