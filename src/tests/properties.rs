@@ -460,7 +460,25 @@ fn ignorable(kind: Kind) -> Vec<(&'static str, BoxedStrategy<Option<Value>>)> {
 /// A kind, an object, a pointer to ignore and a new value there (`None`: removed).
 fn ignore_case() -> impl Strategy<Value = (Kind, Value, &'static str, Option<Value>)> {
     kind().prop_flat_map(|k| {
-        let choices: Vec<_> = ignorable(k).into_iter().map(|(p, v)| (Just(p), v).boxed()).collect();
+        // For a custom resource, sometimes a value of another type: a change confined to an
+        // ignored path is invisible whatever it is. Not for built-in kinds: there a value the
+        // typed decoding refuses turns off canonicalisation of the whole object before the
+        // ignore rules run, as in Argo CD (spec diff.md §12.2), pinned by
+        // `a_mistyped_ignored_field_of_a_builtin_disables_canonicalisation`.
+        let odd_weight = if k == Kind::Widget { 1 } else { 0 };
+        let odd = prop_oneof![
+            Just(json!("text")),
+            Just(json!(-1)),
+            Just(json!(true)),
+            Just(json!([{"x": 1}])),
+            Just(json!({"y": [null]})),
+        ];
+        let choices: Vec<_> = ignorable(k)
+            .into_iter()
+            .map(|(p, v)| {
+                (Just(p), prop_oneof![4 => v, odd_weight => odd.clone().prop_map(Some)]).boxed()
+            })
+            .collect();
         (Just(k), object(k), prop::strategy::Union::new(choices))
             .prop_map(|(k, o, (p, v))| (k, o, p, v))
     })
@@ -670,6 +688,36 @@ fn structured_merge_keeps_a_field_applied_empty_before() {
     let r = diff::diff(Some(&secret), Some(&live), &options(Mode::StructuredMerge, &Value::Null))
         .expect("compares");
     assert!(!r.modified, "{:?}", r.patch);
+}
+
+/// Argo CD's behaviour the ignore property leaves out (found by it): in a built-in kind, a
+/// value of the wrong type at an ignored path (`metadata.labels: text`) makes the strict typed
+/// decoding fail, so the desired object is not canonicalised (`value: ""` is kept) while the
+/// live one is, and the difference shows outside the ignored path (spec diff.md §12.2).
+#[test]
+fn a_mistyped_ignored_field_of_a_builtin_disables_canonicalisation() {
+    let obj = json!({"apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "obj", "namespace": NS},
+        "spec": {"replicas": 0, "selector": {"matchLabels": {"app": "obj"}},
+            "template": {"metadata": {"labels": {"app": "obj"}},
+                "spec": {"containers": [{"name": "a", "image": "a",
+                    "env": [{"name": "a", "value": ""}]}]}}}});
+    let rule: IgnoreDifferences = serde_json::from_value(
+        json!({"group": "apps", "kind": "Deployment", "jsonPointers": ["/metadata/labels"]}),
+    )
+    .expect("a valid rule");
+    let mut desired = obj.clone();
+    desired["metadata"]["labels"] = json!("text");
+    let live = live_for(Mode::ThreeWay, &obj, &obj);
+    let out =
+        diff_one(Mode::ThreeWay, &desired, &live, &Value::Null, vec![rule], &Settings::default())
+            .expect("compares");
+    let r = &out.resources[0];
+    assert!(r.modified);
+    assert_eq!(
+        serde_json::to_value(&r.diff).expect("json"),
+        json!([{"op": "add", "path": "/spec/template/spec/containers/0/env/0/value", "value": ""}])
+    );
 }
 
 /// Regression (found by `secret_values_never_reach_rendered_output`): a Secret whose `data`
