@@ -397,6 +397,9 @@ proptest! {
                 // An error is allowed (a patch that cannot be built); a wrong patch is not.
                 Err(_) => continue,
             };
+            let again = diff::diff(Some(&desired), Some(&live), &opts)
+                .map_err(|e| TestCaseError::fail(e.to_string()))?;
+            prop_assert_eq!(serde_json::to_string(&r).ok(), serde_json::to_string(&again).ok());
             if r.modified {
                 let got = apply_patch(&r).map_err(|e| TestCaseError::fail(format!("{mode:?}: {e}")))?;
                 prop_assert_eq!(&got, &r.predicted_live, "{:?}", mode);
@@ -1041,11 +1044,15 @@ mod sync {
                     prop_assert!(t.action != TaskAction::Delete, "{} planned for deletion", t.key);
                 }
             }
-            for a in run_sync(&r, &live) {
+            let actions = run_sync(&r, &live);
+            for a in &actions {
                 if a.kind == ActionKind::Delete && !a.dry_run {
                     prop_assert!(!protected.iter().any(|k| k.same_object(&a.key)), "{} deleted", a.key);
                 }
             }
+            // The same run again asks for the same actions, to the byte.
+            let json = |a: &[crate::sync::HostAction]| serde_json::to_string(a).unwrap_or_default();
+            prop_assert_eq!(json(&actions), json(&run_sync(&r, &live)));
         }
 
         /// With nothing desired, an automated sync with prune (without `allowEmpty`) never
