@@ -758,8 +758,8 @@ fn malformed_secret_data_is_masked_whole() {
     }
 }
 
-/// Regression: values that differ only where the masking runs (a key present on one side
-/// only, the sensitive annotation on one side only) stay hidden in two-way mode.
+/// Values on one side only (a key present in one object, the sensitive annotation on one
+/// object, `stringData` on live) stay hidden in two-way mode.
 #[test]
 fn secret_only_on_one_side_is_masked() {
     let desired = json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "obj",
