@@ -1024,17 +1024,23 @@ mod sync {
             prop_assert_eq!(bytes(&a), bytes(&plan(&r, &observe(&live))));
         }
 
-        /// A live resource marked `Prune=false` is never deleted: not planned as a delete, and
-        /// not deleted by a whole sync run against a cluster that does what it is told.
+        /// A live resource marked `Prune=false` (or every one, with the app-level option) is
+        /// never deleted: not planned as a delete, and not deleted by a whole sync run against
+        /// a cluster that does what it is told.
         #[test]
         fn a_prune_false_resource_is_never_deleted(
             specs in specs(),
             options in app_options(),
+            app_no_prune in prop::bool::weighted(0.2),
         ) {
             let (targets, live) = objects(&specs);
+            let mut options = options;
+            if app_no_prune {
+                options.push("Prune=false".to_string());
+            }
             let protected: Vec<ObjectRef> = specs
                 .iter()
-                .filter(|(_, s)| s.place & 2 != 0 && s.no_prune && s.hook == 0)
+                .filter(|(_, s)| s.place & 2 != 0 && (s.no_prune || app_no_prune) && s.hook == 0)
                 .map(|(k, s)| ObjectRef::from_object_lossy(&build(k, s, true)))
                 .collect();
             let r = request(targets, true, options);
