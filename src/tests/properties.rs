@@ -1,8 +1,9 @@
 //! Properties that hold for any input, across the diff and sync engines (issue 5), checked on
 //! generated Kubernetes-like objects through the public API.
 //!
-//! The health properties (assessment is total on any JSON value, aggregation ignores order)
-//! live with the health conformance runner: `tests::health::properties`.
+//! The health properties of the built-in checks (assessment is total on any JSON value,
+//! aggregation ignores order) live with the health conformance runner
+//! (`tests::health::properties`); here, assessment through a Lua customization is total.
 //!
 //! Diff: an object diffed against itself is unmodified in every mode; the JSON Patch of a
 //! result turns the normalized live object into the predicted one; normalization is
@@ -12,6 +13,7 @@
 //! with nothing desired never deletes; the same input gives the same bytes.
 //!
 //! Case counts are modest (64 to 128) so the suite stays fast in debug builds.
+//! `PROPTEST_CASES=2500` runs them deeper (about four minutes on two busy cores).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -1119,6 +1121,136 @@ mod sync {
                     .collect();
                 prop_assert!(deletes.is_empty(), "sync {:?} deletes {:?}", d.message, deletes);
             }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Health through a Lua customization (the built-in checks and aggregation are in
+// `tests::health::properties`).
+// ---------------------------------------------------------------------------------------------
+
+#[cfg(feature = "lua")]
+mod health {
+    use std::collections::BTreeMap;
+    use std::time::{Duration, SystemTime};
+
+    use proptest::prelude::*;
+    use serde_json::{Value, json};
+
+    use crate::health::scripts::{HealthScripts, ScriptedHealth};
+    use crate::health::{self, HealthContext, HealthStatus};
+    use crate::script::LuaEngine;
+    use crate::{ObjectRef, Settings};
+
+    /// A script written the way Argo CD's are: it walks `status.conditions`, compares
+    /// generations and reads nested fields without checking their types.
+    const SCRIPT: &str = r#"
+local hs = {status = "Progressing", message = "waiting"}
+if obj.status ~= nil then
+  if obj.status.observedGeneration ~= nil and obj.metadata.generation ~= nil
+     and obj.status.observedGeneration < obj.metadata.generation then
+    return hs
+  end
+  if obj.status.conditions ~= nil then
+    for i, c in ipairs(obj.status.conditions) do
+      if c.type == "Ready" and c.status == "True" then
+        hs.status = "Healthy"
+        hs.message = c.message
+      elseif c.type == "Ready" then
+        hs.status = "Degraded"
+        hs.message = c.reason .. ": " .. tostring(c.message)
+      end
+    end
+  end
+end
+return hs
+"#;
+
+    fn json_value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            (-5i64..5).prop_map(Value::from),
+            prop::sample::select(vec!["Ready", "True", "False", "x", ""]).prop_map(Value::from),
+        ];
+        leaf.prop_recursive(3, 24, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                prop::collection::btree_map(
+                    prop::sample::select(vec![
+                        "type",
+                        "status",
+                        "reason",
+                        "message",
+                        "conditions",
+                        "generation",
+                        "observedGeneration",
+                    ])
+                    .prop_map(str::to_string),
+                    inner,
+                    0..4,
+                )
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    /// A generation: mostly a small number, sometimes anything.
+    fn generation() -> impl Strategy<Value = Value> {
+        prop_oneof![4 => (0i64..3).prop_map(Value::from), 1 => json_value()]
+    }
+
+    /// A status shaped as the script expects, with any value in any field, or anything.
+    fn status() -> impl Strategy<Value = Value> {
+        let kind = prop_oneof![3 => Just(json!("Ready")), 1 => json_value()];
+        let truth =
+            prop_oneof![2 => Just(json!("True")), 1 => Just(json!("False")), 1 => json_value()];
+        let text = || prop_oneof![3 => Just(json!("text")), 1 => json_value()];
+        let condition = (kind, truth, text(), text())
+            .prop_map(|(t, s, r, m)| json!({"type": t, "status": s, "reason": r, "message": m}));
+        prop_oneof![
+            3 => (prop::collection::vec(condition, 0..3), generation())
+                .prop_map(|(c, g)| json!({"conditions": c, "observedGeneration": g})),
+            1 => json_value(),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(128))]
+
+        /// Assessment through a Lua customization is total: any content gives a health or an
+        /// error that names the object and the script and reads as `Unknown`; the same
+        /// object gives the same answer again.
+        #[test]
+        fn scripted_assessment_is_total(
+            status in status(),
+            generation in generation(),
+            deleting in prop::bool::weighted(0.2),
+        ) {
+            let data = BTreeMap::from([(
+                "resource.customizations.health.example.com_Widget".to_string(),
+                SCRIPT.to_string(),
+            )]);
+            let settings = Settings::from_data(&data).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let scripted = ScriptedHealth::new(HealthScripts::from_settings(&settings), LuaEngine::default());
+            let mut obj = json!({"apiVersion": "example.com/v1", "kind": "Widget",
+                "metadata": {"name": "w", "namespace": "ns", "generation": generation},
+                "status": status});
+            if deleting {
+                obj["metadata"]["deletionTimestamp"] = json!("2023-11-14T22:13:20Z");
+            }
+            let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
+            let ctx = HealthContext::new(now).with_scripts(&scripted);
+            let first = health::assess(&obj, &ctx);
+            if let Err(e) = &first {
+                prop_assert_eq!(e.health().status, HealthStatus::Unknown);
+                prop_assert_eq!(e.object(), &ObjectRef::from_object_lossy(&obj));
+                let named = matches!(e, crate::health::HealthError::Script { script, .. }
+                    if script == "argocd-cm example.com/Widget");
+                prop_assert!(named, "{:?}", e);
+            }
+            prop_assert_eq!(first, health::assess(&obj, &ctx));
         }
     }
 }
