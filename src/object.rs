@@ -355,7 +355,7 @@ pub fn parse_documents(text: &str) -> Result<Vec<Value>, ParseError> {
                     return Err(ParseError::Syntax {
                         document: docs.len(),
                         format: "json",
-                        message: e.to_string(),
+                        message: name_the_limit(e.to_string()),
                     });
                 }
                 Err(_) => {
@@ -374,12 +374,24 @@ pub fn parse_documents(text: &str) -> Result<Vec<Value>, ParseError> {
         let yaml = serde_norway::Value::deserialize(de).map_err(|e| ParseError::Syntax {
             document: index,
             format: "yaml",
-            message: e.to_string(),
+            message: name_the_limit(e.to_string()),
         })?;
         let at = |path: String| Location { document: index, item: None, path };
         docs.push(yaml_to_json(yaml, &mut String::new(), &at)?);
     }
     Ok(docs)
+}
+
+/// The parsers' limit errors with the limit named: both parsers stop at 128 levels of nesting,
+/// and serde_norway replays aliases for at most 100 times the events of the document.
+fn name_the_limit(message: String) -> String {
+    if let Some(rest) = message.strip_prefix("recursion limit exceeded") {
+        format!("nesting deeper than 128 levels{rest}")
+    } else if message == "repetition limit exceeded" {
+        "aliases expand to more than 100 times the size of the document".to_string()
+    } else {
+        message
+    }
 }
 
 /// A JSON value read with duplicate object keys rejected (serde_json keeps the last one,

@@ -840,11 +840,14 @@ pub(crate) fn structured_merge_diff(
     let applied = value_set(config, &schema, &root);
     let mut merged = merge(live, config, &schema, &root);
     let mut stale = previous.difference(&applied).difference(&others);
-    let mut owned = applied;
+    let mut owned = applied.clone();
     owned.union(&others);
     let mut orphans = FieldSet::default();
     orphaned_struct_fields(&previous, &owned, &schema, &root, &mut orphans);
     stale.union(&orphans);
+    // A field the manager applied empty before (`data: {}`) and now applies with content is
+    // not stale: the structured-merge library makes the applied fields members before pruning.
+    stale.exclude_owned_ancestors(&applied);
     remove_items(&mut merged, &stale);
     if canonical_eq(&merged, live) {
         return Ok(DiffResult {

@@ -47,6 +47,7 @@ pub fn hide_secret_data(
     let (mut live_la, live_la_bad) = parse_la(live.as_ref());
     for obj in [&mut target, &mut live, &mut target_la, &mut live_la].into_iter().flatten() {
         normalize_secret(obj);
+        hide_malformed(obj);
     }
     let mut keys = BTreeSet::new();
     for obj in [&target, &live, &target_la, &live_la].into_iter().flatten() {
@@ -76,6 +77,20 @@ pub fn hide_secret_data(
         set_annotation(obj, LAST_APPLIED_ANNOTATION, text);
     }
     (target, live)
+}
+
+/// Hides whole a `data` or `stringData` that is not a map (a list or a string: not a valid
+/// Secret, but Git may hold one), which no per-key mask would reach.
+fn hide_malformed(obj: &mut Value) {
+    let Some(map) = obj.as_object_mut() else { return };
+    for field in ["data", "stringData"] {
+        if let Some(v) = map.get_mut(field)
+            && !v.is_object()
+            && !v.is_null()
+        {
+            *v = Value::String(MASK_ANNOTATION_VALUE.to_string());
+        }
+    }
 }
 
 /// A value with object keys sorted (serde_json's map is sorted unless `preserve_order` is on

@@ -13,13 +13,31 @@ fn yaml(text: &str) -> Value {
     serde_norway::from_str(text).unwrap_or_else(|e| panic!("yaml: {e}"))
 }
 
-/// A path below testdata/ read as one object, `null` as absent, anything else inline.
+/// A path below testdata/ read as one object, `null` as absent, `{build: ...}` built here
+/// (inputs too large for a file), anything else inline.
 fn object(v: &Value) -> Option<Value> {
     match v {
         Value::Null => None,
         Value::String(path) => Some(yaml(&read(path))),
+        Value::Object(m) if m.contains_key("build") => Some(build(&m["build"])),
         other => Some(other.clone()),
     }
+}
+
+/// `{from: <path>, at: <pointer>, list: N}` puts a list of N zeros at the pointer of the
+/// object read from the path; `nesting: N` puts a zero inside N nested lists instead.
+fn build(b: &Value) -> Value {
+    let mut obj = yaml(&read(b["from"].as_str().expect("build.from")));
+    let value = if let Some(n) = b["list"].as_u64() {
+        Value::Array(vec![json!(0); usize::try_from(n).expect("fits")])
+    } else if let Some(n) = b["nesting"].as_u64() {
+        (0..n).fold(json!(0), |v, _| json!([v]))
+    } else {
+        panic!("build needs `list` or `nesting`: {b}")
+    };
+    let at = b["at"].as_str().expect("build.at");
+    *obj.pointer_mut(at).unwrap_or_else(|| panic!("build.at {at} must exist")) = value;
+    obj
 }
 
 fn case_files(dir: &str) -> Vec<(String, Value)> {

@@ -27,14 +27,7 @@ fn lua_contract_cases() {
             continue;
         }
         ran += 1;
-        let mut obj = case.get("obj").cloned().unwrap_or_else(|| default_obj.clone());
-        if let Some(n) = case.get("objNesting").and_then(Value::as_u64) {
-            // Built here: no YAML parser takes input nested this deep.
-            obj = Value::Bool(true);
-            for _ in 0..n {
-                obj = Value::Array(vec![obj]);
-            }
-        }
+        let obj = case_object(case, &default_obj);
         let secs = case.get("now").and_then(Value::as_u64).unwrap_or(1_700_000_000);
         let now = SystemTime::UNIX_EPOCH + Duration::from_secs(secs);
         let open = case.get("useOpenLibs").and_then(Value::as_bool).unwrap_or(false);
@@ -81,6 +74,101 @@ fn lua_contract_cases() {
     }
     assert!(ran > 0 || std::env::var("GITOPS_TEST").is_ok(), "no cases ran");
     assert!(failures.is_empty(), "{} failing:\n{}", failures.len(), failures.join("\n"));
+}
+
+/// Every hostile case of `cases.yaml` that ends in an error, met the way a host meets it: the
+/// script is an argocd-cm health customization of the object's kind, run by `ScriptedHealth`
+/// and by `health::assess`. The error names the script (where it comes from), the object and
+/// the limit, exactly; the same engine then assesses another object as usual. The slowest
+/// case's time is printed (`--nocapture`), not asserted.
+#[test]
+fn lua_hostile_errors_name_the_object_and_the_script() {
+    use crate::health::scripts::ScriptedHealth;
+    use crate::health::{self, HealthContext, HealthError, HealthStatus};
+
+    let doc: Value = serde_norway::from_str(&read("health/lua/cases.yaml")).expect("cases.yaml");
+    let default_obj = doc["defaultObject"].clone();
+    let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
+    let gadget = serde_json::json!({"apiVersion": "example.com/v1", "kind": "Gadget",
+        "metadata": {"name": "g", "namespace": "ns"}});
+    let mut failures = Vec::new();
+    let mut slowest = (Duration::ZERO, String::new());
+    let mut ran = 0;
+    for case in doc["cases"].as_array().expect("cases") {
+        let name = text(case, "name");
+        let Some(want) = case.get("error").and_then(Value::as_str) else { continue };
+        if !name.starts_with("hostile-") || !selected(&name) {
+            continue;
+        }
+        ran += 1;
+        let reason = want.strip_prefix("health script case: ").expect("the runner's script name");
+        let mut data = BTreeMap::new();
+        data.insert(
+            "resource.customizations.health.example.com_Widget".to_string(),
+            text(case, "script"),
+        );
+        if case.get("useOpenLibs").and_then(Value::as_bool) == Some(true) {
+            data.insert(
+                "resource.customizations.useOpenLibs.example.com_Widget".to_string(),
+                "true".to_string(),
+            );
+        }
+        data.insert(
+            "resource.customizations.health.example.com_Gadget".to_string(),
+            "return {status = \"Healthy\", message = obj.metadata.name}".to_string(),
+        );
+        let settings = crate::Settings::from_data(&data).expect("argocd-cm");
+        let scripted =
+            ScriptedHealth::new(HealthScripts::from_settings(&settings), LuaEngine::default());
+        let mut obj = case_object(case, &default_obj);
+        if !obj.is_object() {
+            // A deeply nested list: as a field of the Widget.
+            let mut widget = default_obj.clone();
+            widget["spec"]["deep"] = obj;
+            obj = widget;
+        }
+        let object = crate::ObjectRef::from_object(&obj).expect("identity");
+        let started = std::time::Instant::now();
+        let got = scripted.health(&obj, &object, now);
+        let elapsed = started.elapsed();
+        if elapsed > slowest.0 {
+            slowest = (elapsed, name.clone());
+        }
+        let want_text = format!(
+            "health script argocd-cm example.com/Widget on example.com/Widget:ns/w: {reason}"
+        );
+        match &got {
+            Err(e) if e.to_string() == want_text => {}
+            other => {
+                failures.push(format!("{name}: ScriptedHealth: got {other:?}, want {want_text:?}"))
+            }
+        }
+        let ctx = HealthContext::new(now).with_scripts(&scripted);
+        match health::assess(&obj, &ctx) {
+            Err(HealthError::Script { object: o, script, message })
+                if *o == object
+                    && script == "argocd-cm example.com/Widget"
+                    && message == reason => {}
+            other => failures.push(format!("{name}: assess: got {other:?}")),
+        }
+        // The process carries on: the same engine assesses the next object.
+        match health::assess(&gadget, &ctx) {
+            Ok(Some(h)) if h.status == HealthStatus::Healthy && h.message == "g" => {}
+            other => failures.push(format!("{name}: next object: got {other:?}")),
+        }
+    }
+    eprintln!("{ran} hostile scripts; slowest {} in {:?}", slowest.1, slowest.0);
+    assert!(ran > 0 || std::env::var("GITOPS_TEST").is_ok(), "no cases ran");
+    assert!(failures.is_empty(), "{} failing:\n{}", failures.len(), failures.join("\n"));
+}
+
+/// The object of a case: `obj`, a list nested `objNesting` deep, or the default object.
+fn case_object(case: &Value, default_obj: &Value) -> Value {
+    if let Some(n) = case.get("objNesting").and_then(Value::as_u64) {
+        // Built here: no YAML parser takes input nested this deep.
+        return (0..n).fold(Value::Bool(true), |v, _| Value::Array(vec![v]));
+    }
+    case.get("obj").cloned().unwrap_or_else(|| default_obj.clone())
 }
 
 /// Every file below `dir`, by path relative to it.

@@ -8,6 +8,7 @@ mod ignore;
 #[cfg(feature = "lua")]
 mod lua;
 mod parse;
+mod properties;
 mod serve;
 mod smp;
 mod support;
