@@ -139,13 +139,11 @@ pub(crate) fn engine_health(state: &mut State, input: HealthInput) -> Result<Val
         )
     });
     let scripts = own_scripts.as_ref().unwrap_or(&state.engines.scripts);
-    let mut ctx = HealthContext::new(now).with_condition_fallback(input.condition_fallback);
+    let ctx = HealthContext::new(now).with_condition_fallback(input.condition_fallback);
     #[cfg(feature = "lua")]
     let lua = lua_scripts::LuaScripts::new(scripts, &state.engines.lua);
     #[cfg(feature = "lua")]
-    if !scripts.is_empty() {
-        ctx = ctx.with_scripts(&lua);
-    }
+    let ctx = if scripts.is_empty() { ctx } else { ctx.with_scripts(&lua) };
     #[cfg(not(feature = "lua"))]
     if !scripts.is_empty() {
         return Err(ProtocolError::Engine {

@@ -29,4 +29,5 @@ mod limits;
 #[cfg(feature = "lua")]
 mod lua;
 pub use limits::ScriptLimits;
+#[cfg(feature = "lua")]
 pub use lua::{LuaEngine, LuaHealth, ScriptError, ScriptErrorKind};

@@ -3,7 +3,8 @@
 //!
 //! A conversation file has one line per event: `> ` and a request line to send (`>` alone or
 //! followed by blanks sends a blank line), `< ` and the exact response expected, `#` for
-//! comments. `$ENGINE_VERSION` in an expected line stands for the crate version. The same files
+//! comments, `# needs: jq` to run only in builds with those features. `$ENGINE_VERSION` in an
+//! expected line stands for the crate version. The same files
 //! drive the built binary through pipes in `src/tests/serve_pipes.rs`.
 
 use crate::protocol::{Outcome, Response, Server, json_schema};
@@ -32,6 +33,9 @@ fn conversations() {
             continue;
         }
         let script = transcript::Transcript::parse(&read(&format!("serve/{name}")));
+        if !script.runnable() {
+            continue;
+        }
         let mut server = Server::new();
         let mut got = Vec::new();
         for request in &script.requests {

@@ -7,6 +7,8 @@ pub struct Transcript {
     pub requests: Vec<String>,
     /// The response lines expected, in order.
     pub responses: Vec<String>,
+    /// Features the conversation needs, from a `# needs: jq, lua` line.
+    pub needs: Vec<String>,
 }
 
 impl Transcript {
@@ -14,16 +16,28 @@ impl Transcript {
     pub fn parse(text: &str) -> Transcript {
         let mut requests = Vec::new();
         let mut responses = Vec::new();
+        let mut needs = Vec::new();
         for (i, line) in text.lines().enumerate() {
             if let Some(rest) = line.strip_prefix('>') {
                 requests.push(rest.strip_prefix(' ').unwrap_or(rest).to_string());
             } else if let Some(rest) = line.strip_prefix("< ") {
                 responses.push(rest.to_string());
+            } else if let Some(rest) = line.strip_prefix("# needs:") {
+                needs.extend(rest.split(',').map(|f| f.trim().to_string()));
             } else if !(line.starts_with('#') || line.trim().is_empty()) {
                 panic!("line {}: expected `> `, `< ` or `#`: {line}", i + 1);
             }
         }
-        Transcript { requests, responses }
+        Transcript { requests, responses, needs }
+    }
+
+    /// Whether this build has every feature the conversation needs.
+    pub fn runnable(&self) -> bool {
+        self.needs.iter().all(|f| match f.as_str() {
+            "jq" => cfg!(feature = "jq"),
+            "lua" => cfg!(feature = "lua"),
+            _ => true,
+        })
     }
 
     /// The expected responses with `$ENGINE_VERSION` filled in.
