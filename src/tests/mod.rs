@@ -2,6 +2,7 @@
 #![allow(clippy::disallowed_methods)] // tests read files from testdata/
 
 mod diff;
+mod fuzz_replay;
 mod health;
 mod ignore;
 #[cfg(feature = "lua")]
