@@ -24,9 +24,12 @@ use crate::sync::{LiveObject, Observations, Plan, SyncRequest, TaskAction};
 
 use input::{Gen, has_directive, has_duplicates, is_reduction, split, strip_nulls};
 
+/// The check of one target: returns when the input holds, panics when it breaks an invariant.
+pub type Check = fn(&[u8]);
+
 /// The fuzz targets, by name (the file names under `fuzz/fuzz_targets/` and the folders under
 /// `testdata/fuzz/`), with their check.
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+pub const TARGETS: &[(&str, Check)] = &[
     ("parse_manifests", parse_manifests),
     ("diff", diff),
     ("strategic_merge", strategic_merge),
@@ -106,8 +109,11 @@ fn gen_object(g: &mut Gen<'_>, extra_keys: &[&str]) -> Value {
     object(api, kind, "n", rest)
 }
 
-/// The diff input from the fuzzer bytes: desired, live and option flags.
-fn diff_input(data: &[u8]) -> Option<(Option<Value>, Option<Value>, Option<Value>, u8)> {
+/// Desired, live, dry-run result and option flags.
+type DiffInput = (Option<Value>, Option<Value>, Option<Value>, u8);
+
+/// The diff input from the fuzzer bytes.
+fn diff_input(data: &[u8]) -> Option<DiffInput> {
     let (is_json, rest) = split(data);
     if is_json {
         // `{"desired": ..., "live": ..., "dryRun": ..., "flags": n}`, any part optional.
