@@ -245,7 +245,9 @@ impl<'a> Gen<'a> {
                     let i = self.below(a.len() + 1);
                     a.insert(i, val);
                 }
-                (_, cur) => *cur = self.value(2, extra_keys),
+                // The root stays an object: the targets check objects, not arbitrary values.
+                (_, cur) if !pointer.is_empty() => *cur = self.value(2, extra_keys),
+                _ => {}
             }
         }
     }
@@ -323,8 +325,8 @@ const MERGE_KEYS: &[&str] = &[
     "uid",
 ];
 
-/// Whether some array below `v` holds two equal scalars, or two objects with the same value
-/// for a merge key: strategic merge patches do not round-trip such lists (in kubectl neither:
+/// Whether some array below `v` holds two equal scalars, two objects with the same value for
+/// a merge key, or an object whose merge key is not a scalar: strategic merge patches do not round-trip such lists (in kubectl neither:
 /// a merge key identifies one element).
 pub(crate) fn has_duplicates(v: &Value) -> bool {
     match v {
@@ -339,7 +341,11 @@ pub(crate) fn has_duplicates(v: &Value) -> bool {
                     (x, y) => x == y,
                 })
             });
-            dup || l.iter().any(has_duplicates)
+            // A merge key whose value is an object or an array identifies nothing either.
+            let odd_key = l.iter().filter_map(Value::as_object).any(|m| {
+                MERGE_KEYS.iter().any(|k| m.get(*k).is_some_and(|v| v.is_object() || v.is_array()))
+            });
+            dup || odd_key || l.iter().any(has_duplicates)
         }
         _ => false,
     }
