@@ -172,8 +172,8 @@ fn apply_result_patch(r: &DiffResult) -> Value {
 /// [`crate::diff::diff`] on generated pairs: never panics; deterministic to the byte; the
 /// result round-trips through JSON; its patch applied to the normalised live object gives the
 /// predicted live object exactly (and is empty when nothing is modified); an object (a JSON
-/// object, without `null` members and without lists holding an element twice) compared with
-/// itself outside structured-merge mode is not modified.
+/// object, without `null` members, directive keys or lists holding an element twice)
+/// compared with itself outside structured-merge mode is not modified.
 pub fn diff(data: &[u8]) {
     let Some((desired, live, dry_run, flags)) = diff_input(data) else { return };
     let opts = diff_options(flags, dry_run.as_ref());
@@ -215,13 +215,15 @@ pub fn diff(data: &[u8]) {
         flags & 2 != 0 || crate::config::resource_sync_options(o).contains(&"ServerSideApply=true")
     };
     // Lists holding an element twice (by value or merge key) do not survive a strategic merge
-    // patch, in the object or in its last-applied configuration.
+    // patch, and directive keys (`$patch`, ...) in the data are obeyed when the patch is
+    // applied, in the object or in its last-applied configuration (as in kubectl).
     let irregular = |o: &Value| {
         let last = o
             .pointer("/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration")
             .and_then(Value::as_str)
             .and_then(|t| serde_json::from_str::<Value>(t).ok());
-        has_duplicates(o) || last.as_ref().is_some_and(has_duplicates)
+        let odd = |v: &Value| has_duplicates(v) || has_directive(v);
+        odd(o) || last.as_ref().is_some_and(odd)
     };
     if flags & 8 == 0 {
         for obj in [&desired, &live]
@@ -824,8 +826,8 @@ fn plan_input(data: &[u8]) -> Option<(SyncRequest, Observations)> {
 
 /// [`crate::sync::plan`] on generated resources with fuzzed sync-wave, hook and sync-option
 /// annotations: deterministic; a total order of non-empty waves with strictly increasing
-/// `(phase, wave)`; every task in its wave; a result key per task (for live objects as the
-/// API server returns them); a delete only for a prune
+/// `(phase, wave)`; every task in its wave; a result key per resource task (for live objects
+/// as the API server returns them); a delete only for a prune
 /// task of a sync with pruning on whose `Prune=` does not resolve to `false`; the plan of
 /// JSON objects round-trips through JSON.
 pub fn plan_build(data: &[u8]) {
@@ -858,10 +860,12 @@ pub fn plan_build(data: &[u8]) {
         let r = ObjectRef::from_object_lossy(&l.object);
         r.namespace.is_empty() || request.scopes.scope(&r.group, &r.kind) != Some(Scope::Cluster)
     });
+    // Hooks are left out: a hook whose live object is not a hook shares its key with the prune
+    // of that object, as in gitops-engine, where `Reconcile` pairs only non-hook targets.
     let mut keys = std::collections::BTreeSet::new();
     for t in plan.tasks() {
         assert!(
-            keys.insert(t.result_key()) || !realistic,
+            t.hook || keys.insert(t.result_key()) || !realistic,
             "one task per result key: {}\nrequest: {}\nlive: {}\nplan: {}",
             t.result_key(),
             serde_json::to_string(&request).unwrap_or_default(),
