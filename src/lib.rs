@@ -35,6 +35,8 @@
 mod civil;
 pub mod config;
 pub mod diff;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod glob;
 pub mod health;
 pub mod ignore;

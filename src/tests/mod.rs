@@ -3,6 +3,7 @@
 
 mod diff;
 mod explain;
+mod fuzz_replay;
 mod health;
 mod ignore;
 #[cfg(feature = "lua")]

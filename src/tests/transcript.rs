@@ -33,11 +33,9 @@ impl Transcript {
 
     /// Whether this build has every feature the conversation needs.
     pub fn runnable(&self) -> bool {
-        self.needs.iter().all(|f| match f.as_str() {
-            "jq" => cfg!(feature = "jq"),
-            "lua" => cfg!(feature = "lua"),
-            _ => true,
-        })
+        self.needs
+            .iter()
+            .all(|f| (f != "jq" || cfg!(feature = "jq")) && (f != "lua" || cfg!(feature = "lua")))
     }
 
     /// The expected responses with `$ENGINE_VERSION` filled in.
