@@ -19,7 +19,7 @@ use crate::config::{IgnoreDifferences, Settings};
 use crate::diff::{DiffOptions, DiffResult};
 use crate::health::{self, HealthContext, HealthStatus};
 use crate::ignore::IgnoreNormalizer;
-use crate::object::{ObjectRef, Scope};
+use crate::object::ObjectRef;
 use crate::sync::{LiveObject, Observations, Plan, SyncRequest, TaskAction};
 
 use input::{Gen, has_directive, has_duplicates, is_reduction, split, strip_nulls};
@@ -173,7 +173,7 @@ fn apply_result_patch(r: &DiffResult) -> Value {
 /// result round-trips through JSON; its patch applied to the normalised live object gives the
 /// predicted live object exactly (and is empty when nothing is modified); an object (a JSON
 /// object, without `null` members, directive keys or lists holding an element twice)
-/// compared with itself outside structured-merge mode is not modified.
+/// compared with itself is not modified, in structured-merge mode too.
 pub fn diff(data: &[u8]) {
     let Some((desired, live, dry_run, flags)) = diff_input(data) else { return };
     let opts = diff_options(flags, dry_run.as_ref());
@@ -208,12 +208,6 @@ pub fn diff(data: &[u8]) {
     // Self-comparison (server-side diff compares with a dry run, not with the object). A
     // `null` member of a desired object means "remove the field" in a merge patch, as in
     // kubectl and Argo CD, so an object holding one differs from itself once applied.
-    // The structured-merge emulation is left out: an object compared with itself there can be
-    // modified when its managedFields do not cover a field (open finding, kept as
-    // testdata/fuzz/diff/open-structured-merge-self-diff).
-    let structured = |o: &Value| {
-        flags & 2 != 0 || crate::config::resource_sync_options(o).contains(&"ServerSideApply=true")
-    };
     // Lists holding an element twice (by value or merge key) do not survive a strategic merge
     // patch, and directive keys (`$patch`, ...) in the data are obeyed when the patch is
     // applied, in the object or in its last-applied configuration (as in kubectl).
@@ -229,7 +223,7 @@ pub fn diff(data: &[u8]) {
         for obj in [&desired, &live]
             .into_iter()
             .flatten()
-            .filter(|o| o.is_object() && strip_nulls(o) == **o && !structured(o) && !irregular(o))
+            .filter(|o| o.is_object() && strip_nulls(o) == **o && !irregular(o))
         {
             // Normalisation can write a `null` too (a Secret's `data: {}`, an aggregated role's
             // `rules`, as in Argo CD), with the same effect.
@@ -856,14 +850,6 @@ pub fn plan_build(data: &[u8]) {
     for pair in plan.waves.windows(2) {
         assert!((pair[0].phase, pair[0].wave) < (pair[1].phase, pair[1].wave), "waves ordered");
     }
-    // A live cluster-scoped object that carries a namespace (the API server never returns
-    // one) is not paired with its target: the plan then applies the target and prunes the
-    // live object under one result key (open finding, kept as
-    // testdata/fuzz/plan_build/open-namespaced-cluster-scoped-live).
-    let realistic = obs.live.iter().all(|l| {
-        let r = ObjectRef::from_object_lossy(&l.object);
-        r.namespace.is_empty() || request.scopes.scope(&r.group, &r.kind) != Some(Scope::Cluster)
-    });
     // Hooks are left out: a hook whose live object is not a hook shares its key with the prune
     // of that object, as in gitops-engine, where `Reconcile` pairs only non-hook targets.
     // So are objects without a name (`generateName`): each is kept, under one key, as Argo CD's
@@ -878,7 +864,7 @@ pub fn plan_build(data: &[u8]) {
     let mut keys = std::collections::BTreeSet::new();
     for t in plan.tasks() {
         assert!(
-            t.hook || nameless(t) || keys.insert(t.result_key()) || !realistic,
+            t.hook || nameless(t) || keys.insert(t.result_key()),
             "one task per result key: {}\nrequest: {}\nlive: {}\nplan: {}",
             t.result_key(),
             serde_json::to_string(&request).unwrap_or_default(),

@@ -141,6 +141,17 @@ pub(crate) fn reconcile<'a>(
             found =
                 live_map.remove(&(r.group.clone(), r.kind.clone(), String::new(), r.name.clone()));
         }
+        if found.is_none() && scope == Some(Scope::Cluster) {
+            // A cluster-scoped live object that carries a namespace anyway (the API server
+            // never returns one, a host might): still the same object. The first namespace in
+            // key order, so the pairing does not depend on the input order.
+            let stray = live_map
+                .keys()
+                .filter(|k| (&k.0, &k.1, &k.3) == (&r.group, &r.kind, &r.name))
+                .min()
+                .cloned();
+            found = stray.and_then(|k| live_map.remove(&k));
+        }
         pairs.push(Pair { target: Some(t), live: found });
     }
     let mut leftovers: Vec<_> = live_map.into_iter().collect();
