@@ -221,6 +221,16 @@ pub enum ParseError {
         /// The type found.
         found: &'static str,
     },
+    /// A string (value or key) longer than [`MAX_STRING_BYTES`].
+    #[error("{at}: a string of {bytes} bytes exceeds the limit of {limit} bytes at {}", at.path)]
+    TooLong {
+        /// Where; `path` points at the value, or at the object holding a key too long.
+        at: Location,
+        /// The string's length in bytes.
+        bytes: usize,
+        /// [`MAX_STRING_BYTES`].
+        limit: usize,
+    },
     /// A value YAML can hold but JSON cannot (a non-string key, a tag, NaN).
     #[error("{at}: {message} at {}", at.path)]
     Unsupported {
@@ -239,6 +249,7 @@ impl ParseError {
             ParseError::NotAnObject { at, .. }
             | ParseError::MissingField { at, .. }
             | ParseError::WrongType { at, .. }
+            | ParseError::TooLong { at, .. }
             | ParseError::Unsupported { at, .. } => Some(at),
         }
     }
@@ -365,7 +376,7 @@ pub fn parse_documents(text: &str) -> Result<Vec<Value>, ParseError> {
             }
         }
         if ok {
-            return Ok(docs);
+            return check_string_lengths(text, docs);
         }
     }
     check_flow_depth(text)?;
@@ -378,6 +389,50 @@ pub fn parse_documents(text: &str) -> Result<Vec<Value>, ParseError> {
         })?;
         let at = |path: String| Location { document: index, item: None, path };
         docs.push(yaml_to_json(yaml, &mut String::new(), &at)?);
+    }
+    check_string_lengths(text, docs)
+}
+
+/// The longest string, value or key, a manifest may hold: 16 MiB. The API server refuses a
+/// request body over 3 MiB and etcd an object over 1.5 MiB, so a longer string is no
+/// Kubernetes object; refusing it keeps a host's memory bounded by what it chose to read.
+pub const MAX_STRING_BYTES: usize = 16 * 1024 * 1024;
+
+/// Fails on the first string longer than [`MAX_STRING_BYTES`], naming its pointer. A text no
+/// longer than the limit cannot hold one, so only a large text is walked.
+fn check_string_lengths(text: &str, docs: Vec<Value>) -> Result<Vec<Value>, ParseError> {
+    if text.len() <= MAX_STRING_BYTES {
+        return Ok(docs);
+    }
+    /// The pointer (built on the way back) and length of the first string over the limit.
+    fn find(v: &Value) -> Option<(Vec<String>, usize)> {
+        match v {
+            Value::String(s) if s.len() > MAX_STRING_BYTES => Some((Vec::new(), s.len())),
+            Value::Array(items) => items.iter().enumerate().find_map(|(i, item)| {
+                find(item).map(|(mut p, n)| {
+                    p.push(i.to_string());
+                    (p, n)
+                })
+            }),
+            Value::Object(map) => map.iter().find_map(|(k, item)| {
+                // A key too long is named by the object holding it, not by itself.
+                if k.len() > MAX_STRING_BYTES {
+                    return Some((Vec::new(), k.len()));
+                }
+                find(item).map(|(mut p, n)| {
+                    p.push(escape_pointer_token(k));
+                    (p, n)
+                })
+            }),
+            _ => None,
+        }
+    }
+    for (document, doc) in docs.iter().enumerate() {
+        if let Some((rev, bytes)) = find(doc) {
+            let path = rev.iter().rev().fold(String::new(), |acc, t| acc + "/" + t);
+            let at = Location { document, item: None, path };
+            return Err(ParseError::TooLong { at, bytes, limit: MAX_STRING_BYTES });
+        }
     }
     Ok(docs)
 }
