@@ -518,7 +518,11 @@ fn merge(lhs: &Value, rhs: &Value, schema: &SmdSchema, at: &At) -> Value {
                 let item_at = schema.item(at);
                 let lk: Vec<_> = l.iter().map(|i| schema.key_of(&item_at, i, &keys)).collect();
                 let rk: Vec<_> = r.iter().map(|i| schema.key_of(&item_at, i, &keys)).collect();
-                let same = |i: usize, j: usize| keys_compatible(&lk[i], &rk[j]);
+                // Items without any key field (structured-merge-diff refuses them) pair in
+                // order, so an object merged with itself stays itself.
+                let same = |i: usize, j: usize| {
+                    keys_compatible(&lk[i], &rk[j]) || (lk[i].is_empty() && rk[j].is_empty())
+                };
                 Value::Array(merge_items(l, r, same, |a, b| merge(a, b, schema, &item_at)))
             }
             Some(ListKind::Set) => {

@@ -100,8 +100,24 @@ pub(crate) fn reconcile<'a>(
     }
     // Live objects by key; a repeated key keeps the last one. Leftovers are sorted below.
     let mut live_map: HashMap<(String, String, String, String), Value> = HashMap::new();
+    // A cluster-scoped live object carrying a namespace anyway (the API server never returns
+    // one; a host might) is keyed without it: it is the one object of that name. Beside the
+    // same object without a namespace it gives way, and of two such, the first namespace in
+    // order stays, so the pairing never depends on the input order.
+    let mut stray: HashMap<(String, String, String, String), String> = HashMap::new();
     for l in live {
-        live_map.insert(key4(&ObjectRef::from_object_lossy(l)), l.clone());
+        let mut k = key4(&ObjectRef::from_object_lossy(l));
+        if k.2.is_empty() || scopes.scope(&k.0, &k.1) != Some(Scope::Cluster) {
+            stray.remove(&k);
+            live_map.insert(k, l.clone());
+            continue;
+        }
+        let ns = std::mem::take(&mut k.2);
+        let keep_old = live_map.contains_key(&k) && stray.get(&k).is_none_or(|old| *old <= ns);
+        if !keep_old {
+            stray.insert(k.clone(), ns);
+            live_map.insert(k, l.clone());
+        }
     }
     // The same object under two API groups: keep the key a target uses.
     let target_keys: HashSet<_> =
@@ -140,17 +156,6 @@ pub(crate) fn reconcile<'a>(
         if found.is_none() && scope != Some(Scope::Namespaced) {
             found =
                 live_map.remove(&(r.group.clone(), r.kind.clone(), String::new(), r.name.clone()));
-        }
-        if found.is_none() && scope == Some(Scope::Cluster) {
-            // A cluster-scoped live object that carries a namespace anyway (the API server
-            // never returns one, a host might): still the same object. The first namespace in
-            // key order, so the pairing does not depend on the input order.
-            let stray = live_map
-                .keys()
-                .filter(|k| (&k.0, &k.1, &k.3) == (&r.group, &r.kind, &r.name))
-                .min()
-                .cloned();
-            found = stray.and_then(|k| live_map.remove(&k));
         }
         pairs.push(Pair { target: Some(t), live: found });
     }
