@@ -452,24 +452,7 @@ fn run_pass(ctx: &mut Ctx<'_>) -> R<()> {
     }
     // 5. Remove the finalizer of completed hooks.
     if !ctx.req.dry_run {
-        let idx: Vec<usize> = (0..tasks.len())
-            .filter(|i| {
-                let t = &tasks[*i];
-                t.t.hook && t.completed() && t.t.live.as_ref().is_some_and(has_hook_finalizer)
-            })
-            .collect();
-        let actions: Vec<HostAction> = idx
-            .iter()
-            .map(|i| {
-                let t = &tasks[*i].t;
-                ctx.action(
-                    format!("finalizer:{}", t.result_key()),
-                    ActionKind::RemoveFinalizer,
-                    t,
-                    0,
-                )
-            })
-            .collect();
+        let (idx, actions) = completed_hook_finalizers(ctx, &tasks, "finalizer");
         let outcomes = ctx.execute(actions)?;
         for (i, o) in idx.iter().zip(outcomes) {
             if o.status == OutcomeStatus::Failed {
@@ -887,29 +870,35 @@ pub fn terminate(request: &SyncRequest, state: &SyncState, observations: &Observ
     }
 }
 
-fn run_terminate(ctx: &mut Ctx<'_>) -> R<()> {
-    let mut built = build(ctx.req, ctx.obs);
-    let mut tasks = load(&mut built, &ctx.results);
-    let mut clean = true;
-    // Finalizers of completed hooks.
-    let done_hooks: Vec<usize> = (0..tasks.len())
+/// The completed hooks whose live object still carries the hook finalizer, and the actions
+/// that remove it (ids `<prefix>:<result key>`).
+fn completed_hook_finalizers(
+    ctx: &Ctx<'_>,
+    tasks: &[RTask],
+    prefix: &str,
+) -> (Vec<usize>, Vec<HostAction>) {
+    let idx: Vec<usize> = (0..tasks.len())
         .filter(|i| {
             let t = &tasks[*i];
             t.t.hook && t.completed() && t.t.live.as_ref().is_some_and(has_hook_finalizer)
         })
         .collect();
-    let actions: Vec<HostAction> = done_hooks
+    let actions = idx
         .iter()
         .map(|i| {
             let t = &tasks[*i].t;
-            ctx.action(
-                format!("terminate:finalizer:{}", t.result_key()),
-                ActionKind::RemoveFinalizer,
-                t,
-                0,
-            )
+            ctx.action(format!("{prefix}:{}", t.result_key()), ActionKind::RemoveFinalizer, t, 0)
         })
         .collect();
+    (idx, actions)
+}
+
+fn run_terminate(ctx: &mut Ctx<'_>) -> R<()> {
+    let mut built = build(ctx.req, ctx.obs);
+    let mut tasks = load(&mut built, &ctx.results);
+    let mut clean = true;
+    // Finalizers of completed hooks.
+    let (_, actions) = completed_hook_finalizers(ctx, &tasks, "terminate:finalizer");
     ctx.execute(actions)?;
     let running: Vec<usize> =
         (0..tasks.len()).filter(|i| tasks[*i].t.hook && tasks[*i].running()).collect();
