@@ -406,13 +406,7 @@ fn run_pass(ctx: &mut Ctx<'_>) -> R<()> {
     if !running.is_empty() {
         let missing: Vec<usize> =
             running.iter().copied().filter(|i| tasks[*i].t.live.is_none()).collect();
-        let actions: Vec<HostAction> = missing
-            .iter()
-            .map(|i| {
-                let t = &tasks[*i].t;
-                ctx.action(format!("get:{}", t.result_key()), ActionKind::Get, t, 0)
-            })
-            .collect();
+        let actions = task_actions(ctx, &tasks, &missing, ActionKind::Get, "get");
         let outcomes = ctx.execute(actions)?;
         for (i, o) in missing.iter().zip(outcomes) {
             let tt = &mut tasks[*i];
@@ -624,13 +618,7 @@ fn sync_fail(
 
 /// Deletes hooks by policy; an error is recorded on the hook.
 fn delete_hooks(ctx: &mut Ctx<'_>, tasks: &mut [RTask], idx: &[usize], batch: &str) -> R<()> {
-    let actions: Vec<HostAction> = idx
-        .iter()
-        .map(|i| {
-            let t = &tasks[*i].t;
-            ctx.action(format!("{batch}:delete:{}", t.result_key()), ActionKind::Delete, t, 0)
-        })
-        .collect();
+    let actions = task_actions(ctx, tasks, idx, ActionKind::Delete, &format!("{batch}:delete"));
     let outcomes = ctx.execute(actions)?;
     for (i, o) in idx.iter().zip(outcomes) {
         if o.status == OutcomeStatus::Failed {
@@ -750,13 +738,8 @@ fn run_tasks(
             .copied()
             .filter(|i| !tasks[*i].t.is_prune() && tasks[*i].delete_before_creation())
             .collect();
-        let actions: Vec<HostAction> = bhc
-            .iter()
-            .map(|i| {
-                let t = &tasks[*i].t;
-                ctx.action(format!("{batch}:delete:{}", t.result_key()), ActionKind::Delete, t, 0)
-            })
-            .collect();
+        let actions =
+            task_actions(ctx, tasks, &bhc, ActionKind::Delete, &format!("{batch}:delete"));
         let outcomes = ctx.execute(actions)?;
         for (i, o) in bhc.iter().zip(outcomes) {
             match o.status {
@@ -870,6 +853,22 @@ pub fn terminate(request: &SyncRequest, state: &SyncState, observations: &Observ
     }
 }
 
+/// One action of `kind` per task of `idx`, with the id `<prefix>:<result key>`.
+fn task_actions(
+    ctx: &Ctx<'_>,
+    tasks: &[RTask],
+    idx: &[usize],
+    kind: ActionKind,
+    prefix: &str,
+) -> Vec<HostAction> {
+    idx.iter()
+        .map(|i| {
+            let t = &tasks[*i].t;
+            ctx.action(format!("{prefix}:{}", t.result_key()), kind, t, 0)
+        })
+        .collect()
+}
+
 /// The completed hooks whose live object still carries the hook finalizer, and the actions
 /// that remove it (ids `<prefix>:<result key>`).
 fn completed_hook_finalizers(
@@ -883,13 +882,7 @@ fn completed_hook_finalizers(
             t.t.hook && t.completed() && t.t.live.as_ref().is_some_and(has_hook_finalizer)
         })
         .collect();
-    let actions = idx
-        .iter()
-        .map(|i| {
-            let t = &tasks[*i].t;
-            ctx.action(format!("{prefix}:{}", t.result_key()), ActionKind::RemoveFinalizer, t, 0)
-        })
-        .collect();
+    let actions = task_actions(ctx, tasks, &idx, ActionKind::RemoveFinalizer, prefix);
     (idx, actions)
 }
 
