@@ -71,7 +71,6 @@ impl Default for State {
 
 /// The parsed configuration.
 #[derive(Debug, Default)]
-#[allow(dead_code)] // read by the engine calls of engine.rs as they are wired
 pub(crate) struct Config {
     /// From `argocd-cm`.
     pub(crate) settings: Settings,
@@ -85,7 +84,6 @@ pub(crate) struct Config {
 
 /// `diff` params after checking.
 #[derive(Debug)]
-#[allow(dead_code)] // read by the engine calls of engine.rs as they are wired
 pub(crate) struct DiffInput {
     pub(crate) desired: Vec<Value>,
     pub(crate) live: Vec<Value>,
@@ -97,7 +95,6 @@ pub(crate) struct DiffInput {
 
 /// `health` params after checking.
 #[derive(Debug)]
-#[allow(dead_code)] // read by the engine calls of engine.rs as they are wired
 pub(crate) struct HealthInput {
     pub(crate) objects: Vec<Value>,
     pub(crate) settings: Option<Settings>,
@@ -108,7 +105,6 @@ pub(crate) struct HealthInput {
 
 /// `plan` params after checking.
 #[derive(Debug)]
-#[allow(dead_code)] // read by the engine calls of engine.rs as they are wired
 pub(crate) struct PlanInput {
     pub(crate) desired: Vec<Value>,
     pub(crate) live: Vec<Value>,
@@ -129,7 +125,6 @@ pub(crate) struct StepInput {
 
 /// `decide` params after checking.
 #[derive(Debug)]
-#[allow(dead_code)] // read by the engine calls of engine.rs as they are wired
 pub(crate) struct DecideInput {
     pub(crate) app: Application,
     pub(crate) desired: Vec<Value>,

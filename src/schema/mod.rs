@@ -21,7 +21,6 @@
 //! for custom resources described by an OpenAPI v2 document. From a `TypeRef`, walk with
 //! `field` / `items` / `values` / `child`, and read `shape`, `scalar`, `strategy`,
 //! `merge_key`, `list_type`, `list_map_keys`, `is_atomic`, `omitempty`, `is_pointer`.
-#![allow(dead_code)] // crate-internal seams of the diff pipeline; not every one is wired yet
 
 #[cfg(test)]
 mod generate;
@@ -281,10 +280,6 @@ fn short_ref(r: &str) -> &str {
     r.strip_prefix("#/definitions/").unwrap_or(r)
 }
 
-pub(crate) fn keep_definition(name: &str) -> bool {
-    name.starts_with("io.k8s.api.") || name.starts_with("io.k8s.apimachinery.")
-}
-
 /// Reduces one OpenAPI schema node to the table format; `owner` is `Some("Def.field")` for a struct property.
 pub(crate) fn reduce(node: &Value, owner: Option<&str>, pointers: &BTreeSet<String>) -> Value {
     let mut out = Map::new();
@@ -397,14 +392,6 @@ impl TypeRef {
         }
     }
 
-    /// The struct fields in name order (empty for non-structs).
-    pub(crate) fn fields(self) -> Vec<(&'static str, TypeRef)> {
-        match &self.resolved().kind {
-            Kind::Struct(fields) => fields.iter().map(|(k, n)| (k.as_str(), self.at(n))).collect(),
-            _ => Vec::new(),
-        }
-    }
-
     /// Finds a struct field the way Go's `encoding/json` does: exact name first, then a
     /// case-insensitive match. Returns the canonical name.
     pub(crate) fn field_folded(self, name: &str) -> Option<(&'static str, TypeRef)> {
@@ -499,11 +486,6 @@ impl TypeRef {
             Shape::Scalar(s) => Some(s),
             _ => None,
         }
-    }
-
-    /// Whether this is an `IntOrString`.
-    pub(crate) fn is_int_or_string(self) -> bool {
-        self.scalar() == Some(Scalar::IntOrString)
     }
 
     /// Whether this is a `resource.Quantity`.
@@ -698,7 +680,7 @@ mod tests {
         let ports = svc.field("spec").and_then(|s| s.field("ports")).expect("ports");
         assert_eq!(ports.merge_key(), Some("port"));
         let tp = ports.items().and_then(|p| p.field("targetPort")).expect("targetPort");
-        assert!(tp.is_int_or_string());
+        assert_eq!(tp.scalar(), Some(Scalar::IntOrString));
         assert!(!ports.items().and_then(|p| p.field("port")).expect("port").omitempty());
     }
 
@@ -728,7 +710,8 @@ mod tests {
         assert_eq!(items.merge_key(), Some("name"));
         assert!(items.strategy().merge);
         assert_eq!(items.list_map_keys(), ["name".to_owned()]);
-        assert!(items.items().and_then(|i| i.field("port")).expect("port").is_int_or_string());
+        let port = items.items().and_then(|i| i.field("port")).expect("port");
+        assert_eq!(port.scalar(), Some(Scalar::IntOrString));
         assert_eq!(
             w.field("spec").and_then(|s| s.field("free")).map(TypeRef::shape),
             Some(Shape::Untyped)

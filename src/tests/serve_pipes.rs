@@ -366,7 +366,7 @@ fn step_drives_a_sync_to_the_end() {
         let mut params = serde_json::json!({
             "request": request,
             "observations": {"live": live, "outcomes": std::mem::take(&mut outcomes)},
-            "now": format_time(now),
+            "now": gitops_core::sync::time::format_rfc3339(now),
         });
         if !state.is_null() {
             params["state"] = state.clone();
@@ -410,21 +410,6 @@ fn step_drives_a_sync_to_the_end() {
     assert_eq!(applied, ["Apply Service/api", "Apply ConfigMap/settings"]);
     let (code, stderr, _) = c.finish();
     assert_eq!((code, stderr.as_str()), (Some(0), ""));
-}
-
-/// `YYYY-MM-DDTHH:MM:SSZ` of Unix seconds (days to civil date, Howard Hinnant's algorithm).
-fn format_time(secs: i64) -> String {
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem / 60 % 60, rem % 60)
 }
 
 /// The blast-radius guard options of `decide` and `plan` print what
