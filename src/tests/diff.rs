@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::support::{read, selected, testdata};
+use super::support::{read, selected, yaml_files};
 use crate::diff::{self, AppDiffInput, DiffOptions};
 use crate::{Application, Scopes, Settings};
 
@@ -215,6 +215,16 @@ fn edit(obj: &mut Value, set: &BTreeMap<String, Value>, remove: &[String]) {
     }
 }
 
+/// Every `contains` string is in the rendered `text`, and no `lacks` string is.
+fn check_output(text: &str, contains: &[String], lacks: &[String], errs: &mut Vec<String>) {
+    for s in contains.iter().filter(|s| !text.contains(s.as_str())) {
+        errs.push(format!("outputs lack {s:?}"));
+    }
+    for s in lacks.iter().filter(|s| text.contains(s.as_str())) {
+        errs.push(format!("outputs contain {s:?}"));
+    }
+}
+
 fn check_pointers(
     what: &str,
     obj: &Value,
@@ -314,16 +324,7 @@ fn run_case(c: &Case) -> Vec<String> {
             );
             check_pointers("live", &r.normalized_live, &e.live, &e.live_absent, &mut errs);
             let text = format!("{} {}", r.normalized_live, r.predicted_live);
-            for s in &e.output_contains {
-                if !text.contains(s.as_str()) {
-                    errs.push(format!("outputs lack {s:?}"));
-                }
-            }
-            for s in &e.output_lacks {
-                if text.contains(s.as_str()) {
-                    errs.push(format!("outputs contain {s:?}"));
-                }
-            }
+            check_output(&text, &e.output_contains, &e.output_lacks, &mut errs);
         }
         Run::Mask => {
             let (t, l) = diff::hide_secret_data(
@@ -342,12 +343,7 @@ fn run_case(c: &Case) -> Vec<String> {
             };
             check_pointers("targetLastApplied", &la(&t), &e.target_last_applied, &[], &mut errs);
             check_pointers("liveLastApplied", &la(&l), &e.live_last_applied, &[], &mut errs);
-            let text = format!("{t} {l}");
-            for s in &e.output_contains {
-                if !text.contains(s.as_str()) {
-                    errs.push(format!("outputs lack {s:?}"));
-                }
-            }
+            check_output(&format!("{t} {l}"), &e.output_contains, &[], &mut errs);
         }
         Run::ManagedFields => {
             diff::normalize_managed_fields(&mut live, &mut desired, &c.managers);
@@ -459,16 +455,7 @@ fn run_app(c: &Case, errs: &mut Vec<String>) {
                 check_pointers("live", &r.normalized_live, &e.live, &e.live_absent, errs);
                 let text =
                     format!("{} {} {}", r.normalized_live, r.predicted_live, out.render_text());
-                for s in &e.output_contains {
-                    if !text.contains(s.as_str()) {
-                        errs.push(format!("outputs lack {s:?}"));
-                    }
-                }
-                for s in &e.output_lacks {
-                    if text.contains(s.as_str()) {
-                        errs.push(format!("outputs contain {s:?}"));
-                    }
-                }
+                check_output(&text, &e.output_contains, &e.output_lacks, errs);
             }
         }
     }
@@ -476,13 +463,7 @@ fn run_app(c: &Case, errs: &mut Vec<String>) {
 
 #[test]
 fn diff_conformance() {
-    let mut files: Vec<_> = ["diff/cases", "diff/annotation"]
-        .into_iter()
-        .flat_map(|d| std::fs::read_dir(testdata().join(d)).expect(d))
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
-        .collect();
-    files.sort();
+    let files = yaml_files(&["diff/cases", "diff/annotation"]);
     let (mut passed, mut pending_failed, mut pending_passed) = (0, Vec::new(), Vec::new());
     let mut failures = Vec::new();
     for path in files {

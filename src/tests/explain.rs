@@ -7,7 +7,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::diff::{load, load_list};
-use super::support::{selected, testdata};
+use super::support::{selected, yaml_files};
 use crate::diff::{self, AppDiffInput};
 use crate::{Application, Scopes, Settings};
 
@@ -131,13 +131,7 @@ fn run_case(c: &Case) -> Vec<String> {
 
 #[test]
 fn explain_conformance() {
-    let dir = testdata().join("diff/explain");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .expect("testdata/diff/explain")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
-        .collect();
-    files.sort();
+    let files = yaml_files(&["diff/explain"]);
     let (mut passed, mut failures) = (0, Vec::new());
     for path in files {
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();

@@ -18,3 +18,15 @@ pub(crate) fn read(rel: &str) -> String {
 pub(crate) fn selected(name: &str) -> bool {
     std::env::var("GITOPS_TEST").map_or(true, |f| name.contains(&f))
 }
+
+/// The `.yaml` files directly below these folders of `testdata/`, sorted by path.
+pub(crate) fn yaml_files(dirs: &[&str]) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = dirs
+        .iter()
+        .flat_map(|d| std::fs::read_dir(testdata().join(d)).unwrap_or_else(|e| panic!("{d}: {e}")))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .collect();
+    files.sort();
+    files
+}
