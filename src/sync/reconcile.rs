@@ -102,8 +102,9 @@ pub(crate) fn reconcile<'a>(
     let mut live_map: HashMap<(String, String, String, String), Value> = HashMap::new();
     // A cluster-scoped live object carrying a namespace anyway (the API server never returns
     // one; a host might) is keyed without it: it is the one object of that name. Beside the
-    // same object without a namespace it gives way, and of two such, the first namespace in
-    // order stays, so the pairing never depends on the input order.
+    // same object without a namespace it gives way; of two such with different namespaces, the
+    // first namespace in order stays, so the pairing never depends on the input order; of two
+    // with the same namespace, the last one stays, as for any repeated key.
     let mut stray: HashMap<(String, String, String, String), String> = HashMap::new();
     for l in live {
         let mut k = key4(&ObjectRef::from_object_lossy(l));
@@ -113,7 +114,7 @@ pub(crate) fn reconcile<'a>(
             continue;
         }
         let ns = std::mem::take(&mut k.2);
-        let keep_old = live_map.contains_key(&k) && stray.get(&k).is_none_or(|old| *old <= ns);
+        let keep_old = live_map.contains_key(&k) && stray.get(&k).is_none_or(|old| *old < ns);
         if !keep_old {
             stray.insert(k.clone(), ns);
             live_map.insert(k, l.clone());

@@ -493,11 +493,11 @@ impl State {
                 if m == "not enough memory" || m == "error in error handling" {
                     ScriptErrorKind::Memory(limits.memory_bytes)
                 } else {
-                    ScriptErrorKind::Runtime(m.to_string())
+                    ScriptErrorKind::Runtime(without_addresses(m))
                 }
             }
             mlua::Error::SyntaxError { message, .. } => ScriptErrorKind::Syntax(message),
-            other => ScriptErrorKind::Runtime(strip_traceback(&other.to_string()).to_string()),
+            other => ScriptErrorKind::Runtime(without_addresses(strip_traceback(&other.to_string()))),
         }
     }
 }
@@ -535,6 +535,30 @@ fn root_cause(e: mlua::Error) -> mlua::Error {
 
 fn strip_traceback(m: &str) -> &str {
     m.split("\nstack traceback:").next().unwrap_or(m)
+}
+
+/// An error text with every `table: 0x…`-style address removed (`table`, `function`,
+/// `userdata`, `thread`, `cdata`, `builtin` followed by `: 0x` and hex digits): the
+/// sandbox's own `tostring` never shows addresses, and this keeps the texts of the engine and
+/// the binding from bringing one in, so the same input gives the same bytes.
+fn without_addresses(m: &str) -> String {
+    const WORDS: [&str; 6] = ["table", "function", "userdata", "thread", "cdata", "builtin"];
+    let mut out = String::with_capacity(m.len());
+    let mut rest = m;
+    while let Some(at) = rest.find(": 0x") {
+        let (head, tail) = rest.split_at(at);
+        let hex = tail[4..].bytes().take_while(u8::is_ascii_hexdigit).count();
+        if hex > 0 && WORDS.iter().any(|w| head.ends_with(w)) {
+            out.push_str(head);
+            rest = &tail[4 + hex..];
+        } else {
+            out.push_str(head);
+            out.push_str(&tail[..4]);
+            rest = &tail[4..];
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// `load_text(env, text, chunkname)`: compiles text (never a binary chunk) into a function
@@ -635,7 +659,7 @@ return function(obj)
   end
   env.require = function(name)
     if name == "os" then return os end
-    error("module '" .. tostring(name) .. "' not found: only the safe os module can be required", 2)
+    error("module '" .. tostring_(name) .. "' not found: only the safe os module can be required", 2)
   end
   env.loadstring = function(s, chunkname) return load_text(env, s, chunkname) end
   env.load = function(chunk, chunkname)
@@ -656,3 +680,23 @@ end, function(f)
   return finish(raw_pcall(f))
 end
 "##;
+
+#[cfg(test)]
+mod address_tests {
+    use super::without_addresses;
+
+    #[test]
+    fn addresses_are_removed_and_other_text_kept() {
+        assert_eq!(
+            without_addresses("module 'table: 0x7fbf9ead1450' not found"),
+            "module 'table' not found"
+        );
+        assert_eq!(
+            without_addresses("function: builtin: 0x55d0 and thread: 0xABC, cdata: 0x1"),
+            "function: builtin and thread, cdata"
+        );
+        assert_eq!(without_addresses("ratio: 0x12 and table: 0xzz"), "ratio: 0x12 and table: 0xzz");
+        assert_eq!(without_addresses("ends with table: 0x"), "ends with table: 0x");
+    }
+}
+
