@@ -428,17 +428,26 @@ mod tests {
         })
     }
 
+    /// Day-of-month and weekday fields, every pair but a stepped day of month with a weekday:
+    /// those can be months apart, past the naive search. Generated, not filtered, so the
+    /// property holds at any case count.
+    fn day_pairs() -> Vec<(&'static str, &'static str)> {
+        let doms = ["*", "1", "15,28", "*/10"];
+        let dows = ["*", "mon-fri", "0", "sat,sun", "3"];
+        doms.iter()
+            .flat_map(|&dom| dows.iter().map(move |&dow| (dom, dow)))
+            .filter(|&(dom, dow)| !(dom.starts_with("*/") && dow != "*"))
+            .collect()
+    }
+
     proptest! {
         #[test]
         fn next_after_agrees_with_a_minute_by_minute_search(
             minute in prop::sample::select(vec!["*", "0", "*/15", "5,35", "10-20/5", "59"]),
             hour in prop::sample::select(vec!["*", "0", "9-17", "*/6", "23"]),
-            dom in prop::sample::select(vec!["*", "1", "15,28", "*/10"]),
-            dow in prop::sample::select(vec!["*", "mon-fri", "0", "sat,sun", "3"]),
+            (dom, dow) in prop::sample::select(day_pairs()),
             t in 1_704_067_200i64..1_767_225_600,
         ) {
-            // A stepped day of month AND a weekday can be months apart, past the naive search.
-            prop_assume!(!(dom.starts_with('*') && dom != "*" && dow != "*"));
             let c = Cron::parse(&format!("{minute} {hour} {dom} * {dow}")).unwrap();
             prop_assert_eq!(c.next_after(t), naive_next(&c, t));
         }

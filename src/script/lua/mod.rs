@@ -497,7 +497,9 @@ impl State {
                 }
             }
             mlua::Error::SyntaxError { message, .. } => ScriptErrorKind::Syntax(message),
-            other => ScriptErrorKind::Runtime(without_addresses(strip_traceback(&other.to_string()))),
+            other => {
+                ScriptErrorKind::Runtime(without_addresses(strip_traceback(&other.to_string())))
+            }
         }
     }
 }
@@ -699,4 +701,3 @@ mod address_tests {
         assert_eq!(without_addresses("ends with table: 0x"), "ends with table: 0x");
     }
 }
-
