@@ -5,6 +5,7 @@
 // The command-line tool is the host: it is the one place that reads files and the clock.
 #![allow(clippy::disallowed_methods)]
 
+#[macro_use]
 #[path = "cli/common.rs"]
 mod common;
 #[path = "cli/demo.rs"]
@@ -17,44 +18,53 @@ mod health;
 mod plan;
 #[path = "cli/serve.rs"]
 mod serve;
+#[path = "cli/status.rs"]
+mod status;
 
 use std::process::ExitCode;
 
-const USAGE: &str = "\
+const USAGE: &str = concat!(
+    "\
 usage: gitops-core <command> [options]
+       gitops-core help <command>
+       gitops-core --version
 
 commands:
   demo                 run the bookstore example: status table and diff
   diff                 compare desired and live objects (exit 1 when they differ)
+  status               the `argocd app get` table (sync, health, hook, message) for your files
   health               assess the health of objects
   test-health DIR      run every health_test.yaml below DIR
   plan                 print the ordered sync tasks
   decide               decide whether an automated sync runs now
   serve                answer JSON-lines requests on stdin
 
-run `gitops-core <command> --help` for the options of a command";
+run `gitops-core <command> --help` for the options of a command; a PATH of `-` is standard
+input (read once).
+
+",
+    include_str!("cli/input-flags.txt")
+);
 
 fn main() -> ExitCode {
-    let mut args = std::env::args_os().skip(1);
+    let args: Vec<_> = std::env::args_os().skip(1).collect();
+    let args = match common::take_input_flags(args) {
+        Ok(args) => args,
+        Err(e) => {
+            eprintln!("gitops-core: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut args = args.into_iter();
     let Some(command) = args.next() else {
         eprintln!("{USAGE}");
         return ExitCode::from(2);
     };
     let rest: Vec<_> = args.collect();
-    let parser = lexopt::Parser::from_args(rest);
     let result = match command.to_string_lossy().as_ref() {
-        "demo" => demo::run(parser),
-        "diff" => diff::run(parser),
-        "health" => health::run(parser),
-        "test-health" => health::run_tests(parser),
-        "plan" => plan::run_plan(parser),
-        "decide" => plan::run_decide(parser),
-        "serve" => serve::run(parser),
-        "help" | "--help" | "-h" => {
-            println!("{USAGE}");
-            Ok(0)
-        }
-        other => Err(common::CliError::Usage(format!("unknown command `{other}`\n{USAGE}"))),
+        // `help SUBCOMMAND` is `SUBCOMMAND --help`.
+        "help" if !rest.is_empty() => dispatch(&rest[0].to_string_lossy(), vec!["--help".into()]),
+        name => dispatch(name, rest),
     };
     match result {
         Ok(code) => ExitCode::from(code),
@@ -62,5 +72,28 @@ fn main() -> ExitCode {
             eprintln!("gitops-core: {e}");
             ExitCode::from(2)
         }
+    }
+}
+
+fn dispatch(command: &str, rest: Vec<std::ffi::OsString>) -> Result<u8, common::CliError> {
+    let parser = lexopt::Parser::from_args(rest);
+    match command {
+        "demo" => demo::run(parser),
+        "diff" => diff::run(parser),
+        "status" => status::run(parser),
+        "health" => health::run(parser),
+        "test-health" => health::run_tests(parser),
+        "plan" => plan::run_plan(parser),
+        "decide" => plan::run_decide(parser),
+        "serve" => serve::run(parser),
+        "help" | "--help" | "-h" => {
+            outln!("{USAGE}");
+            Ok(0)
+        }
+        "version" | "--version" | "-V" => {
+            outln!("gitops-core {}", env!("CARGO_PKG_VERSION"));
+            Ok(0)
+        }
+        other => Err(common::CliError::Usage(format!("unknown command `{other}`\n{USAGE}"))),
     }
 }

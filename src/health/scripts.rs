@@ -307,7 +307,8 @@ mod with_lua {
         pub script: String,
         /// The expected status and message.
         pub expected: LuaHealth,
-        /// What the script gave: its health, or the error text.
+        /// What the script gave: its health, or the error text (also when the input file
+        /// could not be read: the case fails and the others still run).
         pub got: Result<LuaHealth, String>,
         /// Whether `got` equals `expected` (status and message, exactly).
         pub passed: bool,
@@ -341,7 +342,10 @@ mod with_lua {
     ) -> Result<Vec<HealthTestCase>, HealthTestError> {
         let fail =
             |file: &str, message: String| HealthTestError { file: file.to_string(), message };
-        let doc = crate::object::parse_documents(test_yaml)
+        // Read as Argo CD reads YAML: a repeated key keeps its last value.
+        let lenient = crate::object::ParseOptions::default();
+        let read = |text: &str| crate::object::parse_documents_with(text, &lenient).map(|d| d.0);
+        let doc = read(test_yaml)
             .map_err(|e| fail("health_test.yaml", e.to_string()))?
             .into_iter()
             .next()
@@ -367,14 +371,26 @@ mod with_lua {
                 message: text_of("message"),
                 deletion_message: String::new(),
             };
-            let text = inputs
-                .get(input_path)
-                .ok_or_else(|| fail(input_path, "input file not found".into()))?;
-            let obj = crate::object::parse_documents(text)
-                .map_err(|e| fail(input_path, e.to_string()))?
-                .into_iter()
-                .next()
-                .unwrap_or(Value::Null);
+            // An input that cannot be read fails its case; the other cases still run.
+            let obj = match inputs.get(input_path) {
+                None => Err(format!("{input_path}: input file not found")),
+                Some(text) => read(text)
+                    .map(|docs| docs.into_iter().find(|d| !d.is_null()).unwrap_or(Value::Null))
+                    .map_err(|e| format!("{input_path}: {e}")),
+            };
+            let obj = match obj {
+                Ok(obj) => obj,
+                Err(message) => {
+                    out.push(HealthTestCase {
+                        input_path: input_path.clone(),
+                        script: default_script.name.clone(),
+                        expected,
+                        got: Err(message),
+                        passed: false,
+                    });
+                    continue;
+                }
+            };
             let r = ObjectRef::from_object_lossy(&obj);
             let script = scripts.find(&r.group, &r.kind).unwrap_or_else(|| default_script.clone());
             let got = engine

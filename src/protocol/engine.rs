@@ -253,8 +253,7 @@ pub(crate) fn engine_decide(state: &mut State, input: DecideInput) -> Result<Val
     let diff_input = AppDiffInput::new(&input.desired, &input.live, &input.app, settings, &scopes);
     let diff = diff_app(&diff_input).map_err(diff_error)?;
     let (status, resources) = resource_statuses(&diff);
-    let mut auto =
-        AutoSyncInput::new(status, resources, vec![input.revision.clone()], input.now.unix_seconds);
+    let mut auto = AutoSyncInput::new(status, resources, input.revisions, input.now.unix_seconds);
     if input.guard.is_some() {
         auto.guard = input.guard;
         auto.live = input.live.iter().chain(&input.claims).cloned().collect();

@@ -129,7 +129,7 @@ pub(crate) struct DecideInput {
     pub(crate) app: Application,
     pub(crate) desired: Vec<Value>,
     pub(crate) live: Vec<Value>,
-    pub(crate) revision: String,
+    pub(crate) revisions: Vec<String>,
     pub(crate) now: Timestamp,
     pub(crate) settings: Option<Settings>,
     pub(crate) guard: Option<crate::sync::guard::BlastRadiusGuard>,
@@ -532,11 +532,30 @@ fn object_param(value: Value, path: &str) -> Result<Value, ProtocolError> {
 
 fn handle_decide(state: &mut State, params: Value) -> Result<Value, ProtocolError> {
     let p: DecideParams = parse_params(params)?;
+    let app = application(p.app, "/params/app")?;
+    let revisions = match (p.revision, p.revisions) {
+        (Some(r), None) => vec![r],
+        (None, Some(list)) => list,
+        (Some(_), Some(_)) => {
+            return Err(ProtocolError::params(
+                "/params/revisions",
+                "give `revision` or `revisions`, not both",
+            ));
+        }
+        (None, None) => {
+            return Err(ProtocolError::params(
+                "/params",
+                "missing `revision` (or `revisions`, one per source of a multi-source app)",
+            ));
+        }
+    };
+    crate::sync::decide::check_revisions(&app, &revisions)
+        .map_err(|e| ProtocolError::params("/params/revisions", e.to_string()))?;
     let input = DecideInput {
-        app: application(p.app, "/params/app")?,
+        app,
         desired: objects(p.desired, "/params/desired")?,
         live: objects(p.live, "/params/live")?,
-        revision: p.revision,
+        revisions,
         now: timestamp(&p.now, "/params/now")?,
         settings: p.argocd_cm.map(|cm| settings(cm, "/params/argocdCm")).transpose()?,
         guard: p.guard,

@@ -421,8 +421,13 @@ pub struct DecideParams {
     /// The live objects.
     #[schemars(schema_with = "objects_schema")]
     pub live: Vec<Value>,
-    /// The revision Git resolved to.
-    pub revision: String,
+    /// The revision Git resolved to, for a single-source app (or give `revisions`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revision: Option<String>,
+    /// The revisions Git resolved to, one per entry of `spec.sources` in that order, for a
+    /// multi-source app (a single-source app may give its one revision here too).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revisions: Option<Vec<String>>,
     /// The current time, RFC 3339. Unlike the CLI, the server reads no clock: it is required.
     pub now: String,
     /// The `argocd-cm` ConfigMap or its `data` map; left out, the configured one.

@@ -189,6 +189,59 @@ fn str_list(v: &Value) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// The revisions given for an application do not match its sources.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RevisionsError {
+    /// Not one revision per source.
+    #[error(
+        "the application has {sources} source{} ({field}) but {given} revision{} {} given: give one revision per source, in spec.sources order",
+        if *sources == 1 { "" } else { "s" },
+        if *given == 1 { "" } else { "s" },
+        if *given == 1 { "was" } else { "were" }
+    )]
+    Count {
+        /// How many sources the application has (1 for `spec.source`).
+        sources: usize,
+        /// How many revisions were given.
+        given: usize,
+        /// `spec.sources` or `spec.source`.
+        field: &'static str,
+    },
+}
+
+/// Checks that `revisions` holds one revision per source of the app, as Argo CD's
+/// `alreadyAttemptedSync` compares them: one for a single-source app, one per entry of
+/// `spec.sources`, in that order, for a multi-source app.
+///
+/// # Examples
+///
+/// ```
+/// use gitops_core::Application;
+/// use gitops_core::sync::decide::check_revisions;
+/// let app = Application::from_value(&serde_json::json!({
+///     "metadata": {"name": "a"},
+///     "spec": {"sources": [{"repoURL": "r1"}, {"repoURL": "r2"}]}
+/// })).unwrap();
+/// assert!(check_revisions(&app, &["abc".into(), "def".into()]).is_ok());
+/// assert_eq!(
+///     check_revisions(&app, &["abc".into()]).unwrap_err().to_string(),
+///     "the application has 2 sources (spec.sources) but 1 revision was given: give one revision per source, in spec.sources order"
+/// );
+/// ```
+pub fn check_revisions(app: &Application, revisions: &[String]) -> Result<(), RevisionsError> {
+    let (sources, field) = if app.spec.sources.is_empty() {
+        (1, "spec.source")
+    } else {
+        (app.spec.sources.len(), "spec.sources")
+    };
+    if revisions.len() == sources {
+        Ok(())
+    } else {
+        Err(RevisionsError::Count { sources, given: revisions.len(), field })
+    }
+}
+
 /// `alreadyAttemptedSync`: whether the last operation already went to the desired revisions
 /// with the same sources; returns (attempted, last revisions, last phase).
 pub fn already_attempted(

@@ -10,7 +10,7 @@ use crate::health::{
     self, HealthContext, HealthError, HealthResult, HealthStatus, ResourceHealthInput,
     ScriptHealth, ScriptOutput,
 };
-use crate::object::{ObjectRef, parse_documents};
+use crate::object::{ObjectRef, ParseOptions, parse_documents, parse_documents_with};
 
 /// Reads a YAML file of cases below `testdata/` as one JSON value.
 fn cases(rel: &str) -> Vec<Value> {
@@ -23,18 +23,12 @@ fn cases(rel: &str) -> Vec<Value> {
 
 /// The first document of a YAML file below `testdata/`.
 ///
-/// `parse_documents` rejects duplicate keys; Argo CD's YAML reader keeps the last one, and
-/// one of its files (`statefulset-ondelete.yaml`, `spec.updateStrategy` twice with the same
-/// value) relies on it, so such a file is read the lenient way.
+/// Reads a fixture as Argo CD reads it: one of its files (`statefulset-ondelete.yaml`,
+/// `spec.updateStrategy` twice with the same value) repeats a key, and the last value wins.
 fn object(rel: &str) -> Value {
     let text = read(rel);
-    let docs = match parse_documents(&text) {
-        Ok(docs) => docs,
-        Err(e) if e.to_string().contains("duplicate") => {
-            vec![serde_norway::from_str(&text).unwrap_or_else(|e| panic!("{rel}: {e}"))]
-        }
-        Err(e) => panic!("{rel}: {e}"),
-    };
+    let (docs, _) = parse_documents_with(&text, &ParseOptions::default())
+        .unwrap_or_else(|e| panic!("{rel}: {e}"));
     docs.into_iter().find(|d| !d.is_null()).unwrap_or_else(|| panic!("{rel}: no document"))
 }
 

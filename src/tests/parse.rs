@@ -3,7 +3,10 @@
 
 use serde::Deserialize;
 
+use std::collections::BTreeMap;
+
 use super::support::{read, selected};
+use crate::object::{ParseOptions, parse_manifests_with};
 use crate::parse_manifests;
 
 #[derive(Deserialize)]
@@ -16,12 +19,55 @@ struct Cases {
 struct Case {
     name: String,
     input: String,
+    /// How to read: absent is `parse_manifests` (strict); present is `parse_manifests_with`
+    /// these options over the defaults (Argo CD's reading).
+    #[serde(default)]
+    options: Option<Options>,
     #[serde(default)]
     objects: Option<Vec<String>>,
+    /// Values in the objects read, by RFC 6901 pointer into the list of objects.
+    #[serde(default)]
+    values: BTreeMap<String, serde_json::Value>,
+    /// The exact warnings, in order (only with `options`).
+    #[serde(default)]
+    warnings: Vec<String>,
     #[serde(default)]
     error: Option<String>,
     #[serde(default)]
     path: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct Options {
+    #[serde(default)]
+    strict: bool,
+    max_bytes: Option<usize>,
+    max_objects: Option<usize>,
+    max_string_bytes: Option<usize>,
+    require_name: Option<bool>,
+}
+
+impl Options {
+    fn build(&self) -> ParseOptions {
+        let mut o = ParseOptions::default();
+        if self.strict {
+            o = o.strict();
+        }
+        if let Some(n) = self.max_bytes {
+            o = o.with_max_bytes(n);
+        }
+        if let Some(n) = self.max_objects {
+            o = o.with_max_objects(n);
+        }
+        if let Some(n) = self.max_string_bytes {
+            o = o.with_max_string_bytes(n);
+        }
+        if let Some(yes) = self.require_name {
+            o = o.with_require_name(yes);
+        }
+        o
+    }
 }
 
 #[test]
@@ -31,14 +77,33 @@ fn parse_cases() {
     let mut ran = 0;
     for case in cases.cases.iter().filter(|c| selected(&c.name)) {
         ran += 1;
-        let got = parse_manifests(&case.input);
+        let (got, warnings) = match &case.options {
+            None => (parse_manifests(&case.input), Vec::new()),
+            Some(o) => match parse_manifests_with(&case.input, &o.build()) {
+                Ok(m) => (Ok(m.objects), m.warnings.iter().map(ToString::to_string).collect()),
+                Err(e) => (Err(e), Vec::new()),
+            },
+        };
         let outcome = match (&got, &case.objects, &case.error) {
             (Ok(objs), Some(want), None) => {
                 let names: Vec<String> = objs
                     .iter()
-                    .map(|o| crate::ObjectRef::from_object(o).expect("validated").to_string())
+                    .map(|o| crate::ObjectRef::from_object_lossy(o).to_string())
                     .collect();
-                (&names == want).then_some(()).ok_or(format!("got {names:?}, want {want:?}"))
+                let all = serde_json::Value::Array(objs.clone());
+                let wrong_value = case.values.iter().find_map(|(pointer, want)| {
+                    let got = all.pointer(pointer);
+                    (got != Some(want)).then(|| format!("at {pointer}: got {got:?}, want {want}"))
+                });
+                if &names != want {
+                    Err(format!("got {names:?}, want {want:?}"))
+                } else if let Some(w) = wrong_value {
+                    Err(w)
+                } else if warnings != case.warnings {
+                    Err(format!("got warnings {warnings:?}, want {:?}", case.warnings))
+                } else {
+                    Ok(())
+                }
             }
             (Err(e), None, Some(want)) => {
                 let path = e.location().map(|l| l.path.clone());
@@ -78,7 +143,7 @@ fn alias_bomb_is_refused() {
     let err = parse_manifests(&text).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "document 0: invalid yaml: aliases expand to more than 100 times the size of the document"
+        "document 1: invalid yaml: aliases expand to more than 100 times the size of the document"
     );
 }
 
@@ -87,7 +152,7 @@ fn deep_yaml_nesting_is_refused_quickly() {
     let depth = 100_000;
     let text = format!("{HEAD}data: {}{}\n", "[".repeat(depth), "]".repeat(depth));
     let err = parse_manifests(&text).unwrap_err();
-    assert_eq!(err.to_string(), "document 0: invalid yaml: nesting deeper than 1000 levels");
+    assert_eq!(err.to_string(), "document 1: invalid yaml: nesting deeper than 1000 levels");
 }
 
 #[test]
@@ -101,7 +166,7 @@ fn deep_json_nesting_is_refused() {
     let err = parse_manifests(&text).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "document 0: invalid json: nesting deeper than 128 levels at line 1 column 196"
+        "document 1: invalid json: nesting deeper than 128 levels at line 1 column 196"
     );
 }
 
@@ -115,7 +180,7 @@ fn deep_block_nesting_is_refused() {
     let err = parse_manifests(&text).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "document 0: invalid yaml: nesting deeper than 128 levels at line 132 column 129"
+        "document 1: invalid yaml: nesting deeper than 128 levels at line 132 column 129"
     );
 }
 
@@ -125,7 +190,7 @@ fn fifty_megabyte_string_is_refused() {
     let text = format!("{HEAD}data:\n  k: \"{big}\"\n");
     assert_eq!(
         parse_manifests(&text).unwrap_err().to_string(),
-        "document 0: a string of 52428800 bytes exceeds the limit of 16777216 bytes at /data/k"
+        "document 1: a string of 52428800 bytes exceeds the limit of 16777216 bytes at /data/k"
     );
 }
 
@@ -137,7 +202,7 @@ fn fifty_megabyte_json_string_is_refused() {
     );
     assert_eq!(
         parse_manifests(&text).unwrap_err().to_string(),
-        "document 0: a string of 52428800 bytes exceeds the limit of 16777216 bytes at /data/k"
+        "document 1: a string of 52428800 bytes exceeds the limit of 16777216 bytes at /data/k"
     );
     // A long key is refused too (named by its object), and a string at the limit is data.
     let at_limit = "y".repeat(crate::object::MAX_STRING_BYTES);
@@ -146,7 +211,7 @@ fn fifty_megabyte_json_string_is_refused() {
     );
     assert_eq!(
         parse_manifests(&text).unwrap_err().to_string(),
-        "document 0: a string of 52428800 bytes exceeds the limit of 16777216 bytes at /data"
+        "document 1: a string of 52428800 bytes exceeds the limit of 16777216 bytes at /data"
     );
 }
 
@@ -161,7 +226,7 @@ fn quotes_and_comments_do_not_hide_brackets_from_the_depth_check() {
         "{".repeat(5000)
     );
     let err = parse_manifests(&text).unwrap_err();
-    assert_eq!(err.to_string(), "document 0: invalid yaml: nesting deeper than 1000 levels");
+    assert_eq!(err.to_string(), "document 1: invalid yaml: nesting deeper than 1000 levels");
     let text = format!("{HEAD}data:\n  a: \"{}\"\n  # {}\n", "[".repeat(5000), "{".repeat(5000));
     assert!(parse_manifests(&text).is_ok());
 }

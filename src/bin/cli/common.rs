@@ -1,9 +1,14 @@
 //! What every command shares: reading objects from files and directories, reading the
 //! Application and argocd-cm, and printing.
 
+use std::ffi::OsString;
 use std::fmt;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
 
+use gitops_core::object::{DuplicateKeys, ParseOptions};
 use gitops_core::{Application, Settings};
 use serde_json::Value;
 
@@ -38,24 +43,96 @@ pub enum Output {
     Text,
     /// JSON.
     Json,
+    /// YAML: the same document as JSON.
+    Yaml,
 }
 
 impl Output {
-    /// Parses `text` or `json`.
+    /// Parses `text`, `json` or `yaml`.
     pub fn parse(v: &str) -> Result<Output, CliError> {
         match v {
             "text" => Ok(Output::Text),
             "json" => Ok(Output::Json),
-            other => {
-                Err(CliError::Usage(format!("unknown output `{other}`: expected text or json")))
+            "yaml" => Ok(Output::Yaml),
+            other => Err(CliError::Usage(format!(
+                "unknown output `{other}`: expected text, json or yaml"
+            ))),
+        }
+    }
+}
+
+/// How every command reads manifests: the limits and what a repeated key does (the global
+/// flags `--max-input-bytes`, `--max-objects`, `--max-string-bytes`, `--strict-keys`).
+static INPUT: OnceLock<ParseOptions> = OnceLock::new();
+
+/// Takes the global input flags out of `args` and keeps them for [`parse_options`].
+pub fn take_input_flags(args: Vec<OsString>) -> Result<Vec<OsString>, CliError> {
+    let mut options = ParseOptions::default();
+    let mut rest = Vec::new();
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        let text = arg.to_string_lossy().into_owned();
+        let (flag, inline) = match text.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f.to_owned(), Some(v.to_owned())),
+            _ => (text.clone(), None),
+        };
+        if flag == "--" {
+            rest.push(arg);
+            rest.extend(args);
+            break;
+        }
+        let mut number = |name: &str| -> Result<usize, CliError> {
+            let v = match &inline {
+                Some(v) => v.clone(),
+                None => args.next().map(|v| v.to_string_lossy().into_owned()).ok_or_else(|| {
+                    CliError::Usage(format!("missing argument for option '{name}'"))
+                })?,
+            };
+            v.parse().map_err(|_| CliError::Usage(format!("{name}: `{v}` is not a whole number")))
+        };
+        match flag.as_str() {
+            "--max-input-bytes" => options.max_bytes = number("--max-input-bytes")?,
+            "--max-objects" => options.max_objects = number("--max-objects")?,
+            "--max-string-bytes" => options.max_string_bytes = number("--max-string-bytes")?,
+            "--strict-keys" => options.duplicate_keys = DuplicateKeys::Refuse,
+            _ => rest.push(arg),
+        }
+    }
+    let _ = INPUT.set(options);
+    Ok(rest)
+}
+
+/// The options every command reads manifests with.
+pub fn parse_options() -> ParseOptions {
+    INPUT.get().cloned().unwrap_or_default()
+}
+
+impl Output {
+    /// Prints a structured document as JSON or YAML; `false` for text, which the command
+    /// renders itself.
+    pub fn print_document(self, v: &impl serde::Serialize) -> bool {
+        match self {
+            Output::Text => false,
+            Output::Json => {
+                print_json(v);
+                true
+            }
+            Output::Yaml => {
+                print_yaml(v);
+                true
             }
         }
     }
 }
 
-/// The files a PATH stands for: the file itself, or every `.yaml`, `.yml` and `.json` file
-/// in the directory, sorted by name (not recursive).
+/// The files a PATH stands for: `-` (standard input), the file itself, or every `.yaml`,
+/// `.yml` and `.json` entry of the directory, sorted by name (not recursive). An entry that
+/// cannot be read (a dangling symbolic link, a link loop, no permission) is an error naming
+/// it, never skipped: a desired object that vanished would be marked for pruning.
 pub fn files_of(path: &Path) -> Result<Vec<PathBuf>, CliError> {
+    if is_stdin(path) {
+        return Ok(vec![path.to_path_buf()]);
+    }
     let meta =
         std::fs::metadata(path).map_err(|e| CliError::Input(format!("{}: {e}", path.display())))?;
     if !meta.is_dir() {
@@ -68,29 +145,90 @@ pub fn files_of(path: &Path) -> Result<Vec<PathBuf>, CliError> {
         let entry = entry.map_err(|e| CliError::Input(format!("{}: {e}", path.display())))?;
         let p = entry.path();
         let ext = p.extension().and_then(|e| e.to_str()).unwrap_or("");
-        if p.is_file() && matches!(ext, "yaml" | "yml" | "json") {
-            files.push(p);
+        if !matches!(ext, "yaml" | "yml" | "json") {
+            continue;
+        }
+        match std::fs::metadata(&p) {
+            Ok(m) if m.is_file() => files.push(p),
+            // A directory named like a manifest is a folder, not input (not recursive).
+            Ok(m) if m.is_dir() => {}
+            Ok(_) => {
+                return Err(CliError::Input(format!("{}: not a regular file", p.display())));
+            }
+            Err(e) => {
+                let dangling = std::fs::symlink_metadata(&p).is_ok_and(|m| m.is_symlink());
+                let what = if dangling { " (a symbolic link that cannot be followed)" } else { "" };
+                return Err(CliError::Input(format!("{}: {e}{what}", p.display())));
+            }
         }
     }
     files.sort();
     Ok(files)
 }
 
-/// Reads a file as text, naming it in the error.
-pub fn read_text(path: &Path) -> Result<String, CliError> {
-    std::fs::read_to_string(path).map_err(|e| CliError::Input(format!("{}: {e}", path.display())))
+/// Whether PATH is `-`, standard input.
+pub fn is_stdin(path: &Path) -> bool {
+    path.as_os_str() == "-"
 }
 
-/// Reads the objects of every file under PATH (see [`files_of`]).
+/// Standard input is read at most once: a second `-` is an error.
+static STDIN_TAKEN: AtomicBool = AtomicBool::new(false);
+
+/// Reads a file, or standard input for `-`, as text, naming it in the error. Text longer than
+/// `--max-input-bytes` is refused before it is all read.
+pub fn read_text(path: &Path) -> Result<String, CliError> {
+    let limit = parse_options().max_bytes;
+    let name =
+        if is_stdin(path) { "standard input".to_string() } else { path.display().to_string() };
+    let fail = |e: std::io::Error| CliError::Input(format!("{name}: {e}"));
+    let reader: Box<dyn Read> = if is_stdin(path) {
+        if STDIN_TAKEN.swap(true, Ordering::SeqCst) {
+            return Err(CliError::Usage("standard input (`-`) can be read only once".into()));
+        }
+        Box::new(std::io::stdin().lock())
+    } else {
+        Box::new(std::fs::File::open(path).map_err(fail)?)
+    };
+    let mut bytes = Vec::new();
+    let read = reader.take(limit as u64 + 1).read_to_end(&mut bytes).map_err(fail)?;
+    if read > limit {
+        return Err(CliError::Input(format!(
+            "{name}: the input exceeds the limit of {limit} bytes (raise it with --max-input-bytes)"
+        )));
+    }
+    String::from_utf8(bytes).map_err(|e| CliError::Input(format!("{name}: not UTF-8 text: {e}")))
+}
+
+/// The name of a file in messages: `standard input` for `-`.
+pub fn display_name(path: &Path) -> String {
+    if is_stdin(path) { "standard input".to_string() } else { path.display().to_string() }
+}
+
+/// Reads the objects of every file under PATH (see [`files_of`]). Warnings of the reading go
+/// to stderr, naming the file.
 pub fn read_objects(path: &Path) -> Result<Vec<Value>, CliError> {
+    read_objects_with(path, &parse_options())
+}
+
+/// [`read_objects`] with other options (health reads objects without a name).
+pub fn read_objects_with(path: &Path, options: &ParseOptions) -> Result<Vec<Value>, CliError> {
     let mut out = Vec::new();
     for file in files_of(path)? {
         let text = read_text(&file)?;
-        let objs = gitops_core::parse_manifests(&text)
-            .map_err(|e| CliError::Input(format!("{}: {e}", file.display())))?;
-        out.extend(objs);
+        let name = display_name(&file);
+        let read = gitops_core::object::parse_manifests_with(&text, options)
+            .map_err(|e| CliError::Input(format!("{name}: {e}")))?;
+        for w in &read.warnings {
+            warn(&format!("{name}: {w}"));
+        }
+        out.extend(read.objects);
     }
     Ok(out)
+}
+
+/// Prints a warning on stderr.
+pub fn warn(message: &str) {
+    eprintln!("gitops-core: warning: {message}");
 }
 
 /// Reads objects from several paths, in order.
@@ -105,34 +243,148 @@ pub fn read_all_objects(paths: &[PathBuf]) -> Result<Vec<Value>, CliError> {
 /// Reads one YAML or JSON document.
 pub fn read_document(path: &Path) -> Result<Value, CliError> {
     let text = read_text(path)?;
-    let docs = gitops_core::object::parse_documents(&text)
-        .map_err(|e| CliError::Input(format!("{}: {e}", path.display())))?;
+    let name = display_name(path);
+    let (docs, warnings) = gitops_core::object::parse_documents_with(&text, &parse_options())
+        .map_err(|e| CliError::Input(format!("{name}: {e}")))?;
+    for w in &warnings {
+        warn(&format!("{name}: {w}"));
+    }
     docs.into_iter()
         .find(|d| !d.is_null())
-        .ok_or_else(|| CliError::Input(format!("{}: no document", path.display())))
+        .ok_or_else(|| CliError::Input(format!("{name}: no document")))
+}
+
+/// The Application a command compares with: `--app` (its destination namespace replaced by
+/// `-n` when both are given), or an empty one in `-n`'s namespace. Without either, a note on
+/// stderr says that namespaced desired objects without a namespace will not pair.
+pub fn app_for(
+    app: Option<&Path>,
+    namespace: Option<&str>,
+    desired: &[Value],
+) -> Result<Application, CliError> {
+    let mut out = match app {
+        Some(p) => read_app(p)?,
+        None => Application::default(),
+    };
+    if let Some(ns) = namespace {
+        out.spec.destination.namespace = ns.to_string();
+    } else if app.is_none() {
+        let scopes = gitops_core::Scopes::builtin();
+        let unset = desired.iter().any(|o| {
+            let r = gitops_core::ObjectRef::from_object_lossy(o);
+            r.namespace.is_empty()
+                && scopes.scope(&r.group, &r.kind) != Some(gitops_core::Scope::Cluster)
+        });
+        if unset {
+            eprintln!(
+                "note: no --app and no -n/--namespace: namespaced objects without a namespace \
+                 will not pair with their live copies"
+            );
+        }
+    }
+    Ok(out)
+}
+
+/// What `diff` and `status` compare: the desired and live objects, the Application, the
+/// argocd-cm settings and the scopes (built-in kinds plus the CRDs among the objects).
+pub struct Comparison {
+    /// The objects from Git.
+    pub desired: Vec<Value>,
+    /// The live objects.
+    pub live: Vec<Value>,
+    /// The Application ([`app_for`]).
+    pub app: Application,
+    /// `--argocd-cm`, or the defaults.
+    pub settings: Settings,
+    /// Namespaced or cluster-scoped, per kind.
+    pub scopes: gitops_core::Scopes,
+}
+
+impl Comparison {
+    /// Reads every input of a comparison.
+    pub fn read(
+        desired: &[PathBuf],
+        live: &[PathBuf],
+        app: Option<&Path>,
+        namespace: Option<&str>,
+        argocd_cm: Option<&Path>,
+    ) -> Result<Comparison, CliError> {
+        let desired = read_all_objects(desired)?;
+        let live = read_all_objects(live)?;
+        let app = app_for(app, namespace, &desired)?;
+        let settings = argocd_cm.map(read_settings).transpose()?.unwrap_or_default();
+        let mut scopes = gitops_core::Scopes::builtin();
+        scopes.add_crds(desired.iter().chain(&live));
+        Ok(Comparison { desired, live, app, settings, scopes })
+    }
+
+    /// The library's input for comparing them.
+    pub fn input(&self) -> gitops_core::diff::AppDiffInput<'_> {
+        gitops_core::diff::AppDiffInput::new(
+            &self.desired,
+            &self.live,
+            &self.app,
+            &self.settings,
+            &self.scopes,
+        )
+    }
 }
 
 /// Reads an Argo CD Application manifest.
 pub fn read_app(path: &Path) -> Result<Application, CliError> {
     let doc = read_document(path)?;
-    Application::from_value(&doc).map_err(|e| CliError::Input(format!("{}: {e}", path.display())))
+    Application::from_value(&doc)
+        .map_err(|e| CliError::Input(format!("{}: {e}", display_name(path))))
 }
 
 /// Reads an `argocd-cm` ConfigMap.
 pub fn read_settings(path: &Path) -> Result<Settings, CliError> {
     let doc = read_document(path)?;
-    Settings::from_config_map(&doc).map_err(|e| CliError::Input(format!("{}: {e}", path.display())))
+    Settings::from_config_map(&doc)
+        .map_err(|e| CliError::Input(format!("{}: {e}", display_name(path))))
 }
 
-/// Prints a value as pretty JSON with a trailing newline. A closed pipe (`| head`) is not an
-/// error.
+/// Prints a value as pretty JSON with a trailing newline.
 pub fn print_json(v: &impl serde::Serialize) {
-    use std::io::Write;
     match serde_json::to_string_pretty(v) {
-        Ok(s) => {
-            let mut out = std::io::stdout().lock();
-            let _ = writeln!(out, "{s}").and_then(|()| out.flush());
-        }
+        Ok(s) => write_out(&format!("{s}\n")),
         Err(e) => eprintln!("gitops-core: cannot serialize output: {e}"),
     }
+}
+
+/// Prints a value as YAML.
+pub fn print_yaml(v: &impl serde::Serialize) {
+    match serde_norway::to_string(v) {
+        Ok(s) => write_out(&s),
+        Err(e) => eprintln!("gitops-core: cannot serialize output: {e}"),
+    }
+}
+
+/// The exit status of a process whose reader went away, as shells report a process ended by
+/// SIGPIPE (128 + 13).
+pub const CLOSED_PIPE_STATUS: i32 = 141;
+
+/// Writes text to stdout. A closed pipe (`| head`) ends the process quietly with status 141,
+/// as a Unix tool ended by SIGPIPE; any other write error (a full disk, `>/dev/full`) ends it
+/// with a message and status 2.
+pub fn write_out(text: &str) {
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        write_failed(&e);
+    }
+}
+
+/// Ends the process after a failed write to stdout (see [`write_out`]).
+pub fn write_failed(e: &std::io::Error) -> ! {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        std::process::exit(CLOSED_PIPE_STATUS);
+    }
+    eprintln!("gitops-core: cannot write standard output: {e}");
+    std::process::exit(2);
+}
+
+/// `println!` to stdout through [`write_out`].
+macro_rules! outln {
+    () => { $crate::common::write_out("\n") };
+    ($($arg:tt)*) => { $crate::common::write_out(&format!("{}\n", format_args!($($arg)*))) };
 }

@@ -1,9 +1,7 @@
 //! `gitops-core demo`: the bookstore example (built into the binary, from `testdata/demo/`):
 //! an `argocd app get`-style status table, the diff of the drift, and who wrote it.
 
-use gitops_core::diff::{
-    self, AppDiff, AppDiffInput, ResourceDiff, ResourceExplanation, SyncStatus,
-};
+use gitops_core::diff::{self, AppDiff, AppDiffInput, ResourceExplanation};
 use gitops_core::{Application, Scopes, Settings};
 
 use crate::common::CliError;
@@ -25,13 +23,13 @@ pub fn run(mut args: lexopt::Parser) -> Result<u8, CliError> {
     if let Some(arg) = args.next()? {
         return match arg {
             Long("help") | Short('h') => {
-                println!("{HELP}");
+                outln!("{HELP}");
                 Ok(0)
             }
             other => Err(CliError::Usage(format!("{}\n{HELP}", other.unexpected()))),
         };
     }
-    crate::diff::write_stdout(&run_render()?);
+    crate::common::write_out(&run_render()?);
     Ok(0)
 }
 
@@ -55,82 +53,22 @@ fn run_render() -> Result<String, CliError> {
     let result = diff::diff_app(&input)
         .map_err(|e| CliError::Input(format!("comparing the demo app: {e}")))?;
     let explained = diff::explain_app(&input, &result);
-    Ok(render(&app, &result, &live, &explained))
-}
-
-/// HEALTH column: the built-in health of the live object (blank when it has none, `Missing`
-/// when it is not in the cluster).
-fn health_of(resource: &ResourceDiff, live: &[serde_json::Value]) -> String {
-    let Some(obj) = live
-        .iter()
-        .find(|o| gitops_core::ObjectRef::from_object_lossy(o).same_object(&resource.object))
-    else {
-        return "Missing".to_string();
-    };
-    // The demo's clock is fixed so its output is the same on every run.
-    let ctx = gitops_core::health::HealthContext::new(std::time::SystemTime::UNIX_EPOCH);
-    match gitops_core::health::assess(obj, &ctx) {
-        Ok(Some(h)) => h.status.to_string(),
-        Ok(None) => String::new(),
-        Err(e) => format!("Unknown ({e})"),
-    }
+    Ok(render(&app, &result, &desired, &live, &explained))
 }
 
 fn render(
     app: &Application,
     result: &AppDiff,
+    desired: &[serde_json::Value],
     live: &[serde_json::Value],
     explained: &[ResourceExplanation],
 ) -> String {
-    let mut out = String::new();
-    let field = |k: &str, v: &str| format!("{k:<20}{v}\n");
-    out.push_str(&field("Name:", &format!("{}/{}", app.metadata.namespace, app.metadata.name)));
-    out.push_str(&field("Project:", &app.spec.project));
-    out.push_str(&field("Server:", &app.spec.destination.server));
-    out.push_str(&field("Namespace:", &app.spec.destination.namespace));
-    out.push_str(&field("Sync Status:", result.sync_status.as_str()));
-    for c in &result.conditions {
-        out.push_str(&field("Condition:", &format!("{}: {}", c.type_, c.message)));
-    }
+    // The demo's clock is fixed so its output is the same on every run.
+    let ctx = gitops_core::health::HealthContext::new(std::time::SystemTime::UNIX_EPOCH);
+    let health = crate::status::app_health(result, desired, live, &ctx);
+    let mut out = crate::status::header(app, result, &health);
     out.push('\n');
-    let header = ["GROUP", "KIND", "NAMESPACE", "NAME", "STATUS", "HEALTH", "HOOK", "MESSAGE"];
-    let rows: Vec<[String; 8]> = result
-        .resources
-        .iter()
-        .map(|r| {
-            [
-                r.object.group.clone(),
-                r.object.kind.clone(),
-                r.object.namespace.clone(),
-                r.object.name.clone(),
-                r.status.map_or("", SyncStatus::as_str).to_string(),
-                health_of(r, live),
-                if r.hook { "hook".into() } else { String::new() },
-                r.message.clone(),
-            ]
-        })
-        .collect();
-    let mut widths = header.map(str::len);
-    for row in &rows {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.len());
-        }
-    }
-    let line = |cells: &[&str]| {
-        let mut s = String::new();
-        for (i, c) in cells.iter().enumerate() {
-            if i + 1 == cells.len() {
-                s.push_str(c);
-            } else {
-                s.push_str(&format!("{c:<w$}  ", w = widths[i]));
-            }
-        }
-        s.trim_end().to_string() + "\n"
-    };
-    out.push_str(&line(&header));
-    for row in &rows {
-        out.push_str(&line(&row.each_ref().map(String::as_str)));
-    }
+    out.push_str(&crate::status::table(result, &health));
     let text = result.render_text();
     if !text.is_empty() {
         out.push('\n');

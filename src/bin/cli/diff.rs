@@ -8,21 +8,24 @@
 
 use std::path::PathBuf;
 
-use gitops_core::diff::{self, AppDiff, AppDiffInput, ResourceExplanation, SyncStatus};
-use gitops_core::{Application, Scopes, Settings};
+use gitops_core::diff::{self, AppDiff, ResourceExplanation, SyncStatus};
 
 use crate::common::{self, CliError, Output};
 
 const HELP: &str = "\
-usage: gitops-core diff --desired PATH --live PATH [--app APP.yaml] [--argocd-cm CM.yaml]
-                        [--output text|json] [--show-secrets] [--dry-run PATH]
+usage: gitops-core diff --desired PATH --live PATH [--app APP.yaml | -n NAMESPACE]
+                        [--argocd-cm CM.yaml] [--output text|json|yaml] [--show-secrets]
+                        [--dry-run PATH]
                         [--explain] [--unmanaged] [--no-ignore-annotation]
 
-PATH is a file (YAML stream, JSON or List) or a directory (its .yaml/.yml/.json files, sorted);
---desired and --live may be given more than once.
+PATH is a file (YAML stream, JSON or List), a directory (its .yaml/.yml/.json files, sorted)
+or - for standard input; --desired and --live may be given more than once.
 --app          an Argo CD Application (destination namespace, ignoreDifferences, sync options)
+-n, --namespace
+               the destination namespace: without --app, namespaced objects without a
+               namespace get it (with --app, it replaces the app's)
 --argocd-cm    the argocd-cm ConfigMap (resource customizations, compare options, tracking)
---output       text (default, as `argocd app diff`) or json
+--output       text (default, as `argocd app diff`), json or yaml
 --show-secrets print Secret values instead of masks
 --dry-run      server-side diff: the results of `kubectl apply --server-side --dry-run=server
                --field-manager=argocd-controller` of the desired objects (PATH as above)
@@ -41,6 +44,7 @@ struct Args {
     desired: Vec<PathBuf>,
     live: Vec<PathBuf>,
     app: Option<PathBuf>,
+    namespace: Option<String>,
     cm: Option<PathBuf>,
     output: Output,
     show_secrets: bool,
@@ -53,6 +57,7 @@ struct Args {
 fn parse(mut p: lexopt::Parser) -> Result<Option<Args>, CliError> {
     use lexopt::prelude::*;
     let (mut desired, mut live, mut app, mut cm) = (Vec::new(), Vec::new(), None, None);
+    let mut namespace = None;
     let mut output = Output::Text;
     let mut show_secrets = false;
     let mut dry_run = Vec::new();
@@ -63,6 +68,7 @@ fn parse(mut p: lexopt::Parser) -> Result<Option<Args>, CliError> {
             Long("desired") => desired.push(PathBuf::from(p.value()?)),
             Long("live") => live.push(PathBuf::from(p.value()?)),
             Long("app") => app = Some(PathBuf::from(p.value()?)),
+            Long("namespace") | Short('n') => namespace = Some(p.value()?.string()?),
             Long("argocd-cm") => cm = Some(PathBuf::from(p.value()?)),
             Long("output") | Short('o') => {
                 output = Output::parse(&p.value()?.to_string_lossy())?;
@@ -73,7 +79,7 @@ fn parse(mut p: lexopt::Parser) -> Result<Option<Args>, CliError> {
             Long("unmanaged") => unmanaged = true,
             Long("no-ignore-annotation") => ignore_annotation = false,
             Long("help") | Short('h') => {
-                println!("{HELP}");
+                outln!("{HELP}");
                 return Ok(None);
             }
             other => return Err(CliError::Usage(format!("{}\n{HELP}", other.unexpected()))),
@@ -90,6 +96,7 @@ fn parse(mut p: lexopt::Parser) -> Result<Option<Args>, CliError> {
         desired,
         live,
         app,
+        namespace,
         cm,
         output,
         show_secrets,
@@ -103,20 +110,16 @@ fn parse(mut p: lexopt::Parser) -> Result<Option<Args>, CliError> {
 /// Runs the command.
 pub fn run(args: lexopt::Parser) -> Result<u8, CliError> {
     let Some(args) = parse(args)? else { return Ok(0) };
-    let desired = common::read_all_objects(&args.desired)?;
-    let live = common::read_all_objects(&args.live)?;
-    let app = match &args.app {
-        Some(p) => common::read_app(p)?,
-        None => Application::default(),
-    };
-    let settings = match &args.cm {
-        Some(p) => common::read_settings(p)?,
-        None => Settings::default(),
-    };
-    let mut scopes = Scopes::builtin();
-    scopes.add_crds(desired.iter().chain(&live));
+    let c = common::Comparison::read(
+        &args.desired,
+        &args.live,
+        args.app.as_deref(),
+        args.namespace.as_deref(),
+        args.cm.as_deref(),
+    )?;
     let dry_runs = common::read_all_objects(&args.dry_run)?;
-    let mut input = AppDiffInput::new(&desired, &live, &app, &settings, &scopes)
+    let mut input = c
+        .input()
         .with_reveal_secrets(args.show_secrets)
         .with_ignore_annotation(args.ignore_annotation);
     if !dry_runs.is_empty() {
@@ -134,8 +137,10 @@ pub fn run(args: lexopt::Parser) -> Result<u8, CliError> {
     };
     let show = Show { explain: args.explain, unmanaged: args.unmanaged };
     match args.output {
-        Output::Json => common::print_json(&json_explained(&result, &explained, show)),
-        Output::Text => write_stdout(&render_explained(&result, &explained, show)),
+        Output::Json | Output::Yaml => {
+            args.output.print_document(&json_explained(&result, &explained, show));
+        }
+        Output::Text => common::write_out(&render_explained(&result, &explained, show)),
     }
     if result.sync_status == SyncStatus::Unknown {
         let messages: Vec<&str> = result
@@ -147,13 +152,6 @@ pub fn run(args: lexopt::Parser) -> Result<u8, CliError> {
         return Err(CliError::Input(messages.join("; ")));
     }
     Ok(if result.has_differences() { 1 } else { 0 })
-}
-
-/// Writes to stdout; a closed pipe (`| head`) is not an error.
-pub fn write_stdout(text: &str) {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
 }
 
 /// The JSON document of `--output json`: the library's, which `serve` answers too.
@@ -262,7 +260,7 @@ pub fn json_explained(
 #[cfg(test)]
 mod tests {
     use gitops_core::diff::{self, AppDiffInput};
-    use gitops_core::{Application, Scopes, Settings};
+    use gitops_core::{Scopes, Settings};
     use serde_json::json;
 
     use super::{Show, json_explained, render_explained};
@@ -286,7 +284,7 @@ mod tests {
     fn outputs(show: Show) -> (String, String) {
         let (desired, live) = objects();
         let (app, settings, scopes) =
-            (Application::default(), Settings::default(), Scopes::builtin());
+            (gitops_core::Application::default(), Settings::default(), Scopes::builtin());
         let input = AppDiffInput::new(&desired, &live, &app, &settings, &scopes);
         let result = diff::diff_app(&input).unwrap(); // fixed, valid input
         let explained = diff::explain_app(&input, &result);

@@ -55,7 +55,7 @@ fn parse_args(mut args: lexopt::Parser) -> Result<Option<HealthArgs>, CliError> 
             }
             Long("condition-fallback") => out.condition_fallback = true,
             Long("help") | Short('h') => {
-                println!("{HEALTH_USAGE}");
+                outln!("{HEALTH_USAGE}");
                 return Ok(None);
             }
             Value(path) => out.paths.push(path.into()),
@@ -75,7 +75,7 @@ fn parse_args(mut args: lexopt::Parser) -> Result<Option<HealthArgs>, CliError> 
 /// The one place where the Lua engine is constructed for the CLI: scripts from `argocd-cm`
 /// and from a `resource_customizations/`-style directory, with the default limits.
 #[cfg(feature = "lua")]
-fn script_engine(
+pub fn script_engine(
     settings: Option<&Settings>,
     customizations: Option<&Path>,
 ) -> Result<Option<Box<dyn ScriptHealth>>, CliError> {
@@ -92,7 +92,7 @@ fn script_engine(
 
 /// Without the `lua` feature only the built-in checks run.
 #[cfg(not(feature = "lua"))]
-fn script_engine(
+pub fn script_engine(
     settings: Option<&Settings>,
     customizations: Option<&Path>,
 ) -> Result<Option<Box<dyn ScriptHealth>>, CliError> {
@@ -118,7 +118,12 @@ pub fn run(args: lexopt::Parser) -> Result<u8, CliError> {
              --customizations and --argocd-cm have no effect"
         );
     }
-    let objects = common::read_all_objects(&args.paths)?;
+    // Health needs no name: any object with apiVersion and kind is assessed.
+    let options = common::parse_options().with_require_name(false);
+    let mut objects = Vec::new();
+    for p in &args.paths {
+        objects.extend(common::read_objects_with(p, &options)?);
+    }
 
     let mut ctx =
         HealthContext::new(SystemTime::now()).with_condition_fallback(args.condition_fallback);
@@ -131,8 +136,10 @@ pub fn run(args: lexopt::Parser) -> Result<u8, CliError> {
         .collect();
     let app = health::aggregate(&inputs);
     match args.output {
-        Output::Json => common::print_json(&to_json(&app)),
-        Output::Text => print!("{}", to_text(&app)),
+        Output::Json | Output::Yaml => {
+            args.output.print_document(&to_json(&app));
+        }
+        Output::Text => common::write_out(&to_text(&app)),
     }
     Ok(0)
 }
@@ -199,7 +206,7 @@ pub fn run_tests(mut args: lexopt::Parser) -> Result<u8, CliError> {
         match arg {
             Value(v) if dir.is_none() => dir = Some(v.into()),
             Long("help") | Short('h') => {
-                println!("{TEST_USAGE}");
+                outln!("{TEST_USAGE}");
                 return Ok(0);
             }
             other => return Err(other.unexpected().into()),
@@ -218,9 +225,7 @@ the status and message are compared exactly. Exit 1 when a case fails, 2 on an u
 
 #[cfg(feature = "lua")]
 fn run_test_dir(dir: &std::path::Path) -> Result<u8, CliError> {
-    use std::collections::BTreeMap;
-
-    use gitops_core::health::scripts::{HealthScript, HealthScripts, run_health_tests};
+    use gitops_core::health::scripts::HealthScripts;
     use gitops_core::script::LuaEngine;
 
     let mut files = Vec::new();
@@ -228,35 +233,22 @@ fn run_test_dir(dir: &std::path::Path) -> Result<u8, CliError> {
     let scripts = HealthScripts::new().with_directory(&read_customizations(dir)?);
     let engine = LuaEngine::default();
     let now = std::time::SystemTime::now();
-    let (mut passed, mut failed) = (0usize, 0usize);
+    let (mut passed, mut failed, mut unreadable) = (0usize, 0usize, false);
     for test in files.iter().filter(|f| f.file_name().is_some_and(|n| n == "health_test.yaml")) {
         let test_dir = test.parent().unwrap_or(dir);
-        let script_path = test_dir.join("health.lua");
-        let default_script = HealthScript::new(
-            relative(dir, &script_path),
-            crate::common::read_text(&script_path)?,
-            true,
-        );
-        let mut inputs = BTreeMap::new();
-        let mut below = Vec::new();
-        walk(test_dir, &mut below)?;
-        for f in below {
-            let ext = f.extension().and_then(|e| e.to_str()).unwrap_or("");
-            if matches!(ext, "yaml" | "yml" | "json") {
-                inputs.insert(relative(test_dir, &f), crate::common::read_text(&f)?);
-            }
-        }
-        let text = crate::common::read_text(test)?;
-        let cases = run_health_tests(&text, &inputs, &scripts, &default_script, &engine, now)
-            .map_err(|e| {
-                let file = if e.file == "health_test.yaml" {
-                    test.display().to_string()
-                } else {
-                    test_dir.join(&e.file).display().to_string()
-                };
-                CliError::Input(format!("{file}: {}", e.message))
-            })?;
         let shown = relative(dir, test_dir);
+        // A test file, script or input that cannot be read is one failed case; the run goes
+        // on and still ends with its summary.
+        let cases = match run_test_file(dir, test, &scripts, &engine, now) {
+            Ok(cases) => cases,
+            Err(e) => {
+                failed += 1;
+                unreadable = true;
+                outln!("FAIL {}", if shown.is_empty() { "health_test.yaml".into() } else { shown });
+                outln!("  error: {e}");
+                continue;
+            }
+        };
         for case in cases {
             let name = if shown.is_empty() {
                 case.input_path.clone()
@@ -265,20 +257,63 @@ fn run_test_dir(dir: &std::path::Path) -> Result<u8, CliError> {
             };
             if case.passed {
                 passed += 1;
-                println!("PASS {name}");
+                outln!("PASS {name}");
                 continue;
             }
             failed += 1;
-            println!("FAIL {name} ({})", case.script);
-            println!("  expected: {} {:?}", case.expected.status, case.expected.message);
+            outln!("FAIL {name} ({})", case.script);
+            outln!("  expected: {} {:?}", case.expected.status, case.expected.message);
             match &case.got {
-                Ok(h) => println!("  got:      {} {:?}", h.status, h.message),
-                Err(e) => println!("  got:      error: {e}"),
+                Ok(h) => outln!("  got:      {} {:?}", h.status, h.message),
+                Err(e) => outln!("  got:      error: {e}"),
             }
         }
     }
-    println!("{passed} passed, {failed} failed");
-    Ok(u8::from(failed > 0))
+    outln!("{passed} passed, {failed} failed");
+    Ok(if unreadable { 2 } else { u8::from(failed > 0) })
+}
+
+/// The cases of one `health_test.yaml`.
+#[cfg(feature = "lua")]
+fn run_test_file(
+    dir: &std::path::Path,
+    test: &std::path::Path,
+    scripts: &gitops_core::health::scripts::HealthScripts,
+    engine: &gitops_core::script::LuaEngine,
+    now: SystemTime,
+) -> Result<Vec<gitops_core::health::scripts::HealthTestCase>, CliError> {
+    use std::collections::BTreeMap;
+
+    use gitops_core::health::scripts::{HealthScript, run_health_tests};
+
+    let test_dir = test.parent().unwrap_or(dir);
+    let script_path = test_dir.join("health.lua");
+    let default_script = HealthScript::new(
+        relative(dir, &script_path),
+        crate::common::read_text(&script_path)?,
+        true,
+    );
+    let mut inputs = BTreeMap::new();
+    let mut below = Vec::new();
+    walk(test_dir, &mut below)?;
+    for f in below {
+        let ext = f.extension().and_then(|e| e.to_str()).unwrap_or("");
+        if matches!(ext, "yaml" | "yml" | "json") {
+            // An input that cannot be read fails only the cases that use it.
+            if let Ok(text) = crate::common::read_text(&f) {
+                inputs.insert(relative(test_dir, &f), text);
+            }
+        }
+    }
+    let text = crate::common::read_text(test)?;
+    run_health_tests(&text, &inputs, scripts, &default_script, engine, now).map_err(|e| {
+        let file = if e.file == "health_test.yaml" {
+            test.display().to_string()
+        } else {
+            test_dir.join(&e.file).display().to_string()
+        };
+        CliError::Input(format!("{file}: {}", e.message))
+    })
 }
 
 #[cfg(not(feature = "lua"))]
@@ -344,19 +379,11 @@ mod test_health_tests {
         assert_eq!(super::run_test_dir(&testdata("health/lua-failing")).ok(), Some(1));
         let err = super::run_test_dir(&testdata("health/no-such-dir")).unwrap_err().to_string();
         assert!(err.contains("health/no-such-dir"), "{err}");
-        let err = super::run_test_dir(&testdata("health/lua-invalid")).unwrap_err().to_string();
-        assert!(
-            err.ends_with(
-                "health/lua-invalid/example.com/Bad/health_test.yaml: `tests` is not a list"
-            ),
-            "{err}"
-        );
-        let err =
-            super::run_test_dir(&testdata("health/lua-missing-input")).unwrap_err().to_string();
-        assert!(
-            err.ends_with("health/lua-missing-input/example.com/Lost/testdata/nowhere.yaml: input file not found"),
-            "{err}"
-        );
+        // A test file that cannot be read is one failed case: the run goes on, prints its
+        // summary and exits 2.
+        assert_eq!(super::run_test_dir(&testdata("health/lua-invalid")).ok(), Some(2));
+        // An input that cannot be found fails its case only.
+        assert_eq!(super::run_test_dir(&testdata("health/lua-missing-input")).ok(), Some(1));
     }
 }
 
@@ -414,14 +441,14 @@ apps   Deployment  bookstore-dev  api       Degraded  Deployment \"api\" exceede
         let Err(crate::common::CliError::Input(message)) = result else {
             panic!("expected an input error, got {result:?}");
         };
-        assert_eq!(message, format!("{}: document 1: missing field `apiVersion`", file.display()));
+        assert_eq!(message, format!("{}: document 2: missing field `apiVersion`", file.display()));
     }
 
     #[test]
     fn usage_errors() {
-        let result = super::run(lexopt::Parser::from_args(["--output", "yaml", "x.yaml"]));
+        let result = super::run(lexopt::Parser::from_args(["--output", "xml", "x.yaml"]));
         assert!(
-            matches!(&result, Err(crate::common::CliError::Usage(m)) if m == "unknown output `yaml`: expected text or json"),
+            matches!(&result, Err(crate::common::CliError::Usage(m)) if m == "unknown output `xml`: expected text, json or yaml"),
             "{result:?}"
         );
         let result = super::run(lexopt::Parser::from_args(Vec::<&str>::new()));

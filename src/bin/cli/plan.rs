@@ -12,27 +12,28 @@ use gitops_core::sync::{LiveObject, Observations, SyncRequest, TaskAction, hooks
 use lexopt::prelude::*;
 use serde_json::{Value, json};
 
-use crate::common::{
-    CliError, Output, print_json, read_all_objects, read_app, read_document, read_settings,
-};
+use crate::common::{CliError, Output, read_all_objects, read_app, read_document, read_settings};
 
 const PLAN_USAGE: &str = "\
-usage: gitops-core plan --desired PATH --live PATH [--app APP.yaml] [--argocd-cm CM.yaml]
-                        [--prune] [--revision REV] [--now RFC3339] [--output text|json]
-                        [GUARD OPTIONS]
+usage: gitops-core plan --desired PATH --live PATH [--app APP.yaml | -n NAMESPACE]
+                        [--argocd-cm CM.yaml] [--prune] [--revision REV] [--now RFC3339]
+                        [--output text|json|yaml] [GUARD OPTIONS]
 
 Prints the sync tasks in the order Argo CD runs them: phase, wave, kind order, name.
---desired and --live may be repeated; a directory stands for its .yaml, .yml and .json files.
+--desired and --live may be repeated; a directory stands for its .yaml, .yml and .json files,
+- for standard input. -n sets the destination namespace (over the app's).
 --revision and --now (the operation start) name hooks that use generateName.
+A prune that waits for confirmation (Prune=confirm) says so in its MESSAGE.
 With a guard option, the plan is measured against the blast-radius guard too: a manual sync
 is never refused, but what the guard would say of it is printed after the tasks.";
 
 const DECIDE_USAGE: &str = "\
-usage: gitops-core decide --app APP.yaml --desired PATH --live PATH --revision REV
-                          [--project PROJECT.yaml] [--now RFC3339] [--output text|json]
-                          [GUARD OPTIONS]
+usage: gitops-core decide --app APP.yaml --desired PATH --live PATH --revision REV...
+                          [--argocd-cm CM.yaml] [--project PROJECT.yaml] [--now RFC3339]
+                          [--output text|json|yaml] [GUARD OPTIONS]
 
 Decides whether an automated sync starts now, from the Application's spec and status.
+A multi-source app (spec.sources) takes one --revision per source, in spec.sources order.
 With --project, the AppProject's sync windows that match the app are checked first.
 With a guard option, an automated sync that would prune too much is refused.";
 
@@ -75,7 +76,10 @@ struct Args {
     app: Option<PathBuf>,
     cm: Option<PathBuf>,
     project: Option<PathBuf>,
-    revision: Option<String>,
+    /// `--revision`, once per source of a multi-source app.
+    revisions: Vec<String>,
+    /// `-n/--namespace`: the destination namespace without `--app`.
+    namespace: Option<String>,
     now: Option<String>,
     output: Output,
     prune: bool,
@@ -93,7 +97,8 @@ fn parse(mut p: lexopt::Parser, usage: &str) -> Result<Option<Args>, CliError> {
         app: None,
         cm: None,
         project: None,
-        revision: None,
+        revisions: Vec::new(),
+        namespace: None,
         now: None,
         output: Output::Text,
         prune: false,
@@ -109,7 +114,8 @@ fn parse(mut p: lexopt::Parser, usage: &str) -> Result<Option<Args>, CliError> {
             Long("app") => a.app = Some(p.value()?.into()),
             Long("argocd-cm") => a.cm = Some(p.value()?.into()),
             Long("project") => a.project = Some(p.value()?.into()),
-            Long("revision") => a.revision = Some(p.value()?.string()?),
+            Long("revision") => a.revisions.push(p.value()?.string()?),
+            Long("namespace") | Short('n') => a.namespace = Some(p.value()?.string()?),
             Long("now") => a.now = Some(p.value()?.string()?),
             Long("output") | Short('o') => a.output = Output::parse(&p.value()?.string()?)?,
             Long("prune") => a.prune = true,
@@ -146,7 +152,7 @@ fn parse(mut p: lexopt::Parser, usage: &str) -> Result<Option<Args>, CliError> {
             }
             Long("claims") => a.claims.push(p.value()?.into()),
             Long("help") | Short('h') => {
-                println!("{full_usage}");
+                outln!("{full_usage}");
                 return Ok(None);
             }
             other => {
@@ -207,8 +213,17 @@ pub fn run_plan(args: lexopt::Parser) -> Result<u8, CliError> {
         }
     };
     request.prune |= a.prune;
-    if let Some(rev) = &a.revision {
-        request.revision = rev.clone();
+    if let Some(ns) = &a.namespace {
+        request.app_namespace = ns.clone();
+    }
+    match a.revisions.as_slice() {
+        [] => {}
+        [rev] => request.revision = rev.clone(),
+        _ => {
+            return Err(CliError::Usage(format!(
+                "plan takes one --revision (the one that names generateName hooks)\n{PLAN_USAGE}"
+            )));
+        }
     }
     if let Some(now) = &a.now {
         request.started_at = parse_rfc3339(now).map_err(|e| CliError::Usage(e.to_string()))?;
@@ -247,6 +262,11 @@ pub fn run_plan(args: lexopt::Parser) -> Result<u8, CliError> {
         .map(|t| {
             let message = match &t.action {
                 TaskAction::Skip { reason } => reason.clone(),
+                // Argo CD's sync waits here, prunes nothing, and says so.
+                TaskAction::Delete if t.requires_confirmation => format!(
+                    "waiting for pruning confirmation of {}/{}/{}",
+                    t.key.group, t.key.kind, t.key.name
+                ),
                 _ => t.invalid.clone().unwrap_or_default(),
             };
             json!({
@@ -259,19 +279,23 @@ pub fn run_plan(args: lexopt::Parser) -> Result<u8, CliError> {
                 "name": t.key.name,
                 "action": t.action.name(),
                 "hook": t.hook_type().map(|p| p.as_str()),
+                "requiresConfirmation": t.requires_confirmation,
                 "message": message,
             })
         })
         .collect();
     match a.output {
-        Output::Json => match &verdict {
-            Some(v) => print_json(&json!({ "guard": DecideGuardOutput::new(v), "tasks": rows })),
-            None => print_json(&json!({ "tasks": rows })),
-        },
+        Output::Json | Output::Yaml => {
+            let doc = match &verdict {
+                Some(v) => json!({ "guard": DecideGuardOutput::new(v), "tasks": rows }),
+                None => json!({ "tasks": rows }),
+            };
+            a.output.print_document(&doc);
+        }
         Output::Text => {
             print_table(&rows);
             if let Some(v) = &verdict {
-                println!();
+                outln!();
                 print_verdict(v, true);
             }
         }
@@ -308,7 +332,7 @@ fn print_table(rows: &[Value]) {
                 line.push_str(&format!("{cell:<w$}  ", w = widths[i]));
             }
         }
-        println!("{}", line.trim_end());
+        outln!("{}", line.trim_end());
     }
 }
 
@@ -318,7 +342,12 @@ pub fn run_decide(args: lexopt::Parser) -> Result<u8, CliError> {
     let app = read_app(&required(a.app, "--app", DECIDE_USAGE)?)?;
     let desired = objects_of(&a.desired, "--desired", DECIDE_USAGE)?;
     let live = objects_of(&a.live, "--live", DECIDE_USAGE)?;
-    let revision = required(a.revision, "--revision", DECIDE_USAGE)?;
+    if a.revisions.is_empty() {
+        return Err(CliError::Usage(format!("missing --revision\n{DECIDE_USAGE}")));
+    }
+    gitops_core::sync::decide::check_revisions(&app, &a.revisions)
+        .map_err(|e| CliError::Usage(format!("--revision: {e}")))?;
+    let revisions = a.revisions.clone();
     let now = match &a.now {
         Some(s) => parse_rfc3339(s).map_err(|e| CliError::Usage(e.to_string()))?,
         // The command-line tool is the host: the one place that reads the clock.
@@ -386,7 +415,7 @@ pub fn run_decide(args: lexopt::Parser) -> Result<u8, CliError> {
             json!({"sync": false, "message": message, "selfHeal": false, "nextAttemptAt": null});
         (out, None)
     } else {
-        let mut input = AutoSyncInput::new(status, resources, vec![revision], now);
+        let mut input = AutoSyncInput::new(status, resources, revisions, now);
         if a.guard.is_some() {
             input.guard = a.guard;
             input.live = live.iter().chain(&claims).cloned().collect();
@@ -397,13 +426,15 @@ pub fn run_decide(args: lexopt::Parser) -> Result<u8, CliError> {
         (out, d.guard)
     };
     match a.output {
-        Output::Json => print_json(&out),
+        Output::Json | Output::Yaml => {
+            a.output.print_document(&out);
+        }
         Output::Text => {
-            println!("sync: {}", out["sync"]);
-            println!("message: {}", out["message"].as_str().unwrap_or(""));
-            println!("self-heal: {}", out["selfHeal"]);
+            outln!("sync: {}", out["sync"]);
+            outln!("message: {}", out["message"].as_str().unwrap_or(""));
+            outln!("self-heal: {}", out["selfHeal"]);
             if let Some(t) = out["nextAttemptAt"].as_str() {
-                println!("next attempt at: {t}");
+                outln!("next attempt at: {t}");
             }
             if let Some(v) = &verdict {
                 print_verdict(v, false);
@@ -429,15 +460,15 @@ fn print_verdict(v: &GuardVerdict, manual: bool) {
         (true, true) => format!("allowed by gitops-core.io/allow-prune ({})", codes.join(", ")),
         (true, false) => "allowed".to_string(),
     };
-    println!("guard: {outcome}");
-    println!("prunes: {} of {} live resources", v.prunes.len(), v.live_resources);
+    outln!("guard: {outcome}");
+    outln!("prunes: {} of {} live resources", v.prunes.len(), v.live_resources);
     for p in &v.prunes {
-        println!("  {}{}", p.key(), if p.protected { " (protected)" } else { "" });
+        outln!("  {}{}", p.key(), if p.protected { " (protected)" } else { "" });
     }
     if !v.claims.is_empty() {
-        println!("claims of pruned StatefulSets:");
+        outln!("claims of pruned StatefulSets:");
         for c in &v.claims {
-            println!(
+            outln!(
                 "  {}/{}: {} ({}){}",
                 c.namespace,
                 c.name,

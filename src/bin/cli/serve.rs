@@ -39,7 +39,7 @@ pub fn run(mut args: lexopt::Parser) -> Result<u8, CliError> {
                 };
             }
             Short('h') | Long("help") => {
-                println!("{USAGE}");
+                outln!("{USAGE}");
                 return Ok(0);
             }
             other => return Err(CliError::Usage(format!("{}\n{USAGE}", other.unexpected()))),

@@ -8,8 +8,11 @@ use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use std::fmt;
 
+use serde::de::DeserializeSeed;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+
+mod decode;
 
 /// The identity of a Kubernetes object: API group and version, kind, namespace and name.
 ///
@@ -64,7 +67,7 @@ impl ObjectRef {
     /// Reads the identity of an object. Fails when `apiVersion`, `kind` or `metadata.name`
     /// is missing or not a string (`metadata.generateName` stands in for a missing name).
     pub fn from_object(obj: &Value) -> Result<ObjectRef, ParseError> {
-        identity(obj, 0, None)
+        identity(obj, 0, None, true)
     }
 
     /// Reads the identity of an object without checking it, with empty strings for what is
@@ -161,7 +164,8 @@ pub fn split_api_version(api_version: &str) -> (&str, &str) {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Location {
-    /// Index of the document in the input (0-based; every `---` starts a new one).
+    /// Index of the document in the input (0-based; every `---` starts a new one). Messages
+    /// count documents from 1.
     pub document: usize,
     /// Index inside the document's `items`, when the document is a `List`.
     pub item: Option<usize>,
@@ -170,8 +174,9 @@ pub struct Location {
 }
 
 impl fmt::Display for Location {
+    /// `document 3 item 2`: documents counted from 1, as lines are.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "document {}", self.document)?;
+        write!(f, "document {}", self.document + 1)?;
         if let Some(item) = self.item {
             write!(f, " item {item}")?;
         }
@@ -184,9 +189,9 @@ impl fmt::Display for Location {
 #[non_exhaustive]
 pub enum ParseError {
     /// The text is not valid YAML (or JSON).
-    #[error("document {document}: invalid {format}: {message}")]
+    #[error("document {}: invalid {format}: {message}", document + 1)]
     Syntax {
-        /// Index of the document that failed.
+        /// Index of the document that failed (0-based; the message counts from 1).
         document: usize,
         /// `yaml` or `json`.
         format: &'static str,
@@ -221,15 +226,39 @@ pub enum ParseError {
         /// The type found.
         found: &'static str,
     },
-    /// A string (value or key) longer than [`MAX_STRING_BYTES`].
+    /// A string (value or key) longer than [`ParseOptions::max_string_bytes`].
     #[error("{at}: a string of {bytes} bytes exceeds the limit of {limit} bytes at {}", at.path)]
     TooLong {
         /// Where; `path` points at the value, or at the object holding a key too long.
         at: Location,
         /// The string's length in bytes.
         bytes: usize,
-        /// [`MAX_STRING_BYTES`].
+        /// The limit, [`ParseOptions::max_string_bytes`].
         limit: usize,
+    },
+    /// The whole text is longer than [`ParseOptions::max_bytes`].
+    #[error("the input of {bytes} bytes exceeds the limit of {limit} bytes")]
+    TooLarge {
+        /// The text's length in bytes.
+        bytes: usize,
+        /// The limit, [`ParseOptions::max_bytes`].
+        limit: usize,
+    },
+    /// The text holds more objects than [`ParseOptions::max_objects`].
+    #[error("{at}: more than {limit} objects")]
+    TooManyObjects {
+        /// The first object over the limit.
+        at: Location,
+        /// The limit, [`ParseOptions::max_objects`].
+        limit: usize,
+    },
+    /// A mapping repeats a key, read with [`DuplicateKeys::Refuse`].
+    #[error("{at}: duplicate key `{key}` at {}", at.path)]
+    DuplicateKey {
+        /// Where; `path` points at the repeated key.
+        at: Location,
+        /// The key.
+        key: String,
     },
     /// A value YAML can hold but JSON cannot (a non-string key, a tag, NaN).
     #[error("{at}: {message} at {}", at.path)]
@@ -245,11 +274,13 @@ impl ParseError {
     /// Where the error is, when it is inside a document.
     pub fn location(&self) -> Option<&Location> {
         match self {
-            ParseError::Syntax { .. } => None,
+            ParseError::Syntax { .. } | ParseError::TooLarge { .. } => None,
             ParseError::NotAnObject { at, .. }
             | ParseError::MissingField { at, .. }
             | ParseError::WrongType { at, .. }
             | ParseError::TooLong { at, .. }
+            | ParseError::TooManyObjects { at, .. }
+            | ParseError::DuplicateKey { at, .. }
             | ParseError::Unsupported { at, .. } => Some(at),
         }
     }
@@ -267,14 +298,127 @@ pub fn type_name(v: &Value) -> &'static str {
     }
 }
 
+/// How manifests are read: what a repeated key does, and the limits.
+///
+/// The defaults read as Argo CD reads (a repeated key keeps its last value, with a warning) and
+/// fit any real application: 128 MiB of text, 50,000 objects, strings of 16 MiB. The API server
+/// refuses a request over 3 MiB and etcd an object over 1.5 MiB, so a longer string is no
+/// Kubernetes object; the limits keep a host's memory bounded by what it chose to read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ParseOptions {
+    /// What a mapping that repeats a key gives.
+    pub duplicate_keys: DuplicateKeys,
+    /// The longest text read, in bytes.
+    pub max_bytes: usize,
+    /// The most objects read (after `List`s are flattened).
+    pub max_objects: usize,
+    /// The longest string, value or key, in bytes.
+    pub max_string_bytes: usize,
+    /// Whether every object needs `metadata.name` (or `generateName`). Health needs only
+    /// `apiVersion` and `kind`.
+    pub require_name: bool,
+}
+
+impl Default for ParseOptions {
+    fn default() -> Self {
+        ParseOptions {
+            duplicate_keys: DuplicateKeys::LastWins,
+            max_bytes: MAX_BYTES,
+            max_objects: MAX_OBJECTS,
+            max_string_bytes: MAX_STRING_BYTES,
+            require_name: true,
+        }
+    }
+}
+
+impl ParseOptions {
+    /// Refuse a repeated key instead of keeping the last value.
+    #[must_use]
+    pub fn strict(mut self) -> Self {
+        self.duplicate_keys = DuplicateKeys::Refuse;
+        self
+    }
+    /// Sets [`ParseOptions::max_bytes`].
+    #[must_use]
+    pub fn with_max_bytes(mut self, n: usize) -> Self {
+        self.max_bytes = n;
+        self
+    }
+    /// Sets [`ParseOptions::max_objects`].
+    #[must_use]
+    pub fn with_max_objects(mut self, n: usize) -> Self {
+        self.max_objects = n;
+        self
+    }
+    /// Sets [`ParseOptions::max_string_bytes`].
+    #[must_use]
+    pub fn with_max_string_bytes(mut self, n: usize) -> Self {
+        self.max_string_bytes = n;
+        self
+    }
+    /// Sets [`ParseOptions::require_name`].
+    #[must_use]
+    pub fn with_require_name(mut self, yes: bool) -> Self {
+        self.require_name = yes;
+        self
+    }
+}
+
+/// What a mapping that repeats a key gives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum DuplicateKeys {
+    /// The last value is kept and a [`ParseWarning::DuplicateKey`] names the key, as Argo CD,
+    /// Helm and kubectl read YAML (and Go's JSON decoder reads JSON).
+    #[default]
+    LastWins,
+    /// The document is refused with [`ParseError::DuplicateKey`].
+    Refuse,
+}
+
+/// Something read that the reader passed over or resolved a particular way, kept so that a
+/// host can show it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ParseWarning {
+    /// A mapping repeats a key; the last value is kept.
+    #[error("{at}: duplicate key `{key}` at {}: the last value is kept", at.path)]
+    DuplicateKey {
+        /// Where; `path` points at the repeated key.
+        at: Location,
+        /// The key.
+        key: String,
+    },
+}
+
+/// Objects read from text, with what the reader has to say about them.
+#[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
+pub struct Manifests {
+    /// The objects, in the order of the text, `List`s flattened.
+    pub objects: Vec<Value>,
+    /// Warnings, in the order of the text.
+    pub warnings: Vec<ParseWarning>,
+}
+
+/// The default of [`ParseOptions::max_bytes`]: 128 MiB.
+pub const MAX_BYTES: usize = 128 * 1024 * 1024;
+
+/// The default of [`ParseOptions::max_objects`]: 50,000.
+pub const MAX_OBJECTS: usize = 50_000;
+
 /// Reads Kubernetes objects from text: a YAML stream (documents separated by `---`), a JSON
 /// document, a JSON array of objects, or any of those holding a `List` (a kind ending in `List`
 /// with `items`), which is flattened into its items.
 ///
+/// This is the strict reading: a repeated key is an error. [`parse_manifests_with`] reads as
+/// Argo CD reads (the last value wins, with a warning) and takes the limits.
+///
 /// Empty documents are skipped. Every object must have `apiVersion`, `kind` and
-/// `metadata.name` (or `metadata.generateName`), all strings; the error names the document,
-/// the list item and the missing field. YAML anchors are expanded within the parser's limits,
-/// duplicate keys are an error, and nesting deeper than 128 levels is an error.
+/// `metadata.name` (or `metadata.generateName`), all strings; the error names the document
+/// (counted from 1), the list item and the missing field. YAML anchors and merge keys are
+/// expanded within the parser's limits, and nesting deeper than 128 levels is an error.
 ///
 /// # Examples
 ///
@@ -286,17 +430,48 @@ pub fn type_name(v: &Value) -> &'static str {
 /// assert_eq!(objs.len(), 2);
 ///
 /// let err = gitops_core::parse_manifests("apiVersion: v1\nmetadata: {name: a}\n").unwrap_err();
-/// assert_eq!(err.to_string(), "document 0: missing field `kind`");
+/// assert_eq!(err.to_string(), "document 1: missing field `kind`");
 /// ```
 pub fn parse_manifests(text: &str) -> Result<Vec<Value>, ParseError> {
-    let docs = parse_documents(text)?;
+    parse_manifests_with(text, &ParseOptions::default().strict()).map(|m| m.objects)
+}
+
+/// Reads Kubernetes objects from text as [`parse_manifests`] does, with the options given: by
+/// default as Argo CD reads them, a repeated key keeping its last value with a warning.
+///
+/// # Examples
+///
+/// ```
+/// use gitops_core::object::{ParseOptions, parse_manifests_with};
+/// let text = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: '1', k: '2'}\n";
+/// let read = parse_manifests_with(text, &ParseOptions::default()).unwrap();
+/// assert_eq!(read.objects[0]["data"]["k"], "2");
+/// assert_eq!(
+///     read.warnings[0].to_string(),
+///     "document 1: duplicate key `k` at /data/k: the last value is kept"
+/// );
+///
+/// let err = parse_manifests_with(text, &ParseOptions::default().strict()).unwrap_err();
+/// assert_eq!(err.to_string(), "document 1: duplicate key `k` at /data/k");
+/// ```
+pub fn parse_manifests_with(text: &str, options: &ParseOptions) -> Result<Manifests, ParseError> {
+    let (docs, warnings) = parse_documents_with(text, options)?;
     let mut out = Vec::new();
+    let mut push = |obj: Value, document: usize, item: Option<usize>| {
+        if out.len() >= options.max_objects {
+            let at = Location { document, item, path: String::new() };
+            return Err(ParseError::TooManyObjects { at, limit: options.max_objects });
+        }
+        identity(&obj, document, item, options.require_name)?;
+        out.push(obj);
+        Ok(())
+    };
     for (index, doc) in docs.into_iter().enumerate() {
         match doc {
             Value::Null => {}
             Value::Array(items) => {
                 for (i, item) in items.into_iter().enumerate() {
-                    push_object(&mut out, item, index, Some(i))?;
+                    push(item, index, Some(i))?;
                 }
             }
             Value::Object(mut doc) => {
@@ -304,13 +479,13 @@ pub fn parse_manifests(text: &str) -> Result<Vec<Value>, ParseError> {
                     doc.get("kind").and_then(Value::as_str).is_some_and(|k| k.ends_with("List"))
                         && doc.contains_key("items");
                 if !is_list {
-                    push_object(&mut out, Value::Object(doc), index, None)?;
+                    push(Value::Object(doc), index, None)?;
                     continue;
                 }
                 match doc.remove("items") {
                     Some(Value::Array(items)) => {
                         for (i, item) in items.into_iter().enumerate() {
-                            push_object(&mut out, item, index, Some(i))?;
+                            push(item, index, Some(i))?;
                         }
                     }
                     found => {
@@ -323,119 +498,87 @@ pub fn parse_manifests(text: &str) -> Result<Vec<Value>, ParseError> {
                     }
                 }
             }
-            doc => push_object(&mut out, doc, index, None)?,
+            doc => push(doc, index, None)?,
         }
     }
-    Ok(out)
+    Ok(Manifests { objects: out, warnings })
 }
 
-fn push_object(
-    out: &mut Vec<Value>,
-    obj: Value,
-    document: usize,
-    item: Option<usize>,
-) -> Result<(), ParseError> {
-    identity(&obj, document, item)?;
-    out.push(obj);
-    Ok(())
-}
-
-/// Parses text into its documents, as JSON values, without checking them.
-/// A document that is empty (or only comments) is `Value::Null`.
+/// Parses text into its documents, as JSON values, without checking them, the strict way (a
+/// repeated key is an error). A document that is empty (or only comments) is `Value::Null`.
 pub fn parse_documents(text: &str) -> Result<Vec<Value>, ParseError> {
-    let trimmed = text.trim_start_matches('\u{feff}').trim_start();
+    parse_documents_with(text, &ParseOptions::default().strict()).map(|(docs, _)| docs)
+}
+
+/// Parses text into its documents with the options given, and the warnings of the reading.
+/// A leading UTF-8 byte order mark is skipped, as kubectl skips it.
+pub fn parse_documents_with(
+    text: &str,
+    options: &ParseOptions,
+) -> Result<(Vec<Value>, Vec<ParseWarning>), ParseError> {
+    if text.len() > options.max_bytes {
+        return Err(ParseError::TooLarge { bytes: text.len(), limit: options.max_bytes });
+    }
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut warnings = Vec::new();
+    let trimmed = text.trim_start();
     if trimmed.starts_with('{') || trimmed.starts_with('[') {
         // JSON first: faster and with better messages. A YAML flow mapping that is not
         // JSON falls through to the YAML parser.
-        let mut stream = serde_json::Deserializer::from_str(trimmed).into_iter::<StrictJson>();
+        let mut de = serde_json::Deserializer::from_str(trimmed);
         let mut docs = Vec::new();
-        let mut ok = true;
-        for doc in &mut stream {
-            match doc {
-                Ok(StrictJson(v)) => docs.push(v),
-                // A duplicate key is an error in YAML too; report it as JSON.
-                Err(e) if e.to_string().starts_with("duplicate key") => {
-                    return Err(ParseError::Syntax {
-                        document: docs.len(),
-                        format: "json",
-                        message: e.to_string(),
-                    });
-                }
-                // Too deep is too deep in YAML as well: do not parse it a second time.
-                Err(e) if e.to_string().starts_with("recursion limit exceeded") => {
-                    return Err(ParseError::Syntax {
-                        document: docs.len(),
-                        format: "json",
-                        message: name_the_limit(e.to_string()),
-                    });
-                }
-                Err(_) => {
-                    ok = false;
+        let mut fell_through = false;
+        loop {
+            let mut ctx = decode::Context::new(false, docs.len(), options, &mut warnings);
+            match DeserializeSeed::deserialize(decode::Node(&mut ctx), &mut de) {
+                Ok(v) => docs.push(v),
+                Err(e) => {
+                    if let Some(error) = ctx.error {
+                        return Err(error);
+                    }
+                    // Too deep is too deep in YAML as well: do not parse it a second time.
+                    if e.to_string().starts_with("recursion limit exceeded") {
+                        return Err(ParseError::Syntax {
+                            document: docs.len(),
+                            format: "json",
+                            message: name_the_limit(e.to_string()),
+                        });
+                    }
+                    fell_through = true;
                     break;
                 }
             }
+            if de.end().is_ok() {
+                break;
+            }
         }
-        if ok {
-            return check_string_lengths(text, docs);
+        if !fell_through {
+            return Ok((docs, warnings));
         }
+        warnings.clear();
     }
     check_flow_depth(text)?;
     let mut docs = Vec::new();
     for (index, de) in serde_norway::Deserializer::from_str(text).enumerate() {
-        let yaml = serde_norway::Value::deserialize(de).map_err(|e| ParseError::Syntax {
-            document: index,
-            format: "yaml",
-            message: name_the_limit(e.to_string()),
-        })?;
-        let at = |path: String| Location { document: index, item: None, path };
-        docs.push(yaml_to_json(yaml, &mut String::new(), &at)?);
+        let mut ctx = decode::Context::new(true, index, options, &mut warnings);
+        match DeserializeSeed::deserialize(decode::Node(&mut ctx), de) {
+            Ok(v) => docs.push(v),
+            Err(e) => {
+                return Err(ctx.error.unwrap_or_else(|| ParseError::Syntax {
+                    document: index,
+                    format: "yaml",
+                    message: name_the_limit(e.to_string()),
+                }));
+            }
+        }
     }
-    check_string_lengths(text, docs)
+    Ok((docs, warnings))
 }
 
-/// The longest string, value or key, a manifest may hold: 16 MiB. The API server refuses a
+/// The default of [`ParseOptions::max_string_bytes`]: 16 MiB. The API server refuses a
 /// request body over 3 MiB and etcd an object over 1.5 MiB, so a longer string is no
-/// Kubernetes object; refusing it keeps a host's memory bounded by what it chose to read.
+/// Kubernetes object.
 pub const MAX_STRING_BYTES: usize = 16 * 1024 * 1024;
-
-/// Fails on the first string longer than [`MAX_STRING_BYTES`], naming its pointer. A text no
-/// longer than the limit cannot hold one, so only a large text is walked.
-fn check_string_lengths(text: &str, docs: Vec<Value>) -> Result<Vec<Value>, ParseError> {
-    if text.len() <= MAX_STRING_BYTES {
-        return Ok(docs);
-    }
-    /// The pointer (built on the way back) and length of the first string over the limit.
-    fn find(v: &Value) -> Option<(Vec<String>, usize)> {
-        match v {
-            Value::String(s) if s.len() > MAX_STRING_BYTES => Some((Vec::new(), s.len())),
-            Value::Array(items) => items.iter().enumerate().find_map(|(i, item)| {
-                find(item).map(|(mut p, n)| {
-                    p.push(i.to_string());
-                    (p, n)
-                })
-            }),
-            Value::Object(map) => map.iter().find_map(|(k, item)| {
-                // A key too long is named by the object holding it, not by itself.
-                if k.len() > MAX_STRING_BYTES {
-                    return Some((Vec::new(), k.len()));
-                }
-                find(item).map(|(mut p, n)| {
-                    p.push(escape_pointer_token(k));
-                    (p, n)
-                })
-            }),
-            _ => None,
-        }
-    }
-    for (document, doc) in docs.iter().enumerate() {
-        if let Some((rev, bytes)) = find(doc) {
-            let path = rev.iter().rev().fold(String::new(), |acc, t| acc + "/" + t);
-            let at = Location { document, item: None, path };
-            return Err(ParseError::TooLong { at, bytes, limit: MAX_STRING_BYTES });
-        }
-    }
-    Ok(docs)
-}
 
 /// The parsers' limit errors with the limit named: both parsers stop at 128 levels of nesting,
 /// and serde_norway replays aliases for at most 100 times the events of the document.
@@ -446,75 +589,6 @@ fn name_the_limit(message: String) -> String {
         "aliases expand to more than 100 times the size of the document".to_string()
     } else {
         message
-    }
-}
-
-/// A JSON value read with duplicate object keys rejected (serde_json keeps the last one,
-/// which would silently lose data).
-struct StrictJson(Value);
-
-impl<'de> Deserialize<'de> for StrictJson {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> serde::de::Visitor<'de> for V {
-            type Value = StrictJson;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a JSON value")
-            }
-            fn visit_bool<E>(self, v: bool) -> Result<StrictJson, E> {
-                Ok(StrictJson(Value::Bool(v)))
-            }
-            fn visit_i64<E>(self, v: i64) -> Result<StrictJson, E> {
-                Ok(StrictJson(Value::from(v)))
-            }
-            fn visit_u64<E>(self, v: u64) -> Result<StrictJson, E> {
-                Ok(StrictJson(Value::from(v)))
-            }
-            fn visit_f64<E>(self, v: f64) -> Result<StrictJson, E> {
-                Ok(StrictJson(Value::from(v)))
-            }
-            fn visit_str<E>(self, v: &str) -> Result<StrictJson, E> {
-                Ok(StrictJson(Value::String(v.to_string())))
-            }
-            fn visit_string<E>(self, v: String) -> Result<StrictJson, E> {
-                Ok(StrictJson(Value::String(v)))
-            }
-            fn visit_unit<E>(self) -> Result<StrictJson, E> {
-                Ok(StrictJson(Value::Null))
-            }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(
-                self,
-                mut a: A,
-            ) -> Result<StrictJson, A::Error> {
-                let mut out = Vec::new();
-                while let Some(StrictJson(v)) = a.next_element()? {
-                    out.push(v);
-                }
-                Ok(StrictJson(Value::Array(out)))
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                mut a: A,
-            ) -> Result<StrictJson, A::Error> {
-                let mut out = Map::new();
-                while let Some(k) = a.next_key::<String>()? {
-                    let StrictJson(v) = a.next_value()?;
-                    match out.entry(k) {
-                        serde_json::map::Entry::Vacant(slot) => {
-                            slot.insert(v);
-                        }
-                        serde_json::map::Entry::Occupied(slot) => {
-                            let k = slot.key();
-                            return Err(serde::de::Error::custom(format_args!(
-                                "duplicate key `{k}`"
-                            )));
-                        }
-                    }
-                }
-                Ok(StrictJson(Value::Object(out)))
-            }
-        }
-        d.deserialize_any(V)
     }
 }
 
@@ -577,86 +651,6 @@ fn check_flow_depth(text: &str) -> Result<(), ParseError> {
     Ok(())
 }
 
-fn yaml_to_json(
-    v: serde_norway::Value,
-    path: &mut String,
-    at: &dyn Fn(String) -> Location,
-) -> Result<Value, ParseError> {
-    use serde_norway::Value as Y;
-    Ok(match v {
-        Y::Null => Value::Null,
-        Y::Bool(b) => Value::Bool(b),
-        Y::Number(n) => {
-            if let Some(i) = n.as_i64() {
-                Value::from(i)
-            } else if let Some(u) = n.as_u64() {
-                Value::from(u)
-            } else {
-                let f = n.as_f64().unwrap_or(f64::NAN);
-                match serde_json::Number::from_f64(f) {
-                    Some(n) => Value::Number(n),
-                    None => {
-                        return Err(ParseError::Unsupported {
-                            at: at(path.clone()),
-                            message: format!("number {n} has no json form"),
-                        });
-                    }
-                }
-            }
-        }
-        Y::String(s) => Value::String(s),
-        Y::Sequence(items) => {
-            let mut out = Vec::with_capacity(items.len());
-            for (i, item) in items.into_iter().enumerate() {
-                let len = path.len();
-                path.push('/');
-                path.push_str(&i.to_string());
-                out.push(yaml_to_json(item, path, at)?);
-                path.truncate(len);
-            }
-            Value::Array(out)
-        }
-        Y::Mapping(map) => {
-            let mut out = Map::new();
-            for (k, v) in map {
-                let key = match k {
-                    Y::String(s) => s,
-                    // Kubernetes decodes YAML through JSON, where keys are strings: a plain
-                    // scalar key such as `80` or `true` becomes its text.
-                    Y::Number(n) => n.to_string(),
-                    Y::Bool(b) => b.to_string(),
-                    Y::Null => "null".to_string(),
-                    _ => {
-                        return Err(ParseError::Unsupported {
-                            at: at(path.clone()),
-                            message: "a mapping key must be a scalar".to_string(),
-                        });
-                    }
-                };
-                let len = path.len();
-                path.push('/');
-                path.push_str(&escape_pointer_token(&key));
-                let value = yaml_to_json(v, path, at)?;
-                path.truncate(len);
-                if out.insert(key.clone(), value).is_some() {
-                    return Err(ParseError::Unsupported {
-                        at: at(path.clone()),
-                        message: format!("duplicate key `{key}`"),
-                    });
-                }
-            }
-            Value::Object(out)
-        }
-        Y::Tagged(tagged) => {
-            let tagged = *tagged;
-            return Err(ParseError::Unsupported {
-                at: at(path.clone()),
-                message: format!("yaml tag `{}` is not supported", tagged.tag),
-            });
-        }
-    })
-}
-
 /// Escapes one RFC 6901 reference token (`~` as `~0`, `/` as `~1`).
 pub fn escape_pointer_token(token: &str) -> String {
     if token.contains(['~', '/']) {
@@ -666,7 +660,14 @@ pub fn escape_pointer_token(token: &str) -> String {
     }
 }
 
-fn identity(obj: &Value, document: usize, item: Option<usize>) -> Result<ObjectRef, ParseError> {
+/// The identity of an object read from a document; without `require_name`, an object with no
+/// `metadata` or no name has the empty name.
+fn identity(
+    obj: &Value,
+    document: usize,
+    item: Option<usize>,
+    require_name: bool,
+) -> Result<ObjectRef, ParseError> {
     let at = |path: &str| Location { document, item, path: path.to_string() };
     let Value::Object(map) = obj else {
         return Err(ParseError::NotAnObject { at: at(""), found: type_name(obj) });
@@ -687,8 +688,10 @@ fn identity(obj: &Value, document: usize, item: Option<usize>) -> Result<ObjectR
         };
     let api_version = field(map, "apiVersion", "apiVersion", "/apiVersion")?;
     let kind = field(map, "kind", "kind", "/kind")?;
+    let empty = Map::new();
     let metadata = match map.get("metadata") {
         Some(Value::Object(m)) => m,
+        None | Some(Value::Null) if !require_name => &empty,
         None | Some(Value::Null) => {
             return Err(ParseError::MissingField {
                 at: at("/metadata/name"),
@@ -709,6 +712,7 @@ fn identity(obj: &Value, document: usize, item: Option<usize>) -> Result<ObjectR
         Err(ParseError::MissingField { .. }) if metadata.get("generateName").is_some() => {
             field(metadata, "generateName", "metadata.generateName", "/metadata/generateName")?
         }
+        Err(ParseError::MissingField { .. }) if !require_name => String::new(),
         Err(e) => return Err(e),
     };
     let namespace = match metadata.get("namespace") {

@@ -1,0 +1,226 @@
+//! `gitops-core status --desired PATH --live PATH [--app APP.yaml] [-n NAMESPACE]
+//! [--argocd-cm CM.yaml] [--output text|json|yaml]`: the `argocd app get` view of your own
+//! files: the app's sync and health status, and per resource its sync status, health, hook
+//! and message.
+//!
+//! Exit status: 0 when the app is Synced, 1 when it is not, 2 on an error.
+
+use std::path::PathBuf;
+use std::time::SystemTime;
+
+use gitops_core::diff::{self, AppDiff, SyncStatus};
+use gitops_core::health::{self, AppHealth, HealthContext, ResourceHealthInput};
+use gitops_core::{Application, ObjectRef};
+use serde_json::{Value, json};
+
+use crate::common::{self, CliError, Output};
+
+const HELP: &str = "\
+usage: gitops-core status --desired PATH --live PATH [--app APP.yaml | -n NAMESPACE]
+                          [--argocd-cm CM.yaml] [--output text|json|yaml]
+
+Prints what `argocd app get` prints for an application made of your files: the sync status
+and health of the app, then one row per resource with its sync status, health, hook and
+message. PATH is a file (YAML stream, JSON or List), a directory of .yaml/.yml/.json files, or
+- for standard input; --desired and --live may be given more than once.
+--app            an Argo CD Application (destination namespace, ignoreDifferences, options)
+-n, --namespace  the destination namespace, without --app (overrides the app's with it)
+--argocd-cm      the argocd-cm ConfigMap (customizations, Lua health scripts)
+--output         text (default), json or yaml
+
+exit status: 0 Synced, 1 OutOfSync (or Unknown), 2 error";
+
+struct Args {
+    desired: Vec<PathBuf>,
+    live: Vec<PathBuf>,
+    app: Option<PathBuf>,
+    namespace: Option<String>,
+    cm: Option<PathBuf>,
+    output: Output,
+}
+
+fn parse(mut p: lexopt::Parser) -> Result<Option<Args>, CliError> {
+    use lexopt::prelude::*;
+    let mut a = Args {
+        desired: Vec::new(),
+        live: Vec::new(),
+        app: None,
+        namespace: None,
+        cm: None,
+        output: Output::Text,
+    };
+    while let Some(arg) = p.next()? {
+        match arg {
+            Long("desired") => a.desired.push(PathBuf::from(p.value()?)),
+            Long("live") => a.live.push(PathBuf::from(p.value()?)),
+            Long("app") => a.app = Some(PathBuf::from(p.value()?)),
+            Long("namespace") | Short('n') => a.namespace = Some(p.value()?.string()?),
+            Long("argocd-cm") => a.cm = Some(PathBuf::from(p.value()?)),
+            Long("output") | Short('o') => a.output = Output::parse(&p.value()?.string()?)?,
+            Long("help") | Short('h') => {
+                outln!("{HELP}");
+                return Ok(None);
+            }
+            other => return Err(CliError::Usage(format!("{}\n{HELP}", other.unexpected()))),
+        }
+    }
+    if a.desired.is_empty() {
+        return Err(CliError::Usage(format!("missing --desired\n{HELP}")));
+    }
+    if a.live.is_empty() {
+        return Err(CliError::Usage(format!("missing --live\n{HELP}")));
+    }
+    Ok(Some(a))
+}
+
+/// Runs the command.
+pub fn run(args: lexopt::Parser) -> Result<u8, CliError> {
+    let Some(a) = parse(args)? else { return Ok(0) };
+    let c = common::Comparison::read(
+        &a.desired,
+        &a.live,
+        a.app.as_deref(),
+        a.namespace.as_deref(),
+        a.cm.as_deref(),
+    )?;
+    let input = c.input();
+    let result =
+        diff::diff_app(&input).map_err(|e| CliError::Input(format!("comparing objects: {e}")))?;
+    for note in &result.notes {
+        eprintln!("note: {note}");
+    }
+    let engine = crate::health::script_engine(Some(&c.settings), None)?;
+    let mut ctx = HealthContext::new(SystemTime::now());
+    if let Some(engine) = engine.as_deref() {
+        ctx = ctx.with_scripts(engine);
+    }
+    let health = app_health(&result, &c.desired, &c.live, &ctx);
+    if !a.output.print_document(&to_json(&result, &health)) {
+        let mut out = header(&c.app, &result, &health);
+        out.push('\n');
+        out.push_str(&table(&result, &health));
+        common::write_out(&out);
+    }
+    Ok(u8::from(result.sync_status != SyncStatus::Synced))
+}
+
+fn find<'a>(objects: &'a [Value], r: &ObjectRef) -> Option<&'a Value> {
+    objects.iter().find(|o| ObjectRef::from_object_lossy(o).same_object(r))
+}
+
+/// The app's health, from each compared resource's desired and live objects.
+pub fn app_health(
+    result: &AppDiff,
+    desired: &[Value],
+    live: &[Value],
+    ctx: &HealthContext<'_>,
+) -> AppHealth {
+    let inputs: Vec<ResourceHealthInput> = result
+        .resources
+        .iter()
+        .filter_map(|r| {
+            ResourceHealthInput::from_objects(find(desired, &r.object), find(live, &r.object), ctx)
+        })
+        .collect();
+    health::aggregate(&inputs)
+}
+
+/// The HEALTH cell of a resource: its status, `Missing` without a live object, blank for none.
+fn health_cell(r: &diff::ResourceDiff, health: &AppHealth) -> String {
+    health
+        .resources
+        .iter()
+        .find(|h| h.object.same_object(&r.object))
+        .and_then(|h| h.health.as_ref())
+        .map_or_else(String::new, |h| h.status.to_string())
+}
+
+/// The lines above the table, as `argocd app get` prints them.
+pub fn header(app: &Application, result: &AppDiff, health: &AppHealth) -> String {
+    let mut out = String::new();
+    let field = |k: &str, v: &str| format!("{k:<20}{v}\n");
+    out.push_str(&field("Name:", &format!("{}/{}", app.metadata.namespace, app.metadata.name)));
+    out.push_str(&field("Project:", &app.spec.project));
+    out.push_str(&field("Server:", &app.spec.destination.server));
+    out.push_str(&field("Namespace:", &app.spec.destination.namespace));
+    out.push_str(&field("Sync Status:", result.sync_status.as_str()));
+    let mut h = health.status.to_string();
+    if !health.message.is_empty() {
+        h.push_str(&format!(" ({})", health.message));
+    }
+    out.push_str(&field("Health Status:", &h));
+    for c in &result.conditions {
+        out.push_str(&field("Condition:", &format!("{}: {}", c.type_, c.message)));
+    }
+    out
+}
+
+/// The resource table: GROUP, KIND, NAMESPACE, NAME, STATUS, HEALTH, HOOK, MESSAGE.
+pub fn table(result: &AppDiff, health: &AppHealth) -> String {
+    let header = ["GROUP", "KIND", "NAMESPACE", "NAME", "STATUS", "HEALTH", "HOOK", "MESSAGE"];
+    let rows: Vec<[String; 8]> = result
+        .resources
+        .iter()
+        .map(|r| {
+            [
+                r.object.group.clone(),
+                r.object.kind.clone(),
+                r.object.namespace.clone(),
+                r.object.name.clone(),
+                r.status.map_or("", SyncStatus::as_str).to_string(),
+                health_cell(r, health),
+                if r.hook { "hook".into() } else { String::new() },
+                r.message.replace(['\n', '\r', '\t'], " "),
+            ]
+        })
+        .collect();
+    let mut widths = header.map(str::len);
+    for row in &rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let line = |cells: &[&str]| {
+        let mut s = String::new();
+        for (i, c) in cells.iter().enumerate() {
+            if i + 1 == cells.len() {
+                s.push_str(c);
+            } else {
+                s.push_str(c);
+                s.push_str(&" ".repeat(widths[i] - c.chars().count() + 2));
+            }
+        }
+        s.trim_end().to_string() + "\n"
+    };
+    let mut out = line(&header);
+    for row in &rows {
+        out.push_str(&line(&row.each_ref().map(String::as_str)));
+    }
+    out
+}
+
+/// The JSON (and YAML) document.
+fn to_json(result: &AppDiff, health: &AppHealth) -> Value {
+    let resources: Vec<Value> = result
+        .resources
+        .iter()
+        .map(|r| {
+            json!({
+                "group": r.object.group,
+                "kind": r.object.kind,
+                "namespace": r.object.namespace,
+                "name": r.object.name,
+                "status": r.status.map(SyncStatus::as_str),
+                "health": health_cell(r, health),
+                "hook": r.hook,
+                "message": r.message,
+            })
+        })
+        .collect();
+    json!({
+        "sync": {"status": result.sync_status.as_str()},
+        "health": {"status": health.status.to_string(), "message": health.message},
+        "conditions": result.conditions.iter().map(|c| json!({"type": c.type_, "message": c.message})).collect::<Vec<_>>(),
+        "resources": resources,
+    })
+}

@@ -1,0 +1,163 @@
+//! The command-line tool run as a user runs it: every case of `testdata/cli/*.yaml` is the
+//! built binary started with its arguments (from the crate's folder), what it reads on
+//! standard input, and the exact exit status, standard output and standard error.
+//!
+//! A case's `setup` makes files and symbolic links in a fresh temporary folder first; `$TMP`
+//! in the arguments and the expected texts stands for that folder. `stdout: closed` runs the
+//! command with its output pipe already closed, `stdout: full` with `/dev/full` as output.
+//!
+//! This file is its own test target (`[[test]] cli` in Cargo.toml): only test targets get the
+//! binary built for them and its path in `CARGO_BIN_EXE_gitops-core`.
+#![forbid(unsafe_code)]
+// A test is a host: it makes files and runs the binary.
+#![allow(clippy::disallowed_methods)]
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde::Deserialize;
+
+const BIN: &str = env!("CARGO_BIN_EXE_gitops-core");
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Case {
+    name: String,
+    args: Vec<String>,
+    #[serde(default)]
+    stdin: Option<String>,
+    #[serde(default)]
+    setup: Setup,
+    /// Features of the crate the case needs (`lua`, `jq`).
+    #[serde(default)]
+    needs: Vec<String>,
+    exit: i32,
+    /// The exact output; `closed` and `full` are the special outputs above.
+    #[serde(default)]
+    stdout: String,
+    /// The exact standard error.
+    #[serde(default)]
+    stderr: String,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct Setup {
+    /// Files to write, by path under `$TMP`.
+    #[serde(default)]
+    files: BTreeMap<String, String>,
+    /// Symbolic links to make, by path under `$TMP`, to the target given (as written).
+    #[serde(default)]
+    symlinks: BTreeMap<String, String>,
+}
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn enabled(feature: &str) -> bool {
+    match feature {
+        "lua" => cfg!(feature = "lua"),
+        "jq" => cfg!(feature = "jq"),
+        other => panic!("unknown feature `{other}`"),
+    }
+}
+
+fn run_case(case: &Case, tmp: &Path) -> Result<(), String> {
+    let subst = |s: &str| s.replace("$TMP", &tmp.display().to_string());
+    for (rel, text) in &case.setup.files {
+        let p = tmp.join(rel);
+        std::fs::create_dir_all(p.parent().expect("a file in a folder"))
+            .map_err(|e| e.to_string())?;
+        std::fs::write(&p, text).map_err(|e| e.to_string())?;
+    }
+    for (rel, target) in &case.setup.symlinks {
+        let p = tmp.join(rel);
+        std::fs::create_dir_all(p.parent().expect("a link in a folder"))
+            .map_err(|e| e.to_string())?;
+        std::os::unix::fs::symlink(subst(target), &p).map_err(|e| e.to_string())?;
+    }
+    let mut cmd = Command::new(BIN);
+    cmd.args(case.args.iter().map(|a| subst(a))).current_dir(root()).stderr(Stdio::piped());
+    cmd.stdin(if case.stdin.is_some() { Stdio::piped() } else { Stdio::null() });
+    match case.stdout.as_str() {
+        "full" => {
+            let full = std::fs::OpenOptions::new().write(true).open("/dev/full");
+            cmd.stdout(full.map_err(|e| format!("/dev/full: {e}"))?);
+        }
+        _ => {
+            cmd.stdout(Stdio::piped());
+        }
+    }
+    let mut child = cmd.spawn().map_err(|e| format!("spawning {BIN}: {e}"))?;
+    if case.stdout == "closed" {
+        // The reader goes away before the command writes anything.
+        drop(child.stdout.take());
+    }
+    if let Some(input) = &case.stdin {
+        let mut stdin = child.stdin.take().expect("piped");
+        let input = input.clone();
+        std::thread::spawn(move || {
+            let _ = stdin.write_all(input.as_bytes());
+        });
+    }
+    let out = child.wait_with_output().map_err(|e| e.to_string())?;
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let want_stdout = match case.stdout.as_str() {
+        "closed" | "full" => String::new(),
+        s => subst(s),
+    };
+    let code = out.status.code().unwrap_or(-1);
+    if code != case.exit || stdout != want_stdout || stderr != subst(&case.stderr) {
+        return Err(format!(
+            "exit {code} (want {})\n--- stdout:\n{stdout}--- want:\n{want_stdout}--- stderr:\n{stderr}--- want:\n{}",
+            case.exit,
+            subst(&case.stderr)
+        ));
+    }
+    Ok(())
+}
+
+#[test]
+fn cli_cases() {
+    let dir = root().join("testdata/cli");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("testdata/cli")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .collect();
+    files.sort();
+    let (mut ran, mut failures) = (0, Vec::new());
+    for file in files {
+        let text = std::fs::read_to_string(&file).expect("readable");
+        let cases: Vec<Case> =
+            serde_norway::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        for (i, case) in cases.iter().enumerate() {
+            if !case.needs.iter().all(|f| enabled(f)) {
+                continue;
+            }
+            ran += 1;
+            let tmp = std::env::temp_dir().join(format!(
+                "gitops-core-cli-{}-{}-{i}",
+                std::process::id(),
+                ran
+            ));
+            let _ = std::fs::remove_dir_all(&tmp);
+            std::fs::create_dir_all(&tmp).expect("temporary folder");
+            if let Err(e) = run_case(case, &tmp) {
+                failures.push(format!("{}: {}: {e}", file.display(), case.name));
+            }
+            let _ = std::fs::remove_dir_all(&tmp);
+        }
+    }
+    assert!(ran > 0, "no case ran");
+    assert!(
+        failures.is_empty(),
+        "{} of {ran} cases failed:\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+}
