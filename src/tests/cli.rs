@@ -161,3 +161,58 @@ fn cli_cases() {
         failures.join("\n\n")
     );
 }
+
+/// The README's command-line examples (a ```sh block with one `$ command`, then the ```text
+/// block of its output) and its reference (```text blocks that start with
+/// `$ gitops-core help`) are what the tool prints.
+#[test]
+fn readme_examples_and_reference() {
+    let readme = std::fs::read_to_string(root().join("README.md")).expect("README.md");
+    let bin_dir = Path::new(BIN).parent().expect("the binary's folder");
+    let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default());
+    let run = |command: &str| {
+        let out = Command::new("sh")
+            .arg("-c")
+            .arg(command)
+            .current_dir(root())
+            .env("PATH", &path)
+            .output()
+            .unwrap_or_else(|e| panic!("sh: {e}"));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    let mut rest = readme.as_str();
+    while let Some(at) = rest.find("```") {
+        rest = &rest[at..];
+        let (command, expected, after) = if let Some(body) = rest.strip_prefix("```sh\n$ ") {
+            // The command, then its output in the next text block.
+            let Some((command, tail)) = body.split_once("\n```\n\n```text\n") else {
+                rest = &rest[3..];
+                continue;
+            };
+            let Some((output, after)) = tail.split_once("```\n") else { break };
+            (command, output, after)
+        } else if let Some(body) = rest.strip_prefix("```text\n$ gitops-core help") {
+            let Some((block, after)) = body.split_once("```\n") else { break };
+            let (args, output) = block.split_once('\n').unwrap_or((block, ""));
+            let command = format!("gitops-core help{args}");
+            failures.extend(compare(&command, &run(&command), output));
+            checked += 1;
+            rest = after;
+            continue;
+        } else {
+            rest = &rest[3..];
+            continue;
+        };
+        failures.extend(compare(command, &run(command), expected));
+        checked += 1;
+        rest = after;
+    }
+    assert!(checked >= 12, "only {checked} README blocks found");
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+fn compare(command: &str, got: &str, want: &str) -> Option<String> {
+    (got != want).then(|| format!("README: `{command}` printed:\n{got}--- the README has:\n{want}"))
+}

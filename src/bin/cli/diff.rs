@@ -15,8 +15,7 @@ use crate::common::{self, CliError, Output};
 const HELP: &str = "\
 usage: gitops-core diff --desired PATH --live PATH [--app APP.yaml | -n NAMESPACE]
                         [--argocd-cm CM.yaml] [--output text|json|yaml] [--show-secrets]
-                        [--dry-run PATH]
-                        [--explain] [--unmanaged] [--no-ignore-annotation]
+                        [--dry-run PATH] [--explain] [--unmanaged] [--no-ignore-annotation]
 
 PATH is a file (YAML stream, JSON or List), a directory (its .yaml/.yml/.json files, sorted)
 or - for standard input; --desired and --live may be given more than once.

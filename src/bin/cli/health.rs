@@ -9,18 +9,19 @@ use gitops_core::health::{self, AppHealth, HealthContext, ResourceHealthInput, S
 use crate::common::{self, CliError, Output};
 
 const HEALTH_USAGE: &str = "\
-usage: gitops-core health PATH... [--customizations DIR] [--argocd-cm CM.yaml] [--output text|json]
-                         [--condition-fallback]
+usage: gitops-core health PATH... [--customizations DIR] [--argocd-cm CM.yaml]
+                         [--output text|json|yaml] [--condition-fallback]
 
-Assesses the health of the live objects in PATH (files, or directories of .yaml, .yml and
-.json files) as Argo CD does, and the health of an application made of them.
+Assesses the health of the live objects in PATH (files, directories of .yaml, .yml and .json
+files, or - for standard input) as Argo CD does, and the health of an application made of
+them. An object needs apiVersion and kind; a name is not required.
 
 options:
   --customizations DIR  health scripts in the layout of Argo CD's resource_customizations/
                         (<group>/<Kind>/health.lua)
   --argocd-cm CM.yaml   an argocd-cm ConfigMap, for its resource.customizations health scripts
-  --output text|json    text (default): the resource table and the app health;
-                        json: {\"status\", \"message\", \"resources\": [...]}
+  --output FORMAT       text (default): the resource table and the app health;
+                        json or yaml: {\"status\", \"message\", \"resources\": [...]}
   --condition-fallback  a custom resource with no built-in check and no script gets its
                         health from status.observedGeneration and its Stalled/Failed,
                         Reconciling/Progressing and Ready/Available conditions (kstatus
@@ -221,7 +222,9 @@ usage: gitops-core test-health DIR
 
 Runs every health_test.yaml below DIR (Argo CD's resource_customizations layout): each case's
 object goes through the health.lua found for its kind (or the one beside the test file), and
-the status and message are compared exactly. Exit 1 when a case fails, 2 on an unreadable file.";
+the status and message are compared exactly. A test file, script or input that cannot be read
+is a failed case and the run goes on; it always ends with `N passed, N failed`.
+Exit 0 when every case passes, 1 when a case fails, 2 when a file could not be read.";
 
 #[cfg(feature = "lua")]
 fn run_test_dir(dir: &std::path::Path) -> Result<u8, CliError> {

@@ -138,7 +138,7 @@ fn health_cell(r: &diff::ResourceDiff, health: &AppHealth) -> String {
 /// The lines above the table, as `argocd app get` prints them.
 pub fn header(app: &Application, result: &AppDiff, health: &AppHealth) -> String {
     let mut out = String::new();
-    let field = |k: &str, v: &str| format!("{k:<20}{v}\n");
+    let field = |k: &str, v: &str| format!("{k:<20}{v}").trim_end().to_string() + "\n";
     out.push_str(&field("Name:", &format!("{}/{}", app.metadata.namespace, app.metadata.name)));
     out.push_str(&field("Project:", &app.spec.project));
     out.push_str(&field("Server:", &app.spec.destination.server));
