@@ -41,6 +41,7 @@ pub mod glob;
 pub mod health;
 pub mod ignore;
 pub mod object;
+pub mod preview;
 pub mod protocol;
 pub mod schema;
 pub mod script;

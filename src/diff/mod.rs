@@ -71,6 +71,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 pub use app::{AppDiff, AppDiffInput, Condition, ResourceDiff, SyncStatus, diff_app};
+pub(crate) use app::to_yaml;
 pub use error::DiffError;
 pub use explain::{
     ExplainOptions, FieldChange, FieldWriter, ResourceExplanation, SYSTEM_MANAGERS, UnmanagedField,

@@ -426,3 +426,31 @@ pub fn auto_sync(app: &Application, input: &AutoSyncInput) -> Decision {
         guard: verdict,
     }
 }
+
+/// What `plan` and `decide` take from the app's diff: the app's sync status and each
+/// resource's (hooks and ignored objects, which have none, left out), for
+/// `sync::decide::AutoSyncInput`.
+pub fn resource_statuses(diff: &crate::diff::AppDiff) -> (SyncStatusCode, Vec<ResourceStatus>) {
+    let code = |s: crate::diff::SyncStatus| match s {
+        crate::diff::SyncStatus::Synced => SyncStatusCode::Synced,
+        crate::diff::SyncStatus::OutOfSync => SyncStatusCode::OutOfSync,
+        _ => SyncStatusCode::Unknown,
+    };
+    let resources = diff
+        .resources
+        .iter()
+        .filter_map(|r| {
+            Some(ResourceStatus {
+                group: r.object.group.clone(),
+                kind: r.object.kind.clone(),
+                namespace: r.object.namespace.clone(),
+                name: r.object.name.clone(),
+                status: code(r.status?),
+                requires_pruning: r.requires_pruning,
+            })
+        })
+        .collect();
+    (code(diff.sync_status), resources)
+}
+
+
