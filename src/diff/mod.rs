@@ -70,8 +70,8 @@ mod smp;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-pub use app::{AppDiff, AppDiffInput, Condition, ResourceDiff, SyncStatus, diff_app};
 pub(crate) use app::to_yaml;
+pub use app::{AppDiff, AppDiffInput, Condition, ResourceDiff, SyncStatus, diff_app};
 pub use error::DiffError;
 pub use explain::{
     ExplainOptions, FieldChange, FieldWriter, ResourceExplanation, SYSTEM_MANAGERS, UnmanagedField,

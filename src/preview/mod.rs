@@ -97,8 +97,8 @@ impl PruneFate {
     pub fn as_str(self) -> &'static str {
         match self {
             PruneFate::Pruned => "pruned",
-            PruneFate::Kept => "kept (Prune=false)",
-            PruneFate::Confirm => "waits for confirmation (Prune=confirm)",
+            PruneFate::Kept => "kept by Prune=false",
+            PruneFate::Confirm => "pruned once confirmed (Prune=confirm)",
             PruneFate::Hook => "hook, not pruned",
         }
     }
@@ -330,7 +330,8 @@ fn plan_tasks(p: &Plan) -> Vec<(String, i64, String)> {
                 } else {
                     format!("{}/{}/{}", t.key.kind, t.key.namespace, t.key.name)
                 };
-                (w.phase.as_str().to_string(), w.wave, format!("{} {name}", t.action.name()))
+                let wait = if t.requires_confirmation { " (waits for confirmation)" } else { "" };
+                (w.phase.as_str().to_string(), w.wave, format!("{} {name}{wait}", t.action.name()))
             })
         })
         .collect()
@@ -343,7 +344,8 @@ fn prune_fate(obj: &Value, app: &Application, hook: bool) -> PruneFate {
     if hook {
         PruneFate::Hook
     } else if opts.contains(&"Prune=false")
-        || (!opts.iter().any(|o| o.starts_with("Prune=")) && app_opts.iter().any(|o| o == "Prune=false"))
+        || (!opts.iter().any(|o| o.starts_with("Prune="))
+            && app_opts.iter().any(|o| o == "Prune=false"))
     {
         PruneFate::Kept
     } else if ["Prune=confirm", "Delete=confirm"].iter().any(|c| opts.contains(c)) {
@@ -476,7 +478,8 @@ pub fn compare(input: &PreviewInput<'_>) -> Result<AppPreview, DiffError> {
 
     let mut warnings = Vec::new();
     if !guard.allowed {
-        warnings.push(format!("the blast-radius guard refuses an automated sync: {}", guard.message));
+        warnings
+            .push(format!("the blast-radius guard refuses an automated sync: {}", guard.message));
     }
     for p in guard.prunes.iter().filter(|p| p.protected) {
         warnings.push(format!("prunes {}, a protected kind", p.key()));
@@ -490,9 +493,17 @@ pub fn compare(input: &PreviewInput<'_>) -> Result<AppPreview, DiffError> {
         warnings.push(format!("{what} Secret {} (values masked)", r.object));
     }
     for d in &drift {
-        warnings.push(format!("overwrites changes made by hand to {}: {}", d.object, d.fields.join("; ")));
+        warnings.push(format!(
+            "overwrites changes made by hand to {}: {}",
+            d.object,
+            d.fields.join("; ")
+        ));
     }
-    for c in changes.conditions.iter().chain(if input.live.is_some() { &to_live.conditions[..] } else { &[] }) {
+    for c in changes.conditions.iter().chain(if input.live.is_some() {
+        &to_live.conditions[..]
+    } else {
+        &[]
+    }) {
         warnings.push(format!("{}: {}", c.type_, c.message));
     }
 

@@ -452,5 +452,3 @@ pub fn resource_statuses(diff: &crate::diff::AppDiff) -> (SyncStatusCode, Vec<Re
         .collect();
     (code(diff.sync_status), resources)
 }
-
-

@@ -9,6 +9,7 @@ mod ignore;
 #[cfg(feature = "lua")]
 mod lua;
 mod parse;
+mod preview;
 mod properties;
 mod serve;
 mod smp;

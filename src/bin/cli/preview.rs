@@ -113,7 +113,9 @@ pub fn run(mut p: lexopt::Parser) -> Result<u8, CliError> {
     let names: Vec<String> = if single {
         match specs.as_slice() {
             [one] => vec![one.metadata.name.clone()],
-            [] => vec![base.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()],
+            [] => {
+                vec![base.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()]
+            }
             _ => {
                 return Err(CliError::Usage(
                     "--base and --head hold the files of one app, but more than one --app was given"
@@ -150,9 +152,7 @@ pub fn run(mut p: lexopt::Parser) -> Result<u8, CliError> {
         if let Some(l) = &live_objects {
             input = input.with_live(l);
         }
-        previews.push(
-            compare(&input).map_err(|e| CliError::Input(format!("app {name}: {e}")))?,
-        );
+        previews.push(compare(&input).map_err(|e| CliError::Input(format!("app {name}: {e}")))?);
     }
     let preview = Preview::new(previews);
     match format {
