@@ -10,6 +10,7 @@ mod ignore;
 mod lua;
 mod parse;
 mod properties;
+#[cfg(feature = "serve")]
 mod serve;
 mod smp;
 mod support;
