@@ -7,8 +7,6 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use std::collections::BTreeMap;
-
 use crate::diff::{AppDiff, Condition, PatchOp};
 use crate::health::AppHealth;
 
@@ -379,12 +377,4 @@ impl PlanOutput {
                 .collect(),
         }
     }
-}
-
-pub use crate::sync::decide::resource_statuses;
-
-/// `ApplyOutOfSyncOnly`'s input: whether each resource of the app's diff is modified, by
-/// its key (`group/Kind/namespace/name`), for `sync::SyncRequest::modified`.
-pub fn modified_by_key(diff: &AppDiff) -> BTreeMap<String, bool> {
-    diff.resources.iter().map(|r| (r.object.key(), r.modified)).collect()
 }

@@ -11,6 +11,7 @@ mod lua;
 mod parse;
 mod preview;
 mod properties;
+#[cfg(feature = "serve")]
 mod serve;
 mod smp;
 mod support;
