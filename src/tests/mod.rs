@@ -8,6 +8,7 @@ mod health;
 mod ignore;
 #[cfg(feature = "lua")]
 mod lua;
+mod oracle_replay;
 mod parse;
 mod properties;
 mod serve;
