@@ -80,8 +80,12 @@ fn health_object(rng: &mut Rng, i: u64) -> Value {
             let mut status = json!({"observedGeneration": observed, "replicas": replicas,
                 "updatedReplicas": updated, "availableReplicas": available, "readyReplicas": ready});
             if rng.chance(20) {
-                status["conditions"] = json!([condition("Progressing", "False", "ProgressDeadlineExceeded",
-                    "ReplicaSet \"api-1\" has timed out progressing.")]);
+                status["conditions"] = json!([condition(
+                    "Progressing",
+                    "False",
+                    "ProgressDeadlineExceeded",
+                    "ReplicaSet \"api-1\" has timed out progressing."
+                )]);
             }
             if rng.chance(15) {
                 status["replicas"] = json!(replicas + 1);
@@ -112,10 +116,12 @@ fn health_object(rng: &mut Rng, i: u64) -> Value {
                     "updatedNumberScheduled": updated, "numberAvailable": available,
                     "currentNumberScheduled": replicas, "numberReady": ready}})
         }
-        3 => json!({"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": meta("rs", i, Some(generation)),
+        3 => {
+            json!({"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": meta("rs", i, Some(generation)),
             "spec": {"replicas": replicas},
             "status": {"observedGeneration": observed, "replicas": replicas, "availableReplicas": available,
-                "readyReplicas": ready}}),
+                "readyReplicas": ready}})
+        }
         4 => pod(rng, i),
         5 => {
             let t = *rng.pick(&["ClusterIP", "LoadBalancer", "NodePort", "ExternalName"]);
@@ -137,8 +143,14 @@ fn health_object(rng: &mut Rng, i: u64) -> Value {
             let mut status = json!({});
             match rng.below(4) {
                 0 => status["conditions"] = json!([condition("Complete", "True", "", "")]),
-                1 => status["conditions"] = json!([condition("Failed", "True", "BackoffLimitExceeded",
-                    "Job has reached the specified backoff limit")]),
+                1 => {
+                    status["conditions"] = json!([condition(
+                        "Failed",
+                        "True",
+                        "BackoffLimitExceeded",
+                        "Job has reached the specified backoff limit"
+                    )])
+                }
                 2 => status["active"] = json!(1),
                 _ => {}
             }
@@ -154,7 +166,8 @@ fn health_object(rng: &mut Rng, i: u64) -> Value {
             let mut ing = json!({"apiVersion": "networking.k8s.io/v1", "kind": "Ingress",
                 "metadata": meta("ing", i, None), "spec": {"rules": [{"host": "shop.example.com"}]}});
             if rng.chance(60) {
-                ing["status"] = json!({"loadBalancer": {"ingress": [{"hostname": "lb.example.com"}]}});
+                ing["status"] =
+                    json!({"loadBalancer": {"ingress": [{"hostname": "lb.example.com"}]}});
             }
             ing
         }
@@ -174,14 +187,21 @@ fn pod(rng: &mut Rng, i: u64) -> Value {
     let restart = *rng.pick(&["Always", "OnFailure", "Never"]);
     let mut cs = json!({"name": "app", "ready": rng.chance(60), "restartCount": rng.below(3)});
     match rng.below(4) {
-        0 => cs["state"] = json!({"waiting": {"reason": "CrashLoopBackOff", "message": "back-off restarting"}}),
+        0 => {
+            cs["state"] =
+                json!({"waiting": {"reason": "CrashLoopBackOff", "message": "back-off restarting"}})
+        }
         1 => cs["state"] = json!({"waiting": {"reason": "ContainerCreating"}}),
-        2 => cs["state"] = json!({"terminated": {"exitCode": 1, "reason": "Error", "message": "boom"}}),
+        2 => {
+            cs["state"] =
+                json!({"terminated": {"exitCode": 1, "reason": "Error", "message": "boom"}})
+        }
         _ => cs["state"] = json!({"running": {"startedAt": "2024-05-01T10:00:00Z"}}),
     }
     let mut status = json!({"phase": phase, "containerStatuses": [cs]});
     if rng.chance(30) {
-        status["conditions"] = json!([condition("Ready", if rng.chance(50) { "True" } else { "False" }, "", "")]);
+        status["conditions"] =
+            json!([condition("Ready", if rng.chance(50) { "True" } else { "False" }, "", "")]);
     }
     if rng.chance(20) {
         status["message"] = json!("The node was low on resource: memory.");
@@ -199,14 +219,20 @@ fn canary(rng: &mut Rng, i: u64) -> Value {
         "availableReplicas": rng.below(updated + 1)});
     if rng.chance(80) {
         // The Rollout controller writes observedGeneration as a string.
-        status["observedGeneration"] = json!(format!("{}", if rng.chance(80) { generation } else { generation - 1 }));
+        status["observedGeneration"] =
+            json!(format!("{}", if rng.chance(80) { generation } else { generation - 1 }));
     }
     let mut conditions = vec![];
     if rng.chance(15) {
         conditions.push(condition("InvalidSpec", "True", "InvalidSpec", "The Rollout is invalid"));
     }
     if rng.chance(15) {
-        conditions.push(condition("Progressing", "False", "ProgressDeadlineExceeded", "deadline exceeded"));
+        conditions.push(condition(
+            "Progressing",
+            "False",
+            "ProgressDeadlineExceeded",
+            "deadline exceeded",
+        ));
     }
     if rng.chance(20) {
         conditions.push(condition("Healthy", "False", "Unhealthy", "2 replicas are unhealthy"));
@@ -332,10 +358,15 @@ fn diff_case(rng: &mut Rng) -> (Area, Value) {
             l["metadata"]["annotations"] = json!({"kubectl.kubernetes.io/last-applied-configuration":
                 serde_json::to_string(&applied).unwrap_or_default()});
         }
-        if rng.chance(30) {
-            let ann = format!("my-app:{}/{}:shop/{}", d["apiVersion"].as_str().unwrap_or("").split('/').next()
-                .filter(|_| d["apiVersion"].as_str().unwrap_or("").contains('/')).unwrap_or(""),
-                kind, d["metadata"]["name"].as_str().unwrap_or(""));
+        if rng.chance(90) {
+            // The app found this object by its tracking annotation (rarely: an older app's).
+            let api = d["apiVersion"].as_str().unwrap_or("");
+            let group = if api.contains('/') { api.split('/').next().unwrap_or("") } else { "" };
+            let app = if rng.chance(95) { "my-app" } else { "old-app" };
+            let ann = format!(
+                "{app}:{group}/{kind}:shop/{}",
+                d["metadata"]["name"].as_str().unwrap_or("")
+            );
             let anns = l["metadata"]["annotations"].as_object().cloned().unwrap_or_default();
             let mut anns = Value::Object(anns);
             anns["argocd.argoproj.io/tracking-id"] = json!(ann);
@@ -359,27 +390,31 @@ fn diff_case(rng: &mut Rng) -> (Area, Value) {
                             env.reverse();
                         }
                     }
-                    4 => {
-                        // an equal quantity in another spelling
-                        if c.get("resources").is_some() {
-                            c["resources"]["limits"]["cpu"] = json!("1000m");
-                        }
+                    // an equal quantity in another spelling
+                    4 if c.get("resources").is_some() => {
+                        c["resources"]["limits"]["cpu"] = json!("1000m")
                     }
-                    5 => {
-                        if c.get("resources").is_some() {
-                            c["resources"]["requests"]["memory"] = json!("256Mi");
-                        }
+                    5 if c.get("resources").is_some() => {
+                        c["resources"]["requests"]["memory"] = json!("256Mi");
                     }
-                    6 => l["spec"]["template"]["metadata"]["annotations"] =
-                        json!({"kubectl.kubernetes.io/restartedAt": "2024-05-01T11:00:00Z"}),
+                    6 => {
+                        l["spec"]["template"]["metadata"]["annotations"] =
+                            json!({"kubectl.kubernetes.io/restartedAt": "2024-05-01T11:00:00Z"})
+                    }
                     _ => {}
                 }
                 if rng.chance(30) {
-                    let mut mf = vec![managed_fields("argocd-controller", "Apply",
-                        json!({"f:spec": {"f:replicas": {}, "f:template": {}}}))];
+                    let mut mf = vec![managed_fields(
+                        "argocd-controller",
+                        "Apply",
+                        json!({"f:spec": {"f:replicas": {}, "f:template": {}}}),
+                    )];
                     if rng.chance(50) {
-                        mf.push(managed_fields("kube-controller-manager", "Update",
-                            json!({"f:spec": {"f:replicas": {}}})));
+                        mf.push(managed_fields(
+                            "kube-controller-manager",
+                            "Update",
+                            json!({"f:spec": {"f:replicas": {}}}),
+                        ));
                     }
                     l["metadata"]["managedFields"] = json!(mf);
                 }
@@ -399,7 +434,9 @@ fn diff_case(rng: &mut Rng) -> (Area, Value) {
         if rng.chance(25) {
             let rule = match kind.as_str() {
                 "Deployment" => match rng.below(3) {
-                    0 => json!({"group": "apps", "kind": "Deployment", "jsonPointers": ["/spec/replicas"]}),
+                    0 => {
+                        json!({"group": "apps", "kind": "Deployment", "jsonPointers": ["/spec/replicas"]})
+                    }
                     1 => json!({"group": "apps", "kind": "Deployment",
                         "jqPathExpressions": [".spec.template.spec.containers[].image"]}),
                     _ => json!({"group": "apps", "kind": "Deployment",

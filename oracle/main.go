@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+	"github.com/argoproj/argo-cd/v3/util/argo"
 	argodiff "github.com/argoproj/argo-cd/v3/util/argo/diff"
 	"github.com/argoproj/argo-cd/v3/util/argo/normalizers"
 	"github.com/argoproj/argo-cd/v3/util/lua"
@@ -169,6 +170,8 @@ func trimHealthLua(key string) string {
 	return key
 }
 
+const appLabelKey = "app.kubernetes.io/instance"
+
 type resourceDiff struct {
 	Group          string          `json:"group"`
 	Kind           string          `json:"kind"`
@@ -188,7 +191,13 @@ func (s *server) diff(params json.RawMessage) (any, error) {
 		Desired []map[string]any `json:"desired"`
 		Live    []map[string]any `json:"live"`
 		App     *struct {
+			Metadata struct {
+				Name string `json:"name"`
+			} `json:"metadata"`
 			Spec struct {
+				Destination struct {
+					Namespace string `json:"namespace"`
+				} `json:"destination"`
 				IgnoreDifferences []v1alpha1.ResourceIgnoreDifferences `json:"ignoreDifferences"`
 			} `json:"spec"`
 		} `json:"app"`
@@ -205,13 +214,26 @@ func (s *server) diff(params json.RawMessage) (any, error) {
 	}
 	cfg, err := argodiff.NewDiffConfigBuilder().
 		WithDiffSettings(ignores, map[string]v1alpha1.ResourceOverride{}, false, normalizers.IgnoreNormalizerOpts{}).
-		WithTracking("", "annotation").
+		WithTracking(appLabelKey, string(v1alpha1.TrackingMethodAnnotation)).
 		WithNoCache().
 		Build()
 	if err != nil {
 		return nil, err
 	}
 	desired, live := objects(p.Desired), objects(p.Live)
+	// As the controller does before comparing: every desired object carries the app's
+	// tracking annotation (the default annotation tracking, app.kubernetes.io/instance key).
+	if p.App != nil {
+		tracking := argo.NewResourceTracking()
+		for _, d := range desired {
+			if d == nil {
+				continue
+			}
+			if err := tracking.SetAppInstance(d, appLabelKey, p.App.Metadata.Name, p.App.Spec.Destination.Namespace, v1alpha1.TrackingMethodAnnotation, ""); err != nil {
+				return nil, err
+			}
+		}
+	}
 	results, err := argodiff.StateDiffs(live, desired, cfg)
 	if err != nil {
 		return nil, err

@@ -48,7 +48,8 @@ impl Peer {
         self.stdin.flush().map_err(|e| e.to_string())?;
         let mut answer = String::new();
         self.stdout.read_line(&mut answer).map_err(|e| e.to_string())?;
-        let v: Value = serde_json::from_str(&answer).map_err(|e| format!("bad answer {answer:?}: {e}"))?;
+        let v: Value =
+            serde_json::from_str(&answer).map_err(|e| format!("bad answer {answer:?}: {e}"))?;
         match v.get("result") {
             Some(r) => Ok(r.clone()),
             None => Ok(json!({"error": v.get("error").cloned().unwrap_or(Value::Null)})),
@@ -72,7 +73,13 @@ struct Options {
 }
 
 fn parse_args() -> Result<Options, String> {
-    let mut o = Options { cases: 1000, seed: 1, gitops_core: PathBuf::new(), oracle: PathBuf::new(), save: None };
+    let mut o = Options {
+        cases: 1000,
+        seed: 1,
+        gitops_core: PathBuf::new(),
+        oracle: PathBuf::new(),
+        save: None,
+    };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         let mut value = || args.next().ok_or(format!("{a} needs a value"));
@@ -91,7 +98,9 @@ fn parse_args() -> Result<Options, String> {
 /// Lower-cased status spelling, so both `OutOfSync` and `out_of_sync` compare equal.
 fn spelling(v: &Value) -> Value {
     match v.as_str() {
-        Some(s) => Value::String(s.chars().filter(|c| *c != '_').collect::<String>().to_lowercase()),
+        Some(s) => {
+            Value::String(s.chars().filter(|c| *c != '_').collect::<String>().to_lowercase())
+        }
         None => v.clone(),
     }
 }
@@ -121,14 +130,20 @@ fn compare(area: Area, ours: &Value, argo: &Value) -> BTreeMap<String, Found> {
         Area::Diff => "syncStatus",
     };
     if spelling(&ours[top]) != spelling(&argo[top]) {
-        out.insert(format!("{}:app-{top}", area.name()), (format!("/{top}"), ours[top].clone(), argo[top].clone()));
+        out.insert(
+            format!("{}:app-{top}", area.name()),
+            (format!("/{top}"), ours[top].clone(), argo[top].clone()),
+        );
     }
     let theirs: BTreeMap<String, &Value> =
         argo["resources"].as_array().into_iter().flatten().map(|r| (key(r), r)).collect();
     for (i, r) in ours["resources"].as_array().into_iter().flatten().enumerate() {
         let kind = r["kind"].as_str().unwrap_or("");
         let Some(a) = theirs.get(&key(r)) else {
-            out.insert(format!("{}:{kind}:missing", area.name()), (format!("/resources/{i}"), r.clone(), Value::Null));
+            out.insert(
+                format!("{}:{kind}:missing", area.name()),
+                (format!("/resources/{i}"), r.clone(), Value::Null),
+            );
             continue;
         };
         let fields: &[&str] = match area {
@@ -138,15 +153,63 @@ fn compare(area: Area, ours: &Value, argo: &Value) -> BTreeMap<String, Found> {
         for f in fields {
             let (x, y) = (spelling_if_status(f, &r[f]), spelling_if_status(f, &a[f]));
             if x != y {
-                out.insert(format!("{}:{kind}:{f}", area.name()), (format!("/resources/{i}/{f}"), r[f].clone(), a[f].clone()));
+                out.insert(
+                    format!("{}:{kind}:{f}", area.name()),
+                    (format!("/resources/{i}/{f}"), r[f].clone(), a[f].clone()),
+                );
             }
         }
     }
     out
 }
 
+/// The compared fields of an answer both sides agree on: every one becomes a recorded check.
+fn checks(area: Area, ours: &Value) -> Vec<Value> {
+    let (top, fields): (&str, &[&str]) = match area {
+        Area::Health => ("status", &["status", "message"]),
+        Area::Diff => ("syncStatus", &["modified", "status"]),
+    };
+    let mut out = vec![json!({"pointer": format!("/{top}"), "argo": ours[top]})];
+    for (i, r) in ours["resources"].as_array().into_iter().flatten().enumerate() {
+        for f in fields {
+            out.push(json!({"pointer": format!("/resources/{i}/{f}"), "argo": r[*f]}));
+        }
+    }
+    out
+}
+
+fn save(dir: &Path, name: &str, body: &Value) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+    let file = dir.join(format!("{}.json", name.replace([':', '/', ' ', '"', '='], "-")));
+    let text = serde_json::to_string_pretty(body).map_err(|e| e.to_string())?;
+    std::fs::write(&file, text + "\n").map_err(|e| format!("{}: {e}", file.display()))
+}
+
 fn spelling_if_status(field: &str, v: &Value) -> Value {
     if field == "status" { spelling(v) } else { v.clone() }
+}
+
+/// The class of an answer: the kind and outcome of its first resource.
+fn outcome_class(area: Area, ours: &Value) -> String {
+    let per: Vec<String> = ours["resources"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|r| match area {
+            Area::Health => format!(
+                "{}{}",
+                r["kind"].as_str().unwrap_or(""),
+                r["status"].as_str().unwrap_or("none")
+            ),
+            Area::Diff => format!(
+                "{}{}",
+                r["kind"].as_str().unwrap_or(""),
+                if r["modified"] == true { "Modified" } else { "Same" }
+            ),
+        })
+        .take(1)
+        .collect();
+    per.join("-")
 }
 
 fn explained(root: &Path) -> Vec<String> {
@@ -162,8 +225,10 @@ fn explained(root: &Path) -> Vec<String> {
 fn run(o: &Options) -> Result<u64, String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let known = explained(root);
-    let canary = std::fs::read_to_string(root.join("testdata/health/customizations/example.com/Canary/health.lua"))
-        .map_err(|e| format!("Canary script: {e}"))?;
+    let canary = std::fs::read_to_string(
+        root.join("testdata/health/customizations/example.com/Canary/health.lua"),
+    )
+    .map_err(|e| format!("Canary script: {e}"))?;
     let configure = json!({"customizations": {"example.com/Canary": canary}});
     let mut ours = Peer::spawn(&o.gitops_core, &["serve"])?;
     let mut argo = Peer::spawn(&o.oracle, &[])?;
@@ -174,13 +239,31 @@ fn run(o: &Options) -> Result<u64, String> {
     let mut per_area: BTreeMap<&str, (u64, u64, u64)> = BTreeMap::new();
     let mut examples: BTreeMap<String, (&str, Value, Found)> = BTreeMap::new();
     let mut unexplained = 0;
+    let mut outcomes: BTreeMap<String, u64> = BTreeMap::new();
+    let mut recorded = std::collections::BTreeSet::new();
     for _ in 0..o.cases {
         let (area, params) = generate::case(&mut rng);
         let (a, b) = (ours.call(area.name(), &params)?, argo.call(area.name(), &params)?);
+        for r in a["resources"].as_array().into_iter().flatten() {
+            let outcome = match area {
+                Area::Health => format!("{}", r["status"]),
+                Area::Diff => format!("modified={}", r["modified"]),
+            };
+            *outcomes.entry(format!("{} {outcome}", area.name())).or_default() += 1;
+        }
         let entry = per_area.entry(area.name()).or_default();
         entry.0 += 1;
         let found = compare(area, &a, &b);
         if found.is_empty() {
+            // One agreed answer per class of outcome is kept as a recorded oracle answer.
+            let class = format!("{}-agree-{}", area.name(), outcome_class(area, &a));
+            if let (Some(dir), true) = (&o.save, recorded.insert(class.clone())) {
+                save(
+                    dir,
+                    &class,
+                    &json!({"method": area.name(), "params": params, "checks": checks(area, &a)}),
+                )?;
+            }
             continue;
         }
         let mut case_unexplained = false;
@@ -203,16 +286,18 @@ fn run(o: &Options) -> Result<u64, String> {
         total += n;
         println!("{area}: {n} cases, {explained} explained divergences, {unexp} unexplained");
     }
+    let spread: Vec<String> = outcomes.iter().map(|(k, n)| format!("{k}: {n}")).collect();
+    println!("resources by gitops-core's answer: {}", spread.join(", "));
     for (sig, (method, params, (pointer, x, y))) in &examples {
         let is_known = known.iter().any(|k| sig.starts_with(k.as_str()));
-        println!("  {} {sig}: gitops-core {x} / Argo CD {y}", if is_known { "explained" } else { "UNEXPLAINED" });
+        println!(
+            "  {} {sig}: gitops-core {x} / Argo CD {y}",
+            if is_known { "explained" } else { "UNEXPLAINED" }
+        );
         if let Some(dir) = &o.save {
-            std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
-            let file = dir.join(format!("{}.json", sig.replace([':', '/'], "-")));
             let body = json!({"signature": sig, "method": method, "params": params,
-                "pointer": pointer, "gitopsCore": x, "argo": y});
-            std::fs::write(&file, serde_json::to_string_pretty(&body).unwrap_or_default())
-                .map_err(|e| e.to_string())?;
+                "checks": [{"pointer": pointer, "gitopsCore": x, "argo": y}]});
+            save(dir, sig, &body)?;
         }
     }
     println!("{total} cases, {unexplained} unexplained divergences");
