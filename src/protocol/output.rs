@@ -7,11 +7,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use std::collections::BTreeMap;
-
-use crate::diff::{AppDiff, Condition, PatchOp, SyncStatus};
+use crate::diff::{AppDiff, Condition, PatchOp};
 use crate::health::AppHealth;
-use crate::sync::decide::{ResourceStatus, SyncStatusCode};
 
 /// `gitops-core diff --output json`, the `diff` result.
 ///
@@ -380,36 +377,4 @@ impl PlanOutput {
                 .collect(),
         }
     }
-}
-
-/// What `plan` and `decide` take from the app's diff: the app's sync status and each
-/// resource's (hooks and ignored objects, which have none, left out), for
-/// `sync::decide::AutoSyncInput`.
-pub fn resource_statuses(diff: &AppDiff) -> (SyncStatusCode, Vec<ResourceStatus>) {
-    let code = |s: SyncStatus| match s {
-        SyncStatus::Synced => SyncStatusCode::Synced,
-        SyncStatus::OutOfSync => SyncStatusCode::OutOfSync,
-        _ => SyncStatusCode::Unknown,
-    };
-    let resources = diff
-        .resources
-        .iter()
-        .filter_map(|r| {
-            Some(ResourceStatus {
-                group: r.object.group.clone(),
-                kind: r.object.kind.clone(),
-                namespace: r.object.namespace.clone(),
-                name: r.object.name.clone(),
-                status: code(r.status?),
-                requires_pruning: r.requires_pruning,
-            })
-        })
-        .collect();
-    (code(diff.sync_status), resources)
-}
-
-/// `ApplyOutOfSyncOnly`'s input: whether each resource of the app's diff is modified, by
-/// its key (`group/Kind/namespace/name`), for `sync::SyncRequest::modified`.
-pub fn modified_by_key(diff: &AppDiff) -> BTreeMap<String, bool> {
-    diff.resources.iter().map(|r| (r.object.key(), r.modified)).collect()
 }

@@ -30,4 +30,5 @@ mod limits;
 mod lua;
 pub use limits::ScriptLimits;
 #[cfg(feature = "lua")]
+#[cfg_attr(docsrs, doc(cfg(feature = "lua")))]
 pub use lua::{LuaEngine, LuaHealth, ScriptError, ScriptErrorKind};

@@ -116,6 +116,7 @@ use crate::config::ManagedNamespaceMetadata;
 use crate::health::HealthResult;
 use crate::object::{ObjectRef, Scopes};
 
+pub use decide::{ResourceStatus, SyncStatus, resource_statuses};
 pub use hooks::{HookDeletePolicy, HookType};
 pub use options::{AppOptions, PropagationPolicy};
 pub use step::{step, terminate};
@@ -374,6 +375,12 @@ pub struct SyncRequest {
     /// Which kinds are cluster-scoped.
     #[serde(skip)]
     pub scopes: Scopes,
+}
+
+/// `ApplyOutOfSyncOnly`'s input from the app's diff: whether each resource is modified, by
+/// its key (`group/Kind/namespace/name`), for [`SyncRequest::modified`].
+pub fn modified_by_key(diff: &crate::diff::AppDiff) -> BTreeMap<String, bool> {
+    diff.resources.iter().map(|r| (r.object.key(), r.modified)).collect()
 }
 
 impl Default for SyncRequest {

@@ -10,7 +10,9 @@ mod ignore;
 mod lua;
 mod oracle_replay;
 mod parse;
+mod preview;
 mod properties;
+#[cfg(feature = "serve")]
 mod serve;
 mod smp;
 mod support;

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use gitops_core::ObjectRef;
 use gitops_core::protocol::output::{DecideGuardOutput, DecideOutput};
-use gitops_core::sync::decide::{AutoSyncInput, ResourceStatus, SyncStatusCode, auto_sync};
+use gitops_core::sync::decide::{AutoSyncInput, ResourceStatus, SyncStatus, auto_sync};
 use gitops_core::sync::guard::{BlastRadiusGuard, GuardVerdict, assess};
 use gitops_core::sync::time::parse_rfc3339;
 use gitops_core::sync::windows::{SyncWindow, SyncWindows, WindowTarget};
@@ -67,7 +67,7 @@ fn resource_statuses(
     let input = gitops_core::diff::AppDiffInput::new(desired, live, app, settings, &scopes);
     let result = gitops_core::diff::diff_app(&input)
         .map_err(|e| CliError::Input(format!("comparing desired and live: {e}")))?;
-    Ok(gitops_core::protocol::output::resource_statuses(&result).1)
+    Ok(gitops_core::sync::resource_statuses(&result).1)
 }
 
 struct Args {
@@ -240,7 +240,7 @@ pub fn run_plan(args: lexopt::Parser) -> Result<u8, CliError> {
             .map(|r| {
                 (
                     format!("{}/{}/{}/{}", r.group, r.kind, r.namespace, r.name),
-                    r.status != SyncStatusCode::Synced,
+                    r.status != SyncStatus::Synced,
                 )
             })
             .collect(),
@@ -377,10 +377,10 @@ pub fn run_decide(args: lexopt::Parser) -> Result<u8, CliError> {
             })
     };
     let status =
-        if resources.iter().any(|r| r.status != SyncStatusCode::Synced && !extraneous_ignored(r)) {
-            SyncStatusCode::OutOfSync
+        if resources.iter().any(|r| r.status != SyncStatus::Synced && !extraneous_ignored(r)) {
+            SyncStatus::OutOfSync
         } else {
-            SyncStatusCode::Synced
+            SyncStatus::Synced
         };
     // The controller looks at auto-sync only when the project's windows allow it.
     let blocked = match &a.project {
