@@ -44,6 +44,7 @@ pub mod glob;
 pub mod health;
 pub mod ignore;
 pub mod object;
+pub mod preview;
 #[cfg(feature = "serve")]
 #[cfg_attr(docsrs, doc(cfg(feature = "serve")))]
 pub mod protocol;
