@@ -52,7 +52,6 @@ impl ResourceHealthInput {
     /// Application of `ctx.app` itself is ignored.
     ///
     /// ```
-    /// use std::time::UNIX_EPOCH;
     /// use gitops_core::health::{HealthContext, ResourceHealthInput, aggregate};
     /// use gitops_core::HealthStatus;
     ///
@@ -60,7 +59,7 @@ impl ResourceHealthInput {
     ///     "metadata": {"name": "migrate", "namespace": "shop"},
     ///     "status": {"conditions": [{"type": "Failed", "status": "True",
     ///                                "message": "Job has reached the specified backoff limit"}]}});
-    /// let ctx = HealthContext::new(UNIX_EPOCH);
+    /// let ctx = HealthContext::new(0);
     /// let input = ResourceHealthInput::from_objects(Some(&job), Some(&job), &ctx).unwrap();
     /// let app = aggregate(&[input]);
     /// assert_eq!(app.status, HealthStatus::Degraded);

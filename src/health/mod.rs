@@ -26,7 +26,6 @@
 //! # Examples
 //!
 //! ```
-//! use std::time::UNIX_EPOCH;
 //! use gitops_core::health::{self, HealthContext, HealthStatus};
 //!
 //! let deployment = serde_json::json!({
@@ -36,7 +35,7 @@
 //!     "status": {"observedGeneration": 2, "replicas": 3, "updatedReplicas": 3,
 //!                "availableReplicas": 1},
 //! });
-//! let ctx = HealthContext::new(UNIX_EPOCH);
+//! let ctx = HealthContext::new(0); // the time, unix seconds
 //! let h = health::assess(&deployment, &ctx).unwrap().unwrap();
 //! assert_eq!(h.status, HealthStatus::Progressing);
 //! assert_eq!(h.message, "Waiting for rollout to finish: 1 of 3 updated replicas are available...");
@@ -44,7 +43,6 @@
 
 use std::fmt;
 use std::str::FromStr;
-use std::time::SystemTime;
 
 pub mod scripts;
 
@@ -355,7 +353,6 @@ impl ScriptOutput {
 /// # Examples
 ///
 /// ```
-/// use std::time::{SystemTime, UNIX_EPOCH};
 /// use gitops_core::ObjectRef;
 /// use gitops_core::health::{self, HealthContext, HealthError, HealthResult, HealthStatus,
 ///     ScriptHealth, ScriptOutput};
@@ -363,7 +360,7 @@ impl ScriptOutput {
 /// /// Every `example.com/Widget` is Healthy.
 /// struct Widgets;
 /// impl ScriptHealth for Widgets {
-///     fn health(&self, _obj: &serde_json::Value, object: &ObjectRef, _now: SystemTime)
+///     fn health(&self, _obj: &serde_json::Value, object: &ObjectRef, _now: i64)
 ///         -> Result<Option<ScriptOutput>, HealthError> {
 ///         if object.group_kind() != "example.com/Widget" {
 ///             return Ok(None);
@@ -374,17 +371,18 @@ impl ScriptOutput {
 ///
 /// let widget = serde_json::json!({
 ///     "apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}});
-/// let ctx = HealthContext::new(UNIX_EPOCH).with_scripts(&Widgets);
+/// let ctx = HealthContext::new(0).with_scripts(&Widgets);
 /// let h = health::assess(&widget, &ctx).unwrap().unwrap();
 /// assert_eq!(h.status, HealthStatus::Healthy);
 /// ```
 pub trait ScriptHealth: Send + Sync {
-    /// Runs the script for `obj`, if there is one. `object` is `obj`'s identity.
+    /// Runs the script for `obj`, if there is one. `object` is `obj`'s identity; `now` is
+    /// the time in unix seconds, as everywhere in the crate.
     fn health(
         &self,
         obj: &Value,
         object: &ObjectRef,
-        now: SystemTime,
+        now: i64,
     ) -> Result<Option<ScriptOutput>, HealthError>;
 }
 
@@ -393,8 +391,9 @@ pub trait ScriptHealth: Send + Sync {
 #[derive(Clone, Copy)]
 #[non_exhaustive]
 pub struct HealthContext<'a> {
-    /// The current time, as the host sees it; scripts read it through `os.time()`.
-    pub now: SystemTime,
+    /// The current time as the host sees it, in unix seconds (the crate's one time type, as in
+    /// `sync` and `sync::decide`); scripts read it through `os.time()`.
+    pub now: i64,
     /// The health scripts, if any.
     pub scripts: Option<&'a dyn ScriptHealth>,
     /// The Application whose health is being aggregated, if known: a live object that is
@@ -406,8 +405,8 @@ pub struct HealthContext<'a> {
 }
 
 impl<'a> HealthContext<'a> {
-    /// A context at `now`, without scripts: built-in checks only.
-    pub fn new(now: SystemTime) -> Self {
+    /// A context at `now` (unix seconds), without scripts: built-in checks only.
+    pub fn new(now: i64) -> Self {
         HealthContext { now, scripts: None, app: None, condition_fallback: false }
     }
 
@@ -478,10 +477,9 @@ fn is_being_deleted(obj: &Value) -> bool {
 /// # Examples
 ///
 /// ```
-/// use std::time::UNIX_EPOCH;
 /// use gitops_core::health::{self, HealthContext, HealthStatus};
 ///
-/// let ctx = HealthContext::new(UNIX_EPOCH);
+/// let ctx = HealthContext::new(0);
 /// let cm = serde_json::json!({
 ///     "apiVersion": "v1", "kind": "ConfigMap",
 ///     "metadata": {"name": "c", "deletionTimestamp": "2024-01-01T00:00:00Z",

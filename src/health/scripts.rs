@@ -168,7 +168,7 @@ pub use with_lua::*;
 #[cfg(feature = "lua")]
 mod with_lua {
     use std::collections::BTreeMap;
-    use std::time::SystemTime;
+    use std::time::{Duration, SystemTime};
 
     use serde::Serialize;
     use serde_json::Value;
@@ -183,8 +183,8 @@ mod with_lua {
     /// # Examples
     ///
     /// ```
-    /// use std::time::SystemTime;
     /// use gitops_core::health::scripts::{HealthScripts, ScriptedHealth};
+    /// use gitops_core::health::{HealthContext, assess};
     /// use gitops_core::{HealthStatus, ObjectRef, Settings};
     ///
     /// let cm = serde_json::json!({"data": {
@@ -196,9 +196,13 @@ mod with_lua {
     /// let health = ScriptedHealth::new(scripts, Default::default());
     /// let obj = serde_json::json!({"apiVersion": "example.com/v1", "kind": "Widget",
     ///     "metadata": {"name": "w"}, "status": {"ready": false}});
-    /// let r = ObjectRef::from_object(&obj).unwrap();
-    /// let h = health.health(&obj, &r, SystemTime::UNIX_EPOCH).unwrap().unwrap();
+    /// // As the `ScriptHealth` of a health assessment, at the time 0 (unix seconds):
+    /// let h = assess(&obj, &HealthContext::new(0).with_scripts(&health)).unwrap().unwrap();
     /// assert_eq!((h.status, h.message.as_str()), (HealthStatus::Progressing, "waiting"));
+    /// // Or the script alone:
+    /// let r = ObjectRef::from_object(&obj).unwrap();
+    /// let h = health.health_result(&obj, &r, 0).unwrap().unwrap();
+    /// assert_eq!(h.status, HealthStatus::Progressing);
     /// ```
     #[derive(Debug, Clone, Default)]
     pub struct ScriptedHealth {
@@ -223,18 +227,21 @@ mod with_lua {
             &self,
             obj: &Value,
             obj_ref: &ObjectRef,
-            now: SystemTime,
+            now: i64,
         ) -> Result<Option<LuaHealth>, ScriptError> {
             let Some(script) = self.scripts.find(&obj_ref.group, &obj_ref.kind) else {
                 return Ok(None);
             };
             self.engine
-                .eval_health(&script.name, &script.source, script.use_open_libs, obj, now)
+                .eval_health(&script.name, &script.source, script.use_open_libs, obj, clock(now))
                 .map(Some)
                 .map_err(|e| e.with_object(obj_ref.clone()))
         }
 
-        /// The script's health for the object; `Ok(None)` when no script applies. The empty
+        /// The script's health for the object as a [`HealthResult`]; `Ok(None)` when no
+        /// script applies. Unlike [`ScriptHealth::health`](crate::health::ScriptHealth), which
+        /// [`assess`](crate::health::assess) calls, it leaves out the deletion rule and reads
+        /// the empty health as Healthy. The empty
         /// health (see [`LuaHealth`]) is `Healthy` with an empty message. A script error is
         /// `Err`: Argo CD shows it as `Unknown` with [`ScriptError::reason`] as the message.
         ///
@@ -244,7 +251,6 @@ mod with_lua {
         /// # Errors
         ///
         /// ```
-        /// use std::time::SystemTime;
         /// use gitops_core::health::scripts::{HealthScripts, ScriptedHealth};
         /// use gitops_core::{ObjectRef, Settings};
         ///
@@ -256,17 +262,17 @@ mod with_lua {
         /// let obj = serde_json::json!({"apiVersion": "example.com/v1", "kind": "Widget",
         ///     "metadata": {"name": "w", "namespace": "shop"}});
         /// let r = ObjectRef::from_object(&obj).unwrap();
-        /// let err = health.health(&obj, &r, SystemTime::UNIX_EPOCH).unwrap_err();
+        /// let err = health.health_result(&obj, &r, 0).unwrap_err();
         /// assert_eq!(err.to_string(),
         ///     "health script argocd-cm example.com/Widget on example.com/Widget:shop/w: \
         ///      <string>:1: no status yet");
         /// assert_eq!(err.reason(), "<string>:1: no status yet");
         /// ```
-        pub fn health(
+        pub fn health_result(
             &self,
             obj: &Value,
             obj_ref: &ObjectRef,
-            now: SystemTime,
+            now: i64,
         ) -> Result<Option<HealthResult>, ScriptError> {
             Ok(self.evaluate(obj, obj_ref, now)?.map(|h| h.to_result()))
         }
@@ -279,22 +285,38 @@ mod with_lua {
             &self,
             obj: &Value,
             object: &ObjectRef,
-            now: SystemTime,
+            now: i64,
         ) -> Result<Option<crate::health::ScriptOutput>, crate::health::HealthError> {
-            let Some(script) = self.scripts.find(&object.group, &object.kind) else {
-                return Ok(None);
-            };
-            let out = self
-                .engine
-                .eval_health(&script.name, &script.source, script.use_open_libs, obj, now)
-                .map_err(|e| {
-                    crate::health::HealthError::script(object, &script.name, e.reason())
-                })?;
-            Ok(Some(crate::health::ScriptOutput {
-                health: (!out.is_empty()).then(|| out.to_result()),
-                deletion_message: out.deletion_message,
-            }))
+            script_output(&self.scripts, &self.engine, obj, object, now)
         }
+    }
+
+    /// The script of `scripts` for `object`'s kind run on `engine`, as `assess` reads it: the
+    /// empty health as none, a script error as a health error naming the script. Shared by
+    /// [`ScriptedHealth`] and hosts that keep the scripts and the engine apart.
+    pub(crate) fn script_output(
+        scripts: &HealthScripts,
+        engine: &LuaEngine,
+        obj: &Value,
+        object: &ObjectRef,
+        now: i64,
+    ) -> Result<Option<crate::health::ScriptOutput>, crate::health::HealthError> {
+        let Some(script) = scripts.find(&object.group, &object.kind) else {
+            return Ok(None);
+        };
+        let out = engine
+            .eval_health(&script.name, &script.source, script.use_open_libs, obj, clock(now))
+            .map_err(|e| crate::health::HealthError::script(object, &script.name, e.reason()))?;
+        Ok(Some(crate::health::ScriptOutput {
+            health: (!out.is_empty()).then(|| out.to_result()),
+            deletion_message: out.deletion_message,
+        }))
+    }
+
+    /// Unix seconds as the Lua engine's clock.
+    fn clock(secs: i64) -> SystemTime {
+        let d = Duration::from_secs(secs.unsigned_abs());
+        if secs >= 0 { SystemTime::UNIX_EPOCH + d } else { SystemTime::UNIX_EPOCH - d }
     }
 
     /// The outcome of one case of a `health_test.yaml`.
@@ -339,7 +361,7 @@ mod with_lua {
         scripts: &HealthScripts,
         default_script: &HealthScript,
         engine: &LuaEngine,
-        now: SystemTime,
+        now: i64,
     ) -> Result<Vec<HealthTestCase>, HealthTestError> {
         let fail =
             |file: &str, message: String| HealthTestError { file: file.to_string(), message };
@@ -395,7 +417,7 @@ mod with_lua {
             let r = ObjectRef::from_object_lossy(&obj);
             let script = scripts.find(&r.group, &r.kind).unwrap_or_else(|| default_script.clone());
             let got = engine
-                .eval_health(&script.name, &script.source, script.use_open_libs, &obj, now)
+                .eval_health(&script.name, &script.source, script.use_open_libs, &obj, clock(now))
                 .map_err(|e| e.reason());
             let passed = got
                 .as_ref()

@@ -5,7 +5,6 @@
 //! `--output json` (the types of [`super::output`], which the CLI prints too).
 
 use std::collections::BTreeMap;
-use std::time::SystemTime;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -19,7 +18,6 @@ use crate::object::Scopes;
 use super::error::ProtocolError;
 use super::output::{DecideOutput, DiffOutput, HealthOutput, PlanOutput};
 use super::server::{Config, DecideInput, DiffInput, HealthInput, PlanInput, State, StepInput};
-use super::time::Timestamp;
 use super::wire::Method;
 
 /// The methods this build answers, in protocol order.
@@ -129,7 +127,7 @@ fn diff_error(e: DiffError) -> ProtocolError {
 
 /// `health`: as `gitops-core health --output json`.
 pub(crate) fn engine_health(state: &mut State, input: HealthInput) -> Result<Value, ProtocolError> {
-    let now = input.now.as_ref().map_or(SystemTime::UNIX_EPOCH, Timestamp::system_time);
+    let now = input.now.as_ref().map_or(0, |t| t.unix_seconds);
     let own_scripts = (input.settings.is_some() || input.customizations.is_some()).then(|| {
         scripts(
             input.settings.as_ref().unwrap_or(&state.config.settings),
@@ -161,16 +159,15 @@ pub(crate) fn engine_health(state: &mut State, input: HealthInput) -> Result<Val
 
 #[cfg(feature = "lua")]
 mod lua_scripts {
-    use std::time::SystemTime;
-
     use serde_json::Value;
 
-    use crate::health::scripts::HealthScripts;
+    use crate::health::scripts::{HealthScripts, script_output};
     use crate::health::{HealthError, ScriptHealth, ScriptOutput};
     use crate::object::ObjectRef;
     use crate::script::LuaEngine;
 
-    /// The configured scripts run on the warm engine, as the health engine asks for them.
+    /// The scripts of a request (its own or the configured ones) run on the configured, warm
+    /// engine: a `ScriptedHealth` that borrows both.
     pub(super) struct LuaScripts<'a> {
         scripts: &'a HealthScripts,
         engine: &'a LuaEngine,
@@ -187,24 +184,9 @@ mod lua_scripts {
             &self,
             obj: &Value,
             object: &ObjectRef,
-            now: SystemTime,
+            now: i64,
         ) -> Result<Option<ScriptOutput>, HealthError> {
-            let Some(script) = self.scripts.find(&object.group, &object.kind) else {
-                return Ok(None);
-            };
-            match self.engine.eval_health(
-                &script.name,
-                &script.source,
-                script.use_open_libs,
-                obj,
-                now,
-            ) {
-                Ok(h) => {
-                    let health = (!h.is_empty()).then(|| h.to_result());
-                    Ok(Some(ScriptOutput::new(health, h.deletion_message)))
-                }
-                Err(e) => Err(HealthError::script(object, e.script.clone(), e.reason())),
-            }
+            script_output(self.scripts, self.engine, obj, object, now)
         }
     }
 }

@@ -15,16 +15,6 @@ impl Timestamp {
             .map(|unix_seconds| Timestamp { unix_seconds })
             .map_err(|e| e.to_string())
     }
-
-    /// The same time as a `SystemTime`.
-    pub(crate) fn system_time(&self) -> std::time::SystemTime {
-        let secs = std::time::Duration::from_secs(self.unix_seconds.unsigned_abs());
-        if self.unix_seconds >= 0 {
-            std::time::SystemTime::UNIX_EPOCH + secs
-        } else {
-            std::time::SystemTime::UNIX_EPOCH - secs
-        }
-    }
 }
 
 #[cfg(test)]
@@ -37,10 +27,6 @@ mod tests {
         assert_eq!(t.unix_seconds, 1_709_204_445);
         let t = Timestamp::parse("1969-12-31T23:59:59Z").unwrap();
         assert_eq!(t.unix_seconds, -1);
-        assert_eq!(
-            t.system_time(),
-            std::time::SystemTime::UNIX_EPOCH - std::time::Duration::from_secs(1)
-        );
         assert_eq!(
             Timestamp::parse("2024-02-30T00:00:00Z").unwrap_err(),
             "invalid rfc 3339 time `2024-02-30T00:00:00Z`"

@@ -388,3 +388,11 @@ macro_rules! outln {
     () => { $crate::common::write_out("\n") };
     ($($arg:tt)*) => { $crate::common::write_out(&format!("{}\n", format_args!($($arg)*))) };
 }
+
+/// The clock, in unix seconds (the library's time type). The command-line tool is the host:
+/// the one place that reads it, and only where `--now` is not given.
+pub fn clock_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+}

@@ -64,7 +64,7 @@ fn render(
     explained: &[ResourceExplanation],
 ) -> String {
     // The demo's clock is fixed so its output is the same on every run.
-    let ctx = gitops_core::health::HealthContext::new(std::time::SystemTime::UNIX_EPOCH);
+    let ctx = gitops_core::health::HealthContext::new(0);
     let health = crate::status::app_health(result, desired, live, &ctx);
     let mut out = crate::status::header(app, result, &health);
     out.push('\n');

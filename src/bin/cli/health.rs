@@ -1,7 +1,6 @@
 //! `gitops-core health` and `gitops-core test-health`.
 
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
 
 use gitops_core::Settings;
 use gitops_core::health::{self, AppHealth, HealthContext, ResourceHealthInput, ScriptHealth};
@@ -126,8 +125,8 @@ pub fn run(args: lexopt::Parser) -> Result<u8, CliError> {
         objects.extend(common::read_objects_with(p, &options)?);
     }
 
-    let mut ctx =
-        HealthContext::new(SystemTime::now()).with_condition_fallback(args.condition_fallback);
+    let mut ctx = HealthContext::new(crate::common::clock_now())
+        .with_condition_fallback(args.condition_fallback);
     if let Some(engine) = engine.as_deref() {
         ctx = ctx.with_scripts(engine);
     }
@@ -235,7 +234,7 @@ fn run_test_dir(dir: &std::path::Path) -> Result<u8, CliError> {
     walk(dir, &mut files)?;
     let scripts = HealthScripts::new().with_directory(&read_customizations(dir)?);
     let engine = LuaEngine::default();
-    let now = std::time::SystemTime::now();
+    let now = crate::common::clock_now();
     let (mut passed, mut failed, mut unreadable) = (0usize, 0usize, false);
     for test in files.iter().filter(|f| f.file_name().is_some_and(|n| n == "health_test.yaml")) {
         let test_dir = test.parent().unwrap_or(dir);
@@ -283,7 +282,7 @@ fn run_test_file(
     test: &std::path::Path,
     scripts: &gitops_core::health::scripts::HealthScripts,
     engine: &gitops_core::script::LuaEngine,
-    now: SystemTime,
+    now: i64,
 ) -> Result<Vec<gitops_core::health::scripts::HealthTestCase>, CliError> {
     use std::collections::BTreeMap;
 

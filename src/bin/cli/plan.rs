@@ -326,10 +326,7 @@ pub fn run_decide(args: lexopt::Parser) -> Result<u8, CliError> {
     let now = match &a.now {
         Some(s) => parse_rfc3339(s).map_err(|e| CliError::Usage(e.to_string()))?,
         // The command-line tool is the host: the one place that reads the clock.
-        None => std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_secs() as i64)
-            .unwrap_or(0),
+        None => crate::common::clock_now(),
     };
     let settings = match &a.cm {
         Some(cm) => read_settings(cm)?,

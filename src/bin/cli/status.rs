@@ -6,7 +6,6 @@
 //! Exit status: 0 when the app is Synced, 1 when it is not, 2 on an error.
 
 use std::path::PathBuf;
-use std::time::SystemTime;
 
 use gitops_core::diff::{self, AppDiff, SyncStatus};
 use gitops_core::health::{self, AppHealth, HealthContext, ResourceHealthInput};
@@ -90,7 +89,7 @@ pub fn run(args: lexopt::Parser) -> Result<u8, CliError> {
         eprintln!("note: {note}");
     }
     let engine = crate::health::script_engine(Some(&c.settings), None)?;
-    let mut ctx = HealthContext::new(SystemTime::now());
+    let mut ctx = HealthContext::new(crate::common::clock_now());
     if let Some(engine) = engine.as_deref() {
         ctx = ctx.with_scripts(engine);
     }
