@@ -61,6 +61,7 @@ pub(crate) struct State {
 
 impl Default for State {
     fn default() -> Self {
+        crate::schema::prepare();
         State {
             max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
             initial_max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,

@@ -151,6 +151,14 @@ fn schema() -> &'static Schema {
     SCHEMA.get_or_init(|| parse_table(TABLE))
 }
 
+/// Builds the built-in schema table now rather than at its first use. A long-running host
+/// (the `serve` protocol) does this at start, so that the table, which lives as long as the
+/// process, is not allocated in the middle of a large request's memory, where it would keep
+/// the allocator from handing that memory back after the request.
+pub(crate) fn prepare() {
+    schema();
+}
+
 fn parse_table(text: &str) -> Schema {
     // The table is generated and checked by the freshness test; a broken table is a build
     // defect, so an empty schema (everything unknown) is the only fallback.

@@ -78,8 +78,11 @@ pub fn serve(
             Err(e) => return Err(Failure::Read(e)),
             Ok(Line::End) => return Ok(()),
             Ok(Line::TooLarge(len)) => Some(server.too_large(len)),
-            Ok(Line::Text) => server.handle_line(&line),
+            Ok(Line::Text) => answer(server, &line),
         };
+        // A long-running server returns to its size between requests: the buffer of a large
+        // request line is freed rather than kept for the next one.
+        release(&mut line);
         if let Some(response) = response {
             output
                 .write_all(response.as_bytes())
@@ -88,6 +91,44 @@ pub fn serve(
                 .map_err(Failure::Write)?;
         }
     }
+}
+
+/// Request lines at least this long run on a thread of their own (see [`answer`]).
+const OWN_THREAD_BYTES: usize = 1024 * 1024;
+
+/// The stack of such a thread: the size of a main thread's stack on Linux, which the engine's
+/// recursion limits are set against.
+const THREAD_STACK_BYTES: usize = 8 * 1024 * 1024;
+
+/// Answers one line. A large request runs on a thread of its own that ends with it, so that
+/// the process returns to near its size before the request: the C allocator keeps a cache of
+/// freed blocks per thread, and blocks cached by a thread that lives on keep the heap from
+/// shrinking, so a 50,000-object `diff` used to leave the server at 430 MB (its peak was
+/// 450 MB) where it had started at 4 MB. When the request's thread ends, its cache goes back
+/// to the heap, which then shrinks. Small requests, where a thread would cost more than it
+/// saves, run here.
+fn answer(server: &mut Server, line: &[u8]) -> Option<String> {
+    if line.len() < OWN_THREAD_BYTES {
+        return server.handle_line(line);
+    }
+    let answered = std::thread::scope(|scope| {
+        let thread = std::thread::Builder::new()
+            .name("serve-request".into())
+            .stack_size(THREAD_STACK_BYTES)
+            .spawn_scoped(scope, || server.handle_line(line))
+            .ok()?;
+        Some(thread.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+    });
+    // No thread to be had: answer here, at the cost of the memory.
+    answered.unwrap_or_else(|| server.handle_line(line))
+}
+
+/// The line buffer kept between requests: at most [`KEPT_LINE_BYTES`] of capacity.
+const KEPT_LINE_BYTES: usize = 64 * 1024;
+
+fn release(line: &mut Vec<u8>) {
+    line.clear();
+    line.shrink_to(KEPT_LINE_BYTES);
 }
 
 /// What [`read_line`] found.
@@ -148,6 +189,30 @@ pub fn read_line(input: &mut impl BufRead, limit: u64, buf: &mut Vec<u8>) -> io:
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_large_line_buffer_is_not_kept() {
+        let mut line = vec![b'x'; 1 << 20];
+        super::release(&mut line);
+        assert!(
+            line.is_empty() && line.capacity() <= super::KEPT_LINE_BYTES,
+            "{}",
+            line.capacity()
+        );
+        let mut small = Vec::with_capacity(100);
+        super::release(&mut small);
+        assert_eq!(small.capacity(), 100);
+    }
+
+    #[test]
+    fn large_requests_are_answered_on_their_own_thread_the_same() {
+        let mut server = gitops_core::protocol::Server::new();
+        let pad = " ".repeat(super::OWN_THREAD_BYTES);
+        let line = format!(r#"{{"id":1,"method":"hello"{pad}}}"#);
+        let big = super::answer(&mut server, line.as_bytes()).unwrap();
+        let small = super::answer(&mut server, br#"{"id":1,"method":"hello"}"#).unwrap();
+        assert_eq!(big, small);
+    }
+
     use std::io::{BufReader, Cursor};
 
     use super::*;
