@@ -28,7 +28,7 @@ fn app(i: usize) -> (Application, Vec<Value>, Vec<Value>) {
                "spec": {"replicas": replicas,
                         "template": {"spec": {"containers": [{"name": "web", "image": "web:1"}]}}}})
     };
-    let live_replicas = if i % 2 == 0 { 1 } else { 3 };
+    let live_replicas = if i.is_multiple_of(2) { 1 } else { 3 };
     (app, vec![deployment(1)], vec![deployment(live_replicas)])
 }
 
