@@ -12,7 +12,6 @@
 #![allow(clippy::disallowed_methods)] // the cases read their inputs from testdata/
 
 use std::hint::black_box;
-use std::time::UNIX_EPOCH;
 
 use gitops_core::diff::{self, AppDiffInput, DiffOptions};
 use gitops_core::health::{self, HealthContext};
@@ -172,10 +171,12 @@ fn health_lua_canary_warm() {
     let obj = yaml("health/customizations/example.com/Canary/testdata/healthy.yaml");
     let engine = LuaEngine::default();
     // Warm the engine state and the compiled-script cache; the second call is counted.
-    engine.eval_health("canary", &script, true, &obj, UNIX_EPOCH).expect("runs");
+    engine.eval_health("canary", &script, true, &obj, std::time::UNIX_EPOCH).expect("runs");
     #[inline(never)]
     fn measured_lua(engine: &LuaEngine, script: &str, obj: &Value) {
-        black_box(engine.eval_health("canary", script, true, obj, UNIX_EPOCH).expect("runs"));
+        black_box(
+            engine.eval_health("canary", script, true, obj, std::time::UNIX_EPOCH).expect("runs"),
+        );
     }
     measured_lua(&engine, &script, &obj);
 }

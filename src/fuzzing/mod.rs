@@ -11,8 +11,6 @@
 
 mod input;
 
-use std::time::{Duration, UNIX_EPOCH};
-
 use serde_json::{Map, Value, json};
 
 use crate::config::{IgnoreDifferences, Settings};
@@ -653,7 +651,7 @@ pub fn lua_eval(data: &[u8]) {
         .with_string_bytes(1 << 20);
     let engine = LuaEngine::new(limits);
     let obj = lua_object();
-    let now = UNIX_EPOCH + Duration::from_secs(1_700_000_000);
+    let now = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000);
     let open = mode & 1 == 1;
     match engine.eval_health("fuzz.lua", &source, open, &obj, now) {
         Ok(h) => {

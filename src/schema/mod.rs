@@ -155,6 +155,7 @@ fn schema() -> &'static Schema {
 /// (the `serve` protocol) does this at start, so that the table, which lives as long as the
 /// process, is not allocated in the middle of a large request's memory, where it would keep
 /// the allocator from handing that memory back after the request.
+#[cfg(feature = "serve")]
 pub(crate) fn prepare() {
     schema();
 }
