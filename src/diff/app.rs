@@ -7,13 +7,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::ignore_seam::AppNormalizer;
-use super::managed_fields::normalize_managed_fields;
 use super::normalize::{normalize_tracking, set_annotation};
 use super::{DiffError, DiffMode, DiffOptions, DiffResult, PatchOp, hide_secret_data};
 use crate::config::{
     Application, COMPARE_OPTIONS_ANNOTATION, Settings, TRACKING_ID_ANNOTATION, TrackingMethod,
     resource_sync_options, split_options,
 };
+use crate::managed_fields::normalize_managed_fields;
 use crate::object::{ObjectRef, Scopes, annotation, label};
 
 /// Argo CD's hook annotation.
@@ -636,7 +636,7 @@ fn masked(
             Some(&result.normalized_live).filter(|v| !v.is_null()),
             hide,
         );
-        return super::pipeline::finish(
+        return super::compare::finish(
             n.unwrap_or(Value::Null),
             p.unwrap_or(Value::Null),
             result.mode,
