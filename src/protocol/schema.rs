@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use super::wire::{
     ConfigureParams, ConfigureResult, DecideParams, DiffParams, ErrorCode, HealthParams,
-    HelloParams, HelloResult, Method, PROTOCOL_VERSION, PlanParams, Response, StepParams,
+    HelloParams, Method, PROTOCOL_VERSION, PlanParams, Response, StepParams, result_schema_of,
 };
 
 // The server reads the same types in steps (see `server.rs`), so that each kind of mistake
@@ -57,22 +57,6 @@ fn params_optional(schema: &mut schemars::Schema) {
     }
 }
 
-/// The schema of `method`'s result, as a reference into `$defs`.
-pub(crate) fn result_schema_of(
-    method: Method,
-    generator: &mut schemars::SchemaGenerator,
-) -> schemars::Schema {
-    match method {
-        Method::Diff => generator.subschema_for::<super::output::DiffOutput>(),
-        Method::Health => generator.subschema_for::<super::output::HealthOutput>(),
-        Method::Plan => generator.subschema_for::<super::output::PlanOutput>(),
-        Method::Step => generator.subschema_for::<StepOutput>(),
-        Method::Decide => generator.subschema_for::<super::output::DecideOutput>(),
-        Method::Configure => generator.subschema_for::<ConfigureResult>(),
-        Method::Hello => generator.subschema_for::<HelloResult>(),
-    }
-}
-
 /// The schema of `method`'s params, as a reference into `$defs`.
 fn params_schema_of(method: Method, generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
     match method {
@@ -84,26 +68,6 @@ fn params_schema_of(method: Method, generator: &mut schemars::SchemaGenerator) -
         Method::Configure => generator.subschema_for::<ConfigureParams>(),
         Method::Hello => generator.subschema_for::<HelloParams>(),
     }
-}
-
-/// `step`'s result: the library's `sync::Step` as JSON.
-#[derive(JsonSchema)]
-#[schemars(rename = "StepOutput")]
-#[allow(dead_code)] // only its schema is used
-struct StepOutput {
-    /// The new state (`sync::SyncState`), passed back as the next `step`'s `state`.
-    #[schemars(schema_with = "object_schema")]
-    state: Value,
-    /// Actions to carry out now (`sync::HostAction`); their outcomes go in the next call.
-    actions: Vec<serde_json::Map<String, Value>>,
-    /// The operation is over (phase Succeeded, Failed or Error).
-    done: bool,
-    /// A wave ran its wet run in this step (`sync::WaveEvent`); left out otherwise.
-    wave: Option<serde_json::Map<String, Value>>,
-}
-
-fn object_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    schemars::json_schema!({ "type": "object" })
 }
 
 fn id_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {

@@ -534,8 +534,40 @@ fn nullable_string(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 /// The result of one of the methods (see `x-methods` in the schema for which one).
 fn result_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
     let results: Vec<schemars::Schema> =
-        Method::ALL.iter().map(|m| super::schema::result_schema_of(*m, generator)).collect();
+        Method::ALL.iter().map(|m| result_schema_of(*m, generator)).collect();
     schemars::json_schema!({ "anyOf": results })
+}
+
+/// The schema of `method`'s result, as a reference into `$defs`.
+pub(crate) fn result_schema_of(
+    method: Method,
+    generator: &mut schemars::SchemaGenerator,
+) -> schemars::Schema {
+    match method {
+        Method::Diff => generator.subschema_for::<super::output::DiffOutput>(),
+        Method::Health => generator.subschema_for::<super::output::HealthOutput>(),
+        Method::Plan => generator.subschema_for::<super::output::PlanOutput>(),
+        Method::Step => generator.subschema_for::<StepOutput>(),
+        Method::Decide => generator.subschema_for::<super::output::DecideOutput>(),
+        Method::Configure => generator.subschema_for::<ConfigureResult>(),
+        Method::Hello => generator.subschema_for::<HelloResult>(),
+    }
+}
+
+/// `step`'s result: the library's `sync::Step` as JSON.
+#[derive(JsonSchema)]
+#[schemars(rename = "StepOutput")]
+#[allow(dead_code)] // only its schema is used
+struct StepOutput {
+    /// The new state (`sync::SyncState`), passed back as the next `step`'s `state`.
+    #[schemars(schema_with = "object_schema")]
+    state: Value,
+    /// Actions to carry out now (`sync::HostAction`); their outcomes go in the next call.
+    actions: Vec<serde_json::Map<String, Value>>,
+    /// The operation is over (phase Succeeded, Failed or Error).
+    done: bool,
+    /// A wave ran its wet run in this step (`sync::WaveEvent`); left out otherwise.
+    wave: Option<serde_json::Map<String, Value>>,
 }
 
 fn object_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
