@@ -110,6 +110,8 @@ pub(crate) struct DecideInput {
     pub(crate) settings: Option<Settings>,
     pub(crate) guard: Option<crate::sync::guard::BlastRadiusGuard>,
     pub(crate) claims: Vec<Value>,
+    /// The project's sync windows (all of them; those matching the app are checked).
+    pub(crate) windows: Vec<crate::sync::windows::SyncWindow>,
 }
 
 /// The methods this build answers, in protocol order.
@@ -340,6 +342,12 @@ pub(crate) fn engine_decide(state: &mut State, input: DecideInput) -> Result<Val
     scopes.add_crds(input.desired.iter().chain(&input.live));
     let diff_input = AppDiffInput::new(&input.desired, &input.live, &input.app, settings, &scopes);
     let diff = diff_app(&diff_input).map_err(diff_error)?;
+    // The controller looks at auto-sync only when the project's windows allow it.
+    if let Some(message) =
+        crate::sync::windows::auto_sync_blocked(&input.windows, &input.app, input.now.unix_seconds)
+    {
+        return to_result(&DecideOutput::blocked(message));
+    }
     let (status, resources) = crate::sync::resource_statuses(&diff);
     let mut auto = AutoSyncInput::new(status, resources, input.revisions, input.now.unix_seconds);
     if input.guard.is_some() {

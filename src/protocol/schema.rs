@@ -86,7 +86,7 @@ fn id_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 ///
 /// ```
 /// let schema = gitops_core::protocol::json_schema();
-/// assert_eq!(schema["x-protocolVersion"], 1);
+/// assert_eq!(schema["x-protocolVersion"], 2);
 /// assert!(schema["$defs"]["DiffParams"]["properties"]["desired"].is_object());
 /// ```
 pub fn json_schema() -> Value {
