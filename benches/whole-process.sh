@@ -20,6 +20,7 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 "$bench" generate "$n" "$dir"
 ls -l "$dir" | awk 'NR>1 {printf "%s %.1f MB\n", $9, $5/1e6}'
+bin=${CARGO_TARGET_DIR:-target}/release/gitops-core
 limits=(--max-objects $((4 * n + 100)) --max-input-bytes $((1 << 31)))
 
 # measure NAME CMD...: RUNS runs, median CPU seconds and median peak RSS in MB.
@@ -39,7 +40,7 @@ measure() {
     eval "${name//[^a-z]/_}_cpu=$mc; ${name//[^a-z]/_}_rss=$mr"
 }
 measure yardstick "$bench" yardstick "$dir/desired.json" "$dir/live.json"
-measure diff target/release/gitops-core "${limits[@]}" diff --desired "$dir/desired.json" \
+measure diff "$bin" "${limits[@]}" diff --desired "$dir/desired.json" \
     --live "$dir/live.json" --app "$dir/app.json" --output json
 awk -v a="$diff_cpu" -v b="$yardstick_cpu" -v c="$diff_rss" -v d="$yardstick_rss" \
     'BEGIN {printf "ratio (diff / yardstick): cpu %.2fx, peak memory %.2fx\n", a/b, c/d}'

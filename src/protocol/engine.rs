@@ -194,7 +194,9 @@ pub(crate) fn engine_diff(state: &mut State, input: DiffInput) -> Result<Value, 
     let settings = input.settings.as_ref().unwrap_or(&state.config.settings);
     let mut scopes = Scopes::builtin();
     scopes.add_crds(input.desired.iter().chain(&input.live));
-    let mut diff_input = AppDiffInput::new(&input.desired, &input.live, app, settings, &scopes);
+    // The answer carries the patches and statuses, not the objects.
+    let mut diff_input =
+        AppDiffInput::new(&input.desired, &input.live, app, settings, &scopes).with_objects(false);
     // The compiled rules serve only requests that bring neither their own app nor settings.
     if input.app.is_none()
         && input.settings.is_none()
@@ -310,7 +312,8 @@ pub(crate) fn engine_plan(state: &mut State, input: PlanInput) -> Result<Value, 
     let settings = input.settings.as_ref().unwrap_or(&state.config.settings);
     let mut scopes = Scopes::builtin();
     scopes.add_crds(input.desired.iter().chain(&input.live));
-    let diff_input = AppDiffInput::new(&input.desired, &input.live, app, settings, &scopes);
+    let diff_input =
+        AppDiffInput::new(&input.desired, &input.live, app, settings, &scopes).with_objects(false);
     let diff = diff_app(&diff_input).map_err(diff_error)?;
     let started_at = input.now.as_ref().map_or(0, |t| t.unix_seconds);
     let revision = input.revision.as_deref().unwrap_or("");
@@ -340,7 +343,8 @@ pub(crate) fn engine_decide(state: &mut State, input: DecideInput) -> Result<Val
     let settings = input.settings.as_ref().unwrap_or(&state.config.settings);
     let mut scopes = Scopes::builtin();
     scopes.add_crds(input.desired.iter().chain(&input.live));
-    let diff_input = AppDiffInput::new(&input.desired, &input.live, &input.app, settings, &scopes);
+    let diff_input = AppDiffInput::new(&input.desired, &input.live, &input.app, settings, &scopes)
+        .with_objects(false);
     let diff = diff_app(&diff_input).map_err(diff_error)?;
     // The controller looks at auto-sync only when the project's windows allow it.
     if let Some(message) =
