@@ -591,10 +591,7 @@ impl Shared<'_, '_> {
         // read (whoever can edit the cluster could otherwise hide drift from Git).
         let own = match target {
             Some((_, desired)) => {
-                match normalizer.ignore.annotation_rule(desired, input.ignore_annotation) {
-                    Ok(own) => own,
-                    Err(e) => return Err(e),
-                }
+                normalizer.ignore.annotation_rule(desired, input.ignore_annotation)?
             }
             None => None,
         };
@@ -608,10 +605,7 @@ impl Shared<'_, '_> {
             input.dry_runs.iter().find(|d| ObjectRef::from_object_lossy(d).same_object(&r));
         let resource_normalizer = normalizer.for_resource(own.as_ref());
         let opts = DiffOptions { dry_run, normalizer: Some(&resource_normalizer), ..base };
-        let result = match super::diff(t.as_deref(), l.as_deref(), &opts) {
-            Ok(res) => res,
-            Err(e) => return Err(e),
-        };
+        let result = super::diff(t.as_deref(), l.as_deref(), &opts)?;
         let self_ref = live.is_none_or(|(_, lv)| self_referenced(lv, &r, settings));
         let hook = is_hook(obj);
         let requires_pruning = target.is_none() && live.is_some() && self_ref;
