@@ -35,6 +35,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
+pub mod actions;
 mod civil;
 pub mod config;
 pub mod diff;
@@ -55,7 +56,10 @@ pub mod sync;
 #[cfg(test)]
 mod tests;
 
-pub use config::{Application, ConfigError, IgnoreDifferences, ResourceOverride, Settings};
+pub use config::{
+    ActionDefinition, Application, ConfigError, IgnoreDifferences, ResourceActions,
+    ResourceOverride, Settings,
+};
 pub use glob::{Glob, glob_match};
 pub use health::{HealthResult, HealthStatus};
 pub use object::{ObjectRef, ParseError, Scope, Scopes, parse_manifests};

@@ -82,6 +82,7 @@ pub use managed_fields::normalize_managed_fields;
 pub(crate) use managed_fields::trusted_managers_normalize;
 pub use mask::{MASK_ANNOTATION_VALUE, hide_secret_data};
 pub use pipeline::diff;
+pub(crate) use patch::json_patch_ops;
 
 /// Seams between the parts of the diff engine (crate-internal).
 #[allow(unused_imports)]
