@@ -217,8 +217,7 @@ fn create_of(
         return Err(bad(format!("{at}/kind"), "a created object needs a kind"));
     }
     let meta = new.get("metadata");
-    if !text(meta.and_then(|m| m.get("name"))) && !text(meta.and_then(|m| m.get("generateName")))
-    {
+    if !text(meta.and_then(|m| m.get("name"))) && !text(meta.and_then(|m| m.get("generateName"))) {
         return Err(bad(
             format!("{at}/metadata"),
             "a created object needs metadata.name or metadata.generateName",
@@ -231,7 +230,11 @@ fn create_of(
             format!("{at}/kind"),
             format!(
                 "creating {key} is not allowed (creatable kinds: {})",
-                if policy.creatable.is_empty() { "none".into() } else { policy.creatable.join(", ") }
+                if policy.creatable.is_empty() {
+                    "none".into()
+                } else {
+                    policy.creatable.join(", ")
+                }
             ),
         ));
     }

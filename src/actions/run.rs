@@ -85,7 +85,11 @@ impl Actions {
 
     /// The actions `obj` offers, sorted by name; empty when its kind has no discovery
     /// script. Each discovery script runs in turn (see [`ActionScripts::discovery`]).
-    pub fn discover(&self, obj: &Value, now: SystemTime) -> Result<Vec<ResourceAction>, ActionError> {
+    pub fn discover(
+        &self,
+        obj: &Value,
+        now: SystemTime,
+    ) -> Result<Vec<ResourceAction>, ActionError> {
         self.discover_with(obj, now, false)
     }
 
@@ -133,8 +137,8 @@ impl Actions {
     ) -> Result<ActionResult, ActionError> {
         let object = ObjectRef::from_object_lossy(obj);
         let json = self.eval(script, obj, &object, params, now, false)?;
-        let resources = read_impacted(json, obj, &self.policy)
-            .map_err(|b| result_error(script, &object, b))?;
+        let resources =
+            read_impacted(json, obj, &self.policy).map_err(|b| result_error(script, &object, b))?;
         Ok(ActionResult { action: name.to_string(), script: script.name.clone(), resources })
     }
 
@@ -147,13 +151,13 @@ impl Actions {
         now: SystemTime,
         open_libs: bool,
     ) -> Result<Value, ActionError> {
-        self.engine
-            .eval_action(&script.name, &script.source, open_libs, obj, params, now)
-            .map_err(|e: ScriptError| ActionError::Script {
+        self.engine.eval_action(&script.name, &script.source, open_libs, obj, params, now).map_err(
+            |e: ScriptError| ActionError::Script {
                 script: script.name.clone(),
                 object: Box::new(object.clone()),
                 reason: e.reason(),
-            })
+            },
+        )
     }
 }
 

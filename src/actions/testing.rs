@@ -15,7 +15,9 @@ use crate::object::ObjectRef;
 /// `now` they match exactly. (On a platform whose clock cannot go back that far, the Unix
 /// epoch.)
 pub fn test_now() -> SystemTime {
-    SystemTime::UNIX_EPOCH.checked_sub(Duration::from_secs(62_135_596_800)).unwrap_or(SystemTime::UNIX_EPOCH)
+    SystemTime::UNIX_EPOCH
+        .checked_sub(Duration::from_secs(62_135_596_800))
+        .unwrap_or(SystemTime::UNIX_EPOCH)
 }
 
 /// Whether a case tests discovery or an action.
@@ -186,11 +188,11 @@ pub fn run_action_tests(
         }
         let mut case = ActionTestCase::new(ActionTestKind::Discovery, "", input_path);
         let expected = field(t, "result").cloned().unwrap_or(Value::Array(Vec::new()));
-        case.expected_actions = match serde_json::from_value::<Option<Vec<ResourceAction>>>(expected)
-        {
-            Ok(v) => v.unwrap_or_default(),
-            Err(e) => return Err(fail(format!("discoveryTests/{i}/result: {e}"))),
-        };
+        case.expected_actions =
+            match serde_json::from_value::<Option<Vec<ResourceAction>>>(expected) {
+                Ok(v) => v.unwrap_or_default(),
+                Err(e) => return Err(fail(format!("discoveryTests/{i}/result: {e}"))),
+            };
         let obj = match read_file(input_path) {
             Ok((_, obj)) => obj,
             Err(m) => {
@@ -209,7 +211,10 @@ pub fn run_action_tests(
                 case.message = if missing.is_empty() {
                     String::new()
                 } else {
-                    format!("discovered actions not in `result` as discovered: {}", missing.join(", "))
+                    format!(
+                        "discovered actions not in `result` as discovered: {}",
+                        missing.join(", ")
+                    )
                 };
                 case.passed = missing.is_empty();
                 case.got_actions = got;
@@ -239,7 +244,8 @@ pub fn run_action_tests(
         let expected_error = text(t, "expectedErrorMessage");
         if !expected_error.is_empty() {
             out.push(match ran {
-                Ok(_) => case.fail(format!("expected the error `{expected_error}`, the action succeeded")),
+                Ok(_) => case
+                    .fail(format!("expected the error `{expected_error}`, the action succeeded")),
                 Err(e) if e.reason() == expected_error => ActionTestCase { passed: true, ..case },
                 Err(e) => case.fail(format!("expected the error `{expected_error}`, got: {e}")),
             });
@@ -253,7 +259,9 @@ pub fn run_action_tests(
             }
         };
         let expected_path = text(t, "expectedOutputPath");
-        let expected = match read_file(expected_path).and_then(|(raw, v)| expected_objects(&raw, v, expected_path)) {
+        let expected = match read_file(expected_path)
+            .and_then(|(raw, v)| expected_objects(&raw, v, expected_path))
+        {
             Ok(e) => e,
             Err(m) => {
                 out.push(ActionTestCase { got_resources: got, ..case }.fail(m));
@@ -284,19 +292,28 @@ fn params_of(t: &Value) -> Result<BTreeMap<String, String>, String> {
                     Value::Number(n) => n.to_string(),
                     Value::Bool(b) => b.to_string(),
                     other => {
-                        return Err(format!("`{k}` is {}, expected text", crate::object::type_name(other)));
+                        return Err(format!(
+                            "`{k}` is {}, expected text",
+                            crate::object::type_name(other)
+                        ));
                     }
                 };
                 out.insert(k.clone(), v);
             }
         }
-        Some(other) => return Err(format!("expected a map, found {}", crate::object::type_name(other))),
+        Some(other) => {
+            return Err(format!("expected a map, found {}", crate::object::type_name(other)));
+        }
     }
     Ok(out)
 }
 
 /// The expected objects with their operation, when the file names one.
-fn expected_objects(raw: &str, v: Value, path: &str) -> Result<Vec<(Option<String>, Value)>, String> {
+fn expected_objects(
+    raw: &str,
+    v: Value,
+    path: &str,
+) -> Result<Vec<(Option<String>, Value)>, String> {
     let raw = raw.strip_prefix('\u{feff}').unwrap_or(raw);
     if raw.starts_with('-') {
         let Value::Array(items) = v else {
@@ -307,7 +324,8 @@ fn expected_objects(raw: &str, v: Value, path: &str) -> Result<Vec<(Option<Strin
             .enumerate()
             .map(|(i, item)| match field(item, "unstructuredObj") {
                 Some(obj @ Value::Object(_)) => {
-                    let op = field(item, "k8sOperation").and_then(Value::as_str).map(str::to_string);
+                    let op =
+                        field(item, "k8sOperation").and_then(Value::as_str).map(str::to_string);
                     Ok((op, obj.clone()))
                 }
                 _ => Err(format!("{path}: item {i}: missing `unstructuredObj`")),
@@ -340,7 +358,8 @@ fn compare(
         let by_prefix = r.operation == Operation::Create && derived_name(&src, &have);
         let found = expected.iter().find(|(_, e)| {
             let want = ObjectRef::from_object_lossy(e);
-            let name_ok = if by_prefix { want.name.starts_with(&src.name) } else { want.name == have.name };
+            let name_ok =
+                if by_prefix { want.name.starts_with(&src.name) } else { want.name == have.name };
             want.group == have.group
                 && want.version == have.version
                 && want.kind == have.kind
@@ -348,11 +367,17 @@ fn compare(
                 && name_ok
         });
         let Some((op, want)) = found else {
-            return Err(format!("resource {i} ({} {have}): no matching object in {expected_path}", op_name(r.operation)));
+            return Err(format!(
+                "resource {i} ({} {have}): no matching object in {expected_path}",
+                op_name(r.operation)
+            ));
         };
         if let Some(op) = op {
             if op != op_name(r.operation) {
-                return Err(format!("resource {i} ({have}): operation {} but {expected_path} says {op}", op_name(r.operation)));
+                return Err(format!(
+                    "resource {i} ({have}): operation {} but {expected_path} says {op}",
+                    op_name(r.operation)
+                ));
             }
         }
         let mut result = r.resource.clone();
