@@ -23,6 +23,7 @@
 //! CD's own test does.
 
 mod lookup;
+#[cfg(feature = "lua")]
 mod result;
 #[cfg(feature = "lua")]
 mod run;
@@ -47,6 +48,7 @@ pub use testing::{
 
 /// An action an object offers (Argo CD's `ResourceAction`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", default)]
 #[non_exhaustive]
 pub struct ResourceAction {
@@ -71,6 +73,7 @@ impl ResourceAction {
 
 /// A parameter of an action (Argo CD's `ResourceActionParam`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
 #[serde(default)]
 #[non_exhaustive]
 pub struct ResourceActionParam {
@@ -87,6 +90,7 @@ pub struct ResourceActionParam {
 
 /// What an action does to a resource.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 #[non_exhaustive]
 pub enum Operation {
@@ -213,6 +217,15 @@ pub enum ActionError {
 }
 
 impl ActionError {
+    /// The object the action was asked of.
+    pub fn object(&self) -> &ObjectRef {
+        match self {
+            ActionError::NotFound { object, .. }
+            | ActionError::Script { object, .. }
+            | ActionError::Result { object, .. } => object,
+        }
+    }
+
     /// The error text without the script and object: what Argo CD reports (a script's own
     /// `error(...)` message, or what is wrong with the result).
     pub fn reason(&self) -> String {

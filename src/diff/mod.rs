@@ -81,6 +81,7 @@ pub use linediff::line_diff;
 pub use managed_fields::normalize_managed_fields;
 pub(crate) use managed_fields::trusted_managers_normalize;
 pub use mask::{MASK_ANNOTATION_VALUE, hide_secret_data};
+#[cfg(feature = "lua")]
 pub(crate) use patch::json_patch_ops;
 pub use pipeline::diff;
 

@@ -13,9 +13,9 @@ use super::engine;
 use super::error::ProtocolError;
 use super::time::Timestamp;
 use super::wire::{
-    ConfigureParams, ConfigureResult, DEFAULT_MAX_REQUEST_BYTES, DecideParams, DiffParams,
-    HealthParams, HelloParams, HelloResult, Limits, Method, PROTOCOL_VERSION, PlanParams, Request,
-    Response, StepParams,
+    ActionsListParams, ActionsRunParams, ConfigureParams, ConfigureResult,
+    DEFAULT_MAX_REQUEST_BYTES, DecideParams, DiffParams, HealthParams, HelloParams, HelloResult,
+    Limits, Method, PROTOCOL_VERSION, PlanParams, Request, Response, StepParams,
 };
 
 /// A `serve` protocol server without I/O: give it each line read, write out each line it
@@ -104,6 +104,18 @@ pub(crate) struct HealthInput {
     pub(crate) condition_fallback: bool,
 }
 
+/// `actions.list` and `actions.run` params after checking.
+#[derive(Debug)]
+pub(crate) struct ActionsInput {
+    pub(crate) object: Value,
+    /// The action to run; `None` lists the actions.
+    pub(crate) action: Option<String>,
+    pub(crate) parameters: BTreeMap<String, String>,
+    pub(crate) settings: Option<Settings>,
+    pub(crate) customizations: Option<BTreeMap<String, String>>,
+    pub(crate) now: Option<Timestamp>,
+}
+
 /// `plan` params after checking.
 #[derive(Debug)]
 pub(crate) struct PlanInput {
@@ -151,6 +163,8 @@ fn handler(method: Method) -> Handler {
         Method::Decide => handle_decide,
         Method::Configure => handle_configure,
         Method::Hello => handle_hello,
+        Method::ActionsList => handle_actions_list,
+        Method::ActionsRun => handle_actions_run,
     }
 }
 
@@ -541,6 +555,42 @@ fn handle_health(state: &mut State, params: Value) -> Result<Value, ProtocolErro
         condition_fallback: p.condition_fallback,
     };
     engine::engine_health(state, input)
+}
+
+fn handle_actions_list(state: &mut State, params: Value) -> Result<Value, ProtocolError> {
+    let p: ActionsListParams = parse_params(params)?;
+    let input = ActionsInput {
+        object: action_object(p.object)?,
+        action: None,
+        parameters: BTreeMap::new(),
+        settings: p.argocd_cm.map(|cm| settings(cm, "/params/argocdCm")).transpose()?,
+        customizations: p.customizations,
+        now: p.now.as_deref().map(|t| timestamp(t, "/params/now")).transpose()?,
+    };
+    engine::engine_actions(state, input)
+}
+
+fn handle_actions_run(state: &mut State, params: Value) -> Result<Value, ProtocolError> {
+    let p: ActionsRunParams = parse_params(params)?;
+    if p.action.is_empty() {
+        return Err(ProtocolError::params("/params/action", "must not be empty"));
+    }
+    let input = ActionsInput {
+        object: action_object(p.object)?,
+        action: Some(p.action),
+        parameters: p.parameters,
+        settings: p.argocd_cm.map(|cm| settings(cm, "/params/argocdCm")).transpose()?,
+        customizations: p.customizations,
+        now: p.now.as_deref().map(|t| timestamp(t, "/params/now")).transpose()?,
+    };
+    engine::engine_actions(state, input)
+}
+
+/// The object of an action: an object with `apiVersion` and `kind`, as any other object.
+fn action_object(value: Value) -> Result<Value, ProtocolError> {
+    let value = object_param(value, "/params/object")?;
+    check_object(&value, "/params/object")?;
+    Ok(value)
 }
 
 fn handle_plan(state: &mut State, params: Value) -> Result<Value, ProtocolError> {

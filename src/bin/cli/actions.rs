@@ -155,7 +155,8 @@ pub fn run(p: lexopt::Parser) -> Result<u8, CliError> {
             }
         };
         let output = a.output.unwrap_or(Output::Text);
-        if !output.print_document(&found) {
+        if !output.print_document(&gitops_core::protocol::output::ActionsListOutput(found.clone()))
+        {
             common::write_out(&list_text(&found));
         }
         return Ok(0);
@@ -163,7 +164,8 @@ pub fn run(p: lexopt::Parser) -> Result<u8, CliError> {
     let name = a.name.as_deref().unwrap_or_default();
     match actions.run(&obj, name, &a.params, now) {
         Ok(result) => {
-            a.output.unwrap_or(Output::Yaml).print_document(&result);
+            let out = gitops_core::protocol::output::ActionsRunOutput::new(&result);
+            a.output.unwrap_or(Output::Yaml).print_document(&out);
             Ok(0)
         }
         Err(e) => {
