@@ -110,10 +110,11 @@ impl ActionScripts {
                 .or_insert_with(|| Folder { path: dir.to_string(), ..Folder::default() });
             if rest == "discovery.lua" {
                 folder.discovery = Some(text.clone());
-            } else if let Some(name) = rest.strip_suffix("/action.lua") {
-                if !name.is_empty() && !name.contains('/') {
-                    folder.actions.insert(name.to_string(), text.clone());
-                }
+            } else if let Some(name) = rest.strip_suffix("/action.lua")
+                && !name.is_empty()
+                && !name.contains('/')
+            {
+                folder.actions.insert(name.to_string(), text.clone());
             }
         }
         for (dir, folder) in folders {
@@ -164,10 +165,10 @@ impl ActionScripts {
                 return out;
             }
         }
-        if let Some(f) = self.find_folder(&key) {
-            if let Some(source) = &f.discovery {
-                out.push(ActionScript::new(format!("{}/actions/discovery.lua", f.path), source));
-            }
+        if let Some(f) = self.find_folder(&key)
+            && let Some(source) = &f.discovery
+        {
+            out.push(ActionScript::new(format!("{}/actions/discovery.lua", f.path), source));
         }
         out
     }
@@ -175,13 +176,13 @@ impl ActionScripts {
     /// The script of one action of a kind.
     pub fn action(&self, group: &str, kind: &str, action: &str) -> Option<ActionScript> {
         let key = crate::object::group_kind_key(group, kind);
-        if let Some((k, a)) = self.find_override(&key) {
-            if let Some(d) = a.definitions.iter().find(|d| d.name == action) {
-                return Some(ActionScript::new(
-                    format!("argocd-cm {k} action {action}"),
-                    &d.action_lua,
-                ));
-            }
+        if let Some((k, a)) = self.find_override(&key)
+            && let Some(d) = a.definitions.iter().find(|d| d.name == action)
+        {
+            return Some(ActionScript::new(
+                format!("argocd-cm {k} action {action}"),
+                &d.action_lua,
+            ));
         }
         let f = self.find_folder(&key)?;
         let source = f.actions.get(action)?;

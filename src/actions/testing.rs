@@ -372,13 +372,13 @@ fn compare(
                 op_name(r.operation)
             ));
         };
-        if let Some(op) = op {
-            if op != op_name(r.operation) {
-                return Err(format!(
-                    "resource {i} ({have}): operation {} but {expected_path} says {op}",
-                    op_name(r.operation)
-                ));
-            }
+        if let Some(op) = op
+            && op != op_name(r.operation)
+        {
+            return Err(format!(
+                "resource {i} ({have}): operation {} but {expected_path} says {op}",
+                op_name(r.operation)
+            ));
         }
         let mut result = r.resource.clone();
         if by_prefix {

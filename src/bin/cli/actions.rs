@@ -319,10 +319,10 @@ fn read_test_inputs(test_dir: &Path) -> Result<BTreeMap<String, String>, CliErro
     let mut inputs = BTreeMap::new();
     for f in below {
         let ext = f.extension().and_then(|e| e.to_str()).unwrap_or("");
-        if matches!(ext, "yaml" | "yml" | "json") {
-            if let Ok(text) = common::read_text(&f) {
-                inputs.insert(crate::health::relative(test_dir, &f), text);
-            }
+        if matches!(ext, "yaml" | "yml" | "json")
+            && let Ok(text) = common::read_text(&f)
+        {
+            inputs.insert(crate::health::relative(test_dir, &f), text);
         }
     }
     Ok(inputs)
