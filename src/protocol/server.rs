@@ -9,13 +9,15 @@ use serde_json::{Map, Value};
 use crate::config::{Application, ConfigError, Settings};
 use crate::object::{ObjectRef, ParseError, escape_pointer_token, type_name};
 
-use super::engine;
+use super::engine::{
+    self, ActionsInput, Config, DecideInput, DiffInput, HealthInput, PlanInput, State, StepInput,
+};
 use super::error::ProtocolError;
 use super::time::Timestamp;
 use super::wire::{
-    ActionsListParams, ActionsRunParams, ConfigureParams, ConfigureResult,
-    DEFAULT_MAX_REQUEST_BYTES, DecideParams, DiffParams, HealthParams, HelloParams, HelloResult,
-    Limits, Method, PROTOCOL_VERSION, PlanParams, Request, Response, StepParams,
+    ActionsListParams, ActionsRunParams, ConfigureParams, ConfigureResult, DecideParams,
+    DiffParams, HealthParams, HelloParams, HelloResult, Method, PROTOCOL_VERSION, PlanParams,
+    Request, Response, StepParams,
 };
 
 /// A `serve` protocol server without I/O: give it each line read, write out each line it
@@ -44,111 +46,6 @@ use super::wire::{
 #[derive(Debug, Default)]
 pub struct Server {
     state: State,
-}
-
-/// What the server keeps between requests.
-#[derive(Debug)]
-pub(crate) struct State {
-    /// The size limit on request lines, in bytes.
-    pub(crate) max_request_bytes: u64,
-    /// The limit the server started with, in force when `configure` sets none.
-    pub(crate) initial_max_request_bytes: u64,
-    /// The configuration set by the last successful `configure`.
-    pub(crate) config: Config,
-    /// What was built from it: script lookup, the Lua engine.
-    pub(crate) engines: engine::Engines,
-}
-
-impl Default for State {
-    fn default() -> Self {
-        State {
-            max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
-            initial_max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
-            config: Config::default(),
-            engines: engine::Engines::default(),
-        }
-    }
-}
-
-/// The parsed configuration.
-#[derive(Debug, Default)]
-pub(crate) struct Config {
-    /// From `argocd-cm`.
-    pub(crate) settings: Settings,
-    /// The default Application, when one was configured.
-    pub(crate) app: Option<Application>,
-    /// Lua health scripts by `<group>/<Kind>`.
-    pub(crate) customizations: BTreeMap<String, String>,
-    /// Limits of the engines.
-    pub(crate) limits: Limits,
-}
-
-/// `diff` params after checking.
-#[derive(Debug)]
-pub(crate) struct DiffInput {
-    pub(crate) desired: Vec<Value>,
-    pub(crate) live: Vec<Value>,
-    /// Left out: the configured one.
-    pub(crate) app: Option<Application>,
-    /// Left out: the configured one.
-    pub(crate) settings: Option<Settings>,
-}
-
-/// `health` params after checking.
-#[derive(Debug)]
-pub(crate) struct HealthInput {
-    pub(crate) objects: Vec<Value>,
-    pub(crate) settings: Option<Settings>,
-    pub(crate) customizations: Option<BTreeMap<String, String>>,
-    pub(crate) now: Option<Timestamp>,
-    pub(crate) condition_fallback: bool,
-}
-
-/// `actions.list` and `actions.run` params after checking.
-#[derive(Debug)]
-pub(crate) struct ActionsInput {
-    pub(crate) object: Value,
-    /// The action to run; `None` lists the actions.
-    pub(crate) action: Option<String>,
-    pub(crate) parameters: BTreeMap<String, String>,
-    pub(crate) settings: Option<Settings>,
-    pub(crate) customizations: Option<BTreeMap<String, String>>,
-    pub(crate) now: Option<Timestamp>,
-}
-
-/// `plan` params after checking.
-#[derive(Debug)]
-pub(crate) struct PlanInput {
-    pub(crate) desired: Vec<Value>,
-    pub(crate) live: Vec<Value>,
-    pub(crate) app: Option<Application>,
-    pub(crate) settings: Option<Settings>,
-    pub(crate) prune: bool,
-    pub(crate) revision: Option<String>,
-    pub(crate) now: Option<Timestamp>,
-}
-
-/// `step` params after checking.
-#[derive(Debug)]
-pub(crate) struct StepInput {
-    pub(crate) request: crate::sync::SyncRequest,
-    pub(crate) state: crate::sync::SyncState,
-    pub(crate) observations: crate::sync::Observations,
-}
-
-/// `decide` params after checking.
-#[derive(Debug)]
-pub(crate) struct DecideInput {
-    pub(crate) app: Application,
-    pub(crate) desired: Vec<Value>,
-    pub(crate) live: Vec<Value>,
-    pub(crate) revisions: Vec<String>,
-    pub(crate) now: Timestamp,
-    pub(crate) settings: Option<Settings>,
-    pub(crate) guard: Option<crate::sync::guard::BlastRadiusGuard>,
-    pub(crate) claims: Vec<Value>,
-    /// The project's sync windows (all of them; those matching the app are checked).
-    pub(crate) windows: Vec<crate::sync::windows::SyncWindow>,
 }
 
 /// A method handler: reads the params, answers with the result.
