@@ -16,6 +16,9 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
 use serde_json::{Value, json};
 
+#[path = "../benches/support/workload.rs"]
+mod workload;
+
 #[path = "gen.rs"]
 mod generate;
 use generate::{Area, Rng};
@@ -70,6 +73,7 @@ struct Options {
     gitops_core: PathBuf,
     oracle: PathBuf,
     save: Option<PathBuf>,
+    bench: Option<usize>,
 }
 
 fn parse_args() -> Result<Options, String> {
@@ -79,6 +83,7 @@ fn parse_args() -> Result<Options, String> {
         gitops_core: PathBuf::new(),
         oracle: PathBuf::new(),
         save: None,
+        bench: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -89,6 +94,7 @@ fn parse_args() -> Result<Options, String> {
             "--gitops-core" => o.gitops_core = value()?.into(),
             "--oracle" => o.oracle = value()?.into(),
             "--save" => o.save = Some(value()?.into()),
+            "--bench" => o.bench = Some(value()?.parse().map_err(|e| format!("--bench: {e}"))?),
             other => return Err(format!("unknown argument {other}")),
         }
     }
@@ -304,8 +310,81 @@ fn run(o: &Options) -> Result<u64, String> {
     Ok(unexplained)
 }
 
+/// Median wall time of `rounds` answers to the same request, after one warm-up.
+fn median_ms(peer: &mut Peer, method: &str, params: &Value, rounds: usize) -> Result<f64, String> {
+    peer.call(method, params)?;
+    let mut times = Vec::new();
+    for _ in 0..rounds {
+        let start = std::time::Instant::now();
+        let answer = peer.call(method, params)?;
+        times.push(start.elapsed().as_secs_f64() * 1000.0);
+        if answer.get("error").is_some() {
+            return Err(format!("{method}: {answer}"));
+        }
+    }
+    times.sort_by(f64::total_cmp);
+    Ok(times[times.len() / 2])
+}
+
+/// The same requests through both peers, side by side in one run: the benches' 1,000- and
+/// 10,000-resource applications, Lua health of one Rollout-style object, and the 1,000-resource
+/// application with a jq ignore rule on every object.
+fn bench(o: &Options, rounds: usize) -> Result<u64, String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let canary = std::fs::read_to_string(
+        root.join("testdata/health/customizations/example.com/Canary/health.lua"),
+    )
+    .map_err(|e| format!("Canary script: {e}"))?;
+    let object = std::fs::read_to_string(
+        root.join("testdata/health/customizations/example.com/Canary/testdata/healthy.yaml"),
+    )
+    .map_err(|e| e.to_string())?;
+    let object: Value = serde_norway::from_str(&object).map_err(|e| e.to_string())?;
+    let mut ours = Peer::spawn(&o.gitops_core, &["serve", "--max-request-bytes", "268435456"])?;
+    let mut argo = Peer::spawn(&o.oracle, &[])?;
+    let configure = json!({"customizations": {"example.com/Canary": canary}});
+    ours.call("configure", &configure)?;
+    argo.call("configure", &configure)?;
+    let app = workload::app_doc();
+    let mut jq_app = app.clone();
+    jq_app["spec"]["ignoreDifferences"] = json!([{"group": "*", "kind": "*",
+        "jqPathExpressions": [".metadata.labels.\"app.kubernetes.io/version\""]}]);
+    let mut cases = vec![];
+    for n in [1_000, 10_000] {
+        let w = workload::workload_of(n);
+        cases.push((
+            format!("diff, {n}-resource app"),
+            "diff",
+            json!({"desired": w.desired, "live": w.live, "app": app}),
+        ));
+    }
+    let w = workload::workload_of(1_000);
+    cases.push((
+        "diff, 1,000 resources, a jq rule on every object".into(),
+        "diff",
+        json!({"desired": w.desired, "live": w.live, "app": jq_app}),
+    ));
+    cases.push((
+        "Lua health, one Rollout-style object".into(),
+        "health",
+        json!({"objects": [object]}),
+    ));
+    for (name, method, params) in &cases {
+        let a = median_ms(&mut ours, method, params, rounds)?;
+        let b = median_ms(&mut argo, method, params, rounds)?;
+        println!(
+            "{name}: gitops-core {a:.2} ms, Argo CD {b:.2} ms, Argo CD / gitops-core {:.2}",
+            b / a
+        );
+    }
+    Ok(0)
+}
+
 fn main() {
-    let code = match parse_args().and_then(|o| run(&o)) {
+    let code = match parse_args().and_then(|o| match o.bench {
+        Some(rounds) => bench(&o, rounds),
+        None => run(&o),
+    }) {
         Ok(0) => 0,
         Ok(_) => 1,
         Err(e) => {

@@ -65,11 +65,16 @@ pub struct Workload {
 }
 
 pub fn workload() -> Workload {
+    workload_of(RESOURCES)
+}
+
+/// The same application with `resources` resources.
+pub fn workload_of(resources: usize) -> Workload {
     let pairs = fixtures();
     let (mut desired, mut live) = (Vec::new(), Vec::new());
-    for i in 0..RESOURCES {
+    for i in 0..resources {
         let (mut d, mut l) = pairs[i % pairs.len()].clone();
-        let name = format!("res-{i:04}");
+        let name = format!("res-{i:05}");
         rename(&mut d, &name, "bench");
         rename(&mut l, &name, "bench");
         if i % 10 == 0 {
@@ -80,8 +85,18 @@ pub fn workload() -> Workload {
         desired.push(d);
         live.push(l);
     }
-    // Three ignore rules, applied by the pipeline to every matching resource.
-    let app_doc = json!({
+    let app_doc = app_doc();
+    let app = Application::from_value(&app_doc).expect("app");
+    let mut ssa_doc = app_doc.clone();
+    ssa_doc["spec"]["syncPolicy"] = json!({"syncOptions": ["ServerSideApply=true"]});
+    let ssa_app = Application::from_value(&ssa_doc).expect("app");
+    let json = serde_json::to_string(&json!({"desired": desired, "live": live})).expect("json");
+    Workload { desired, live, app, ssa_app, json }
+}
+
+/// The Application document: three ignore rules, applied to every matching resource.
+pub fn app_doc() -> Value {
+    json!({
         "metadata": {"name": ""},
         "spec": {
             "destination": {"namespace": "bench"},
@@ -92,11 +107,5 @@ pub fn workload() -> Workload {
                  "jqPathExpressions": [".spec.volumeClaimTemplates[]?.status"]}
             ]
         }
-    });
-    let app = Application::from_value(&app_doc).expect("app");
-    let mut ssa_doc = app_doc.clone();
-    ssa_doc["spec"]["syncPolicy"] = json!({"syncOptions": ["ServerSideApply=true"]});
-    let ssa_app = Application::from_value(&ssa_doc).expect("app");
-    let json = serde_json::to_string(&json!({"desired": desired, "live": live})).expect("json");
-    Workload { desired, live, app, ssa_app, json }
+    })
 }
