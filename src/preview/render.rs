@@ -19,6 +19,21 @@ fn change_word(r: &ResourceChange) -> String {
     }
 }
 
+/// Added, changed, removed, pruned and unchanged resources of an app.
+fn counts(a: &AppPreview) -> [usize; 5] {
+    [
+        a.count(Change::Added),
+        a.count(Change::Changed),
+        a.count(Change::Removed),
+        a.guard.prunes.len(),
+        a.unchanged,
+    ]
+}
+
+fn guard_word(a: &AppPreview) -> &'static str {
+    if a.guard.allowed { "allowed" } else { "refused" }
+}
+
 fn verdict_line(v: Verdict) -> &'static str {
     match v {
         Verdict::NoChange => "Merging this pull request changes nothing.",
@@ -104,17 +119,12 @@ impl Preview {
              |---|---:|---:|---:|---:|---:|---:|---|\n",
         );
         for a in &self.apps {
+            let [added, changed, removed, pruned, unchanged] = counts(a);
+            let guard = guard_word(a);
             let _ = writeln!(
                 out,
-                "| {} | {} | {} | {} | {} | {} | {} | {} |",
-                a.app,
-                a.count(Change::Added),
-                a.count(Change::Changed),
-                a.count(Change::Removed),
-                a.guard.prunes.len(),
-                a.unchanged,
-                a.hooks,
-                if a.guard.allowed { "allowed" } else { "refused" }
+                "| {} | {added} | {changed} | {removed} | {pruned} | {unchanged} | {} | {guard} |",
+                a.app, a.hooks
             );
         }
         out.push('\n');
@@ -162,16 +172,13 @@ impl Preview {
     pub fn render_text(&self) -> String {
         let mut out = String::new();
         for a in &self.apps {
+            let [added, changed, removed, pruned, unchanged] = counts(a);
             let _ = writeln!(
                 out,
-                "app {}: {} added, {} changed, {} removed, {} pruned, {} unchanged, guard {}",
+                "app {}: {added} added, {changed} changed, {removed} removed, {pruned} pruned, \
+                 {unchanged} unchanged, guard {}",
                 a.app,
-                a.count(Change::Added),
-                a.count(Change::Changed),
-                a.count(Change::Removed),
-                a.guard.prunes.len(),
-                a.unchanged,
-                if a.guard.allowed { "allowed" } else { "refused" }
+                guard_word(a)
             );
             for w in &a.warnings {
                 let _ = writeln!(out, "warning: {w}");

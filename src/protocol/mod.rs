@@ -21,7 +21,8 @@
 //!
 //! - `id` is chosen by the client (a string, a number or null) and echoed unchanged. Responses
 //!   come in the order of the requests, one per non-blank line, so a client may also pipeline.
-//! - `method` is one of `diff`, `health`, `plan`, `step`, `decide`, `configure` ([`Method`]).
+//! - `method` is one of `diff`, `health`, `plan`, `step`, `decide`, `configure`, `hello`
+//!   ([`Method`]).
 //! - `params` is an object ([`DiffParams`], [`HealthParams`], [`PlanParams`], [`StepParams`],
 //!   [`DecideParams`], [`ConfigureParams`]); left out or null it is `{}`. Params carry the same
 //!   inputs as the CLI commands: objects inline as JSON arrays, `app` as the `Application`
@@ -42,7 +43,8 @@
 //! | `plan` | `desired`, `live`, `app`?, `argocdCm`? ([`PlanParams`]) | what `gitops-core plan --output json` prints |
 //! | `decide` | `app`, `desired`, `live`, `revision`, `now`, `argocdCm`?, `guard`?, `claims`? ([`DecideParams`]) | what `gitops-core decide --output json` prints ([`output::DecideOutput`]; `guard` only with a guard) |
 //! | `step` | `request`, `state`?, `observations`?, `now` ([`StepParams`]) | the library's `sync::Step`: `state` (pass it back next time), `actions`, `done`, `wave` |
-//! | `configure` | `protocolVersion`?, `argocdCm`?, `app`?, `customizations`?, `limits`? ([`ConfigureParams`]) | [`ConfigureResult`] |
+//! | `configure` | `protocolVersion`?, `argocdCm`?, `app`?, `customizations`?, `limits`? ([`ConfigureParams`]); params given (`{}` too) replace the whole configuration, params left out or null change nothing | [`ConfigureResult`] |
+//! | `hello` | none | the handshake: `protocolVersion`, `engineVersion`, `methods`, `features`, `limits` ([`HelloResult`]) |
 //!
 //! `step` has no CLI command: it is the sync step function of `gitops_core::sync` over the
 //! wire. The host keeps `request` and the returned `state` between passes (as Argo CD keeps
@@ -120,6 +122,6 @@ pub use schema::json_schema;
 pub use server::Server;
 pub use wire::{
     ConfigureParams, ConfigureResult, DEFAULT_MAX_REQUEST_BYTES, DecideParams, DiffParams,
-    ErrorCode, ErrorObject, HealthParams, Limits, Method, Outcome, PROTOCOL_VERSION, PlanParams,
-    Request, Response, StepParams,
+    ErrorCode, ErrorObject, HealthParams, HelloParams, HelloResult, Limits, Method, Outcome,
+    PROTOCOL_VERSION, PlanParams, Request, Response, StepParams,
 };

@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use super::wire::{
     ConfigureParams, ConfigureResult, DecideParams, DiffParams, ErrorCode, HealthParams,
-    PROTOCOL_VERSION, PlanParams, Response, StepParams,
+    HelloParams, HelloResult, Method, PROTOCOL_VERSION, PlanParams, Response, StepParams,
 };
 
 // The server reads the same types in steps (see `server.rs`), so that each kind of mistake
@@ -41,9 +41,13 @@ pub(crate) enum Call {
     Step(StepParams),
     /// `decide`.
     Decide(DecideParams),
-    /// `configure`; its params may be left out or null, meaning `{}`.
+    /// `configure`. Left out or null, its params make it the handshake: it reports the server
+    /// and changes no configuration. Given (`{}` too), they replace the whole configuration.
     #[schemars(transform = params_optional)]
     Configure(Option<ConfigureParams>),
+    /// `hello`, the handshake; its params may be left out or null.
+    #[schemars(transform = params_optional)]
+    Hello(Option<HelloParams>),
 }
 
 /// Drops `params` from the `required` list of a method's request shape.
@@ -51,6 +55,55 @@ fn params_optional(schema: &mut schemars::Schema) {
     if let Some(Value::Array(required)) = schema.get_mut("required") {
         required.retain(|v| v != "params");
     }
+}
+
+/// The schema of `method`'s result, as a reference into `$defs`.
+pub(crate) fn result_schema_of(
+    method: Method,
+    generator: &mut schemars::SchemaGenerator,
+) -> schemars::Schema {
+    match method {
+        Method::Diff => generator.subschema_for::<super::output::DiffOutput>(),
+        Method::Health => generator.subschema_for::<super::output::HealthOutput>(),
+        Method::Plan => generator.subschema_for::<super::output::PlanOutput>(),
+        Method::Step => generator.subschema_for::<StepOutput>(),
+        Method::Decide => generator.subschema_for::<super::output::DecideOutput>(),
+        Method::Configure => generator.subschema_for::<ConfigureResult>(),
+        Method::Hello => generator.subschema_for::<HelloResult>(),
+    }
+}
+
+/// The schema of `method`'s params, as a reference into `$defs`.
+fn params_schema_of(method: Method, generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    match method {
+        Method::Diff => generator.subschema_for::<DiffParams>(),
+        Method::Health => generator.subschema_for::<HealthParams>(),
+        Method::Plan => generator.subschema_for::<PlanParams>(),
+        Method::Step => generator.subschema_for::<StepParams>(),
+        Method::Decide => generator.subschema_for::<DecideParams>(),
+        Method::Configure => generator.subschema_for::<ConfigureParams>(),
+        Method::Hello => generator.subschema_for::<HelloParams>(),
+    }
+}
+
+/// `step`'s result: the library's `sync::Step` as JSON.
+#[derive(JsonSchema)]
+#[schemars(rename = "StepOutput")]
+#[allow(dead_code)] // only its schema is used
+struct StepOutput {
+    /// The new state (`sync::SyncState`), passed back as the next `step`'s `state`.
+    #[schemars(schema_with = "object_schema")]
+    state: Value,
+    /// Actions to carry out now (`sync::HostAction`); their outcomes go in the next call.
+    actions: Vec<serde_json::Map<String, Value>>,
+    /// The operation is over (phase Succeeded, Failed or Error).
+    done: bool,
+    /// A wave ran its wet run in this step (`sync::WaveEvent`); left out otherwise.
+    wave: Option<serde_json::Map<String, Value>>,
+}
+
+fn object_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({ "type": "object" })
 }
 
 fn id_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
@@ -82,6 +135,14 @@ pub fn json_schema() -> Value {
     generator.subschema_for::<super::output::PlanOutput>();
     generator.subschema_for::<super::output::DecideOutput>();
     generator.subschema_for::<ErrorCode>();
+    let methods: serde_json::Map<String, Value> = Method::ALL
+        .iter()
+        .map(|m| {
+            let params = params_schema_of(*m, &mut generator);
+            let result = result_schema_of(*m, &mut generator);
+            (m.name().to_string(), json!({ "params": params, "result": result }))
+        })
+        .collect();
     let defs = generator.take_definitions(true);
     json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -91,6 +152,7 @@ pub fn json_schema() -> Value {
             same name prints with `--output json`.",
         "x-protocolVersion": PROTOCOL_VERSION,
         "oneOf": [request, response],
+        "x-methods": methods,
         "$defs": defs,
     })
 }

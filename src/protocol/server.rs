@@ -14,7 +14,8 @@ use super::error::ProtocolError;
 use super::time::Timestamp;
 use super::wire::{
     ConfigureParams, ConfigureResult, DEFAULT_MAX_REQUEST_BYTES, DecideParams, DiffParams,
-    HealthParams, Limits, Method, PROTOCOL_VERSION, PlanParams, Request, Response, StepParams,
+    HealthParams, HelloParams, HelloResult, Limits, Method, PROTOCOL_VERSION, PlanParams, Request,
+    Response, StepParams,
 };
 
 /// A `serve` protocol server without I/O: give it each line read, write out each line it
@@ -147,6 +148,7 @@ fn handler(method: Method) -> Handler {
         Method::Step => handle_step,
         Method::Decide => handle_decide,
         Method::Configure => handle_configure,
+        Method::Hello => handle_hello,
     }
 }
 
@@ -215,10 +217,11 @@ impl Server {
     /// ```
     pub fn handle(&mut self, request: Request) -> Response {
         let params = match request.params {
+            Value::Null if request.method == Method::Configure => Value::Null,
             Value::Null => Value::Object(Map::new()),
             other => other,
         };
-        if !params.is_object() {
+        if !params.is_object() && !params.is_null() {
             let e = ProtocolError::params(
                 "/params",
                 format!("expected an object, found {}", type_name(&params)),
@@ -296,6 +299,8 @@ fn read_envelope(value: Value) -> Result<(Value, Method, Value), (Value, Protoco
         }
     };
     let params = match map.remove("params") {
+        // `configure` without params is the handshake: it reports and changes nothing.
+        None | Some(Value::Null) if method == Method::Configure => Value::Null,
         None | Some(Value::Null) => Value::Object(Map::new()),
         Some(p @ Value::Object(_)) => p,
         Some(other) => {
@@ -429,6 +434,45 @@ fn timestamp(text: &str, path: &str) -> Result<Timestamp, ProtocolError> {
 }
 
 fn handle_configure(state: &mut State, params: Value) -> Result<Value, ProtocolError> {
+    if !params.is_null() {
+        replace_configuration(state, params)?;
+    }
+    let result = ConfigureResult {
+        protocol_version: PROTOCOL_VERSION,
+        engine_version: env!("CARGO_PKG_VERSION").to_string(),
+        methods: engine::available_methods(),
+        max_request_bytes: state.max_request_bytes,
+    };
+    serde_json::to_value(result).map_err(|e| ProtocolError::Engine {
+        message: format!("cannot serialize the result: {e}"),
+        object: None,
+        path: None,
+    })
+}
+
+/// `hello`: the handshake. Reads no configuration and changes none.
+fn handle_hello(state: &mut State, params: Value) -> Result<Value, ProtocolError> {
+    let HelloParams {} = parse_params(params)?;
+    let features = [("lua", cfg!(feature = "lua")), ("jq", cfg!(feature = "jq"))];
+    let mut limits = state.config.limits.clone();
+    limits.max_request_bytes = Some(state.max_request_bytes);
+    let result = HelloResult {
+        protocol_version: PROTOCOL_VERSION,
+        engine_version: env!("CARGO_PKG_VERSION").to_string(),
+        methods: engine::available_methods(),
+        features: features.iter().filter(|(_, on)| *on).map(|(f, _)| f.to_string()).collect(),
+        limits,
+    };
+    serde_json::to_value(result).map_err(|e| ProtocolError::Engine {
+        message: format!("cannot serialize the result: {e}"),
+        object: None,
+        path: None,
+    })
+}
+
+/// `configure` with params: the new configuration replaces the whole previous one (a field
+/// left out takes its default).
+fn replace_configuration(state: &mut State, params: Value) -> Result<(), ProtocolError> {
     let p: ConfigureParams = parse_params(params)?;
     if let Some(requested) = p.protocol_version
         && requested != PROTOCOL_VERSION
@@ -447,18 +491,7 @@ fn handle_configure(state: &mut State, params: Value) -> Result<Value, ProtocolE
         customizations: p.customizations,
         limits,
     };
-    engine::engine_configure(state, config)?;
-    let result = ConfigureResult {
-        protocol_version: PROTOCOL_VERSION,
-        engine_version: env!("CARGO_PKG_VERSION").to_string(),
-        methods: engine::available_methods(),
-        max_request_bytes: state.max_request_bytes,
-    };
-    serde_json::to_value(result).map_err(|e| ProtocolError::Engine {
-        message: format!("cannot serialize the result: {e}"),
-        object: None,
-        path: None,
-    })
+    engine::engine_configure(state, config)
 }
 
 fn handle_diff(state: &mut State, params: Value) -> Result<Value, ProtocolError> {

@@ -37,17 +37,20 @@ pub enum Method {
     Decide,
     /// Set the engine's settings once, for every later request.
     Configure,
+    /// The handshake: protocol and engine version, features, limits. Changes nothing.
+    Hello,
 }
 
 impl Method {
     /// Every method, in the order of the protocol docs.
-    pub const ALL: [Method; 6] = [
+    pub const ALL: [Method; 7] = [
         Method::Diff,
         Method::Health,
         Method::Plan,
         Method::Step,
         Method::Decide,
         Method::Configure,
+        Method::Hello,
     ];
 
     /// The method's name on the wire.
@@ -68,6 +71,7 @@ impl Method {
             Method::Step => "step",
             Method::Decide => "decide",
             Method::Configure => "configure",
+            Method::Hello => "hello",
         }
     }
 
@@ -131,7 +135,9 @@ pub struct Response {
 #[serde(rename_all = "lowercase")]
 #[non_exhaustive]
 pub enum Outcome {
-    /// The method's result: the same JSON as the CLI command's `--output json`.
+    /// The method's result: the same JSON as the CLI command's `--output json`. Which of
+    /// the result types it is follows from the request's method (the schema's `x-methods`).
+    #[schemars(schema_with = "result_schema")]
     Result(Value),
     /// Why the request failed.
     Error(ErrorObject),
@@ -168,11 +174,11 @@ pub struct ErrorObject {
     /// A lowercase, specific message for people; its wording may improve between releases.
     pub message: String,
     /// The Kubernetes object the error is about, when there is one.
-    #[schemars(with = "Option<ObjectRefSchema>", required)]
+    #[schemars(schema_with = "nullable_object_ref", required)]
     pub object: Option<ObjectRef>,
     /// An RFC 6901 pointer: into the request (`/params/desired/2/kind`) for `invalid_params`,
     /// into `object` for `engine_error`; null when the error has no place.
-    #[schemars(required)]
+    #[schemars(schema_with = "nullable_string", required)]
     pub path: Option<String>,
 }
 
@@ -300,6 +306,30 @@ pub struct ConfigureResult {
     pub methods: Vec<Method>,
     /// The size limit now in force, in bytes.
     pub max_request_bytes: u64,
+}
+
+/// `hello` params: none (an empty object, or left out).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct HelloParams {}
+
+/// `hello` result: what the server speaks and what is in force. The handshake.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct HelloResult {
+    /// The protocol version the server speaks (see CHANGELOG.md for each version's changes).
+    pub protocol_version: u32,
+    /// The version of the gitops-core engine (the crate version).
+    pub engine_version: String,
+    /// The methods this build answers, in the order of the protocol docs.
+    pub methods: Vec<Method>,
+    /// The optional features this build has: `lua` (Lua health scripts), `jq` (jq paths in
+    /// `ignoreDifferences`).
+    pub features: Vec<String>,
+    /// The limits in force: `maxRequestBytes` always, the others when configured.
+    pub limits: Limits,
 }
 
 /// `diff` params: the inputs of `gitops-core diff`.
@@ -488,6 +518,24 @@ fn id_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
         "description": "A string, a number or null, chosen by the client.",
         "type": ["string", "number", "null"]
     })
+}
+
+/// `null` or an `ObjectRef`: the error's `object`, which is always present.
+fn nullable_object_ref(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let object = generator.subschema_for::<ObjectRefSchema>();
+    schemars::json_schema!({ "anyOf": [object, { "type": "null" }] })
+}
+
+/// `null` or a string: the error's `path`, which is always present.
+fn nullable_string(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({ "type": ["string", "null"] })
+}
+
+/// The result of one of the methods (see `x-methods` in the schema for which one).
+fn result_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let results: Vec<schemars::Schema> =
+        Method::ALL.iter().map(|m| super::schema::result_schema_of(*m, generator)).collect();
+    schemars::json_schema!({ "anyOf": results })
 }
 
 fn object_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
