@@ -246,7 +246,7 @@ func (s *server) diff(params json.RawMessage) (any, error) {
 					Namespace string `json:"namespace"`
 				} `json:"destination"`
 				IgnoreDifferences []v1alpha1.ResourceIgnoreDifferences `json:"ignoreDifferences"`
-				SyncPolicy        *v1alpha1.SyncPolicy                  `json:"syncPolicy"`
+				SyncPolicy        *v1alpha1.SyncPolicy                 `json:"syncPolicy"`
 			} `json:"spec"`
 		} `json:"app"`
 	}
