@@ -73,7 +73,7 @@ def main():
     client = Client(binary)
 
     hello = client.call("hello")
-    assert hello["protocolVersion"] == 1, hello
+    assert hello["protocolVersion"] == 2, hello
     assert "diff" in hello["methods"], hello
     print(f"server {hello['engineVersion']}, protocol {hello['protocolVersion']}, "
           f"features {hello['features']}")
@@ -103,7 +103,40 @@ def main():
     print(f"diff: {diff['syncStatus']}, changed {paths}")
 
     plan = client.call("plan", {"desired": desired, "live": live})
+    assert [t["action"] for t in plan["tasks"]] == ["Apply"], plan
     print(f"plan: {len(plan['tasks'])} task(s)")
+
+    # Drive a sync with `step` until it is done, reporting every action as carried out.
+    request = {"appNamespace": "shop", "targets": desired, "revision": "abc123"}
+    state, observations, passes = None, {}, 0
+    while True:
+        params = {"request": request, "observations": observations,
+                  "now": "2024-01-01T00:00:00Z"}
+        if state is not None:
+            params["state"] = state
+        step = client.call("step", params)
+        passes += 1
+        state = step["state"]
+        if step["done"]:
+            break
+        assert passes < 20, step
+        applied = [a["object"] for a in step["actions"] if a["kind"] == "Apply" and not a["dryRun"]]
+        live_now = [{"object": o, "health": {"status": "Healthy"}} for o in applied]
+        observations = {
+            "live": live_now or observations.get("live", []),
+            "outcomes": [{"id": a["id"], "status": "Succeeded"} for a in step["actions"]],
+        }
+    assert state["phase"] == "Succeeded", state
+    print(f"step: {state['phase']} after {passes} passes")
+
+    # Enum values are PascalCase everywhere; a near miss names the spelling meant.
+    try:
+        client.call("step", {"request": request, "now": "2024-01-01T00:00:00Z",
+                             "observations": {"outcomes": [{"id": "x", "status": "succeeded"}]}})
+        raise AssertionError("a lowercase outcome was accepted")
+    except ServeError as e:
+        assert e.error["path"] == "/params/observations/outcomes/0/status", e.error
+        assert "did you mean `Succeeded`?" in e.error["message"], e.error
 
     try:
         client.call("diff", {"desired": "not a list", "live": []})

@@ -250,6 +250,12 @@ pub(crate) fn engine_decide(state: &mut State, input: DecideInput) -> Result<Val
     scopes.add_crds(input.desired.iter().chain(&input.live));
     let diff_input = AppDiffInput::new(&input.desired, &input.live, &input.app, settings, &scopes);
     let diff = diff_app(&diff_input).map_err(diff_error)?;
+    // The controller looks at auto-sync only when the project's windows allow it.
+    if let Some(message) =
+        crate::sync::windows::auto_sync_blocked(&input.windows, &input.app, input.now.unix_seconds)
+    {
+        return to_result(&DecideOutput::blocked(message));
+    }
     let (status, resources) = crate::sync::resource_statuses(&diff);
     let mut auto = AutoSyncInput::new(status, resources, input.revisions, input.now.unix_seconds);
     if input.guard.is_some() {

@@ -66,7 +66,7 @@ pub(crate) fn result_schema_of(
         Method::Diff => generator.subschema_for::<super::output::DiffOutput>(),
         Method::Health => generator.subschema_for::<super::output::HealthOutput>(),
         Method::Plan => generator.subschema_for::<super::output::PlanOutput>(),
-        Method::Step => generator.subschema_for::<StepOutput>(),
+        Method::Step => generator.subschema_for::<crate::sync::Step>(),
         Method::Decide => generator.subschema_for::<super::output::DecideOutput>(),
         Method::Configure => generator.subschema_for::<ConfigureResult>(),
         Method::Hello => generator.subschema_for::<HelloResult>(),
@@ -86,26 +86,6 @@ fn params_schema_of(method: Method, generator: &mut schemars::SchemaGenerator) -
     }
 }
 
-/// `step`'s result: the library's `sync::Step` as JSON.
-#[derive(JsonSchema)]
-#[schemars(rename = "StepOutput")]
-#[allow(dead_code)] // only its schema is used
-struct StepOutput {
-    /// The new state (`sync::SyncState`), passed back as the next `step`'s `state`.
-    #[schemars(schema_with = "object_schema")]
-    state: Value,
-    /// Actions to carry out now (`sync::HostAction`); their outcomes go in the next call.
-    actions: Vec<serde_json::Map<String, Value>>,
-    /// The operation is over (phase Succeeded, Failed or Error).
-    done: bool,
-    /// A wave ran its wet run in this step (`sync::WaveEvent`); left out otherwise.
-    wave: Option<serde_json::Map<String, Value>>,
-}
-
-fn object_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    schemars::json_schema!({ "type": "object" })
-}
-
 fn id_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::json_schema!({
         "description": "A string, a number or null, chosen by the client.",
@@ -122,7 +102,7 @@ fn id_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 ///
 /// ```
 /// let schema = gitops_core::protocol::json_schema();
-/// assert_eq!(schema["x-protocolVersion"], 1);
+/// assert_eq!(schema["x-protocolVersion"], 2);
 /// assert!(schema["$defs"]["DiffParams"]["properties"]["desired"].is_object());
 /// ```
 pub fn json_schema() -> Value {

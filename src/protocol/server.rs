@@ -32,7 +32,7 @@ use super::wire::{
 /// let mut server = Server::new();
 /// let out = server.handle_line(br#"{"id": 1, "method": "configure", "params": {}}"#).unwrap();
 /// let response: serde_json::Value = serde_json::from_str(&out).unwrap();
-/// assert_eq!(response["result"]["protocolVersion"], 1);
+/// assert_eq!(response["result"]["protocolVersion"], 2);
 ///
 /// // A bad line gets an error response, and the server carries on.
 /// let out = server.handle_line(b"{not json").unwrap();
@@ -135,6 +135,8 @@ pub(crate) struct DecideInput {
     pub(crate) settings: Option<Settings>,
     pub(crate) guard: Option<crate::sync::guard::BlastRadiusGuard>,
     pub(crate) claims: Vec<Value>,
+    /// The project's sync windows (all of them; those matching the app are checked).
+    pub(crate) windows: Vec<crate::sync::windows::SyncWindow>,
 }
 
 /// A method handler: reads the params, answers with the result.
@@ -338,8 +340,32 @@ fn deserialize_at<T: DeserializeOwned>(value: Value, base: &str) -> Result<T, Pr
                 | serde_path_to_error::Segment::Unknown => {}
             }
         }
-        ProtocolError::params(path, e.into_inner().to_string())
+        ProtocolError::params(path, enum_hint(e.into_inner().to_string()))
     })
+}
+
+/// Serde's "unknown variant `x`, expected one of `A`, `B`" already lists the accepted
+/// spellings; when one of them differs from the value only in case or in `-`, `_` and spaces
+/// (`succeeded`, `not-found`), the message also names it.
+fn enum_hint(message: String) -> String {
+    let Some(rest) = message.strip_prefix("unknown variant `") else {
+        return message;
+    };
+    let Some((value, expected)) = rest.split_once("`, expected ") else {
+        return message;
+    };
+    let fold = |s: &str| -> String {
+        s.chars().filter(|c| !matches!(c, '-' | '_' | ' ')).flat_map(char::to_lowercase).collect()
+    };
+    let wanted = fold(value);
+    let suggestion =
+        expected.split('`').skip(1).step_by(2).find(|accepted| fold(accepted) == wanted);
+    match suggestion {
+        Some(accepted) => {
+            format!("{message}; did you mean `{accepted}`? (values are case-sensitive)")
+        }
+        None => message,
+    }
 }
 
 /// Checks that each item is a Kubernetes object with an identity, and flattens a `List` (a
@@ -593,6 +619,18 @@ fn handle_decide(state: &mut State, params: Value) -> Result<Value, ProtocolErro
         settings: p.argocd_cm.map(|cm| settings(cm, "/params/argocdCm")).transpose()?,
         guard: p.guard,
         claims: objects(p.claims, "/params/claims")?,
+        windows: match p.project {
+            Some(project) => {
+                let project = object_param(project, "/params/project")?;
+                match project.get("spec").and_then(|s| s.get("syncWindows")) {
+                    Some(w) if !w.is_null() => {
+                        deserialize_at(w.clone(), "/params/project/spec/syncWindows")?
+                    }
+                    _ => Vec::new(),
+                }
+            }
+            None => Vec::new(),
+        },
     };
     if let Some(Err(e)) = input.guard.as_ref().map(|g| g.check()) {
         return Err(ProtocolError::params(format!("/params/guard{}", e.pointer()), e.to_string()));
@@ -603,6 +641,26 @@ fn handle_decide(state: &mut State, params: Value) -> Result<Value, ProtocolErro
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unknown_enum_values_name_the_near_spelling() {
+        let hint = |m: &str| enum_hint(m.to_string());
+        assert_eq!(
+            hint("unknown variant `succeeded`, expected one of `Succeeded`, `Failed`, `NotFound`"),
+            "unknown variant `succeeded`, expected one of `Succeeded`, `Failed`, `NotFound`; did \
+             you mean `Succeeded`? (values are case-sensitive)"
+        );
+        assert_eq!(
+            hint("unknown variant `not_found`, expected one of `Succeeded`, `Failed`, `NotFound`"),
+            "unknown variant `not_found`, expected one of `Succeeded`, `Failed`, `NotFound`; did \
+             you mean `NotFound`? (values are case-sensitive)"
+        );
+        assert_eq!(
+            hint("unknown variant `Ok`, expected `A` or `B`"),
+            "unknown variant `Ok`, expected `A` or `B`"
+        );
+        assert_eq!(hint("missing field `id`"), "missing field `id`");
+    }
 
     #[test]
     fn panics_become_internal_errors() {

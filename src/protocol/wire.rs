@@ -13,7 +13,7 @@ use serde_json::Value;
 use crate::object::ObjectRef;
 
 /// The version of the protocol this build speaks. See the module docs for what changes it.
-pub const PROTOCOL_VERSION: u32 = 1;
+pub const PROTOCOL_VERSION: u32 = 2;
 
 /// The default limit on the size of one request line, in bytes (16 MiB), newline excluded.
 pub const DEFAULT_MAX_REQUEST_BYTES: u64 = 16 * 1024 * 1024;
@@ -180,23 +180,6 @@ pub struct ErrorObject {
     /// into `object` for `engine_error`; null when the error has no place.
     #[schemars(schema_with = "nullable_string", required)]
     pub path: Option<String>,
-}
-
-/// The identity of a Kubernetes object, as the server writes it (`ObjectRef` in the library).
-#[derive(JsonSchema)]
-#[schemars(rename = "ObjectRef")]
-#[allow(dead_code)] // only its schema is used
-struct ObjectRefSchema {
-    /// API group, `""` for the core group.
-    group: String,
-    /// API version within the group.
-    version: String,
-    /// Kind.
-    kind: String,
-    /// Namespace, `""` for cluster-scoped objects.
-    namespace: String,
-    /// Name.
-    name: String,
 }
 
 /// The stable error codes. New codes may be added in a minor release (clients treat an unknown
@@ -421,17 +404,17 @@ pub struct StepParams {
     /// The sync operation, the JSON form of the library's `sync::SyncRequest`:
     /// `appNamespace`, `targets` (the desired objects), `syncOptions`, `prune`, `dryRun`,
     /// `revision`, `startedAt`, ...
-    #[schemars(schema_with = "object_schema")]
+    #[schemars(with = "crate::sync::SyncRequest")]
     pub request: Value,
     /// The `state` of the previous step's result (`sync::SyncState`); left out for the first.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(schema_with = "optional_object_schema")]
+    #[schemars(with = "Option<crate::sync::SyncState>")]
     pub state: Option<Value>,
     /// What the host observed since (`sync::Observations`): the live objects with their
     /// health, the outcomes of the previous step's actions by id, ... Its `now` is replaced
     /// by the `now` param.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(schema_with = "optional_object_schema")]
+    #[schemars(with = "Option<crate::sync::Observations>")]
     pub observations: Option<Value>,
     /// The current time, RFC 3339.
     pub now: String,
@@ -464,6 +447,12 @@ pub struct DecideParams {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(schema_with = "optional_object_schema")]
     pub argocd_cm: Option<Value>,
+    /// The AppProject (the manifest, as `gitops-core decide --project`): its sync windows
+    /// that match the app are checked first, and while they block, no automated sync runs
+    /// (`Sync prevented by sync window`). Left out, no window applies.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "project_schema")]
+    pub project: Option<Value>,
     /// The blast-radius guard (`sync::guard::BlastRadiusGuard`): `{}` turns it on with its
     /// defaults (`maxPruneFraction` 0.5, no `maxPruneCount`, StatefulSets,
     /// PersistentVolumeClaims, Namespaces and CustomResourceDefinitions protected). Left out,
@@ -513,6 +502,23 @@ fn guard_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     })
 }
 
+/// An AppProject manifest, of which `decide` reads `spec.syncWindows`.
+fn project_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let window = generator.subschema_for::<crate::sync::windows::SyncWindow>();
+    schemars::json_schema!({
+        "description": "An AppProject manifest; `spec.syncWindows` is read.",
+        "type": ["object", "null"],
+        "properties": {
+            "spec": {
+                "type": "object",
+                "properties": {
+                    "syncWindows": { "type": ["array", "null"], "items": window }
+                }
+            }
+        }
+    })
+}
+
 fn id_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::json_schema!({
         "description": "A string, a number or null, chosen by the client.",
@@ -522,7 +528,7 @@ fn id_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 
 /// `null` or an `ObjectRef`: the error's `object`, which is always present.
 fn nullable_object_ref(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    let object = generator.subschema_for::<ObjectRefSchema>();
+    let object = generator.subschema_for::<ObjectRef>();
     schemars::json_schema!({ "anyOf": [object, { "type": "null" }] })
 }
 

@@ -188,7 +188,7 @@ fn conversations_follow_the_schema() {
         let errors: Vec<String> = v.iter_errors(value).map(|e| e.to_string()).collect();
         (errors.is_empty()).then_some(()).ok_or_else(|| format!("{what}: {}", errors.join("; ")))
     };
-    let (mut requests, mut responses, mut results) = (0, 0, 0);
+    let (mut requests, mut responses, mut results, mut enum_refusals) = (0, 0, 0, 0);
     let mut failures = Vec::new();
     let mut files: Vec<_> = std::fs::read_dir(testdata().join("serve"))
         .unwrap()
@@ -210,6 +210,17 @@ fn conversations_follow_the_schema() {
                     .unwrap_or_else(|e| panic!("{at}: response is not JSON: {e}"));
                 responses += 1;
                 failures.extend(check(&response, &value, format!("{at} response")).err());
+                // A value the server refuses as not one of an enum's spellings is refused by
+                // the schema's `enum` too.
+                if value["error"]["message"].as_str().is_some_and(|m| m.contains("unknown variant"))
+                    && let Some(req) = &last_request
+                    && let Some((params, _)) = req["method"].as_str().and_then(|m| by_method.get(m))
+                {
+                    enum_refusals += 1;
+                    if params.is_valid(&req["params"]) {
+                        failures.push(format!("{at}: the schema accepts what the server refuses"));
+                    }
+                }
                 let Some(result) = value.get("result") else { continue };
                 let Some(req) = &last_request else {
                     failures.push(format!("{at}: a result with no request"));
@@ -233,10 +244,13 @@ fn conversations_follow_the_schema() {
     }
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
     // Every conversation file is read: a vanished directory cannot pass as empty.
-    assert!(files.len() >= 9 && responses >= 113 && results >= 45, "{responses} {results}");
+    assert!(
+        files.len() >= 9 && responses >= 113 && results >= 45 && enum_refusals >= 3,
+        "{responses} {results} {enum_refusals}"
+    );
     eprintln!(
         "schema: {responses} responses, {results} results, {requests} requests validated \
-         in {} files",
+         in {} files; {enum_refusals} refused enum values refused by the schema too",
         files.len()
     );
 }
