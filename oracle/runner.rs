@@ -467,7 +467,7 @@ fn bench(o: &Options, rounds: usize) -> Result<u64, String> {
     ours.call("configure", &configure)?;
     argo.call("configure", &configure)?;
     // The benches' Application, named so that both sides set its tracking annotation.
-    let mut app = workload::app_doc();
+    let mut app = workload::app_document();
     app["metadata"]["name"] = json!("bench");
     let mut jq_app = app.clone();
     jq_app["spec"]["ignoreDifferences"] = json!([{"group": "*", "kind": "*",

@@ -10,7 +10,7 @@ use std::time::SystemTime;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::config::Application;
+use crate::config::{Application, Settings};
 use crate::diff::{AppDiffInput, DiffError, diff_app};
 use crate::health::scripts::HealthScripts;
 use crate::health::{HealthContext, ResourceHealthInput, aggregate};
@@ -18,13 +18,122 @@ use crate::object::Scopes;
 
 use super::error::ProtocolError;
 use super::output::{DecideOutput, DiffOutput, HealthOutput, PlanOutput};
-use super::server::{Config, DecideInput, DiffInput, HealthInput, PlanInput, State, StepInput};
 use super::time::Timestamp;
-use super::wire::Method;
+use super::wire::{DEFAULT_MAX_REQUEST_BYTES, Limits, Method};
+
+/// What the server keeps between requests.
+#[derive(Debug)]
+pub(crate) struct State {
+    /// The size limit on request lines, in bytes.
+    pub(crate) max_request_bytes: u64,
+    /// The limit the server started with, in force when `configure` sets none.
+    pub(crate) initial_max_request_bytes: u64,
+    /// The configuration set by the last successful `configure`.
+    pub(crate) config: Config,
+    /// What was built from it: script lookup, the Lua engine.
+    pub(crate) engines: Engines,
+}
+
+impl Default for State {
+    fn default() -> Self {
+        State {
+            max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
+            initial_max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
+            config: Config::default(),
+            engines: Engines::default(),
+        }
+    }
+}
+
+/// The parsed configuration.
+#[derive(Debug, Default)]
+pub(crate) struct Config {
+    /// From `argocd-cm`.
+    pub(crate) settings: Settings,
+    /// The default Application, when one was configured.
+    pub(crate) app: Option<Application>,
+    /// Lua health scripts by `<group>/<Kind>`.
+    pub(crate) customizations: BTreeMap<String, String>,
+    /// Limits of the engines.
+    pub(crate) limits: Limits,
+}
+
+/// `diff` params after checking.
+#[derive(Debug)]
+pub(crate) struct DiffInput {
+    pub(crate) desired: Vec<Value>,
+    pub(crate) live: Vec<Value>,
+    /// Left out: the configured one.
+    pub(crate) app: Option<Application>,
+    /// Left out: the configured one.
+    pub(crate) settings: Option<Settings>,
+}
+
+/// `actions.list` and `actions.run` params after checking.
+#[derive(Debug)]
+pub(crate) struct ActionsInput {
+    pub(crate) object: Value,
+    /// The action to run; `None` lists the actions.
+    pub(crate) action: Option<String>,
+    pub(crate) parameters: BTreeMap<String, String>,
+    pub(crate) settings: Option<Settings>,
+    pub(crate) customizations: Option<BTreeMap<String, String>>,
+    pub(crate) now: Option<Timestamp>,
+}
+
+/// `health` params after checking.
+#[derive(Debug)]
+pub(crate) struct HealthInput {
+    pub(crate) objects: Vec<Value>,
+    pub(crate) settings: Option<Settings>,
+    pub(crate) customizations: Option<BTreeMap<String, String>>,
+    pub(crate) now: Option<Timestamp>,
+    pub(crate) condition_fallback: bool,
+}
+
+/// `plan` params after checking.
+#[derive(Debug)]
+pub(crate) struct PlanInput {
+    pub(crate) desired: Vec<Value>,
+    pub(crate) live: Vec<Value>,
+    pub(crate) app: Option<Application>,
+    pub(crate) settings: Option<Settings>,
+    pub(crate) prune: bool,
+    pub(crate) revision: Option<String>,
+    pub(crate) now: Option<Timestamp>,
+}
+
+/// `step` params after checking.
+#[derive(Debug)]
+pub(crate) struct StepInput {
+    pub(crate) request: crate::sync::SyncRequest,
+    pub(crate) state: crate::sync::SyncState,
+    pub(crate) observations: crate::sync::Observations,
+}
+
+/// `decide` params after checking.
+#[derive(Debug)]
+pub(crate) struct DecideInput {
+    pub(crate) app: Application,
+    pub(crate) desired: Vec<Value>,
+    pub(crate) live: Vec<Value>,
+    pub(crate) revisions: Vec<String>,
+    pub(crate) now: Timestamp,
+    pub(crate) settings: Option<Settings>,
+    pub(crate) guard: Option<crate::sync::guard::BlastRadiusGuard>,
+    pub(crate) claims: Vec<Value>,
+    /// The project's sync windows (all of them; those matching the app are checked).
+    pub(crate) windows: Vec<crate::sync::windows::SyncWindow>,
+}
 
 /// The methods this build answers, in protocol order.
 pub(crate) fn available_methods() -> Vec<Method> {
-    Method::ALL.to_vec()
+    // Resource actions are Lua scripts.
+    let lua = cfg!(feature = "lua");
+    Method::ALL
+        .into_iter()
+        .filter(|m| lua || !matches!(m, Method::ActionsList | Method::ActionsRun))
+        .collect()
 }
 
 /// What `configure` builds once for every later request.
@@ -32,6 +141,8 @@ pub(crate) fn available_methods() -> Vec<Method> {
 pub(crate) struct Engines {
     /// The health scripts of the configured `argocd-cm` and customizations.
     scripts: HealthScripts,
+    /// The action scripts of the configured `argocd-cm` and customizations.
+    actions: crate::actions::ActionScripts,
     /// The configured app's ignore rules, compiled once (jq filters included).
     ignore: Option<crate::ignore::IgnoreNormalizer>,
     /// The Lua engine with the configured limits (its compiled scripts are cached).
@@ -51,6 +162,8 @@ pub(crate) fn engine_configure(state: &mut State, config: Config) -> Result<(), 
     let engines = Engines {
         ignore: Some(ignore),
         scripts: scripts(&config.settings, &config.customizations),
+        actions: crate::actions::ActionScripts::from_settings(&config.settings)
+            .with_directory(&config.customizations),
         #[cfg(feature = "lua")]
         lua: crate::script::LuaEngine::new(lua_limits(&config)),
     };
@@ -87,6 +200,48 @@ fn scripts(settings: &crate::Settings, customizations: &BTreeMap<String, String>
     HealthScripts::from_settings(settings).with_directory(&files)
 }
 
+/// `actions.list` and `actions.run`: the configured action scripts, or the request's own
+/// (its `argocdCm` and `customizations`, each left out taking the configured one), on the warm
+/// Lua engine. A failing action is an `engine_error` naming the script and the object.
+#[cfg(feature = "lua")]
+pub(crate) fn engine_actions(
+    state: &mut State,
+    input: ActionsInput,
+) -> Result<Value, ProtocolError> {
+    use crate::actions::{ActionError, ActionScripts, Actions};
+
+    let now = input.now.as_ref().map_or(SystemTime::UNIX_EPOCH, Timestamp::system_time);
+    let scripts = if input.settings.is_some() || input.customizations.is_some() {
+        ActionScripts::from_settings(input.settings.as_ref().unwrap_or(&state.config.settings))
+            .with_directory(input.customizations.as_ref().unwrap_or(&state.config.customizations))
+    } else {
+        state.engines.actions.clone()
+    };
+    let actions = Actions::new(scripts).with_engine(state.engines.lua.clone());
+    let failed = |e: ActionError| ProtocolError::Engine {
+        message: e.to_string(),
+        object: Some(Box::new(e.object().clone())),
+        path: None,
+    };
+    match &input.action {
+        None => {
+            let found = actions.discover(&input.object, now).map_err(failed)?;
+            to_result(&super::output::ActionsListOutput(found))
+        }
+        Some(name) => {
+            let r = actions.run(&input.object, name, &input.parameters, now).map_err(failed)?;
+            to_result(&super::output::ActionsRunOutput::new(&r))
+        }
+    }
+}
+
+/// Without the `lua` feature there are no resource actions.
+#[cfg(not(feature = "lua"))]
+pub(crate) fn engine_actions(_: &mut State, input: ActionsInput) -> Result<Value, ProtocolError> {
+    let method = if input.action.is_some() { Method::ActionsRun } else { Method::ActionsList };
+    Err(ProtocolError::Unavailable { method })
+}
+
 fn to_result(output: &impl Serialize) -> Result<Value, ProtocolError> {
     serde_json::to_value(output).map_err(|e| ProtocolError::Engine {
         message: format!("cannot serialize the result: {e}"),
@@ -102,7 +257,9 @@ pub(crate) fn engine_diff(state: &mut State, input: DiffInput) -> Result<Value, 
     let settings = input.settings.as_ref().unwrap_or(&state.config.settings);
     let mut scopes = Scopes::builtin();
     scopes.add_crds(input.desired.iter().chain(&input.live));
-    let mut diff_input = AppDiffInput::new(&input.desired, &input.live, app, settings, &scopes);
+    // The answer carries the patches and statuses, not the objects.
+    let mut diff_input =
+        AppDiffInput::new(&input.desired, &input.live, app, settings, &scopes).with_objects(false);
     // The compiled rules serve only requests that bring neither their own app nor settings.
     if input.app.is_none()
         && input.settings.is_none()
@@ -200,7 +357,7 @@ mod lua_scripts {
                 now,
             ) {
                 Ok(h) => {
-                    let health = (!h.is_empty()).then(|| h.to_result());
+                    let health = (!h.is_empty()).then(|| crate::health::HealthResult::from(&h));
                     Ok(Some(ScriptOutput::new(health, h.deletion_message)))
                 }
                 Err(e) => Err(HealthError::script(object, e.script.clone(), e.reason())),
@@ -218,7 +375,8 @@ pub(crate) fn engine_plan(state: &mut State, input: PlanInput) -> Result<Value, 
     let settings = input.settings.as_ref().unwrap_or(&state.config.settings);
     let mut scopes = Scopes::builtin();
     scopes.add_crds(input.desired.iter().chain(&input.live));
-    let diff_input = AppDiffInput::new(&input.desired, &input.live, app, settings, &scopes);
+    let diff_input =
+        AppDiffInput::new(&input.desired, &input.live, app, settings, &scopes).with_objects(false);
     let diff = diff_app(&diff_input).map_err(diff_error)?;
     let started_at = input.now.as_ref().map_or(0, |t| t.unix_seconds);
     let revision = input.revision.as_deref().unwrap_or("");
@@ -248,7 +406,8 @@ pub(crate) fn engine_decide(state: &mut State, input: DecideInput) -> Result<Val
     let settings = input.settings.as_ref().unwrap_or(&state.config.settings);
     let mut scopes = Scopes::builtin();
     scopes.add_crds(input.desired.iter().chain(&input.live));
-    let diff_input = AppDiffInput::new(&input.desired, &input.live, &input.app, settings, &scopes);
+    let diff_input = AppDiffInput::new(&input.desired, &input.live, &input.app, settings, &scopes)
+        .with_objects(false);
     let diff = diff_app(&diff_input).map_err(diff_error)?;
     // The controller looks at auto-sync only when the project's windows allow it.
     if let Some(message) =

@@ -5,8 +5,9 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::wire::{
-    ConfigureParams, ConfigureResult, DecideParams, DiffParams, ErrorCode, HealthParams,
-    HelloParams, HelloResult, Method, PROTOCOL_VERSION, PlanParams, Response, StepParams,
+    ActionsListParams, ActionsRunParams, ConfigureParams, ConfigureResult, DecideParams,
+    DiffParams, ErrorCode, HealthParams, HelloParams, Method, PROTOCOL_VERSION, PlanParams,
+    Response, StepParams, result_schema_of,
 };
 
 // The server reads the same types in steps (see `server.rs`), so that each kind of mistake
@@ -48,28 +49,18 @@ pub(crate) enum Call {
     /// `hello`, the handshake; its params may be left out or null.
     #[schemars(transform = params_optional)]
     Hello(Option<HelloParams>),
+    /// `actions.list`.
+    #[serde(rename = "actions.list")]
+    ActionsList(ActionsListParams),
+    /// `actions.run`.
+    #[serde(rename = "actions.run")]
+    ActionsRun(ActionsRunParams),
 }
 
 /// Drops `params` from the `required` list of a method's request shape.
 fn params_optional(schema: &mut schemars::Schema) {
     if let Some(Value::Array(required)) = schema.get_mut("required") {
         required.retain(|v| v != "params");
-    }
-}
-
-/// The schema of `method`'s result, as a reference into `$defs`.
-pub(crate) fn result_schema_of(
-    method: Method,
-    generator: &mut schemars::SchemaGenerator,
-) -> schemars::Schema {
-    match method {
-        Method::Diff => generator.subschema_for::<super::output::DiffOutput>(),
-        Method::Health => generator.subschema_for::<super::output::HealthOutput>(),
-        Method::Plan => generator.subschema_for::<super::output::PlanOutput>(),
-        Method::Step => generator.subschema_for::<crate::sync::Step>(),
-        Method::Decide => generator.subschema_for::<super::output::DecideOutput>(),
-        Method::Configure => generator.subschema_for::<ConfigureResult>(),
-        Method::Hello => generator.subschema_for::<HelloResult>(),
     }
 }
 
@@ -83,6 +74,8 @@ fn params_schema_of(method: Method, generator: &mut schemars::SchemaGenerator) -
         Method::Decide => generator.subschema_for::<DecideParams>(),
         Method::Configure => generator.subschema_for::<ConfigureParams>(),
         Method::Hello => generator.subschema_for::<HelloParams>(),
+        Method::ActionsList => generator.subschema_for::<ActionsListParams>(),
+        Method::ActionsRun => generator.subschema_for::<ActionsRunParams>(),
     }
 }
 
@@ -114,6 +107,8 @@ pub fn json_schema() -> Value {
     generator.subschema_for::<super::output::HealthOutput>();
     generator.subschema_for::<super::output::PlanOutput>();
     generator.subschema_for::<super::output::DecideOutput>();
+    generator.subschema_for::<super::output::ActionsListOutput>();
+    generator.subschema_for::<super::output::ActionsRunOutput>();
     generator.subschema_for::<ErrorCode>();
     let methods: serde_json::Map<String, Value> = Method::ALL
         .iter()

@@ -9,13 +9,15 @@ use serde_json::{Map, Value};
 use crate::config::{Application, ConfigError, Settings};
 use crate::object::{ObjectRef, ParseError, escape_pointer_token, type_name};
 
-use super::engine;
+use super::engine::{
+    self, ActionsInput, Config, DecideInput, DiffInput, HealthInput, PlanInput, State, StepInput,
+};
 use super::error::ProtocolError;
 use super::time::Timestamp;
 use super::wire::{
-    ConfigureParams, ConfigureResult, DEFAULT_MAX_REQUEST_BYTES, DecideParams, DiffParams,
-    HealthParams, HelloParams, HelloResult, Limits, Method, PROTOCOL_VERSION, PlanParams, Request,
-    Response, StepParams,
+    ActionsListParams, ActionsRunParams, ConfigureParams, ConfigureResult, DecideParams,
+    DiffParams, HealthParams, HelloParams, HelloResult, Method, PROTOCOL_VERSION, PlanParams,
+    Request, Response, StepParams,
 };
 
 /// A `serve` protocol server without I/O: give it each line read, write out each line it
@@ -46,99 +48,6 @@ pub struct Server {
     state: State,
 }
 
-/// What the server keeps between requests.
-#[derive(Debug)]
-pub(crate) struct State {
-    /// The size limit on request lines, in bytes.
-    pub(crate) max_request_bytes: u64,
-    /// The limit the server started with, in force when `configure` sets none.
-    pub(crate) initial_max_request_bytes: u64,
-    /// The configuration set by the last successful `configure`.
-    pub(crate) config: Config,
-    /// What was built from it: script lookup, the Lua engine.
-    pub(crate) engines: engine::Engines,
-}
-
-impl Default for State {
-    fn default() -> Self {
-        State {
-            max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
-            initial_max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
-            config: Config::default(),
-            engines: engine::Engines::default(),
-        }
-    }
-}
-
-/// The parsed configuration.
-#[derive(Debug, Default)]
-pub(crate) struct Config {
-    /// From `argocd-cm`.
-    pub(crate) settings: Settings,
-    /// The default Application, when one was configured.
-    pub(crate) app: Option<Application>,
-    /// Lua health scripts by `<group>/<Kind>`.
-    pub(crate) customizations: BTreeMap<String, String>,
-    /// Limits of the engines.
-    pub(crate) limits: Limits,
-}
-
-/// `diff` params after checking.
-#[derive(Debug)]
-pub(crate) struct DiffInput {
-    pub(crate) desired: Vec<Value>,
-    pub(crate) live: Vec<Value>,
-    /// Left out: the configured one.
-    pub(crate) app: Option<Application>,
-    /// Left out: the configured one.
-    pub(crate) settings: Option<Settings>,
-}
-
-/// `health` params after checking.
-#[derive(Debug)]
-pub(crate) struct HealthInput {
-    pub(crate) objects: Vec<Value>,
-    pub(crate) settings: Option<Settings>,
-    pub(crate) customizations: Option<BTreeMap<String, String>>,
-    pub(crate) now: Option<Timestamp>,
-    pub(crate) condition_fallback: bool,
-}
-
-/// `plan` params after checking.
-#[derive(Debug)]
-pub(crate) struct PlanInput {
-    pub(crate) desired: Vec<Value>,
-    pub(crate) live: Vec<Value>,
-    pub(crate) app: Option<Application>,
-    pub(crate) settings: Option<Settings>,
-    pub(crate) prune: bool,
-    pub(crate) revision: Option<String>,
-    pub(crate) now: Option<Timestamp>,
-}
-
-/// `step` params after checking.
-#[derive(Debug)]
-pub(crate) struct StepInput {
-    pub(crate) request: crate::sync::SyncRequest,
-    pub(crate) state: crate::sync::SyncState,
-    pub(crate) observations: crate::sync::Observations,
-}
-
-/// `decide` params after checking.
-#[derive(Debug)]
-pub(crate) struct DecideInput {
-    pub(crate) app: Application,
-    pub(crate) desired: Vec<Value>,
-    pub(crate) live: Vec<Value>,
-    pub(crate) revisions: Vec<String>,
-    pub(crate) now: Timestamp,
-    pub(crate) settings: Option<Settings>,
-    pub(crate) guard: Option<crate::sync::guard::BlastRadiusGuard>,
-    pub(crate) claims: Vec<Value>,
-    /// The project's sync windows (all of them; those matching the app are checked).
-    pub(crate) windows: Vec<crate::sync::windows::SyncWindow>,
-}
-
 /// A method handler: reads the params, answers with the result.
 type Handler = fn(&mut State, Value) -> Result<Value, ProtocolError>;
 
@@ -151,6 +60,8 @@ fn handler(method: Method) -> Handler {
         Method::Decide => handle_decide,
         Method::Configure => handle_configure,
         Method::Hello => handle_hello,
+        Method::ActionsList => handle_actions_list,
+        Method::ActionsRun => handle_actions_run,
     }
 }
 
@@ -541,6 +452,42 @@ fn handle_health(state: &mut State, params: Value) -> Result<Value, ProtocolErro
         condition_fallback: p.condition_fallback,
     };
     engine::engine_health(state, input)
+}
+
+fn handle_actions_list(state: &mut State, params: Value) -> Result<Value, ProtocolError> {
+    let p: ActionsListParams = parse_params(params)?;
+    let input = ActionsInput {
+        object: action_object(p.object)?,
+        action: None,
+        parameters: BTreeMap::new(),
+        settings: p.argocd_cm.map(|cm| settings(cm, "/params/argocdCm")).transpose()?,
+        customizations: p.customizations,
+        now: p.now.as_deref().map(|t| timestamp(t, "/params/now")).transpose()?,
+    };
+    engine::engine_actions(state, input)
+}
+
+fn handle_actions_run(state: &mut State, params: Value) -> Result<Value, ProtocolError> {
+    let p: ActionsRunParams = parse_params(params)?;
+    if p.action.is_empty() {
+        return Err(ProtocolError::params("/params/action", "must not be empty"));
+    }
+    let input = ActionsInput {
+        object: action_object(p.object)?,
+        action: Some(p.action),
+        parameters: p.parameters,
+        settings: p.argocd_cm.map(|cm| settings(cm, "/params/argocdCm")).transpose()?,
+        customizations: p.customizations,
+        now: p.now.as_deref().map(|t| timestamp(t, "/params/now")).transpose()?,
+    };
+    engine::engine_actions(state, input)
+}
+
+/// The object of an action: an object with `apiVersion` and `kind`, as any other object.
+fn action_object(value: Value) -> Result<Value, ProtocolError> {
+    let value = object_param(value, "/params/object")?;
+    check_object(&value, "/params/object")?;
+    Ok(value)
 }
 
 fn handle_plan(state: &mut State, params: Value) -> Result<Value, ProtocolError> {
