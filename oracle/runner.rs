@@ -306,18 +306,24 @@ fn explained(root: &Path) -> Vec<String> {
         .collect()
 }
 
-fn run(o: &Options) -> Result<u64, String> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let known = explained(root);
+/// Both programs started and configured with the Canary health script.
+fn start(o: &Options, root: &Path, serve: &[&str]) -> Result<(Peer, Peer), String> {
     let canary = std::fs::read_to_string(
         root.join("testdata/health/customizations/example.com/Canary/health.lua"),
     )
     .map_err(|e| format!("Canary script: {e}"))?;
     let configure = json!({"customizations": {"example.com/Canary": canary}});
-    let mut ours = Peer::spawn(&o.gitops_core, &["serve"])?;
+    let mut ours = Peer::spawn(&o.gitops_core, serve)?;
     let mut argo = Peer::spawn(&o.oracle, &[&openapi(root)])?;
     ours.call("configure", &configure)?;
     argo.call("configure", &configure)?;
+    Ok((ours, argo))
+}
+
+fn run(o: &Options) -> Result<u64, String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let known = explained(root);
+    let (mut ours, mut argo) = start(o, root, &["serve"])?;
 
     let mut rng = Rng::new(o.seed);
     let mut per_area: BTreeMap<&str, (u64, u64, u64)> = BTreeMap::new();
@@ -399,15 +405,7 @@ fn one_case(o: &Options, file: &Path) -> Result<u64, String> {
         serde_json::from_str(&text).map_err(|e| format!("{}: {e}", file.display()))?;
     let area = if case["method"] == "diff" { Area::Diff } else { Area::Health };
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let canary = std::fs::read_to_string(
-        root.join("testdata/health/customizations/example.com/Canary/health.lua"),
-    )
-    .map_err(|e| format!("Canary script: {e}"))?;
-    let configure = json!({"customizations": {"example.com/Canary": canary}});
-    let mut ours = Peer::spawn(&o.gitops_core, &["serve"])?;
-    let mut argo = Peer::spawn(&o.oracle, &[&openapi(root)])?;
-    ours.call("configure", &configure)?;
-    argo.call("configure", &configure)?;
+    let (mut ours, mut argo) = start(o, root, &["serve"])?;
     let mut a = ours.call(area.name(), &case["params"])?;
     let b = argo.call(area.name(), &case["params"])?;
     if let (Area::Diff, None) = (area, a.get("error")) {
@@ -452,20 +450,12 @@ fn median_ms(
 /// application with a jq ignore rule on every object.
 fn bench(o: &Options, rounds: usize) -> Result<u64, String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let canary = std::fs::read_to_string(
-        root.join("testdata/health/customizations/example.com/Canary/health.lua"),
-    )
-    .map_err(|e| format!("Canary script: {e}"))?;
     let object = std::fs::read_to_string(
         root.join("testdata/health/customizations/example.com/Canary/testdata/healthy.yaml"),
     )
     .map_err(|e| e.to_string())?;
     let object: Value = serde_norway::from_str(&object).map_err(|e| e.to_string())?;
-    let mut ours = Peer::spawn(&o.gitops_core, &["serve", "--max-request-bytes", "268435456"])?;
-    let mut argo = Peer::spawn(&o.oracle, &[&openapi(root)])?;
-    let configure = json!({"customizations": {"example.com/Canary": canary}});
-    ours.call("configure", &configure)?;
-    argo.call("configure", &configure)?;
+    let (mut ours, mut argo) = start(o, root, &["serve", "--max-request-bytes", "268435456"])?;
     // The benches' Application, named so that both sides set its tracking annotation.
     let mut app = workload::app_document();
     app["metadata"]["name"] = json!("bench");
