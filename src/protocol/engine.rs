@@ -69,6 +69,9 @@ fn lua_limits(config: &Config) -> crate::script::ScriptLimits {
     if let Some(n) = config.limits.lua_instructions {
         limits = limits.with_instructions(n);
     }
+    if let Some(n) = config.limits.lua_request_instructions {
+        limits = limits.with_request_instructions(n);
+    }
     if let Some(n) = config.limits.lua_memory_bytes {
         limits = limits.with_memory_bytes(usize::try_from(n).unwrap_or(usize::MAX));
     }
@@ -141,7 +144,13 @@ pub(crate) fn engine_health(state: &mut State, input: HealthInput) -> Result<Val
     let scripts = own_scripts.as_ref().unwrap_or(&state.engines.scripts);
     let ctx = HealthContext::new(now).with_condition_fallback(input.condition_fallback);
     #[cfg(feature = "lua")]
-    let lua = lua_scripts::LuaScripts::new(scripts, &state.engines.lua);
+    // One request, one budget for all its scripts, and the host's backstop per evaluation.
+    let engine = match &state.interrupt {
+        Some(i) => state.engines.lua.for_request().with_interrupt(std::sync::Arc::clone(i)),
+        None => state.engines.lua.for_request(),
+    };
+    #[cfg(feature = "lua")]
+    let lua = lua_scripts::LuaScripts::new(scripts, &engine);
     #[cfg(feature = "lua")]
     let ctx = if scripts.is_empty() { ctx } else { ctx.with_scripts(&lua) };
     #[cfg(not(feature = "lua"))]

@@ -46,7 +46,6 @@ pub struct Server {
 }
 
 /// What the server keeps between requests.
-#[derive(Debug)]
 pub(crate) struct State {
     /// The size limit on request lines, in bytes.
     pub(crate) max_request_bytes: u64,
@@ -56,6 +55,20 @@ pub(crate) struct State {
     pub(crate) config: Config,
     /// What was built from it: script lookup, the Lua engine.
     pub(crate) engines: engine::Engines,
+    /// The host's backstop for each script evaluation ([`Server::with_interrupt`]).
+    pub(crate) interrupt: Option<std::sync::Arc<dyn crate::script::Interrupt>>,
+}
+
+impl std::fmt::Debug for State {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("State")
+            .field("max_request_bytes", &self.max_request_bytes)
+            .field("initial_max_request_bytes", &self.initial_max_request_bytes)
+            .field("config", &self.config)
+            .field("engines", &self.engines)
+            .field("interrupt", &self.interrupt.is_some())
+            .finish()
+    }
 }
 
 impl Default for State {
@@ -65,6 +78,7 @@ impl Default for State {
             initial_max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
             config: Config::default(),
             engines: engine::Engines::default(),
+            interrupt: None,
         }
     }
 }
@@ -163,6 +177,18 @@ impl Server {
         server.state.max_request_bytes = limit.max(1);
         server.state.initial_max_request_bytes = limit.max(1);
         server
+    }
+
+    /// The same server with the host's backstop for untrusted code: asked during every Lua
+    /// script evaluation, which it may stop (`gitops-core serve` installs a 1 s wall-clock
+    /// [`crate::script::Deadline`]). The library reads no clock itself.
+    #[must_use]
+    pub fn with_interrupt(
+        mut self,
+        interrupt: std::sync::Arc<dyn crate::script::Interrupt>,
+    ) -> Server {
+        self.state.interrupt = Some(interrupt);
+        self
     }
 
     /// The size limit now in force: a host reading lines discards a longer one and answers it
