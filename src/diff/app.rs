@@ -76,6 +76,10 @@ pub struct AppDiffInput<'a> {
     /// ignore rule for that object (on by default). Lent rules built with
     /// `IgnoreNormalizer::with_annotation(false)` turn it off as well.
     pub ignore_annotation: bool,
+    /// The host's backstop for the app's jq ignore rules, asked while each expression runs
+    /// on each object (used when the rules are not lent by [`AppDiffInput::ignore_rules`],
+    /// which carry their own).
+    pub interrupt: Option<&'a std::sync::Arc<dyn crate::script::Interrupt>>,
 }
 
 impl<'a> AppDiffInput<'a> {
@@ -99,6 +103,7 @@ impl<'a> AppDiffInput<'a> {
             ignore_rules: None,
             openapi: None,
             ignore_annotation: true,
+            interrupt: None,
         }
     }
 
@@ -111,6 +116,18 @@ impl<'a> AppDiffInput<'a> {
     /// Turns the `gitops-core.io/ignore-differences` annotation on (the default) or off.
     pub fn with_ignore_annotation(mut self, on: bool) -> Self {
         self.ignore_annotation = on;
+        self
+    }
+
+    /// The host's backstop for the app's jq ignore rules (the CLI and `serve` install a 1 s
+    /// wall-clock [`crate::script::Deadline`]); a stop fails the comparison, naming the rule,
+    /// the object and the limit.
+    #[must_use]
+    pub fn with_interrupt(
+        mut self,
+        interrupt: &'a std::sync::Arc<dyn crate::script::Interrupt>,
+    ) -> Self {
+        self.interrupt = Some(interrupt);
         self
     }
 
@@ -470,11 +487,15 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
         }
     }
 
-    let normalizer =
-        match AppNormalizer::new(&app.spec.ignore_differences, settings, input.ignore_rules) {
-            Ok(n) => n,
-            Err(e) => return Ok(failed(&targets, &lives, hooks, conditions, notes, &e)),
-        };
+    let normalizer = match AppNormalizer::new(
+        &app.spec.ignore_differences,
+        settings,
+        input.ignore_rules,
+        input.interrupt,
+    ) {
+        Ok(n) => n,
+        Err(e) => return Ok(failed(&targets, &lives, hooks, conditions, notes, &e)),
+    };
     let ssd = (input.server_side_diff || app.has_compare_option("ServerSideDiff=true"))
         && !app.has_compare_option("ServerSideDiff=false");
     let base = DiffOptions {
@@ -534,6 +555,10 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
             Ok(res) => res,
             Err(e) => return Ok(failed(&targets, &lives, hooks, conditions, notes, &e)),
         };
+        // A jq rule a limit stopped was not applied: the comparison cannot stand.
+        if let Some(e) = normalizer.take_limit() {
+            return Ok(failed(&targets, &lives, hooks, conditions, notes, &e));
+        }
         let self_ref = live.is_none_or(|(_, lv)| self_referenced(lv, &r, settings));
         let hook = is_hook(obj);
         let requires_pruning = target.is_none() && live.is_some() && self_ref;

@@ -28,12 +28,16 @@ impl<'a> IgnoreRules<'a> {
         rules: &[IgnoreDifferences],
         settings: &Settings,
         prebuilt: Option<&'a crate::ignore::IgnoreNormalizer>,
+        interrupt: Option<&std::sync::Arc<dyn crate::script::Interrupt>>,
     ) -> Result<Self, DiffError> {
         if let Some(n) = prebuilt {
             return Ok(IgnoreRules { inner: Compiled::Borrowed(n) });
         }
-        let inner = crate::ignore::IgnoreNormalizer::new(rules, settings)
+        let mut inner = crate::ignore::IgnoreNormalizer::new(rules, settings)
             .map_err(|e| DiffError::IgnoreRules { message: e.to_string() })?;
+        if let Some(i) = interrupt {
+            inner = inner.with_interrupt(std::sync::Arc::clone(i));
+        }
         Ok(IgnoreRules { inner: Compiled::Owned(inner) })
     }
 
@@ -44,10 +48,11 @@ impl<'a> IgnoreRules<'a> {
         }
     }
 
-    /// Applies every matching JSON-pointer and jq rule to one object. Errors are skipped, as
-    /// Argo CD logs them and carries on.
-    pub(crate) fn normalize(&self, obj: &mut Value) {
-        let _ = self.compiled().normalize(obj);
+    /// Applies every matching JSON-pointer and jq rule to one object. A step that removes
+    /// nothing is skipped, as Argo CD logs it and carries on; a jq expression a limit stopped
+    /// is the error returned.
+    pub(crate) fn normalize(&self, obj: &mut Value) -> Result<(), crate::ignore::IgnoreError> {
+        self.compiled().normalize(obj)
     }
 
     /// The merged `managedFieldsManagers` for an object (spec §7.3 lookup), then those its
@@ -83,6 +88,8 @@ impl<'a> IgnoreRules<'a> {
 pub(crate) struct AppNormalizer<'a> {
     pub(crate) ignore: IgnoreRules<'a>,
     known_types: BTreeMap<(String, String), Vec<KnownTypeField>>,
+    /// The first jq rule a limit stopped since the last [`AppNormalizer::take_limit`].
+    limit: std::sync::Mutex<Option<crate::ignore::IgnoreError>>,
 }
 
 impl<'a> AppNormalizer<'a> {
@@ -92,8 +99,9 @@ impl<'a> AppNormalizer<'a> {
         rules: &[IgnoreDifferences],
         settings: &Settings,
         prebuilt: Option<&'a crate::ignore::IgnoreNormalizer>,
+        interrupt: Option<&std::sync::Arc<dyn crate::script::Interrupt>>,
     ) -> Result<Self, DiffError> {
-        let ignore = IgnoreRules::new(rules, settings, prebuilt)?;
+        let ignore = IgnoreRules::new(rules, settings, prebuilt, interrupt)?;
         let mut known_types = BTreeMap::new();
         for (key, o) in &settings.overrides {
             if o.known_type_fields.is_empty() {
@@ -113,7 +121,21 @@ impl<'a> AppNormalizer<'a> {
                 type_: "core/v1/PodSpec".into(),
             }]
         });
-        Ok(AppNormalizer { ignore, known_types })
+        Ok(AppNormalizer { ignore, known_types, limit: std::sync::Mutex::default() })
+    }
+
+    /// The jq rule a limit stopped while normalizing since the last call, as the comparison
+    /// error it makes.
+    pub(crate) fn take_limit(&self) -> Option<DiffError> {
+        let e = self.limit.lock().unwrap_or_else(|e| e.into_inner()).take()?;
+        Some(DiffError::IgnoreLimit { message: e.to_string() })
+    }
+
+    fn note_limit(&self, result: Result<(), crate::ignore::IgnoreError>) {
+        if let Err(e @ crate::ignore::IgnoreError::JqLimit { .. }) = result {
+            let mut slot = self.limit.lock().unwrap_or_else(|e| e.into_inner());
+            slot.get_or_insert(e);
+        }
     }
 }
 
@@ -128,10 +150,10 @@ impl<'a> AppNormalizer<'a> {
     }
 
     fn normalize_with(&self, obj: &mut Value, own: Option<&AnnotationRule>) {
-        self.ignore.normalize(obj);
+        self.note_limit(self.ignore.normalize(obj));
         if let Some(own) = own {
-            // Errors are skipped as for the app rules (only a non-object fails).
-            let _ = own.normalize(obj);
+            // As for the app rules: only a limit counts (a non-object cannot reach here).
+            self.note_limit(own.normalize(obj));
         }
         let r = ObjectRef::from_object_lossy(obj);
         if let Some(fields) = self.known_types.get(&(r.group, r.kind)) {

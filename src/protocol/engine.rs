@@ -47,9 +47,17 @@ pub(crate) fn engine_configure(state: &mut State, config: Config) -> Result<(), 
     // The ignore rules are compiled once here and lent to every diff that uses the configured
     // app and settings; a bad rule (a jq expression that does not parse) is reported now.
     let rules = config.app.as_ref().map_or(&[][..], |a| &a.spec.ignore_differences[..]);
-    let ignore = crate::ignore::IgnoreNormalizer::new(rules, &config.settings).map_err(|e| {
-        ProtocolError::Engine { message: format!("ignore rules: {e}"), object: None, path: None }
-    })?;
+    let mut ignore =
+        crate::ignore::IgnoreNormalizer::new(rules, &config.settings).map_err(|e| {
+            ProtocolError::Engine {
+                message: format!("ignore rules: {e}"),
+                object: None,
+                path: None,
+            }
+        })?;
+    if let Some(i) = &state.interrupt {
+        ignore = ignore.with_interrupt(std::sync::Arc::clone(i));
+    }
     let engines = Engines {
         ignore: Some(ignore),
         scripts: scripts(&config.settings, &config.customizations),
@@ -108,6 +116,9 @@ pub(crate) fn engine_diff(state: &mut State, input: DiffInput) -> Result<Value, 
     let mut scopes = Scopes::builtin();
     scopes.add_crds(input.desired.iter().chain(&input.live));
     let mut diff_input = AppDiffInput::new(&input.desired, &input.live, app, settings, &scopes);
+    if let Some(i) = &state.interrupt {
+        diff_input = diff_input.with_interrupt(i);
+    }
     // The compiled rules serve only requests that bring neither their own app nor settings.
     if input.app.is_none()
         && input.settings.is_none()
@@ -229,7 +240,10 @@ pub(crate) fn engine_plan(state: &mut State, input: PlanInput) -> Result<Value, 
     let settings = input.settings.as_ref().unwrap_or(&state.config.settings);
     let mut scopes = Scopes::builtin();
     scopes.add_crds(input.desired.iter().chain(&input.live));
-    let diff_input = AppDiffInput::new(&input.desired, &input.live, app, settings, &scopes);
+    let mut diff_input = AppDiffInput::new(&input.desired, &input.live, app, settings, &scopes);
+    if let Some(i) = &state.interrupt {
+        diff_input = diff_input.with_interrupt(i);
+    }
     let diff = diff_app(&diff_input).map_err(diff_error)?;
     let started_at = input.now.as_ref().map_or(0, |t| t.unix_seconds);
     let revision = input.revision.as_deref().unwrap_or("");
@@ -259,7 +273,11 @@ pub(crate) fn engine_decide(state: &mut State, input: DecideInput) -> Result<Val
     let settings = input.settings.as_ref().unwrap_or(&state.config.settings);
     let mut scopes = Scopes::builtin();
     scopes.add_crds(input.desired.iter().chain(&input.live));
-    let diff_input = AppDiffInput::new(&input.desired, &input.live, &input.app, settings, &scopes);
+    let mut diff_input =
+        AppDiffInput::new(&input.desired, &input.live, &input.app, settings, &scopes);
+    if let Some(i) = &state.interrupt {
+        diff_input = diff_input.with_interrupt(i);
+    }
     let diff = diff_app(&diff_input).map_err(diff_error)?;
     let (status, resources) = resource_statuses(&diff);
     let mut auto = AutoSyncInput::new(status, resources, input.revisions, input.now.unix_seconds);

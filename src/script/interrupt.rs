@@ -11,7 +11,7 @@ use std::time::Duration;
 ///
 /// A stop is reported apart from the deterministic budgets
 /// ([`super::ScriptErrorKind::Interrupted`] for Lua), so a host can tell the two apart.
-pub trait Interrupt: Send + Sync {
+pub trait Interrupt: Send + Sync + std::fmt::Debug {
     /// A check for the evaluation that starts now.
     fn start(&self) -> Box<dyn InterruptCheck>;
 }
@@ -45,6 +45,12 @@ impl<C: Fn() -> std::time::Instant + Send + Sync + Clone + 'static> Deadline<C> 
     /// A deadline of `limit` after each evaluation starts, by `clock`.
     pub fn new(limit: Duration, clock: C) -> Self {
         Deadline { limit, clock }
+    }
+}
+
+impl<C> std::fmt::Debug for Deadline<C> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Deadline").field("limit", &self.limit).finish()
     }
 }
 

@@ -453,6 +453,7 @@ proptest::proptest! {
 }
 
 /// An interrupt that says stop after `n` checks of an evaluation.
+#[derive(Debug)]
 struct Countdown(u64);
 
 impl crate::script::Interrupt for Countdown {

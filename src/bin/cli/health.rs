@@ -96,10 +96,7 @@ pub fn script_engine(
 /// per evaluation (Argo CD's own timeout for a script).
 #[cfg(feature = "lua")]
 pub fn lua_engine() -> gitops_core::script::LuaEngine {
-    use std::sync::Arc;
-    use std::time::{Duration, Instant};
-    let deadline = gitops_core::script::Deadline::new(Duration::from_secs(1), Instant::now);
-    gitops_core::script::LuaEngine::default().with_interrupt(Arc::new(deadline))
+    gitops_core::script::LuaEngine::default().with_interrupt(crate::common::deadline())
 }
 
 /// Without the `lua` feature only the built-in checks run.
