@@ -195,6 +195,7 @@ pub struct Backoff {
 
 /// `syncPolicy.managedNamespaceMetadata`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", default)]
 #[non_exhaustive]
 pub struct ManagedNamespaceMetadata {

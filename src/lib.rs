@@ -28,8 +28,11 @@
 //!
 //! - `lua` (default): Lua health scripts, on a vendored LuaJIT with the JIT off. Needs a C compiler.
 //! - `jq` (default): jq path expressions in `ignoreDifferences`, on jaq. Pure Rust.
-//! - `cli` (default): the `gitops-core` command-line tool.
+//! - `cli` (default): the `gitops-core` command-line tool; turns on `serve`.
+//! - `serve`: the JSON-lines protocol of `gitops-core serve` (module `protocol`) and its JSON
+//!   Schema; brings in `schemars` and `serde_path_to_error`.
 #![forbid(unsafe_code)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
 mod civil;
@@ -41,6 +44,9 @@ pub mod glob;
 pub mod health;
 pub mod ignore;
 pub mod object;
+pub mod preview;
+#[cfg(feature = "serve")]
+#[cfg_attr(docsrs, doc(cfg(feature = "serve")))]
 pub mod protocol;
 pub mod schema;
 pub mod script;

@@ -16,6 +16,8 @@ mod diff;
 mod health;
 #[path = "cli/plan.rs"]
 mod plan;
+#[path = "cli/preview.rs"]
+mod preview;
 #[path = "cli/serve.rs"]
 mod serve;
 #[path = "cli/status.rs"]
@@ -37,6 +39,7 @@ commands:
   test-health DIR      run every health_test.yaml below DIR
   plan                 print the ordered sync tasks
   decide               decide whether an automated sync runs now
+  preview              what merging a pull request would change, prune and run
   serve                answer JSON-lines requests on stdin
 
 run `gitops-core <command> --help` for the options of a command; a PATH of `-` is standard
@@ -85,6 +88,7 @@ fn dispatch(command: &str, rest: Vec<std::ffi::OsString>) -> Result<u8, common::
         "test-health" => health::run_tests(parser),
         "plan" => plan::run_plan(parser),
         "decide" => plan::run_decide(parser),
+        "preview" => preview::run(parser),
         "serve" => serve::run(parser),
         "help" | "--help" | "-h" => {
             outln!("{USAGE}");

@@ -21,15 +21,19 @@ const HOOK_ANNOTATION: &str = "argocd.argoproj.io/hook";
 /// Helm's hook annotation.
 const HELM_HOOK_ANNOTATION: &str = "helm.sh/hook";
 
-/// The sync status of an application or a resource.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+/// The sync status of an application or a resource: what the diff reports and what
+/// `sync::decide::auto_sync` reads. Spelled as Argo CD spells it on the wire.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
+)]
 #[non_exhaustive]
 pub enum SyncStatus {
     /// Live matches desired.
     Synced,
     /// Something differs, is missing, or requires pruning.
     OutOfSync,
-    /// The comparison failed.
+    /// The comparison failed, or not known.
+    #[default]
     Unknown,
 }
 

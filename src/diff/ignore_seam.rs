@@ -17,7 +17,7 @@ pub(crate) struct IgnoreRules<'a> {
 
 /// Rules compiled for this comparison, or compiled once by the host and lent to it.
 enum Compiled<'a> {
-    Owned(crate::ignore::IgnoreNormalizer),
+    Owned(Box<crate::ignore::IgnoreNormalizer>),
     Borrowed(&'a crate::ignore::IgnoreNormalizer),
 }
 
@@ -38,7 +38,7 @@ impl<'a> IgnoreRules<'a> {
         if let Some(i) = interrupt {
             inner = inner.with_interrupt(std::sync::Arc::clone(i));
         }
-        Ok(IgnoreRules { inner: Compiled::Owned(inner) })
+        Ok(IgnoreRules { inner: Compiled::Owned(Box::new(inner)) })
     }
 
     fn compiled(&self) -> &crate::ignore::IgnoreNormalizer {

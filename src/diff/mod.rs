@@ -70,6 +70,7 @@ mod smp;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub(crate) use app::to_yaml;
 pub use app::{AppDiff, AppDiffInput, Condition, ResourceDiff, SyncStatus, diff_app};
 pub use error::DiffError;
 pub use explain::{

@@ -78,6 +78,7 @@ pub use hook::{HOOK_FINALIZER, IGNORE_HEALTHCHECK_ANNOTATION, has_hook_finalizer
 
 /// A health status code, ordered from most to least healthy (Argo CD's severity order).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub enum HealthStatus {
     /// Fully healthy.
@@ -176,6 +177,7 @@ pub struct UnknownStatus {
 
 /// A health status with its message.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct HealthResult {
     /// The status.

@@ -162,6 +162,7 @@ impl HealthScripts {
 }
 
 #[cfg(feature = "lua")]
+#[cfg_attr(docsrs, doc(cfg(feature = "lua")))]
 pub use with_lua::*;
 
 #[cfg(feature = "lua")]

@@ -32,6 +32,7 @@ mod decode;
 /// assert_eq!(r.to_string(), "apps/Deployment:bookstore/api");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct ObjectRef {
     /// API group, `""` for the core group.

@@ -17,9 +17,7 @@ use crate::health::{HealthContext, ResourceHealthInput, aggregate};
 use crate::object::Scopes;
 
 use super::error::ProtocolError;
-use super::output::{
-    DecideOutput, DiffOutput, HealthOutput, PlanOutput, modified_by_key, resource_statuses,
-};
+use super::output::{DecideOutput, DiffOutput, HealthOutput, PlanOutput};
 use super::server::{Config, DecideInput, DiffInput, HealthInput, PlanInput, State, StepInput};
 use super::time::Timestamp;
 use super::wire::Method;
@@ -250,7 +248,7 @@ pub(crate) fn engine_plan(state: &mut State, input: PlanInput) -> Result<Value, 
     let mut request = SyncRequest::for_app(app, input.desired.clone(), revision, started_at);
     request.scopes = scopes;
     request.prune |= input.prune;
-    request.modified = Some(modified_by_key(&diff));
+    request.modified = Some(crate::sync::modified_by_key(&diff));
     let observations = Observations {
         live: input.live.iter().map(|o| LiveObject::new(o.clone(), None)).collect(),
         ..Observations::default()
@@ -279,7 +277,13 @@ pub(crate) fn engine_decide(state: &mut State, input: DecideInput) -> Result<Val
         diff_input = diff_input.with_interrupt(i);
     }
     let diff = diff_app(&diff_input).map_err(diff_error)?;
-    let (status, resources) = resource_statuses(&diff);
+    // The controller looks at auto-sync only when the project's windows allow it.
+    if let Some(message) =
+        crate::sync::windows::auto_sync_blocked(&input.windows, &input.app, input.now.unix_seconds)
+    {
+        return to_result(&DecideOutput::blocked(message));
+    }
+    let (status, resources) = crate::sync::resource_statuses(&diff);
     let mut auto = AutoSyncInput::new(status, resources, input.revisions, input.now.unix_seconds);
     if input.guard.is_some() {
         auto.guard = input.guard;

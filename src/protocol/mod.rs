@@ -12,7 +12,7 @@
 //!
 //! ```text
 //! → {"id": 1, "method": "configure", "params": {"argocdCm": {...}, "customizations": {...}}}
-//! ← {"id":1,"result":{"protocolVersion":1,"engineVersion":"0.1.0","methods":[...],"maxRequestBytes":16777216}}
+//! ← {"id":1,"result":{"protocolVersion":2,"engineVersion":"0.1.0","methods":[...],"maxRequestBytes":16777216}}
 //! → {"id": 2, "method": "diff", "params": {"desired": [...], "live": [...], "app": {...}}}
 //! ← {"id":2,"result":{"syncStatus":"OutOfSync","resources":[...]}}
 //! → {"id": 3, "method": "dif"}
@@ -21,7 +21,8 @@
 //!
 //! - `id` is chosen by the client (a string, a number or null) and echoed unchanged. Responses
 //!   come in the order of the requests, one per non-blank line, so a client may also pipeline.
-//! - `method` is one of `diff`, `health`, `plan`, `step`, `decide`, `configure` ([`Method`]).
+//! - `method` is one of `diff`, `health`, `plan`, `step`, `decide`, `configure`, `hello`
+//!   ([`Method`]).
 //! - `params` is an object ([`DiffParams`], [`HealthParams`], [`PlanParams`], [`StepParams`],
 //!   [`DecideParams`], [`ConfigureParams`]); left out or null it is `{}`. Params carry the same
 //!   inputs as the CLI commands: objects inline as JSON arrays, `app` as the `Application`
@@ -41,8 +42,9 @@
 //! | `health` | `objects`, `argocdCm`?, `customizations`?, `now`? ([`HealthParams`]) | what `gitops-core health --output json` prints ([`output::HealthOutput`]) |
 //! | `plan` | `desired`, `live`, `app`?, `argocdCm`? ([`PlanParams`]) | what `gitops-core plan --output json` prints |
 //! | `decide` | `app`, `desired`, `live`, `revision`, `now`, `argocdCm`?, `guard`?, `claims`? ([`DecideParams`]) | what `gitops-core decide --output json` prints ([`output::DecideOutput`]; `guard` only with a guard) |
-//! | `step` | `request`, `state`?, `observations`?, `now` ([`StepParams`]) | the library's `sync::Step`: `state` (pass it back next time), `actions`, `done`, `wave` |
-//! | `configure` | `protocolVersion`?, `argocdCm`?, `app`?, `customizations`?, `limits`? ([`ConfigureParams`]) | [`ConfigureResult`] |
+//! | `step` | `request` (`sync::SyncRequest`), `state`? (`sync::SyncState`), `observations`? (`sync::Observations`), `now` ([`StepParams`]) | the library's `sync::Step`: `state` (pass it back next time), `actions`, `done`, `wave` |
+//! | `configure` | `protocolVersion`?, `argocdCm`?, `app`?, `customizations`?, `limits`? ([`ConfigureParams`]); params given (`{}` too) replace the whole configuration, params left out or null change nothing | [`ConfigureResult`] |
+//! | `hello` | none | the handshake: `protocolVersion`, `engineVersion`, `methods`, `features`, `limits` ([`HelloResult`]) |
 //!
 //! `step` has no CLI command: it is the sync step function of `gitops_core::sync` over the
 //! wire. The host keeps `request` and the returned `state` between passes (as Argo CD keeps
@@ -61,10 +63,22 @@
 //! previous configuration stays. A request may still pass its own `app` or `argocdCm`, which
 //! then wins for that request only (and costs a parse each time).
 //!
+//! # Enum values
+//!
+//! Every value of an enum the engine defines is spelled in PascalCase, in every method, as
+//! Argo CD spells its own: `Synced`, `OutOfSync`, `Healthy`, `PreSync`, `Running`,
+//! `Succeeded`, `NotFound`, and plan actions `Apply`, `ServerSideApply`, `Skip`. Spellings are
+//! case-sensitive; a value that is not one of them is an `invalid_params` error that lists
+//! the accepted spellings and, for a near miss (`succeeded`, `not_found`), names the one
+//! meant. The schema gives each as an `enum`. Five kinds of names follow their own standard
+//! instead: method names (lowercase), error codes (`snake_case`), RFC 6902 `op`s, the values
+//! of Argo CD's own manifests (`kind: allow` of a sync window) and the guard's `exceeded`
+//! codes, which name the guard's own fields (`maxPruneFraction`).
+//!
 //! # Versioning
 //!
-//! The protocol has one integer version, [`PROTOCOL_VERSION`] (now 1), returned by
-//! `configure` as `protocolVersion`, next to `engineVersion` (the crate version) and the
+//! The protocol has one integer version, [`PROTOCOL_VERSION`] (now 2), returned by `hello`
+//! and `configure` as `protocolVersion`, next to `engineVersion` (the crate version) and the
 //! `methods` this build answers. A client may send `"protocolVersion": N` in `configure`: a
 //! server that does not speak N answers `unsupported_version`, so a mismatch shows at
 //! start-up rather than as a wrong answer later.
@@ -120,6 +134,6 @@ pub use schema::json_schema;
 pub use server::Server;
 pub use wire::{
     ConfigureParams, ConfigureResult, DEFAULT_MAX_REQUEST_BYTES, DecideParams, DiffParams,
-    ErrorCode, ErrorObject, HealthParams, Limits, Method, Outcome, PROTOCOL_VERSION, PlanParams,
-    Request, Response, StepParams,
+    ErrorCode, ErrorObject, HealthParams, HelloParams, HelloResult, Limits, Method, Outcome,
+    PROTOCOL_VERSION, PlanParams, Request, Response, StepParams,
 };

@@ -7,11 +7,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use std::collections::BTreeMap;
-
-use crate::diff::{AppDiff, Condition, PatchOp, SyncStatus};
+use crate::diff::{AppDiff, Condition, PatchOp};
 use crate::health::AppHealth;
-use crate::sync::decide::{ResourceStatus, SyncStatusCode};
 
 /// `gitops-core diff --output json`, the `diff` result.
 ///
@@ -26,6 +23,7 @@ pub struct DiffOutput {
     /// The resources, sorted by group, kind, namespace and name.
     pub resources: Vec<DiffOutputResource>,
     /// The app's sync status: `Synced`, `OutOfSync` or `Unknown`.
+    #[schemars(with = "SyncStatusSchema")]
     pub sync_status: String,
 }
 
@@ -53,6 +51,7 @@ pub struct DiffOutputResource {
     /// Live only: a pruning sync deletes it.
     pub requires_pruning: bool,
     /// `Synced`, `OutOfSync`, `Unknown`, or `""` for hooks and ignored objects.
+    #[schemars(schema_with = "resource_sync_status_schema")]
     pub status: String,
     /// API version.
     pub version: String,
@@ -89,6 +88,7 @@ impl DiffOutput {
 #[non_exhaustive]
 pub struct HealthOutput {
     /// The app's health: the worst status among the resources that count.
+    #[schemars(with = "crate::health::HealthStatus")]
     pub status: String,
     /// `Caused by ...` naming up to three resources with that status, or empty.
     pub message: String,
@@ -112,6 +112,7 @@ pub struct HealthOutputResource {
     pub name: String,
     /// `Healthy`, `Progressing`, `Degraded`, `Suspended`, `Missing`, `Unknown`, or null for
     /// an object that has no health.
+    #[schemars(with = "Option<crate::health::HealthStatus>")]
     pub status: Option<String>,
     /// The health message, empty when none.
     pub message: String,
@@ -141,6 +142,45 @@ impl HealthOutput {
                 .collect(),
         }
     }
+}
+
+/// A sync status (`diff::SyncStatus`).
+#[derive(JsonSchema)]
+#[schemars(rename = "SyncStatus")]
+#[allow(dead_code)] // only its schema is used
+enum SyncStatusSchema {
+    /// Live matches Git.
+    Synced,
+    /// Live differs from Git.
+    OutOfSync,
+    /// The comparison could not be made.
+    Unknown,
+}
+
+/// A resource's sync status, or `""` for hooks and ignored objects.
+fn resource_sync_status_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({ "type": "string", "enum": ["Synced", "OutOfSync", "Unknown", ""] })
+}
+
+/// What a sync does with a task's object (`sync::TaskAction`).
+#[derive(JsonSchema)]
+#[schemars(rename = "PlanAction")]
+#[allow(dead_code)] // only its schema is used
+enum PlanActionSchema {
+    /// `kubectl create`.
+    Create,
+    /// `kubectl apply` (client side).
+    Apply,
+    /// Server-side apply.
+    ServerSideApply,
+    /// `kubectl replace`.
+    Replace,
+    /// A PUT with the live `resourceVersion`.
+    Update,
+    /// Delete the live object (prune).
+    Delete,
+    /// Nothing is sent; `message` says why.
+    Skip,
 }
 
 /// An application condition.
@@ -195,6 +235,12 @@ pub struct DecideOutput {
 }
 
 impl DecideOutput {
+    /// No automated sync because the project's sync windows block it (`message`, from
+    /// `sync::windows::auto_sync_blocked`); the decision itself is not made.
+    pub fn blocked(message: String) -> DecideOutput {
+        DecideOutput { guard: None, message, next_attempt_at: None, self_heal: false, sync: false }
+    }
+
     /// The output of an automated-sync decision.
     pub fn new(d: &crate::sync::decide::Decision) -> DecideOutput {
         DecideOutput {
@@ -332,13 +378,16 @@ pub struct PlanOutput {
 
 /// One task of [`PlanOutput`]. Keys are in alphabetical order, the order the command prints.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct PlanOutputTask {
-    /// `create`, `apply`, `server-side apply`, `replace`, `update`, `delete` or `skip`.
+    /// `Create`, `Apply`, `ServerSideApply`, `Replace`, `Update`, `Delete` or `Skip`.
+    #[schemars(with = "PlanActionSchema")]
     pub action: String,
     /// API group.
     pub group: String,
     /// The hook type (`PreSync`, `Sync`, `PostSync`, `SyncFail`) of a hook, else null.
+    #[schemars(with = "Option<crate::sync::Phase>")]
     pub hook: Option<String>,
     /// Kind.
     pub kind: String,
@@ -349,7 +398,10 @@ pub struct PlanOutputTask {
     /// Namespace.
     pub namespace: String,
     /// `PreSync`, `Sync`, `PostSync` or `SyncFail`.
+    #[schemars(with = "crate::sync::Phase")]
     pub phase: String,
+    /// A prune that waits for `Prune=confirm` approval (`message` says so).
+    pub requires_confirmation: bool,
     /// API version.
     pub version: String,
     /// The effective sync wave.
@@ -363,53 +415,27 @@ impl PlanOutput {
             tasks: plan
                 .tasks()
                 .map(|t| PlanOutputTask {
-                    action: t.action.name().to_string(),
+                    action: t.action.code().to_string(),
                     group: t.key.group.clone(),
                     hook: t.hook_type().map(|p| p.as_str().to_string()),
                     kind: t.key.kind.clone(),
                     message: match &t.action {
                         crate::sync::TaskAction::Skip { reason } => reason.clone(),
+                        // Argo CD's sync waits here, prunes nothing, and says so.
+                        crate::sync::TaskAction::Delete if t.requires_confirmation => format!(
+                            "waiting for pruning confirmation of {}/{}/{}",
+                            t.key.group, t.key.kind, t.key.name
+                        ),
                         _ => t.invalid.clone().unwrap_or_default(),
                     },
                     name: t.key.name.clone(),
                     namespace: t.key.namespace.clone(),
                     phase: t.phase.as_str().to_string(),
+                    requires_confirmation: t.requires_confirmation,
                     version: t.key.version.clone(),
                     wave: t.wave,
                 })
                 .collect(),
         }
     }
-}
-
-/// What `plan` and `decide` take from the app's diff: the app's sync status and each
-/// resource's (hooks and ignored objects, which have none, left out), for
-/// `sync::decide::AutoSyncInput`.
-pub fn resource_statuses(diff: &AppDiff) -> (SyncStatusCode, Vec<ResourceStatus>) {
-    let code = |s: SyncStatus| match s {
-        SyncStatus::Synced => SyncStatusCode::Synced,
-        SyncStatus::OutOfSync => SyncStatusCode::OutOfSync,
-        _ => SyncStatusCode::Unknown,
-    };
-    let resources = diff
-        .resources
-        .iter()
-        .filter_map(|r| {
-            Some(ResourceStatus {
-                group: r.object.group.clone(),
-                kind: r.object.kind.clone(),
-                namespace: r.object.namespace.clone(),
-                name: r.object.name.clone(),
-                status: code(r.status?),
-                requires_pruning: r.requires_pruning,
-            })
-        })
-        .collect();
-    (code(diff.sync_status), resources)
-}
-
-/// `ApplyOutOfSyncOnly`'s input: whether each resource of the app's diff is modified, by
-/// its key (`group/Kind/namespace/name`), for `sync::SyncRequest::modified`.
-pub fn modified_by_key(diff: &AppDiff) -> BTreeMap<String, bool> {
-    diff.resources.iter().map(|r| (r.object.key(), r.modified)).collect()
 }

@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use super::wire::{
     ConfigureParams, ConfigureResult, DecideParams, DiffParams, ErrorCode, HealthParams,
-    PROTOCOL_VERSION, PlanParams, Response, StepParams,
+    HelloParams, HelloResult, Method, PROTOCOL_VERSION, PlanParams, Response, StepParams,
 };
 
 // The server reads the same types in steps (see `server.rs`), so that each kind of mistake
@@ -41,15 +41,48 @@ pub(crate) enum Call {
     Step(StepParams),
     /// `decide`.
     Decide(DecideParams),
-    /// `configure`; its params may be left out or null, meaning `{}`.
+    /// `configure`. Left out or null, its params make it the handshake: it reports the server
+    /// and changes no configuration. Given (`{}` too), they replace the whole configuration.
     #[schemars(transform = params_optional)]
     Configure(Option<ConfigureParams>),
+    /// `hello`, the handshake; its params may be left out or null.
+    #[schemars(transform = params_optional)]
+    Hello(Option<HelloParams>),
 }
 
 /// Drops `params` from the `required` list of a method's request shape.
 fn params_optional(schema: &mut schemars::Schema) {
     if let Some(Value::Array(required)) = schema.get_mut("required") {
         required.retain(|v| v != "params");
+    }
+}
+
+/// The schema of `method`'s result, as a reference into `$defs`.
+pub(crate) fn result_schema_of(
+    method: Method,
+    generator: &mut schemars::SchemaGenerator,
+) -> schemars::Schema {
+    match method {
+        Method::Diff => generator.subschema_for::<super::output::DiffOutput>(),
+        Method::Health => generator.subschema_for::<super::output::HealthOutput>(),
+        Method::Plan => generator.subschema_for::<super::output::PlanOutput>(),
+        Method::Step => generator.subschema_for::<crate::sync::Step>(),
+        Method::Decide => generator.subschema_for::<super::output::DecideOutput>(),
+        Method::Configure => generator.subschema_for::<ConfigureResult>(),
+        Method::Hello => generator.subschema_for::<HelloResult>(),
+    }
+}
+
+/// The schema of `method`'s params, as a reference into `$defs`.
+fn params_schema_of(method: Method, generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    match method {
+        Method::Diff => generator.subschema_for::<DiffParams>(),
+        Method::Health => generator.subschema_for::<HealthParams>(),
+        Method::Plan => generator.subschema_for::<PlanParams>(),
+        Method::Step => generator.subschema_for::<StepParams>(),
+        Method::Decide => generator.subschema_for::<DecideParams>(),
+        Method::Configure => generator.subschema_for::<ConfigureParams>(),
+        Method::Hello => generator.subschema_for::<HelloParams>(),
     }
 }
 
@@ -69,7 +102,7 @@ fn id_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 ///
 /// ```
 /// let schema = gitops_core::protocol::json_schema();
-/// assert_eq!(schema["x-protocolVersion"], 1);
+/// assert_eq!(schema["x-protocolVersion"], 2);
 /// assert!(schema["$defs"]["DiffParams"]["properties"]["desired"].is_object());
 /// ```
 pub fn json_schema() -> Value {
@@ -82,6 +115,14 @@ pub fn json_schema() -> Value {
     generator.subschema_for::<super::output::PlanOutput>();
     generator.subschema_for::<super::output::DecideOutput>();
     generator.subschema_for::<ErrorCode>();
+    let methods: serde_json::Map<String, Value> = Method::ALL
+        .iter()
+        .map(|m| {
+            let params = params_schema_of(*m, &mut generator);
+            let result = result_schema_of(*m, &mut generator);
+            (m.name().to_string(), json!({ "params": params, "result": result }))
+        })
+        .collect();
     let defs = generator.take_definitions(true);
     json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -91,6 +132,7 @@ pub fn json_schema() -> Value {
             same name prints with `--output json`.",
         "x-protocolVersion": PROTOCOL_VERSION,
         "oneOf": [request, response],
+        "x-methods": methods,
         "$defs": defs,
     })
 }

@@ -14,7 +14,8 @@ use super::error::ProtocolError;
 use super::time::Timestamp;
 use super::wire::{
     ConfigureParams, ConfigureResult, DEFAULT_MAX_REQUEST_BYTES, DecideParams, DiffParams,
-    HealthParams, Limits, Method, PROTOCOL_VERSION, PlanParams, Request, Response, StepParams,
+    HealthParams, HelloParams, HelloResult, Limits, Method, PROTOCOL_VERSION, PlanParams, Request,
+    Response, StepParams,
 };
 
 /// A `serve` protocol server without I/O: give it each line read, write out each line it
@@ -31,7 +32,7 @@ use super::wire::{
 /// let mut server = Server::new();
 /// let out = server.handle_line(br#"{"id": 1, "method": "configure", "params": {}}"#).unwrap();
 /// let response: serde_json::Value = serde_json::from_str(&out).unwrap();
-/// assert_eq!(response["result"]["protocolVersion"], 1);
+/// assert_eq!(response["result"]["protocolVersion"], 2);
 ///
 /// // A bad line gets an error response, and the server carries on.
 /// let out = server.handle_line(b"{not json").unwrap();
@@ -148,6 +149,8 @@ pub(crate) struct DecideInput {
     pub(crate) settings: Option<Settings>,
     pub(crate) guard: Option<crate::sync::guard::BlastRadiusGuard>,
     pub(crate) claims: Vec<Value>,
+    /// The project's sync windows (all of them; those matching the app are checked).
+    pub(crate) windows: Vec<crate::sync::windows::SyncWindow>,
 }
 
 /// A method handler: reads the params, answers with the result.
@@ -161,6 +164,7 @@ fn handler(method: Method) -> Handler {
         Method::Step => handle_step,
         Method::Decide => handle_decide,
         Method::Configure => handle_configure,
+        Method::Hello => handle_hello,
     }
 }
 
@@ -241,10 +245,11 @@ impl Server {
     /// ```
     pub fn handle(&mut self, request: Request) -> Response {
         let params = match request.params {
+            Value::Null if request.method == Method::Configure => Value::Null,
             Value::Null => Value::Object(Map::new()),
             other => other,
         };
-        if !params.is_object() {
+        if !params.is_object() && !params.is_null() {
             let e = ProtocolError::params(
                 "/params",
                 format!("expected an object, found {}", type_name(&params)),
@@ -322,6 +327,8 @@ fn read_envelope(value: Value) -> Result<(Value, Method, Value), (Value, Protoco
         }
     };
     let params = match map.remove("params") {
+        // `configure` without params is the handshake: it reports and changes nothing.
+        None | Some(Value::Null) if method == Method::Configure => Value::Null,
         None | Some(Value::Null) => Value::Object(Map::new()),
         Some(p @ Value::Object(_)) => p,
         Some(other) => {
@@ -359,8 +366,32 @@ fn deserialize_at<T: DeserializeOwned>(value: Value, base: &str) -> Result<T, Pr
                 | serde_path_to_error::Segment::Unknown => {}
             }
         }
-        ProtocolError::params(path, e.into_inner().to_string())
+        ProtocolError::params(path, enum_hint(e.into_inner().to_string()))
     })
+}
+
+/// Serde's "unknown variant `x`, expected one of `A`, `B`" already lists the accepted
+/// spellings; when one of them differs from the value only in case or in `-`, `_` and spaces
+/// (`succeeded`, `not-found`), the message also names it.
+fn enum_hint(message: String) -> String {
+    let Some(rest) = message.strip_prefix("unknown variant `") else {
+        return message;
+    };
+    let Some((value, expected)) = rest.split_once("`, expected ") else {
+        return message;
+    };
+    let fold = |s: &str| -> String {
+        s.chars().filter(|c| !matches!(c, '-' | '_' | ' ')).flat_map(char::to_lowercase).collect()
+    };
+    let wanted = fold(value);
+    let suggestion =
+        expected.split('`').skip(1).step_by(2).find(|accepted| fold(accepted) == wanted);
+    match suggestion {
+        Some(accepted) => {
+            format!("{message}; did you mean `{accepted}`? (values are case-sensitive)")
+        }
+        None => message,
+    }
 }
 
 /// Checks that each item is a Kubernetes object with an identity, and flattens a `List` (a
@@ -455,6 +486,45 @@ fn timestamp(text: &str, path: &str) -> Result<Timestamp, ProtocolError> {
 }
 
 fn handle_configure(state: &mut State, params: Value) -> Result<Value, ProtocolError> {
+    if !params.is_null() {
+        replace_configuration(state, params)?;
+    }
+    let result = ConfigureResult {
+        protocol_version: PROTOCOL_VERSION,
+        engine_version: env!("CARGO_PKG_VERSION").to_string(),
+        methods: engine::available_methods(),
+        max_request_bytes: state.max_request_bytes,
+    };
+    serde_json::to_value(result).map_err(|e| ProtocolError::Engine {
+        message: format!("cannot serialize the result: {e}"),
+        object: None,
+        path: None,
+    })
+}
+
+/// `hello`: the handshake. Reads no configuration and changes none.
+fn handle_hello(state: &mut State, params: Value) -> Result<Value, ProtocolError> {
+    let HelloParams {} = parse_params(params)?;
+    let features = [("lua", cfg!(feature = "lua")), ("jq", cfg!(feature = "jq"))];
+    let mut limits = state.config.limits.clone();
+    limits.max_request_bytes = Some(state.max_request_bytes);
+    let result = HelloResult {
+        protocol_version: PROTOCOL_VERSION,
+        engine_version: env!("CARGO_PKG_VERSION").to_string(),
+        methods: engine::available_methods(),
+        features: features.iter().filter(|(_, on)| *on).map(|(f, _)| f.to_string()).collect(),
+        limits,
+    };
+    serde_json::to_value(result).map_err(|e| ProtocolError::Engine {
+        message: format!("cannot serialize the result: {e}"),
+        object: None,
+        path: None,
+    })
+}
+
+/// `configure` with params: the new configuration replaces the whole previous one (a field
+/// left out takes its default).
+fn replace_configuration(state: &mut State, params: Value) -> Result<(), ProtocolError> {
     let p: ConfigureParams = parse_params(params)?;
     if let Some(requested) = p.protocol_version
         && requested != PROTOCOL_VERSION
@@ -473,18 +543,7 @@ fn handle_configure(state: &mut State, params: Value) -> Result<Value, ProtocolE
         customizations: p.customizations,
         limits,
     };
-    engine::engine_configure(state, config)?;
-    let result = ConfigureResult {
-        protocol_version: PROTOCOL_VERSION,
-        engine_version: env!("CARGO_PKG_VERSION").to_string(),
-        methods: engine::available_methods(),
-        max_request_bytes: state.max_request_bytes,
-    };
-    serde_json::to_value(result).map_err(|e| ProtocolError::Engine {
-        message: format!("cannot serialize the result: {e}"),
-        object: None,
-        path: None,
-    })
+    engine::engine_configure(state, config)
 }
 
 fn handle_diff(state: &mut State, params: Value) -> Result<Value, ProtocolError> {
@@ -586,6 +645,18 @@ fn handle_decide(state: &mut State, params: Value) -> Result<Value, ProtocolErro
         settings: p.argocd_cm.map(|cm| settings(cm, "/params/argocdCm")).transpose()?,
         guard: p.guard,
         claims: objects(p.claims, "/params/claims")?,
+        windows: match p.project {
+            Some(project) => {
+                let project = object_param(project, "/params/project")?;
+                match project.get("spec").and_then(|s| s.get("syncWindows")) {
+                    Some(w) if !w.is_null() => {
+                        deserialize_at(w.clone(), "/params/project/spec/syncWindows")?
+                    }
+                    _ => Vec::new(),
+                }
+            }
+            None => Vec::new(),
+        },
     };
     if let Some(Err(e)) = input.guard.as_ref().map(|g| g.check()) {
         return Err(ProtocolError::params(format!("/params/guard{}", e.pointer()), e.to_string()));
@@ -596,6 +667,26 @@ fn handle_decide(state: &mut State, params: Value) -> Result<Value, ProtocolErro
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unknown_enum_values_name_the_near_spelling() {
+        let hint = |m: &str| enum_hint(m.to_string());
+        assert_eq!(
+            hint("unknown variant `succeeded`, expected one of `Succeeded`, `Failed`, `NotFound`"),
+            "unknown variant `succeeded`, expected one of `Succeeded`, `Failed`, `NotFound`; did \
+             you mean `Succeeded`? (values are case-sensitive)"
+        );
+        assert_eq!(
+            hint("unknown variant `not_found`, expected one of `Succeeded`, `Failed`, `NotFound`"),
+            "unknown variant `not_found`, expected one of `Succeeded`, `Failed`, `NotFound`; did \
+             you mean `NotFound`? (values are case-sensitive)"
+        );
+        assert_eq!(
+            hint("unknown variant `Ok`, expected `A` or `B`"),
+            "unknown variant `Ok`, expected `A` or `B`"
+        );
+        assert_eq!(hint("missing field `id`"), "missing field `id`");
+    }
 
     #[test]
     fn panics_become_internal_errors() {

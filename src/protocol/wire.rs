@@ -13,7 +13,7 @@ use serde_json::Value;
 use crate::object::ObjectRef;
 
 /// The version of the protocol this build speaks. See the module docs for what changes it.
-pub const PROTOCOL_VERSION: u32 = 1;
+pub const PROTOCOL_VERSION: u32 = 2;
 
 /// The default limit on the size of one request line, in bytes (16 MiB), newline excluded.
 pub const DEFAULT_MAX_REQUEST_BYTES: u64 = 16 * 1024 * 1024;
@@ -37,17 +37,20 @@ pub enum Method {
     Decide,
     /// Set the engine's settings once, for every later request.
     Configure,
+    /// The handshake: protocol and engine version, features, limits. Changes nothing.
+    Hello,
 }
 
 impl Method {
     /// Every method, in the order of the protocol docs.
-    pub const ALL: [Method; 6] = [
+    pub const ALL: [Method; 7] = [
         Method::Diff,
         Method::Health,
         Method::Plan,
         Method::Step,
         Method::Decide,
         Method::Configure,
+        Method::Hello,
     ];
 
     /// The method's name on the wire.
@@ -68,6 +71,7 @@ impl Method {
             Method::Step => "step",
             Method::Decide => "decide",
             Method::Configure => "configure",
+            Method::Hello => "hello",
         }
     }
 
@@ -131,7 +135,9 @@ pub struct Response {
 #[serde(rename_all = "lowercase")]
 #[non_exhaustive]
 pub enum Outcome {
-    /// The method's result: the same JSON as the CLI command's `--output json`.
+    /// The method's result: the same JSON as the CLI command's `--output json`. Which of
+    /// the result types it is follows from the request's method (the schema's `x-methods`).
+    #[schemars(schema_with = "result_schema")]
     Result(Value),
     /// Why the request failed.
     Error(ErrorObject),
@@ -168,29 +174,12 @@ pub struct ErrorObject {
     /// A lowercase, specific message for people; its wording may improve between releases.
     pub message: String,
     /// The Kubernetes object the error is about, when there is one.
-    #[schemars(with = "Option<ObjectRefSchema>", required)]
+    #[schemars(schema_with = "nullable_object_ref", required)]
     pub object: Option<ObjectRef>,
     /// An RFC 6901 pointer: into the request (`/params/desired/2/kind`) for `invalid_params`,
     /// into `object` for `engine_error`; null when the error has no place.
-    #[schemars(required)]
+    #[schemars(schema_with = "nullable_string", required)]
     pub path: Option<String>,
-}
-
-/// The identity of a Kubernetes object, as the server writes it (`ObjectRef` in the library).
-#[derive(JsonSchema)]
-#[schemars(rename = "ObjectRef")]
-#[allow(dead_code)] // only its schema is used
-struct ObjectRefSchema {
-    /// API group, `""` for the core group.
-    group: String,
-    /// API version within the group.
-    version: String,
-    /// Kind.
-    kind: String,
-    /// Namespace, `""` for cluster-scoped objects.
-    namespace: String,
-    /// Name.
-    name: String,
 }
 
 /// The stable error codes. New codes may be added in a minor release (clients treat an unknown
@@ -305,6 +294,30 @@ pub struct ConfigureResult {
     pub max_request_bytes: u64,
 }
 
+/// `hello` params: none (an empty object, or left out).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct HelloParams {}
+
+/// `hello` result: what the server speaks and what is in force. The handshake.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct HelloResult {
+    /// The protocol version the server speaks (see CHANGELOG.md for each version's changes).
+    pub protocol_version: u32,
+    /// The version of the gitops-core engine (the crate version).
+    pub engine_version: String,
+    /// The methods this build answers, in the order of the protocol docs.
+    pub methods: Vec<Method>,
+    /// The optional features this build has: `lua` (Lua health scripts), `jq` (jq paths in
+    /// `ignoreDifferences`).
+    pub features: Vec<String>,
+    /// The limits in force: `maxRequestBytes` always, the others when configured.
+    pub limits: Limits,
+}
+
 /// `diff` params: the inputs of `gitops-core diff`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -394,17 +407,17 @@ pub struct StepParams {
     /// The sync operation, the JSON form of the library's `sync::SyncRequest`:
     /// `appNamespace`, `targets` (the desired objects), `syncOptions`, `prune`, `dryRun`,
     /// `revision`, `startedAt`, ...
-    #[schemars(schema_with = "object_schema")]
+    #[schemars(with = "crate::sync::SyncRequest")]
     pub request: Value,
     /// The `state` of the previous step's result (`sync::SyncState`); left out for the first.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(schema_with = "optional_object_schema")]
+    #[schemars(with = "Option<crate::sync::SyncState>")]
     pub state: Option<Value>,
     /// What the host observed since (`sync::Observations`): the live objects with their
     /// health, the outcomes of the previous step's actions by id, ... Its `now` is replaced
     /// by the `now` param.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(schema_with = "optional_object_schema")]
+    #[schemars(with = "Option<crate::sync::Observations>")]
     pub observations: Option<Value>,
     /// The current time, RFC 3339.
     pub now: String,
@@ -437,6 +450,12 @@ pub struct DecideParams {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(schema_with = "optional_object_schema")]
     pub argocd_cm: Option<Value>,
+    /// The AppProject (the manifest, as `gitops-core decide --project`): its sync windows
+    /// that match the app are checked first, and while they block, no automated sync runs
+    /// (`Sync prevented by sync window`). Left out, no window applies.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "project_schema")]
+    pub project: Option<Value>,
     /// The blast-radius guard (`sync::guard::BlastRadiusGuard`): `{}` turns it on with its
     /// defaults (`maxPruneFraction` 0.5, no `maxPruneCount`, StatefulSets,
     /// PersistentVolumeClaims, Namespaces and CustomResourceDefinitions protected). Left out,
@@ -486,11 +505,46 @@ fn guard_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     })
 }
 
+/// An AppProject manifest, of which `decide` reads `spec.syncWindows`.
+fn project_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let window = generator.subschema_for::<crate::sync::windows::SyncWindow>();
+    schemars::json_schema!({
+        "description": "An AppProject manifest; `spec.syncWindows` is read.",
+        "type": ["object", "null"],
+        "properties": {
+            "spec": {
+                "type": "object",
+                "properties": {
+                    "syncWindows": { "type": ["array", "null"], "items": window }
+                }
+            }
+        }
+    })
+}
+
 fn id_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::json_schema!({
         "description": "A string, a number or null, chosen by the client.",
         "type": ["string", "number", "null"]
     })
+}
+
+/// `null` or an `ObjectRef`: the error's `object`, which is always present.
+fn nullable_object_ref(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let object = generator.subschema_for::<ObjectRef>();
+    schemars::json_schema!({ "anyOf": [object, { "type": "null" }] })
+}
+
+/// `null` or a string: the error's `path`, which is always present.
+fn nullable_string(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({ "type": ["string", "null"] })
+}
+
+/// The result of one of the methods (see `x-methods` in the schema for which one).
+fn result_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let results: Vec<schemars::Schema> =
+        Method::ALL.iter().map(|m| super::schema::result_schema_of(*m, generator)).collect();
+    schemars::json_schema!({ "anyOf": results })
 }
 
 fn object_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {

@@ -39,4 +39,5 @@ pub use interrupt::{Deadline, Interrupt, InterruptCheck};
 mod lua;
 pub use limits::ScriptLimits;
 #[cfg(feature = "lua")]
+#[cfg_attr(docsrs, doc(cfg(feature = "lua")))]
 pub use lua::{LuaEngine, LuaHealth, ScriptError, ScriptErrorKind};

@@ -9,18 +9,8 @@ use super::guard::{BlastRadiusGuard, GuardVerdict, assess};
 use super::time::parse_rfc3339;
 use crate::config::Application;
 
-/// A sync status.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[non_exhaustive]
-pub enum SyncStatusCode {
-    /// Live matches desired.
-    Synced,
-    /// Live differs from desired.
-    OutOfSync,
-    /// Not known.
-    #[default]
-    Unknown,
-}
+use crate::diff::AppDiff;
+pub use crate::diff::SyncStatus;
 
 /// The sync status of one resource, as the diff engine reports it.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -36,9 +26,29 @@ pub struct ResourceStatus {
     /// Name.
     pub name: String,
     /// The status.
-    pub status: SyncStatusCode,
+    pub status: SyncStatus,
     /// Live only, tracked by this app: a prune would delete it.
     pub requires_pruning: bool,
+}
+
+/// What `auto_sync` takes from the app's diff: the app's sync status and each resource's
+/// (hooks and ignored objects, which have none, left out), for [`AutoSyncInput`].
+pub fn resource_statuses(diff: &AppDiff) -> (SyncStatus, Vec<ResourceStatus>) {
+    let resources = diff
+        .resources
+        .iter()
+        .filter_map(|r| {
+            Some(ResourceStatus {
+                group: r.object.group.clone(),
+                kind: r.object.kind.clone(),
+                namespace: r.object.namespace.clone(),
+                name: r.object.name.clone(),
+                status: r.status?,
+                requires_pruning: r.requires_pruning,
+            })
+        })
+        .collect();
+    (diff.sync_status, resources)
 }
 
 /// The inputs of the decision.
@@ -47,7 +57,7 @@ pub struct ResourceStatus {
 #[non_exhaustive]
 pub struct AutoSyncInput {
     /// The app's sync status from the comparison.
-    pub sync_status: SyncStatusCode,
+    pub sync_status: SyncStatus,
     /// Per-resource statuses.
     pub resources: Vec<ResourceStatus>,
     /// The desired revisions (one for a single-source app).
@@ -71,7 +81,7 @@ pub struct AutoSyncInput {
 impl AutoSyncInput {
     /// An input with the default self-heal settings and `revisions_may_have_changes`.
     pub fn new(
-        sync_status: SyncStatusCode,
+        sync_status: SyncStatus,
         resources: Vec<ResourceStatus>,
         revisions: Vec<String>,
         now: i64,
@@ -299,11 +309,11 @@ pub fn already_attempted(
 /// # Examples
 ///
 /// ```
-/// use gitops_core::sync::decide::{auto_sync, AutoSyncInput, ResourceStatus, SyncStatusCode};
+/// use gitops_core::sync::decide::{auto_sync, AutoSyncInput, ResourceStatus, SyncStatus};
 /// let app = gitops_core::Application::from_value(&serde_json::json!({
 ///     "spec": {"syncPolicy": {"automated": {"prune": true}}}
 /// })).unwrap();
-/// let input = AutoSyncInput::new(SyncStatusCode::OutOfSync, vec![], vec!["b".repeat(40)], 0);
+/// let input = AutoSyncInput::new(SyncStatus::OutOfSync, vec![], vec!["b".repeat(40)], 0);
 /// let d = auto_sync(&app, &input);
 /// assert!(!d.sync);
 /// assert_eq!(d.condition.as_deref(), Some(format!(
@@ -320,11 +330,11 @@ pub fn auto_sync(app: &Application, input: &AutoSyncInput) -> Decision {
     if app.metadata.deletion_timestamp.is_some() {
         return Decision::skip("the application is being deleted");
     }
-    if input.sync_status != SyncStatusCode::OutOfSync {
+    if input.sync_status != SyncStatus::OutOfSync {
         return Decision::skip("the application is not OutOfSync");
     }
     if !automated.prune
-        && input.resources.iter().all(|r| r.status == SyncStatusCode::Synced || r.requires_pruning)
+        && input.resources.iter().all(|r| r.status == SyncStatus::Synced || r.requires_pruning)
     {
         return Decision::skip(
             "need to prune extra resources only but automated prune is disabled",
@@ -374,7 +384,7 @@ pub fn auto_sync(app: &Application, input: &AutoSyncInput) -> Decision {
         let mut resources: Vec<SyncResource> = input
             .resources
             .iter()
-            .filter(|r| r.status != SyncStatusCode::Synced)
+            .filter(|r| r.status != SyncStatus::Synced)
             .map(|r| SyncResource {
                 group: r.group.clone(),
                 kind: r.kind.clone(),

@@ -480,12 +480,12 @@ pub fn assess(
     resources: &[ResourceStatus],
     live: &[Value],
 ) -> GuardVerdict {
-    use super::decide::SyncStatusCode;
+    use super::decide::SyncStatus;
     let pruned = prunes(guard, app, prune, resources, live);
     let live_resources = resources
         .iter()
         .filter(|r| {
-            r.requires_pruning || r.status == SyncStatusCode::Synced || find_live(live, r).is_some()
+            r.requires_pruning || r.status == SyncStatus::Synced || find_live(live, r).is_some()
         })
         .count();
     let count = pruned.len();
@@ -604,7 +604,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::sync::decide::{AutoSyncInput, Decision, SyncStatusCode, auto_sync};
+    use crate::sync::decide::{AutoSyncInput, Decision, SyncStatus, auto_sync};
     use crate::sync::{LiveObject, Observations, SyncRequest, TaskAction, plan};
 
     const KINDS: [(&str, &str); 5] = [
@@ -742,7 +742,7 @@ mod tests {
                     .collect(),
             };
             let mut input = AutoSyncInput::new(
-                SyncStatusCode::OutOfSync, statuses, vec!["b".repeat(40)], 0);
+                SyncStatus::OutOfSync, statuses, vec!["b".repeat(40)], 0);
             input.guard = Some(guard.clone());
             input.live = live.clone();
             let d = auto_sync(&app, &input);

@@ -69,6 +69,7 @@ impl HookType {
 
 /// When a hook is deleted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub enum HookDeletePolicy {
     /// Delete the old copy before creating the hook again (the default).

@@ -116,6 +116,7 @@ use crate::config::ManagedNamespaceMetadata;
 use crate::health::HealthResult;
 use crate::object::{ObjectRef, Scopes};
 
+pub use decide::{ResourceStatus, SyncStatus, resource_statuses};
 pub use hooks::{HookDeletePolicy, HookType};
 pub use options::{AppOptions, PropagationPolicy};
 pub use step::{step, terminate};
@@ -125,6 +126,7 @@ pub use tasks::plan;
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
 )]
+#[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub enum Phase {
     /// Hooks (and what they depend on) before the resources.
@@ -158,7 +160,8 @@ impl fmt::Display for Phase {
 
 /// What the host does with a task's object.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", tag = "type")]
+#[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
+#[serde(tag = "type")]
 #[non_exhaustive]
 pub enum TaskAction {
     /// `kubectl create` (Replace with no live object).
@@ -181,8 +184,22 @@ pub enum TaskAction {
 }
 
 impl TaskAction {
-    /// The short name: `create`, `apply`, `server-side apply`, `replace`, `update`, `delete`,
-    /// `skip`.
+    /// The code, as the JSON of a plan spells it: `Create`, `Apply`, `ServerSideApply`,
+    /// `Replace`, `Update`, `Delete`, `Skip`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            TaskAction::Create => "Create",
+            TaskAction::Apply => "Apply",
+            TaskAction::ServerSideApply => "ServerSideApply",
+            TaskAction::Replace => "Replace",
+            TaskAction::Update => "Update",
+            TaskAction::Delete => "Delete",
+            TaskAction::Skip { .. } => "Skip",
+        }
+    }
+
+    /// The short name for people (text output): `create`, `apply`, `server-side apply`,
+    /// `replace`, `update`, `delete`, `skip`.
     pub fn name(&self) -> &'static str {
         match self {
             TaskAction::Create => "create",
@@ -198,6 +215,7 @@ impl TaskAction {
 
 /// How a task's object is sent.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct TaskFlags {
@@ -218,6 +236,7 @@ pub struct TaskFlags {
 
 /// One task of a sync: one object in one phase.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct Task {
@@ -285,6 +304,7 @@ impl Task {
 /// A (phase, wave) group of tasks: the unit the host must finish (and see healthy) before the
 /// next one starts.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct Wave {
@@ -298,6 +318,7 @@ pub struct Wave {
 
 /// An ordered sync plan.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct Plan {
@@ -319,6 +340,7 @@ impl Plan {
 
 /// One resource of a selective sync (`syncOperation.resources`).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", default)]
 #[non_exhaustive]
 pub struct SyncResource {
@@ -334,6 +356,7 @@ pub struct SyncResource {
 
 /// A sync operation: what to sync and how. Kept by the host for the whole operation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", default)]
 #[non_exhaustive]
 pub struct SyncRequest {
@@ -374,6 +397,12 @@ pub struct SyncRequest {
     /// Which kinds are cluster-scoped.
     #[serde(skip)]
     pub scopes: Scopes,
+}
+
+/// `ApplyOutOfSyncOnly`'s input from the app's diff: whether each resource is modified, by
+/// its key (`group/Kind/namespace/name`), for [`SyncRequest::modified`].
+pub fn modified_by_key(diff: &crate::diff::AppDiff) -> BTreeMap<String, bool> {
+    diff.resources.iter().map(|r| (r.object.key(), r.modified)).collect()
 }
 
 impl Default for SyncRequest {
@@ -488,6 +517,7 @@ impl SyncRequest {
 
 /// A live object with what the host knows about it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct LiveObject {
@@ -510,7 +540,8 @@ impl LiveObject {
 
 /// How the lookup of the app's namespace went (for `CreateNamespace=true`).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", tag = "type")]
+#[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
+#[serde(tag = "type")]
 #[non_exhaustive]
 pub enum NamespaceLookup {
     /// The namespace does not exist.
@@ -530,6 +561,7 @@ pub enum NamespaceLookup {
 
 /// What the host reports at each step.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", default)]
 #[non_exhaustive]
 pub struct Observations {
@@ -553,6 +585,7 @@ pub struct Observations {
 
 /// The outcome of one host action.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct Outcome {
@@ -568,7 +601,11 @@ pub struct Outcome {
 impl Outcome {
     /// A success with kubectl's output.
     pub fn ok(id: &str, message: &str) -> Self {
-        Outcome { id: id.to_string(), status: OutcomeStatus::Ok, message: message.to_string() }
+        Outcome {
+            id: id.to_string(),
+            status: OutcomeStatus::Succeeded,
+            message: message.to_string(),
+        }
     }
 
     /// A failure with its error text.
@@ -584,10 +621,11 @@ impl Outcome {
 
 /// Whether an action worked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub enum OutcomeStatus {
     /// It worked.
-    Ok,
+    Succeeded,
     /// It failed.
     Failed,
     /// The object was not there.
@@ -596,6 +634,7 @@ pub enum OutcomeStatus {
 
 /// What the host is asked to do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub enum ActionKind {
     /// Apply (client side, or server side when `server_side`).
@@ -610,12 +649,13 @@ pub enum ActionKind {
     Delete,
     /// Remove the hook finalizer from the live object.
     RemoveFinalizer,
-    /// Read the object from the cluster: `Ok` when it exists, `NotFound`, or `Failed`.
+    /// Read the object from the cluster: `Succeeded` when it exists, `NotFound`, or `Failed`.
     Get,
 }
 
 /// One action for the host.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct HostAction {
@@ -648,6 +688,7 @@ pub struct HostAction {
 
 /// The phase of a sync operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub enum OperationPhase {
     /// In progress.
@@ -672,6 +713,7 @@ impl OperationPhase {
 
 /// The result code of a resource.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub enum ResultCode {
     /// Applied.
@@ -686,6 +728,7 @@ pub enum ResultCode {
 
 /// The state of a task (`HookPhase` in Argo CD's results).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub enum TaskState {
     /// Not started.
@@ -709,6 +752,7 @@ impl TaskState {
 
 /// The result of one task, as in `syncResult.resources`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct ResourceResult {
@@ -742,6 +786,7 @@ impl ResourceResult {
 /// The state of a sync operation between steps. The host stores it (as Argo CD stores
 /// `status.operationState`) and passes it back.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", default)]
 #[non_exhaustive]
 pub struct SyncState {
@@ -762,6 +807,7 @@ pub struct SyncState {
 /// A (phase, wave) group that finished its wet run in this step: Argo CD's wave hook, where
 /// the controller sleeps (2 s by default) before the next wave.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct WaveEvent {
@@ -775,6 +821,7 @@ pub struct WaveEvent {
 
 /// The answer of one [`step`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 #[must_use]

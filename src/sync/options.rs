@@ -12,6 +12,7 @@ pub const FIELD_MANAGER: &str = "argocd-controller";
 
 /// How deletes (prunes and hook deletes) propagate to dependents.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub enum PropagationPolicy {
     /// Delete dependents first (Argo CD's default).
@@ -36,6 +37,7 @@ pub enum PropagationPolicy {
 /// assert!(!o.has(" Prune=false"));
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
 #[serde(transparent)]
 pub struct AppOptions(pub Vec<String>);
 

@@ -411,7 +411,7 @@ fn run_pass(ctx: &mut Ctx<'_>) -> R<()> {
         for (i, o) in missing.iter().zip(outcomes) {
             let tt = &mut tasks[*i];
             match o.status {
-                OutcomeStatus::Ok => {}
+                OutcomeStatus::Succeeded => {}
                 OutcomeStatus::Failed => {
                     let msg = format!("Failed to get live resource {}", o.message);
                     ctx.keep(tt, TaskState::Error, &msg);
@@ -743,7 +743,7 @@ fn run_tasks(
         let outcomes = ctx.execute(actions)?;
         for (i, o) in bhc.iter().zip(outcomes) {
             match o.status {
-                OutcomeStatus::Ok => state = state.max(RunState::Pending),
+                OutcomeStatus::Succeeded => state = state.max(RunState::Pending),
                 OutcomeStatus::NotFound => {
                     tasks[*i].t.live = None;
                     let skip_dry_run = !tasks[*i].t.flags.dry_run_first;

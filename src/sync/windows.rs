@@ -8,6 +8,7 @@ use crate::glob::glob_match;
 
 /// A sync window of an AppProject (`spec.syncWindows[]`).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", default)]
 #[non_exhaustive]
 pub struct SyncWindow {
@@ -249,6 +250,60 @@ impl SyncWindows {
             Ok(false) => Some("Sync operation blocked by sync window".to_string()),
             Err(e) => Some(format!("Sync operation blocked by sync window: {e}")),
         }
+    }
+}
+
+impl WindowTarget {
+    /// What an Application's windows are matched against: its name and destination.
+    pub fn for_app(app: &crate::config::Application) -> WindowTarget {
+        WindowTarget {
+            application: app.metadata.name.clone(),
+            namespace: app.spec.destination.namespace.clone(),
+            server: app.spec.destination.server.clone(),
+            cluster_name: app.spec.destination.name.clone(),
+        }
+    }
+}
+
+/// The sync windows of an AppProject manifest (`spec.syncWindows`; none when it is left out
+/// or null).
+///
+/// # Errors
+///
+/// The error of the first window that does not have a window's shape (a field of the wrong
+/// type).
+pub fn project_windows(project: &serde_json::Value) -> Result<Vec<SyncWindow>, serde_json::Error> {
+    match &project["spec"]["syncWindows"] {
+        serde_json::Value::Null => Ok(Vec::new()),
+        windows => Vec::<SyncWindow>::deserialize(windows),
+    }
+}
+
+/// The gate before an automated sync: the controller looks at auto-sync only when the
+/// project's windows that match `app` allow a sync at `now` (unix seconds). `None` when they
+/// do, else the message it writes: `Sync prevented by sync window[: <error>]`.
+///
+/// # Examples
+///
+/// ```
+/// use gitops_core::sync::windows::{auto_sync_blocked, project_windows};
+/// let project = serde_json::json!({"kind": "AppProject", "spec": {"syncWindows": [
+///     {"kind": "deny", "schedule": "0 0 * * *", "duration": "24h", "applications": ["*"]}]}});
+/// let app = gitops_core::Application::from_value(&serde_json::json!({
+///     "metadata": {"name": "shop"}})).unwrap();
+/// let windows = project_windows(&project).unwrap();
+/// assert_eq!(auto_sync_blocked(&windows, &app, 1_700_000_000).as_deref(),
+///            Some("Sync prevented by sync window"));
+/// ```
+pub fn auto_sync_blocked(
+    windows: &[SyncWindow],
+    app: &crate::config::Application,
+    now: i64,
+) -> Option<String> {
+    match SyncWindows::matching(windows, &WindowTarget::for_app(app)).can_sync(false, None, now) {
+        Ok(true) => None,
+        Ok(false) => Some("Sync prevented by sync window".to_string()),
+        Err(e) => Some(format!("Sync prevented by sync window: {e}")),
     }
 }
 

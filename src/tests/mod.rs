@@ -8,8 +8,12 @@ mod health;
 mod ignore;
 #[cfg(feature = "lua")]
 mod lua;
+#[cfg(all(feature = "serve", feature = "lua", feature = "jq"))]
+mod oracle_replay;
 mod parse;
+mod preview;
 mod properties;
+#[cfg(feature = "serve")]
 mod serve;
 mod smp;
 mod support;

@@ -791,7 +791,7 @@ mod sync {
     use proptest::prelude::*;
     use serde_json::{Value, json};
 
-    use crate::sync::decide::{AutoSyncInput, ResourceStatus, SyncStatusCode, auto_sync};
+    use crate::sync::decide::{AutoSyncInput, ResourceStatus, SyncStatus, auto_sync};
     use crate::sync::{
         ActionKind, AppOptions, LiveObject, Observations, Outcome, Plan, SyncRequest, SyncState,
         TaskAction, plan, step,
@@ -1071,9 +1071,9 @@ mod sync {
             specs in specs(),
             self_heal in any::<bool>(),
             status in prop_oneof![
-                4 => Just(SyncStatusCode::OutOfSync),
-                1 => Just(SyncStatusCode::Synced),
-                1 => Just(SyncStatusCode::Unknown),
+                4 => Just(SyncStatus::OutOfSync),
+                1 => Just(SyncStatus::Synced),
+                1 => Just(SyncStatus::Unknown),
             ],
             history in 0u8..4,
             same_revision in any::<bool>(),

@@ -157,3 +157,100 @@ fn any_line_gets_one_response() {
         prop_assert!(ok, "the server did not carry on");
     });
 }
+
+/// Every line of every conversation under `testdata/serve/` checked against the published
+/// schema with a JSON Schema validator: each response is a `Response`, each result is the
+/// result type of its request's method (`x-methods`), and each request that got a result is a
+/// `Request` whose params are its method's params. So the schema cannot drift from the server.
+#[test]
+fn conversations_follow_the_schema() {
+    let schema = json_schema();
+    let defs = schema["$defs"].clone();
+    let validator = |reference: &serde_json::Value| {
+        let doc = serde_json::json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "$defs": defs.clone(),
+            "allOf": [reference],
+        });
+        jsonschema::validator_for(&doc).unwrap_or_else(|e| panic!("schema {reference}: {e}"))
+    };
+    let request = validator(&serde_json::json!({ "$ref": "#/$defs/Request" }));
+    let response = validator(&serde_json::json!({ "$ref": "#/$defs/Response" }));
+    let methods = schema["x-methods"].as_object().unwrap();
+    let by_method: std::collections::BTreeMap<
+        &str,
+        (jsonschema::Validator, jsonschema::Validator),
+    > = methods
+        .iter()
+        .map(|(m, v)| (m.as_str(), (validator(&v["params"]), validator(&v["result"]))))
+        .collect();
+    let check = |v: &jsonschema::Validator, value: &serde_json::Value, what: String| {
+        let errors: Vec<String> = v.iter_errors(value).map(|e| e.to_string()).collect();
+        (errors.is_empty()).then_some(()).ok_or_else(|| format!("{what}: {}", errors.join("; ")))
+    };
+    let (mut requests, mut responses, mut results, mut enum_refusals) = (0, 0, 0, 0);
+    let mut failures = Vec::new();
+    let mut files: Vec<_> = std::fs::read_dir(testdata().join("serve"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "txt"))
+        .collect();
+    files.sort();
+    for path in &files {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let text = std::fs::read_to_string(path).unwrap();
+        let mut last_request: Option<serde_json::Value> = None;
+        for (n, line) in text.lines().enumerate() {
+            let at = format!("{name}:{}", n + 1);
+            if let Some(rest) = line.strip_prefix('>') {
+                last_request = serde_json::from_str(rest.trim()).ok();
+            } else if let Some(rest) = line.strip_prefix("< ") {
+                let rest = rest.replace("$ENGINE_VERSION", env!("CARGO_PKG_VERSION"));
+                let value: serde_json::Value = serde_json::from_str(&rest)
+                    .unwrap_or_else(|e| panic!("{at}: response is not JSON: {e}"));
+                responses += 1;
+                failures.extend(check(&response, &value, format!("{at} response")).err());
+                // A value the server refuses as not one of an enum's spellings is refused by
+                // the schema's `enum` too.
+                if value["error"]["message"].as_str().is_some_and(|m| m.contains("unknown variant"))
+                    && let Some(req) = &last_request
+                    && let Some((params, _)) = req["method"].as_str().and_then(|m| by_method.get(m))
+                {
+                    enum_refusals += 1;
+                    if params.is_valid(&req["params"]) {
+                        failures.push(format!("{at}: the schema accepts what the server refuses"));
+                    }
+                }
+                let Some(result) = value.get("result") else { continue };
+                let Some(req) = &last_request else {
+                    failures.push(format!("{at}: a result with no request"));
+                    continue;
+                };
+                let method = req["method"].as_str().unwrap_or_default();
+                let Some((params, result_schema)) = by_method.get(method) else {
+                    failures.push(format!("{at}: a result for unknown method {method:?}"));
+                    continue;
+                };
+                results += 1;
+                failures
+                    .extend(check(result_schema, result, format!("{at} {method} result")).err());
+                requests += 1;
+                failures.extend(check(&request, req, format!("{at} request")).err());
+                if let Some(p) = req.get("params").filter(|p| !p.is_null()) {
+                    failures.extend(check(params, p, format!("{at} {method} params")).err());
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    // Every conversation file is read: a vanished directory cannot pass as empty.
+    assert!(
+        files.len() >= 9 && responses >= 113 && results >= 45 && enum_refusals >= 3,
+        "{responses} {results} {enum_refusals}"
+    );
+    eprintln!(
+        "schema: {responses} responses, {results} results, {requests} requests validated \
+         in {} files; {enum_refusals} refused enum values refused by the schema too",
+        files.len()
+    );
+}

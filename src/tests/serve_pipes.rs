@@ -137,7 +137,7 @@ fn conversations_through_pipes() {
 #[test]
 fn interactive_conversation() {
     let mut c = Conversation::start(&[]);
-    c.send(r#"{"id":"hello","method":"configure","params":{"protocolVersion":1}}"#);
+    c.send(r#"{"id":"hello","method":"configure","params":{"protocolVersion":2}}"#);
     let hello = c.receive();
     assert!(hello.starts_with(r#"{"id":"hello","result":{"#), "{hello}");
     c.send("this is not json");
@@ -397,7 +397,7 @@ fn step_drives_a_sync_to_the_end() {
                     }
                 }
             }
-            outcomes.push(serde_json::json!({"id": action["id"], "status": "Ok"}));
+            outcomes.push(serde_json::json!({"id": action["id"], "status": "Succeeded"}));
         }
         state = step["state"].clone();
         if step["done"] == true {

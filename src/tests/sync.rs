@@ -12,7 +12,7 @@ use crate::Application;
 use crate::config::RetryStrategy;
 use crate::sync::backoff::{Retry, SelfHealSettings};
 use crate::sync::decide::{
-    AutoSyncInput, ResourceStatus, SyncStatusCode, already_attempted, auto_sync,
+    AutoSyncInput, ResourceStatus, SyncStatus, already_attempted, auto_sync,
 };
 use crate::sync::hooks;
 use crate::sync::options::{self, AppOptions};
@@ -319,7 +319,7 @@ fn check_step(name: &str, case: &Value) -> Result<(), String> {
 fn check_decide(name: &str, case: &Value) -> Result<(), String> {
     let app: Application = de(&case["app"], "app");
     let i = &case["input"];
-    let status: SyncStatusCode = de(&i["syncStatus"], "syncStatus");
+    let status: SyncStatus = de(&i["syncStatus"], "syncStatus");
     let resources: Vec<ResourceStatus> =
         if i["resources"].is_null() { Vec::new() } else { de(&i["resources"], "resources") };
     let now = i["now"].as_str().map_or(0, |s| parse_rfc3339(s).unwrap());

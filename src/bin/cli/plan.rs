@@ -3,12 +3,12 @@
 use std::path::PathBuf;
 
 use gitops_core::ObjectRef;
-use gitops_core::protocol::output::{DecideGuardOutput, DecideOutput};
-use gitops_core::sync::decide::{AutoSyncInput, ResourceStatus, SyncStatusCode, auto_sync};
+use gitops_core::protocol::output::{DecideGuardOutput, DecideOutput, PlanOutput};
+use gitops_core::sync::decide::{AutoSyncInput, ResourceStatus, SyncStatus, auto_sync};
 use gitops_core::sync::guard::{BlastRadiusGuard, GuardVerdict, assess};
 use gitops_core::sync::time::parse_rfc3339;
-use gitops_core::sync::windows::{SyncWindow, SyncWindows, WindowTarget};
-use gitops_core::sync::{LiveObject, Observations, SyncRequest, TaskAction, hooks, plan};
+use gitops_core::sync::windows::{auto_sync_blocked, project_windows};
+use gitops_core::sync::{LiveObject, Observations, Plan, SyncRequest, hooks, plan};
 use lexopt::prelude::*;
 use serde_json::{Value, json};
 
@@ -69,7 +69,7 @@ fn resource_statuses(
         .with_interrupt(&interrupt);
     let result = gitops_core::diff::diff_app(&input)
         .map_err(|e| CliError::Input(format!("comparing desired and live: {e}")))?;
-    Ok(gitops_core::protocol::output::resource_statuses(&result).1)
+    Ok(gitops_core::sync::resource_statuses(&result).1)
 }
 
 struct Args {
@@ -242,7 +242,7 @@ pub fn run_plan(args: lexopt::Parser) -> Result<u8, CliError> {
             .map(|r| {
                 (
                     format!("{}/{}/{}/{}", r.group, r.kind, r.namespace, r.name),
-                    r.status != SyncStatusCode::Synced,
+                    r.status != SyncStatus::Synced,
                 )
             })
             .collect(),
@@ -259,43 +259,17 @@ pub fn run_plan(args: lexopt::Parser) -> Result<u8, CliError> {
     let mut observations = Observations::default();
     observations.live = live.into_iter().map(|o| LiveObject::new(o, None)).collect();
     let p = plan(&request, &observations);
-    let rows: Vec<Value> = p
-        .tasks()
-        .map(|t| {
-            let message = match &t.action {
-                TaskAction::Skip { reason } => reason.clone(),
-                // Argo CD's sync waits here, prunes nothing, and says so.
-                TaskAction::Delete if t.requires_confirmation => format!(
-                    "waiting for pruning confirmation of {}/{}/{}",
-                    t.key.group, t.key.kind, t.key.name
-                ),
-                _ => t.invalid.clone().unwrap_or_default(),
-            };
-            json!({
-                "phase": t.phase.as_str(),
-                "wave": t.wave,
-                "group": t.key.group,
-                "version": t.key.version,
-                "kind": t.key.kind,
-                "namespace": t.key.namespace,
-                "name": t.key.name,
-                "action": t.action.name(),
-                "hook": t.hook_type().map(|p| p.as_str()),
-                "requiresConfirmation": t.requires_confirmation,
-                "message": message,
-            })
-        })
-        .collect();
+    let output = PlanOutput::new(&p);
     match a.output {
         Output::Json | Output::Yaml => {
             let doc = match &verdict {
-                Some(v) => json!({ "guard": DecideGuardOutput::new(v), "tasks": rows }),
-                None => json!({ "tasks": rows }),
+                Some(v) => json!({ "guard": DecideGuardOutput::new(v), "tasks": output.tasks }),
+                None => json!({ "tasks": output.tasks }),
             };
             a.output.print_document(&doc);
         }
         Output::Text => {
-            print_table(&rows);
+            print_table(&p, &output);
             if let Some(v) = &verdict {
                 outln!();
                 print_verdict(v, true);
@@ -305,22 +279,23 @@ pub fn run_plan(args: lexopt::Parser) -> Result<u8, CliError> {
     Ok(if p.valid { 0 } else { 1 })
 }
 
-fn print_table(rows: &[Value]) {
+/// The tasks as a table, actions in words (`server-side apply`).
+fn print_table(p: &Plan, output: &PlanOutput) {
     let header =
         ["PHASE", "WAVE", "GROUP", "KIND", "NAMESPACE", "NAME", "ACTION", "HOOK", "MESSAGE"];
     let mut table: Vec<Vec<String>> = vec![header.iter().map(|s| s.to_string()).collect()];
-    for r in rows {
-        let s = |k: &str| match &r[k] {
-            Value::String(s) => s.clone(),
-            Value::Null => String::new(),
-            other => other.to_string(),
-        };
-        table.push(
-            ["phase", "wave", "group", "kind", "namespace", "name", "action", "hook", "message"]
-                .iter()
-                .map(|k| s(k))
-                .collect(),
-        );
+    for (t, r) in p.tasks().zip(&output.tasks) {
+        table.push(vec![
+            r.phase.clone(),
+            r.wave.to_string(),
+            r.group.clone(),
+            r.kind.clone(),
+            r.namespace.clone(),
+            r.name.clone(),
+            t.action.name().to_string(),
+            r.hook.clone().unwrap_or_default(),
+            r.message.clone(),
+        ]);
     }
     let widths: Vec<usize> = (0..header.len())
         .map(|i| table.iter().map(|row| row[i].chars().count()).max().unwrap_or(0))
@@ -379,42 +354,25 @@ pub fn run_decide(args: lexopt::Parser) -> Result<u8, CliError> {
             })
     };
     let status =
-        if resources.iter().any(|r| r.status != SyncStatusCode::Synced && !extraneous_ignored(r)) {
-            SyncStatusCode::OutOfSync
+        if resources.iter().any(|r| r.status != SyncStatus::Synced && !extraneous_ignored(r)) {
+            SyncStatus::OutOfSync
         } else {
-            SyncStatusCode::Synced
+            SyncStatus::Synced
         };
     // The controller looks at auto-sync only when the project's windows allow it.
     let blocked = match &a.project {
         Some(path) => {
             let project = read_document(path)?;
-            let windows: Vec<SyncWindow> =
-                serde_json::from_value(project["spec"]["syncWindows"].clone())
-                    .or_else(|e| {
-                        if project["spec"]["syncWindows"].is_null() {
-                            Ok(Vec::new())
-                        } else {
-                            Err(e)
-                        }
-                    })
-                    .map_err(|e| CliError::Input(format!("{}: {e}", path.display())))?;
-            let mut target = WindowTarget::default();
-            target.application = app.metadata.name.clone();
-            target.namespace = app.spec.destination.namespace.clone();
-            target.server = app.spec.destination.server.clone();
-            target.cluster_name = app.spec.destination.name.clone();
-            match SyncWindows::matching(&windows, &target).can_sync(false, None, now) {
-                Ok(true) => None,
-                Ok(false) => Some("Sync prevented by sync window".to_string()),
-                Err(e) => Some(format!("Sync prevented by sync window: {e}")),
-            }
+            let windows = project_windows(&project)
+                .map_err(|e| CliError::Input(format!("{}: {e}", path.display())))?;
+            auto_sync_blocked(&windows, &app, now)
         }
         None => None,
     };
     let claims = read_all_objects(&a.claims)?;
     let (out, verdict) = if let Some(message) = blocked {
-        let out =
-            json!({"sync": false, "message": message, "selfHeal": false, "nextAttemptAt": null});
+        let out = serde_json::to_value(DecideOutput::blocked(message))
+            .map_err(|e| CliError::Input(format!("cannot print the decision: {e}")))?;
         (out, None)
     } else {
         let mut input = AutoSyncInput::new(status, resources, revisions, now);

@@ -264,11 +264,7 @@ fn visit<'s>(t: &Term<&'s str>, f: &mut dyn FnMut(&Term<&'s str>)) {
                 }
             }
         }
-        Term::Arr(inner) => {
-            if let Some(i) = inner {
-                visit(i, f);
-            }
-        }
+        Term::Arr(Some(i)) => visit(i, f),
         Term::Obj(kvs) => {
             for (k, v) in kvs {
                 visit(k, f);

@@ -159,6 +159,9 @@ impl<'a> HasLut<'a, Rule> for Env<'a> {
     }
 }
 
+/// A pattern and its flags.
+type RegexKey = (String, String);
+
 /// What one evaluation has spent, and why it stopped.
 pub(crate) struct Meter<'a> {
     left: Cell<u64>,
@@ -168,7 +171,7 @@ pub(crate) struct Meter<'a> {
     /// Patterns compiled when the rule was.
     fixed: &'a BTreeMap<(String, String), Arc<Compiled>>,
     /// Patterns computed and compiled during this evaluation.
-    computed: RefCell<Vec<((String, String), Arc<Compiled>)>>,
+    computed: RefCell<Vec<(RegexKey, Arc<Compiled>)>>,
 }
 
 impl<'a> Meter<'a> {

@@ -26,6 +26,9 @@ pub(super) const CALL_UNITS: u64 = 100;
 /// Units per chunk `loadstring`/`load` compiles, besides its bytes.
 pub(super) const COMPILE_UNITS: u64 = 1000;
 
+/// How much a call costs, from its arguments.
+type CostFn = fn(&MultiValue) -> u64;
+
 fn arg(args: &MultiValue, i: usize) -> &Value {
     args.get(i).unwrap_or(&Value::Nil)
 }
@@ -96,7 +99,7 @@ fn wrap(
     lua: &Lua,
     control: &std::rc::Rc<Control>,
     lib: &Table,
-    costs: &[(&'static str, fn(&MultiValue) -> u64)],
+    costs: &[(&'static str, CostFn)],
 ) -> mlua::Result<()> {
     for (name, cost) in costs {
         if let Ok(raw) = lib.raw_get::<Function>(*name) {

@@ -343,12 +343,11 @@ impl LuaEngine {
                 Some(l.saturating_sub(spent))
             });
             // The evaluation stopped at the request's budget, not its own.
-            if let Err(e) = &mut result {
-                if e.kind == ScriptErrorKind::Instructions(limits.instructions)
-                    && left < self.limits.instructions
-                {
-                    e.kind = ScriptErrorKind::RequestInstructions(self.limits.request_instructions);
-                }
+            if let Err(e) = &mut result
+                && e.kind == ScriptErrorKind::Instructions(limits.instructions)
+                && left < self.limits.instructions
+            {
+                e.kind = ScriptErrorKind::RequestInstructions(self.limits.request_instructions);
             }
         }
         if reusable {

@@ -1,0 +1,459 @@
+//! Deterministic generator of differential cases: health objects of the built-in kinds and of
+//! a custom kind with a Lua script, and desired/live pairs with server defaults, status,
+//! managedFields, last-applied annotations, tracking annotations and drift, with Applications
+//! carrying ignoreDifferences rules.
+
+use serde_json::{Value, json};
+
+/// splitmix64: small, seedable, the same sequence on every platform.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Self {
+        Rng(seed)
+    }
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    pub fn chance(&mut self, percent: u64) -> bool {
+        self.below(100) < percent
+    }
+    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len() as u64) as usize]
+    }
+}
+
+#[derive(Clone, Copy)]
+pub enum Area {
+    Health,
+    Diff,
+}
+
+impl Area {
+    pub fn name(self) -> &'static str {
+        match self {
+            Area::Health => "health",
+            Area::Diff => "diff",
+        }
+    }
+}
+
+/// One case: the method's area and its `params`.
+pub fn case(rng: &mut Rng) -> (Area, Value) {
+    if rng.chance(50) {
+        let n = 1 + rng.below(3);
+        let objects: Vec<Value> = (0..n).map(|i| health_object(rng, i)).collect();
+        (Area::Health, json!({"objects": objects}))
+    } else {
+        diff_case(rng)
+    }
+}
+
+fn meta(kind_name: &str, i: u64, generation: Option<u64>) -> Value {
+    let mut m = json!({"name": format!("{kind_name}-{i}"), "namespace": "shop"});
+    if let Some(g) = generation {
+        m["generation"] = json!(g);
+    }
+    m
+}
+
+fn condition(t: &str, status: &str, reason: &str, message: &str) -> Value {
+    json!({"type": t, "status": status, "reason": reason, "message": message})
+}
+
+fn health_object(rng: &mut Rng, i: u64) -> Value {
+    let generation = 1 + rng.below(4);
+    let observed = if rng.chance(80) { generation } else { generation - 1 };
+    let replicas = rng.below(4);
+    let updated = rng.below(replicas + 1);
+    let available = rng.below(updated + 1);
+    let ready = rng.below(replicas + 1);
+    match rng.below(11) {
+        0 => {
+            let mut status = json!({"observedGeneration": observed, "replicas": replicas,
+                "updatedReplicas": updated, "availableReplicas": available, "readyReplicas": ready});
+            if rng.chance(20) {
+                status["conditions"] = json!([condition(
+                    "Progressing",
+                    "False",
+                    "ProgressDeadlineExceeded",
+                    "ReplicaSet \"api-1\" has timed out progressing."
+                )]);
+            }
+            if rng.chance(15) {
+                status["replicas"] = json!(replicas + 1);
+            }
+            let mut spec = json!({"replicas": replicas});
+            if rng.chance(10) {
+                spec["paused"] = json!(true);
+            }
+            json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": meta("deploy", i, Some(generation)),
+                "spec": spec, "status": status})
+        }
+        1 => {
+            let strategy = if rng.chance(20) { "OnDelete" } else { "RollingUpdate" };
+            let mut status = json!({"observedGeneration": observed, "replicas": replicas,
+                "readyReplicas": ready, "updatedReplicas": updated, "currentRevision": "web-1",
+                "updateRevision": if rng.chance(70) { "web-1" } else { "web-2" }});
+            if rng.chance(50) {
+                status["availableReplicas"] = json!(available);
+            }
+            json!({"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": meta("sts", i, Some(generation)),
+                "spec": {"replicas": replicas, "updateStrategy": {"type": strategy}}, "status": status})
+        }
+        2 => {
+            let strategy = if rng.chance(20) { "OnDelete" } else { "RollingUpdate" };
+            json!({"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": meta("ds", i, Some(generation)),
+                "spec": {"updateStrategy": {"type": strategy}},
+                "status": {"observedGeneration": observed, "desiredNumberScheduled": replicas,
+                    "updatedNumberScheduled": updated, "numberAvailable": available,
+                    "currentNumberScheduled": replicas, "numberReady": ready}})
+        }
+        3 => {
+            json!({"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": meta("rs", i, Some(generation)),
+            "spec": {"replicas": replicas},
+            "status": {"observedGeneration": observed, "replicas": replicas, "availableReplicas": available,
+                "readyReplicas": ready}})
+        }
+        4 => pod(rng, i),
+        5 => {
+            let t = *rng.pick(&["ClusterIP", "LoadBalancer", "NodePort", "ExternalName"]);
+            let mut svc = json!({"apiVersion": "v1", "kind": "Service", "metadata": meta("svc", i, None),
+                "spec": {"type": t, "ports": [{"port": 80}]}});
+            if rng.chance(50) {
+                svc["status"] = json!({"loadBalancer": {"ingress": [{"ip": "10.0.0.1"}]}});
+            } else if rng.chance(50) {
+                svc["status"] = json!({"loadBalancer": {}});
+            }
+            svc
+        }
+        6 => {
+            let phase = *rng.pick(&["Bound", "Pending", "Lost", "Available"]);
+            json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": meta("pvc", i, None),
+                "spec": {"accessModes": ["ReadWriteOnce"]}, "status": {"phase": phase}})
+        }
+        7 => {
+            let mut status = json!({});
+            match rng.below(4) {
+                0 => status["conditions"] = json!([condition("Complete", "True", "", "")]),
+                1 => {
+                    status["conditions"] = json!([condition(
+                        "Failed",
+                        "True",
+                        "BackoffLimitExceeded",
+                        "Job has reached the specified backoff limit"
+                    )])
+                }
+                2 => status["active"] = json!(1),
+                _ => {}
+            }
+            let mut job = json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": meta("job", i, None),
+                "spec": {"template": {"spec": {"containers": [{"name": "m", "image": "busybox"}]}}},
+                "status": status});
+            if rng.chance(15) {
+                job["spec"]["suspend"] = json!(true);
+            }
+            job
+        }
+        8 => {
+            let mut ing = json!({"apiVersion": "networking.k8s.io/v1", "kind": "Ingress",
+                "metadata": meta("ing", i, None), "spec": {"rules": [{"host": "shop.example.com"}]}});
+            if rng.chance(60) {
+                ing["status"] =
+                    json!({"loadBalancer": {"ingress": [{"hostname": "lb.example.com"}]}});
+            }
+            ing
+        }
+        9 => {
+            let st = *rng.pick(&["True", "False", "Unknown"]);
+            json!({"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService",
+                "metadata": {"name": format!("v1beta1.metrics-{i}.k8s.io")},
+                "spec": {"service": {"name": "metrics", "namespace": "kube-system"}},
+                "status": {"conditions": [condition("Available", st, "Passed", "all checks passed")]}})
+        }
+        _ => canary(rng, i),
+    }
+}
+
+fn pod(rng: &mut Rng, i: u64) -> Value {
+    let phase = *rng.pick(&["Pending", "Running", "Succeeded", "Failed", "Unknown"]);
+    let restart = *rng.pick(&["Always", "OnFailure", "Never"]);
+    let mut cs = json!({"name": "app", "ready": rng.chance(60), "restartCount": rng.below(3)});
+    match rng.below(4) {
+        0 => {
+            cs["state"] =
+                json!({"waiting": {"reason": "CrashLoopBackOff", "message": "back-off restarting"}})
+        }
+        1 => cs["state"] = json!({"waiting": {"reason": "ContainerCreating"}}),
+        2 => {
+            cs["state"] =
+                json!({"terminated": {"exitCode": 1, "reason": "Error", "message": "boom"}})
+        }
+        _ => cs["state"] = json!({"running": {"startedAt": "2024-05-01T10:00:00Z"}}),
+    }
+    let mut status = json!({"phase": phase, "containerStatuses": [cs]});
+    if rng.chance(30) {
+        status["conditions"] =
+            json!([condition("Ready", if rng.chance(50) { "True" } else { "False" }, "", "")]);
+    }
+    if rng.chance(20) {
+        status["message"] = json!("The node was low on resource: memory.");
+    }
+    json!({"apiVersion": "v1", "kind": "Pod", "metadata": meta("pod", i, None),
+        "spec": {"restartPolicy": restart, "containers": [{"name": "app", "image": "shop/app:1"}]},
+        "status": status})
+}
+
+fn canary(rng: &mut Rng, i: u64) -> Value {
+    let generation = 1 + rng.below(5);
+    let replicas = 1 + rng.below(4);
+    let updated = rng.below(replicas + 1);
+    let mut status = json!({"replicas": replicas + rng.below(2), "updatedReplicas": updated,
+        "availableReplicas": rng.below(updated + 1)});
+    if rng.chance(80) {
+        // The Rollout controller writes observedGeneration as a string.
+        status["observedGeneration"] =
+            json!(format!("{}", if rng.chance(80) { generation } else { generation - 1 }));
+    }
+    let mut conditions = vec![];
+    if rng.chance(15) {
+        conditions.push(condition("InvalidSpec", "True", "InvalidSpec", "The Rollout is invalid"));
+    }
+    if rng.chance(15) {
+        conditions.push(condition(
+            "Progressing",
+            "False",
+            "ProgressDeadlineExceeded",
+            "deadline exceeded",
+        ));
+    }
+    if rng.chance(20) {
+        conditions.push(condition("Healthy", "False", "Unhealthy", "2 replicas are unhealthy"));
+    }
+    if !conditions.is_empty() {
+        status["conditions"] = json!(conditions);
+    }
+    if rng.chance(15) {
+        status["pauseConditions"] = json!([{"reason": "CanaryPauseStep"}, {"reason": "Manual"}]);
+    }
+    let mut obj = json!({"apiVersion": "example.com/v1", "kind": "Canary", "metadata": meta("canary", i, Some(generation)),
+        "spec": {"replicas": replicas}, "status": status});
+    if rng.chance(10) {
+        obj["spec"]["paused"] = json!(true);
+    }
+    if rng.chance(10) {
+        obj.as_object_mut().map(|o| o.remove("status"));
+    }
+    obj
+}
+
+fn container(rng: &mut Rng, image_tag: &str) -> Value {
+    let mut c = json!({"name": "app", "image": format!("registry.example.com/shop/app:{image_tag}"),
+        "ports": [{"containerPort": 8080}],
+        "env": [{"name": "MODE", "value": "prod"}, {"name": "LOG", "value": "info"}]});
+    if rng.chance(60) {
+        c["resources"] = json!({"requests": {"cpu": "100m", "memory": "128Mi"}, "limits": {"cpu": "1", "memory": "256Mi"}});
+    }
+    c
+}
+
+fn deployment(rng: &mut Rng, i: u64) -> Value {
+    let c = container(rng, "1.0");
+    json!({"apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": format!("api-{i}"), "namespace": "shop", "labels": {"app": "api"}},
+        "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "api"}},
+            "template": {"metadata": {"labels": {"app": "api"}}, "spec": {"containers": [c]}}}})
+}
+
+fn configmap(_rng: &mut Rng, i: u64) -> Value {
+    json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": format!("cfg-{i}"), "namespace": "shop"},
+        "data": {"a": "1", "b": "two"}})
+}
+
+fn service(_rng: &mut Rng, i: u64) -> Value {
+    json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": format!("svc-{i}"), "namespace": "shop"},
+        "spec": {"selector": {"app": "api"}, "ports": [{"name": "http", "port": 80, "targetPort": 8080}]}})
+}
+
+/// What the API server adds to a created object.
+fn server_defaults(obj: &mut Value) {
+    let kind = obj["kind"].as_str().unwrap_or("").to_string();
+    obj["metadata"]["uid"] = json!("0b9a2f1e-1111-4c3d-8e2f-000000000001");
+    obj["metadata"]["resourceVersion"] = json!("12345");
+    obj["metadata"]["creationTimestamp"] = json!("2024-05-01T10:00:00Z");
+    match kind.as_str() {
+        "Deployment" => {
+            obj["metadata"]["generation"] = json!(3);
+            obj["spec"]["revisionHistoryLimit"] = json!(10);
+            obj["spec"]["progressDeadlineSeconds"] = json!(600);
+            obj["spec"]["strategy"] = json!({"type": "RollingUpdate",
+                "rollingUpdate": {"maxSurge": "25%", "maxUnavailable": "25%"}});
+            let pod = &mut obj["spec"]["template"]["spec"];
+            pod["restartPolicy"] = json!("Always");
+            pod["dnsPolicy"] = json!("ClusterFirst");
+            pod["schedulerName"] = json!("default-scheduler");
+            pod["terminationGracePeriodSeconds"] = json!(30);
+            pod["securityContext"] = json!({});
+            if let Some(cs) = pod["containers"].as_array_mut() {
+                for c in cs {
+                    c["imagePullPolicy"] = json!("IfNotPresent");
+                    c["terminationMessagePath"] = json!("/dev/termination-log");
+                    c["terminationMessagePolicy"] = json!("File");
+                    if let Some(ps) = c["ports"].as_array_mut() {
+                        for p in ps {
+                            p["protocol"] = json!("TCP");
+                        }
+                    }
+                }
+            }
+            obj["status"] = json!({"observedGeneration": 3, "replicas": 2, "readyReplicas": 2});
+        }
+        "Service" => {
+            obj["spec"]["clusterIP"] = json!("10.96.0.12");
+            obj["spec"]["type"] = json!("ClusterIP");
+            obj["spec"]["sessionAffinity"] = json!("None");
+            if let Some(ps) = obj["spec"]["ports"].as_array_mut() {
+                for p in ps {
+                    p["protocol"] = json!("TCP");
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+fn managed_fields(manager: &str, operation: &str, fields: Value) -> Value {
+    json!({"manager": manager, "operation": operation, "apiVersion": "apps/v1",
+        "time": "2024-05-01T10:00:00Z", "fieldsType": "FieldsV1", "fieldsV1": fields})
+}
+
+/// A desired object, its live counterpart with drift, and an Application.
+fn diff_case(rng: &mut Rng) -> (Area, Value) {
+    let n = 1 + rng.below(3);
+    let mut desired = vec![];
+    let mut live = vec![];
+    let mut ignores = vec![];
+    for i in 0..n {
+        let d = match rng.below(3) {
+            0 => deployment(rng, i),
+            1 => configmap(rng, i),
+            _ => service(rng, i),
+        };
+        let kind = d["kind"].as_str().unwrap_or("").to_string();
+        // What was applied last: the desired object or an older one.
+        let mut applied = d.clone();
+        if rng.chance(20) && kind == "ConfigMap" {
+            applied["data"]["old"] = json!("gone from git");
+        }
+        let mut l = applied.clone();
+        server_defaults(&mut l);
+        if rng.chance(85) {
+            l["metadata"]["annotations"] = json!({"kubectl.kubernetes.io/last-applied-configuration":
+                serde_json::to_string(&applied).unwrap_or_default()});
+        }
+        if rng.chance(90) {
+            // The app found this object by its tracking annotation (rarely: an older app's).
+            let api = d["apiVersion"].as_str().unwrap_or("");
+            let group = if api.contains('/') { api.split('/').next().unwrap_or("") } else { "" };
+            let app = if rng.chance(95) { "my-app" } else { "old-app" };
+            let ann = format!(
+                "{app}:{group}/{kind}:shop/{}",
+                d["metadata"]["name"].as_str().unwrap_or("")
+            );
+            let anns = l["metadata"]["annotations"].as_object().cloned().unwrap_or_default();
+            let mut anns = Value::Object(anns);
+            anns["argocd.argoproj.io/tracking-id"] = json!(ann);
+            l["metadata"]["annotations"] = anns;
+        }
+        match kind.as_str() {
+            "Deployment" => {
+                let c = &mut l["spec"]["template"]["spec"]["containers"][0];
+                match rng.below(9) {
+                    0 => l["spec"]["replicas"] = json!(5),
+                    1 => c["image"] = json!("registry.example.com/shop/app:1.1"),
+                    2 => {
+                        // env added outside Git
+                        if let Some(env) = c["env"].as_array_mut() {
+                            env.push(json!({"name": "DEBUG", "value": "1"}));
+                        }
+                    }
+                    3 => {
+                        // list reorder
+                        if let Some(env) = c["env"].as_array_mut() {
+                            env.reverse();
+                        }
+                    }
+                    // an equal quantity in another spelling
+                    4 if c.get("resources").is_some() => {
+                        c["resources"]["limits"]["cpu"] = json!("1000m")
+                    }
+                    5 if c.get("resources").is_some() => {
+                        c["resources"]["requests"]["memory"] = json!("256Mi");
+                    }
+                    6 => {
+                        l["spec"]["template"]["metadata"]["annotations"] =
+                            json!({"kubectl.kubernetes.io/restartedAt": "2024-05-01T11:00:00Z"})
+                    }
+                    _ => {}
+                }
+                if rng.chance(30) {
+                    let mut mf = vec![managed_fields(
+                        "argocd-controller",
+                        "Apply",
+                        json!({"f:spec": {"f:replicas": {}, "f:template": {}}}),
+                    )];
+                    if rng.chance(50) {
+                        mf.push(managed_fields(
+                            "kube-controller-manager",
+                            "Update",
+                            json!({"f:spec": {"f:replicas": {}}}),
+                        ));
+                    }
+                    l["metadata"]["managedFields"] = json!(mf);
+                }
+            }
+            "ConfigMap" => match rng.below(4) {
+                0 => l["data"]["a"] = json!("changed"),
+                1 => l["data"]["extra"] = json!("added by hand"),
+                2 => l["data"]["b"] = Value::Null,
+                _ => {}
+            },
+            _ => match rng.below(3) {
+                0 => l["spec"]["ports"][0]["targetPort"] = json!(9090),
+                1 => l["spec"]["selector"]["tier"] = json!("web"),
+                _ => {}
+            },
+        }
+        if rng.chance(25) {
+            let rule = match kind.as_str() {
+                "Deployment" => match rng.below(3) {
+                    0 => {
+                        json!({"group": "apps", "kind": "Deployment", "jsonPointers": ["/spec/replicas"]})
+                    }
+                    1 => json!({"group": "apps", "kind": "Deployment",
+                        "jqPathExpressions": [".spec.template.spec.containers[].image"]}),
+                    _ => json!({"group": "apps", "kind": "Deployment",
+                        "managedFieldsManagers": ["kube-controller-manager"]}),
+                },
+                "ConfigMap" => json!({"kind": "ConfigMap", "jsonPointers": ["/data/a"]}),
+                _ => json!({"kind": "Service", "jqPathExpressions": [".spec.ports[].targetPort"]}),
+            };
+            ignores.push(rule);
+        }
+        desired.push(d);
+        live.push(l);
+    }
+    let app = json!({"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
+        "metadata": {"name": "my-app", "namespace": "argocd"},
+        "spec": {"destination": {"namespace": "shop", "server": "https://kubernetes.default.svc"},
+            "source": {"repoURL": "https://git.example.com/shop.git", "path": "shop"},
+            "project": "default", "ignoreDifferences": ignores}});
+    (Area::Diff, json!({"desired": desired, "live": live, "app": app}))
+}

@@ -1,0 +1,267 @@
+// Command oracle answers a subset of the gitops-core `serve` JSON-lines protocol
+// (configure, diff, health) with Argo CD's own Go packages, for differential testing.
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/argoproj/gitops-engine/pkg/health"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+	"github.com/argoproj/argo-cd/v3/util/argo"
+	argodiff "github.com/argoproj/argo-cd/v3/util/argo/diff"
+	"github.com/argoproj/argo-cd/v3/util/argo/normalizers"
+	"github.com/argoproj/argo-cd/v3/util/lua"
+)
+
+type request struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+}
+
+type errorObject struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+type response struct {
+	ID     json.RawMessage `json:"id"`
+	Result any             `json:"result,omitempty"`
+	Error  *errorObject    `json:"error,omitempty"`
+}
+
+// server keeps what `configure` set: health scripts by "<group>/<Kind>".
+type server struct {
+	customizations map[string]string
+}
+
+func main() {
+	s := &server{customizations: map[string]string{}}
+	in := bufio.NewReaderSize(os.Stdin, 1<<20)
+	out := bufio.NewWriter(os.Stdout)
+	enc := json.NewEncoder(out)
+	for {
+		line, err := in.ReadBytes('\n')
+		if len(line) > 0 {
+			var req request
+			var resp response
+			if jerr := json.Unmarshal(line, &req); jerr != nil {
+				resp.Error = &errorObject{Code: "parse_error", Message: jerr.Error()}
+			} else {
+				resp.ID = req.ID
+				result, herr := s.handle(req.Method, req.Params)
+				if herr != nil {
+					resp.Error = &errorObject{Code: "engine_error", Message: herr.Error()}
+				} else {
+					resp.Result = result
+				}
+			}
+			if resp.ID == nil {
+				resp.ID = json.RawMessage("null")
+			}
+			if eerr := enc.Encode(resp); eerr != nil {
+				os.Exit(1)
+			}
+			if ferr := out.Flush(); ferr != nil {
+				os.Exit(1)
+			}
+		}
+		if err == io.EOF {
+			return
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "oracle:", err)
+			os.Exit(1)
+		}
+	}
+}
+
+func (s *server) handle(method string, params json.RawMessage) (any, error) {
+	switch method {
+	case "configure":
+		var p struct {
+			Customizations map[string]string `json:"customizations"`
+		}
+		if err := json.Unmarshal(params, &p); err != nil {
+			return nil, err
+		}
+		for k, v := range p.Customizations {
+			s.customizations[k] = v
+		}
+		return map[string]any{"protocolVersion": 1, "methods": []string{"configure", "diff", "health"}}, nil
+	case "health":
+		return s.health(params)
+	case "diff":
+		return s.diff(params)
+	default:
+		return nil, fmt.Errorf("unknown method `%s`", method)
+	}
+}
+
+func objects(raw []map[string]any) []*unstructured.Unstructured {
+	objs := make([]*unstructured.Unstructured, len(raw))
+	for i, o := range raw {
+		if o != nil {
+			objs[i] = &unstructured.Unstructured{Object: o}
+		}
+	}
+	return objs
+}
+
+type resourceHealth struct {
+	Group     string  `json:"group"`
+	Kind      string  `json:"kind"`
+	Name      string  `json:"name"`
+	Namespace string  `json:"namespace"`
+	Status    *string `json:"status"`
+	Message   string  `json:"message"`
+}
+
+// health assesses each object as the application controller does: gitops-engine's
+// GetResourceHealth with Argo CD's Lua overrides, and the app health as the worst
+// status of the resources (gitops-engine's IsWorse).
+func (s *server) health(params json.RawMessage) (any, error) {
+	var p struct {
+		Objects        []map[string]any  `json:"objects"`
+		Customizations map[string]string `json:"customizations"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil {
+		return nil, err
+	}
+	overrides := map[string]v1alpha1.ResourceOverride{}
+	for k, v := range s.customizations {
+		overrides[k] = v1alpha1.ResourceOverride{HealthLua: v}
+	}
+	for k, v := range p.Customizations {
+		overrides[trimHealthLua(k)] = v1alpha1.ResourceOverride{HealthLua: v}
+	}
+	appStatus := health.HealthStatusHealthy
+	resources := []resourceHealth{}
+	for _, obj := range objects(p.Objects) {
+		gvk := obj.GroupVersionKind()
+		r := resourceHealth{Group: gvk.Group, Kind: gvk.Kind, Name: obj.GetName(), Namespace: obj.GetNamespace()}
+		h, err := health.GetResourceHealth(obj, lua.ResourceHealthOverrides(overrides))
+		if err != nil {
+			st := string(health.HealthStatusUnknown)
+			r.Status, r.Message = &st, err.Error()
+		} else if h != nil {
+			st := string(h.Status)
+			r.Status, r.Message = &st, h.Message
+		}
+		if r.Status != nil && health.IsWorse(appStatus, health.HealthStatusCode(*r.Status)) {
+			appStatus = health.HealthStatusCode(*r.Status)
+		}
+		resources = append(resources, r)
+	}
+	return map[string]any{"status": string(appStatus), "resources": resources}, nil
+}
+
+func trimHealthLua(key string) string {
+	const suffix = "/health.lua"
+	if len(key) > len(suffix) && key[len(key)-len(suffix):] == suffix {
+		return key[:len(key)-len(suffix)]
+	}
+	return key
+}
+
+const appLabelKey = "app.kubernetes.io/instance"
+
+type resourceDiff struct {
+	Group          string          `json:"group"`
+	Kind           string          `json:"kind"`
+	Name           string          `json:"name"`
+	Namespace      string          `json:"namespace"`
+	Modified       bool            `json:"modified"`
+	Status         string          `json:"status"`
+	NormalizedLive json.RawMessage `json:"normalizedLive"`
+	PredictedLive  json.RawMessage `json:"predictedLive"`
+}
+
+// diff pairs desired[i] with live[i] (the runner sends them paired) and runs Argo CD's
+// StateDiffs: tracking normalization, managedFields managers, ignoreDifferences by
+// JSON pointer and jq, known types, then gitops-engine's three-way or two-way diff.
+func (s *server) diff(params json.RawMessage) (any, error) {
+	var p struct {
+		Desired []map[string]any `json:"desired"`
+		Live    []map[string]any `json:"live"`
+		App     *struct {
+			Metadata struct {
+				Name string `json:"name"`
+			} `json:"metadata"`
+			Spec struct {
+				Destination struct {
+					Namespace string `json:"namespace"`
+				} `json:"destination"`
+				IgnoreDifferences []v1alpha1.ResourceIgnoreDifferences `json:"ignoreDifferences"`
+			} `json:"spec"`
+		} `json:"app"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil {
+		return nil, err
+	}
+	if len(p.Desired) != len(p.Live) {
+		return nil, fmt.Errorf("desired and live must be paired (%d, %d)", len(p.Desired), len(p.Live))
+	}
+	ignores := []v1alpha1.ResourceIgnoreDifferences{}
+	if p.App != nil && p.App.Spec.IgnoreDifferences != nil {
+		ignores = p.App.Spec.IgnoreDifferences
+	}
+	cfg, err := argodiff.NewDiffConfigBuilder().
+		WithDiffSettings(ignores, map[string]v1alpha1.ResourceOverride{}, false, normalizers.IgnoreNormalizerOpts{}).
+		WithTracking(appLabelKey, string(v1alpha1.TrackingMethodAnnotation)).
+		WithNoCache().
+		Build()
+	if err != nil {
+		return nil, err
+	}
+	desired, live := objects(p.Desired), objects(p.Live)
+	// As the controller does before comparing: every desired object carries the app's
+	// tracking annotation (the default annotation tracking, app.kubernetes.io/instance key).
+	if p.App != nil {
+		tracking := argo.NewResourceTracking()
+		for _, d := range desired {
+			if d == nil {
+				continue
+			}
+			if err := tracking.SetAppInstance(d, appLabelKey, p.App.Metadata.Name, p.App.Spec.Destination.Namespace, v1alpha1.TrackingMethodAnnotation, ""); err != nil {
+				return nil, err
+			}
+		}
+	}
+	results, err := argodiff.StateDiffs(live, desired, cfg)
+	if err != nil {
+		return nil, err
+	}
+	sync := "Synced"
+	resources := []resourceDiff{}
+	for i, d := range results.Diffs {
+		obj := desired[i]
+		if obj == nil {
+			obj = live[i]
+		}
+		gvk := obj.GroupVersionKind()
+		st := "Synced"
+		if d.Modified || desired[i] == nil || live[i] == nil {
+			st, sync = "OutOfSync", "OutOfSync"
+		}
+		resources = append(resources, resourceDiff{
+			Group: gvk.Group, Kind: gvk.Kind, Name: obj.GetName(), Namespace: obj.GetNamespace(),
+			Modified: d.Modified, Status: st,
+			NormalizedLive: rawOrNull(d.NormalizedLive), PredictedLive: rawOrNull(d.PredictedLive),
+		})
+	}
+	return map[string]any{"syncStatus": sync, "resources": resources}, nil
+}
+
+func rawOrNull(b []byte) json.RawMessage {
+	if len(b) == 0 {
+		return json.RawMessage("null")
+	}
+	return json.RawMessage(b)
+}

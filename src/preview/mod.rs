@@ -1,0 +1,522 @@
+//! A pull request's preview, offline: what merging it would change, prune and run.
+//!
+//! [`compare`] takes one application's manifests rendered from the base branch and from the
+//! head branch (and optionally its live objects) and returns an [`AppPreview`]: the resources
+//! added, removed (with what a pruning sync does to each), changed (field-level, Secrets
+//! masked) and unchanged; the head's sync plan and how it differs from the base's; the
+//! blast-radius guard's verdict on a pruning sync of the head; and, with live objects, the
+//! hand-made changes the merge would overwrite. [`Preview`] gathers the apps of a pull request
+//! and renders them as Markdown for a pull-request comment, as text, or as JSON (serde).
+//!
+//! The preview assumes a sync with pruning on (as `argocd app sync --prune` or an automated
+//! sync with `prune: true`), so every removal shows what a pruning sync would do with it.
+
+mod render;
+
+use std::collections::BTreeSet;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::config::{Application, Settings, resource_sync_options};
+use crate::diff::{AppDiff, AppDiffInput, DiffError, PatchOp, diff_app, explain_app, line_diff};
+use crate::object::{ObjectRef, Scopes};
+use crate::sync::decide::resource_statuses;
+use crate::sync::guard::{BlastRadiusGuard, GuardVerdict, assess};
+use crate::sync::{LiveObject, Observations, Plan, SyncRequest, plan};
+
+pub use render::DEFAULT_MAX_MARKDOWN_BYTES;
+
+/// What one application's preview compares.
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub struct PreviewInput<'a> {
+    /// The Application (destination namespace, sync options, ignore rules).
+    pub app: &'a Application,
+    /// `argocd-cm` settings.
+    pub settings: &'a Settings,
+    /// Manifests rendered from the base branch.
+    pub base: &'a [Value],
+    /// Manifests rendered from the head branch.
+    pub head: &'a [Value],
+    /// The live objects, when the host has them; without them the base stands for live.
+    pub live: Option<&'a [Value]>,
+    /// The blast-radius guard the head's sync is measured against.
+    pub guard: &'a BlastRadiusGuard,
+}
+
+impl<'a> PreviewInput<'a> {
+    /// An input without live objects, measured against `guard`.
+    pub fn new(
+        app: &'a Application,
+        settings: &'a Settings,
+        base: &'a [Value],
+        head: &'a [Value],
+        guard: &'a BlastRadiusGuard,
+    ) -> Self {
+        PreviewInput { app, settings, base, head, live: None, guard }
+    }
+
+    /// Sets the live objects.
+    pub fn with_live(mut self, live: &'a [Value]) -> Self {
+        self.live = Some(live);
+        self
+    }
+}
+
+/// How a resource differs between base and head.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum Change {
+    /// Only in the head.
+    Added,
+    /// Only in the base.
+    Removed,
+    /// In both, different.
+    Changed,
+}
+
+/// What a pruning sync does with a removed resource.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum PruneFate {
+    /// Deleted.
+    Pruned,
+    /// Kept: `Prune=false` on the object or the app.
+    Kept,
+    /// Deleted once someone confirms: `Prune=confirm` or `Delete=confirm`.
+    Confirm,
+    /// Not pruned: hooks are not tracked resources.
+    Hook,
+}
+
+impl PruneFate {
+    /// How the preview names it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PruneFate::Pruned => "pruned",
+            PruneFate::Kept => "kept by Prune=false",
+            PruneFate::Confirm => "pruned once confirmed (Prune=confirm)",
+            PruneFate::Hook => "hook, not pruned",
+        }
+    }
+}
+
+/// One resource the pull request adds, removes or changes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ResourceChange {
+    /// The resource.
+    pub object: ObjectRef,
+    /// Added, removed or changed.
+    pub change: Change,
+    /// For a removal: what a pruning sync does with it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prune: Option<PruneFate>,
+    /// The resource is a hook (it runs rather than being applied).
+    pub hook: bool,
+    /// Its kind is one the guard protects (a stateful kind by default).
+    pub protected: bool,
+    /// RFC 6902 operations from base to head (Secret values masked).
+    pub patch: Vec<PatchOp>,
+    /// The line diff of base and head YAML (Secret values masked).
+    pub text_diff: String,
+}
+
+/// A hand-made change in the cluster that syncing the head overwrites.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Drift {
+    /// The resource.
+    pub object: ObjectRef,
+    /// The fields, as `diff --explain` names them (only the paths for Secrets).
+    pub fields: Vec<String>,
+}
+
+/// One (phase, wave) of the head's plan.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct PlanWave {
+    /// `PreSync`, `Sync`, `PostSync`, `SyncFail`.
+    pub phase: String,
+    /// The wave.
+    pub wave: i64,
+    /// The tasks, in run order, as `action Kind/name`.
+    pub tasks: Vec<String>,
+}
+
+/// One application's preview.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct AppPreview {
+    /// The Application's name.
+    pub app: String,
+    /// Added, removed and changed resources, sorted by change, then group, kind, namespace,
+    /// name.
+    pub resources: Vec<ResourceChange>,
+    /// How many resources are the same in base and head.
+    pub unchanged: usize,
+    /// How many hooks the head's sync runs.
+    pub hooks: usize,
+    /// The head's sync plan, by phase and wave.
+    pub plan: Vec<PlanWave>,
+    /// Tasks of the head's plan that the base's plan has not (`phase wave: task`), sorted.
+    pub plan_added: Vec<String>,
+    /// Tasks of the base's plan that the head's plan has not, sorted.
+    pub plan_removed: Vec<String>,
+    /// The blast-radius guard on a pruning sync of the head.
+    pub guard: GuardVerdict,
+    /// Hand-made changes the sync of the head overwrites (only with live objects).
+    pub drift: Vec<Drift>,
+    /// Warnings, first in every rendering: guard refusals, prunes of protected kinds,
+    /// Secrets touched, drift overwritten, the comparisons' conditions.
+    pub warnings: Vec<String>,
+}
+
+impl AppPreview {
+    /// Whether merging changes anything for this app.
+    pub fn has_changes(&self) -> bool {
+        !self.resources.is_empty()
+    }
+
+    /// Whether the merge needs an approval: the guard refuses, or a protected kind is pruned.
+    pub fn needs_approval(&self) -> bool {
+        !self.guard.allowed || self.guard.prunes.iter().any(|p| p.protected)
+    }
+
+    /// How many resources have this change.
+    pub fn count(&self, change: Change) -> usize {
+        self.resources.iter().filter(|r| r.change == change).count()
+    }
+}
+
+/// What a preview concludes, for a CI step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum Verdict {
+    /// Merging changes nothing.
+    NoChange,
+    /// Merging changes resources.
+    Changes,
+    /// A guard refusal or a prune of a protected kind: ask for an approval.
+    NeedsApproval,
+}
+
+/// The preview of a pull request: one [`AppPreview`] per application, in the host's order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Preview {
+    /// The applications.
+    pub apps: Vec<AppPreview>,
+}
+
+impl Preview {
+    /// A preview of these apps.
+    pub fn new(apps: Vec<AppPreview>) -> Self {
+        Preview { apps }
+    }
+
+    /// The verdict over all apps.
+    pub fn verdict(&self) -> Verdict {
+        if self.apps.iter().any(AppPreview::needs_approval) {
+            Verdict::NeedsApproval
+        } else if self.apps.iter().any(AppPreview::has_changes) {
+            Verdict::Changes
+        } else {
+            Verdict::NoChange
+        }
+    }
+}
+
+/// The comparison of `desired` against `live` for the app, Secrets masked.
+fn compare_objects(
+    input: &PreviewInput<'_>,
+    desired: &[Value],
+    live: &[Value],
+) -> Result<(AppDiff, Scopes), DiffError> {
+    let mut scopes = Scopes::builtin();
+    scopes.add_crds(desired.iter().chain(live));
+    let diff = diff_app(&AppDiffInput::new(desired, live, input.app, input.settings, &scopes))?;
+    Ok((diff, scopes))
+}
+
+/// The objects as a sync of them leaves them in the cluster (namespace defaulted, tracking
+/// set; the predicted live of a comparison against nothing), Secret values kept.
+fn applied(input: &PreviewInput<'_>, objects: &[Value]) -> Result<Vec<Value>, DiffError> {
+    let mut scopes = Scopes::builtin();
+    scopes.add_crds(objects.iter());
+    let diff_input = AppDiffInput::new(objects, &[], input.app, input.settings, &scopes)
+        .with_reveal_secrets(true);
+    Ok(diff_app(&diff_input)?
+        .resources
+        .into_iter()
+        .map(|r| r.predicted_live)
+        .filter(|o| !o.is_null())
+        .collect())
+}
+
+/// The hooks among `objects`, by identity (hooks run; they are not compared).
+fn hooks_of<'v>(diff: &AppDiff, objects: &'v [Value]) -> Vec<(ObjectRef, &'v Value)> {
+    diff.hooks.iter().filter_map(|h| Some((h.clone(), find(objects, h)?))).collect()
+}
+
+/// The hook `r` among `list`.
+fn find_hook<'v>(list: &[(ObjectRef, &'v Value)], r: &ObjectRef) -> Option<&'v Value> {
+    list.iter().find(|(o, _)| o.same_object(r)).map(|(_, v)| *v)
+}
+
+/// The added, removed and changed hooks of base and head.
+fn hook_changes(
+    base: &[(ObjectRef, &Value)],
+    head: &[(ObjectRef, &Value)],
+    guard: &BlastRadiusGuard,
+) -> Vec<ResourceChange> {
+    let mut out = Vec::new();
+    let mut push = |object: &ObjectRef, change, old: Option<&Value>, new: Option<&Value>| {
+        let yaml = |v: Option<&Value>| v.map(crate::diff::to_yaml).unwrap_or_default();
+        out.push(ResourceChange {
+            object: object.clone(),
+            change,
+            prune: (change == Change::Removed).then_some(PruneFate::Hook),
+            hook: true,
+            protected: guard.protects(&object.group, &object.kind),
+            patch: Vec::new(),
+            text_diff: line_diff(&yaml(old), &yaml(new)),
+        });
+    };
+    for (r, new) in head {
+        match find_hook(base, r) {
+            None => push(r, Change::Added, None, Some(new)),
+            Some(old) if old != *new => push(r, Change::Changed, Some(old), Some(new)),
+            Some(_) => {}
+        }
+    }
+    for (r, old) in base {
+        if find_hook(head, r).is_none() {
+            push(r, Change::Removed, Some(old), None);
+        }
+    }
+    out
+}
+
+/// The plan of a pruning sync of `targets` over `live`.
+fn plan_of(app: &Application, targets: &[Value], live: &[Value], scopes: &Scopes) -> Plan {
+    let mut request = SyncRequest::for_app(app, targets.to_vec(), "", 0);
+    request.prune = true;
+    request.scopes = scopes.clone();
+    let observations = Observations {
+        live: live.iter().map(|o| LiveObject::new(o.clone(), None)).collect(),
+        ..Observations::default()
+    };
+    plan(&request, &observations)
+}
+
+/// The tasks of a plan as `(phase, wave, "action Kind/name")`.
+fn plan_tasks(p: &Plan) -> Vec<(String, i64, String)> {
+    p.waves
+        .iter()
+        .flat_map(|w| {
+            w.tasks.iter().map(move |t| {
+                let name = if t.key.namespace.is_empty() {
+                    format!("{}/{}", t.key.kind, t.key.name)
+                } else {
+                    format!("{}/{}/{}", t.key.kind, t.key.namespace, t.key.name)
+                };
+                let wait = if t.requires_confirmation { " (waits for confirmation)" } else { "" };
+                (w.phase.as_str().to_string(), w.wave, format!("{} {name}{wait}", t.action.name()))
+            })
+        })
+        .collect()
+}
+
+/// What a pruning sync does with `obj`, a removed resource.
+fn prune_fate(obj: &Value, app: &Application, hook: bool) -> PruneFate {
+    let opts = resource_sync_options(obj);
+    let app_opts = &app.spec.sync_policy.sync_options;
+    if hook {
+        PruneFate::Hook
+    } else if opts.contains(&"Prune=false")
+        || (!opts.iter().any(|o| o.starts_with("Prune="))
+            && app_opts.iter().any(|o| o == "Prune=false"))
+    {
+        PruneFate::Kept
+    } else if ["Prune=confirm", "Delete=confirm"].iter().any(|c| opts.contains(c)) {
+        PruneFate::Confirm
+    } else {
+        PruneFate::Pruned
+    }
+}
+
+/// The object of `r` among `objects`; an object without a namespace (as rendered, before
+/// the destination namespace is set) matches any.
+fn find<'v>(objects: &'v [Value], r: &ObjectRef) -> Option<&'v Value> {
+    objects.iter().find(|o| {
+        let k = ObjectRef::from_object_lossy(o);
+        k.group == r.group
+            && k.kind == r.kind
+            && k.name == r.name
+            && (k.namespace == r.namespace || k.namespace.is_empty())
+    })
+}
+
+/// One application's preview: `base` and `head` compared, the head's plan, the guard's
+/// verdict, and with live objects the drift the merge overwrites.
+///
+/// # Errors
+///
+/// A comparison that cannot run ([`DiffError`], naming the object).
+///
+/// # Examples
+///
+/// ```
+/// use gitops_core::preview::{Change, PreviewInput, compare};
+/// use gitops_core::sync::guard::BlastRadiusGuard;
+/// use serde_json::json;
+/// let app = gitops_core::Application::from_value(&json!({
+///     "metadata": {"name": "shop"}, "spec": {"destination": {"namespace": "shop"}}})).unwrap();
+/// let cm = |v: &str| json!({"apiVersion": "v1", "kind": "ConfigMap",
+///     "metadata": {"name": "web", "namespace": "shop"}, "data": {"v": v}});
+/// let (base, head) = ([cm("1")], [cm("2")]);
+/// let settings = gitops_core::Settings::default();
+/// let guard = BlastRadiusGuard::default();
+/// let p = compare(&PreviewInput::new(&app, &settings, &base, &head, &guard)).unwrap();
+/// assert_eq!(p.resources[0].change, Change::Changed);
+/// assert_eq!(p.resources[0].patch[0].path, "/data/v");
+/// ```
+pub fn compare(input: &PreviewInput<'_>) -> Result<AppPreview, DiffError> {
+    let base = applied(input, input.base)?;
+    let (changes, scopes) = compare_objects(input, input.head, &base)?;
+    let (base_alone, _) = compare_objects(input, input.base, &[])?;
+    let current = input.live.unwrap_or(&base);
+    let mut resources = Vec::new();
+    let mut unchanged = 0;
+    for r in &changes.resources {
+        let change = match (r.normalized_live.is_null(), r.predicted_live.is_null()) {
+            (true, true) => continue,
+            (true, false) => Change::Added,
+            (false, true) => Change::Removed,
+            (false, false) if r.modified => Change::Changed,
+            (false, false) => {
+                unchanged += 1;
+                continue;
+            }
+        };
+        let prune = (change == Change::Removed).then(|| {
+            let obj = find(&base, &r.object).unwrap_or(&Value::Null);
+            prune_fate(obj, input.app, r.hook)
+        });
+        resources.push(ResourceChange {
+            object: r.object.clone(),
+            change,
+            prune,
+            hook: r.hook,
+            protected: input.guard.protects(&r.object.group, &r.object.kind),
+            patch: r.diff.clone(),
+            text_diff: line_diff(
+                &crate::diff::to_yaml(&r.normalized_live),
+                &crate::diff::to_yaml(&r.predicted_live),
+            ),
+        });
+    }
+    resources.extend(hook_changes(
+        &hooks_of(&base_alone, input.base),
+        &hooks_of(&changes, input.head),
+        input.guard,
+    ));
+    resources.sort_by(|a, b| (a.change, &a.object).cmp(&(b.change, &b.object)));
+
+    let head_plan = plan_of(input.app, input.head, current, &scopes);
+    let hooks = head_plan.tasks().filter(|t| t.hook).count();
+    let head_plan = plan_tasks(&head_plan);
+    let base_plan = plan_tasks(&plan_of(input.app, input.base, current, &scopes));
+    let line = |(p, w, t): &(String, i64, String)| format!("{p} {w}: {t}");
+    let head_lines: BTreeSet<String> = head_plan.iter().map(line).collect();
+    let base_lines: BTreeSet<String> = base_plan.iter().map(line).collect();
+    let mut plan: Vec<PlanWave> = Vec::new();
+    for (phase, wave, task) in head_plan {
+        match plan.last_mut() {
+            Some(w) if w.phase == phase && w.wave == wave => w.tasks.push(task),
+            _ => plan.push(PlanWave { phase, wave, tasks: vec![task] }),
+        }
+    }
+
+    let (to_live, _) = match input.live {
+        Some(live) => compare_objects(input, input.head, live)?,
+        None => (changes.clone(), scopes.clone()),
+    };
+    let (_, statuses) = resource_statuses(&to_live);
+    let guard = assess(input.guard, input.app, true, &statuses, current);
+
+    let mut drift = Vec::new();
+    if let Some(live) = input.live {
+        let mut s = Scopes::builtin();
+        s.add_crds(input.base.iter().chain(live));
+        let drift_input = AppDiffInput::new(input.base, live, input.app, input.settings, &s);
+        let drifted = diff_app(&drift_input)?;
+        for e in explain_app(&drift_input, &drifted) {
+            let in_head = find(input.head, &e.object).is_some();
+            if e.changes.is_empty() || !in_head || find(&base, &e.object).is_none() {
+                continue;
+            }
+            let secret = e.object.group.is_empty() && e.object.kind == "Secret";
+            let fields = e
+                .changes
+                .iter()
+                .map(|c| if secret { c.path.clone() } else { c.to_string() })
+                .collect();
+            drift.push(Drift { object: e.object, fields });
+        }
+    }
+
+    let mut warnings = Vec::new();
+    if !guard.allowed {
+        warnings
+            .push(format!("the blast-radius guard refuses an automated sync: {}", guard.message));
+    }
+    for p in guard.prunes.iter().filter(|p| p.protected) {
+        warnings.push(format!("prunes {}, a protected kind", p.key()));
+    }
+    for r in resources.iter().filter(|r| r.object.group.is_empty() && r.object.kind == "Secret") {
+        let what = match r.change {
+            Change::Added => "adds",
+            Change::Removed => "removes",
+            Change::Changed => "changes",
+        };
+        warnings.push(format!("{what} Secret {} (values masked)", r.object));
+    }
+    for d in &drift {
+        warnings.push(format!(
+            "overwrites changes made by hand to {}: {}",
+            d.object,
+            d.fields.join("; ")
+        ));
+    }
+    for c in changes.conditions.iter().chain(if input.live.is_some() {
+        &to_live.conditions[..]
+    } else {
+        &[]
+    }) {
+        warnings.push(format!("{}: {}", c.type_, c.message));
+    }
+
+    Ok(AppPreview {
+        app: input.app.metadata.name.clone(),
+        resources,
+        unchanged,
+        hooks,
+        plan,
+        plan_added: head_lines.difference(&base_lines).cloned().collect(),
+        plan_removed: base_lines.difference(&head_lines).cloned().collect(),
+        guard,
+        drift,
+        warnings,
+    })
+}

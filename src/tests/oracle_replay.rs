@@ -1,0 +1,65 @@
+//! Replays the answers of Argo CD's own code recorded under `testdata/oracle/` by `oracle/run
+//! --save`: each file holds a request and checks, an RFC 6901 pointer into the answer and the
+//! value Argo CD gave there. gitops-core must give the same value, except in a divergence
+//! (a file with a `signature`, listed in `testdata/SKIPPED.md`), where it must still give the
+//! recorded `gitopsCore` value: a fixed divergence turns into a failure until its case and
+//! SKIPPED.md entry are removed.
+
+use serde_json::{Value, json};
+
+use super::support::{selected, testdata};
+use crate::protocol::Server;
+
+/// The health script every differential case is configured with.
+fn configure_line() -> String {
+    let script = std::fs::read_to_string(
+        testdata().join("health/customizations/example.com/Canary/health.lua"),
+    )
+    .expect("the Canary health script");
+    json!({"id": 0, "method": "configure",
+        "params": {"customizations": {"example.com/Canary": script}}})
+    .to_string()
+}
+
+#[test]
+fn oracle_divergences_replay() {
+    let dir = testdata().join("oracle");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("testdata/oracle exists")
+        .map(|e| e.expect("a directory entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "testdata/oracle holds no cases");
+    let skipped = std::fs::read_to_string(testdata().join("SKIPPED.md")).expect("SKIPPED.md");
+    let mut failures = Vec::new();
+    for file in files {
+        let name = file.file_name().unwrap_or_default().to_string_lossy().to_string();
+        if !selected(&name) {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).expect("a case file");
+        let case: Value = serde_json::from_str(&text).expect("a JSON case");
+        let mut server = Server::new();
+        server.handle_line(configure_line().as_bytes());
+        let request = json!({"id": 1, "method": case["method"], "params": case["params"]});
+        let line = server.handle_line(request.to_string().as_bytes()).expect("an answer");
+        let answer: Value = serde_json::from_str(&line).expect("a JSON answer");
+        let divergence = case.get("signature").is_some();
+        if divergence && !skipped.contains(&format!("testdata/oracle/{name}")) {
+            failures.push(format!("{name}: a divergence not listed in testdata/SKIPPED.md"));
+        }
+        for check in case["checks"].as_array().expect("checks") {
+            let pointer = check["pointer"].as_str().expect("pointer");
+            let got = answer["result"].pointer(pointer).cloned().unwrap_or(Value::Null);
+            let want = if divergence { &check["gitopsCore"] } else { &check["argo"] };
+            if &got != want {
+                failures.push(format!(
+                    "{name}: {pointer} is {got}, expected {want} (Argo CD: {})",
+                    check["argo"]
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
