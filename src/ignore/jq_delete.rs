@@ -21,6 +21,10 @@ pub(crate) fn delete(
     expr: &JqPath,
     budget: JqBudget<'_>,
 ) -> Result<(), JqFailure> {
+    if expr.is_program() {
+        *doc = expr.run_within(doc, budget)?;
+        return Ok(());
+    }
     let paths = expr.paths_within(doc, budget)?;
     let mut resolved: Vec<Vec<Step>> = Vec::new();
     for path in &paths {

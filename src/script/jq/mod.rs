@@ -136,6 +136,9 @@ pub(crate) enum PathPart {
 /// A compiled path expression.
 pub(crate) struct JqPath {
     filter: jaq_core::Filter<run::Rule>,
+    /// Whether the expression is run as Argo CD runs it when it does not stand alone: the
+    /// program `del(E)` whose output replaces the object (see [`compile`]).
+    program: bool,
     /// The regular expressions of `test` calls with literal patterns, compiled with the rule.
     regexes: BTreeMap<(String, String), Arc<run::Compiled>>,
 }
@@ -159,6 +162,39 @@ pub(crate) fn compile(expr: &str) -> Result<JqPath, JqCompileError> {
         ));
     }
     check_nesting(expr)?;
+    let stands_alone = Lexer::new(expr)
+        .lex()
+        .ok()
+        .is_some_and(|tokens| Parser::new(&tokens).parse(|p| p.term()).is_ok());
+    match compile_path(expr) {
+        // Argo CD compiles the text `del(E)`: an expression that does not parse on its own
+        // but closes the call there (such as `.a) | .b |= (fromjson | del(.c) | tojson`) is
+        // a program of its own. It is run the same way, if it stays inside the subset with
+        // updates; otherwise the error is the one of the expression read on its own.
+        Err(e) if !stands_alone => compile_program(expr).map_err(|_| e),
+        other => other,
+    }
+}
+
+/// The operations a program (`del(E)` when `E` does not stand alone) may use beyond a path
+/// expression: `|=`, and these filters.
+pub(crate) const PROGRAM_CALLS: &[(&str, usize)] = &[("del", 1), ("fromjson", 0), ("tojson", 0)];
+
+/// Compiles `del(E)` as a program whose output replaces the object.
+fn compile_program(expr: &str) -> Result<JqPath, JqCompileError> {
+    let src = format!("del({expr})");
+    let tokens = Lexer::new(src.as_str()).lex().map_err(|_| err(0, "cannot read the program"))?;
+    let term = parse_term(&src, &tokens)?;
+    let mut checker = Checker { src: &src, recurse_seen: false, program: true };
+    checker.check(&term, 1)?;
+    let mut regexes = BTreeMap::new();
+    literal_regexes(&src, &term, &mut regexes)?;
+    let filter = load(&src)?;
+    Ok(JqPath { filter, regexes, program: true })
+}
+
+/// Compiles a path expression, evaluated as `path(E)`.
+fn compile_path(expr: &str) -> Result<JqPath, JqCompileError> {
     let tokens = Lexer::new(expr).lex().map_err(|errs| match errs.first() {
         Some((_, rest)) if rest.starts_with([')', ']', '}']) => {
             err(offset(expr, rest), format!("unmatched `{}`", &rest[..1]))
@@ -167,7 +203,7 @@ pub(crate) fn compile(expr: &str) -> Result<JqPath, JqCompileError> {
         None => err(0, "cannot read the expression"),
     })?;
     let term = parse_term(expr, &tokens)?;
-    let mut checker = Checker { src: expr, recurse_seen: false };
+    let mut checker = Checker { src: expr, recurse_seen: false, program: false };
     checker.check(&term, 1)?;
     let mut regexes = BTreeMap::new();
     literal_regexes(expr, &term, &mut regexes)?;
@@ -186,6 +222,12 @@ pub(crate) fn compile(expr: &str) -> Result<JqPath, JqCompileError> {
                 && format!("{:?}", args[0]) == format!("{term:?}") => {}
         _ => return Err(err(0, "expression does not stand alone as a path expression")),
     }
+    let filter = load(&src)?;
+    Ok(JqPath { filter, regexes, program: false })
+}
+
+/// Loads and compiles checked jq text with the engine's filters.
+fn load(src: &str) -> Result<jaq_core::Filter<run::Rule>, JqCompileError> {
     // `test` is the native one of `run` (compiled once, no matches kept), not jaq's
     // definition over `matches`.
     let std_defs = jaq_std::defs().filter(|d| d.name != "test");
@@ -194,17 +236,16 @@ pub(crate) fn compile(expr: &str) -> Result<JqPath, JqCompileError> {
         run::natives().chain(jaq_core::funs()).chain(jaq_std::funs()).chain(jaq_json::funs());
     let arena = Arena::default();
     let modules = Loader::new(defs)
-        .load(&arena, File { code: src.as_str(), path: () })
+        .load(&arena, File { code: src, path: () })
         .map_err(|_| err(0, "expression does not parse"))?;
-    let filter = Compiler::default().with_funs(funs).compile(modules).map_err(|errs| {
+    Compiler::default().with_funs(funs).compile(modules).map_err(|errs| {
         let name = errs
             .first()
             .and_then(|(_, e)| e.first())
             .map(|(name, _)| (*name).to_string())
             .unwrap_or_default();
         err(0, format!("cannot compile `{name}`"))
-    })?;
-    Ok(JqPath { filter, regexes })
+    })
 }
 
 /// Compiles the pattern of every `test` call whose pattern (and flags) are literals; an
@@ -392,6 +433,9 @@ fn check_nesting(expr: &str) -> Result<(), JqCompileError> {
 struct Checker<'a> {
     src: &'a str,
     recurse_seen: bool,
+    /// Checking a program (`del(E)`), which may also update (`|=`) and call
+    /// [`PROGRAM_CALLS`].
+    program: bool,
 }
 
 impl<'a> Checker<'a> {
@@ -453,6 +497,7 @@ impl<'a> Checker<'a> {
                     BinaryOp::Pipe(Some(_)) => Some(("`as` binding", "as".to_string())),
                     BinaryOp::Math(m) => Some(("arithmetic", m.as_str().to_string())),
                     BinaryOp::Assign => Some(("assignment", "=".to_string())),
+                    BinaryOp::Update if self.program => None,
                     BinaryOp::Update => Some(("assignment", "|=".to_string())),
                     BinaryOp::UpdateMath(m) => Some(("assignment", format!("{}=", m.as_str()))),
                     BinaryOp::UpdateAlt => Some(("assignment", "//=".to_string())),
@@ -483,14 +528,14 @@ impl<'a> Checker<'a> {
                     }
                     // The right side runs once per value of the left: fine when those lie
                     // below the input, a product when the left repeats the input.
-                    BinaryOp::Pipe(_) => dups(l) && !cheap(r),
+                    BinaryOp::Pipe(_) | BinaryOp::Update => dups(l) && !cheap(r),
                     _ => false,
                 };
                 if product {
                     return Err(self.reject(t, PRODUCT));
                 }
                 match op {
-                    BinaryOp::Pipe(_) | BinaryOp::Cmp(_) => a.saturating_mul(b),
+                    BinaryOp::Pipe(_) | BinaryOp::Cmp(_) | BinaryOp::Update => a.saturating_mul(b),
                     BinaryOp::Or | BinaryOp::And => a.saturating_mul(b.saturating_add(1)),
                     _ => a.saturating_add(b),
                 }
@@ -523,7 +568,9 @@ impl<'a> Checker<'a> {
             }
             Term::Def(..) => return Err(self.reject_at(t, "def", "`def`")),
             Term::Call(name, args) => {
-                if !ALLOWED_CALLS.contains(&(*name, args.len())) {
+                let allowed = ALLOWED_CALLS.contains(&(*name, args.len()))
+                    || (self.program && PROGRAM_CALLS.contains(&(*name, args.len())));
+                if !allowed {
                     return Err(err(
                         offset(self.src, name),
                         format!("`{name}/{}` is not allowed in a path expression", args.len()),

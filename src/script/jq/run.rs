@@ -335,7 +335,7 @@ impl JqPath {
             if let Some(r) = meter.stopped.borrow().clone() {
                 return Err(JqFailure::Limit(r));
             }
-            let path = item.map_err(|e| JqFailure::Eval(e.to_string()))?;
+            let path = item.map_err(|e| JqFailure::Eval(error_text(&e)))?;
             if out.len() == MAX_PATHS {
                 return Err(JqFailure::Limit(format!("more than {MAX_PATHS} paths selected")));
             }
@@ -350,10 +350,62 @@ impl JqPath {
         Ok(out)
     }
 
+    /// Whether the expression is a program whose output replaces the object
+    /// ([`JqPath::run_within`]) rather than a path expression.
+    pub(crate) fn is_program(&self) -> bool {
+        self.program
+    }
+
+    /// Runs a program (`del(E)`) on `doc` within `budget`, as Argo CD does: the first output
+    /// replaces the object; no output, an error or a second output is a failure.
+    pub(crate) fn run_within(&self, doc: &Value, budget: JqBudget<'_>) -> Result<Value, JqFailure> {
+        let meter = Meter::new(budget, &self.regexes);
+        let input = to_val(doc, 0, &meter)?;
+        let ctx = Ctx::<Rule>::new(Env { lut: &self.filter.lut, meter: &meter }, Vars::new([]));
+        let mut outputs = self.filter.id.run((ctx, input)).map(unwrap_valr);
+        let first = outputs.next();
+        let limit = |meter: &Meter<'_>| meter.stopped.borrow().clone().map(JqFailure::Limit);
+        if let Some(l) = limit(&meter) {
+            return Err(l);
+        }
+        let first = match first {
+            None => return Err(JqFailure::Eval("did not return any data".into())),
+            Some(Err(e)) => return Err(JqFailure::Eval(error_text(&e))),
+            Some(Ok(v)) => v,
+        };
+        let second = outputs.next();
+        if let Some(l) = limit(&meter) {
+            return Err(l);
+        }
+        if second.is_some() {
+            return Err(JqFailure::Eval("returned multiple objects".into()));
+        }
+        let text = first.to_string();
+        let units = u64::try_from(text.len()).unwrap_or(u64::MAX) / STRING_BYTES_PER_UNIT;
+        meter.charge(units).map_err(JqFailure::Limit)?;
+        match serde_json::from_str::<Value>(&text) {
+            Ok(v @ Value::Object(_)) => Ok(v),
+            Ok(other) => Err(JqFailure::Eval(format!(
+                "returned {}, not an object",
+                crate::object::type_name(&other)
+            ))),
+            Err(e) => Err(JqFailure::Eval(format!("returned a value that is not JSON: {e}"))),
+        }
+    }
+
     /// [`JqPath::paths_within`] on the default budget, without an interrupt.
     #[cfg(test)]
     pub(crate) fn paths(&self, doc: &Value) -> Result<Vec<Vec<PathPart>>, String> {
         self.paths_within(doc, JqBudget::default()).map_err(|e| e.to_string())
+    }
+}
+
+/// A jq error as text: an error raised with a string is that string, not its JSON form.
+fn error_text(e: &impl std::fmt::Display) -> String {
+    let text = e.to_string();
+    match serde_json::from_str::<Value>(&text) {
+        Ok(Value::String(inner)) => inner,
+        _ => text,
     }
 }
 
