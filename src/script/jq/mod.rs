@@ -860,21 +860,22 @@ mod bounds {
 
     #[test]
     fn every_value_and_path_spends_from_the_budget() {
-        // 1 unit per value converted, 10 plus 1 per step for each path selected.
+        // 20 units per value converted, 10 plus 1 per step for each path selected.
         let doc = json!({"items": vec![0; 300_000]});
         let p = compile(".items[0]").unwrap();
         assert_eq!(p.paths(&doc).unwrap().len(), 1);
         let budget = |units| JqBudget { units, interrupt: None };
-        assert_eq!(p.paths_within(&doc, budget(300_002 + 12)).unwrap().len(), 1);
+        assert_eq!(p.paths_within(&doc, budget(300_002 * 20 + 12)).unwrap().len(), 1);
         assert_eq!(
-            p.paths_within(&doc, budget(300_002 + 11)),
-            Err(JqFailure::Limit("cost limit of 300013 units exceeded".into()))
+            p.paths_within(&doc, budget(300_002 * 20 + 11)),
+            Err(JqFailure::Limit("cost limit of 6000051 units exceeded".into()))
         );
-        // A limit cannot be caught by `try`.
+        // `test` costs 100 per call plus the pattern's size (1 here) plus its bytes: the second
+        // call is over 5 values, one call and 50 more. A limit cannot be caught by `try`.
         let caught = compile(r#".items[] | try select(test("x"))"#).unwrap();
         assert_eq!(
-            caught.paths_within(&json!({"items": ["a", "b", "c"]}), budget(4 + 100 + 1 + 50)),
-            Err(JqFailure::Limit("cost limit of 155 units exceeded".into()))
+            caught.paths_within(&json!({"items": ["a", "b", "c"]}), budget(5 * 20 + 102 + 50)),
+            Err(JqFailure::Limit("cost limit of 252 units exceeded".into()))
         );
     }
 

@@ -1,9 +1,10 @@
 //! Evaluating a compiled path expression on one object, on a budget.
 //!
-//! Every evaluation (one rule's expression on one object) spends from one budget of units:
-//! each value of the object converted (1 unit, and 1 per 16 bytes of a string), each call of
-//! `test` (100 units and 1 per byte of the string it scans, times the weight of the pattern),
-//! each path selected (10 units and 1 per step). The counts stop the same expression on the
+//! Every evaluation (one rule's expression on one object) spends from one budget of units,
+//! about a nanosecond of work each: each value of the object converted (20 units, standing
+//! for the expression's walk over it too, and 1 per 16 bytes of a string), each call of `test`
+//! (100 units plus the size of the pattern, as each search sets up its matcher, and per byte
+//! scanned the weight of the pattern), each path selected (10 units and 1 per step). The counts stop the same expression on the
 //! same object at the same point on every run; the host's [`Interrupt`], asked at every
 //! charge, backstops them with a clock of its own.
 //!
@@ -38,6 +39,7 @@ pub(crate) const MAX_REGEX_BYTES: usize = 1 << 20;
 pub(crate) const MAX_RUNTIME_REGEXES: usize = 16;
 
 const CALL_UNITS: u64 = 100;
+const VALUE_UNITS: u64 = 20;
 const PATH_UNITS: u64 = 10;
 const STRING_BYTES_PER_UNIT: u64 = 16;
 const COMPILE_UNITS: u64 = 1_000;
@@ -83,6 +85,8 @@ pub(crate) struct Compiled {
     /// Units per byte: 1, plus 1 per 4 KiB of compiled size when the pattern is large (a big
     /// program makes each byte cost more when the lazy DFA falls back to simulation).
     weight: u64,
+    /// Units per call on top of [`CALL_UNITS`]: the pattern's expanded size.
+    setup: u64,
 }
 
 /// Compiles a pattern as gojq does (flags `g`, `i`, `m`; `(?<name>` groups), with a size
@@ -108,8 +112,8 @@ pub(crate) fn compile_regex(pattern: &str, flags: &str) -> Result<Compiled, Stri
         }
     })?;
     // Estimate the program size from the pattern's repetition-expanded length.
-    let weight = 1 + u64::try_from(expanded_len(pattern)).unwrap_or(u64::MAX) / 4096;
-    Ok(Compiled { regex, weight })
+    let size = u64::try_from(expanded_len(pattern)).unwrap_or(u64::MAX);
+    Ok(Compiled { regex, weight: 1 + size / 4096, setup: size })
 }
 
 /// The length of a pattern with its counted repetitions expanded (an upper bound on the
@@ -293,7 +297,8 @@ fn test(m: &Meter<'_>, input: &Val, re: &Val, flags: &Val) -> Result<Val, Error<
     };
     let compiled = m.regex(pattern, flags)?;
     let bytes = u64::try_from(subject.len()).unwrap_or(u64::MAX);
-    m.charge(bytes.saturating_mul(compiled.weight)).map_err(Error::str)?;
+    let units = compiled.setup.saturating_add(bytes.saturating_mul(compiled.weight));
+    m.charge(units).map_err(Error::str)?;
     Ok(Val::from(compiled.regex.is_match(subject)))
 }
 
@@ -415,7 +420,7 @@ fn to_val(v: &Value, depth: usize, meter: &Meter<'_>) -> Result<Val, JqFailure> 
             "the object is nested deeper than {MAX_DOC_DEPTH} levels"
         )));
     }
-    meter.charge(1).map_err(JqFailure::Limit)?;
+    meter.charge(VALUE_UNITS).map_err(JqFailure::Limit)?;
     Ok(match v {
         Value::Null => Val::Null,
         Value::Bool(b) => Val::from(*b),
