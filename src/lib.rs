@@ -43,6 +43,8 @@ pub mod fuzzing;
 pub mod glob;
 pub mod health;
 pub mod ignore;
+mod json;
+mod managed_fields;
 pub mod object;
 pub mod preview;
 #[cfg(feature = "serve")]

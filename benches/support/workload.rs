@@ -65,9 +65,15 @@ pub struct Workload {
 }
 
 pub fn workload() -> Workload {
+    workload_of(RESOURCES)
+}
+
+/// The same application with `n` resources (the whole-process measurement uses 10,000 and
+/// 100,000).
+pub fn workload_of(n: usize) -> Workload {
     let pairs = fixtures();
     let (mut desired, mut live) = (Vec::new(), Vec::new());
-    for i in 0..RESOURCES {
+    for i in 0..n {
         let (mut d, mut l) = pairs[i % pairs.len()].clone();
         let name = format!("res-{i:04}");
         rename(&mut d, &name, "bench");
@@ -80,8 +86,21 @@ pub fn workload() -> Workload {
         desired.push(d);
         live.push(l);
     }
-    // Three ignore rules, applied by the pipeline to every matching resource.
-    let app_doc = json!({
+    let app_doc = app_document();
+    let app = Application::from_value(&app_doc).expect("app");
+    let mut ssa_doc = app_doc.clone();
+    ssa_doc["spec"]["syncPolicy"] = json!({"syncOptions": ["ServerSideApply=true"]});
+    let ssa_app = Application::from_value(&ssa_doc).expect("app");
+    let json = serde_json::to_string(&json!({"desired": desired, "live": live})).expect("json");
+    Workload { desired, live, app, ssa_app, json }
+}
+
+/// The Application of the workload: destination namespace `bench`, three ignore rules applied
+/// by the pipeline to every matching resource.
+pub fn app_document() -> Value {
+    json!({
+        "apiVersion": "argoproj.io/v1alpha1",
+        "kind": "Application",
         "metadata": {"name": ""},
         "spec": {
             "destination": {"namespace": "bench"},
@@ -92,11 +111,5 @@ pub fn workload() -> Workload {
                  "jqPathExpressions": [".spec.volumeClaimTemplates[]?.status"]}
             ]
         }
-    });
-    let app = Application::from_value(&app_doc).expect("app");
-    let mut ssa_doc = app_doc.clone();
-    ssa_doc["spec"]["syncPolicy"] = json!({"syncOptions": ["ServerSideApply=true"]});
-    let ssa_app = Application::from_value(&ssa_doc).expect("app");
-    let json = serde_json::to_string(&json!({"desired": desired, "live": live})).expect("json");
-    Workload { desired, live, app, ssa_app, json }
+    })
 }

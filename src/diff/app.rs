@@ -7,13 +7,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::ignore_seam::AppNormalizer;
-use super::managed_fields::normalize_managed_fields;
 use super::normalize::{normalize_tracking, set_annotation};
 use super::{DiffError, DiffMode, DiffOptions, DiffResult, PatchOp, hide_secret_data};
 use crate::config::{
     Application, COMPARE_OPTIONS_ANNOTATION, Settings, TRACKING_ID_ANNOTATION, TrackingMethod,
     resource_sync_options, split_options,
 };
+use crate::managed_fields::normalize_managed_fields;
 use crate::object::{ObjectRef, Scopes, annotation, label};
 
 /// Argo CD's hook annotation.
@@ -80,6 +80,11 @@ pub struct AppDiffInput<'a> {
     /// ignore rule for that object (on by default). Lent rules built with
     /// `IgnoreNormalizer::with_annotation(false)` turn it off as well.
     pub ignore_annotation: bool,
+    /// Whether each [`ResourceDiff`] keeps its normalised and predicted live objects (on by
+    /// default): [`AppDiff::render_text`], `explain_app` and a caller reading the objects need
+    /// them. Off, they are `null` and only the patch and the status are kept, so a large
+    /// application holds no copy of its objects beyond the comparison of one resource.
+    pub keep_objects: bool,
     /// The host's backstop for the app's jq ignore rules, asked while each expression runs
     /// on each object (used when the rules are not lent by [`AppDiffInput::ignore_rules`],
     /// which carry their own).
@@ -107,20 +112,9 @@ impl<'a> AppDiffInput<'a> {
             ignore_rules: None,
             openapi: None,
             ignore_annotation: true,
+            keep_objects: true,
             interrupt: None,
         }
-    }
-
-    /// Sets [`AppDiffInput::openapi`], the schema of custom resources.
-    pub fn with_openapi(mut self, document: &'a Value) -> Self {
-        self.openapi = Some(document);
-        self
-    }
-
-    /// Turns the `gitops-core.io/ignore-differences` annotation on (the default) or off.
-    pub fn with_ignore_annotation(mut self, on: bool) -> Self {
-        self.ignore_annotation = on;
-        self
     }
 
     /// The host's backstop for the app's jq ignore rules (the CLI and `serve` install a 1 s
@@ -132,6 +126,25 @@ impl<'a> AppDiffInput<'a> {
         interrupt: &'a std::sync::Arc<dyn crate::script::Interrupt>,
     ) -> Self {
         self.interrupt = Some(interrupt);
+        self
+    }
+
+    /// Keeps the normalised and predicted live objects in the result (the default), or, off,
+    /// only the patch and the status ([`AppDiffInput::keep_objects`]).
+    pub fn with_objects(mut self, on: bool) -> Self {
+        self.keep_objects = on;
+        self
+    }
+
+    /// Sets [`AppDiffInput::openapi`], the schema of custom resources.
+    pub fn with_openapi(mut self, document: &'a Value) -> Self {
+        self.openapi = Some(document);
+        self
+    }
+
+    /// Turns the `gitops-core.io/ignore-differences` annotation on (the default) or off.
+    pub fn with_ignore_annotation(mut self, on: bool) -> Self {
+        self.ignore_annotation = on;
         self
     }
 
@@ -502,28 +515,89 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
     };
     let ssd = (input.server_side_diff || app.has_compare_option("ServerSideDiff=true"))
         && !app.has_compare_option("ServerSideDiff=false");
-    let base = DiffOptions {
-        ignore_aggregated_roles: settings.ignore_aggregated_roles,
-        structured_merge: app.spec.sync_policy.has_option("ServerSideApply=true"),
-        server_side_diff: ssd,
-        ignore_mutation_webhook: !app.has_compare_option("IncludeMutationWebhook=true"),
-        openapi: input.openapi,
-        ..DiffOptions::default()
-    }
-    .with_normalizer(&normalizer);
-
-    let mut keys: Vec<_> = targets.keys().chain(lives.keys()).cloned().collect();
+    let mut keys: Vec<&Key> = targets.keys().chain(lives.keys()).collect();
     keys.sort();
     keys.dedup();
-    let mut resources = Vec::with_capacity(keys.len());
+    let shared = Shared { input, normalizer: &normalizer, ssd };
+    let compared = compare_each(&keys, |k| shared.compare(targets.get(*k), lives.get(*k)));
+    let mut resources = Vec::with_capacity(compared.len());
     let mut app_status = SyncStatus::Synced;
-    for k in keys {
-        let target = targets.get(&k);
-        let live = lives.get(&k);
+    for c in compared {
+        match c {
+            Ok(Some(c)) => {
+                if c.out_of_sync {
+                    app_status = SyncStatus::OutOfSync;
+                }
+                resources.push(c.resource);
+            }
+            Ok(None) => {}
+            Err(e) => return Ok(failed(&targets, &lives, hooks, conditions, notes, &e)),
+        }
+    }
+    if changed_managed_namespace_metadata(app) {
+        app_status = SyncStatus::OutOfSync;
+    }
+    hooks.sort();
+    conditions.sort();
+    notes.sort();
+    Ok(AppDiff { sync_status: app_status, resources, hooks, conditions, notes })
+}
+
+/// The identity a resource is paired by: group, kind, namespace, name.
+type Key = (String, String, String, String);
+
+/// One resource's comparison, and whether it makes the app out of sync.
+struct Compared {
+    resource: ResourceDiff,
+    out_of_sync: bool,
+}
+
+/// What every resource's comparison shares: the input, the app's ignore rules, the mode.
+struct Shared<'s, 'a> {
+    input: &'s AppDiffInput<'a>,
+    normalizer: &'s AppNormalizer<'a>,
+    ssd: bool,
+}
+
+/// Compares every key, in order: one after the other, or (feature `parallel`) spread over
+/// threads. The results come back in the order of `keys` either way, so the output is the
+/// same bytes.
+#[cfg(not(feature = "parallel"))]
+fn compare_each<T>(keys: &[&Key], f: impl Fn(&&Key) -> T) -> Vec<T> {
+    keys.iter().map(f).collect()
+}
+
+/// Compares every key, in order: one after the other, or (feature `parallel`) spread over
+/// threads. The results come back in the order of `keys` either way, so the output is the
+/// same bytes.
+#[cfg(feature = "parallel")]
+fn compare_each<T: Send>(keys: &[&Key], f: impl Fn(&&Key) -> T + Sync + Send) -> Vec<T> {
+    use rayon::prelude::*;
+    keys.par_iter().map(f).collect()
+}
+
+impl Shared<'_, '_> {
+    /// Compares one resource: its desired object (`target`), its live object, or both.
+    fn compare(
+        &self,
+        target: Option<&(ObjectRef, Value)>,
+        live: Option<&(ObjectRef, &Value)>,
+    ) -> Result<Option<Compared>, DiffError> {
+        let Shared { input, normalizer, ssd } = *self;
+        let (app, settings) = (input.app, input.settings);
+        let base = DiffOptions {
+            ignore_aggregated_roles: settings.ignore_aggregated_roles,
+            structured_merge: app.spec.sync_policy.has_option("ServerSideApply=true"),
+            server_side_diff: ssd,
+            ignore_mutation_webhook: !app.has_compare_option("IncludeMutationWebhook=true"),
+            openapi: input.openapi,
+            ..DiffOptions::default()
+        }
+        .with_normalizer(normalizer);
         let (r, obj) = match (live, target) {
             (Some((r, l)), _) => (r.clone(), *l),
             (None, Some((r, t))) => (r.clone(), t),
-            (None, None) => continue,
+            (None, None) => return Ok(None),
         };
         // Copies only when the pre-diff normalisations may change an object.
         let mut t = target.map(|(_, v)| Cow::Borrowed(v));
@@ -538,10 +612,7 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
         // read (whoever can edit the cluster could otherwise hide drift from Git).
         let own = match target {
             Some((_, desired)) => {
-                match normalizer.ignore.annotation_rule(desired, input.ignore_annotation) {
-                    Ok(own) => own,
-                    Err(e) => return Ok(failed(&targets, &lives, hooks, conditions, notes, &e)),
-                }
+                normalizer.ignore.annotation_rule(desired, input.ignore_annotation)?
             }
             None => None,
         };
@@ -555,13 +626,10 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
             input.dry_runs.iter().find(|d| ObjectRef::from_object_lossy(d).same_object(&r));
         let resource_normalizer = normalizer.for_resource(own.as_ref());
         let opts = DiffOptions { dry_run, normalizer: Some(&resource_normalizer), ..base };
-        let result = match super::diff(t.as_deref(), l.as_deref(), &opts) {
-            Ok(res) => res,
-            Err(e) => return Ok(failed(&targets, &lives, hooks, conditions, notes, &e)),
-        };
+        let result = super::diff(t.as_deref(), l.as_deref(), &opts)?;
         // A jq rule a limit stopped was not applied: the comparison cannot stand.
-        if let Some(e) = normalizer.take_limit() {
-            return Ok(failed(&targets, &lives, hooks, conditions, notes, &e));
+        if let Some(e) = resource_normalizer.take_limit() {
+            return Err(e);
         }
         let self_ref = live.is_none_or(|(_, lv)| self_referenced(lv, &r, settings));
         let hook = is_hook(obj);
@@ -576,6 +644,7 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
         };
         let requires_deletion_confirmation =
             confirm(target.map(|(_, v)| v)) || confirm(live.map(|(_, v)| *v));
+        let mut out_of_sync = false;
         let status = if hook || is_ignored(obj) || (target.is_some() && only_skip(obj)) || !self_ref
         {
             None
@@ -585,7 +654,7 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
             let ignore_extraneous = annotation(obj, COMPARE_OPTIONS_ANNOTATION)
                 .is_some_and(|v| split_options(v).contains(&"IgnoreExtraneous"));
             if !(requires_pruning && ignore_extraneous) {
-                app_status = SyncStatus::OutOfSync;
+                out_of_sync = true;
             }
             Some(SyncStatus::OutOfSync)
         } else {
@@ -606,7 +675,12 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
         } else {
             result
         };
-        resources.push(ResourceDiff {
+        let (normalized_live, predicted_live) = if input.keep_objects {
+            (shown.normalized_live, shown.predicted_live)
+        } else {
+            (Value::Null, Value::Null)
+        };
+        let resource = ResourceDiff {
             object: r,
             status,
             modified,
@@ -614,20 +688,14 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
             requires_deletion_confirmation,
             hook,
             diff: shown.patch,
-            normalized_live: shown.normalized_live,
-            predicted_live: shown.predicted_live,
+            normalized_live,
+            predicted_live,
             mode: Some(mode),
             message,
             respected_target: None,
-        });
+        };
+        Ok(Some(Compared { resource, out_of_sync }))
     }
-    if changed_managed_namespace_metadata(app) {
-        app_status = SyncStatus::OutOfSync;
-    }
-    hooks.sort();
-    conditions.sort();
-    notes.sort();
-    Ok(AppDiff { sync_status: app_status, resources, hooks, conditions, notes })
 }
 
 /// `HasChangedManagedNamespaceMetadata`: the spec's `managedNamespaceMetadata` differs from
@@ -661,7 +729,7 @@ fn masked(
             Some(&result.normalized_live).filter(|v| !v.is_null()),
             hide,
         );
-        return super::pipeline::finish(
+        return super::compare::finish(
             n.unwrap_or(Value::Null),
             p.unwrap_or(Value::Null),
             result.mode,

@@ -61,3 +61,18 @@ pub enum DiffError {
         message: String,
     },
 }
+
+/// A patch error, before the caller attaches the object: the pointer and the message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PatchFailure {
+    /// RFC 6901 pointer of the field.
+    pub path: String,
+    /// What went wrong.
+    pub message: String,
+}
+
+impl PatchFailure {
+    pub(crate) fn new(path: &str, message: impl Into<String>) -> PatchFailure {
+        PatchFailure { path: path.to_owned(), message: message.into() }
+    }
+}

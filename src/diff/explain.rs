@@ -40,10 +40,11 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::json::canonical_eq;
-use super::managed_fields::{Entry, FieldSet, InferredSchema, PathElement, find_item};
+use super::structured_merge::{InferredSchema, ListKind};
 use super::{AppDiff, AppDiffInput, DiffOptions, ResourceDiff, apply_defaults, hide_secret_data};
 use crate::config::{LAST_APPLIED_ANNOTATION, TRACKING_ID_ANNOTATION};
+use crate::json::canonical_eq;
+use crate::managed_fields::{Entry, FieldSet, PathElement, find_item, managed_fields};
 use crate::object::{ObjectRef, escape_pointer_token};
 use crate::schema::{self, Shape, TypeRef};
 
@@ -338,7 +339,7 @@ impl Lists {
             }
         }
         match self.inferred.list_kind(dotted) {
-            Some(super::managed_fields::ListKind::Map(keys)) if !keys.is_empty() => Some(keys),
+            Some(ListKind::Map(keys)) if !keys.is_empty() => Some(keys),
             _ => None,
         }
     }
@@ -562,7 +563,7 @@ fn entries_of(resource: &ResourceDiff, live: Option<&Value>) -> (Vec<Entry>, boo
     let recorded = obj
         .pointer("/metadata/managedFields")
         .is_some_and(|v| !v.is_null() && v.as_array().is_none_or(|a| !a.is_empty()));
-    (super::managed_fields::managed_fields(obj).unwrap_or_default(), recorded)
+    (managed_fields(obj).unwrap_or_default(), recorded)
 }
 
 /// The differing fields of one resource, with who last wrote each in live.
@@ -662,7 +663,7 @@ pub fn unmanaged_fields(
     if n.is_null() || p.is_null() {
         return Vec::new();
     }
-    let d = apply_defaults(&super::pipeline::prepare(desired, &DiffOptions::default(), true));
+    let d = apply_defaults(&super::normalize::prepare(desired, &DiffOptions::default(), true));
     let (entries, recorded) = entries_of(resource, live);
     let lists = Lists::new(&n, &entries);
     let (Value::Object(nm), Value::Object(dm)) = (&n, &d) else { return Vec::new() };

@@ -88,7 +88,8 @@ impl<'a> IgnoreRules<'a> {
 pub(crate) struct AppNormalizer<'a> {
     pub(crate) ignore: IgnoreRules<'a>,
     known_types: BTreeMap<(String, String), Vec<KnownTypeField>>,
-    /// The first jq rule a limit stopped since the last [`AppNormalizer::take_limit`].
+    /// The first jq rule a limit stopped when the app's normaliser is used directly (each
+    /// resource's own normaliser keeps its own).
     limit: std::sync::Mutex<Option<crate::ignore::IgnoreError>>,
 }
 
@@ -123,19 +124,15 @@ impl<'a> AppNormalizer<'a> {
         });
         Ok(AppNormalizer { ignore, known_types, limit: std::sync::Mutex::default() })
     }
+}
 
-    /// The jq rule a limit stopped while normalizing since the last call, as the comparison
-    /// error it makes.
-    pub(crate) fn take_limit(&self) -> Option<DiffError> {
-        let e = self.limit.lock().unwrap_or_else(|e| e.into_inner()).take()?;
-        Some(DiffError::IgnoreLimit { message: e.to_string() })
-    }
-
-    fn note_limit(&self, result: Result<(), crate::ignore::IgnoreError>) {
-        if let Err(e @ crate::ignore::IgnoreError::JqLimit { .. }) = result {
-            let mut slot = self.limit.lock().unwrap_or_else(|e| e.into_inner());
-            slot.get_or_insert(e);
-        }
+/// Keeps the first jq rule a limit stopped.
+fn note_limit(
+    slot: &std::sync::Mutex<Option<crate::ignore::IgnoreError>>,
+    result: Result<(), crate::ignore::IgnoreError>,
+) {
+    if let Err(e @ crate::ignore::IgnoreError::JqLimit { .. }) = result {
+        slot.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(e);
     }
 }
 
@@ -146,14 +143,19 @@ impl<'a> AppNormalizer<'a> {
         &'n self,
         own: Option<&'n AnnotationRule>,
     ) -> ResourceNormalizer<'n, 'a> {
-        ResourceNormalizer { app: self, own }
+        ResourceNormalizer { app: self, own, limit: std::sync::Mutex::default() }
     }
 
-    fn normalize_with(&self, obj: &mut Value, own: Option<&AnnotationRule>) {
-        self.note_limit(self.ignore.normalize(obj));
+    fn normalize_with(
+        &self,
+        obj: &mut Value,
+        own: Option<&AnnotationRule>,
+        limit: &std::sync::Mutex<Option<crate::ignore::IgnoreError>>,
+    ) {
+        note_limit(limit, self.ignore.normalize(obj));
         if let Some(own) = own {
             // As for the app rules: only a limit counts (a non-object cannot reach here).
-            self.note_limit(own.normalize(obj));
+            note_limit(limit, own.normalize(obj));
         }
         let r = ObjectRef::from_object_lossy(obj);
         if let Some(fields) = self.known_types.get(&(r.group, r.kind)) {
@@ -165,7 +167,7 @@ impl<'a> AppNormalizer<'a> {
 
 impl Normalizer for AppNormalizer<'_> {
     fn normalize(&self, obj: &mut Value) {
-        self.normalize_with(obj, None);
+        self.normalize_with(obj, None, &self.limit);
     }
 }
 
@@ -173,10 +175,21 @@ impl Normalizer for AppNormalizer<'_> {
 pub(crate) struct ResourceNormalizer<'n, 'a> {
     app: &'n AppNormalizer<'a>,
     own: Option<&'n AnnotationRule>,
+    /// The first jq rule a limit stopped on this resource's objects.
+    limit: std::sync::Mutex<Option<crate::ignore::IgnoreError>>,
+}
+
+impl ResourceNormalizer<'_, '_> {
+    /// The jq rule a limit stopped while normalizing this resource's objects, as the
+    /// comparison error it makes.
+    pub(crate) fn take_limit(&self) -> Option<DiffError> {
+        let e = self.limit.lock().unwrap_or_else(|e| e.into_inner()).take()?;
+        Some(DiffError::IgnoreLimit { message: e.to_string() })
+    }
 }
 
 impl Normalizer for ResourceNormalizer<'_, '_> {
     fn normalize(&self, obj: &mut Value) {
-        self.app.normalize_with(obj, self.own);
+        self.app.normalize_with(obj, self.own, &self.limit);
     }
 }

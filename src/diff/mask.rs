@@ -159,7 +159,7 @@ mod props {
                                         l in prop::collection::btree_map("[a-c]", "[xy]{1,3}", 0..4)) {
             let enc = |m: &std::collections::BTreeMap<String, String>| -> Value {
                 let data: serde_json::Map<String, Value> = m.iter()
-                    .map(|(k, v)| (k.clone(), json!(crate::diff::json::base64_encode(v.as_bytes()))))
+                    .map(|(k, v)| (k.clone(), json!(crate::json::base64_encode(v.as_bytes()))))
                     .collect();
                 json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}, "data": data})
             };

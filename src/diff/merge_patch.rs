@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value};
 
-use super::smp::PatchFailure;
+use super::error::PatchFailure;
 
 /// RFC 7386 patch turning `original` into `modified`; lists are atomic.
 pub(crate) fn create_merge_patch(original: &Value, modified: &Value) -> Value {

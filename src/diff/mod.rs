@@ -51,25 +51,27 @@
 //! ```
 
 mod app;
+mod compare;
 mod defaults;
 mod error;
 mod explain;
 mod ignore_seam;
-mod json;
 mod linediff;
-mod managed_fields;
 mod mask;
 mod merge_patch;
 mod normalize;
-mod patch;
 mod pipeline;
+mod predict;
 mod quantity;
 mod remarshal;
+mod respect;
 mod smp;
+mod structured_merge;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub use crate::managed_fields::normalize_managed_fields;
 pub(crate) use app::to_yaml;
 pub use app::{AppDiff, AppDiffInput, Condition, ResourceDiff, SyncStatus, diff_app};
 pub use error::DiffError;
@@ -78,27 +80,28 @@ pub use explain::{
     explain_app, explain_changes, unmanaged_fields,
 };
 pub use linediff::line_diff;
-pub use managed_fields::normalize_managed_fields;
-pub(crate) use managed_fields::trusted_managers_normalize;
 pub use mask::{MASK_ANNOTATION_VALUE, hide_secret_data};
 pub use pipeline::diff;
+pub use respect::{RespectedTarget, respect_ignore_differences};
 
 /// Seams between the parts of the diff engine (crate-internal).
 #[allow(unused_imports)]
 pub(crate) use self::{
     defaults::apply_defaults,
+    error::PatchFailure,
     merge_patch::{
         apply_merge_patch, remove_list_fields, remove_map_fields, three_way_json_merge_patch,
     },
+    normalize::remove_namespace_annotation,
+    predict::three_way_predict,
     quantity::canonical_quantity,
     remarshal::{
         Decode, base64_decode, base64_encode, default_known_type_fields, json_round_trip,
         normalize_known_types, remarshal, typed_round_trip,
     },
     smp::{
-        PatchFailure, apply_strategic_patch, apply_typed, is_builtin, remove_namespace_annotation,
-        three_way_predict, three_way_strategic_patch, three_way_typed, two_way_strategic_patch,
-        two_way_typed,
+        apply_strategic_patch, apply_typed, is_builtin, three_way_strategic_patch, three_way_typed,
+        two_way_strategic_patch, two_way_typed,
     },
 };
 

@@ -3,8 +3,26 @@
 
 use serde_json::{Map, Value};
 
-use super::json::{base64_decode, base64_encode};
+use super::DiffOptions;
+use super::remarshal::remarshal;
 use crate::config::{LAST_APPLIED_ANNOTATION, Settings, TRACKING_ID_ANNOTATION, TrackingMethod};
+use crate::json::{base64_decode, base64_encode};
+
+/// `remarshal` then `Normalize`: the copy of one side the diff works on.
+pub(crate) fn prepare(obj: &Value, opts: &DiffOptions<'_>, skip_full: bool) -> Value {
+    let mut v = remarshal(obj);
+    normalize(&mut v, opts, skip_full);
+    v
+}
+
+/// gitops-engine's `Normalize`: creation timestamp, kind-specific rules, then the full
+/// normaliser unless skipped.
+pub(crate) fn normalize(obj: &mut Value, opts: &DiffOptions<'_>, skip_full: bool) {
+    normalize_object(obj, opts.ignore_aggregated_roles);
+    if !skip_full && let Some(n) = opts.normalizer {
+        n.normalize(obj);
+    }
+}
 
 /// gitops-engine's `Normalize` without the full normaliser: drops the top-level
 /// `metadata.creationTimestamp` and applies the kind-specific rules.

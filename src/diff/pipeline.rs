@@ -3,16 +3,12 @@
 
 use serde_json::Value;
 
-use super::json::canonical_eq;
-use super::normalize::{last_applied, normalize_object, remove_namespace_annotation};
-use super::patch::json_patch_ops;
-use super::smp::PatchFailure;
-use super::{
-    DiffError, DiffMode, DiffOptions, DiffResult, PatchOp, apply_defaults, apply_merge_patch,
-    apply_strategic_patch, is_builtin, managed_fields, remarshal, remove_list_fields,
-    remove_map_fields, three_way_json_merge_patch, three_way_strategic_patch,
-};
-use crate::object::{ObjectRef, split_api_version};
+use super::compare::finish;
+use super::normalize::{last_applied, normalize, prepare};
+use super::predict::three_way_predict;
+use super::structured_merge::{server_side_diff, structured_merge_diff};
+use super::{DiffError, DiffMode, DiffOptions, DiffResult, PatchOp};
+use crate::object::ObjectRef;
 
 /// Compares a desired object with a live object, as gitops-engine's `Diff(config, live)`.
 ///
@@ -79,12 +75,12 @@ pub fn diff(
     };
     let object = ObjectRef::from_object_lossy(&config);
     if opts.server_side_diff {
-        return managed_fields::server_side_diff(&config, &live, opts, &object);
+        return server_side_diff(&config, &live, opts, &object);
     }
     let ssa_annotation =
         crate::config::resource_sync_options(&config).contains(&"ServerSideApply=true");
     if opts.structured_merge || ssa_annotation {
-        return managed_fields::structured_merge_diff(&config, &live, opts.openapi, &object);
+        return structured_merge_diff(&config, &live, opts.openapi, &object);
     }
     if let Some(Ok(mut orig)) = last_applied(&live) {
         normalize(&mut orig, opts, false);
@@ -99,72 +95,15 @@ pub fn diff(
     })
 }
 
-/// `remarshal` then `Normalize`.
-pub(crate) fn prepare(obj: &Value, opts: &DiffOptions<'_>, skip_full: bool) -> Value {
-    let mut v = remarshal(obj);
-    normalize(&mut v, opts, skip_full);
-    v
-}
-
-/// gitops-engine's `Normalize`: creation timestamp, kind-specific rules, then the full
-/// normaliser unless skipped.
-pub(crate) fn normalize(obj: &mut Value, opts: &DiffOptions<'_>, skip_full: bool) {
-    normalize_object(obj, opts.ignore_aggregated_roles);
-    if !skip_full && let Some(n) = opts.normalizer {
-        n.normalize(obj);
-    }
-}
-
-/// Builds a result from the two sides, comparing them canonically.
-pub(crate) fn finish(live: Value, predicted: Value, mode: DiffMode) -> DiffResult {
-    let modified = !canonical_eq(&live, &predicted);
-    let patch = if modified { json_patch_ops(&live, &predicted) } else { Vec::new() };
-    DiffResult { modified, normalized_live: live, predicted_live: predicted, patch, mode }
-}
-
 /// `ThreeWayDiff(orig, config, live)` (spec §3.1); the two-way diff passes `orig = config`.
 fn three_way(
     orig: &Value,
     config: &Value,
     live: &Value,
     mode: DiffMode,
-) -> Result<DiffResult, PatchFailure> {
-    let mut orig = orig.clone();
-    let mut config = config.clone();
-    remove_namespace_annotation(&mut orig);
-    remove_namespace_annotation(&mut config);
-    let api = orig.get("apiVersion").and_then(Value::as_str).unwrap_or("");
-    let (group, version) = split_api_version(api);
-    let kind = orig.get("kind").and_then(Value::as_str).unwrap_or("");
-    if is_builtin(group, version, kind) {
-        let mut live_for_patch = live.clone();
-        if kind == "StatefulSet" && matches!(group, "apps" | "extensions") {
-            statefulset_workaround(&orig, &mut live_for_patch);
-        }
-        let patch =
-            three_way_strategic_patch(&orig, &config, &live_for_patch, group, version, kind)?;
-        let predicted = apply_strategic_patch(live, &patch, group, version, kind)?;
-        let predicted = apply_defaults(&predicted);
-        let live = apply_defaults(live);
-        Ok(finish(live, predicted, mode))
-    } else {
-        let live_for_patch = remove_map_fields(&orig, live);
-        let patch = three_way_json_merge_patch(&orig, &config, &live_for_patch)?;
-        let predicted = apply_merge_patch(live, &patch);
-        Ok(finish(live.clone(), predicted, mode))
-    }
-}
-
-/// The StatefulSet `volumeClaimTemplates` workaround: live's list is stripped positionally to
-/// the keys of last-applied's list, for computing the patch only.
-fn statefulset_workaround(orig: &Value, live: &mut Value) {
-    let Some(Value::Array(orig_list)) = orig.pointer("/spec/volumeClaimTemplates") else {
-        return;
-    };
-    if let Some(slot @ Value::Array(_)) = live.pointer_mut("/spec/volumeClaimTemplates") {
-        let live_list = slot.as_array().cloned().unwrap_or_default();
-        *slot = Value::Array(remove_list_fields(orig_list, &live_list));
-    }
+) -> Result<DiffResult, super::error::PatchFailure> {
+    let (predicted, live) = three_way_predict(orig, config, live)?;
+    Ok(finish(live, predicted, mode))
 }
 
 #[cfg(test)]

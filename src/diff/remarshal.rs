@@ -14,9 +14,9 @@
 
 use serde_json::{Map, Value};
 
+use super::error::PatchFailure;
 use super::merge_patch::remove_map_fields;
 use super::quantity::{Quantity, canonical_quantity};
-use super::smp::PatchFailure;
 use crate::config::KnownTypeField;
 use crate::schema::{self, Scalar, Shape, TypeRef};
 
@@ -293,7 +293,7 @@ pub(crate) fn base64_decode(s: &str) -> Option<Vec<u8>> {
 pub(crate) fn normalize_known_types(
     obj: &mut Value,
     fields: &[KnownTypeField],
-) -> Result<(), super::smp::PatchFailure> {
+) -> Result<(), PatchFailure> {
     for f in fields {
         let Some(kind) = KnownType::parse(&f.type_) else { continue };
         let parts: Vec<&str> = f.field.split('.').collect();

@@ -13,22 +13,8 @@
 
 use serde_json::{Map, Value};
 
+use super::error::PatchFailure;
 use crate::schema::{self, Strategy, TypeRef};
-
-/// A patch error, before the caller attaches the object: the pointer and the message.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct PatchFailure {
-    /// RFC 6901 pointer of the field.
-    pub path: String,
-    /// What went wrong.
-    pub message: String,
-}
-
-impl PatchFailure {
-    pub(crate) fn new(path: &str, message: impl Into<String>) -> PatchFailure {
-        PatchFailure { path: path.to_owned(), message: message.into() }
-    }
-}
 
 type Result<T> = std::result::Result<T, PatchFailure>;
 
@@ -137,63 +123,6 @@ pub(crate) fn apply_typed(
     let doc = as_object(doc, "document")?;
     let patch = as_object(patch, "patch")?;
     Ok(Value::Object(merge_map(doc.clone(), patch.clone(), t, MergeOptions::APPLY, "")?))
-}
-
-/// `removeNamespaceAnnotation` (spec diff.md §3.1 step 1): drops `metadata.namespace`, and
-/// `metadata.annotations` when it is null or an empty map.
-pub(crate) fn remove_namespace_annotation(obj: &Value) -> Value {
-    let mut obj = obj.clone();
-    if let Some(Value::Object(m)) = obj.get_mut("metadata") {
-        m.remove("namespace");
-        let empty = match m.get("annotations") {
-            Some(Value::Null) => true,
-            Some(Value::Object(a)) => a.is_empty(),
-            _ => false,
-        };
-        if empty {
-            m.remove("annotations");
-        }
-    }
-    obj
-}
-
-/// The patch-and-default core of Argo CD's `ThreeWayDiff` (spec diff.md §3.1 steps 1-2):
-/// `orig` (last-applied, or `config` in two-way mode), `config` and `live` are already
-/// remarshalled and normalised. Built-in kinds (decided by `orig`'s GVK) get the StatefulSet
-/// `volumeClaimTemplates` workaround, a three-way strategic merge patch applied to live, and
-/// Kubernetes defaults on both sides; anything else gets the three-way JSON merge patch
-/// against `RemoveMapFields(orig, live)`. Returns `(predicted, live)`; `Modified` is their
-/// canonical inequality. An error means Argo CD falls back to the two-way diff.
-pub(crate) fn three_way_predict(
-    orig: &Value,
-    config: &Value,
-    live: &Value,
-) -> std::result::Result<(Value, Value), PatchFailure> {
-    let orig = remove_namespace_annotation(orig);
-    let config = remove_namespace_annotation(config);
-    let (g, v, k) = schema::gvk_of(&orig).unwrap_or(("", "", ""));
-    if is_builtin(g, v, k) {
-        let mut live_for_patch = live.clone();
-        if (g == "apps" || g == "extensions")
-            && k == "StatefulSet"
-            && let (Some(Value::Array(o)), Some(Value::Array(l))) = (
-                orig.pointer("/spec/volumeClaimTemplates"),
-                live.pointer("/spec/volumeClaimTemplates"),
-            )
-            && let Some(spec) = live_for_patch.get_mut("spec").and_then(Value::as_object_mut)
-        {
-            let stripped = super::merge_patch::remove_list_fields(o, l);
-            spec.insert("volumeClaimTemplates".to_owned(), Value::Array(stripped));
-        }
-        let patch = three_way_strategic_patch(&orig, &config, &live_for_patch, g, v, k)?;
-        let predicted = apply_strategic_patch(live, &patch, g, v, k)?;
-        Ok((super::defaults::apply_defaults(&predicted), super::defaults::apply_defaults(live)))
-    } else {
-        let live_for_patch = super::merge_patch::remove_map_fields(&orig, live);
-        let patch =
-            super::merge_patch::three_way_json_merge_patch(&orig, &config, &live_for_patch)?;
-        Ok((super::merge_patch::apply_merge_patch(live, &patch), live.clone()))
-    }
 }
 
 // ---------------------------------------------------------------------------------------

@@ -174,9 +174,27 @@ mod with_lua {
     use serde_json::Value;
 
     use super::{HealthScript, HealthScripts};
-    use crate::health::HealthResult;
+    use crate::health::{HealthResult, HealthStatus};
     use crate::object::ObjectRef;
     use crate::script::{LuaEngine, LuaHealth, ScriptError};
+
+    /// A script's health as a [`HealthResult`]. The empty health becomes `Healthy` with an
+    /// empty message: Argo CD shows it as a blank status, and app aggregation treats it as
+    /// healthy.
+    impl From<&LuaHealth> for HealthResult {
+        fn from(h: &LuaHealth) -> HealthResult {
+            let status = match h.status.as_str() {
+                "Progressing" => HealthStatus::Progressing,
+                "Degraded" => HealthStatus::Degraded,
+                "Suspended" => HealthStatus::Suspended,
+                "Missing" => HealthStatus::Missing,
+                "Unknown" => HealthStatus::Unknown,
+                // "Healthy" and the empty health.
+                _ => HealthStatus::Healthy,
+            };
+            HealthResult { status, message: h.message.clone() }
+        }
+    }
 
     /// Health scripts and the engine that runs them: the Lua step of health assessment.
     ///
@@ -275,7 +293,7 @@ mod with_lua {
             obj_ref: &ObjectRef,
             now: SystemTime,
         ) -> Result<Option<HealthResult>, ScriptError> {
-            Ok(self.evaluate(obj, obj_ref, now)?.map(|h| h.to_result()))
+            Ok(self.evaluate(obj, obj_ref, now)?.map(|h| HealthResult::from(&h)))
         }
     }
 
@@ -298,7 +316,7 @@ mod with_lua {
                     crate::health::HealthError::script(object, &script.name, e.reason())
                 })?;
             Ok(Some(crate::health::ScriptOutput {
-                health: (!out.is_empty()).then(|| out.to_result()),
+                health: (!out.is_empty()).then(|| HealthResult::from(&out)),
                 deletion_message: out.deletion_message,
             }))
         }

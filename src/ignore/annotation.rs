@@ -380,7 +380,8 @@ mod tests {
 
     #[test]
     fn respect_reads_the_target_annotation_unless_turned_off() {
-        use crate::ignore::{IgnoreNormalizer, respect_ignore_differences};
+        use crate::diff::respect_ignore_differences;
+        use crate::ignore::IgnoreNormalizer;
         let cm = |stamp: &str, value: &str| {
             json!({"apiVersion": "v1", "kind": "ConfigMap",
                    "metadata": {"name": "c", "annotations": {IGNORE_DIFFERENCES_ANNOTATION: value}},

@@ -12,7 +12,7 @@
 //! object alone, applied after the app and `argocd-cm` rules. Only the desired (Git) object's
 //! annotation is read, never the live one's. [`IgnoreNormalizer::annotation_rule`] reads it
 //! (unless turned off with [`IgnoreNormalizer::with_annotation`]); the app diff and
-//! [`respect_ignore_differences`] apply it.
+//! [`respect_ignore_differences`](crate::diff::respect_ignore_differences) apply it.
 //!
 //! ## Matching (spec diff.md §7.3)
 //!
@@ -45,9 +45,7 @@
 mod annotation;
 #[cfg(feature = "jq")]
 mod jq_delete;
-mod managed;
 mod pointer;
-mod respect;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -57,11 +55,6 @@ use crate::glob::Glob;
 use crate::object::{ObjectRef, type_name};
 
 pub use annotation::{AnnotationRule, IGNORE_DIFFERENCES_ANNOTATION};
-pub use respect::{RespectedTarget, respect_ignore_differences};
-
-/// Seam for the diff pipeline: the schema-less `managedFieldsManagers` normalization (§7.5).
-#[allow(unused_imports)]
-pub(crate) use managed::managed_fields_normalize;
 
 /// An error building or applying ignore rules.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -429,7 +422,7 @@ impl IgnoreNormalizer {
 
     /// Turns the `gitops-core.io/ignore-differences` annotation on (the default) or off for
     /// everything that uses this normalizer: [`IgnoreNormalizer::annotation_rule`],
-    /// [`respect_ignore_differences`] and the app diffs it is lent to.
+    /// [`respect_ignore_differences`](crate::diff::respect_ignore_differences) and the app diffs it is lent to.
     pub fn with_annotation(mut self, on: bool) -> Self {
         self.annotation = on;
         self

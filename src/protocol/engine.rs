@@ -10,7 +10,7 @@ use std::time::SystemTime;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::config::Application;
+use crate::config::{Application, Settings};
 use crate::diff::{AppDiffInput, DiffError, diff_app};
 use crate::health::scripts::HealthScripts;
 use crate::health::{HealthContext, ResourceHealthInput, aggregate};
@@ -18,9 +18,104 @@ use crate::object::Scopes;
 
 use super::error::ProtocolError;
 use super::output::{DecideOutput, DiffOutput, HealthOutput, PlanOutput};
-use super::server::{Config, DecideInput, DiffInput, HealthInput, PlanInput, State, StepInput};
 use super::time::Timestamp;
-use super::wire::Method;
+use super::wire::{DEFAULT_MAX_REQUEST_BYTES, Limits, Method};
+
+/// What the server keeps between requests.
+#[derive(Debug)]
+pub(crate) struct State {
+    /// The size limit on request lines, in bytes.
+    pub(crate) max_request_bytes: u64,
+    /// The limit the server started with, in force when `configure` sets none.
+    pub(crate) initial_max_request_bytes: u64,
+    /// The configuration set by the last successful `configure`.
+    pub(crate) config: Config,
+    /// What was built from it: script lookup, the Lua engine.
+    pub(crate) engines: Engines,
+    /// The host's backstop for each script evaluation and jq rule (`Server::with_interrupt`).
+    pub(crate) interrupt: Option<std::sync::Arc<dyn crate::script::Interrupt>>,
+}
+
+impl Default for State {
+    fn default() -> Self {
+        State {
+            max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
+            initial_max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
+            config: Config::default(),
+            engines: Engines::default(),
+            interrupt: None,
+        }
+    }
+}
+
+/// The parsed configuration.
+#[derive(Debug, Default)]
+pub(crate) struct Config {
+    /// From `argocd-cm`.
+    pub(crate) settings: Settings,
+    /// The default Application, when one was configured.
+    pub(crate) app: Option<Application>,
+    /// Lua health scripts by `<group>/<Kind>`.
+    pub(crate) customizations: BTreeMap<String, String>,
+    /// Limits of the engines.
+    pub(crate) limits: Limits,
+}
+
+/// `diff` params after checking.
+#[derive(Debug)]
+pub(crate) struct DiffInput {
+    pub(crate) desired: Vec<Value>,
+    pub(crate) live: Vec<Value>,
+    /// Left out: the configured one.
+    pub(crate) app: Option<Application>,
+    /// Left out: the configured one.
+    pub(crate) settings: Option<Settings>,
+}
+
+/// `health` params after checking.
+#[derive(Debug)]
+pub(crate) struct HealthInput {
+    pub(crate) objects: Vec<Value>,
+    pub(crate) settings: Option<Settings>,
+    pub(crate) customizations: Option<BTreeMap<String, String>>,
+    pub(crate) now: Option<Timestamp>,
+    pub(crate) condition_fallback: bool,
+}
+
+/// `plan` params after checking.
+#[derive(Debug)]
+pub(crate) struct PlanInput {
+    pub(crate) desired: Vec<Value>,
+    pub(crate) live: Vec<Value>,
+    pub(crate) app: Option<Application>,
+    pub(crate) settings: Option<Settings>,
+    pub(crate) prune: bool,
+    pub(crate) revision: Option<String>,
+    pub(crate) now: Option<Timestamp>,
+}
+
+/// `step` params after checking.
+#[derive(Debug)]
+pub(crate) struct StepInput {
+    pub(crate) request: crate::sync::SyncRequest,
+    pub(crate) state: crate::sync::SyncState,
+    pub(crate) observations: crate::sync::Observations,
+}
+
+/// `decide` params after checking.
+#[derive(Debug)]
+pub(crate) struct DecideInput {
+    pub(crate) app: Application,
+    pub(crate) desired: Vec<Value>,
+    pub(crate) live: Vec<Value>,
+    pub(crate) revisions: Vec<String>,
+    pub(crate) now: Timestamp,
+    pub(crate) settings: Option<Settings>,
+    pub(crate) guard: Option<crate::sync::guard::BlastRadiusGuard>,
+    pub(crate) claims: Vec<Value>,
+    /// The project's sync windows (all of them; those matching the app are checked).
+    pub(crate) windows: Vec<crate::sync::windows::SyncWindow>,
+}
 
 /// The methods this build answers, in protocol order.
 pub(crate) fn available_methods() -> Vec<Method> {
@@ -113,7 +208,9 @@ pub(crate) fn engine_diff(state: &mut State, input: DiffInput) -> Result<Value, 
     let settings = input.settings.as_ref().unwrap_or(&state.config.settings);
     let mut scopes = Scopes::builtin();
     scopes.add_crds(input.desired.iter().chain(&input.live));
-    let mut diff_input = AppDiffInput::new(&input.desired, &input.live, app, settings, &scopes);
+    // The answer carries the patches and statuses, not the objects.
+    let mut diff_input =
+        AppDiffInput::new(&input.desired, &input.live, app, settings, &scopes).with_objects(false);
     if let Some(i) = &state.interrupt {
         diff_input = diff_input.with_interrupt(i);
     }
@@ -220,7 +317,7 @@ mod lua_scripts {
                 now,
             ) {
                 Ok(h) => {
-                    let health = (!h.is_empty()).then(|| h.to_result());
+                    let health = (!h.is_empty()).then(|| crate::health::HealthResult::from(&h));
                     Ok(Some(ScriptOutput::new(health, h.deletion_message)))
                 }
                 Err(e) => Err(HealthError::script(object, e.script.clone(), e.reason())),
@@ -238,7 +335,8 @@ pub(crate) fn engine_plan(state: &mut State, input: PlanInput) -> Result<Value, 
     let settings = input.settings.as_ref().unwrap_or(&state.config.settings);
     let mut scopes = Scopes::builtin();
     scopes.add_crds(input.desired.iter().chain(&input.live));
-    let mut diff_input = AppDiffInput::new(&input.desired, &input.live, app, settings, &scopes);
+    let mut diff_input =
+        AppDiffInput::new(&input.desired, &input.live, app, settings, &scopes).with_objects(false);
     if let Some(i) = &state.interrupt {
         diff_input = diff_input.with_interrupt(i);
     }
@@ -272,7 +370,8 @@ pub(crate) fn engine_decide(state: &mut State, input: DecideInput) -> Result<Val
     let mut scopes = Scopes::builtin();
     scopes.add_crds(input.desired.iter().chain(&input.live));
     let mut diff_input =
-        AppDiffInput::new(&input.desired, &input.live, &input.app, settings, &scopes);
+        AppDiffInput::new(&input.desired, &input.live, &input.app, settings, &scopes)
+            .with_objects(false);
     if let Some(i) = &state.interrupt {
         diff_input = diff_input.with_interrupt(i);
     }

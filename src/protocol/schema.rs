@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use super::wire::{
     ConfigureParams, ConfigureResult, DecideParams, DiffParams, ErrorCode, HealthParams,
-    HelloParams, HelloResult, Method, PROTOCOL_VERSION, PlanParams, Response, StepParams,
+    HelloParams, Method, PROTOCOL_VERSION, PlanParams, Response, StepParams, result_schema_of,
 };
 
 // The server reads the same types in steps (see `server.rs`), so that each kind of mistake
@@ -54,22 +54,6 @@ pub(crate) enum Call {
 fn params_optional(schema: &mut schemars::Schema) {
     if let Some(Value::Array(required)) = schema.get_mut("required") {
         required.retain(|v| v != "params");
-    }
-}
-
-/// The schema of `method`'s result, as a reference into `$defs`.
-pub(crate) fn result_schema_of(
-    method: Method,
-    generator: &mut schemars::SchemaGenerator,
-) -> schemars::Schema {
-    match method {
-        Method::Diff => generator.subschema_for::<super::output::DiffOutput>(),
-        Method::Health => generator.subschema_for::<super::output::HealthOutput>(),
-        Method::Plan => generator.subschema_for::<super::output::PlanOutput>(),
-        Method::Step => generator.subschema_for::<crate::sync::Step>(),
-        Method::Decide => generator.subschema_for::<super::output::DecideOutput>(),
-        Method::Configure => generator.subschema_for::<ConfigureResult>(),
-        Method::Hello => generator.subschema_for::<HelloResult>(),
     }
 }
 

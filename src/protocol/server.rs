@@ -1,21 +1,20 @@
 //! The sans-IO server: request lines in, response lines out, with the configured state kept
 //! between requests.
 
-use std::collections::BTreeMap;
-
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::config::{Application, ConfigError, Settings};
 use crate::object::{ObjectRef, ParseError, escape_pointer_token, type_name};
 
-use super::engine;
+use super::engine::{
+    self, Config, DecideInput, DiffInput, HealthInput, PlanInput, State, StepInput,
+};
 use super::error::ProtocolError;
 use super::time::Timestamp;
 use super::wire::{
-    ConfigureParams, ConfigureResult, DEFAULT_MAX_REQUEST_BYTES, DecideParams, DiffParams,
-    HealthParams, HelloParams, HelloResult, Limits, Method, PROTOCOL_VERSION, PlanParams, Request,
-    Response, StepParams,
+    ConfigureParams, ConfigureResult, DecideParams, DiffParams, HealthParams, HelloParams,
+    HelloResult, Method, PROTOCOL_VERSION, PlanParams, Request, Response, StepParams,
 };
 
 /// A `serve` protocol server without I/O: give it each line read, write out each line it
@@ -44,113 +43,6 @@ use super::wire::{
 #[derive(Debug, Default)]
 pub struct Server {
     state: State,
-}
-
-/// What the server keeps between requests.
-pub(crate) struct State {
-    /// The size limit on request lines, in bytes.
-    pub(crate) max_request_bytes: u64,
-    /// The limit the server started with, in force when `configure` sets none.
-    pub(crate) initial_max_request_bytes: u64,
-    /// The configuration set by the last successful `configure`.
-    pub(crate) config: Config,
-    /// What was built from it: script lookup, the Lua engine.
-    pub(crate) engines: engine::Engines,
-    /// The host's backstop for each script evaluation ([`Server::with_interrupt`]).
-    pub(crate) interrupt: Option<std::sync::Arc<dyn crate::script::Interrupt>>,
-}
-
-impl std::fmt::Debug for State {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("State")
-            .field("max_request_bytes", &self.max_request_bytes)
-            .field("initial_max_request_bytes", &self.initial_max_request_bytes)
-            .field("config", &self.config)
-            .field("engines", &self.engines)
-            .field("interrupt", &self.interrupt.is_some())
-            .finish()
-    }
-}
-
-impl Default for State {
-    fn default() -> Self {
-        State {
-            max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
-            initial_max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
-            config: Config::default(),
-            engines: engine::Engines::default(),
-            interrupt: None,
-        }
-    }
-}
-
-/// The parsed configuration.
-#[derive(Debug, Default)]
-pub(crate) struct Config {
-    /// From `argocd-cm`.
-    pub(crate) settings: Settings,
-    /// The default Application, when one was configured.
-    pub(crate) app: Option<Application>,
-    /// Lua health scripts by `<group>/<Kind>`.
-    pub(crate) customizations: BTreeMap<String, String>,
-    /// Limits of the engines.
-    pub(crate) limits: Limits,
-}
-
-/// `diff` params after checking.
-#[derive(Debug)]
-pub(crate) struct DiffInput {
-    pub(crate) desired: Vec<Value>,
-    pub(crate) live: Vec<Value>,
-    /// Left out: the configured one.
-    pub(crate) app: Option<Application>,
-    /// Left out: the configured one.
-    pub(crate) settings: Option<Settings>,
-}
-
-/// `health` params after checking.
-#[derive(Debug)]
-pub(crate) struct HealthInput {
-    pub(crate) objects: Vec<Value>,
-    pub(crate) settings: Option<Settings>,
-    pub(crate) customizations: Option<BTreeMap<String, String>>,
-    pub(crate) now: Option<Timestamp>,
-    pub(crate) condition_fallback: bool,
-}
-
-/// `plan` params after checking.
-#[derive(Debug)]
-pub(crate) struct PlanInput {
-    pub(crate) desired: Vec<Value>,
-    pub(crate) live: Vec<Value>,
-    pub(crate) app: Option<Application>,
-    pub(crate) settings: Option<Settings>,
-    pub(crate) prune: bool,
-    pub(crate) revision: Option<String>,
-    pub(crate) now: Option<Timestamp>,
-}
-
-/// `step` params after checking.
-#[derive(Debug)]
-pub(crate) struct StepInput {
-    pub(crate) request: crate::sync::SyncRequest,
-    pub(crate) state: crate::sync::SyncState,
-    pub(crate) observations: crate::sync::Observations,
-}
-
-/// `decide` params after checking.
-#[derive(Debug)]
-pub(crate) struct DecideInput {
-    pub(crate) app: Application,
-    pub(crate) desired: Vec<Value>,
-    pub(crate) live: Vec<Value>,
-    pub(crate) revisions: Vec<String>,
-    pub(crate) now: Timestamp,
-    pub(crate) settings: Option<Settings>,
-    pub(crate) guard: Option<crate::sync::guard::BlastRadiusGuard>,
-    pub(crate) claims: Vec<Value>,
-    /// The project's sync windows (all of them; those matching the app are checked).
-    pub(crate) windows: Vec<crate::sync::windows::SyncWindow>,
 }
 
 /// A method handler: reads the params, answers with the result.

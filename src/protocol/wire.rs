@@ -543,8 +543,24 @@ fn nullable_string(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 /// The result of one of the methods (see `x-methods` in the schema for which one).
 fn result_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
     let results: Vec<schemars::Schema> =
-        Method::ALL.iter().map(|m| super::schema::result_schema_of(*m, generator)).collect();
+        Method::ALL.iter().map(|m| result_schema_of(*m, generator)).collect();
     schemars::json_schema!({ "anyOf": results })
+}
+
+/// The schema of `method`'s result, as a reference into `$defs`.
+pub(crate) fn result_schema_of(
+    method: Method,
+    generator: &mut schemars::SchemaGenerator,
+) -> schemars::Schema {
+    match method {
+        Method::Diff => generator.subschema_for::<super::output::DiffOutput>(),
+        Method::Health => generator.subschema_for::<super::output::HealthOutput>(),
+        Method::Plan => generator.subschema_for::<super::output::PlanOutput>(),
+        Method::Step => generator.subschema_for::<crate::sync::Step>(),
+        Method::Decide => generator.subschema_for::<super::output::DecideOutput>(),
+        Method::Configure => generator.subschema_for::<ConfigureResult>(),
+        Method::Hello => generator.subschema_for::<HelloResult>(),
+    }
 }
 
 fn object_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {

@@ -32,8 +32,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::decide::ResourceStatus;
 use super::options::{AppOptions, PropagationPolicy, prune_disabled};
+use super::status::ResourceStatus;
 use crate::config::Application;
 use crate::glob::{Glob, glob_match};
 use crate::object::ObjectRef;

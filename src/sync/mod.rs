@@ -100,6 +100,7 @@ pub mod hooks;
 pub mod messages;
 pub mod options;
 mod reconcile;
+mod status;
 mod step;
 mod tasks;
 pub mod time;

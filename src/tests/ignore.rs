@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use crate::ignore::{IgnoreNormalizer, respect_ignore_differences};
+use crate::diff::respect_ignore_differences;
+use crate::ignore::IgnoreNormalizer;
 use crate::tests::support::{read, selected, testdata};
 use crate::{IgnoreDifferences, ObjectRef, Settings};
 

@@ -1254,3 +1254,59 @@ return hs
         }
     }
 }
+
+/// An application of up to a dozen resources from [`triple`]s, renamed apart: each has a
+/// desired object, a live one (with last-applied from the third), or both.
+fn application() -> impl Strategy<Value = (Vec<Value>, Vec<Value>)> {
+    prop::collection::vec((triple(), 0..3u8), 1..12).prop_map(|rs| {
+        let (mut desired, mut live) = (Vec::new(), Vec::new());
+        for (i, ((_, d, l, applied), sides)) in rs.into_iter().enumerate() {
+            let name = json!(format!("r{i}"));
+            let (mut d, mut l) = (d, with_last_applied(&l, &applied));
+            d["metadata"]["name"] = name.clone();
+            l["metadata"]["name"] = name;
+            if sides != 1 {
+                desired.push(d);
+            }
+            if sides != 0 {
+                live.push(l);
+            }
+        }
+        (desired, live)
+    })
+}
+
+/// The JSON text of an application's comparison.
+fn compared(desired: &[Value], live: &[Value], objects: bool) -> String {
+    let (app, settings, scopes) = (Application::default(), Settings::default(), Scopes::builtin());
+    let input = AppDiffInput::new(desired, live, &app, &settings, &scopes).with_objects(objects);
+    serde_json::to_string(&diff::diff_app(&input).expect("diff_app has no error today"))
+        .expect("plain data")
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    /// Without the objects, a comparison is the same as with them, objects aside: the same
+    /// statuses, patches and messages.
+    #[test]
+    fn leaving_the_objects_out_changes_nothing_else((desired, live) in application()) {
+        let mut full: Value = serde_json::from_str(&compared(&desired, &live, true)).unwrap();
+        for r in full["resources"].as_array_mut().into_iter().flatten() {
+            r["normalizedLive"] = Value::Null;
+            r["predictedLive"] = Value::Null;
+        }
+        let lean: Value = serde_json::from_str(&compared(&desired, &live, false)).unwrap();
+        prop_assert_eq!(full, lean);
+    }
+
+    /// Spread over threads (feature `parallel`), `diff_app` gives the same bytes as on one.
+    #[cfg(feature = "parallel")]
+    #[test]
+    fn a_parallel_comparison_is_the_serial_one_byte_for_byte((desired, live) in application()) {
+        let pool = |n| rayon::ThreadPoolBuilder::new().num_threads(n).build().expect("a pool");
+        let serial = pool(1).install(|| compared(&desired, &live, true));
+        let parallel = pool(4).install(|| compared(&desired, &live, true));
+        prop_assert_eq!(serial, parallel);
+    }
+}

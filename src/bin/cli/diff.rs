@@ -120,7 +120,9 @@ pub fn run(args: lexopt::Parser) -> Result<u8, CliError> {
     let mut input = c
         .input()
         .with_reveal_secrets(args.show_secrets)
-        .with_ignore_annotation(args.ignore_annotation);
+        .with_ignore_annotation(args.ignore_annotation)
+        // The text rendering and the explanations read the objects; JSON and YAML do not.
+        .with_objects(args.output == Output::Text || args.explain || args.unmanaged);
     if !dry_runs.is_empty() {
         input = input.with_dry_runs(&dry_runs);
     }

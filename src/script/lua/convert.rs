@@ -6,8 +6,6 @@ use mlua::{Lua, Table, Value};
 use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 
-use crate::health::{HealthResult, HealthStatus};
-
 /// What a health script returned, read as Argo CD reads it.
 ///
 /// `status` is one of Argo CD's six codes (`Healthy`, `Progressing`, `Degraded`, `Suspended`,
@@ -33,21 +31,6 @@ impl LuaHealth {
     /// Whether this is the empty health (status `""`).
     pub fn is_empty(&self) -> bool {
         self.status.is_empty()
-    }
-
-    /// The health as a [`HealthResult`]. The empty health becomes `Healthy` with an empty
-    /// message: Argo CD shows it as a blank status, and app aggregation treats it as healthy.
-    pub fn to_result(&self) -> HealthResult {
-        let status = match self.status.as_str() {
-            "Progressing" => HealthStatus::Progressing,
-            "Degraded" => HealthStatus::Degraded,
-            "Suspended" => HealthStatus::Suspended,
-            "Missing" => HealthStatus::Missing,
-            "Unknown" => HealthStatus::Unknown,
-            // "Healthy" and the empty health.
-            _ => HealthStatus::Healthy,
-        };
-        HealthResult { status, message: self.message.clone() }
     }
 }
 

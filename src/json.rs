@@ -1,4 +1,5 @@
-//! Small JSON helpers of the diff pipeline: canonical equality, path access, base64.
+//! Small JSON helpers shared by the diff pipeline and the field sets: canonical equality, path
+//! access, base64.
 
 use serde_json::{Map, Value};
 

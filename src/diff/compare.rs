@@ -1,8 +1,17 @@
-//! RFC 6902 operations between the normalised and the predicted live object.
+//! Comparing the normalised live object with the predicted one: canonical equality, and the
+//! RFC 6902 operations between them.
 
 use serde_json::Value;
 
-use super::PatchOp;
+use super::{DiffMode, DiffResult, PatchOp};
+use crate::json::canonical_eq;
+
+/// Builds a result from the two sides, comparing them canonically.
+pub(crate) fn finish(live: Value, predicted: Value, mode: DiffMode) -> DiffResult {
+    let modified = !canonical_eq(&live, &predicted);
+    let patch = if modified { json_patch_ops(&live, &predicted) } else { Vec::new() };
+    DiffResult { modified, normalized_live: live, predicted_live: predicted, patch, mode }
+}
 
 /// The operations turning `from` into `to` (json-patch's structural diff: objects by key, arrays
 /// by index), in a deterministic order.

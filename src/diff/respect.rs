@@ -23,13 +23,12 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::managed::managed_fields_normalize;
-use super::{IgnoreError, IgnoreNormalizer};
+use super::merge_patch::apply_merge_patch;
+use super::remarshal::normalize_known_types;
+use super::smp::{apply_strategic_patch, is_builtin, three_way_strategic_patch};
 use crate::config::{Settings, TRACKING_ID_ANNOTATION, TrackingMethod};
-use crate::diff::{
-    apply_merge_patch, apply_strategic_patch, is_builtin, normalize_known_types,
-    three_way_strategic_patch,
-};
+use crate::ignore::{IgnoreError, IgnoreNormalizer};
+use crate::managed_fields::trusted_managers_normalize as managed_fields_normalize;
 use crate::object::ObjectRef;
 
 /// One target after `RespectIgnoreDifferences`, in the order of the input.
@@ -49,7 +48,8 @@ pub struct RespectedTarget {
 /// # Examples
 ///
 /// ```
-/// use gitops_core::ignore::{IgnoreNormalizer, respect_ignore_differences};
+/// use gitops_core::diff::respect_ignore_differences;
+/// use gitops_core::ignore::IgnoreNormalizer;
 /// use gitops_core::Settings;
 /// let n = IgnoreNormalizer::new(&[], &Settings::default()).unwrap();
 /// let target = serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
