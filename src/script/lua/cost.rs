@@ -89,7 +89,7 @@ fn charged(
                 other => super::strip_traceback(&other.to_string()).to_string(),
             };
             let text = text.replace("to '?'", &format!("to '{name}'"));
-            mlua::Error::RuntimeError(format!("{}{text}", super::strlib::position(lua)))
+            mlua::Error::RuntimeError(format!("{}{text}", position(lua)))
         })
     })
 }
@@ -212,4 +212,16 @@ pub(super) fn compile(len: usize) -> u64 {
 /// What copying `len` bytes costs.
 pub(super) fn copy(len: usize) -> u64 {
     bytes(len as u64)
+}
+
+/// `<chunk>:<line>: ` of the Lua code calling the current library function, as `luaL_error`
+/// prefixes its messages; empty when the caller is not Lua code.
+pub(super) fn position(lua: &Lua) -> String {
+    lua.inspect_stack(1, |d| {
+        let line = d.current_line()?;
+        let src = d.source().short_src?.into_owned();
+        Some(format!("{src}:{line}: "))
+    })
+    .flatten()
+    .unwrap_or_default()
 }

@@ -720,7 +720,7 @@ fn load_text(
     if bytes.first() == Some(&0x1b) {
         return Err(mlua::Error::RuntimeError(format!(
             "{}binary chunks are not allowed",
-            strlib::position(lua)
+            cost::position(lua)
         )));
     }
     let name = name.unwrap_or_else(|| text.to_string_lossy());

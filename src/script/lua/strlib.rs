@@ -10,17 +10,7 @@ use super::Control;
 use super::convert::lua_type_name;
 use super::pattern::{Capture, Matcher, PatternError, find_plain, is_plain};
 
-/// `<chunk>:<line>: ` of the Lua code calling the current library function, as `luaL_error`
-/// prefixes its messages; empty when the caller is not Lua code.
-pub(super) fn position(lua: &Lua) -> String {
-    lua.inspect_stack(1, |d| {
-        let line = d.current_line()?;
-        let src = d.source().short_src?.into_owned();
-        Some(format!("{src}:{line}: "))
-    })
-    .flatten()
-    .unwrap_or_default()
-}
+use super::cost::position;
 
 fn error(lua: &Lua, message: impl std::fmt::Display) -> mlua::Error {
     mlua::Error::RuntimeError(format!("{}{message}", position(lua)))
