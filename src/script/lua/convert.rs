@@ -246,7 +246,7 @@ impl Encoding {
     }
 }
 
-fn encode(v: &Value, depth: usize, visited: &mut Encoding) -> Result<Json, ReadError> {
+pub(super) fn encode(v: &Value, depth: usize, visited: &mut Encoding) -> Result<Json, ReadError> {
     visited.count(match v {
         Value::String(s) => s.as_bytes().len(),
         _ => 0,

@@ -1,5 +1,6 @@
 //! The Lua engine: a pool of per-thread LuaJIT states, each evaluation in a fresh environment.
 
+mod action;
 mod convert;
 mod cost;
 mod os;
@@ -7,7 +8,7 @@ mod pattern;
 mod strlib;
 
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -319,6 +320,22 @@ impl LuaEngine {
         obj: &serde_json::Value,
         now: SystemTime,
     ) -> Result<LuaHealth, ScriptError> {
+        self.evaluate(name, source, use_open_libs, obj, None, now, convert::read_health)
+    }
+
+    /// Runs a script on a pooled state and reads its last return value with `read`;
+    /// `params` (when given) becomes the script's `actionParams` table.
+    #[allow(clippy::too_many_arguments)]
+    fn evaluate<T>(
+        &self,
+        name: &str,
+        source: &str,
+        use_open_libs: bool,
+        obj: &serde_json::Value,
+        params: Option<&BTreeMap<String, String>>,
+        now: SystemTime,
+        read: fn(Value) -> Result<T, convert::ReadError>,
+    ) -> Result<T, ScriptError> {
         let slot = usize::from(use_open_libs);
         let taken = POOL.with(|p| p.try_borrow_mut().ok().and_then(|mut p| p[slot].take()));
         let mut state = match taken {
@@ -336,7 +353,8 @@ impl LuaEngine {
             }
             limits.instructions = limits.instructions.min(left);
         }
-        let (mut result, reusable) = state.eval(name, source, obj, now, &limits, check);
+        let (mut result, reusable) =
+            state.eval(name, source, obj, params, now, &limits, check, read);
         if let (Some(request), Some(left)) = (&self.request, request_left) {
             let spent = limits.instructions.saturating_sub(state.control.units_left.get());
             let _ = request.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |l| {
@@ -506,15 +524,18 @@ impl State {
     }
 
     /// Runs one evaluation; the flag says whether the state may be reused.
-    fn eval(
+    #[allow(clippy::too_many_arguments)]
+    fn eval<T>(
         &mut self,
         name: &str,
         source: &str,
         obj: &serde_json::Value,
+        params: Option<&BTreeMap<String, String>>,
         now: SystemTime,
         limits: &ScriptLimits,
         check: Option<Box<dyn super::InterruptCheck>>,
-    ) -> (Result<LuaHealth, ScriptError>, bool) {
+        read: fn(Value) -> Result<T, convert::ReadError>,
+    ) -> (Result<T, ScriptError>, bool) {
         let err = |kind| Err(ScriptError::new(name, kind));
         if self.lua.used_memory() > self.baseline.saturating_add(GARBAGE_BYTES) {
             if let Err(e) = self.lua.gc_collect() {
@@ -542,7 +563,7 @@ impl State {
         // memory limit, garbage included: work done by allocating (building strings in a
         // loop) is bounded by it, the same on every run.
         self.lua.gc_stop();
-        let result = self.run(source, obj, limits);
+        let result = self.run(source, obj, params, limits, read);
         self.lua.gc_restart();
         self.control.check.borrow_mut().0 = None;
         // Lift the limit again for the host's own work on the state (the cache).
@@ -568,12 +589,14 @@ impl State {
         }
     }
 
-    fn run(
+    fn run<T>(
         &mut self,
         source: &str,
         obj: &serde_json::Value,
+        params: Option<&BTreeMap<String, String>>,
         limits: &ScriptLimits,
-    ) -> Result<LuaHealth, RunError> {
+        read: fn(Value) -> Result<T, convert::ReadError>,
+    ) -> Result<T, RunError> {
         let func = match self.cache.get(source) {
             Some(f) => f.clone(),
             None => {
@@ -609,13 +632,16 @@ impl State {
             .set_memory_limit(limit)
             .map_err(|e| RunError::Script(ScriptErrorKind::Engine(e.to_string())))?;
         let env: Table = self.make_env.call(lua_obj).map_err(RunError::Lua)?;
+        if let Some(params) = params {
+            action::set_params(&self.lua, &env, params).map_err(RunError::Lua)?;
+        }
         func.set_environment(env).map_err(RunError::Lua)?;
         let out: MultiValue = self.runner.call(func).map_err(RunError::Lua)?;
         if self.control.tripped() {
             return Err(RunError::Script(self.limit_kind(limits)));
         }
         let last = out.into_iter().last().unwrap_or(Value::Nil);
-        convert::read_health(last).map_err(|e| match e {
+        read(last).map_err(|e| match e {
             convert::ReadError::Lua(e) => RunError::Lua(e),
             convert::ReadError::Result(m) => RunError::Script(ScriptErrorKind::Result(m)),
         })
