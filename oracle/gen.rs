@@ -45,14 +45,15 @@ impl Area {
     }
 }
 
-/// One case: the method's area and its `params`.
-pub fn case(rng: &mut Rng) -> (Area, Value) {
+/// One case: the method's area and its `params`. With `ssa`, one diff case in four is of an
+/// Application that syncs with `ServerSideApply=true` (structured-merge diff).
+pub fn case(rng: &mut Rng, ssa: bool) -> (Area, Value) {
     if rng.chance(50) {
         let n = 1 + rng.below(3);
         let objects: Vec<Value> = (0..n).map(|i| health_object(rng, i)).collect();
         (Area::Health, json!({"objects": objects}))
     } else {
-        diff_case(rng)
+        diff_case(rng, ssa)
     }
 }
 
@@ -277,6 +278,27 @@ fn configmap(_rng: &mut Rng, i: u64) -> Value {
         "data": {"a": "1", "b": "two"}})
 }
 
+/// base64 of a few short values, so a Secret's data is valid.
+const SECRET_VALUES: [(&str, &str); 4] =
+    [("admin", "YWRtaW4="), ("s3cr3t", "czNjcjN0"), ("hunter2", "aHVudGVyMg=="), ("", "")];
+
+fn secret(rng: &mut Rng, i: u64) -> Value {
+    let mut s = json!({"apiVersion": "v1", "kind": "Secret",
+        "metadata": {"name": format!("creds-{i}"), "namespace": "shop"}});
+    if rng.chance(70) {
+        s["type"] = json!("Opaque");
+    }
+    let user = SECRET_VALUES[0];
+    let pass = *rng.pick(&SECRET_VALUES[1..]);
+    if rng.chance(30) {
+        // Written in clear text; the API server stores it base64-encoded under `data`.
+        s["stringData"] = json!({"user": user.0, "pass": pass.0});
+    } else {
+        s["data"] = json!({"user": user.1, "pass": pass.1});
+    }
+    s
+}
+
 fn service(_rng: &mut Rng, i: u64) -> Value {
     json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": format!("svc-{i}"), "namespace": "shop"},
         "spec": {"selector": {"app": "api"}, "ports": [{"name": "http", "port": 80, "targetPort": 8080}]}})
@@ -315,6 +337,25 @@ fn server_defaults(obj: &mut Value) {
             }
             obj["status"] = json!({"observedGeneration": 3, "replicas": 2, "readyReplicas": 2});
         }
+        "Secret" => {
+            if obj.get("type").is_none() {
+                obj["type"] = json!("Opaque");
+            }
+            if let Some(Value::Object(clear)) =
+                obj.as_object_mut().and_then(|o| o.remove("stringData"))
+            {
+                let data: serde_json::Map<String, Value> = clear
+                    .iter()
+                    .map(|(k, v)| {
+                        let text = v.as_str().unwrap_or("");
+                        let b64 =
+                            SECRET_VALUES.iter().find(|(t, _)| *t == text).map_or("", |(_, b)| *b);
+                        (k.clone(), json!(b64))
+                    })
+                    .collect();
+                obj["data"] = Value::Object(data);
+            }
+        }
         "Service" => {
             obj["spec"]["clusterIP"] = json!("10.96.0.12");
             obj["spec"]["type"] = json!("ClusterIP");
@@ -335,15 +376,16 @@ fn managed_fields(manager: &str, operation: &str, fields: Value) -> Value {
 }
 
 /// A desired object, its live counterpart with drift, and an Application.
-fn diff_case(rng: &mut Rng) -> (Area, Value) {
+fn diff_case(rng: &mut Rng, ssa: bool) -> (Area, Value) {
     let n = 1 + rng.below(3);
     let mut desired = vec![];
     let mut live = vec![];
     let mut ignores = vec![];
     for i in 0..n {
-        let d = match rng.below(3) {
+        let d = match rng.below(4) {
             0 => deployment(rng, i),
             1 => configmap(rng, i),
+            2 => secret(rng, i),
             _ => service(rng, i),
         };
         let kind = d["kind"].as_str().unwrap_or("").to_string();
@@ -351,6 +393,9 @@ fn diff_case(rng: &mut Rng) -> (Area, Value) {
         let mut applied = d.clone();
         if rng.chance(20) && kind == "ConfigMap" {
             applied["data"]["old"] = json!("gone from git");
+        }
+        if rng.chance(20) && kind == "Secret" && applied.get("data").is_some() {
+            applied["data"]["old"] = json!("b2xk");
         }
         let mut l = applied.clone();
         server_defaults(&mut l);
@@ -419,6 +464,14 @@ fn diff_case(rng: &mut Rng) -> (Area, Value) {
                     l["metadata"]["managedFields"] = json!(mf);
                 }
             }
+            "Secret" => match rng.below(5) {
+                0 => l["data"]["pass"] = json!("Y2hhbmdlZA=="),
+                1 => l["data"]["token"] = json!("dG9rZW4="),
+                2 => {
+                    l["data"].as_object_mut().map(|d| d.remove("user"));
+                }
+                _ => {}
+            },
             "ConfigMap" => match rng.below(4) {
                 0 => l["data"]["a"] = json!("changed"),
                 1 => l["data"]["extra"] = json!("added by hand"),
@@ -443,6 +496,7 @@ fn diff_case(rng: &mut Rng) -> (Area, Value) {
                         "managedFieldsManagers": ["kube-controller-manager"]}),
                 },
                 "ConfigMap" => json!({"kind": "ConfigMap", "jsonPointers": ["/data/a"]}),
+                "Secret" => json!({"kind": "Secret", "jsonPointers": ["/data/pass"]}),
                 _ => json!({"kind": "Service", "jqPathExpressions": [".spec.ports[].targetPort"]}),
             };
             ignores.push(rule);
@@ -450,10 +504,14 @@ fn diff_case(rng: &mut Rng) -> (Area, Value) {
         desired.push(d);
         live.push(l);
     }
-    let app = json!({"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
+    let mut app = json!({"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
         "metadata": {"name": "my-app", "namespace": "argocd"},
         "spec": {"destination": {"namespace": "shop", "server": "https://kubernetes.default.svc"},
             "source": {"repoURL": "https://git.example.com/shop.git", "path": "shop"},
             "project": "default", "ignoreDifferences": ignores}});
+    if ssa && rng.chance(25) {
+        // Structured-merge diff: the app syncs with server-side apply.
+        app["spec"]["syncPolicy"] = json!({"syncOptions": ["ServerSideApply=true"]});
+    }
     (Area::Diff, json!({"desired": desired, "live": live, "app": app}))
 }

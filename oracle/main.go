@@ -9,8 +9,12 @@ import (
 	"io"
 	"os"
 
+	gitopsdiff "github.com/argoproj/gitops-engine/pkg/diff"
 	"github.com/argoproj/gitops-engine/pkg/health"
+	openapiv2 "github.com/google/gnostic-models/openapiv2"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/managedfields"
+	"k8s.io/kube-openapi/pkg/util/proto"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	"github.com/argoproj/argo-cd/v3/util/argo"
@@ -36,13 +40,56 @@ type response struct {
 	Error  *errorObject    `json:"error,omitempty"`
 }
 
-// server keeps what `configure` set: health scripts by "<group>/<Kind>".
+// server keeps what `configure` set: health scripts by "<group>/<Kind>"; and the GVK parser
+// structured-merge diff needs, when the program was given an OpenAPI v2 document.
 type server struct {
 	customizations map[string]string
+	gvkParser      *managedfields.GvkParser
+}
+
+// newGVKParser builds what the controller's cluster cache builds from the cluster's OpenAPI
+// v2 document: the proto models and apimachinery's GVK parser over them.
+func newGVKParser(path string) (*managedfields.GvkParser, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	// testdata's copy keeps only the definitions; the parser wants a whole document.
+	var whole map[string]any
+	if err := json.Unmarshal(raw, &whole); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	for key, value := range map[string]any{"swagger": "2.0", "paths": map[string]any{},
+		"info": map[string]any{"title": "Kubernetes", "version": "v1.24.0"}} {
+		if _, ok := whole[key]; !ok {
+			whole[key] = value
+		}
+	}
+	if raw, err = json.Marshal(whole); err != nil {
+		return nil, err
+	}
+	doc, err := openapiv2.ParseDocument(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	models, err := proto.NewOpenAPIData(doc)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return managedfields.NewGVKParser(models, false)
 }
 
 func main() {
 	s := &server{customizations: map[string]string{}}
+	// usage: oracle [OPENAPI_V2_JSON]
+	if len(os.Args) > 1 {
+		parser, err := newGVKParser(os.Args[1])
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "oracle:", err)
+			os.Exit(2)
+		}
+		s.gvkParser = parser
+	}
 	in := bufio.NewReaderSize(os.Stdin, 1<<20)
 	out := bufio.NewWriter(os.Stdout)
 	enc := json.NewEncoder(out)
@@ -199,6 +246,7 @@ func (s *server) diff(params json.RawMessage) (any, error) {
 					Namespace string `json:"namespace"`
 				} `json:"destination"`
 				IgnoreDifferences []v1alpha1.ResourceIgnoreDifferences `json:"ignoreDifferences"`
+				SyncPolicy        *v1alpha1.SyncPolicy                 `json:"syncPolicy"`
 			} `json:"spec"`
 		} `json:"app"`
 	}
@@ -212,11 +260,28 @@ func (s *server) diff(params json.RawMessage) (any, error) {
 	if p.App != nil && p.App.Spec.IgnoreDifferences != nil {
 		ignores = p.App.Spec.IgnoreDifferences
 	}
-	cfg, err := argodiff.NewDiffConfigBuilder().
-		WithDiffSettings(ignores, map[string]v1alpha1.ResourceOverride{}, false, normalizers.IgnoreNormalizerOpts{}).
+	// A default argocd-cm: no overrides but the status rule that GetResourceOverrides adds
+	// for every kind (ignoreResourceStatusField unset means `all`).
+	overrides := map[string]v1alpha1.ResourceOverride{
+		"*/*": {IgnoreDifferences: v1alpha1.OverrideIgnoreDiff{JSONPointers: []string{"/status"}}},
+	}
+	// As the controller's CompareAppState: its manager and the cluster's GVK parser, and
+	// structured-merge diff when the app syncs with ServerSideApply=true.
+	builder := argodiff.NewDiffConfigBuilder().
+		WithDiffSettings(ignores, overrides, false, normalizers.IgnoreNormalizerOpts{}).
 		WithTracking(appLabelKey, string(v1alpha1.TrackingMethodAnnotation)).
 		WithNoCache().
-		Build()
+		WithManager("argocd-controller")
+	if s.gvkParser != nil {
+		builder = builder.WithGVKParser(s.gvkParser)
+	}
+	if p.App != nil && p.App.Spec.SyncPolicy != nil && p.App.Spec.SyncPolicy.SyncOptions.HasOption("ServerSideApply=true") {
+		if s.gvkParser == nil {
+			return nil, fmt.Errorf("ServerSideApply=true needs the OpenAPI v2 document (first argument)")
+		}
+		builder = builder.WithStructuredMergeDiff(true)
+	}
+	cfg, err := builder.Build()
 	if err != nil {
 		return nil, err
 	}
@@ -250,10 +315,22 @@ func (s *server) diff(params json.RawMessage) (any, error) {
 		if d.Modified || desired[i] == nil || live[i] == nil {
 			st, sync = "OutOfSync", "OutOfSync"
 		}
+		shown := d
+		if gvk.Group == "" && gvk.Kind == "Secret" {
+			// As the controller's managedResources: the Secret pair masked by
+			// HideSecretData, then compared again for display (modified stays unmasked).
+			t, l, err := gitopsdiff.HideSecretData(desired[i], live[i], map[string]bool{})
+			if err != nil {
+				return nil, err
+			}
+			if shown, err = argodiff.StateDiff(l, t, cfg); err != nil {
+				return nil, err
+			}
+		}
 		resources = append(resources, resourceDiff{
 			Group: gvk.Group, Kind: gvk.Kind, Name: obj.GetName(), Namespace: obj.GetNamespace(),
 			Modified: d.Modified, Status: st,
-			NormalizedLive: rawOrNull(d.NormalizedLive), PredictedLive: rawOrNull(d.PredictedLive),
+			NormalizedLive: rawOrNull(shown.NormalizedLive), PredictedLive: rawOrNull(shown.PredictedLive),
 		})
 	}
 	return map[string]any{"syncStatus": sync, "resources": resources}, nil

@@ -2,8 +2,9 @@
 //! (Argo CD's own packages, `oracle/main.go`), compared field by field.
 //!
 //! `cargo run --example oracle -- --gitops-core PATH --oracle PATH [--cases N] [--seed S]
-//! [--save DIR]`; `oracle/run` builds both programs and calls this. Every case is generated
-//! from the seed alone, so a run is reproducible. A divergence whose signature is listed in
+//! [--save DIR] [--ssa]`, or `--case FILE` (one saved request), or `--bench ROUNDS`;
+//! `oracle/run` builds both programs and calls this. Every case is generated from the seed
+//! alone, so a run is reproducible. A divergence whose signature is listed in
 //! `testdata/oracle/explained.txt` (each with its entry in `testdata/SKIPPED.md`) is counted
 //! as explained; any other is unexplained and makes the exit status 1.
 #![allow(missing_docs)]
@@ -16,9 +17,17 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
 use serde_json::{Value, json};
 
+#[path = "../benches/support/workload.rs"]
+mod workload;
+
 #[path = "gen.rs"]
 mod generate;
+
+use gitops_core as engine;
+#[path = "objects.rs"]
+mod objects;
 use generate::{Area, Rng};
+use objects::{key, with_objects};
 
 /// One long-running JSON-lines peer.
 struct Peer {
@@ -41,13 +50,23 @@ impl Peer {
         Ok(Peer { child, stdin, stdout, next_id: 0 })
     }
 
-    fn call(&mut self, method: &str, params: &Value) -> Result<Value, String> {
+    fn request(&mut self, method: &str, params: &Value) -> String {
         self.next_id += 1;
-        let line = json!({"id": self.next_id, "method": method, "params": params}).to_string();
+        json!({"id": self.next_id, "method": method, "params": params}).to_string()
+    }
+
+    /// Sends one request line and reads the answer line, unparsed.
+    fn exchange(&mut self, line: &str) -> Result<String, String> {
         writeln!(self.stdin, "{line}").map_err(|e| e.to_string())?;
         self.stdin.flush().map_err(|e| e.to_string())?;
         let mut answer = String::new();
         self.stdout.read_line(&mut answer).map_err(|e| e.to_string())?;
+        Ok(answer)
+    }
+
+    fn call(&mut self, method: &str, params: &Value) -> Result<Value, String> {
+        let line = self.request(method, params);
+        let answer = self.exchange(&line)?;
         let v: Value =
             serde_json::from_str(&answer).map_err(|e| format!("bad answer {answer:?}: {e}"))?;
         match v.get("result") {
@@ -70,6 +89,9 @@ struct Options {
     gitops_core: PathBuf,
     oracle: PathBuf,
     save: Option<PathBuf>,
+    bench: Option<usize>,
+    case: Option<PathBuf>,
+    ssa: bool,
 }
 
 fn parse_args() -> Result<Options, String> {
@@ -79,6 +101,9 @@ fn parse_args() -> Result<Options, String> {
         gitops_core: PathBuf::new(),
         oracle: PathBuf::new(),
         save: None,
+        bench: None,
+        case: None,
+        ssa: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -89,10 +114,19 @@ fn parse_args() -> Result<Options, String> {
             "--gitops-core" => o.gitops_core = value()?.into(),
             "--oracle" => o.oracle = value()?.into(),
             "--save" => o.save = Some(value()?.into()),
+            "--bench" => o.bench = Some(value()?.parse().map_err(|e| format!("--bench: {e}"))?),
+            "--case" => o.case = Some(value()?.into()),
+            "--ssa" => o.ssa = true,
             other => return Err(format!("unknown argument {other}")),
         }
     }
     Ok(o)
+}
+
+/// The OpenAPI v2 document the oracle builds its GVK parser from (structured-merge diff), the
+/// one gitops-core's schema table is generated from.
+fn openapi(root: &Path) -> String {
+    root.join("testdata/k8s/openapi-v2-k8s-1.24.json").to_string_lossy().into_owned()
 }
 
 /// Lower-cased status spelling, so both `OutOfSync` and `out_of_sync` compare equal.
@@ -105,14 +139,45 @@ fn spelling(v: &Value) -> Value {
     }
 }
 
-fn key(r: &Value) -> String {
-    format!(
-        "{}/{}/{}/{}",
-        r["group"].as_str().unwrap_or(""),
-        r["kind"].as_str().unwrap_or(""),
-        r["namespace"].as_str().unwrap_or(""),
-        r["name"].as_str().unwrap_or("")
-    )
+/// The RFC 6901 pointer of the first place where two JSON values differ, if any.
+fn first_difference(a: &Value, b: &Value, at: &str) -> Option<String> {
+    let escape = |k: &str| k.replace('~', "~0").replace('/', "~1");
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            let keys: std::collections::BTreeSet<&String> = x.keys().chain(y.keys()).collect();
+            keys.into_iter().find_map(|k| match (x.get(k), y.get(k)) {
+                (Some(u), Some(v)) => first_difference(u, v, &format!("{at}/{}", escape(k))),
+                _ => Some(format!("{at}/{}", escape(k))),
+            })
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => x
+            .iter()
+            .zip(y)
+            .enumerate()
+            .find_map(|(i, (u, v))| first_difference(u, v, &format!("{at}/{i}"))),
+        // Numbers compare by value: 2 and 2.0 are the same JSON number.
+        (Value::Number(x), Value::Number(y)) if x.as_f64() == y.as_f64() => None,
+        _ if a == b => None,
+        _ => Some(at.to_string()),
+    }
+}
+
+/// The class of a pointer: the path with list indices as `*`, so one divergence signature
+/// covers every resource and list position it shows up at.
+fn pointer_class(pointer: &str) -> String {
+    pointer
+        .split('/')
+        .map(
+            |part| {
+                if !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit()) {
+                    "*"
+                } else {
+                    part
+                }
+            },
+        )
+        .collect::<Vec<_>>()
+        .join("/")
 }
 
 /// A divergence: the RFC 6901 pointer into gitops-core's answer, its value and Argo CD's.
@@ -146,6 +211,22 @@ fn compare(area: Area, ours: &Value, argo: &Value) -> BTreeMap<String, Found> {
             );
             continue;
         };
+        if let Area::Diff = area {
+            for f in OBJECT_FIELDS {
+                // Argo CD leaves out an object it has not got (`null`).
+                if let Some(at) = first_difference(&r[f], &a[f], "") {
+                    let (x, y) = (r[f].pointer(&at), a[f].pointer(&at));
+                    out.insert(
+                        format!("{}:{kind}:{f}{}", area.name(), pointer_class(&at)),
+                        (
+                            format!("/resources/{i}/{f}{at}"),
+                            x.cloned().unwrap_or(Value::Null),
+                            y.cloned().unwrap_or(Value::Null),
+                        ),
+                    );
+                }
+            }
+        }
         let fields: &[&str] = match area {
             Area::Health => &["status", "message"],
             Area::Diff => &["modified", "status"],
@@ -163,11 +244,14 @@ fn compare(area: Area, ours: &Value, argo: &Value) -> BTreeMap<String, Found> {
     out
 }
 
+/// The objects compared per resource of a `diff` answer.
+const OBJECT_FIELDS: [&str; 2] = ["normalizedLive", "predictedLive"];
+
 /// The compared fields of an answer both sides agree on: every one becomes a recorded check.
 fn checks(area: Area, ours: &Value) -> Vec<Value> {
     let (top, fields): (&str, &[&str]) = match area {
         Area::Health => ("status", &["status", "message"]),
-        Area::Diff => ("syncStatus", &["modified", "status"]),
+        Area::Diff => ("syncStatus", &["modified", "status", OBJECT_FIELDS[0], OBJECT_FIELDS[1]]),
     };
     let mut out = vec![json!({"pointer": format!("/{top}"), "argo": ours[top]})];
     for (i, r) in ours["resources"].as_array().into_iter().flatten().enumerate() {
@@ -222,18 +306,24 @@ fn explained(root: &Path) -> Vec<String> {
         .collect()
 }
 
-fn run(o: &Options) -> Result<u64, String> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let known = explained(root);
+/// Both programs started and configured with the Canary health script.
+fn start(o: &Options, root: &Path, serve: &[&str]) -> Result<(Peer, Peer), String> {
     let canary = std::fs::read_to_string(
         root.join("testdata/health/customizations/example.com/Canary/health.lua"),
     )
     .map_err(|e| format!("Canary script: {e}"))?;
     let configure = json!({"customizations": {"example.com/Canary": canary}});
-    let mut ours = Peer::spawn(&o.gitops_core, &["serve"])?;
-    let mut argo = Peer::spawn(&o.oracle, &[])?;
+    let mut ours = Peer::spawn(&o.gitops_core, serve)?;
+    let mut argo = Peer::spawn(&o.oracle, &[&openapi(root)])?;
     ours.call("configure", &configure)?;
     argo.call("configure", &configure)?;
+    Ok((ours, argo))
+}
+
+fn run(o: &Options) -> Result<u64, String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let known = explained(root);
+    let (mut ours, mut argo) = start(o, root, &["serve"])?;
 
     let mut rng = Rng::new(o.seed);
     let mut per_area: BTreeMap<&str, (u64, u64, u64)> = BTreeMap::new();
@@ -242,8 +332,11 @@ fn run(o: &Options) -> Result<u64, String> {
     let mut outcomes: BTreeMap<String, u64> = BTreeMap::new();
     let mut recorded = std::collections::BTreeSet::new();
     for _ in 0..o.cases {
-        let (area, params) = generate::case(&mut rng);
-        let (a, b) = (ours.call(area.name(), &params)?, argo.call(area.name(), &params)?);
+        let (area, params) = generate::case(&mut rng, o.ssa);
+        let (mut a, b) = (ours.call(area.name(), &params)?, argo.call(area.name(), &params)?);
+        if let (Area::Diff, None) = (area, a.get("error")) {
+            with_objects(&params, &mut a)?;
+        }
         for r in a["resources"].as_array().into_iter().flatten() {
             let outcome = match area {
                 Area::Health => format!("{}", r["status"]),
@@ -304,8 +397,137 @@ fn run(o: &Options) -> Result<u64, String> {
     Ok(unexplained)
 }
 
+/// One request from a file (`{"method": ..., "params": ...}`, as `--save` writes them) through
+/// both sides: prints every divergence with both values, exit status 1 when there is one.
+fn one_case(o: &Options, file: &Path) -> Result<u64, String> {
+    let text = std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
+    let case: Value =
+        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", file.display()))?;
+    let area = if case["method"] == "diff" { Area::Diff } else { Area::Health };
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let (mut ours, mut argo) = start(o, root, &["serve"])?;
+    let mut a = ours.call(area.name(), &case["params"])?;
+    let b = argo.call(area.name(), &case["params"])?;
+    if let (Area::Diff, None) = (area, a.get("error")) {
+        with_objects(&case["params"], &mut a)?;
+    }
+    let found = compare(area, &a, &b);
+    for (sig, (pointer, x, y)) in &found {
+        println!("{sig} at {pointer}: gitops-core {x} / Argo CD {y}");
+    }
+    println!("{} divergences", found.len());
+    Ok(found.len() as u64)
+}
+
+/// Median wall time of `rounds` answers to the same request, after one warm-up: from writing
+/// the request line (serialised beforehand) to reading the whole answer line (parsed after).
+fn median_ms(
+    peer: &mut Peer,
+    method: &str,
+    params: &Value,
+    rounds: usize,
+) -> Result<(f64, Value), String> {
+    let line = peer.request(method, params);
+    peer.exchange(&line)?;
+    let mut times = Vec::new();
+    let mut last = Value::Null;
+    for _ in 0..rounds {
+        let start = std::time::Instant::now();
+        let answer = peer.exchange(&line)?;
+        times.push(start.elapsed().as_secs_f64() * 1000.0);
+        let mut answer: Value = serde_json::from_str(&answer).map_err(|e| e.to_string())?;
+        match answer.get_mut("result") {
+            Some(result) => last = result.take(),
+            None => return Err(format!("{method}: {answer}")),
+        }
+    }
+    times.sort_by(f64::total_cmp);
+    Ok((times[times.len() / 2], last))
+}
+
+/// The same requests through both peers, side by side in one run: the benches' 1,000- and
+/// 10,000-resource applications, Lua health of one Rollout-style object, and the 1,000-resource
+/// application with a jq ignore rule on every object.
+fn bench(o: &Options, rounds: usize) -> Result<u64, String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let object = std::fs::read_to_string(
+        root.join("testdata/health/customizations/example.com/Canary/testdata/healthy.yaml"),
+    )
+    .map_err(|e| e.to_string())?;
+    let object: Value = serde_norway::from_str(&object).map_err(|e| e.to_string())?;
+    let (mut ours, mut argo) = start(o, root, &["serve", "--max-request-bytes", "268435456"])?;
+    // The benches' Application, named so that both sides set its tracking annotation.
+    let mut app = workload::app_document();
+    app["metadata"]["name"] = json!("bench");
+    let mut jq_app = app.clone();
+    jq_app["spec"]["ignoreDifferences"] = json!([{"group": "*", "kind": "*",
+        "jqPathExpressions": [".metadata.labels.\"app.kubernetes.io/version\""]}]);
+    let mut cases = vec![];
+    for n in [1_000, 10_000] {
+        let w = workload::workload_of(n);
+        cases.push((
+            format!("diff, {n}-resource app"),
+            "diff",
+            json!({"desired": w.desired, "live": w.live, "app": app}),
+        ));
+    }
+    let w = workload::workload_of(1_000);
+    cases.push((
+        "diff, 1,000 resources, a jq rule on every object".into(),
+        "diff",
+        json!({"desired": w.desired, "live": w.live, "app": jq_app}),
+    ));
+    cases.push((
+        "Lua health, one Rollout-style object".into(),
+        "health",
+        json!({"objects": [object]}),
+    ));
+    println!("median of {rounds} rounds after one warm-up, the same request line to both");
+    for (name, method, params) in &cases {
+        let (a, mut x) = median_ms(&mut ours, method, params, rounds)?;
+        let (b, y) = median_ms(&mut argo, method, params, rounds)?;
+        let area = if *method == "diff" { Area::Diff } else { Area::Health };
+        if let Area::Diff = area {
+            with_objects(params, &mut x)?;
+        }
+        let found = compare(area, &x, &y);
+        // What each side answered, so the timings are known to be of the same work.
+        let summary = |v: &Value| {
+            let rs = v["resources"].as_array().map_or(&[][..], Vec::as_slice);
+            let modified = rs.iter().filter(|r| r["modified"] == true).count();
+            match *method {
+                "diff" => {
+                    format!("{} resources, {modified} modified, {}", rs.len(), v["syncStatus"])
+                }
+                _ => format!(
+                    "{} {}",
+                    v["status"],
+                    rs.first().map_or(&Value::Null, |r| &r["message"])
+                ),
+            }
+        };
+        println!(
+            "{name}: gitops-core {a:.2} ms, Argo CD {b:.2} ms, Argo CD / gitops-core {:.2} \
+             (gitops-core: {}; Argo CD: {})",
+            b / a,
+            summary(&x),
+            summary(&y)
+        );
+        for (sig, (pointer, u, v)) in found.iter().take(5) {
+            println!("  divergence {sig} at {pointer}: gitops-core {u} / Argo CD {v}");
+        }
+    }
+    Ok(0)
+}
+
 fn main() {
-    let code = match parse_args().and_then(|o| run(&o)) {
+    let code = match parse_args().and_then(|o| match o.bench {
+        Some(rounds) => bench(&o, rounds),
+        None => match &o.case {
+            Some(file) => one_case(&o, file),
+            None => run(&o),
+        },
+    }) {
         Ok(0) => 0,
         Ok(_) => 1,
         Err(e) => {

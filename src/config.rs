@@ -344,14 +344,56 @@ pub struct ResourceOverride {
     pub health_lua: String,
     /// `health.lua.useOpenLibs`.
     pub use_open_libs: bool,
-    /// `actions` (kept as text; actions are not run by this crate).
-    pub actions: String,
+    /// `actions`: resource actions (`discovery.lua`, `definitions`, `mergeBuiltinActions`);
+    /// `None` when the key is absent or empty, as Argo CD treats an empty `actions` text.
+    pub actions: Option<ResourceActions>,
     /// `ignoreDifferences`.
     pub ignore_differences: OverrideIgnoreDiff,
     /// `ignoreResourceUpdates`.
     pub ignore_resource_updates: OverrideIgnoreDiff,
     /// `knownTypeFields`.
     pub known_type_fields: Vec<KnownTypeField>,
+}
+
+/// The `actions` of an `argocd-cm` override (Argo CD's `ResourceActions`).
+///
+/// # Examples
+///
+/// ```
+/// let cm = serde_json::json!({"data": {
+///     "resource.customizations.actions.apps_Deployment":
+///         "discovery.lua: return {}\nmergeBuiltinActions: true\ndefinitions:\n- name: noop\n  action.lua: return obj\n"
+/// }});
+/// let s = gitops_core::Settings::from_config_map(&cm).unwrap();
+/// let a = s.overrides["apps/Deployment"].actions.as_ref().unwrap();
+/// assert!(a.merge_builtin_actions);
+/// assert_eq!((a.definitions[0].name.as_str(), a.definitions[0].action_lua.as_str()), ("noop", "return obj"));
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+#[non_exhaustive]
+pub struct ResourceActions {
+    /// `discovery.lua`: returns the actions an object offers.
+    #[serde(rename = "discovery.lua")]
+    pub discovery_lua: String,
+    /// `definitions`: one script per action.
+    pub definitions: Vec<ActionDefinition>,
+    /// `mergeBuiltinActions`: also offer the built-in actions of the kind (the override's
+    /// win where both name one).
+    #[serde(rename = "mergeBuiltinActions")]
+    pub merge_builtin_actions: bool,
+}
+
+/// One entry of `definitions`: an action's name and its script.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+#[non_exhaustive]
+pub struct ActionDefinition {
+    /// The action's name.
+    pub name: String,
+    /// `action.lua`: the script.
+    #[serde(rename = "action.lua")]
+    pub action_lua: String,
 }
 
 /// Resource settings from `argocd-cm`.
@@ -489,7 +531,7 @@ impl Settings {
                         message: format!("`{value}` is not a boolean"),
                     })?;
                 }
-                "actions" => entry.actions = value.clone(),
+                "actions" => entry.actions = parse_actions(key, value)?,
                 "ignoreDifferences" => entry.ignore_differences = parse_yaml(key, value)?,
                 "ignoreResourceUpdates" => entry.ignore_resource_updates = parse_yaml(key, value)?,
                 "knownTypeFields" => entry.known_type_fields = parse_yaml(key, value)?,
@@ -584,6 +626,14 @@ fn parse_yaml<T: serde::de::DeserializeOwned + Default>(
         .map_err(|e| ConfigError::Key { key: key.to_string(), message: e.to_string() })
 }
 
+/// An `actions` text: `None` when empty (Argo CD skips an override whose `actions` is "").
+fn parse_actions(key: &str, text: &str) -> Result<Option<ResourceActions>, ConfigError> {
+    if text.is_empty() {
+        return Ok(None);
+    }
+    parse_yaml(key, text).map(Some)
+}
+
 fn parse_legacy_overrides(text: &str) -> Result<BTreeMap<String, ResourceOverride>, ConfigError> {
     const KEY: &str = "resource.customizations";
     #[derive(Deserialize, Default)]
@@ -610,7 +660,7 @@ fn parse_legacy_overrides(text: &str) -> Result<BTreeMap<String, ResourceOverrid
             ResourceOverride {
                 health_lua: l.health_lua,
                 use_open_libs: l.use_open_libs,
-                actions: l.actions,
+                actions: parse_actions(&key, &l.actions)?,
                 ignore_differences: parse_yaml(&key, &l.ignore_differences)?,
                 ignore_resource_updates: parse_yaml(&key, &l.ignore_resource_updates)?,
                 known_type_fields: l.known_type_fields,
@@ -666,6 +716,30 @@ mod tests {
             err.to_string(),
             "invalid argocd-cm key `resource.customizations.health.a_b_c`: expected `<group>_<Kind>`, `<Kind>` or `all`"
         );
+    }
+
+    #[test]
+    fn actions_are_read_and_bad_ones_named() {
+        let s = Settings::from_data(&data(&[(
+            "resource.customizations.actions.batch_CronJob",
+            "discovery.lua: |\n  return {}\ndefinitions:\n- name: a\n  action.lua: return obj\n",
+        )]))
+        .unwrap();
+        let a = s.overrides["batch/CronJob"].actions.as_ref().unwrap();
+        assert_eq!(a.discovery_lua, "return {}\n");
+        assert!(!a.merge_builtin_actions);
+        assert_eq!(a.definitions.len(), 1);
+        let err = Settings::from_data(&data(&[(
+            "resource.customizations.actions.batch_CronJob",
+            "definitions: 3",
+        )]))
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid argocd-cm key `resource.customizations.actions.batch_CronJob`: definitions: invalid type: integer `3`, expected a sequence at line 1 column 14"
+        );
+        let s = Settings::from_data(&data(&[("resource.customizations.actions.Pod", "")])).unwrap();
+        assert_eq!(s.overrides["Pod"].actions, None);
     }
 
     #[test]

@@ -26,7 +26,8 @@
 //!
 //! ## Feature flags
 //!
-//! - `lua` (default): Lua health scripts, on a vendored LuaJIT with the JIT off. Needs a C compiler.
+//! - `lua` (default): Lua health scripts and resource actions, on a vendored LuaJIT with the JIT
+//!   off. Needs a C compiler.
 //! - `jq` (default): jq path expressions in `ignoreDifferences`, on jaq. Pure Rust.
 //! - `cli` (default): the `gitops-core` command-line tool; turns on `serve`.
 //! - `serve`: the JSON-lines protocol of `gitops-core serve` (module `protocol`) and its JSON
@@ -35,6 +36,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
+pub mod actions;
 mod civil;
 pub mod config;
 pub mod diff;
@@ -57,7 +59,10 @@ pub mod sync;
 #[cfg(test)]
 mod tests;
 
-pub use config::{Application, ConfigError, IgnoreDifferences, ResourceOverride, Settings};
+pub use config::{
+    ActionDefinition, Application, ConfigError, IgnoreDifferences, ResourceActions,
+    ResourceOverride, Settings,
+};
 pub use glob::{Glob, glob_match};
 pub use health::{HealthResult, HealthStatus};
 pub use object::{ObjectRef, ParseError, Scope, Scopes, parse_manifests};

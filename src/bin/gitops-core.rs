@@ -8,6 +8,8 @@
 #[macro_use]
 #[path = "cli/common.rs"]
 mod common;
+#[path = "cli/actions.rs"]
+mod actions;
 #[path = "cli/demo.rs"]
 mod demo;
 #[path = "cli/diff.rs"]
@@ -37,6 +39,8 @@ commands:
   status               the `argocd app get` table (sync, health, hook, message) for your files
   health               assess the health of objects
   test-health DIR      run every health_test.yaml below DIR
+  actions list|run     list an object's resource actions, or run one (prints the result)
+  test-actions DIR     run every action_test.yaml below DIR
   plan                 print the ordered sync tasks
   decide               decide whether an automated sync runs now
   preview              what merging a pull request would change, prune and run
@@ -86,6 +90,8 @@ fn dispatch(command: &str, rest: Vec<std::ffi::OsString>) -> Result<u8, common::
         "status" => status::run(parser),
         "health" => health::run(parser),
         "test-health" => health::run_tests(parser),
+        "actions" => actions::run(parser),
+        "test-actions" => actions::run_tests(parser),
         "plan" => plan::run_plan(parser),
         "decide" => plan::run_decide(parser),
         "preview" => preview::run(parser),

@@ -375,7 +375,9 @@ fn stateful_set(m: &mut Map<String, Value>, gv: &str) {
             default(ru, "partition", json!(0));
         }
     }
-    if gv == "apps/v1" {
+    // The StatefulSetAutoDeletePVC defaulting runs in every apps version (on by default
+    // since Kubernetes 1.27, the libraries Argo CD v3 builds with).
+    if matches!(gv, "apps/v1" | "apps/v1beta1" | "apps/v1beta2") {
         let policy = obj(spec, "persistentVolumeClaimRetentionPolicy");
         default(policy, "whenDeleted", json!("Retain"));
         default(policy, "whenScaled", json!("Retain"));

@@ -69,6 +69,18 @@ pub(crate) struct DiffInput {
     pub(crate) settings: Option<Settings>,
 }
 
+/// `actions.list` and `actions.run` params after checking.
+#[derive(Debug)]
+pub(crate) struct ActionsInput {
+    pub(crate) object: Value,
+    /// The action to run; `None` lists the actions.
+    pub(crate) action: Option<String>,
+    pub(crate) parameters: BTreeMap<String, String>,
+    pub(crate) settings: Option<Settings>,
+    pub(crate) customizations: Option<BTreeMap<String, String>>,
+    pub(crate) now: Option<Timestamp>,
+}
+
 /// `health` params after checking.
 #[derive(Debug)]
 pub(crate) struct HealthInput {
@@ -116,7 +128,12 @@ pub(crate) struct DecideInput {
 
 /// The methods this build answers, in protocol order.
 pub(crate) fn available_methods() -> Vec<Method> {
-    Method::ALL.to_vec()
+    // Resource actions are Lua scripts.
+    let lua = cfg!(feature = "lua");
+    Method::ALL
+        .into_iter()
+        .filter(|m| lua || !matches!(m, Method::ActionsList | Method::ActionsRun))
+        .collect()
 }
 
 /// What `configure` builds once for every later request.
@@ -124,6 +141,8 @@ pub(crate) fn available_methods() -> Vec<Method> {
 pub(crate) struct Engines {
     /// The health scripts of the configured `argocd-cm` and customizations.
     scripts: HealthScripts,
+    /// The action scripts of the configured `argocd-cm` and customizations.
+    actions: crate::actions::ActionScripts,
     /// The configured app's ignore rules, compiled once (jq filters included).
     ignore: Option<crate::ignore::IgnoreNormalizer>,
     /// The Lua engine with the configured limits (its compiled scripts are cached).
@@ -143,6 +162,8 @@ pub(crate) fn engine_configure(state: &mut State, config: Config) -> Result<(), 
     let engines = Engines {
         ignore: Some(ignore),
         scripts: scripts(&config.settings, &config.customizations),
+        actions: crate::actions::ActionScripts::from_settings(&config.settings)
+            .with_directory(&config.customizations),
         #[cfg(feature = "lua")]
         lua: crate::script::LuaEngine::new(lua_limits(&config)),
     };
@@ -177,6 +198,48 @@ fn scripts(settings: &crate::Settings, customizations: &BTreeMap<String, String>
         })
         .collect();
     HealthScripts::from_settings(settings).with_directory(&files)
+}
+
+/// `actions.list` and `actions.run`: the configured action scripts, or the request's own
+/// (its `argocdCm` and `customizations`, each left out taking the configured one), on the warm
+/// Lua engine. A failing action is an `engine_error` naming the script and the object.
+#[cfg(feature = "lua")]
+pub(crate) fn engine_actions(
+    state: &mut State,
+    input: ActionsInput,
+) -> Result<Value, ProtocolError> {
+    use crate::actions::{ActionError, ActionScripts, Actions};
+
+    let now = input.now.as_ref().map_or(SystemTime::UNIX_EPOCH, Timestamp::system_time);
+    let scripts = if input.settings.is_some() || input.customizations.is_some() {
+        ActionScripts::from_settings(input.settings.as_ref().unwrap_or(&state.config.settings))
+            .with_directory(input.customizations.as_ref().unwrap_or(&state.config.customizations))
+    } else {
+        state.engines.actions.clone()
+    };
+    let actions = Actions::new(scripts).with_engine(state.engines.lua.clone());
+    let failed = |e: ActionError| ProtocolError::Engine {
+        message: e.to_string(),
+        object: Some(Box::new(e.object().clone())),
+        path: None,
+    };
+    match &input.action {
+        None => {
+            let found = actions.discover(&input.object, now).map_err(failed)?;
+            to_result(&super::output::ActionsListOutput(found))
+        }
+        Some(name) => {
+            let r = actions.run(&input.object, name, &input.parameters, now).map_err(failed)?;
+            to_result(&super::output::ActionsRunOutput::new(&r))
+        }
+    }
+}
+
+/// Without the `lua` feature there are no resource actions.
+#[cfg(not(feature = "lua"))]
+pub(crate) fn engine_actions(_: &mut State, input: ActionsInput) -> Result<Value, ProtocolError> {
+    let method = if input.action.is_some() { Method::ActionsRun } else { Method::ActionsList };
+    Err(ProtocolError::Unavailable { method })
 }
 
 fn to_result(output: &impl Serialize) -> Result<Value, ProtocolError> {

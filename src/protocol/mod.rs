@@ -21,8 +21,8 @@
 //!
 //! - `id` is chosen by the client (a string, a number or null) and echoed unchanged. Responses
 //!   come in the order of the requests, one per non-blank line, so a client may also pipeline.
-//! - `method` is one of `diff`, `health`, `plan`, `step`, `decide`, `configure`, `hello`
-//!   ([`Method`]).
+//! - `method` is one of `diff`, `health`, `plan`, `step`, `decide`, `configure`, `hello`,
+//!   `actions.list`, `actions.run` ([`Method`]).
 //! - `params` is an object ([`DiffParams`], [`HealthParams`], [`PlanParams`], [`StepParams`],
 //!   [`DecideParams`], [`ConfigureParams`]); left out or null it is `{}`. Params carry the same
 //!   inputs as the CLI commands: objects inline as JSON arrays, `app` as the `Application`
@@ -44,6 +44,8 @@
 //! | `decide` | `app`, `desired`, `live`, `revision`, `now`, `argocdCm`?, `guard`?, `claims`? ([`DecideParams`]) | what `gitops-core decide --output json` prints ([`output::DecideOutput`]; `guard` only with a guard) |
 //! | `step` | `request` (`sync::SyncRequest`), `state`? (`sync::SyncState`), `observations`? (`sync::Observations`), `now` ([`StepParams`]) | the library's `sync::Step`: `state` (pass it back next time), `actions`, `done`, `wave` |
 //! | `configure` | `protocolVersion`?, `argocdCm`?, `app`?, `customizations`?, `limits`? ([`ConfigureParams`]); params given (`{}` too) replace the whole configuration, params left out or null change nothing | [`ConfigureResult`] |
+//! | `actions.list` | `object`, `argocdCm`?, `customizations`?, `now`? ([`ActionsListParams`]) | what `gitops-core actions list --output json` prints ([`output::ActionsListOutput`]) |
+//! | `actions.run` | `object`, `action`, `parameters`?, `argocdCm`?, `customizations`?, `now`? ([`ActionsRunParams`]) | what `gitops-core actions run --output json` prints ([`output::ActionsRunOutput`]); a failing action is an `engine_error` naming the script and the object |
 //! | `hello` | none | the handshake: `protocolVersion`, `engineVersion`, `methods`, `features`, `limits` ([`HelloResult`]) |
 //!
 //! `step` has no CLI command: it is the sync step function of `gitops_core::sync` over the
@@ -72,7 +74,8 @@
 //! the accepted spellings and, for a near miss (`succeeded`, `not_found`), names the one
 //! meant. The schema gives each as an `enum`. Five kinds of names follow their own standard
 //! instead: method names (lowercase), error codes (`snake_case`), RFC 6902 `op`s, the values
-//! of Argo CD's own manifests (`kind: allow` of a sync window) and the guard's `exceeded`
+//! of Argo CD's own manifests and scripts (`kind: allow` of a sync window, the `operation`
+//! `patch` or `create` of a resource action) and the guard's `exceeded`
 //! codes, which name the guard's own fields (`maxPruneFraction`).
 //!
 //! # Versioning
@@ -133,7 +136,8 @@ pub use error::ProtocolError;
 pub use schema::json_schema;
 pub use server::Server;
 pub use wire::{
-    ConfigureParams, ConfigureResult, DEFAULT_MAX_REQUEST_BYTES, DecideParams, DiffParams,
-    ErrorCode, ErrorObject, HealthParams, HelloParams, HelloResult, Limits, Method, Outcome,
-    PROTOCOL_VERSION, PlanParams, Request, Response, StepParams,
+    ActionsListParams, ActionsRunParams, ConfigureParams, ConfigureResult,
+    DEFAULT_MAX_REQUEST_BYTES, DecideParams, DiffParams, ErrorCode, ErrorObject, HealthParams,
+    HelloParams, HelloResult, Limits, Method, Outcome, PROTOCOL_VERSION, PlanParams, Request,
+    Response, StepParams,
 };

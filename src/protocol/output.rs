@@ -195,6 +195,58 @@ struct ConditionSchema {
     message: String,
 }
 
+/// `gitops-core actions list --output json`, the `actions.list` result: the actions the object
+/// offers, sorted by name.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(transparent)]
+pub struct ActionsListOutput(pub Vec<crate::actions::ResourceAction>);
+
+/// `gitops-core actions run --output json`, the `actions.run` result: the action, the script
+/// that ran and the resources it changes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[non_exhaustive]
+pub struct ActionsRunOutput {
+    /// The action's name.
+    pub action: String,
+    /// Where the script came from: `argocd-cm <key> action <name>` or its path.
+    pub script: String,
+    /// The impacted resources, in the order the script listed them.
+    pub resources: Vec<ActionsRunResource>,
+}
+
+/// One resource of [`ActionsRunOutput`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[non_exhaustive]
+pub struct ActionsRunResource {
+    /// `patch` (of the object the action ran on) or `create`.
+    pub operation: crate::actions::Operation,
+    /// For `patch`, the object as the action left it; for `create`, the object to create.
+    pub resource: serde_json::Value,
+    /// For `patch`, the RFC 6902 operations turning the input object into `resource`; empty
+    /// for `create`.
+    #[schemars(with = "Vec<PatchOpSchema>")]
+    pub patch: Vec<PatchOp>,
+}
+
+impl ActionsRunOutput {
+    /// The output of an action's result.
+    pub fn new(r: &crate::actions::ActionResult) -> ActionsRunOutput {
+        ActionsRunOutput {
+            action: r.action.clone(),
+            script: r.script.clone(),
+            resources: r
+                .resources
+                .iter()
+                .map(|x| ActionsRunResource {
+                    operation: x.operation,
+                    resource: x.resource.clone(),
+                    patch: x.patch.clone(),
+                })
+                .collect(),
+        }
+    }
+}
+
 /// One RFC 6902 operation.
 #[derive(JsonSchema)]
 #[schemars(rename = "PatchOp")]

@@ -5,8 +5,9 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::wire::{
-    ConfigureParams, ConfigureResult, DecideParams, DiffParams, ErrorCode, HealthParams,
-    HelloParams, Method, PROTOCOL_VERSION, PlanParams, Response, StepParams, result_schema_of,
+    ActionsListParams, ActionsRunParams, ConfigureParams, ConfigureResult, DecideParams,
+    DiffParams, ErrorCode, HealthParams, HelloParams, Method, PROTOCOL_VERSION, PlanParams,
+    Response, StepParams, result_schema_of,
 };
 
 // The server reads the same types in steps (see `server.rs`), so that each kind of mistake
@@ -48,6 +49,12 @@ pub(crate) enum Call {
     /// `hello`, the handshake; its params may be left out or null.
     #[schemars(transform = params_optional)]
     Hello(Option<HelloParams>),
+    /// `actions.list`.
+    #[serde(rename = "actions.list")]
+    ActionsList(ActionsListParams),
+    /// `actions.run`.
+    #[serde(rename = "actions.run")]
+    ActionsRun(ActionsRunParams),
 }
 
 /// Drops `params` from the `required` list of a method's request shape.
@@ -67,6 +74,8 @@ fn params_schema_of(method: Method, generator: &mut schemars::SchemaGenerator) -
         Method::Decide => generator.subschema_for::<DecideParams>(),
         Method::Configure => generator.subschema_for::<ConfigureParams>(),
         Method::Hello => generator.subschema_for::<HelloParams>(),
+        Method::ActionsList => generator.subschema_for::<ActionsListParams>(),
+        Method::ActionsRun => generator.subschema_for::<ActionsRunParams>(),
     }
 }
 
@@ -98,6 +107,8 @@ pub fn json_schema() -> Value {
     generator.subschema_for::<super::output::HealthOutput>();
     generator.subschema_for::<super::output::PlanOutput>();
     generator.subschema_for::<super::output::DecideOutput>();
+    generator.subschema_for::<super::output::ActionsListOutput>();
+    generator.subschema_for::<super::output::ActionsRunOutput>();
     generator.subschema_for::<ErrorCode>();
     let methods: serde_json::Map<String, Value> = Method::ALL
         .iter()

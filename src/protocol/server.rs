@@ -1,6 +1,8 @@
 //! The sans-IO server: request lines in, response lines out, with the configured state kept
 //! between requests.
 
+use std::collections::BTreeMap;
+
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
@@ -8,13 +10,14 @@ use crate::config::{Application, ConfigError, Settings};
 use crate::object::{ObjectRef, ParseError, escape_pointer_token, type_name};
 
 use super::engine::{
-    self, Config, DecideInput, DiffInput, HealthInput, PlanInput, State, StepInput,
+    self, ActionsInput, Config, DecideInput, DiffInput, HealthInput, PlanInput, State, StepInput,
 };
 use super::error::ProtocolError;
 use super::time::Timestamp;
 use super::wire::{
-    ConfigureParams, ConfigureResult, DecideParams, DiffParams, HealthParams, HelloParams,
-    HelloResult, Method, PROTOCOL_VERSION, PlanParams, Request, Response, StepParams,
+    ActionsListParams, ActionsRunParams, ConfigureParams, ConfigureResult, DecideParams,
+    DiffParams, HealthParams, HelloParams, HelloResult, Method, PROTOCOL_VERSION, PlanParams,
+    Request, Response, StepParams,
 };
 
 /// A `serve` protocol server without I/O: give it each line read, write out each line it
@@ -57,6 +60,8 @@ fn handler(method: Method) -> Handler {
         Method::Decide => handle_decide,
         Method::Configure => handle_configure,
         Method::Hello => handle_hello,
+        Method::ActionsList => handle_actions_list,
+        Method::ActionsRun => handle_actions_run,
     }
 }
 
@@ -447,6 +452,42 @@ fn handle_health(state: &mut State, params: Value) -> Result<Value, ProtocolErro
         condition_fallback: p.condition_fallback,
     };
     engine::engine_health(state, input)
+}
+
+fn handle_actions_list(state: &mut State, params: Value) -> Result<Value, ProtocolError> {
+    let p: ActionsListParams = parse_params(params)?;
+    let input = ActionsInput {
+        object: action_object(p.object)?,
+        action: None,
+        parameters: BTreeMap::new(),
+        settings: p.argocd_cm.map(|cm| settings(cm, "/params/argocdCm")).transpose()?,
+        customizations: p.customizations,
+        now: p.now.as_deref().map(|t| timestamp(t, "/params/now")).transpose()?,
+    };
+    engine::engine_actions(state, input)
+}
+
+fn handle_actions_run(state: &mut State, params: Value) -> Result<Value, ProtocolError> {
+    let p: ActionsRunParams = parse_params(params)?;
+    if p.action.is_empty() {
+        return Err(ProtocolError::params("/params/action", "must not be empty"));
+    }
+    let input = ActionsInput {
+        object: action_object(p.object)?,
+        action: Some(p.action),
+        parameters: p.parameters,
+        settings: p.argocd_cm.map(|cm| settings(cm, "/params/argocdCm")).transpose()?,
+        customizations: p.customizations,
+        now: p.now.as_deref().map(|t| timestamp(t, "/params/now")).transpose()?,
+    };
+    engine::engine_actions(state, input)
+}
+
+/// The object of an action: an object with `apiVersion` and `kind`, as any other object.
+fn action_object(value: Value) -> Result<Value, ProtocolError> {
+    let value = object_param(value, "/params/object")?;
+    check_object(&value, "/params/object")?;
+    Ok(value)
 }
 
 fn handle_plan(state: &mut State, params: Value) -> Result<Value, ProtocolError> {

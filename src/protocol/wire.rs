@@ -39,11 +39,17 @@ pub enum Method {
     Configure,
     /// The handshake: protocol and engine version, features, limits. Changes nothing.
     Hello,
+    /// The resource actions an object offers, as `gitops-core actions list --output json`.
+    #[serde(rename = "actions.list")]
+    ActionsList,
+    /// Run one resource action, as `gitops-core actions run --output json`.
+    #[serde(rename = "actions.run")]
+    ActionsRun,
 }
 
 impl Method {
     /// Every method, in the order of the protocol docs.
-    pub const ALL: [Method; 7] = [
+    pub const ALL: [Method; 9] = [
         Method::Diff,
         Method::Health,
         Method::Plan,
@@ -51,6 +57,8 @@ impl Method {
         Method::Decide,
         Method::Configure,
         Method::Hello,
+        Method::ActionsList,
+        Method::ActionsRun,
     ];
 
     /// The method's name on the wire.
@@ -72,6 +80,8 @@ impl Method {
             Method::Decide => "decide",
             Method::Configure => "configure",
             Method::Hello => "hello",
+            Method::ActionsList => "actions.list",
+            Method::ActionsRun => "actions.run",
         }
     }
 
@@ -362,6 +372,54 @@ pub struct HealthParams {
     pub condition_fallback: bool,
 }
 
+/// `actions.list` params: the inputs of `gitops-core actions list`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[non_exhaustive]
+pub struct ActionsListParams {
+    /// The object.
+    #[schemars(schema_with = "object_schema")]
+    pub object: Value,
+    /// The `argocd-cm` ConfigMap or its `data` map, for its
+    /// `resource.customizations.actions.<group>_<Kind>`; left out, the configured one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "optional_object_schema")]
+    pub argocd_cm: Option<Value>,
+    /// Scripts in the layout of Argo CD's `resource_customizations/` folder, by path:
+    /// `<group>/<Kind>/actions/discovery.lua` and `<group>/<Kind>/actions/<name>/action.lua`
+    /// (other keys are health scripts, as in `configure`); left out, the configured ones.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub customizations: Option<BTreeMap<String, String>>,
+    /// The time Lua's `os.time()` and `os.date()` read, RFC 3339; left out, the Unix epoch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub now: Option<String>,
+}
+
+/// `actions.run` params: the inputs of `gitops-core actions run`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[non_exhaustive]
+pub struct ActionsRunParams {
+    /// The object the action runs on.
+    #[schemars(schema_with = "object_schema")]
+    pub object: Value,
+    /// The action's name.
+    pub action: String,
+    /// The action's parameters, the script's `actionParams` (as `--param NAME=VALUE`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub parameters: BTreeMap<String, String>,
+    /// As in `actions.list`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "optional_object_schema")]
+    pub argocd_cm: Option<Value>,
+    /// As in `actions.list`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub customizations: Option<BTreeMap<String, String>>,
+    /// As in `actions.list`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub now: Option<String>,
+}
+
 /// `plan` params: the inputs of `gitops-core plan`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -557,6 +615,8 @@ pub(crate) fn result_schema_of(
         Method::Decide => generator.subschema_for::<super::output::DecideOutput>(),
         Method::Configure => generator.subschema_for::<ConfigureResult>(),
         Method::Hello => generator.subschema_for::<HelloResult>(),
+        Method::ActionsList => generator.subschema_for::<super::output::ActionsListOutput>(),
+        Method::ActionsRun => generator.subschema_for::<super::output::ActionsRunOutput>(),
     }
 }
 

@@ -172,7 +172,7 @@ fn case_object(case: &Value, default_obj: &Value) -> Value {
 }
 
 /// Every file below `dir`, by path relative to it.
-fn files_below(dir: &std::path::Path) -> BTreeMap<String, String> {
+pub(crate) fn files_below(dir: &std::path::Path) -> BTreeMap<String, String> {
     fn walk(base: &std::path::Path, dir: &std::path::Path, out: &mut BTreeMap<String, String>) {
         for entry in std::fs::read_dir(dir).expect("read_dir") {
             let p = entry.expect("entry").path();

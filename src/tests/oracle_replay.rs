@@ -3,12 +3,17 @@
 //! value Argo CD gave there. gitops-core must give the same value, except in a divergence
 //! (a file with a `signature`, listed in `testdata/SKIPPED.md`), where it must still give the
 //! recorded `gitopsCore` value: a fixed divergence turns into a failure until its case and
-//! SKIPPED.md entry are removed.
+//! SKIPPED.md entry are removed. In a `diff` answer the normalized and predicted live objects
+//! come from the library (`oracle/objects.rs`), as in the runner.
 
 use serde_json::{Value, json};
 
 use super::support::{selected, testdata};
+use crate as engine;
 use crate::protocol::Server;
+
+#[path = "../../oracle/objects.rs"]
+mod objects;
 
 /// The health script every differential case is configured with.
 fn configure_line() -> String {
@@ -44,7 +49,12 @@ fn oracle_divergences_replay() {
         server.handle_line(configure_line().as_bytes());
         let request = json!({"id": 1, "method": case["method"], "params": case["params"]});
         let line = server.handle_line(request.to_string().as_bytes()).expect("an answer");
-        let answer: Value = serde_json::from_str(&line).expect("a JSON answer");
+        let mut answer: Value = serde_json::from_str(&line).expect("a JSON answer");
+        if case["method"] == "diff" {
+            // The compared objects come from the library, as in the differential runner.
+            objects::with_objects(&case["params"], &mut answer["result"])
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+        }
         let divergence = case.get("signature").is_some();
         if divergence && !skipped.contains(&format!("testdata/oracle/{name}")) {
             failures.push(format!("{name}: a divergence not listed in testdata/SKIPPED.md"));

@@ -342,7 +342,7 @@ pub fn read_customizations(
 
 /// Every file below `dir`, recursively, sorted by path.
 #[cfg(feature = "lua")]
-fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) -> Result<(), CliError> {
+pub fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) -> Result<(), CliError> {
     let entries =
         std::fs::read_dir(dir).map_err(|e| CliError::Input(format!("{}: {e}", dir.display())))?;
     let mut paths = Vec::new();
@@ -363,7 +363,7 @@ fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) -> Result<(), 
 
 /// `path` relative to `base`, with `/` separators.
 #[cfg(feature = "lua")]
-fn relative(base: &std::path::Path, path: &std::path::Path) -> String {
+pub fn relative(base: &std::path::Path, path: &std::path::Path) -> String {
     let rel = path.strip_prefix(base).unwrap_or(path);
     rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/")
 }

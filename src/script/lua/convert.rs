@@ -208,7 +208,11 @@ fn wrapped(depth: usize, reason: &str) -> ReadError {
 
 /// gopher-json's encoder: the first key decides between list and object, a table met twice is
 /// an error, and every error is wrapped once per level by Go's encoder.
-fn encode(v: &Value, depth: usize, visited: &mut HashSet<usize>) -> Result<Json, ReadError> {
+pub(super) fn encode(
+    v: &Value,
+    depth: usize,
+    visited: &mut HashSet<usize>,
+) -> Result<Json, ReadError> {
     match v {
         Value::Nil => Ok(Json::Null),
         Value::Boolean(b) => Ok(Json::Bool(*b)),

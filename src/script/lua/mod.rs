@@ -1,12 +1,13 @@
 //! The Lua engine: a pool of per-thread LuaJIT states, each evaluation in a fresh environment.
 
+mod action;
 mod convert;
 mod os;
 mod pattern;
 mod strlib;
 
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 use std::time::SystemTime;
 
@@ -216,6 +217,22 @@ impl LuaEngine {
         obj: &serde_json::Value,
         now: SystemTime,
     ) -> Result<LuaHealth, ScriptError> {
+        self.evaluate(name, source, use_open_libs, obj, None, now, convert::read_health)
+    }
+
+    /// Runs a script on a pooled state and reads its last return value with `read`;
+    /// `params` (when given) becomes the script's `actionParams` table.
+    #[allow(clippy::too_many_arguments)]
+    fn evaluate<T>(
+        &self,
+        name: &str,
+        source: &str,
+        use_open_libs: bool,
+        obj: &serde_json::Value,
+        params: Option<&BTreeMap<String, String>>,
+        now: SystemTime,
+        read: fn(Value) -> Result<T, convert::ReadError>,
+    ) -> Result<T, ScriptError> {
         let slot = usize::from(use_open_libs);
         let taken = POOL.with(|p| p.try_borrow_mut().ok().and_then(|mut p| p[slot].take()));
         let mut state = match taken {
@@ -223,7 +240,7 @@ impl LuaEngine {
             None => State::new(use_open_libs)
                 .map_err(|e| ScriptError::new(name, ScriptErrorKind::Engine(e.to_string())))?,
         };
-        let (result, reusable) = state.eval(name, source, obj, now, &self.limits);
+        let (result, reusable) = state.eval(name, source, obj, params, now, &self.limits, read);
         if reusable {
             POOL.with(|p| {
                 if let Ok(mut p) = p.try_borrow_mut() {
@@ -369,14 +386,17 @@ impl State {
     }
 
     /// Runs one evaluation; the flag says whether the state may be reused.
-    fn eval(
+    #[allow(clippy::too_many_arguments)]
+    fn eval<T>(
         &mut self,
         name: &str,
         source: &str,
         obj: &serde_json::Value,
+        params: Option<&BTreeMap<String, String>>,
         now: SystemTime,
         limits: &ScriptLimits,
-    ) -> (Result<LuaHealth, ScriptError>, bool) {
+        read: fn(Value) -> Result<T, convert::ReadError>,
+    ) -> (Result<T, ScriptError>, bool) {
         let err = |kind| Err(ScriptError::new(name, kind));
         if self.lua.used_memory() > self.baseline.saturating_add(GARBAGE_BYTES) {
             if let Err(e) = self.lua.gc_collect() {
@@ -396,7 +416,7 @@ impl State {
         if let Err(e) = arm_hook(&self.lua, &self.control) {
             return (err(ScriptErrorKind::Engine(e.to_string())), false);
         }
-        let result = self.run(source, obj, limits);
+        let result = self.run(source, obj, params, limits, read);
         // Lift the limit again for the host's own work on the state (the cache).
         let _ = self.lua.set_memory_limit(0);
         match result {
@@ -418,12 +438,14 @@ impl State {
         }
     }
 
-    fn run(
+    fn run<T>(
         &mut self,
         source: &str,
         obj: &serde_json::Value,
+        params: Option<&BTreeMap<String, String>>,
         limits: &ScriptLimits,
-    ) -> Result<LuaHealth, RunError> {
+        read: fn(Value) -> Result<T, convert::ReadError>,
+    ) -> Result<T, RunError> {
         let func = match self.cache.get(source) {
             Some(f) => f.clone(),
             None => {
@@ -459,13 +481,16 @@ impl State {
             .set_memory_limit(limit)
             .map_err(|e| RunError::Script(ScriptErrorKind::Engine(e.to_string())))?;
         let env: Table = self.make_env.call(lua_obj).map_err(RunError::Lua)?;
+        if let Some(params) = params {
+            action::set_params(&self.lua, &env, params).map_err(RunError::Lua)?;
+        }
         func.set_environment(env).map_err(RunError::Lua)?;
         let out: MultiValue = self.runner.call(func).map_err(RunError::Lua)?;
         if self.control.tripped() {
             return Err(RunError::Script(self.limit_kind(limits)));
         }
         let last = out.into_iter().last().unwrap_or(Value::Nil);
-        convert::read_health(last).map_err(|e| match e {
+        read(last).map_err(|e| match e {
             convert::ReadError::Lua(e) => RunError::Lua(e),
             convert::ReadError::Result(m) => RunError::Script(ScriptErrorKind::Result(m)),
         })

@@ -186,7 +186,9 @@ fn strftime(fmt: &str, t: &Civil) -> String {
             'x' => format!("{:02}/{:02}/{:02}", t.hour, t.min, t.sec),
             'X' => format!("{:02}:{:02}:{:02}", t.hour, t.min, t.sec),
             'y' => format!("{:02}", t.year.rem_euclid(100)),
-            'Y' => format!("{}", t.year),
+            // Go's `2006`: at least four digits, after the sign (year 1 is `0001`).
+            'Y' if t.year < 0 => format!("-{:04}", t.year.unsigned_abs()),
+            'Y' => format!("{:04}", t.year),
             'z' => "+0000".to_string(),
             'Z' => "UTC".to_string(),
             '%' => "%".to_string(),

@@ -1,0 +1,53 @@
+//! The normalized and predicted live objects of gitops-core's library, added to a `serve`
+//! `diff` answer so they can be compared with Argo CD's. Shared by the differential runner
+//! (`oracle/runner.rs`) and the replay of recorded answers (`src/tests/oracle_replay.rs`),
+//! each of which names the library `engine` in its parent module.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use super::engine::diff::{AppDiffInput, diff_app};
+use super::engine::{Application, Scopes, Settings};
+
+/// A resource's identity in an answer: `group/kind/namespace/name`.
+pub fn key(r: &Value) -> String {
+    format!(
+        "{}/{}/{}/{}",
+        r["group"].as_str().unwrap_or(""),
+        r["kind"].as_str().unwrap_or(""),
+        r["namespace"].as_str().unwrap_or(""),
+        r["name"].as_str().unwrap_or("")
+    )
+}
+
+/// Adds to each resource of a `diff` answer the normalized and predicted live objects
+/// gitops-core's library gives for the same request (`serve` does not return them), under
+/// the names Argo CD uses.
+pub fn with_objects(params: &Value, answer: &mut Value) -> Result<(), String> {
+    let app = Application::from_value(&params["app"]).map_err(|e| e.to_string())?;
+    let desired = params["desired"].as_array().cloned().unwrap_or_default();
+    let live = params["live"].as_array().cloned().unwrap_or_default();
+    let mut scopes = Scopes::builtin();
+    scopes.add_crds(desired.iter().chain(&live));
+    let settings = Settings::default();
+    let input = AppDiffInput::new(&desired, &live, &app, &settings, &scopes);
+    let result = diff_app(&input).map_err(|e| e.to_string())?;
+    let objects: BTreeMap<String, (&Value, &Value)> = result
+        .resources
+        .iter()
+        .map(|r| {
+            let o = &r.object;
+            (
+                format!("{}/{}/{}/{}", o.group, o.kind, o.namespace, o.name),
+                (&r.normalized_live, &r.predicted_live),
+            )
+        })
+        .collect();
+    for r in answer["resources"].as_array_mut().into_iter().flatten() {
+        let (n, p) = objects.get(&key(r)).copied().unwrap_or((&Value::Null, &Value::Null));
+        r["normalizedLive"] = n.clone();
+        r["predictedLive"] = p.clone();
+    }
+    Ok(())
+}

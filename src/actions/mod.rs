@@ -1,0 +1,242 @@
+//! Resource actions: Argo CD's Lua `discovery.lua` and `action.lua` scripts, run on the health
+//! sandbox, with their answers as data.
+//!
+//! A kind may offer actions (`restart` a Deployment, `resume` a Rollout, `create-job` from a
+//! CronJob, `scale` with a parameter). [`ActionScripts`] finds the scripts of a kind in
+//! `argocd-cm` (`resource.customizations.actions.<group_Kind>`: `discovery.lua`,
+//! `definitions`, `mergeBuiltinActions`) and in a `resource_customizations/`-style directory.
+//! With the `lua` feature, [`Actions`] runs them:
+//!
+//! - [`Actions::discover`] gives the actions an object offers ([`ResourceAction`]: name,
+//!   disabled, icon class, display name, parameters), sorted by name;
+//! - [`Actions::run`] runs one action and gives the impacted resources
+//!   ([`ImpactedResource`]): a `patch` of the object itself, as the new object and as an
+//!   RFC 6902 patch against the input, or a `create` of a new object, checked against an
+//!   [`ActionPolicy`].
+//!
+//! Nothing is applied: the host patches or creates what it gets back. Scripts run with the
+//! limits of health scripts ([`crate::script::ScriptLimits`]) and without the open libraries,
+//! as Argo CD's API server runs them: `require("os")` gives the safe `os`, whose clock is the
+//! `now` the host passes; parameters arrive as the `actionParams` table.
+//!
+//! [`run_action_tests`] runs an `action_test.yaml` in Argo CD's format and compares as Argo
+//! CD's own test does.
+
+mod lookup;
+#[cfg(feature = "lua")]
+mod result;
+#[cfg(feature = "lua")]
+mod run;
+#[cfg(feature = "lua")]
+mod testing;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::diff::PatchOp;
+use crate::object::ObjectRef;
+
+pub use lookup::{ActionScript, ActionScripts};
+#[cfg(feature = "lua")]
+#[cfg_attr(docsrs, doc(cfg(feature = "lua")))]
+pub use run::Actions;
+#[cfg(feature = "lua")]
+#[cfg_attr(docsrs, doc(cfg(feature = "lua")))]
+pub use testing::{
+    ActionTestCase, ActionTestError, ActionTestKind, ArgoTestNormalizer, run_action_tests, test_now,
+};
+
+/// An action an object offers (Argo CD's `ResourceAction`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase", default)]
+#[non_exhaustive]
+pub struct ResourceAction {
+    /// The action's name (the key of the discovery table, or its `name` field).
+    pub name: String,
+    /// Whether the action is offered but cannot be run now.
+    pub disabled: bool,
+    /// The icon's CSS class (`fa fa-fw fa-redo`).
+    pub icon_class: String,
+    /// The name shown to users; empty when the UI shows `name`.
+    pub display_name: String,
+    /// The parameters the action takes.
+    pub params: Vec<ResourceActionParam>,
+}
+
+impl ResourceAction {
+    /// An enabled action with nothing else set.
+    pub fn named(name: impl Into<String>) -> Self {
+        ResourceAction { name: name.into(), ..ResourceAction::default() }
+    }
+}
+
+/// A parameter of an action (Argo CD's `ResourceActionParam`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
+#[serde(default)]
+#[non_exhaustive]
+pub struct ResourceActionParam {
+    /// The name the script reads it by (`actionParams[name]`).
+    pub name: String,
+    /// A value the discovery script suggests.
+    pub value: String,
+    /// A type hint for the UI.
+    #[serde(rename = "type")]
+    pub type_: String,
+    /// A default value.
+    pub default: String,
+}
+
+/// What an action does to a resource.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum Operation {
+    /// Patch the object the action ran on.
+    Patch,
+    /// Create a new object.
+    Create,
+}
+
+/// One resource an action changes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ImpactedResource {
+    /// `patch` or `create`.
+    pub operation: Operation,
+    /// For `patch`, the object as the action left it; for `create`, the object to create.
+    pub resource: Value,
+    /// For `patch`, the RFC 6902 operations turning the input object into `resource` (the
+    /// host applies either this or `resource`); empty for `create`.
+    pub patch: Vec<PatchOp>,
+}
+
+/// The outcome of one action: the script that ran and the resources it changes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ActionResult {
+    /// The action's name.
+    pub action: String,
+    /// The script that ran (see [`ActionScript::name`]).
+    pub script: String,
+    /// The impacted resources, in the order the script listed them.
+    pub resources: Vec<ImpactedResource>,
+}
+
+/// What an action may create: Argo CD leaves this to the project's allowed kinds and the
+/// user's permissions; a host passes its own here.
+///
+/// # Examples
+///
+/// ```
+/// use gitops_core::actions::ActionPolicy;
+/// let p = ActionPolicy::default();
+/// assert_eq!(p.creatable, ["batch/Job", "argoproj.io/Workflow"]);
+/// let p = p.with_creatable(["batch/Job", "*.example.com/*"]).with_same_namespace(false);
+/// assert!(!p.same_namespace);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+#[non_exhaustive]
+pub struct ActionPolicy {
+    /// `group/Kind` globs (`Kind` for the core group) a `create` may make. Default: the kinds
+    /// Argo CD's own create actions make, `batch/Job` and `argoproj.io/Workflow`.
+    pub creatable: Vec<String>,
+    /// Whether a created object with a namespace must be in the source object's namespace
+    /// (default true).
+    pub same_namespace: bool,
+}
+
+impl Default for ActionPolicy {
+    fn default() -> Self {
+        ActionPolicy {
+            creatable: vec!["batch/Job".into(), "argoproj.io/Workflow".into()],
+            same_namespace: true,
+        }
+    }
+}
+
+impl ActionPolicy {
+    /// The same policy with other creatable kinds.
+    #[must_use]
+    pub fn with_creatable<I, S>(mut self, kinds: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.creatable = kinds.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The same policy with the namespace rule on or off.
+    #[must_use]
+    pub fn with_same_namespace(mut self, on: bool) -> Self {
+        self.same_namespace = on;
+        self
+    }
+}
+
+/// Why an action could not be discovered or run. Every variant names the object; script
+/// variants name the script, and result variants the RFC 6901 pointer into the result.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ActionError {
+    /// The object's kind has no script for the action.
+    #[error("no action `{action}` for {object}")]
+    NotFound {
+        /// The object.
+        object: Box<ObjectRef>,
+        /// The action asked for.
+        action: String,
+    },
+    /// The script failed: it does not compile, raised an error or hit a limit. `reason` is
+    /// the text Argo CD shows (for `error("...", 0)`, exactly the script's message).
+    #[error("action script {script} on {object}: {reason}")]
+    Script {
+        /// The script (see [`ActionScript::name`]).
+        script: String,
+        /// The object.
+        object: Box<ObjectRef>,
+        /// What went wrong.
+        reason: String,
+    },
+    /// The script's result cannot be used.
+    #[error("action script {script} on {object}: result at `{pointer}`: {message}")]
+    Result {
+        /// The script.
+        script: String,
+        /// The object.
+        object: Box<ObjectRef>,
+        /// RFC 6901 pointer into the script's result (empty for the whole result).
+        pointer: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+impl ActionError {
+    /// The object the action was asked of.
+    pub fn object(&self) -> &ObjectRef {
+        match self {
+            ActionError::NotFound { object, .. }
+            | ActionError::Script { object, .. }
+            | ActionError::Result { object, .. } => object,
+        }
+    }
+
+    /// The error text without the script and object: what Argo CD reports (a script's own
+    /// `error(...)` message, or what is wrong with the result).
+    pub fn reason(&self) -> String {
+        match self {
+            ActionError::NotFound { action, object } => {
+                format!("no action `{action}` for {}", object.group_kind())
+            }
+            ActionError::Script { reason, .. } => reason.clone(),
+            ActionError::Result { pointer, message, .. } => {
+                format!("result at `{pointer}`: {message}")
+            }
+        }
+    }
+}

@@ -1,0 +1,323 @@
+//! Reading what action and discovery scripts return (pure: JSON in, data out).
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value};
+
+use super::{ActionPolicy, ImpactedResource, Operation, ResourceAction, ResourceActionParam};
+use crate::object::{ObjectRef, escape_pointer_token, type_name};
+
+/// A result that cannot be used: the RFC 6901 pointer into the script's result and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Bad {
+    pub(super) pointer: String,
+    pub(super) message: String,
+}
+
+fn bad(pointer: impl Into<String>, message: impl Into<String>) -> Bad {
+    Bad { pointer: pointer.into(), message: message.into() }
+}
+
+/// A member matched as Go's JSON decoder matches a struct field: case-insensitively, the
+/// last match (in the sorted order gopher-json writes members) winning.
+fn field<'a>(m: &'a Map<String, Value>, name: &str) -> Option<(&'a String, &'a Value)> {
+    m.iter().rev().find(|(k, _)| k.eq_ignore_ascii_case(name))
+}
+
+fn text_field(m: &Map<String, Value>, name: &str, at: &str) -> Result<String, Bad> {
+    match field(m, name) {
+        None => Ok(String::new()),
+        Some((_, Value::String(s))) => Ok(s.clone()),
+        Some((k, other)) => Err(bad(
+            format!("{at}/{}", escape_pointer_token(k)),
+            format!("expected a string, found {}", type_name(other)),
+        )),
+    }
+}
+
+/// Adds the actions of one discovery result (Argo CD's `ExecuteResourceActionDiscovery`):
+/// an empty table offers nothing; each member is an action named by its key (a `name` field
+/// renames it), enabled unless `disabled = true`; an action already in `found` (from an
+/// earlier script) is kept.
+pub(super) fn read_discovery(
+    json: &Value,
+    found: &mut BTreeMap<String, ResourceAction>,
+) -> Result<(), Bad> {
+    let members = match json {
+        Value::Array(a) if a.is_empty() => return Ok(()),
+        Value::Object(m) => m,
+        other => {
+            return Err(bad(
+                "",
+                format!("expected a table of actions by name, found {}", type_name(other)),
+            ));
+        }
+    };
+    for (key, value) in members {
+        if found.contains_key(key) {
+            continue;
+        }
+        let at = format!("/{}", escape_pointer_token(key));
+        let mut action = ResourceAction::named(key);
+        match value {
+            // `{}` encodes as `[]`: an action with nothing set. A list is read the same way
+            // (Argo CD only looks at its type).
+            Value::Array(_) => {}
+            Value::Object(m) => {
+                if let Some((_, v)) = field(m, "name") {
+                    match v {
+                        Value::String(s) => action.name = s.clone(),
+                        other => {
+                            return Err(bad(
+                                format!("{at}/name"),
+                                format!("expected a string, found {}", type_name(other)),
+                            ));
+                        }
+                    }
+                }
+                match field(m, "disabled") {
+                    None => {}
+                    Some((_, Value::Bool(b))) => action.disabled = *b,
+                    Some((k, other)) => {
+                        return Err(bad(
+                            format!("{at}/{}", escape_pointer_token(k)),
+                            format!("expected a boolean, found {}", type_name(other)),
+                        ));
+                    }
+                }
+                action.icon_class = text_field(m, "iconClass", &at)?;
+                action.display_name = text_field(m, "displayName", &at)?;
+                action.params = read_params(m, &at)?;
+            }
+            other => {
+                return Err(bad(at, format!("expected a table, found {}", type_name(other))));
+            }
+        }
+        found.insert(key.clone(), action);
+    }
+    Ok(())
+}
+
+fn read_params(m: &Map<String, Value>, at: &str) -> Result<Vec<ResourceActionParam>, Bad> {
+    let Some((k, v)) = field(m, "params") else { return Ok(Vec::new()) };
+    let at = format!("{at}/{}", escape_pointer_token(k));
+    let Value::Array(items) = v else {
+        return Err(bad(at, format!("expected a list, found {}", type_name(v))));
+    };
+    let mut out = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let at = format!("{at}/{i}");
+        let p = match item {
+            Value::Array(a) if a.is_empty() => ResourceActionParam::default(),
+            Value::Object(p) => ResourceActionParam {
+                name: text_field(p, "name", &at)?,
+                value: text_field(p, "value", &at)?,
+                type_: text_field(p, "type", &at)?,
+                default: text_field(p, "default", &at)?,
+            },
+            other => return Err(bad(at, format!("expected a table, found {}", type_name(other)))),
+        };
+        out.push(p);
+    }
+    Ok(out)
+}
+
+/// Reads an action's result (Argo CD's `ExecuteResourceAction`): an object is the patched
+/// source (old style); a list holds `{operation, resource}` entries (new style). Patched
+/// objects get back the empty maps Lua turned into empty lists, and every entry is checked
+/// against the policy.
+pub(super) fn read_impacted(
+    json: Value,
+    source: &Value,
+    policy: &ActionPolicy,
+) -> Result<Vec<ImpactedResource>, Bad> {
+    let entries = match json {
+        Value::Object(_) => return Ok(vec![patch_of(json, source, "")?]),
+        Value::Array(items) => items,
+        other => return Err(bad("", format!("expected a table, found {}", type_name(&other)))),
+    };
+    let mut out = Vec::with_capacity(entries.len());
+    for (i, entry) in entries.into_iter().enumerate() {
+        let at = format!("/{i}");
+        let Value::Object(m) = entry else {
+            return Err(bad(
+                at,
+                format!("expected {{operation, resource}}, found {}", type_name(&entry)),
+            ));
+        };
+        let operation = match field(&m, "operation") {
+            Some((_, Value::String(s))) if s == "patch" => Operation::Patch,
+            Some((_, Value::String(s))) if s == "create" => Operation::Create,
+            Some((k, Value::String(s))) => {
+                return Err(bad(
+                    format!("{at}/{}", escape_pointer_token(k)),
+                    format!("unsupported operation `{s}` (expected `patch` or `create`)"),
+                ));
+            }
+            Some((k, other)) => {
+                return Err(bad(
+                    format!("{at}/{}", escape_pointer_token(k)),
+                    format!("expected a string, found {}", type_name(other)),
+                ));
+            }
+            None => return Err(bad(at, "missing `operation`")),
+        };
+        let (key, resource) = match field(&m, "resource") {
+            Some((k, v @ Value::Object(_))) => (k.clone(), v.clone()),
+            Some((k, other)) => {
+                return Err(bad(
+                    format!("{at}/{}", escape_pointer_token(k)),
+                    format!("expected an object, found {}", type_name(other)),
+                ));
+            }
+            None => return Err(bad(at, "missing `resource`")),
+        };
+        let at = format!("{at}/{}", escape_pointer_token(&key));
+        out.push(match operation {
+            Operation::Patch => patch_of(resource, source, &at)?,
+            Operation::Create => create_of(resource, source, policy, &at)?,
+        });
+    }
+    Ok(out)
+}
+
+fn patch_of(new: Value, source: &Value, at: &str) -> Result<ImpactedResource, Bad> {
+    let new = clean_returned(new, source);
+    let was = ObjectRef::from_object_lossy(source);
+    let target = ObjectRef::from_object_lossy(&new);
+    if target.group != was.group
+        || target.kind != was.kind
+        || target.namespace != was.namespace
+        || target.name != was.name
+    {
+        return Err(bad(
+            at,
+            format!(
+                "a patch of {} but the action runs on {}: an action may patch only its own object",
+                describe(&target),
+                describe(&was)
+            ),
+        ));
+    }
+    let patch = crate::diff::json_patch_ops(source, &new);
+    Ok(ImpactedResource { operation: Operation::Patch, resource: new, patch })
+}
+
+fn create_of(
+    new: Value,
+    source: &Value,
+    policy: &ActionPolicy,
+    at: &str,
+) -> Result<ImpactedResource, Bad> {
+    let text = |v: Option<&Value>| v.and_then(Value::as_str).filter(|s| !s.is_empty()).is_some();
+    if !text(new.get("apiVersion")) {
+        return Err(bad(format!("{at}/apiVersion"), "a created object needs an apiVersion"));
+    }
+    if !text(new.get("kind")) {
+        return Err(bad(format!("{at}/kind"), "a created object needs a kind"));
+    }
+    let meta = new.get("metadata");
+    if !text(meta.and_then(|m| m.get("name"))) && !text(meta.and_then(|m| m.get("generateName"))) {
+        return Err(bad(
+            format!("{at}/metadata"),
+            "a created object needs metadata.name or metadata.generateName",
+        ));
+    }
+    let target = ObjectRef::from_object_lossy(&new);
+    let key = target.group_kind();
+    if !policy.creatable.iter().any(|g| crate::glob::glob_match(g, &key)) {
+        return Err(bad(
+            format!("{at}/kind"),
+            format!(
+                "creating {key} is not allowed (creatable kinds: {})",
+                if policy.creatable.is_empty() {
+                    "none".into()
+                } else {
+                    policy.creatable.join(", ")
+                }
+            ),
+        ));
+    }
+    let was = ObjectRef::from_object_lossy(source);
+    if policy.same_namespace && !target.namespace.is_empty() && target.namespace != was.namespace {
+        return Err(bad(
+            format!("{at}/metadata/namespace"),
+            format!(
+                "creating in namespace `{}` is not allowed: the action runs in `{}`",
+                target.namespace, was.namespace
+            ),
+        ));
+    }
+    Ok(ImpactedResource { operation: Operation::Create, resource: new, patch: Vec::new() })
+}
+
+/// `group/Kind namespace/name`, as far as the object says.
+fn describe(r: &ObjectRef) -> String {
+    let gk = r.group_kind();
+    match (r.namespace.is_empty(), r.name.is_empty()) {
+        (_, true) => format!("{gk} without a name"),
+        (true, false) => format!("{gk} {}", r.name),
+        (false, false) => format!("{gk} {}/{}", r.namespace, r.name),
+    }
+}
+
+/// Lua cannot tell an empty map from an empty list, and an empty table encodes as `[]`:
+/// where the source has a map and the result an empty list, the source's map is put back,
+/// recursively through maps and lists (Argo CD's `cleanReturnedObj`).
+fn clean_returned(new: Value, old: &Value) -> Value {
+    match (new, old) {
+        (Value::Object(mut n), Value::Object(o)) => {
+            for (k, old_v) in o {
+                if let Some(new_v) = n.get_mut(k) {
+                    let taken = std::mem::take(new_v);
+                    *new_v = match (taken, old_v) {
+                        (Value::Array(a), Value::Object(_)) if a.is_empty() => old_v.clone(),
+                        (Value::Array(a), Value::Object(_)) => Value::Array(a),
+                        (other, _) => clean_returned(other, old_v),
+                    };
+                }
+            }
+            Value::Object(n)
+        }
+        (Value::Array(mut n), Value::Array(o)) => {
+            for (new_v, old_v) in n.iter_mut().zip(o) {
+                if new_v.is_object() || new_v.is_array() {
+                    let taken = std::mem::take(new_v);
+                    *new_v = clean_returned(taken, old_v);
+                }
+            }
+            Value::Array(n)
+        }
+        (new, _) => new,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn empty_maps_come_back_and_lists_stay() {
+        let old = json!({"a": {}, "b": [], "c": [{"d": {}}], "e": {"f": {}}, "g": {"x": 1}});
+        let new = json!({"a": [], "b": [], "c": [{"d": []}], "e": {"f": []}, "g": [1]});
+        assert_eq!(
+            clean_returned(new, &old),
+            json!({"a": {}, "b": [], "c": [{"d": {}}], "e": {"f": {}}, "g": [1]})
+        );
+    }
+
+    #[test]
+    fn discovery_fields_fold_case_and_types_are_checked() {
+        let mut found = BTreeMap::new();
+        read_discovery(&json!({"a": {"ICONCLASS": "i", "disabled": true}, "b": []}), &mut found)
+            .unwrap();
+        assert_eq!(found["a"].icon_class, "i");
+        assert!(found["a"].disabled);
+        assert!(!found["b"].disabled);
+        let err = read_discovery(&json!({"z": {"disabled": 1}}), &mut found).unwrap_err();
+        assert_eq!(err, bad("/z/disabled", "expected a boolean, found a number"));
+        let err = read_discovery(&json!([1]), &mut found).unwrap_err();
+        assert_eq!(err, bad("", "expected a table of actions by name, found an array"));
+    }
+}

@@ -1,0 +1,171 @@
+//! Running discovery and action scripts on the Lua engine.
+
+use std::collections::BTreeMap;
+use std::time::SystemTime;
+
+use serde_json::Value;
+
+use super::result::{Bad, read_discovery, read_impacted};
+use super::{ActionError, ActionPolicy, ActionResult, ActionScript, ActionScripts, ResourceAction};
+use crate::object::ObjectRef;
+use crate::script::{LuaEngine, ScriptError};
+
+/// Action scripts, the engine that runs them and the policy their results are checked
+/// against.
+///
+/// # Examples
+///
+/// Restart a Deployment with a script from `argocd-cm`:
+///
+/// ```
+/// use std::collections::BTreeMap;
+/// use std::time::{Duration, SystemTime};
+/// use gitops_core::actions::{ActionScripts, Actions, Operation};
+/// use gitops_core::Settings;
+///
+/// let cm = serde_json::json!({"data": {"resource.customizations.actions.apps_Deployment": r#"
+/// discovery.lua: |
+///   return {restart = {iconClass = "fa fa-fw fa-redo"}}
+/// definitions:
+/// - name: restart
+///   action.lua: |
+///     local os = require("os")
+///     obj.spec.template.metadata.annotations = {["kubectl.kubernetes.io/restartedAt"] = os.date("!%Y-%m-%dT%XZ")}
+///     return obj
+/// "#}});
+/// let actions = Actions::new(ActionScripts::from_settings(&Settings::from_config_map(&cm).unwrap()));
+/// let obj = serde_json::json!({"apiVersion": "apps/v1", "kind": "Deployment",
+///     "metadata": {"name": "api", "namespace": "shop"},
+///     "spec": {"template": {"metadata": {}}}});
+/// let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
+///
+/// let offered = actions.discover(&obj, now).unwrap();
+/// assert_eq!((offered[0].name.as_str(), offered[0].disabled), ("restart", false));
+///
+/// let done = actions.run(&obj, "restart", &BTreeMap::new(), now).unwrap();
+/// let r = &done.resources[0];
+/// assert_eq!(r.operation, Operation::Patch);
+/// assert_eq!(r.patch[0].path, "/spec/template/metadata/annotations");
+/// assert_eq!(
+///     r.resource["spec"]["template"]["metadata"]["annotations"]["kubectl.kubernetes.io/restartedAt"],
+///     "2023-11-14T22:13:20Z"
+/// );
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct Actions {
+    scripts: ActionScripts,
+    engine: LuaEngine,
+    policy: ActionPolicy,
+}
+
+impl Actions {
+    /// Scripts run on the default engine with the default policy.
+    pub fn new(scripts: ActionScripts) -> Self {
+        Actions { scripts, engine: LuaEngine::default(), policy: ActionPolicy::default() }
+    }
+
+    /// The same with another engine (its limits apply to every script).
+    #[must_use]
+    pub fn with_engine(mut self, engine: LuaEngine) -> Self {
+        self.engine = engine;
+        self
+    }
+
+    /// The same with another policy for results.
+    #[must_use]
+    pub fn with_policy(mut self, policy: ActionPolicy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// The scripts.
+    pub fn scripts(&self) -> &ActionScripts {
+        &self.scripts
+    }
+
+    /// The actions `obj` offers, sorted by name; empty when its kind has no discovery
+    /// script. Each discovery script runs in turn (see [`ActionScripts::discovery`]).
+    pub fn discover(
+        &self,
+        obj: &Value,
+        now: SystemTime,
+    ) -> Result<Vec<ResourceAction>, ActionError> {
+        self.discover_with(obj, now, false)
+    }
+
+    pub(super) fn discover_with(
+        &self,
+        obj: &Value,
+        now: SystemTime,
+        open_libs: bool,
+    ) -> Result<Vec<ResourceAction>, ActionError> {
+        let object = ObjectRef::from_object_lossy(obj);
+        let mut found = BTreeMap::new();
+        for script in self.scripts.discovery(&object.group, &object.kind) {
+            let json = self.eval(&script, obj, &object, &BTreeMap::new(), now, open_libs)?;
+            read_discovery(&json, &mut found).map_err(|b| result_error(&script, &object, b))?;
+        }
+        let mut out: Vec<ResourceAction> = found.into_values().collect();
+        out.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(out)
+    }
+
+    /// Runs the action `name` on `obj` with `params` (its `actionParams`) and gives the
+    /// resources it changes. `obj` itself is never changed.
+    pub fn run(
+        &self,
+        obj: &Value,
+        name: &str,
+        params: &BTreeMap<String, String>,
+        now: SystemTime,
+    ) -> Result<ActionResult, ActionError> {
+        let object = ObjectRef::from_object_lossy(obj);
+        let Some(script) = self.scripts.action(&object.group, &object.kind, name) else {
+            return Err(ActionError::NotFound { object: Box::new(object), action: name.into() });
+        };
+        self.run_script(&script, name, obj, params, now)
+    }
+
+    /// Runs a given action script (as [`Actions::run`] does once the script is found).
+    pub fn run_script(
+        &self,
+        script: &ActionScript,
+        name: &str,
+        obj: &Value,
+        params: &BTreeMap<String, String>,
+        now: SystemTime,
+    ) -> Result<ActionResult, ActionError> {
+        let object = ObjectRef::from_object_lossy(obj);
+        let json = self.eval(script, obj, &object, params, now, false)?;
+        let resources =
+            read_impacted(json, obj, &self.policy).map_err(|b| result_error(script, &object, b))?;
+        Ok(ActionResult { action: name.to_string(), script: script.name.clone(), resources })
+    }
+
+    fn eval(
+        &self,
+        script: &ActionScript,
+        obj: &Value,
+        object: &ObjectRef,
+        params: &BTreeMap<String, String>,
+        now: SystemTime,
+        open_libs: bool,
+    ) -> Result<Value, ActionError> {
+        self.engine.eval_action(&script.name, &script.source, open_libs, obj, params, now).map_err(
+            |e: ScriptError| ActionError::Script {
+                script: script.name.clone(),
+                object: Box::new(object.clone()),
+                reason: e.reason(),
+            },
+        )
+    }
+}
+
+fn result_error(script: &ActionScript, object: &ObjectRef, b: Bad) -> ActionError {
+    ActionError::Result {
+        script: script.name.clone(),
+        object: Box::new(object.clone()),
+        pointer: b.pointer,
+        message: b.message,
+    }
+}

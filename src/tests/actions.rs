@@ -1,0 +1,295 @@
+//! Resource actions: Argo CD's sample folders under `testdata/actions/resource_customizations/`
+//! (every `action_test.yaml`, exact), and the contract and hostile cases of
+//! `testdata/actions/cases.yaml`.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, SystemTime};
+
+use serde_json::Value;
+
+use crate::actions::{ActionScripts, ActionTestKind, Actions, run_action_tests, test_now};
+use crate::script::{LuaEngine, ScriptLimits};
+use crate::tests::lua::files_below;
+use crate::tests::support::{read, selected, testdata};
+
+/// Every case of every sample folder passes, with exact expectations on top of Argo CD's test:
+/// a discovery lists exactly the expected actions (Argo only checks that each discovered one
+/// is expected), and an action gives as many resources as its expected file holds.
+#[test]
+fn argo_sample_folders_pass() {
+    let files = files_below(&testdata().join("actions/resource_customizations"));
+    let actions = Actions::new(ActionScripts::new().with_directory(&files));
+    let (mut discovery, mut action, mut failures) = (0, 0, Vec::new());
+    for (path, yaml) in &files {
+        let Some(dir) = path.strip_suffix("action_test.yaml") else { continue };
+        let inputs: BTreeMap<String, String> = files
+            .iter()
+            .filter_map(|(p, t)| p.strip_prefix(dir).map(|rel| (rel.to_string(), t.clone())))
+            .collect();
+        let cases = run_action_tests(yaml, &inputs, &actions, test_now()).expect(path);
+        for c in cases {
+            let name = format!("{dir}{:?}/{}/{}", c.kind, c.action, c.input_path);
+            if !selected(&name) {
+                continue;
+            }
+            let exact = match c.kind {
+                ActionTestKind::Discovery => {
+                    discovery += 1;
+                    let mut want = c.expected_actions.clone();
+                    want.sort_by(|a, b| a.name.cmp(&b.name));
+                    c.got_actions == want
+                }
+                ActionTestKind::Action => {
+                    action += 1;
+                    c.message.is_empty() && c.got_resources.len() == c.expected_objects
+                        || c.got_resources.is_empty() && c.expected_objects == 0
+                }
+            };
+            if !c.passed || !exact {
+                failures.push(format!("{name}: {} {:?}", c.message, c.got_actions));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} failing:\n{}", failures.len(), failures.join("\n"));
+    if std::env::var("GITOPS_TEST").is_err() {
+        assert_eq!((discovery, action), (17, 16), "cases run");
+    }
+}
+
+fn text(v: &Value, key: &str) -> String {
+    v.get(key).and_then(Value::as_str).unwrap_or_default().to_string()
+}
+
+/// The cases of `testdata/actions/cases.yaml`: the contract (clock, parameters, empty maps, new
+/// style) and hostile scripts (loops, huge results, creates the policy refuses, patches of
+/// other objects, results that are not objects), each with its exact result or error. After a
+/// failing case the same engine runs the next one as usual.
+#[test]
+fn action_cases() {
+    let doc: Value = serde_norway::from_str(&read("actions/cases.yaml")).expect("cases.yaml");
+    let default_obj = doc["defaultObject"].clone();
+    let mut failures = Vec::new();
+    let mut ran = 0;
+    for case in doc["cases"].as_array().expect("cases") {
+        let name = text(case, "name");
+        if !selected(&name) {
+            continue;
+        }
+        ran += 1;
+        let obj = case.get("obj").cloned().unwrap_or_else(|| default_obj.clone());
+        let secs = case.get("now").and_then(Value::as_u64).unwrap_or(1_700_000_000);
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(secs);
+        let mut limits = ScriptLimits::default();
+        if let Some(l) = case.get("limits") {
+            if let Some(v) = l.get("instructions").and_then(Value::as_u64) {
+                limits = limits.with_instructions(v);
+            }
+            if let Some(v) = l.get("memoryBytes").and_then(Value::as_u64) {
+                limits = limits.with_memory_bytes(usize::try_from(v).expect("fits"));
+            }
+        }
+        let mut definition = serde_json::Map::new();
+        definition.insert("name".into(), "act".into());
+        definition.insert("action.lua".into(), text(case, "script").into());
+        let actions_yaml = serde_json::json!({
+            "discovery.lua": text(case, "discovery"),
+            "definitions": [definition],
+        });
+        let data = BTreeMap::from([(
+            "resource.customizations.actions.apps_Deployment".to_string(),
+            serde_json::to_string(&actions_yaml).expect("json"),
+        )]);
+        let settings = crate::Settings::from_data(&data).expect("argocd-cm");
+        let mut policy = crate::actions::ActionPolicy::default();
+        if let Some(Value::Array(kinds)) = case.get("creatable") {
+            policy = policy.with_creatable(kinds.iter().filter_map(Value::as_str));
+        }
+        let actions = Actions::new(ActionScripts::from_settings(&settings))
+            .with_engine(LuaEngine::new(limits))
+            .with_policy(policy);
+        let params: BTreeMap<String, String> = case
+            .get("params")
+            .and_then(Value::as_object)
+            .map(|m| {
+                m.iter().map(|(k, v)| (k.clone(), v.as_str().unwrap_or("").to_string())).collect()
+            })
+            .unwrap_or_default();
+        let runs = case.get("runs").and_then(Value::as_u64).unwrap_or(1);
+        for run in 0..runs {
+            let got: Result<Value, String> = if case.get("discovered").is_some()
+                || (case.get("discovery").is_some() && case.get("script").is_none())
+            {
+                actions
+                    .discover(&obj, now)
+                    .map(|a| serde_json::to_value(a).expect("json"))
+                    .map_err(|e| e.to_string())
+            } else {
+                actions
+                    .run(&obj, "act", &params, now)
+                    .map(|r| serde_json::to_value(r.resources).expect("json"))
+                    .map_err(|e| e.to_string())
+            };
+            let ok =
+                match (&got, case.get("error"), case.get("resources").or(case.get("discovered"))) {
+                    (Err(e), Some(Value::String(want)), None) => e == want,
+                    (Ok(v), None, Some(want)) => v == want,
+                    _ => false,
+                };
+            if !ok {
+                let shown = match &got {
+                    Ok(v) => serde_json::to_string(v).expect("json"),
+                    Err(e) => format!("error {e:?}"),
+                };
+                failures.push(format!("{name} (run {run}): got {shown}"));
+            }
+        }
+        // The engine carries on after a failure.
+        let after = Actions::new(ActionScripts::from_settings(&settings))
+            .with_engine(LuaEngine::new(limits))
+            .scripts()
+            .action("apps", "Deployment", "act")
+            .map(|s| s.name);
+        assert_eq!(after.as_deref(), Some("argocd-cm apps/Deployment action act"));
+    }
+    assert!(ran > 0 || std::env::var("GITOPS_TEST").is_ok(), "no cases ran");
+    assert!(failures.is_empty(), "{} failing:\n{}", failures.len(), failures.join("\n"));
+}
+
+/// Lookup precedence: an argocd-cm override replaces the folder's discovery, or runs before it
+/// with `mergeBuiltinActions` (its actions winning by name); an action runs the override's
+/// definition, else the folder's script; a `_` folder matches as a wildcard; an unknown action
+/// is an error naming the object.
+#[test]
+fn argocd_cm_over_folders_and_merge() {
+    let mut files = files_below(&testdata().join("actions/resource_customizations"));
+    files.insert(
+        "_.example.com/_/actions/discovery.lua".into(),
+        "return {poke = {iconClass = \"p\"}}".into(),
+    );
+    files.insert("_.example.com/_/actions/poke/action.lua".into(), "return {}".into());
+    let cm = |merge: bool| {
+        let yaml = format!(
+            "discovery.lua: return {{restart = {{displayName = \"Mine\"}}, hello = {{}}}}\n\
+             mergeBuiltinActions: {merge}\ndefinitions:\n- name: hello\n  action.lua: return {{}}\n"
+        );
+        let data =
+            BTreeMap::from([("resource.customizations.actions.apps_Deployment".into(), yaml)]);
+        crate::Settings::from_data(&data).expect("argocd-cm")
+    };
+    let deployment: Value = serde_norway::from_str(&read(
+        "actions/resource_customizations/apps/Deployment/actions/testdata/deployment.yaml",
+    ))
+    .expect("yaml");
+    let now = test_now();
+    let names = |a: &Actions| -> Vec<(String, String)> {
+        a.discover(&deployment, now)
+            .expect("discover")
+            .into_iter()
+            .map(|x| (x.name, x.display_name))
+            .collect()
+    };
+    let merged = Actions::new(ActionScripts::from_settings(&cm(true)).with_directory(&files));
+    let pairs = |v: &[(&str, &str)]| -> Vec<(String, String)> {
+        v.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect()
+    };
+    assert_eq!(
+        names(&merged),
+        pairs(&[("hello", ""), ("pause", ""), ("restart", "Mine"), ("resume", ""), ("scale", "")])
+    );
+    let alone = Actions::new(ActionScripts::from_settings(&cm(false)).with_directory(&files));
+    assert_eq!(names(&alone), pairs(&[("hello", ""), ("restart", "Mine")]));
+    // `restart` is not among the definitions: the folder's script runs, as in Argo CD.
+    let r = alone.run(&deployment, "restart", &BTreeMap::new(), now).expect("restart");
+    assert_eq!(r.script, "apps/Deployment/actions/restart/action.lua");
+    let r = alone.run(&deployment, "hello", &BTreeMap::new(), now).expect("hello");
+    assert_eq!(
+        (r.script.as_str(), r.resources.len()),
+        ("argocd-cm apps/Deployment action hello", 0)
+    );
+    let err = alone.run(&deployment, "nope", &BTreeMap::new(), now).unwrap_err();
+    assert_eq!(err.to_string(), "no action `nope` for apps/Deployment:default/nginx-deploy");
+    assert_eq!(err.reason(), "no action `nope` for apps/Deployment");
+
+    let widget = serde_json::json!({"apiVersion": "ec2.example.com/v1", "kind": "Widget",
+        "metadata": {"name": "w"}});
+    let found = alone.discover(&widget, now).expect("wildcard");
+    assert_eq!((found.len(), found[0].icon_class.as_str()), (1, "p"));
+    assert!(
+        alone
+            .discover(&serde_json::json!({"apiVersion": "v1", "kind": "Pod"}), now)
+            .expect("none")
+            .is_empty()
+    );
+}
+
+mod properties {
+    use std::collections::BTreeMap;
+
+    use proptest::prelude::*;
+    use serde_json::{Value, json};
+
+    use crate::actions::{ActionScripts, Actions, test_now};
+    use crate::tests::lua::files_below;
+    use crate::tests::support::testdata;
+
+    fn object() -> impl Strategy<Value = (Value, &'static str)> {
+        let kinds = prop_oneof![
+            Just(("apps/v1", "Deployment", "restart")),
+            Just(("apps/v1", "Deployment", "pause")),
+            Just(("apps/v1", "Deployment", "scale")),
+            Just(("argoproj.io/v1alpha1", "Rollout", "resume")),
+            Just(("argoproj.io/v1alpha1", "Rollout", "restart")),
+            Just(("batch/v1", "CronJob", "create-job")),
+            Just(("batch/v1", "CronJob", "suspend")),
+        ];
+        (kinds, "[a-z]{1,8}", 0u32..50, proptest::option::of(any::<bool>()), "[a-z0-9]{0,6}")
+            .prop_map(|((api, kind, action), name, replicas, paused, label)| {
+                let mut spec = json!({"replicas": replicas, "template": {"metadata": {"labels": {"l": label}}},
+                    "jobTemplate": {"metadata": {}, "spec": {"template": {"spec": {}}}},
+                    "strategy": {"canary": {"steps": []}}});
+                if let Some(p) = paused {
+                    spec["paused"] = Value::Bool(p);
+                    spec["suspend"] = Value::Bool(p);
+                }
+                let obj = json!({"apiVersion": api, "kind": kind,
+                    "metadata": {"name": name, "namespace": "ns", "annotations": {}},
+                    "spec": spec, "status": {"pauseConditions": [{"reason": "x"}]}});
+                (obj, action)
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Running an action twice gives the same bytes, never changes the input object, and its
+        /// RFC 6902 patch applied to the input gives the patched object.
+        #[test]
+        fn running_an_action_is_deterministic_and_leaves_the_input((obj, action) in object(), replicas in "[0-9]{1,3}") {
+            let files = files_below(&testdata().join("actions/resource_customizations"));
+            let actions = Actions::new(ActionScripts::new().with_directory(&files));
+            let before = obj.clone();
+            let params = BTreeMap::from([("replicas".to_string(), replicas)]);
+            let a = actions.run(&obj, action, &params, test_now());
+            let b = actions.run(&obj, action, &params, test_now());
+            prop_assert_eq!(&obj, &before);
+            // The RFC 6902 patch turns the input into the patched object.
+            if let Ok(r) = &a {
+                for res in r.resources.iter().filter(|r| r.operation == crate::actions::Operation::Patch) {
+                    let ops: json_patch::Patch =
+                        serde_json::from_value(serde_json::to_value(&res.patch).expect("json")).expect("patch");
+                    let mut patched = obj.clone();
+                    json_patch::patch(&mut patched, &ops).expect("applies");
+                    prop_assert_eq!(&patched, &res.resource);
+                }
+            }
+            let a = a.map(|r| serde_json::to_string(&r).expect("json")).map_err(|e| e.to_string());
+            let b = b.map(|r| serde_json::to_string(&r).expect("json")).map_err(|e| e.to_string());
+            prop_assert!(a.is_ok(), "{:?}", a);
+            prop_assert_eq!(a, b);
+            let d1 = actions.discover(&obj, test_now()).map_err(|e| e.to_string());
+            let d2 = actions.discover(&obj, test_now()).map_err(|e| e.to_string());
+            prop_assert_eq!(d1, d2);
+            prop_assert_eq!(&obj, &before);
+        }
+    }
+}
