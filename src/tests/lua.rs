@@ -10,7 +10,7 @@ use crate::health::scripts::{HealthScript, HealthScripts, run_health_tests};
 use crate::script::{LuaEngine, LuaHealth, ScriptLimits};
 use crate::tests::support::{read, selected, testdata};
 
-fn text(v: &Value, key: &str) -> String {
+pub(crate) fn text(v: &Value, key: &str) -> String {
     v.get(key).and_then(Value::as_str).unwrap_or_default().to_string()
 }
 

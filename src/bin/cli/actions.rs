@@ -245,21 +245,11 @@ fn read_action_scripts(dir: &Path) -> Result<BTreeMap<String, String>, CliError>
 }
 
 /// Runs `test-actions`.
-pub fn run_tests(mut p: lexopt::Parser) -> Result<u8, CliError> {
-    use lexopt::prelude::*;
-    let mut dir: Option<PathBuf> = None;
-    while let Some(arg) = p.next()? {
-        match arg {
-            Value(v) if dir.is_none() => dir = Some(v.into()),
-            Long("help") | Short('h') => {
-                outln!("{TEST_USAGE}");
-                return Ok(0);
-            }
-            other => return Err(other.unexpected().into()),
-        }
+pub fn run_tests(p: lexopt::Parser) -> Result<u8, CliError> {
+    match crate::health::test_dir_argument(p, TEST_USAGE)? {
+        Some(dir) => run_test_dir(&dir),
+        None => Ok(0),
     }
-    let Some(dir) = dir else { return Err(CliError::Usage(TEST_USAGE.into())) };
-    run_test_dir(&dir)
 }
 
 #[cfg(feature = "lua")]

@@ -200,21 +200,31 @@ fn to_text(app: &AppHealth) -> String {
 }
 
 /// Runs `test-health`.
-pub fn run_tests(mut args: lexopt::Parser) -> Result<u8, CliError> {
+pub fn run_tests(args: lexopt::Parser) -> Result<u8, CliError> {
+    match test_dir_argument(args, TEST_USAGE)? {
+        Some(dir) => run_test_dir(&dir),
+        None => Ok(0),
+    }
+}
+
+/// The DIR of a `test-*` command; `None` after printing `usage` for `--help`.
+pub fn test_dir_argument(
+    mut args: lexopt::Parser,
+    usage: &str,
+) -> Result<Option<std::path::PathBuf>, CliError> {
     use lexopt::prelude::*;
     let mut dir: Option<std::path::PathBuf> = None;
     while let Some(arg) = args.next()? {
         match arg {
             Value(v) if dir.is_none() => dir = Some(v.into()),
             Long("help") | Short('h') => {
-                outln!("{TEST_USAGE}");
-                return Ok(0);
+                outln!("{usage}");
+                return Ok(None);
             }
             other => return Err(other.unexpected().into()),
         }
     }
-    let Some(dir) = dir else { return Err(CliError::Usage(TEST_USAGE.into())) };
-    run_test_dir(&dir)
+    dir.map(Some).ok_or_else(|| CliError::Usage(usage.into()))
 }
 
 const TEST_USAGE: &str = "\
