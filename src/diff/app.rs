@@ -85,6 +85,10 @@ pub struct AppDiffInput<'a> {
     /// them. Off, they are `null` and only the patch and the status are kept, so a large
     /// application holds no copy of its objects beyond the comparison of one resource.
     pub keep_objects: bool,
+    /// The host's backstop for the app's jq ignore rules, asked while each expression runs
+    /// on each object (used when the rules are not lent by [`AppDiffInput::ignore_rules`],
+    /// which carry their own).
+    pub interrupt: Option<&'a std::sync::Arc<dyn crate::script::Interrupt>>,
 }
 
 impl<'a> AppDiffInput<'a> {
@@ -109,7 +113,20 @@ impl<'a> AppDiffInput<'a> {
             openapi: None,
             ignore_annotation: true,
             keep_objects: true,
+            interrupt: None,
         }
+    }
+
+    /// The host's backstop for the app's jq ignore rules (the CLI and `serve` install a 1 s
+    /// wall-clock [`crate::script::Deadline`]); a stop fails the comparison, naming the rule,
+    /// the object and the limit.
+    #[must_use]
+    pub fn with_interrupt(
+        mut self,
+        interrupt: &'a std::sync::Arc<dyn crate::script::Interrupt>,
+    ) -> Self {
+        self.interrupt = Some(interrupt);
+        self
     }
 
     /// Keeps the normalised and predicted live objects in the result (the default), or, off,
@@ -487,11 +504,15 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
         }
     }
 
-    let normalizer =
-        match AppNormalizer::new(&app.spec.ignore_differences, settings, input.ignore_rules) {
-            Ok(n) => n,
-            Err(e) => return Ok(failed(&targets, &lives, hooks, conditions, notes, &e)),
-        };
+    let normalizer = match AppNormalizer::new(
+        &app.spec.ignore_differences,
+        settings,
+        input.ignore_rules,
+        input.interrupt,
+    ) {
+        Ok(n) => n,
+        Err(e) => return Ok(failed(&targets, &lives, hooks, conditions, notes, &e)),
+    };
     let ssd = (input.server_side_diff || app.has_compare_option("ServerSideDiff=true"))
         && !app.has_compare_option("ServerSideDiff=false");
     let mut keys: Vec<&Key> = targets.keys().chain(lives.keys()).collect();
@@ -606,6 +627,10 @@ impl Shared<'_, '_> {
         let resource_normalizer = normalizer.for_resource(own.as_ref());
         let opts = DiffOptions { dry_run, normalizer: Some(&resource_normalizer), ..base };
         let result = super::diff(t.as_deref(), l.as_deref(), &opts)?;
+        // A jq rule a limit stopped was not applied: the comparison cannot stand.
+        if let Some(e) = resource_normalizer.take_limit() {
+            return Err(e);
+        }
         let self_ref = live.is_none_or(|(_, lv)| self_referenced(lv, &r, settings));
         let hook = is_hook(obj);
         let requires_pruning = target.is_none() && live.is_some() && self_ref;

@@ -53,6 +53,13 @@ pub enum DiffError {
         /// What is wrong, naming the rule.
         message: String,
     },
+    /// A limit stopped a jq ignore rule on an object, so the rule was not applied; the
+    /// message names the rule, the object and the limit.
+    #[error("{message}")]
+    IgnoreLimit {
+        /// The rule, the object and the limit.
+        message: String,
+    },
 }
 
 /// A patch error, before the caller attaches the object: the pointer and the message.

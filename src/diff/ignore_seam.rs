@@ -17,7 +17,7 @@ pub(crate) struct IgnoreRules<'a> {
 
 /// Rules compiled for this comparison, or compiled once by the host and lent to it.
 enum Compiled<'a> {
-    Owned(crate::ignore::IgnoreNormalizer),
+    Owned(Box<crate::ignore::IgnoreNormalizer>),
     Borrowed(&'a crate::ignore::IgnoreNormalizer),
 }
 
@@ -28,13 +28,17 @@ impl<'a> IgnoreRules<'a> {
         rules: &[IgnoreDifferences],
         settings: &Settings,
         prebuilt: Option<&'a crate::ignore::IgnoreNormalizer>,
+        interrupt: Option<&std::sync::Arc<dyn crate::script::Interrupt>>,
     ) -> Result<Self, DiffError> {
         if let Some(n) = prebuilt {
             return Ok(IgnoreRules { inner: Compiled::Borrowed(n) });
         }
-        let inner = crate::ignore::IgnoreNormalizer::new(rules, settings)
+        let mut inner = crate::ignore::IgnoreNormalizer::new(rules, settings)
             .map_err(|e| DiffError::IgnoreRules { message: e.to_string() })?;
-        Ok(IgnoreRules { inner: Compiled::Owned(inner) })
+        if let Some(i) = interrupt {
+            inner = inner.with_interrupt(std::sync::Arc::clone(i));
+        }
+        Ok(IgnoreRules { inner: Compiled::Owned(Box::new(inner)) })
     }
 
     fn compiled(&self) -> &crate::ignore::IgnoreNormalizer {
@@ -44,10 +48,11 @@ impl<'a> IgnoreRules<'a> {
         }
     }
 
-    /// Applies every matching JSON-pointer and jq rule to one object. Errors are skipped, as
-    /// Argo CD logs them and carries on.
-    pub(crate) fn normalize(&self, obj: &mut Value) {
-        let _ = self.compiled().normalize(obj);
+    /// Applies every matching JSON-pointer and jq rule to one object. A step that removes
+    /// nothing is skipped, as Argo CD logs it and carries on; a jq expression a limit stopped
+    /// is the error returned.
+    pub(crate) fn normalize(&self, obj: &mut Value) -> Result<(), crate::ignore::IgnoreError> {
+        self.compiled().normalize(obj)
     }
 
     /// The merged `managedFieldsManagers` for an object (spec §7.3 lookup), then those its
@@ -83,6 +88,9 @@ impl<'a> IgnoreRules<'a> {
 pub(crate) struct AppNormalizer<'a> {
     pub(crate) ignore: IgnoreRules<'a>,
     known_types: BTreeMap<(String, String), Vec<KnownTypeField>>,
+    /// The first jq rule a limit stopped when the app's normaliser is used directly (each
+    /// resource's own normaliser keeps its own).
+    limit: std::sync::Mutex<Option<crate::ignore::IgnoreError>>,
 }
 
 impl<'a> AppNormalizer<'a> {
@@ -92,8 +100,9 @@ impl<'a> AppNormalizer<'a> {
         rules: &[IgnoreDifferences],
         settings: &Settings,
         prebuilt: Option<&'a crate::ignore::IgnoreNormalizer>,
+        interrupt: Option<&std::sync::Arc<dyn crate::script::Interrupt>>,
     ) -> Result<Self, DiffError> {
-        let ignore = IgnoreRules::new(rules, settings, prebuilt)?;
+        let ignore = IgnoreRules::new(rules, settings, prebuilt, interrupt)?;
         let mut known_types = BTreeMap::new();
         for (key, o) in &settings.overrides {
             if o.known_type_fields.is_empty() {
@@ -113,7 +122,17 @@ impl<'a> AppNormalizer<'a> {
                 type_: "core/v1/PodSpec".into(),
             }]
         });
-        Ok(AppNormalizer { ignore, known_types })
+        Ok(AppNormalizer { ignore, known_types, limit: std::sync::Mutex::default() })
+    }
+}
+
+/// Keeps the first jq rule a limit stopped.
+fn note_limit(
+    slot: &std::sync::Mutex<Option<crate::ignore::IgnoreError>>,
+    result: Result<(), crate::ignore::IgnoreError>,
+) {
+    if let Err(e @ crate::ignore::IgnoreError::JqLimit { .. }) = result {
+        slot.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(e);
     }
 }
 
@@ -124,14 +143,19 @@ impl<'a> AppNormalizer<'a> {
         &'n self,
         own: Option<&'n AnnotationRule>,
     ) -> ResourceNormalizer<'n, 'a> {
-        ResourceNormalizer { app: self, own }
+        ResourceNormalizer { app: self, own, limit: std::sync::Mutex::default() }
     }
 
-    fn normalize_with(&self, obj: &mut Value, own: Option<&AnnotationRule>) {
-        self.ignore.normalize(obj);
+    fn normalize_with(
+        &self,
+        obj: &mut Value,
+        own: Option<&AnnotationRule>,
+        limit: &std::sync::Mutex<Option<crate::ignore::IgnoreError>>,
+    ) {
+        note_limit(limit, self.ignore.normalize(obj));
         if let Some(own) = own {
-            // Errors are skipped as for the app rules (only a non-object fails).
-            let _ = own.normalize(obj);
+            // As for the app rules: only a limit counts (a non-object cannot reach here).
+            note_limit(limit, own.normalize(obj));
         }
         let r = ObjectRef::from_object_lossy(obj);
         if let Some(fields) = self.known_types.get(&(r.group, r.kind)) {
@@ -143,7 +167,7 @@ impl<'a> AppNormalizer<'a> {
 
 impl Normalizer for AppNormalizer<'_> {
     fn normalize(&self, obj: &mut Value) {
-        self.normalize_with(obj, None);
+        self.normalize_with(obj, None, &self.limit);
     }
 }
 
@@ -151,10 +175,21 @@ impl Normalizer for AppNormalizer<'_> {
 pub(crate) struct ResourceNormalizer<'n, 'a> {
     app: &'n AppNormalizer<'a>,
     own: Option<&'n AnnotationRule>,
+    /// The first jq rule a limit stopped on this resource's objects.
+    limit: std::sync::Mutex<Option<crate::ignore::IgnoreError>>,
+}
+
+impl ResourceNormalizer<'_, '_> {
+    /// The jq rule a limit stopped while normalizing this resource's objects, as the
+    /// comparison error it makes.
+    pub(crate) fn take_limit(&self) -> Option<DiffError> {
+        let e = self.limit.lock().unwrap_or_else(|e| e.into_inner()).take()?;
+        Some(DiffError::IgnoreLimit { message: e.to_string() })
+    }
 }
 
 impl Normalizer for ResourceNormalizer<'_, '_> {
     fn normalize(&self, obj: &mut Value) {
-        self.app.normalize_with(obj, self.own);
+        self.app.normalize_with(obj, self.own, &self.limit);
     }
 }

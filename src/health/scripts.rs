@@ -230,6 +230,13 @@ mod with_lua {
             ScriptedHealth { scripts, engine }
         }
 
+        /// The same scripts on an engine scoped to one request ([`LuaEngine::for_request`]):
+        /// every script the returned value runs spends from one request budget.
+        #[must_use]
+        pub fn for_request(&self) -> Self {
+            ScriptedHealth { scripts: self.scripts.clone(), engine: self.engine.for_request() }
+        }
+
         /// The scripts.
         pub fn scripts(&self) -> &HealthScripts {
             &self.scripts

@@ -55,6 +55,8 @@ pub struct AnnotationRule {
     object: ObjectRef,
     steps: Vec<Step>,
     managers: Vec<String>,
+    /// What each jq step may spend, as the normalizer that read the rule allows.
+    pub(super) budget: super::StepBudget,
 }
 
 impl AnnotationRule {
@@ -143,7 +145,12 @@ impl AnnotationRule {
         if steps.is_empty() && managers.is_empty() {
             return Ok(None);
         }
-        Ok(Some(AnnotationRule { object: object.clone(), steps, managers }))
+        Ok(Some(AnnotationRule {
+            object: object.clone(),
+            steps,
+            managers,
+            budget: super::StepBudget::default(),
+        }))
     }
 
     /// The object whose annotation this is.
@@ -177,7 +184,7 @@ impl AnnotationRule {
         }
         let r = ObjectRef::from_object_lossy(obj);
         let mut notes = Vec::new();
-        apply_steps(obj, &r, &RuleSource::Annotation, &self.steps, &mut notes);
+        apply_steps(obj, &r, &RuleSource::Annotation, &self.steps, &self.budget, &mut notes)?;
         Ok(notes)
     }
 }

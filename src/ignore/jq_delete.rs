@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use crate::script::jq::{JqPath, PathPart};
+use crate::script::jq::{JqBudget, JqFailure, JqPath, PathPart};
 
 /// One resolved step.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -14,15 +14,24 @@ enum Step {
     Key(String),
 }
 
-/// Applies `del(E)` to `doc`. An error (jaq's, or a limit) leaves the document unchanged.
-pub(crate) fn delete(doc: &mut Value, expr: &JqPath) -> Result<(), String> {
-    let paths = expr.paths(doc)?;
+/// Applies `del(E)` to `doc` within `budget`. An error (jaq's, or a limit) leaves the
+/// document unchanged.
+pub(crate) fn delete(
+    doc: &mut Value,
+    expr: &JqPath,
+    budget: JqBudget<'_>,
+) -> Result<(), JqFailure> {
+    if expr.is_program() {
+        *doc = expr.run_within(doc, budget)?;
+        return Ok(());
+    }
+    let paths = expr.paths_within(doc, budget)?;
     let mut resolved: Vec<Vec<Step>> = Vec::new();
     for path in &paths {
         resolve(doc, path, Vec::new(), &mut resolved);
     }
     if resolved.iter().any(Vec::is_empty) {
-        return Err("cannot delete the whole object".to_string());
+        return Err(JqFailure::Eval("cannot delete the whole object".to_string()));
     }
     resolved.sort();
     resolved.dedup();
@@ -111,7 +120,7 @@ mod tests {
     use serde_json::json;
 
     fn del(expr: &str, mut doc: Value) -> Value {
-        delete(&mut doc, &compile(expr).unwrap()).unwrap();
+        delete(&mut doc, &compile(expr).unwrap(), JqBudget::default()).unwrap();
         doc
     }
 
@@ -124,8 +133,8 @@ mod tests {
         assert_eq!(del(".x.y", json!({"c": 2})), json!({"c": 2}));
         assert_eq!(del(".[] | select(. > 1)", json!([1, 2, 3, 1])), json!([1, 1]));
         let mut d = json!({"a": 1});
-        assert!(delete(&mut d, &compile(".").unwrap()).is_err());
-        assert!(delete(&mut d, &compile(".x[]").unwrap()).is_err());
+        assert!(delete(&mut d, &compile(".").unwrap(), JqBudget::default()).is_err());
+        assert!(delete(&mut d, &compile(".x[]").unwrap(), JqBudget::default()).is_err());
         assert_eq!(d, json!({"a": 1}));
     }
 }

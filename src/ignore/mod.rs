@@ -81,6 +81,22 @@ pub enum IgnoreError {
         /// The expression, cut as in [`IgnoreError::InvalidJq`].
         expression: String,
     },
+    /// A limit of this engine stopped a jq expression on an object (its cost budget, the
+    /// host's interrupt, the number of paths it selects, the object's depth): the rule was not
+    /// applied, so the object cannot be compared or synced as if it had been.
+    #[error(
+        "{rule}: jq path expression `{expression}` on {object}: {message}; the rule was not applied"
+    )]
+    JqLimit {
+        /// The rule.
+        rule: String,
+        /// The expression, cut as in [`IgnoreError::InvalidJq`].
+        expression: String,
+        /// The object.
+        object: Box<ObjectRef>,
+        /// Which limit, with its value.
+        message: String,
+    },
     /// The object to normalize is not a JSON object.
     #[error("cannot normalize {found}: expected an object")]
     NotAnObject {
@@ -277,6 +293,31 @@ pub struct IgnoreNormalizer {
     jq_cache: std::sync::Mutex<
         std::collections::BTreeMap<String, std::sync::Arc<crate::script::jq::JqPath>>,
     >,
+    /// What one jq expression may spend on one object, and the host's backstop.
+    budget: StepBudget,
+}
+
+/// What one jq expression may spend on one object: [`IgnoreNormalizer::JQ_UNITS`] units by
+/// default, and the host's interrupt when it installed one.
+#[derive(Clone)]
+pub(crate) struct StepBudget {
+    pub(crate) units: u64,
+    pub(crate) interrupt: Option<std::sync::Arc<dyn crate::script::Interrupt>>,
+}
+
+impl Default for StepBudget {
+    fn default() -> Self {
+        StepBudget { units: IgnoreNormalizer::JQ_UNITS, interrupt: None }
+    }
+}
+
+impl std::fmt::Debug for StepBudget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StepBudget")
+            .field("units", &self.units)
+            .field("interrupt", &self.interrupt.is_some())
+            .finish()
+    }
 }
 
 /// The most annotation jq expressions a normalizer keeps compiled; past it, more are compiled
@@ -326,7 +367,31 @@ impl IgnoreNormalizer {
             annotation: true,
             #[cfg(feature = "jq")]
             jq_cache: std::sync::Mutex::default(),
+            budget: StepBudget::default(),
         })
+    }
+
+    /// Units one jq expression may spend on one object by default: each value of the object
+    /// converted, each byte `test` scans, each path selected (about 50 ms of work).
+    pub const JQ_UNITS: u64 = 50_000_000;
+
+    /// The same rules with another budget per jq expression and object.
+    #[must_use]
+    pub fn with_jq_units(mut self, units: u64) -> Self {
+        self.budget.units = units;
+        self
+    }
+
+    /// The same rules with the host's backstop, asked while each jq expression runs on each
+    /// object; a stop is an [`IgnoreError::JqLimit`] (the CLI and `serve` install a 1 s
+    /// wall-clock [`crate::script::Deadline`]).
+    #[must_use]
+    pub fn with_interrupt(
+        mut self,
+        interrupt: std::sync::Arc<dyn crate::script::Interrupt>,
+    ) -> Self {
+        self.budget.interrupt = Some(interrupt);
+        self
     }
 
     /// Compiles the rules of an Application (`spec.ignoreDifferences`) and of `argocd-cm`.
@@ -334,8 +399,9 @@ impl IgnoreNormalizer {
         IgnoreNormalizer::new(&app.spec.ignore_differences, settings)
     }
 
-    /// Removes the ignored fields from one object. Steps that remove nothing are skipped;
-    /// only an object that is not a JSON object is an error.
+    /// Removes the ignored fields from one object. Steps that remove nothing are skipped (a
+    /// note says why); an object that is not a JSON object is an error, and so is a jq
+    /// expression a limit stopped ([`IgnoreError::JqLimit`]).
     pub fn normalize(&self, obj: &mut Value) -> Result<(), IgnoreError> {
         self.normalize_with_notes(obj).map(drop)
     }
@@ -349,7 +415,7 @@ impl IgnoreNormalizer {
         let r = ObjectRef::from_object_lossy(obj);
         let mut notes = Vec::new();
         for rule in self.rules.iter().filter(|rule| rule.selector.matches(&r)) {
-            apply_steps(obj, &r, &rule.source, &rule.steps, &mut notes);
+            apply_steps(obj, &r, &rule.source, &rule.steps, &self.budget, &mut notes)?;
         }
         Ok(notes)
     }
@@ -379,7 +445,13 @@ impl IgnoreNormalizer {
         if !self.annotation {
             return Ok(None);
         }
-        AnnotationRule::from_object_with(desired, &|source, expr| self.cached_jq_step(source, expr))
+        let rule = AnnotationRule::from_object_with(desired, &|source, expr| {
+            self.cached_jq_step(source, expr)
+        })?;
+        Ok(rule.map(|mut r| {
+            r.budget = self.budget.clone();
+            r
+        }))
     }
 
     /// An annotation's jq step, from the cache when it was compiled before.
@@ -464,23 +536,43 @@ impl IgnoreNormalizer {
 }
 
 /// Applies a rule's steps to an object (`r` is its identity), noting every step that removed
-/// nothing.
+/// nothing; a jq expression stopped by a limit is an error.
 fn apply_steps(
     obj: &mut Value,
     r: &ObjectRef,
     source: &RuleSource,
     steps: &[Step],
+    budget: &StepBudget,
     notes: &mut Vec<IgnoreNote>,
-) {
+) -> Result<(), IgnoreError> {
+    #[cfg(not(feature = "jq"))]
+    let _ = budget;
     for step in steps {
         let miss = match step {
             Step::Pointer(p) => {
                 pointer::remove(obj, p).err().map(|m| (p.as_str(), m.message(p), m.expected()))
             }
             #[cfg(feature = "jq")]
-            Step::Jq(text, path) => jq_delete::delete(obj, path)
-                .err()
-                .map(|m| (text.as_str(), format!("jq patch returned error: {m}"), false)),
+            Step::Jq(text, path) => {
+                let b = crate::script::jq::JqBudget {
+                    units: budget.units,
+                    interrupt: budget.interrupt.as_deref(),
+                };
+                match jq_delete::delete(obj, path, b) {
+                    Ok(()) => None,
+                    Err(crate::script::jq::JqFailure::Limit(message)) => {
+                        return Err(IgnoreError::JqLimit {
+                            rule: source.to_string(),
+                            expression: shown(text),
+                            object: Box::new(r.clone()),
+                            message,
+                        });
+                    }
+                    Err(crate::script::jq::JqFailure::Eval(m)) => {
+                        Some((text.as_str(), format!("jq patch returned error: {m}"), false))
+                    }
+                }
+            }
         };
         if let Some((step, message, expected)) = miss {
             notes.push(IgnoreNote {
@@ -492,6 +584,7 @@ fn apply_steps(
             });
         }
     }
+    Ok(())
 }
 
 fn steps(

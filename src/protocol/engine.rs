@@ -32,6 +32,8 @@ pub(crate) struct State {
     pub(crate) config: Config,
     /// What was built from it: script lookup, the Lua engine.
     pub(crate) engines: Engines,
+    /// The host's backstop for each script evaluation and jq rule (`Server::with_interrupt`).
+    pub(crate) interrupt: Option<std::sync::Arc<dyn crate::script::Interrupt>>,
 }
 
 impl Default for State {
@@ -41,6 +43,7 @@ impl Default for State {
             initial_max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
             config: Config::default(),
             engines: Engines::default(),
+            interrupt: None,
         }
     }
 }
@@ -156,9 +159,17 @@ pub(crate) fn engine_configure(state: &mut State, config: Config) -> Result<(), 
     // The ignore rules are compiled once here and lent to every diff that uses the configured
     // app and settings; a bad rule (a jq expression that does not parse) is reported now.
     let rules = config.app.as_ref().map_or(&[][..], |a| &a.spec.ignore_differences[..]);
-    let ignore = crate::ignore::IgnoreNormalizer::new(rules, &config.settings).map_err(|e| {
-        ProtocolError::Engine { message: format!("ignore rules: {e}"), object: None, path: None }
-    })?;
+    let mut ignore =
+        crate::ignore::IgnoreNormalizer::new(rules, &config.settings).map_err(|e| {
+            ProtocolError::Engine {
+                message: format!("ignore rules: {e}"),
+                object: None,
+                path: None,
+            }
+        })?;
+    if let Some(i) = &state.interrupt {
+        ignore = ignore.with_interrupt(std::sync::Arc::clone(i));
+    }
     let engines = Engines {
         ignore: Some(ignore),
         scripts: scripts(&config.settings, &config.customizations),
@@ -179,6 +190,9 @@ fn lua_limits(config: &Config) -> crate::script::ScriptLimits {
     let mut limits = crate::script::ScriptLimits::default();
     if let Some(n) = config.limits.lua_instructions {
         limits = limits.with_instructions(n);
+    }
+    if let Some(n) = config.limits.lua_request_instructions {
+        limits = limits.with_request_instructions(n);
     }
     if let Some(n) = config.limits.lua_memory_bytes {
         limits = limits.with_memory_bytes(usize::try_from(n).unwrap_or(usize::MAX));
@@ -217,7 +231,7 @@ pub(crate) fn engine_actions(
     } else {
         state.engines.actions.clone()
     };
-    let actions = Actions::new(scripts).with_engine(state.engines.lua.clone());
+    let actions = Actions::new(scripts).with_engine(request_engine(state));
     let failed = |e: ActionError| ProtocolError::Engine {
         message: e.to_string(),
         object: Some(Box::new(e.object().clone())),
@@ -260,6 +274,9 @@ pub(crate) fn engine_diff(state: &mut State, input: DiffInput) -> Result<Value, 
     // The answer carries the patches and statuses, not the objects.
     let mut diff_input =
         AppDiffInput::new(&input.desired, &input.live, app, settings, &scopes).with_objects(false);
+    if let Some(i) = &state.interrupt {
+        diff_input = diff_input.with_interrupt(i);
+    }
     // The compiled rules serve only requests that bring neither their own app nor settings.
     if input.app.is_none()
         && input.settings.is_none()
@@ -296,7 +313,10 @@ pub(crate) fn engine_health(state: &mut State, input: HealthInput) -> Result<Val
     let scripts = own_scripts.as_ref().unwrap_or(&state.engines.scripts);
     let ctx = HealthContext::new(now).with_condition_fallback(input.condition_fallback);
     #[cfg(feature = "lua")]
-    let lua = lua_scripts::LuaScripts::new(scripts, &state.engines.lua);
+    // One request, one budget for all its scripts, and the host's backstop per evaluation.
+    let engine = request_engine(state);
+    #[cfg(feature = "lua")]
+    let lua = lua_scripts::LuaScripts::new(scripts, &engine);
     #[cfg(feature = "lua")]
     let ctx = if scripts.is_empty() { ctx } else { ctx.with_scripts(&lua) };
     #[cfg(not(feature = "lua"))]
@@ -375,8 +395,11 @@ pub(crate) fn engine_plan(state: &mut State, input: PlanInput) -> Result<Value, 
     let settings = input.settings.as_ref().unwrap_or(&state.config.settings);
     let mut scopes = Scopes::builtin();
     scopes.add_crds(input.desired.iter().chain(&input.live));
-    let diff_input =
+    let mut diff_input =
         AppDiffInput::new(&input.desired, &input.live, app, settings, &scopes).with_objects(false);
+    if let Some(i) = &state.interrupt {
+        diff_input = diff_input.with_interrupt(i);
+    }
     let diff = diff_app(&diff_input).map_err(diff_error)?;
     let started_at = input.now.as_ref().map_or(0, |t| t.unix_seconds);
     let revision = input.revision.as_deref().unwrap_or("");
@@ -406,8 +429,12 @@ pub(crate) fn engine_decide(state: &mut State, input: DecideInput) -> Result<Val
     let settings = input.settings.as_ref().unwrap_or(&state.config.settings);
     let mut scopes = Scopes::builtin();
     scopes.add_crds(input.desired.iter().chain(&input.live));
-    let diff_input = AppDiffInput::new(&input.desired, &input.live, &input.app, settings, &scopes)
-        .with_objects(false);
+    let mut diff_input =
+        AppDiffInput::new(&input.desired, &input.live, &input.app, settings, &scopes)
+            .with_objects(false);
+    if let Some(i) = &state.interrupt {
+        diff_input = diff_input.with_interrupt(i);
+    }
     let diff = diff_app(&diff_input).map_err(diff_error)?;
     // The controller looks at auto-sync only when the project's windows allow it.
     if let Some(message) =
@@ -422,4 +449,14 @@ pub(crate) fn engine_decide(state: &mut State, input: DecideInput) -> Result<Val
         auto.live = input.live.iter().chain(&input.claims).cloned().collect();
     }
     to_result(&DecideOutput::new(&auto_sync(&input.app, &auto)))
+}
+
+/// The Lua engine for one request: one budget for all its scripts, and the host's backstop
+/// per evaluation.
+#[cfg(feature = "lua")]
+fn request_engine(state: &State) -> crate::script::LuaEngine {
+    match &state.interrupt {
+        Some(i) => state.engines.lua.for_request().with_interrupt(std::sync::Arc::clone(i)),
+        None => state.engines.lua.for_request(),
+    }
 }

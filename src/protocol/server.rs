@@ -80,6 +80,18 @@ impl Server {
         server
     }
 
+    /// The same server with the host's backstop for untrusted code: asked during every Lua
+    /// script evaluation, which it may stop (`gitops-core serve` installs a 1 s wall-clock
+    /// [`crate::script::Deadline`]). The library reads no clock itself.
+    #[must_use]
+    pub fn with_interrupt(
+        mut self,
+        interrupt: std::sync::Arc<dyn crate::script::Interrupt>,
+    ) -> Server {
+        self.state.interrupt = Some(interrupt);
+        self
+    }
+
     /// The size limit now in force: a host reading lines discards a longer one and answers it
     /// with [`Server::too_large`].
     pub fn max_request_bytes(&self) -> u64 {

@@ -281,6 +281,9 @@ pub struct Limits {
     /// The instruction budget of one Lua health script evaluation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lua_instructions: Option<u64>,
+    /// The instruction budget all the Lua health scripts of one request share.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lua_request_instructions: Option<u64>,
     /// The memory limit of one Lua health script evaluation, in bytes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lua_memory_bytes: Option<u64>,

@@ -18,8 +18,11 @@
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub struct ScriptLimits {
-    /// Lua VM instructions one evaluation may run (counted in blocks of
-    /// [`ScriptLimits::HOOK_INTERVAL`]). Default 10,000,000: about 50 ms on the interpreter.
+    /// Budget units one evaluation may spend: Lua VM instructions (counted in blocks of
+    /// [`ScriptLimits::HOOK_INTERVAL`]) and the native work of library calls charged as
+    /// instructions (bytes read or built, elements moved, comparisons, chunks compiled, a
+    /// hundred per call into native code). Default 10,000,000: about 50 ms on the
+    /// interpreter.
     pub instructions: u64,
     /// Bytes the Lua heap may grow by during one evaluation, including the converted object.
     /// Default 64 MiB. Growth is counted from the heap's size at the start of the evaluation;
@@ -35,12 +38,18 @@ pub struct ScriptLimits {
     /// `memory_bytes`); they allocate in one native call, so they are checked up front.
     /// Default 16 MiB.
     pub string_bytes: usize,
+    /// Budget units all the evaluations of one request may spend together (a `health` call
+    /// over many objects, a `serve` request, an assessment of a whole app), when the host
+    /// scopes the engine to the request with `LuaEngine::for_request`. Default 200,000,000:
+    /// about one second of interpreter time, twenty scripts that each spend their whole
+    /// per-evaluation budget.
+    pub request_instructions: u64,
 }
 
 impl ScriptLimits {
     /// How often the instruction hook runs, in VM instructions. A budget is checked at this
     /// granularity.
-    pub const HOOK_INTERVAL: u32 = 1000;
+    pub const HOOK_INTERVAL: u32 = 100;
 
     /// The same limits with another instruction budget.
     #[must_use]
@@ -63,6 +72,13 @@ impl ScriptLimits {
         self
     }
 
+    /// The same limits with another budget per request.
+    #[must_use]
+    pub fn with_request_instructions(mut self, request_instructions: u64) -> Self {
+        self.request_instructions = request_instructions;
+        self
+    }
+
     /// The same limits with another largest built string.
     #[must_use]
     pub fn with_string_bytes(mut self, string_bytes: usize) -> Self {
@@ -78,6 +94,7 @@ impl Default for ScriptLimits {
             memory_bytes: 64 << 20,
             pattern_steps: 2_000_000,
             string_bytes: 16 << 20,
+            request_instructions: 200_000_000,
         }
     }
 }

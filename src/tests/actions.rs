@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::actions::{ActionScripts, ActionTestKind, Actions, run_action_tests, test_now};
 use crate::script::{LuaEngine, ScriptLimits};
-use crate::tests::lua::files_below;
+use crate::tests::lua::{files_below, text};
 use crate::tests::support::{read, selected, testdata};
 
 /// Every case of every sample folder passes, with exact expectations on top of Argo CD's test:
@@ -54,10 +54,6 @@ fn argo_sample_folders_pass() {
     if std::env::var("GITOPS_TEST").is_err() {
         assert_eq!((discovery, action), (17, 16), "cases run");
     }
-}
-
-fn text(v: &Value, key: &str) -> String {
-    v.get(key).and_then(Value::as_str).unwrap_or_default().to_string()
 }
 
 /// The cases of `testdata/actions/cases.yaml`: the contract (clock, parameters, empty maps, new

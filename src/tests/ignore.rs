@@ -26,15 +26,24 @@ fn object(v: &Value) -> Option<Value> {
 }
 
 /// `{from: <path>, at: <pointer>, list: N}` puts a list of N zeros at the pointer of the
-/// object read from the path; `nesting: N` puts a zero inside N nested lists instead.
+/// object read from the path; `nesting: N` puts a zero inside N nested lists instead;
+/// `repeat`/`times`/`then` a long string; `strings`/`count` a list of strings.
 fn build(b: &Value) -> Value {
     let mut obj = yaml(&read(b["from"].as_str().expect("build.from")));
     let value = if let Some(n) = b["list"].as_u64() {
         Value::Array(vec![json!(0); usize::try_from(n).expect("fits")])
     } else if let Some(n) = b["nesting"].as_u64() {
         (0..n).fold(json!(0), |v, _| json!([v]))
+    } else if let Some(text) = b["repeat"].as_str() {
+        // `repeat: TEXT, times: N, then: END`: one string of TEXT N times, then END.
+        let times = usize::try_from(b["times"].as_u64().expect("build.times")).expect("fits");
+        json!(text.repeat(times) + b["then"].as_str().unwrap_or(""))
+    } else if let Some(text) = b["strings"].as_str() {
+        // `strings: TEXT, count: N`: a list of N copies of TEXT.
+        let n = usize::try_from(b["count"].as_u64().expect("build.count")).expect("fits");
+        Value::Array(vec![json!(text); n])
     } else {
-        panic!("build needs `list` or `nesting`: {b}")
+        panic!("build needs `list`, `nesting`, `repeat` or `strings`: {b}")
     };
     let at = b["at"].as_str().expect("build.at");
     *obj.pointer_mut(at).unwrap_or_else(|| panic!("build.at {at} must exist")) = value;
@@ -119,7 +128,10 @@ fn run_ignore_case(case: &Value) -> Result<(), String> {
     let settings = settings_of(case);
     let expect = &case["expect"];
     let normalizer = match IgnoreNormalizer::new(&rules, &settings) {
-        Ok(n) => n,
+        Ok(n) => match case.get("jqUnits").and_then(Value::as_u64) {
+            Some(units) => n.with_jq_units(units),
+            None => n,
+        },
         Err(e) => {
             return match expect.get("error") {
                 Some(want) if want == &json!(e.to_string()) => Ok(()),
@@ -144,11 +156,16 @@ fn run_ignore_case(case: &Value) -> Result<(), String> {
             Err(e) => results.push(json!({"error": e.to_string()})),
         }
     }
-    let want: Vec<Value> = if expect.get("unchanged") == Some(&json!(true)) {
+    let mut want: Vec<Value> = if expect.get("unchanged") == Some(&json!(true)) {
         objects.iter().map(|o| o.clone().unwrap_or(Value::Null)).collect()
     } else {
         expect["objects"].as_array().expect("expect.objects").clone()
     };
+    // `errors`: the objects (by index) whose normalization fails, with the exact message.
+    for (i, message) in expect.get("errors").and_then(Value::as_object).into_iter().flatten() {
+        let i: usize = i.parse().expect("an index");
+        want[i] = json!({ "error": message });
+    }
     if results != want {
         return Err(format!(
             "objects differ:\n  got  {}\n  want {}",

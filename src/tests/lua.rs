@@ -10,7 +10,7 @@ use crate::health::scripts::{HealthScript, HealthScripts, run_health_tests};
 use crate::script::{LuaEngine, LuaHealth, ScriptLimits};
 use crate::tests::support::{read, selected, testdata};
 
-fn text(v: &Value, key: &str) -> String {
+pub(crate) fn text(v: &Value, key: &str) -> String {
     v.get(key).and_then(Value::as_str).unwrap_or_default().to_string()
 }
 
@@ -53,6 +53,12 @@ fn lua_contract_cases() {
             }
             None => engine.clone(),
         };
+        // A host interrupt that stops after a number of checks: the backstop, deterministic
+        // here so the case has an exact result.
+        let engine = match case.get("interruptAfterChecks").and_then(Value::as_u64) {
+            Some(n) => engine.with_interrupt(std::sync::Arc::new(Countdown(n))),
+            None => engine,
+        };
         for run in 0..runs {
             let got = engine.eval_health("case", &script, open, &obj, now);
             let ok = match (case.get("expected"), case.get("error"), &got) {
@@ -68,7 +74,11 @@ fn lua_contract_cases() {
                 _ => false,
             };
             if !ok {
-                failures.push(format!("{name} (run {run}): got {got:?}"));
+                let shown = match &got {
+                    Ok(h) => format!("{h:?}"),
+                    Err(e) => format!("error: {e}"),
+                };
+                failures.push(format!("{name} (run {run}): got {shown}"));
             }
         }
     }
@@ -118,8 +128,11 @@ fn lua_hostile_errors_name_the_object_and_the_script() {
             "return {status = \"Healthy\", message = obj.metadata.name}".to_string(),
         );
         let settings = crate::Settings::from_data(&data).expect("argocd-cm");
-        let scripted =
-            ScriptedHealth::new(HealthScripts::from_settings(&settings), LuaEngine::default());
+        let engine = match case.get("interruptAfterChecks").and_then(Value::as_u64) {
+            Some(n) => LuaEngine::default().with_interrupt(std::sync::Arc::new(Countdown(n))),
+            None => LuaEngine::default(),
+        };
+        let scripted = ScriptedHealth::new(HealthScripts::from_settings(&settings), engine);
         let mut obj = case_object(case, &default_obj);
         if !obj.is_object() {
             // A deeply nested list: as a field of the Widget.
@@ -168,7 +181,12 @@ fn case_object(case: &Value, default_obj: &Value) -> Value {
         // Built here: no YAML parser takes input nested this deep.
         return (0..n).fold(Value::Bool(true), |v, _| Value::Array(vec![v]));
     }
-    case.get("obj").cloned().unwrap_or_else(|| default_obj.clone())
+    let mut obj = case.get("obj").cloned().unwrap_or_else(|| default_obj.clone());
+    if let Some(n) = case.get("objBigString").and_then(Value::as_u64) {
+        // Built here: a string this large does not belong in a data file.
+        obj["spec"]["big"] = Value::String("a".repeat(usize::try_from(n).expect("fits")));
+    }
+    obj
 }
 
 /// Every file below `dir`, by path relative to it.
@@ -432,4 +450,77 @@ proptest::proptest! {
         let again = engine.eval_health("fuzz", &script, true, &obj, SystemTime::UNIX_EPOCH);
         proptest::prop_assert_eq!(first, again, "script: {}", script);
     }
+}
+
+/// An interrupt that says stop after `n` checks of an evaluation.
+#[derive(Debug)]
+struct Countdown(u64);
+
+impl crate::script::Interrupt for Countdown {
+    fn start(&self) -> Box<dyn crate::script::InterruptCheck> {
+        Box::new(CountdownCheck(std::cell::Cell::new(self.0)))
+    }
+}
+
+struct CountdownCheck(std::cell::Cell<u64>);
+
+impl crate::script::InterruptCheck for CountdownCheck {
+    fn stop(&self) -> Option<String> {
+        let left = self.0.get();
+        self.0.set(left.saturating_sub(1));
+        (left == 0).then(|| "the test's countdown ran out".to_string())
+    }
+}
+
+/// One request's scripts share a budget: once it is spent, the script running stops and the
+/// later ones fail at once, each naming the limit; a new request starts afresh.
+#[test]
+fn lua_request_budget_is_shared_by_the_scripts_of_a_request() {
+    use crate::health::scripts::ScriptedHealth;
+    use crate::health::{HealthContext, HealthStatus, ResourceHealthInput};
+
+    let mut data = BTreeMap::new();
+    data.insert(
+        "resource.customizations.health.example.com_Widget".to_string(),
+        "while true do end".to_string(),
+    );
+    let settings = crate::Settings::from_data(&data).expect("argocd-cm");
+    let limits =
+        ScriptLimits::default().with_instructions(100_000).with_request_instructions(250_000);
+    let scripted =
+        ScriptedHealth::new(HealthScripts::from_settings(&settings), LuaEngine::new(limits));
+    let objects: Vec<Value> = (0..4)
+        .map(|i| {
+            serde_json::json!({"apiVersion": "example.com/v1", "kind": "Widget",
+                "metadata": {"name": format!("w{i}"), "namespace": "ns"}})
+        })
+        .collect();
+    let messages = |health: &ScriptedHealth| -> Vec<(HealthStatus, String)> {
+        let ctx = HealthContext::new(SystemTime::UNIX_EPOCH).with_scripts(health);
+        objects
+            .iter()
+            .filter_map(|o| ResourceHealthInput::from_objects(None, Some(o), &ctx))
+            .map(|r| {
+                let h = r.health.expect("assessed");
+                (h.status, h.message)
+            })
+            .collect()
+    };
+    let per_object = "instruction limit of 100000 exceeded".to_string();
+    let request = "request instruction limit of 250000 exceeded (shared by every script of the \
+                   request)"
+        .to_string();
+    let want = vec![
+        (HealthStatus::Unknown, per_object.clone()),
+        (HealthStatus::Unknown, per_object.clone()),
+        // The third stops at the 50,000 units left of the request.
+        (HealthStatus::Unknown, request.clone()),
+        (HealthStatus::Unknown, request.clone()),
+    ];
+    let one_request = scripted.for_request();
+    assert_eq!(messages(&one_request), want);
+    // The next request has its own budget; without a request scope only the per-object
+    // budget applies.
+    assert_eq!(messages(&scripted.for_request()), want);
+    assert_eq!(messages(&scripted), vec![(HealthStatus::Unknown, per_object); 4]);
 }

@@ -145,7 +145,8 @@ pub fn run(p: lexopt::Parser) -> Result<u8, CliError> {
         // The command-line tool is the host: the one place that reads the clock.
         None => std::time::SystemTime::now(),
     };
-    let actions = Actions::new(scripts);
+    // One run is one request, each script under the 1 s deadline.
+    let actions = Actions::new(scripts).with_engine(crate::health::lua_engine().for_request());
     if a.command == "list" {
         let found = match actions.discover(&obj, now) {
             Ok(f) => f,
@@ -245,21 +246,11 @@ fn read_action_scripts(dir: &Path) -> Result<BTreeMap<String, String>, CliError>
 }
 
 /// Runs `test-actions`.
-pub fn run_tests(mut p: lexopt::Parser) -> Result<u8, CliError> {
-    use lexopt::prelude::*;
-    let mut dir: Option<PathBuf> = None;
-    while let Some(arg) = p.next()? {
-        match arg {
-            Value(v) if dir.is_none() => dir = Some(v.into()),
-            Long("help") | Short('h') => {
-                outln!("{TEST_USAGE}");
-                return Ok(0);
-            }
-            other => return Err(other.unexpected().into()),
-        }
+pub fn run_tests(p: lexopt::Parser) -> Result<u8, CliError> {
+    match crate::health::test_dir_argument(p, TEST_USAGE)? {
+        Some(dir) => run_test_dir(&dir),
+        None => Ok(0),
     }
-    let Some(dir) = dir else { return Err(CliError::Usage(TEST_USAGE.into())) };
-    run_test_dir(&dir)
 }
 
 #[cfg(feature = "lua")]
@@ -270,7 +261,8 @@ fn run_test_dir(dir: &Path) -> Result<u8, CliError> {
 
     let mut files = Vec::new();
     crate::health::walk(dir, &mut files)?;
-    let actions = Actions::new(ActionScripts::new().with_directory(&read_action_scripts(dir)?));
+    let actions = Actions::new(ActionScripts::new().with_directory(&read_action_scripts(dir)?))
+        .with_engine(crate::health::lua_engine());
     let (mut passed, mut failed, mut unreadable) = (0usize, 0usize, false);
     for test in files.iter().filter(|f| f.file_name().is_some_and(|n| n == "action_test.yaml")) {
         let test_dir = test.parent().unwrap_or(dir);

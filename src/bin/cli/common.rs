@@ -298,6 +298,8 @@ pub struct Comparison {
     pub settings: Settings,
     /// Namespaced or cluster-scoped, per kind.
     pub scopes: gitops_core::Scopes,
+    /// The backstop for the jq ignore rules ([`deadline`]).
+    pub interrupt: std::sync::Arc<dyn gitops_core::script::Interrupt>,
 }
 
 impl Comparison {
@@ -315,7 +317,7 @@ impl Comparison {
         let settings = argocd_cm.map(read_settings).transpose()?.unwrap_or_default();
         let mut scopes = gitops_core::Scopes::builtin();
         scopes.add_crds(desired.iter().chain(&live));
-        Ok(Comparison { desired, live, app, settings, scopes })
+        Ok(Comparison { desired, live, app, settings, scopes, interrupt: deadline() })
     }
 
     /// The library's input for comparing them.
@@ -327,6 +329,7 @@ impl Comparison {
             &self.settings,
             &self.scopes,
         )
+        .with_interrupt(&self.interrupt)
     }
 }
 
@@ -387,4 +390,12 @@ pub fn write_failed(e: &std::io::Error) -> ! {
 macro_rules! outln {
     () => { $crate::common::write_out("\n") };
     ($($arg:tt)*) => { $crate::common::write_out(&format!("{}\n", format_args!($($arg)*))) };
+}
+
+/// The host's backstop for untrusted code in one CLI run: each Lua script evaluation and each
+/// jq ignore rule on each object stops after 1 s of wall clock (Argo CD's own timeout for a
+/// script), whatever the deterministic budgets say.
+pub fn deadline() -> std::sync::Arc<dyn gitops_core::script::Interrupt> {
+    use std::time::{Duration, Instant};
+    std::sync::Arc::new(gitops_core::script::Deadline::new(Duration::from_secs(1), Instant::now))
 }

@@ -88,7 +88,15 @@ pub fn script_engine(
     if let Some(dir) = customizations {
         scripts = scripts.with_directory(&read_customizations(dir)?);
     }
-    Ok(Some(Box::new(ScriptedHealth::new(scripts, Default::default()))))
+    // One CLI run is one request: its scripts share the request budget.
+    Ok(Some(Box::new(ScriptedHealth::new(scripts, lua_engine().for_request()))))
+}
+
+/// The CLI's Lua engine: the default limits, and the host's backstop of 1 s of wall clock
+/// per evaluation (Argo CD's own timeout for a script).
+#[cfg(feature = "lua")]
+pub fn lua_engine() -> gitops_core::script::LuaEngine {
+    gitops_core::script::LuaEngine::default().with_interrupt(crate::common::deadline())
 }
 
 /// Without the `lua` feature only the built-in checks run.
@@ -200,21 +208,31 @@ fn to_text(app: &AppHealth) -> String {
 }
 
 /// Runs `test-health`.
-pub fn run_tests(mut args: lexopt::Parser) -> Result<u8, CliError> {
+pub fn run_tests(args: lexopt::Parser) -> Result<u8, CliError> {
+    match test_dir_argument(args, TEST_USAGE)? {
+        Some(dir) => run_test_dir(&dir),
+        None => Ok(0),
+    }
+}
+
+/// The DIR of a `test-*` command; `None` after printing `usage` for `--help`.
+pub fn test_dir_argument(
+    mut args: lexopt::Parser,
+    usage: &str,
+) -> Result<Option<std::path::PathBuf>, CliError> {
     use lexopt::prelude::*;
     let mut dir: Option<std::path::PathBuf> = None;
     while let Some(arg) = args.next()? {
         match arg {
             Value(v) if dir.is_none() => dir = Some(v.into()),
             Long("help") | Short('h') => {
-                outln!("{TEST_USAGE}");
-                return Ok(0);
+                outln!("{usage}");
+                return Ok(None);
             }
             other => return Err(other.unexpected().into()),
         }
     }
-    let Some(dir) = dir else { return Err(CliError::Usage(TEST_USAGE.into())) };
-    run_test_dir(&dir)
+    dir.map(Some).ok_or_else(|| CliError::Usage(usage.into()))
 }
 
 const TEST_USAGE: &str = "\
@@ -229,12 +247,11 @@ Exit 0 when every case passes, 1 when a case fails, 2 when a file could not be r
 #[cfg(feature = "lua")]
 fn run_test_dir(dir: &std::path::Path) -> Result<u8, CliError> {
     use gitops_core::health::scripts::HealthScripts;
-    use gitops_core::script::LuaEngine;
 
     let mut files = Vec::new();
     walk(dir, &mut files)?;
     let scripts = HealthScripts::new().with_directory(&read_customizations(dir)?);
-    let engine = LuaEngine::default();
+    let engine = lua_engine();
     let now = std::time::SystemTime::now();
     let (mut passed, mut failed, mut unreadable) = (0usize, 0usize, false);
     for test in files.iter().filter(|f| f.file_name().is_some_and(|n| n == "health_test.yaml")) {
@@ -242,7 +259,8 @@ fn run_test_dir(dir: &std::path::Path) -> Result<u8, CliError> {
         let shown = relative(dir, test_dir);
         // A test file, script or input that cannot be read is one failed case; the run goes
         // on and still ends with its summary.
-        let cases = match run_test_file(dir, test, &scripts, &engine, now) {
+        // Each test file is one request.
+        let cases = match run_test_file(dir, test, &scripts, &engine.for_request(), now) {
             Ok(cases) => cases,
             Err(e) => {
                 failed += 1;

@@ -64,7 +64,9 @@ fn resource_statuses(
 ) -> Result<Vec<ResourceStatus>, CliError> {
     let mut scopes = gitops_core::Scopes::builtin();
     scopes.add_crds(desired.iter().chain(live));
-    let input = gitops_core::diff::AppDiffInput::new(desired, live, app, settings, &scopes);
+    let interrupt = crate::common::deadline();
+    let input = gitops_core::diff::AppDiffInput::new(desired, live, app, settings, &scopes)
+        .with_interrupt(&interrupt);
     let result = gitops_core::diff::diff_app(&input)
         .map_err(|e| CliError::Input(format!("comparing desired and live: {e}")))?;
     Ok(gitops_core::sync::resource_statuses(&result).1)

@@ -2,7 +2,7 @@
 //! states, sandbox and limits as health scripts, with `actionParams` set and the script's
 //! table returned as JSON.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use std::time::SystemTime;
 
 use mlua::{Lua, Table, Value};
@@ -70,5 +70,5 @@ fn read_table(v: Value) -> Result<serde_json::Value, ReadError> {
             convert::lua_type_name(&v)
         )));
     }
-    convert::encode(&v, 1, &mut HashSet::new())
+    convert::encode(&v, 1, &mut convert::Encoding::new())
 }

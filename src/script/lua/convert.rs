@@ -126,8 +126,7 @@ pub(super) fn read_health(v: Value) -> Result<LuaHealth, ReadError> {
             )));
         }
     };
-    let mut visited = HashSet::new();
-    let json = encode(&Value::Table(t), 1, &mut visited)?;
+    let json = encode(&Value::Table(t), 1, &mut Encoding::new())?;
     let Json::Object(map) = json else {
         // A list (or an empty table, which encodes as `[]`) does not decode into the
         // health struct: Argo CD returns the empty health.
@@ -208,11 +207,50 @@ fn wrapped(depth: usize, reason: &str) -> ReadError {
 
 /// gopher-json's encoder: the first key decides between list and object, a table met twice is
 /// an error, and every error is wrapped once per level by Go's encoder.
-pub(super) fn encode(
-    v: &Value,
-    depth: usize,
-    visited: &mut HashSet<usize>,
-) -> Result<Json, ReadError> {
+/// The most values a script's result may hold (tables, entries and scalars).
+pub(super) const MAX_RESULT_VALUES: usize = 10_000;
+/// The most bytes of text a script's result may hold (keys and strings).
+pub(super) const MAX_RESULT_BYTES: usize = 1 << 20;
+
+/// The state of encoding one result: the tables on the way (cycles), and what is left of the
+/// size caps.
+pub(super) struct Encoding {
+    visited: HashSet<usize>,
+    values_left: usize,
+    bytes_left: usize,
+}
+
+impl Encoding {
+    pub(super) fn new() -> Self {
+        Encoding {
+            visited: HashSet::new(),
+            values_left: MAX_RESULT_VALUES,
+            bytes_left: MAX_RESULT_BYTES,
+        }
+    }
+
+    fn count(&mut self, bytes: usize) -> Result<(), ReadError> {
+        if self.values_left == 0 {
+            return Err(ReadError::Result(format!(
+                "the result holds more than {MAX_RESULT_VALUES} values"
+            )));
+        }
+        self.values_left -= 1;
+        if bytes > self.bytes_left {
+            return Err(ReadError::Result(format!(
+                "the result holds more than {MAX_RESULT_BYTES} bytes of text"
+            )));
+        }
+        self.bytes_left -= bytes;
+        Ok(())
+    }
+}
+
+pub(super) fn encode(v: &Value, depth: usize, visited: &mut Encoding) -> Result<Json, ReadError> {
+    visited.count(match v {
+        Value::String(s) => s.as_bytes().len(),
+        _ => 0,
+    })?;
     match v {
         Value::Nil => Ok(Json::Null),
         Value::Boolean(b) => Ok(Json::Bool(*b)),
@@ -233,14 +271,14 @@ pub(super) fn encode(
     }
 }
 
-fn encode_table(t: &Table, depth: usize, visited: &mut HashSet<usize>) -> Result<Json, ReadError> {
+fn encode_table(t: &Table, depth: usize, visited: &mut Encoding) -> Result<Json, ReadError> {
     if depth > MAX_DEPTH {
         // Not an Argo CD error (Go's stack grows): said once, not wrapped per level.
         return Err(ReadError::Result(format!(
             "cannot encode tables nested more than {MAX_DEPTH} levels deep"
         )));
     }
-    if !visited.insert(t.to_pointer() as usize) {
+    if !visited.visited.insert(t.to_pointer() as usize) {
         return Err(wrapped(depth, "cannot encode recursively nested tables to JSON"));
     }
     let mut pairs = Vec::new();
@@ -274,6 +312,7 @@ fn encode_table(t: &Table, depth: usize, visited: &mut HashSet<usize>) -> Result
                 let Value::String(k) = k else {
                     return Err(wrapped(depth, "cannot encode mixed or invalid key types"));
                 };
+                visited.count(k.as_bytes().len())?;
                 members.insert(k.to_string_lossy(), v);
             }
             let mut out = serde_json::Map::new();

@@ -2,6 +2,7 @@
 
 mod action;
 mod convert;
+mod cost;
 mod os;
 mod pattern;
 mod strlib;
@@ -9,12 +10,14 @@ mod strlib;
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::SystemTime;
 
 use mlua::chunk::ChunkMode;
 use mlua::{Function, HookTriggers, Lua, LuaOptions, MultiValue, StdLib, Table, Value};
 
-use super::ScriptLimits;
+use super::{Interrupt, ScriptLimits};
 use crate::object::ObjectRef;
 
 pub use convert::LuaHealth;
@@ -69,9 +72,24 @@ const GARBAGE_BYTES: usize = 4 << 20;
 /// let h = engine.eval_health("example", script, false, &obj, SystemTime::UNIX_EPOCH).unwrap();
 /// assert_eq!((h.status.as_str(), h.message.as_str()), ("Healthy", "3 ready"));
 /// ```
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub struct LuaEngine {
     limits: ScriptLimits,
+    /// The host's backstop, asked now and then during an evaluation.
+    interrupt: Option<Arc<dyn Interrupt>>,
+    /// What is left of the request's budget, shared by the clones made for one request
+    /// ([`LuaEngine::for_request`]).
+    request: Option<Arc<AtomicU64>>,
+}
+
+impl std::fmt::Debug for LuaEngine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LuaEngine")
+            .field("limits", &self.limits)
+            .field("interrupt", &self.interrupt.is_some())
+            .field("request_left", &self.request.as_ref().map(|r| r.load(Ordering::Relaxed)))
+            .finish()
+    }
 }
 
 /// Why a script failed: the script, the object it ran on, and what went wrong.
@@ -116,6 +134,14 @@ pub enum ScriptErrorKind {
     /// The script ran more VM instructions than its budget.
     #[error("instruction limit of {0} exceeded")]
     Instructions(u64),
+    /// The scripts of one request ([`LuaEngine::for_request`]) spent the request's budget;
+    /// later scripts of the request do not run.
+    #[error("request instruction limit of {0} exceeded (shared by every script of the request)")]
+    RequestInstructions(u64),
+    /// The host's interrupt ([`Interrupt`]) stopped the evaluation: a deadline by the host's
+    /// clock, not a deterministic budget.
+    #[error("stopped by the host: {0}")]
+    Interrupted(String),
     /// The script's heap grew past its limit.
     #[error("memory limit of {0} bytes exceeded")]
     Memory(usize),
@@ -149,12 +175,26 @@ impl ScriptError {
     }
 }
 
+/// The check of the host's interrupt for the evaluation running now.
+#[derive(Default)]
+struct Check(Option<Box<dyn super::InterruptCheck>>);
+
+impl std::fmt::Debug for Check {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() { "Check(set)" } else { "Check(none)" })
+    }
+}
+
 /// Per-evaluation counters shared with the hook and the library functions.
 #[derive(Debug, Default)]
 pub(super) struct Control {
-    /// Hook calls left before the instruction budget is spent.
-    hooks_left: Cell<u64>,
+    /// Budget units left: VM instructions and the native work charged as instructions
+    /// (`cost.rs`).
+    units_left: Cell<u64>,
     instructions_exceeded: Cell<bool>,
+    /// The host's interrupt check, and whether it stopped this evaluation (with its reason).
+    check: RefCell<Check>,
+    interrupted: RefCell<Option<String>>,
     /// Pattern steps left.
     pattern_steps: Cell<u64>,
     pattern_exceeded: Cell<bool>,
@@ -164,6 +204,10 @@ pub(super) struct Control {
     memory_exceeded: Cell<bool>,
     /// Largest string a library function may build.
     string_bytes: Cell<usize>,
+    /// Bytes library functions hold outside the Lua heap (`gmatch` iterators' subjects), and
+    /// how many may be held: what the heap may still grow by.
+    outside_bytes: Cell<usize>,
+    outside_limit: Cell<usize>,
     /// The host's clock, whole seconds since the Unix epoch.
     now: Cell<i64>,
 }
@@ -171,7 +215,40 @@ pub(super) struct Control {
 impl Control {
     /// Whether a limit was hit in this evaluation; once hit, the script cannot go on.
     fn tripped(&self) -> bool {
-        self.instructions_exceeded.get() || self.pattern_exceeded.get()
+        self.instructions_exceeded.get()
+            || self.pattern_exceeded.get()
+            || self.interrupted.borrow().is_some()
+    }
+
+    /// Counts `bytes` held outside the Lua heap against the memory limit.
+    pub(super) fn hold_outside(&self, bytes: usize) -> mlua::Result<()> {
+        let held = self.outside_bytes.get().saturating_add(bytes);
+        if held > self.outside_limit.get() {
+            self.memory_exceeded.set(true);
+            return Err(mlua::Error::RuntimeError("not enough memory".into()));
+        }
+        self.outside_bytes.set(held);
+        Ok(())
+    }
+
+    /// Spends `units` of the budget, and asks the host's interrupt whether to go on. Once
+    /// the budget is spent or the host said stop, every later call fails too.
+    pub(super) fn charge(&self, units: u64) -> mlua::Result<()> {
+        if self.tripped() {
+            return Err(mlua::Error::RuntimeError("limit exceeded".into()));
+        }
+        let left = self.units_left.get();
+        if units > left {
+            self.units_left.set(0);
+            self.instructions_exceeded.set(true);
+            return Err(mlua::Error::RuntimeError("instruction limit exceeded".into()));
+        }
+        self.units_left.set(left - units);
+        if let Some(reason) = self.check.borrow().0.as_ref().and_then(|c| c.stop()) {
+            *self.interrupted.borrow_mut() = Some(reason);
+            return Err(mlua::Error::RuntimeError("interrupted".into()));
+        }
+        Ok(())
     }
 }
 
@@ -196,7 +273,33 @@ thread_local! {
 impl LuaEngine {
     /// An engine with the given limits.
     pub fn new(limits: ScriptLimits) -> Self {
-        LuaEngine { limits }
+        LuaEngine { limits, interrupt: None, request: None }
+    }
+
+    /// The same engine for one request (a `health` call, a `serve` request, an assessment of
+    /// a whole app): every evaluation through the returned engine, and its clones, also
+    /// spends from one budget of [`ScriptLimits::request_instructions`] units. Once it is
+    /// spent, the evaluation running stops and later ones fail at once with
+    /// [`ScriptErrorKind::RequestInstructions`]. Without this call only the per-evaluation
+    /// budget applies.
+    #[must_use]
+    pub fn for_request(&self) -> Self {
+        LuaEngine {
+            limits: self.limits,
+            interrupt: self.interrupt.clone(),
+            request: Some(Arc::new(AtomicU64::new(self.limits.request_instructions))),
+        }
+    }
+
+    /// The same engine with the host's backstop: asked when each evaluation starts and then
+    /// every [`ScriptLimits::HOOK_INTERVAL`] instructions and at every charged library call;
+    /// when it says stop, the evaluation ends with [`ScriptErrorKind::Interrupted`]. The
+    /// library reads no clock: a deadline is the host's (the CLI and `serve` install one of
+    /// 1 s per evaluation, [`super::Deadline`]).
+    #[must_use]
+    pub fn with_interrupt(mut self, interrupt: Arc<dyn Interrupt>) -> Self {
+        self.interrupt = Some(interrupt);
+        self
     }
 
     /// The engine's limits.
@@ -240,7 +343,31 @@ impl LuaEngine {
             None => State::new(use_open_libs)
                 .map_err(|e| ScriptError::new(name, ScriptErrorKind::Engine(e.to_string())))?,
         };
-        let (result, reusable) = state.eval(name, source, obj, params, now, &self.limits, read);
+        let check = self.interrupt.as_ref().map(|i| i.start());
+        let mut limits = self.limits;
+        let request_left = self.request.as_ref().map(|r| r.load(Ordering::Relaxed));
+        if let Some(left) = request_left {
+            if left == 0 {
+                let kind = ScriptErrorKind::RequestInstructions(self.limits.request_instructions);
+                return Err(ScriptError::new(name, kind));
+            }
+            limits.instructions = limits.instructions.min(left);
+        }
+        let (mut result, reusable) =
+            state.eval(name, source, obj, params, now, &limits, check, read);
+        if let (Some(request), Some(left)) = (&self.request, request_left) {
+            let spent = limits.instructions.saturating_sub(state.control.units_left.get());
+            let _ = request.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |l| {
+                Some(l.saturating_sub(spent))
+            });
+            // The evaluation stopped at the request's budget, not its own.
+            if let Err(e) = &mut result
+                && e.kind == ScriptErrorKind::Instructions(limits.instructions)
+                && left < self.limits.instructions
+            {
+                e.kind = ScriptErrorKind::RequestInstructions(self.limits.request_instructions);
+            }
+        }
         if reusable {
             POOL.with(|p| {
                 if let Ok(mut p) = p.try_borrow_mut() {
@@ -272,6 +399,8 @@ impl State {
         }
         let lua = Lua::new_with(libs, LuaOptions::new())?;
         let control = Rc::new(Control::default());
+        // Library functions that copy their arguments charge through it.
+        lua.set_app_data(Rc::clone(&control));
         let globals = lua.globals();
 
         // The hook only runs in the interpreter: turn the JIT compiler off for good, then
@@ -281,7 +410,7 @@ impl State {
         }
         globals.raw_set("jit", Value::Nil)?;
 
-        control.hooks_left.set(u64::MAX);
+        control.units_left.set(u64::MAX);
         arm_hook(&lua, &control)?;
 
         let base = lua.create_table()?;
@@ -305,6 +434,7 @@ impl State {
         ] {
             base.raw_set(name, globals.raw_get::<Value>(name)?)?;
         }
+        cost::wrap_base(&lua, &control, &base)?;
         base.raw_set("print", lua.create_function(|_, _: MultiValue| Ok(()))?)?;
         base.raw_set("collectgarbage", lua.create_function(|_, _: MultiValue| Ok(0))?)?;
 
@@ -314,10 +444,12 @@ impl State {
         for name in ["concat", "getn", "insert", "maxn", "remove", "sort"] {
             table_lib.raw_set(name, real_table.raw_get::<Value>(name)?)?;
         }
+        cost::wrap_table(&lua, &control, &table_lib)?;
         libs_table.raw_set("table", table_lib)?;
         if open {
             let string: Table = globals.raw_get("string")?;
             strlib::install(&lua, &string, &control)?;
+            cost::wrap_string(&lua, &control, &string)?;
             libs_table.raw_set("string", string)?;
             // Protect the string metatable: scripts cannot reach or change it.
             if let Some(mt) = lua.load("return getmetatable('')").eval::<Option<Table>>()? {
@@ -350,7 +482,13 @@ impl State {
                 Ok(args)
             })?
         };
-        let load_text = lua.create_function(load_text)?;
+        let load_text = {
+            let control = Rc::clone(&control);
+            lua.create_function(move |lua, args: (Table, mlua::LuaString, Option<String>)| {
+                control.charge(cost::compile(args.1.as_bytes().len()))?;
+                load_text(lua, args)
+            })?
+        };
         let mark_memory = {
             let control = Rc::clone(&control);
             lua.create_function(move |_, ()| {
@@ -395,6 +533,7 @@ impl State {
         params: Option<&BTreeMap<String, String>>,
         now: SystemTime,
         limits: &ScriptLimits,
+        check: Option<Box<dyn super::InterruptCheck>>,
         read: fn(Value) -> Result<T, convert::ReadError>,
     ) -> (Result<T, ScriptError>, bool) {
         let err = |kind| Err(ScriptError::new(name, kind));
@@ -405,8 +544,12 @@ impl State {
             self.baseline = self.lua.used_memory();
         }
         let c = &self.control;
-        c.hooks_left.set(limits.instructions / u64::from(ScriptLimits::HOOK_INTERVAL));
+        c.units_left.set(limits.instructions);
+        c.outside_bytes.set(0);
+        c.outside_limit.set(limits.memory_bytes);
         c.instructions_exceeded.set(false);
+        c.check.borrow_mut().0 = check;
+        *c.interrupted.borrow_mut() = None;
         c.pattern_steps.set(limits.pattern_steps);
         c.pattern_exceeded.set(false);
         c.memory_exceeded.set(false);
@@ -416,7 +559,13 @@ impl State {
         if let Err(e) = arm_hook(&self.lua, &self.control) {
             return (err(ScriptErrorKind::Engine(e.to_string())), false);
         }
+        // With the collector stopped, everything the script allocates counts against the
+        // memory limit, garbage included: work done by allocating (building strings in a
+        // loop) is bounded by it, the same on every run.
+        self.lua.gc_stop();
         let result = self.run(source, obj, params, limits, read);
+        self.lua.gc_restart();
+        self.control.check.borrow_mut().0 = None;
         // Lift the limit again for the host's own work on the state (the cache).
         let _ = self.lua.set_memory_limit(0);
         match result {
@@ -427,6 +576,8 @@ impl State {
                     kind,
                     ScriptErrorKind::Memory(_)
                         | ScriptErrorKind::Instructions(_)
+                        | ScriptErrorKind::RequestInstructions(_)
+                        | ScriptErrorKind::Interrupted(_)
                         | ScriptErrorKind::Engine(_)
                 );
                 (err(kind), reusable)
@@ -497,7 +648,9 @@ impl State {
     }
 
     fn limit_kind(&self, limits: &ScriptLimits) -> ScriptErrorKind {
-        if self.control.instructions_exceeded.get() {
+        if let Some(reason) = self.control.interrupted.borrow().clone() {
+            ScriptErrorKind::Interrupted(reason)
+        } else if self.control.instructions_exceeded.get() {
             ScriptErrorKind::Instructions(limits.instructions)
         } else {
             ScriptErrorKind::PatternSteps(limits.pattern_steps)
@@ -536,12 +689,7 @@ fn arm_hook(lua: &Lua, control: &Rc<Control>) -> mlua::Result<()> {
     lua.set_hook(
         HookTriggers::new().every_nth_instruction(ScriptLimits::HOOK_INTERVAL),
         move |_, _| {
-            let left = control.hooks_left.get();
-            if left == 0 || control.instructions_exceeded.get() {
-                control.instructions_exceeded.set(true);
-                return Err(mlua::Error::RuntimeError("instruction limit exceeded".into()));
-            }
-            control.hooks_left.set(left - 1);
+            control.charge(u64::from(ScriptLimits::HOOK_INTERVAL))?;
             Ok(mlua::VmState::Continue)
         },
     )
@@ -598,7 +746,7 @@ fn load_text(
     if bytes.first() == Some(&0x1b) {
         return Err(mlua::Error::RuntimeError(format!(
             "{}binary chunks are not allowed",
-            strlib::position(lua)
+            cost::position(lua)
         )));
     }
     let name = name.unwrap_or_else(|| text.to_string_lossy());

@@ -11,7 +11,7 @@ use std::rc::Rc;
 use mlua::{Lua, Table, Value};
 
 use super::Control;
-use super::strlib::position;
+use super::cost::position;
 
 const WEEKDAYS: [&str; 7] =
     ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];

@@ -10,17 +10,7 @@ use super::Control;
 use super::convert::lua_type_name;
 use super::pattern::{Capture, Matcher, PatternError, find_plain, is_plain};
 
-/// `<chunk>:<line>: ` of the Lua code calling the current library function, as `luaL_error`
-/// prefixes its messages; empty when the caller is not Lua code.
-pub(super) fn position(lua: &Lua) -> String {
-    lua.inspect_stack(1, |d| {
-        let line = d.current_line()?;
-        let src = d.source().short_src?.into_owned();
-        Some(format!("{src}:{line}: "))
-    })
-    .flatten()
-    .unwrap_or_default()
-}
+use super::cost::position;
 
 fn error(lua: &Lua, message: impl std::fmt::Display) -> mlua::Error {
     mlua::Error::RuntimeError(format!("{}{message}", position(lua)))
@@ -32,7 +22,14 @@ fn arg(args: &MultiValue, i: usize) -> &Value {
 
 fn check_bytes(lua: &Lua, args: &MultiValue, i: usize, fname: &str) -> mlua::Result<Vec<u8>> {
     match arg(args, i) {
-        Value::String(s) => Ok(s.as_bytes().to_vec()),
+        Value::String(s) => {
+            // The copy is work: charged as the bytes it copies.
+            let control = lua.app_data_ref::<Rc<Control>>();
+            if let Some(control) = control {
+                control.charge(super::cost::copy(s.as_bytes().len()))?;
+            }
+            Ok(s.as_bytes().to_vec())
+        }
         v @ (Value::Integer(_) | Value::Number(_)) => match lua.coerce_string(v.clone())? {
             Some(s) => Ok(s.as_bytes().to_vec()),
             None => Err(error(
@@ -105,6 +102,7 @@ fn find_aux(
     find: bool,
 ) -> mlua::Result<MultiValue> {
     let fname = if find { "find" } else { "match" };
+    control.charge(super::cost::CALL_UNITS)?;
     let s = check_bytes(lua, &args, 1, fname)?;
     let p = check_bytes(lua, &args, 2, fname)?;
     let init = start_of(opt_int(lua, &args, 3, fname, 1)?, s.len());
@@ -151,10 +149,15 @@ fn is_truthy(v: &Value) -> bool {
 fn gmatch(lua: &Lua, control: &Rc<Control>, args: MultiValue) -> mlua::Result<Function> {
     let s = check_bytes(lua, &args, 1, "gmatch")?;
     let p = check_bytes(lua, &args, 2, "gmatch")?;
+    // The iterator keeps a copy of its subject outside the Lua heap: it counts against the
+    // memory limit as the heap does (nothing is freed while the script runs).
+    control.hold_outside(s.len() + p.len())?;
     let pos = Cell::new(0usize);
     let control = Rc::clone(control);
     lua.create_function(move |lua, _: MultiValue| {
-        let mut m = Matcher::new(&s, &p, &control.pattern_steps);
+        control.charge(super::cost::CALL_UNITS)?;
+        let s: &[u8] = &s;
+        let mut m = Matcher::new(s, &p, &control.pattern_steps);
         let mut src = pos.get();
         while src <= s.len() {
             if let Some(e) = m.try_at(src, 0).map_err(|e| pattern_error(lua, &control, e))? {
@@ -162,7 +165,7 @@ fn gmatch(lua: &Lua, control: &Rc<Control>, args: MultiValue) -> mlua::Result<Fu
                 let caps = m.captures(src, e, true).map_err(|e| pattern_error(lua, &control, e))?;
                 return caps
                     .into_iter()
-                    .map(|c| capture_value(lua, &s, c))
+                    .map(|c| capture_value(lua, s, c))
                     .collect::<mlua::Result<MultiValue>>();
             }
             src += 1;
@@ -173,6 +176,7 @@ fn gmatch(lua: &Lua, control: &Rc<Control>, args: MultiValue) -> mlua::Result<Fu
 }
 
 fn gsub(lua: &Lua, control: &Control, args: MultiValue) -> mlua::Result<(mlua::LuaString, f64)> {
+    control.charge(super::cost::CALL_UNITS)?;
     let src = check_bytes(lua, &args, 1, "gsub")?;
     let p = check_bytes(lua, &args, 2, "gsub")?;
     let repl = arg(&args, 3).clone();
@@ -348,6 +352,7 @@ pub(super) fn install(lua: &Lua, string: &Table, control: &Rc<Control>) -> mlua:
     string.raw_set(
         "rep",
         lua.create_function(move |lua, args: MultiValue| {
+            c.charge(super::cost::CALL_UNITS)?;
             let s = check_bytes(lua, &args, 1, "rep")?;
             let n = opt_int(lua, &args, 2, "rep", i64::MIN)?;
             if n == i64::MIN {
@@ -367,6 +372,9 @@ pub(super) fn install(lua: &Lua, string: &Table, control: &Rc<Control>) -> mlua:
                         format!("string.rep: result of {total} bytes is larger than the limit of {limit} bytes"),
                     ));
                 }
+                // Building it is work even when the result exists already (strings are
+                // interned, so the heap does not grow): charged as the bytes written.
+                c.charge(super::cost::copy(usize::try_from(total).unwrap_or(usize::MAX)))?;
             }
             raw_rep.call::<MultiValue>(args)
         })?,

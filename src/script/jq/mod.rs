@@ -23,7 +23,7 @@
 //!   `recurse`, `paths`, `getpath`, `input`, `env`, `error`, ...);
 //! - the number of alternatives an expression can produce from one input (`,`, `//`, `if`
 //!   branches, multiplied along `|`) is at most [`MAX_ALTERNATIVES`], and evaluation stops with
-//!   an error after [`MAX_PATHS`] paths;
+//!   an error after [`run::MAX_PATHS`] paths;
 //! - no cartesian products: where a part of the expression yields several values for one input
 //!   and another part runs once per value on that same input, the other part must cost a
 //!   constant amount (navigation without iteration, constants, comparisons with a constant,
@@ -31,8 +31,12 @@
 //!   and `if .a[] then .b[] else . end` are rejected, while `select(.env[].name == "A")`, an
 //!   iteration that walks down the document (`.a[] | .b[]`, `.. | select(.c[] == 1)`,
 //!   `any(.a[]; .b == 1)`) and `select(.a[] == 1) | .b` are accepted;
-//! - documents nested deeper than [`MAX_DOC_DEPTH`] levels or holding more than
-//!   [`MAX_DOC_NODES`] values are not evaluated (the rule is skipped for that object).
+//! - every evaluation spends from a budget of units (values converted, bytes scanned by `test`,
+//!   paths selected; see [`run`]) and asks the host's interrupt as it goes; a document nested
+//!   deeper than [`run::MAX_DOC_DEPTH`] levels is not evaluated. A stop by a limit is a
+//!   [`run::JqFailure::Limit`], which the caller reports: it never passes for an applied rule;
+//! - `test` runs on the regex crate (linear time, a size limit on the compiled program); a
+//!   literal pattern is compiled once, with the rule.
 //!
 //! Without variables, definitions or generators of their own, every accepted expression walks
 //! the document downwards only: `..` visits each value once, `.[]` each child once, and a
@@ -45,13 +49,17 @@
 //! text in `E` cannot escape the call (Argo CD splices `E` into `del(...)`; see
 //! `testdata/SKIPPED.md`, case N11).
 
+mod run;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use jaq_core::Compiler;
 use jaq_core::load::lex::{StrPart, Token};
 use jaq_core::load::parse::{BinaryOp, Term};
 use jaq_core::load::{Arena, File, Lexer, Loader, Parser};
 use jaq_core::path::Part;
-use jaq_core::{Compiler, Ctx, Vars, data, unwrap_valr};
-use jaq_json::Val;
-use serde_json::Value;
+pub(crate) use run::{JqBudget, JqFailure};
 
 /// Largest accepted expression, in bytes.
 pub(crate) const MAX_EXPR_BYTES: usize = 4096;
@@ -59,12 +67,6 @@ pub(crate) const MAX_EXPR_BYTES: usize = 4096;
 pub(crate) const MAX_NESTING: usize = 32;
 /// Most alternatives an expression may produce from one input.
 pub(crate) const MAX_ALTERNATIVES: u64 = 64;
-/// Most paths one evaluation may select.
-pub(crate) const MAX_PATHS: usize = 10_000;
-/// Deepest document evaluated (serde_json's own parsing limit is 128 too).
-pub(crate) const MAX_DOC_DEPTH: usize = 128;
-/// Largest document evaluated, in JSON values (objects, arrays and scalars).
-pub(crate) const MAX_DOC_NODES: usize = 200_000;
 
 /// The filters an expression may call, with their arity.
 pub(crate) const ALLOWED_CALLS: &[(&str, usize)] = &[
@@ -133,7 +135,12 @@ pub(crate) enum PathPart {
 
 /// A compiled path expression.
 pub(crate) struct JqPath {
-    filter: jaq_core::Filter<data::JustLut<Val>>,
+    filter: jaq_core::Filter<run::Rule>,
+    /// Whether the expression is run as Argo CD runs it when it does not stand alone: the
+    /// program `del(E)` whose output replaces the object (see [`compile`]).
+    program: bool,
+    /// The regular expressions of `test` calls with literal patterns, compiled with the rule.
+    regexes: BTreeMap<(String, String), Arc<run::Compiled>>,
 }
 
 impl std::fmt::Debug for JqPath {
@@ -155,6 +162,39 @@ pub(crate) fn compile(expr: &str) -> Result<JqPath, JqCompileError> {
         ));
     }
     check_nesting(expr)?;
+    let stands_alone = Lexer::new(expr)
+        .lex()
+        .ok()
+        .is_some_and(|tokens| Parser::new(&tokens).parse(|p| p.term()).is_ok());
+    match compile_path(expr) {
+        // Argo CD compiles the text `del(E)`: an expression that does not parse on its own
+        // but closes the call there (such as `.a) | .b |= (fromjson | del(.c) | tojson`) is
+        // a program of its own. It is run the same way, if it stays inside the subset with
+        // updates; otherwise the error is the one of the expression read on its own.
+        Err(e) if !stands_alone => compile_program(expr).map_err(|_| e),
+        other => other,
+    }
+}
+
+/// The operations a program (`del(E)` when `E` does not stand alone) may use beyond a path
+/// expression: `|=`, and these filters.
+pub(crate) const PROGRAM_CALLS: &[(&str, usize)] = &[("del", 1), ("fromjson", 0), ("tojson", 0)];
+
+/// Compiles `del(E)` as a program whose output replaces the object.
+fn compile_program(expr: &str) -> Result<JqPath, JqCompileError> {
+    let src = format!("del({expr})");
+    let tokens = Lexer::new(src.as_str()).lex().map_err(|_| err(0, "cannot read the program"))?;
+    let term = parse_term(&src, &tokens)?;
+    let mut checker = Checker { src: &src, recurse_seen: false, program: true };
+    checker.check(&term, 1)?;
+    let mut regexes = BTreeMap::new();
+    literal_regexes(&src, &term, &mut regexes)?;
+    let filter = load(&src)?;
+    Ok(JqPath { filter, regexes, program: true })
+}
+
+/// Compiles a path expression, evaluated as `path(E)`.
+fn compile_path(expr: &str) -> Result<JqPath, JqCompileError> {
     let tokens = Lexer::new(expr).lex().map_err(|errs| match errs.first() {
         Some((_, rest)) if rest.starts_with([')', ']', '}']) => {
             err(offset(expr, rest), format!("unmatched `{}`", &rest[..1]))
@@ -163,8 +203,10 @@ pub(crate) fn compile(expr: &str) -> Result<JqPath, JqCompileError> {
         None => err(0, "cannot read the expression"),
     })?;
     let term = parse_term(expr, &tokens)?;
-    let mut checker = Checker { src: expr, recurse_seen: false };
+    let mut checker = Checker { src: expr, recurse_seen: false, program: false };
     checker.check(&term, 1)?;
+    let mut regexes = BTreeMap::new();
+    literal_regexes(expr, &term, &mut regexes)?;
 
     // Compile `path(E)`, after making sure the text parses to that call on the checked tree.
     let src = format!("path(\n{expr}\n)");
@@ -180,21 +222,136 @@ pub(crate) fn compile(expr: &str) -> Result<JqPath, JqCompileError> {
                 && format!("{:?}", args[0]) == format!("{term:?}") => {}
         _ => return Err(err(0, "expression does not stand alone as a path expression")),
     }
-    let defs = jaq_core::defs().chain(jaq_std::defs()).chain(jaq_json::defs()).chain(extra_defs());
-    let funs = jaq_core::funs().chain(jaq_std::funs()).chain(jaq_json::funs());
+    let filter = load(&src)?;
+    Ok(JqPath { filter, regexes, program: false })
+}
+
+/// Loads and compiles checked jq text with the engine's filters.
+fn load(src: &str) -> Result<jaq_core::Filter<run::Rule>, JqCompileError> {
+    // `test` is the native one of `run` (compiled once, no matches kept), not jaq's
+    // definition over `matches`.
+    let std_defs = jaq_std::defs().filter(|d| d.name != "test");
+    let defs = jaq_core::defs().chain(std_defs).chain(jaq_json::defs()).chain(extra_defs());
+    let funs =
+        run::natives().chain(jaq_core::funs()).chain(jaq_std::funs()).chain(jaq_json::funs());
     let arena = Arena::default();
     let modules = Loader::new(defs)
-        .load(&arena, File { code: src.as_str(), path: () })
+        .load(&arena, File { code: src, path: () })
         .map_err(|_| err(0, "expression does not parse"))?;
-    let filter = Compiler::default().with_funs(funs).compile(modules).map_err(|errs| {
+    Compiler::default().with_funs(funs).compile(modules).map_err(|errs| {
         let name = errs
             .first()
             .and_then(|(_, e)| e.first())
             .map(|(name, _)| (*name).to_string())
             .unwrap_or_default();
         err(0, format!("cannot compile `{name}`"))
-    })?;
-    Ok(JqPath { filter })
+    })
+}
+
+/// Compiles the pattern of every `test` call whose pattern (and flags) are literals; an
+/// invalid or too large pattern fails the expression, pointing at the call.
+fn literal_regexes(
+    src: &str,
+    t: &Term<&str>,
+    out: &mut BTreeMap<(String, String), Arc<run::Compiled>>,
+) -> Result<(), JqCompileError> {
+    let mut result = Ok(());
+    visit(t, &mut |t| {
+        if result.is_err() {
+            return;
+        }
+        let Term::Call(name, args) = t else { return };
+        if *name != "test" {
+            return;
+        }
+        let (pattern, flags) = match args.as_slice() {
+            [p] => (literal_text(p), Some(String::new())),
+            [p, f] => (literal_text(p), literal_text(f)),
+            _ => return,
+        };
+        let (Some(pattern), Some(flags)) = (pattern, flags) else { return };
+        match run::compile_regex(&pattern, &flags) {
+            Ok(c) => {
+                out.insert((pattern, flags), Arc::new(c));
+            }
+            Err(m) => result = Err(err(offset(src, name), m)),
+        }
+    });
+    result
+}
+
+/// The text of a plain string literal.
+fn literal_text(t: &Term<&str>) -> Option<String> {
+    let Term::Str(None, parts) = t else { return None };
+    let mut s = String::new();
+    for p in parts {
+        match p {
+            StrPart::Str(x) => s.push_str(x),
+            StrPart::Char(c) => s.push(*c),
+            StrPart::Term(_) => return None,
+        }
+    }
+    Some(s)
+}
+
+/// Calls `f` on every term of the tree.
+fn visit<'s>(t: &Term<&'s str>, f: &mut dyn FnMut(&Term<&'s str>)) {
+    f(t);
+    match t {
+        Term::Str(_, parts) => {
+            for p in parts {
+                if let StrPart::Term(inner) = p {
+                    visit(inner, f);
+                }
+            }
+        }
+        Term::Arr(Some(i)) => visit(i, f),
+        Term::Obj(kvs) => {
+            for (k, v) in kvs {
+                visit(k, f);
+                if let Some(v) = v {
+                    visit(v, f);
+                }
+            }
+        }
+        Term::Neg(inner) | Term::TryCatch(inner, None) => visit(inner, f),
+        Term::TryCatch(b, Some(c)) => {
+            visit(b, f);
+            visit(c, f);
+        }
+        Term::BinOp(l, _, r) => {
+            visit(l, f);
+            visit(r, f);
+        }
+        Term::IfThenElse(branches, otherwise) => {
+            for (c, b) in branches {
+                visit(c, f);
+                visit(b, f);
+            }
+            if let Some(o) = otherwise {
+                visit(o, f);
+            }
+        }
+        Term::Call(_, args) => {
+            for a in args {
+                visit(a, f);
+            }
+        }
+        Term::Path(base, path) => {
+            visit(base, f);
+            for (p, _) in &path.0 {
+                match p {
+                    Part::Index(i) => visit(i, f),
+                    Part::Range(a, b) => {
+                        for x in [a, b].into_iter().flatten() {
+                            visit(x, f);
+                        }
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
 }
 
 /// jq filters gojq has and jaq lacks, defined as jq's manual defines them.
@@ -276,6 +433,9 @@ fn check_nesting(expr: &str) -> Result<(), JqCompileError> {
 struct Checker<'a> {
     src: &'a str,
     recurse_seen: bool,
+    /// Checking a program (`del(E)`), which may also update (`|=`) and call
+    /// [`PROGRAM_CALLS`].
+    program: bool,
 }
 
 impl<'a> Checker<'a> {
@@ -337,6 +497,7 @@ impl<'a> Checker<'a> {
                     BinaryOp::Pipe(Some(_)) => Some(("`as` binding", "as".to_string())),
                     BinaryOp::Math(m) => Some(("arithmetic", m.as_str().to_string())),
                     BinaryOp::Assign => Some(("assignment", "=".to_string())),
+                    BinaryOp::Update if self.program => None,
                     BinaryOp::Update => Some(("assignment", "|=".to_string())),
                     BinaryOp::UpdateMath(m) => Some(("assignment", format!("{}=", m.as_str()))),
                     BinaryOp::UpdateAlt => Some(("assignment", "//=".to_string())),
@@ -367,14 +528,14 @@ impl<'a> Checker<'a> {
                     }
                     // The right side runs once per value of the left: fine when those lie
                     // below the input, a product when the left repeats the input.
-                    BinaryOp::Pipe(_) => dups(l) && !cheap(r),
+                    BinaryOp::Pipe(_) | BinaryOp::Update => dups(l) && !cheap(r),
                     _ => false,
                 };
                 if product {
                     return Err(self.reject(t, PRODUCT));
                 }
                 match op {
-                    BinaryOp::Pipe(_) | BinaryOp::Cmp(_) => a.saturating_mul(b),
+                    BinaryOp::Pipe(_) | BinaryOp::Cmp(_) | BinaryOp::Update => a.saturating_mul(b),
                     BinaryOp::Or | BinaryOp::And => a.saturating_mul(b.saturating_add(1)),
                     _ => a.saturating_add(b),
                 }
@@ -407,7 +568,9 @@ impl<'a> Checker<'a> {
             }
             Term::Def(..) => return Err(self.reject_at(t, "def", "`def`")),
             Term::Call(name, args) => {
-                if !ALLOWED_CALLS.contains(&(*name, args.len())) {
+                let allowed = ALLOWED_CALLS.contains(&(*name, args.len()))
+                    || (self.program && PROGRAM_CALLS.contains(&(*name, args.len())));
+                if !allowed {
                     return Err(err(
                         offset(self.src, name),
                         format!("`{name}/{}` is not allowed in a path expression", args.len()),
@@ -634,93 +797,10 @@ fn first_slice<'a>(t: &Term<&'a str>) -> Option<&'a str> {
     }
 }
 
-impl JqPath {
-    /// The paths the expression selects in `doc`, or jaq's error message.
-    pub(crate) fn paths(&self, doc: &Value) -> Result<Vec<Vec<PathPart>>, String> {
-        let mut nodes = 0;
-        let input = to_val(doc, 0, &mut nodes)?;
-        let ctx = Ctx::<data::JustLut<Val>>::new(&self.filter.lut, Vars::new([]));
-        let mut out = Vec::new();
-        for item in self.filter.id.run((ctx, input)).map(unwrap_valr) {
-            let path = item.map_err(|e| e.to_string())?;
-            if out.len() == MAX_PATHS {
-                return Err(format!("more than {MAX_PATHS} paths selected"));
-            }
-            out.push(from_path(&path)?);
-        }
-        Ok(out)
-    }
-}
-
-fn to_val(v: &Value, depth: usize, nodes: &mut usize) -> Result<Val, String> {
-    if depth > MAX_DOC_DEPTH {
-        return Err(format!("document nested deeper than {MAX_DOC_DEPTH} levels"));
-    }
-    *nodes += 1;
-    if *nodes > MAX_DOC_NODES {
-        return Err(format!("document holds more than {MAX_DOC_NODES} values"));
-    }
-    Ok(match v {
-        Value::Null => Val::Null,
-        Value::Bool(b) => Val::from(*b),
-        Value::Number(n) => match n.as_i64().and_then(|i| isize::try_from(i).ok()) {
-            Some(i) => Val::from(i),
-            None => Val::Num(jaq_json::Num::from_dec_str(&n.to_string())),
-        },
-        Value::String(s) => Val::from(s.clone()),
-        Value::Array(a) => a
-            .iter()
-            .map(|x| to_val(x, depth + 1, nodes))
-            .collect::<Result<Vec<_>, _>>()?
-            .into_iter()
-            .collect(),
-        Value::Object(m) => {
-            let mut map = jaq_json::Map::default();
-            for (k, x) in m {
-                map.insert(Val::from(k.clone()), to_val(x, depth + 1, nodes)?);
-            }
-            Val::obj(map)
-        }
-    })
-}
-
-fn from_path(path: &Val) -> Result<Vec<PathPart>, String> {
-    let Val::Arr(parts) = path else {
-        return Err(format!("path is not an array: {path}"));
-    };
-    parts.iter().map(part_of).collect()
-}
-
-fn int_of(v: &Val) -> Option<i64> {
-    match v {
-        Val::Num(n) => n.as_isize().and_then(|i| i64::try_from(i).ok()),
-        _ => None,
-    }
-}
-
-fn part_of(v: &Val) -> Result<PathPart, String> {
-    match v {
-        Val::TStr(b) | Val::BStr(b) => Ok(PathPart::Key(String::from_utf8_lossy(b).into_owned())),
-        Val::Num(_) => {
-            int_of(v).map(PathPart::Index).ok_or_else(|| format!("cannot index an array with {v}"))
-        }
-        Val::Obj(m) => {
-            let bound = |key: &str| match m.get(&Val::from(key.to_string())) {
-                None | Some(Val::Null) => Ok(None),
-                Some(x) => {
-                    int_of(x).map(Some).ok_or_else(|| format!("cannot slice an array with {x}"))
-                }
-            };
-            Ok(PathPart::Slice(bound("start")?, bound("end")?))
-        }
-        other => Err(format!("cannot use {other} as a path step")),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     fn paths(expr: &str, doc: Value) -> Vec<Vec<PathPart>> {
         compile(expr).unwrap().paths(&doc).unwrap()
@@ -756,8 +836,9 @@ mod tests {
 
 #[cfg(test)]
 mod bounds {
+    use super::run::{JqBudget, JqFailure, MAX_DOC_DEPTH, MAX_PATHS};
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     #[test]
     fn output_count_is_capped() {
@@ -773,11 +854,29 @@ mod bounds {
         for _ in 0..MAX_DOC_DEPTH + 1 {
             doc = json!({ "a": doc });
         }
-        let err = compile(".a").unwrap().paths(&doc).unwrap_err();
-        assert_eq!(err, "document nested deeper than 128 levels");
-        let big = json!({"items": vec![0; MAX_DOC_NODES]});
-        let err = compile(".a").unwrap().paths(&big).unwrap_err();
-        assert_eq!(err, "document holds more than 200000 values");
+        let err = compile(".a").unwrap().paths_within(&doc, JqBudget::default()).unwrap_err();
+        assert_eq!(err, JqFailure::Limit("the object is nested deeper than 128 levels".into()));
+    }
+
+    #[test]
+    fn every_value_and_path_spends_from_the_budget() {
+        // 20 units per value converted, 10 plus 1 per step for each path selected.
+        let doc = json!({"items": vec![0; 300_000]});
+        let p = compile(".items[0]").unwrap();
+        assert_eq!(p.paths(&doc).unwrap().len(), 1);
+        let budget = |units| JqBudget { units, interrupt: None };
+        assert_eq!(p.paths_within(&doc, budget(300_002 * 20 + 12)).unwrap().len(), 1);
+        assert_eq!(
+            p.paths_within(&doc, budget(300_002 * 20 + 11)),
+            Err(JqFailure::Limit("cost limit of 6000051 units exceeded".into()))
+        );
+        // `test` costs 100 per call plus the pattern's size (1 here) plus its bytes: the second
+        // call is over 5 values, one call and 50 more. A limit cannot be caught by `try`.
+        let caught = compile(r#".items[] | try select(test("x"))"#).unwrap();
+        assert_eq!(
+            caught.paths_within(&json!({"items": ["a", "b", "c"]}), budget(5 * 20 + 102 + 50)),
+            Err(JqFailure::Limit("cost limit of 252 units exceeded".into()))
+        );
     }
 
     #[test]
@@ -908,8 +1007,9 @@ mod regex_bounds {
     use super::*;
     use serde_json::json;
 
-    /// `test` runs on regex-bites: matching is O(pattern × text) without backtracking, and a
-    /// pattern that compiles too large is an error, not a stall.
+    /// `test` runs on the regex crate: matching is linear in the text without backtracking,
+    /// a literal pattern compiles once with the rule, and one that compiles too large fails
+    /// the rule, not a stall.
     #[test]
     fn regexes_are_bounded() {
         let doc = json!({"items": vec!["a".repeat(64); 200]});
@@ -917,9 +1017,25 @@ mod regex_bounds {
             |re: &str| compile(&format!(".items[] | select(test(\"{re}\"))")).unwrap().paths(&doc);
         assert_eq!(run("((a*)*)*b"), Ok(vec![]));
         assert_eq!(run("(a|aa)*c"), Ok(vec![]));
+        let e = compile(r#".items[] | select(test("(a{1000}){1000}"))"#).unwrap_err();
         assert_eq!(
-            run("(a{1000}){1000}"),
-            Err("\"invalid regex: compiled regex exceeded size limit\"".to_string())
+            (e.position, e.message.as_str()),
+            (
+                18,
+                "regular expression \"(a{1000}){1000}\" compiles to more than the limit of 1048576 bytes"
+            )
         );
+        let e = compile(r#".items[] | select(test("a"; "x"))"#).unwrap_err();
+        assert_eq!(e.message, "unsupported regular expression flag: \"x\"");
+        let e = compile(r#".items[] | select(test("(a"))"#).unwrap_err();
+        assert_eq!(e.message, "invalid regular expression \"(a\": error: unclosed group");
+        // gojq's flags: `i` ignores case, `m` lets `.` match a newline, `g` changes nothing.
+        let doc = json!({"s": ["A\nb"]});
+        let count = |expr: &str| compile(expr).unwrap().paths(&doc).unwrap().len();
+        assert_eq!(count(r#".s[] | select(test("a.b"))"#), 0);
+        assert_eq!(count(r#".s[] | select(test("a.b"; "i"))"#), 0);
+        assert_eq!(count(r#".s[] | select(test("a.b"; "im"))"#), 1);
+        assert_eq!(count(r#".s[] | select(test("A"; "g"))"#), 1);
+        assert_eq!(count(r#".s[] | select(test("a"; null))"#), 0);
     }
 }
