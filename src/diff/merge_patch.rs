@@ -199,6 +199,36 @@ fn remove_map_fields_obj(
     out
 }
 
+/// [`remove_map_fields`] in place: `live` keeps only the keys `config` also has.
+pub(crate) fn retain_map_fields(config: &Value, live: &mut Value) {
+    if let (Value::Object(c), Value::Object(l)) = (config, live) {
+        retain_map_fields_obj(c, l);
+    }
+}
+
+fn retain_map_fields_obj(config: &Map<String, Value>, live: &mut Map<String, Value>) {
+    live.retain(|k, lv| {
+        let Some(cv) = config.get(k) else { return false };
+        match (cv, lv) {
+            (Value::Object(c), Value::Object(l)) => retain_map_fields_obj(c, l),
+            (Value::Array(c), Value::Array(l)) => retain_list_fields(c, l),
+            _ => {}
+        }
+        true
+    });
+}
+
+/// [`remove_list_fields`] in place.
+fn retain_list_fields(config: &[Value], live: &mut [Value]) {
+    for (i, lv) in live.iter_mut().enumerate() {
+        match (config.get(i), lv) {
+            (Some(Value::Object(c)), Value::Object(l)) => retain_map_fields_obj(c, l),
+            (Some(Value::Array(c)), Value::Array(l)) => retain_list_fields(c, l),
+            _ => {}
+        }
+    }
+}
+
 /// Positional stripping of list elements: each live element keeps only keys present in the
 /// config element at the same index.
 pub(crate) fn remove_list_fields(config: &[Value], live: &[Value]) -> Vec<Value> {

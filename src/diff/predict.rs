@@ -2,6 +2,8 @@
 //! object is applied with kubectl's three-way patch. Built-in kinds get a strategic merge
 //! patch and Kubernetes defaults on both sides; anything else a JSON merge patch.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use super::defaults::apply_defaults;
@@ -31,21 +33,29 @@ pub(crate) fn three_way_predict(
     remove_namespace_annotation(&mut config);
     let (g, v, k) = schema::gvk_of(&orig).unwrap_or(("", "", ""));
     if is_builtin(g, v, k) {
-        let mut live_for_patch = live.clone();
+        // The StatefulSet workaround patches against a copy; anything else against live.
+        let mut live_for_patch = Cow::Borrowed(live);
         if (g == "apps" || g == "extensions")
             && k == "StatefulSet"
             && let (Some(Value::Array(o)), Some(Value::Array(l))) = (
                 orig.pointer("/spec/volumeClaimTemplates"),
                 live.pointer("/spec/volumeClaimTemplates"),
             )
-            && let Some(spec) = live_for_patch.get_mut("spec").and_then(Value::as_object_mut)
         {
             let stripped = remove_list_fields(o, l);
-            spec.insert("volumeClaimTemplates".to_owned(), Value::Array(stripped));
+            if let Some(spec) =
+                live_for_patch.to_mut().get_mut("spec").and_then(Value::as_object_mut)
+            {
+                spec.insert("volumeClaimTemplates".to_owned(), Value::Array(stripped));
+            }
         }
         let patch = three_way_strategic_patch(&orig, &config, &live_for_patch, g, v, k)?;
         let predicted = apply_strategic_patch(live, &patch, g, v, k)?;
-        Ok((apply_defaults(&predicted), apply_defaults(live)))
+        let defaulted_live = apply_defaults(live);
+        // Nothing to change (most resources): the prediction's defaults are live's.
+        let predicted =
+            if predicted == *live { defaulted_live.clone() } else { apply_defaults(&predicted) };
+        Ok((predicted, defaulted_live))
     } else {
         let live_for_patch = remove_map_fields(&orig, live);
         let patch = three_way_json_merge_patch(&orig, &config, &live_for_patch)?;

@@ -15,7 +15,7 @@
 use serde_json::{Map, Value};
 
 use super::error::PatchFailure;
-use super::merge_patch::remove_map_fields;
+use super::merge_patch::retain_map_fields;
 use super::quantity::{Quantity, canonical_quantity};
 use crate::config::KnownTypeField;
 use crate::schema::{self, Scalar, Shape, TypeRef};
@@ -39,20 +39,32 @@ pub(crate) fn remarshal(obj: &Value) -> Value {
     }
     let Some(t) = schema::lookup(g, v, k) else { return plain };
     match typed_round_trip(&plain, t, Decode::Strict, "") {
-        Ok(typed) => remove_map_fields(&plain, &typed),
+        Ok(mut typed) => {
+            retain_map_fields(&plain, &mut typed);
+            typed
+        }
         Err(_) => plain,
     }
 }
 
 /// The JSON round trip of an unstructured object: integral floats become integers.
 pub(crate) fn json_round_trip(v: &Value) -> Value {
+    let mut out = v.clone();
+    integral_floats(&mut out);
+    out
+}
+
+/// Turns the integral floats of a value into integers, in place.
+fn integral_floats(v: &mut Value) {
     match v {
-        Value::Number(n) => integral(n).map_or_else(|| v.clone(), Value::from),
-        Value::Array(l) => Value::Array(l.iter().map(json_round_trip).collect()),
-        Value::Object(m) => {
-            Value::Object(m.iter().map(|(k, v)| (k.clone(), json_round_trip(v))).collect())
+        Value::Number(n) if n.is_f64() => {
+            if let Some(i) = integral(n) {
+                *v = Value::from(i);
+            }
         }
-        other => other.clone(),
+        Value::Array(l) => l.iter_mut().for_each(integral_floats),
+        Value::Object(m) => m.values_mut().for_each(integral_floats),
+        _ => {}
     }
 }
 
