@@ -436,7 +436,18 @@ fn builtin(obj: &Value) -> bool {
 /// positions are left as recorded. (structured-merge-diff keeps the node itself as a member
 /// too; its pruning then treats it like any struct on the way to owned fields, which is what
 /// dropping the membership here amounts to with [`orphaned_struct_fields`].)
-fn reconcile(set: &mut FieldSet, live: Option<&Value>, schema: &SmdSchema, at: &At) {
+///
+/// `last_apply` is set for the applying manager's own last `Apply` entry: a node it recorded
+/// as a whole that is not empty in `live` owns nothing below it then, since
+/// structured-merge-diff takes back from its pruning only the exact paths of the last applied
+/// set (`addBackDanglingItems`), never the fields under such a node.
+fn reconcile(
+    set: &mut FieldSet,
+    live: Option<&Value>,
+    schema: &SmdSchema,
+    at: &At,
+    last_apply: bool,
+) {
     let Some(t) = SmdSchema::typed(at) else { return };
     let atomic = match t.shape() {
         Shape::List => schema.list_kind(at).is_none(),
@@ -455,7 +466,9 @@ fn reconcile(set: &mut FieldSet, live: Option<&Value>, schema: &SmdSchema, at: &
         && let Some(v) = live
     {
         let fields = value_set(v, schema, at);
-        if !fields.children.is_empty() {
+        if !fields.children.is_empty() && last_apply {
+            set.member = false;
+        } else if !fields.children.is_empty() {
             // Owned through its fields now; the node itself counts as owned while any of them
             // is (see `orphaned_struct_fields`).
             *set = fields;
@@ -466,8 +479,10 @@ fn reconcile(set: &mut FieldSet, live: Option<&Value>, schema: &SmdSchema, at: &
     for (pe, child) in set.children.iter_mut() {
         let sub = live.and_then(|l| child_of(l, pe));
         match pe {
-            PathElement::Field(name) => reconcile(child, sub, schema, &schema.field(at, name)),
-            _ => reconcile(child, sub, schema, &item_at),
+            PathElement::Field(name) => {
+                reconcile(child, sub, schema, &schema.field(at, name), last_apply)
+            }
+            _ => reconcile(child, sub, schema, &item_at, last_apply),
         }
     }
 }
@@ -542,9 +557,10 @@ pub(crate) fn structured_merge_diff(
     let mut schema = SmdSchema::new(config, openapi, InferredSchema::default());
     for e in &entries {
         let Some(mut set) = set_at_version(e, api_version, kind) else { continue };
-        reconcile(&mut set, Some(live), &schema, &schema.root());
+        let last_apply = e.manager == super::ARGOCD_MANAGER && e.operation == "Apply";
+        reconcile(&mut set, Some(live), &schema, &schema.root(), last_apply);
         inferred.learn(&set);
-        if e.manager == super::ARGOCD_MANAGER && e.operation == "Apply" {
+        if last_apply {
             previous.union(&set);
         } else {
             others.union(&set);
