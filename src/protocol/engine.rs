@@ -271,12 +271,8 @@ pub(crate) fn engine_diff(state: &mut State, input: DiffInput) -> Result<Value, 
     let settings = input.settings.as_ref().unwrap_or(&state.config.settings);
     let mut scopes = Scopes::builtin();
     scopes.add_crds(input.desired.iter().chain(&input.live));
-    // The answer carries the patches and statuses, not the objects.
     let mut diff_input =
-        AppDiffInput::new(&input.desired, &input.live, app, settings, &scopes).with_objects(false);
-    if let Some(i) = &state.interrupt {
-        diff_input = diff_input.with_interrupt(i);
-    }
+        request_diff_input(state, &input.desired, &input.live, app, settings, &scopes);
     // The compiled rules serve only requests that bring neither their own app nor settings.
     if input.app.is_none()
         && input.settings.is_none()
@@ -379,11 +375,7 @@ pub(crate) fn engine_plan(state: &mut State, input: PlanInput) -> Result<Value, 
     let settings = input.settings.as_ref().unwrap_or(&state.config.settings);
     let mut scopes = Scopes::builtin();
     scopes.add_crds(input.desired.iter().chain(&input.live));
-    let mut diff_input =
-        AppDiffInput::new(&input.desired, &input.live, app, settings, &scopes).with_objects(false);
-    if let Some(i) = &state.interrupt {
-        diff_input = diff_input.with_interrupt(i);
-    }
+    let diff_input = request_diff_input(state, &input.desired, &input.live, app, settings, &scopes);
     let diff = diff_app(&diff_input).map_err(diff_error)?;
     let started_at = input.now.as_ref().map_or(0, |t| t.unix_seconds);
     let revision = input.revision.as_deref().unwrap_or("");
@@ -413,12 +405,8 @@ pub(crate) fn engine_decide(state: &mut State, input: DecideInput) -> Result<Val
     let settings = input.settings.as_ref().unwrap_or(&state.config.settings);
     let mut scopes = Scopes::builtin();
     scopes.add_crds(input.desired.iter().chain(&input.live));
-    let mut diff_input =
-        AppDiffInput::new(&input.desired, &input.live, &input.app, settings, &scopes)
-            .with_objects(false);
-    if let Some(i) = &state.interrupt {
-        diff_input = diff_input.with_interrupt(i);
-    }
+    let diff_input =
+        request_diff_input(state, &input.desired, &input.live, &input.app, settings, &scopes);
     let diff = diff_app(&diff_input).map_err(diff_error)?;
     // The controller looks at auto-sync only when the project's windows allow it.
     if let Some(message) =
@@ -442,5 +430,22 @@ fn request_engine(state: &State) -> crate::script::LuaEngine {
     match &state.interrupt {
         Some(i) => state.engines.lua.for_request().with_interrupt(std::sync::Arc::clone(i)),
         None => state.engines.lua.for_request(),
+    }
+}
+
+/// A request's comparison: the answer carries the patches and statuses, not the objects, and
+/// the host's backstop watches its jq rules.
+fn request_diff_input<'a>(
+    state: &'a State,
+    desired: &'a [Value],
+    live: &'a [Value],
+    app: &'a Application,
+    settings: &'a Settings,
+    scopes: &'a Scopes,
+) -> AppDiffInput<'a> {
+    let input = AppDiffInput::new(desired, live, app, settings, scopes).with_objects(false);
+    match &state.interrupt {
+        Some(i) => input.with_interrupt(i),
+        None => input,
     }
 }

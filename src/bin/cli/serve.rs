@@ -46,12 +46,8 @@ pub fn run(mut args: lexopt::Parser) -> Result<u8, CliError> {
         }
     }
     // Each script evaluation stops after 1 s of wall clock, whatever the counts say.
-    let deadline = gitops_core::script::Deadline::new(
-        std::time::Duration::from_secs(1),
-        std::time::Instant::now,
-    );
     let mut server =
-        Server::with_max_request_bytes(limit).with_interrupt(std::sync::Arc::new(deadline));
+        Server::with_max_request_bytes(limit).with_interrupt(crate::common::deadline());
     let stdin = io::stdin();
     let stdout = io::stdout();
     match serve(&mut stdin.lock(), &mut stdout.lock(), &mut server) {

@@ -274,7 +274,7 @@ fn literal_regexes(
             Ok(c) => {
                 out.insert((pattern, flags), Arc::new(c));
             }
-            Err(m) => result = Err(err(offset(src, name), m)),
+            Err(e) => result = Err(err(offset(src, name), e.message)),
         }
     });
     result

@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use jaq_core::box_iter::box_once;
 use jaq_core::data::HasLut;
-use jaq_core::{Ctx, DataT, Error, Exn, Lut, ValXs, Vars, unwrap_valr};
+use jaq_core::{Ctx, DataT, Error, Exn, Lut, ValR, ValXs, Vars, unwrap_valr};
 use jaq_json::Val;
 use regex::bytes::{Regex, RegexBuilder};
 use serde_json::Value;
@@ -91,9 +91,18 @@ pub(crate) struct Compiled {
 
 /// Compiles a pattern as gojq does (flags `g`, `i`, `m`; `(?<name>` groups), with a size
 /// limit. The message is gojq's where it has one.
-pub(crate) fn compile_regex(pattern: &str, flags: &str) -> Result<Compiled, String> {
+/// Why a pattern was not compiled: its text, and whether it was the size limit (a limit of
+/// this engine, where the rest are errors gojq would give too).
+#[derive(Debug)]
+pub(crate) struct RegexError {
+    pub(crate) message: String,
+    pub(crate) too_big: bool,
+}
+
+pub(crate) fn compile_regex(pattern: &str, flags: &str) -> Result<Compiled, RegexError> {
+    let invalid = |message| RegexError { message, too_big: false };
     if flags.chars().any(|c| !matches!(c, 'g' | 'i' | 'm')) {
-        return Err(format!("unsupported regular expression flag: {flags:?}"));
+        return Err(invalid(format!("unsupported regular expression flag: {flags:?}")));
     }
     let mut b = RegexBuilder::new(pattern);
     b.case_insensitive(flags.contains('i'))
@@ -102,13 +111,16 @@ pub(crate) fn compile_regex(pattern: &str, flags: &str) -> Result<Compiled, Stri
         .dfa_size_limit(2 << 20)
         .nest_limit(64);
     let regex = b.build().map_err(|e| match e {
-        regex::Error::CompiledTooBig(limit) => format!(
-            "regular expression {pattern:?} compiles to more than the limit of {limit} bytes"
-        ),
+        regex::Error::CompiledTooBig(limit) => RegexError {
+            message: format!(
+                "regular expression {pattern:?} compiles to more than the limit of {limit} bytes"
+            ),
+            too_big: true,
+        },
         other => {
             let text = other.to_string();
             let last = text.lines().last().unwrap_or_default().trim().to_string();
-            format!("invalid regular expression {pattern:?}: {last}")
+            invalid(format!("invalid regular expression {pattern:?}: {last}"))
         }
     })?;
     // Estimate the program size from the pattern's repetition-expanded length.
@@ -213,6 +225,15 @@ impl<'a> Meter<'a> {
         }
     }
 
+    /// The limit that stopped this evaluation, if one did: final even when the expression
+    /// caught the error (`try`).
+    fn stopped(&self) -> Result<(), JqFailure> {
+        match self.stopped.borrow().clone() {
+            Some(r) => Err(JqFailure::Limit(r)),
+            None => Ok(()),
+        }
+    }
+
     fn regex(&self, pattern: &str, flags: &str) -> Result<Arc<Compiled>, Error<Val>> {
         let key = (pattern.to_string(), flags.to_string());
         if let Some(c) = self.fixed.get(&key) {
@@ -230,11 +251,11 @@ impl<'a> Meter<'a> {
         }
         let units = COMPILE_UNITS.saturating_add(10 * u64::try_from(pattern.len()).unwrap_or(0));
         self.charge(units).map_err(Error::str)?;
-        let c = Arc::new(compile_regex(pattern, flags).map_err(|m| {
-            if m.contains("compiles to more than") {
-                *self.stopped.borrow_mut() = Some(m.clone());
+        let c = Arc::new(compile_regex(pattern, flags).map_err(|e| {
+            if e.too_big {
+                *self.stopped.borrow_mut() = Some(e.message.clone());
             }
-            Error::str(m)
+            Error::str(e.message)
         })?);
         self.computed.borrow_mut().push((key, Arc::clone(&c)));
         Ok(c)
@@ -331,28 +352,36 @@ impl JqPath {
         doc: &Value,
         budget: JqBudget<'_>,
     ) -> Result<Vec<Vec<PathPart>>, JqFailure> {
+        self.evaluate(doc, budget, |outputs, meter| {
+            let mut out = Vec::new();
+            for item in outputs {
+                meter.stopped()?;
+                let path = item.map_err(|e| JqFailure::Eval(error_text(&e)))?;
+                if out.len() == MAX_PATHS {
+                    return Err(JqFailure::Limit(format!("more than {MAX_PATHS} paths selected")));
+                }
+                let path = from_path(&path).map_err(JqFailure::Eval)?;
+                let units = PATH_UNITS.saturating_add(u64::try_from(path.len()).unwrap_or(0));
+                meter.charge(units).map_err(JqFailure::Limit)?;
+                out.push(path);
+            }
+            meter.stopped()?;
+            Ok(out)
+        })
+    }
+
+    /// Converts `doc` and runs the filter on it within `budget`, handing its outputs and the
+    /// meter to `read`.
+    fn evaluate<T>(
+        &self,
+        doc: &Value,
+        budget: JqBudget<'_>,
+        read: impl FnOnce(&mut dyn Iterator<Item = ValR<Val>>, &Meter<'_>) -> Result<T, JqFailure>,
+    ) -> Result<T, JqFailure> {
         let meter = Meter::new(budget, &self.regexes);
         let input = to_val(doc, 0, &meter)?;
         let ctx = Ctx::<Rule>::new(Env { lut: &self.filter.lut, meter: &meter }, Vars::new([]));
-        let mut out = Vec::new();
-        for item in self.filter.id.run((ctx, input)).map(unwrap_valr) {
-            // A limit is final even when the expression caught the error (`try`).
-            if let Some(r) = meter.stopped.borrow().clone() {
-                return Err(JqFailure::Limit(r));
-            }
-            let path = item.map_err(|e| JqFailure::Eval(error_text(&e)))?;
-            if out.len() == MAX_PATHS {
-                return Err(JqFailure::Limit(format!("more than {MAX_PATHS} paths selected")));
-            }
-            let path = from_path(&path).map_err(JqFailure::Eval)?;
-            let units = PATH_UNITS.saturating_add(u64::try_from(path.len()).unwrap_or(0));
-            meter.charge(units).map_err(JqFailure::Limit)?;
-            out.push(path);
-        }
-        if let Some(r) = meter.stopped.borrow().clone() {
-            return Err(JqFailure::Limit(r));
-        }
-        Ok(out)
+        read(&mut self.filter.id.run((ctx, input)).map(unwrap_valr), &meter)
     }
 
     /// Whether the expression is a program whose output replaces the object
@@ -364,38 +393,31 @@ impl JqPath {
     /// Runs a program (`del(E)`) on `doc` within `budget`, as Argo CD does: the first output
     /// replaces the object; no output, an error or a second output is a failure.
     pub(crate) fn run_within(&self, doc: &Value, budget: JqBudget<'_>) -> Result<Value, JqFailure> {
-        let meter = Meter::new(budget, &self.regexes);
-        let input = to_val(doc, 0, &meter)?;
-        let ctx = Ctx::<Rule>::new(Env { lut: &self.filter.lut, meter: &meter }, Vars::new([]));
-        let mut outputs = self.filter.id.run((ctx, input)).map(unwrap_valr);
-        let first = outputs.next();
-        let limit = |meter: &Meter<'_>| meter.stopped.borrow().clone().map(JqFailure::Limit);
-        if let Some(l) = limit(&meter) {
-            return Err(l);
-        }
-        let first = match first {
-            None => return Err(JqFailure::Eval("did not return any data".into())),
-            Some(Err(e)) => return Err(JqFailure::Eval(error_text(&e))),
-            Some(Ok(v)) => v,
-        };
-        let second = outputs.next();
-        if let Some(l) = limit(&meter) {
-            return Err(l);
-        }
-        if second.is_some() {
-            return Err(JqFailure::Eval("returned multiple objects".into()));
-        }
-        let text = first.to_string();
-        let units = u64::try_from(text.len()).unwrap_or(u64::MAX) / STRING_BYTES_PER_UNIT;
-        meter.charge(units).map_err(JqFailure::Limit)?;
-        match serde_json::from_str::<Value>(&text) {
-            Ok(v @ Value::Object(_)) => Ok(v),
-            Ok(other) => Err(JqFailure::Eval(format!(
-                "returned {}, not an object",
-                crate::object::type_name(&other)
-            ))),
-            Err(e) => Err(JqFailure::Eval(format!("returned a value that is not JSON: {e}"))),
-        }
+        self.evaluate(doc, budget, |outputs, meter| {
+            let first = outputs.next();
+            meter.stopped()?;
+            let first = match first {
+                None => return Err(JqFailure::Eval("did not return any data".into())),
+                Some(Err(e)) => return Err(JqFailure::Eval(error_text(&e))),
+                Some(Ok(v)) => v,
+            };
+            let second = outputs.next();
+            meter.stopped()?;
+            if second.is_some() {
+                return Err(JqFailure::Eval("returned multiple objects".into()));
+            }
+            let text = first.to_string();
+            let units = u64::try_from(text.len()).unwrap_or(u64::MAX) / STRING_BYTES_PER_UNIT;
+            meter.charge(units).map_err(JqFailure::Limit)?;
+            match serde_json::from_str::<Value>(&text) {
+                Ok(v @ Value::Object(_)) => Ok(v),
+                Ok(other) => Err(JqFailure::Eval(format!(
+                    "returned {}, not an object",
+                    crate::object::type_name(&other)
+                ))),
+                Err(e) => Err(JqFailure::Eval(format!("returned a value that is not JSON: {e}"))),
+            }
+        })
     }
 
     /// [`JqPath::paths_within`] on the default budget, without an interrupt.
