@@ -3,6 +3,7 @@
 mod action;
 mod convert;
 mod cost;
+mod operators;
 mod os;
 mod pattern;
 mod strlib;
@@ -261,6 +262,8 @@ struct State {
     /// Calls the script in protected mode and re-raises its error as text: `run(f)`.
     runner: Function,
     cache: HashMap<Box<str>, Function>,
+    /// The counted helpers rewritten chunks are called with (`operators.rs`).
+    helpers: MultiValue,
     /// Heap size after the last full collection.
     baseline: usize,
 }
@@ -482,11 +485,13 @@ impl State {
                 Ok(args)
             })?
         };
+        let helpers = operator_helpers(&lua, &control)?;
         let load_text = {
             let control = Rc::clone(&control);
+            let helpers = helpers.clone();
             lua.create_function(move |lua, args: (Table, mlua::LuaString, Option<String>)| {
                 control.charge(cost::compile(args.1.as_bytes().len()))?;
-                load_text(lua, args)
+                load_text(lua, &helpers, args)
             })?
         };
         let mark_memory = {
@@ -520,7 +525,7 @@ impl State {
 
         lua.gc_collect()?;
         let baseline = lua.used_memory();
-        Ok(State { lua, control, make_env, runner, cache: HashMap::new(), baseline })
+        Ok(State { lua, control, make_env, runner, cache: HashMap::new(), helpers, baseline })
     }
 
     /// Runs one evaluation; the flag says whether the state may be reused.
@@ -600,18 +605,19 @@ impl State {
         let func = match self.cache.get(source) {
             Some(f) => f.clone(),
             None => {
-                let f = self
-                    .lua
-                    .load(source)
-                    .set_name(CHUNK_NAME)
-                    .set_mode(ChunkMode::Text)
-                    .into_function()
-                    .map_err(|e| match e {
-                        mlua::Error::SyntaxError { message, .. } => {
-                            RunError::Script(ScriptErrorKind::Syntax(message))
-                        }
-                        other => RunError::Lua(other),
-                    })?;
+                // Outside the budget: a cached script and a fresh one start alike.
+                self.control.units_left.set(u64::MAX);
+                let compiled =
+                    compile(&self.lua, source.as_bytes(), CHUNK_NAME, None, &self.helpers);
+                arm_hook(&self.lua, &self.control).map_err(RunError::Lua)?;
+                self.control.units_left.set(limits.instructions);
+                let f = match compiled {
+                    Ok(Ok(f)) => f,
+                    Ok(Err(message)) => {
+                        return Err(RunError::Script(ScriptErrorKind::Syntax(message)));
+                    }
+                    Err(e) => return Err(RunError::Lua(e)),
+                };
                 if self.cache.len() >= CACHE_ENTRIES {
                     self.cache.clear();
                 }
@@ -740,6 +746,7 @@ fn without_addresses(m: &str) -> String {
 /// running in `env`; `nil, message` when it does not compile.
 fn load_text(
     lua: &Lua,
+    helpers: &MultiValue,
     (env, text, name): (Table, mlua::LuaString, Option<String>),
 ) -> mlua::Result<MultiValue> {
     let bytes = text.as_bytes();
@@ -750,19 +757,90 @@ fn load_text(
         )));
     }
     let name = name.unwrap_or_else(|| text.to_string_lossy());
-    match lua
-        .load(&bytes[..])
-        .set_name(name)
-        .set_mode(ChunkMode::Text)
-        .set_environment(env)
-        .into_function()
-    {
+    match compile(lua, &bytes, &name, Some(env), helpers)? {
         Ok(f) => Ok(MultiValue::from(vec![Value::Function(f)])),
-        Err(mlua::Error::SyntaxError { message, .. }) => {
+        Err(message) => {
             Ok(MultiValue::from(vec![Value::Nil, Value::String(lua.create_string(message)?)]))
         }
-        Err(e) => Err(e),
     }
+}
+
+/// Compiles a chunk with its costly operators rewritten into counted ones
+/// (`operators.rs`). `Ok(Err(message))` when it does not compile: LuaJIT's message for the
+/// text as written, so syntax errors read as they always did.
+fn compile(
+    lua: &Lua,
+    source: &[u8],
+    name: &str,
+    env: Option<Table>,
+    helpers: &MultiValue,
+) -> mlua::Result<Result<Function, String>> {
+    let chunk = |text: &[u8]| {
+        let chunk = lua.load(text).set_name(name).set_mode(ChunkMode::Text);
+        match &env {
+            Some(env) => chunk.set_environment(env.clone()),
+            None => chunk,
+        }
+        .into_function()
+    };
+    // The text as written first: LuaJIT's own syntax errors, and its limits (nesting depth,
+    // locals, constants) hold before the parser below sees the text.
+    match chunk(source) {
+        Ok(_) => {}
+        Err(mlua::Error::SyntaxError { message, .. }) => return Ok(Err(message)),
+        Err(e) => return Err(e),
+    }
+    let prefix = chunk_prefix(name);
+    let Ok(text) = std::str::from_utf8(source) else {
+        return Ok(Err(format!("{prefix}1: the chunk is not UTF-8 text")));
+    };
+    let rewritten = match operators::rewrite(text) {
+        Ok(r) => r,
+        Err((line, message)) => return Ok(Err(format!("{prefix}{line}: {message}"))),
+    };
+    let outer = match chunk(rewritten.as_bytes()) {
+        Ok(f) => f,
+        Err(e) => {
+            return Err(mlua::Error::RuntimeError(format!(
+                "the chunk does not compile once its operators are counted: {e}"
+            )));
+        }
+    };
+    outer.call::<Function>(helpers.clone()).map(Ok)
+}
+
+/// `<chunk>:` as LuaJIT names a chunk in messages (`=name` as it is, text in brackets).
+fn chunk_prefix(name: &str) -> String {
+    match name.strip_prefix('=').or_else(|| name.strip_prefix('@')) {
+        Some(plain) => format!("{plain}:"),
+        None => format!("[string \"{}\"]:", name.lines().next().unwrap_or_default()),
+    }
+}
+
+/// The counted helpers of rewritten chunks: the `CAT` marker, `VAL` and `NUM`
+/// (`operators.rs`), each charging a string longer than [`operators::FREE_BYTES`] at
+/// [`cost::BYTES_PER_UNIT`] bytes per unit.
+fn operator_helpers(lua: &Lua, control: &Rc<Control>) -> mlua::Result<MultiValue> {
+    let control = Rc::clone(control);
+    let charge = lua.create_function(move |_, n: usize| control.charge(cost::copy(n)))?;
+    lua.load(format!(
+        r#"
+local charge, type, setmetatable = ...
+local function val(v)
+  if type(v) == "string" and #v > {free} then charge(#v) end
+  return v
+end
+local function num(v)
+  if type(v) == "string" and #v > {free} then charge(#v) end
+end
+local cat = setmetatable({{}}, {{__concat = function(_, r) return val(r) end}})
+return cat, val, num
+"#,
+        free = operators::FREE_BYTES
+    ))
+    .set_name("=sandbox")
+    .set_mode(ChunkMode::Text)
+    .call((charge, lua.globals().raw_get::<Function>("type")?, lua.globals().raw_get::<Function>("setmetatable")?))
 }
 
 /// Builds the environment of one evaluation from the pieces prepared once per state.
