@@ -169,10 +169,20 @@ pub(super) fn wrap_table(
                 Some(pos) => table_len(arg(a, 0)).saturating_sub(pos.max(1) as u64 - 1) + 1,
                 None => 2,
             }),
-            // A sort of n elements makes about n log2 n comparisons.
+            // A sort of n elements makes about n log2 n comparisons; without a comparator
+            // the VM compares strings byte by byte, each comparison reading up to the
+            // length of the longest (found by visiting every element once).
             ("sort", |a| {
                 let n = table_len(arg(a, 0));
-                n * u64::from(64 - n.leading_zeros()) * COMPARE_UNITS + 1
+                let longest = match (arg(a, 0), arg(a, 1)) {
+                    (Value::Table(t), Value::Nil) => (1..=n)
+                        .map(|i| t.raw_get::<Value>(i).map_or(0, |v| str_len(&v)))
+                        .max()
+                        .unwrap_or(0),
+                    _ => 0,
+                };
+                let compare = COMPARE_UNITS + longest / BYTES_PER_UNIT;
+                n * u64::from(64 - n.leading_zeros()) * compare + n + 1
             }),
             // `maxn` visits every key; the border is the best estimate known before.
             ("maxn", |a| table_len(arg(a, 0)) + 1),

@@ -817,7 +817,7 @@ fn chunk_prefix(name: &str) -> String {
     }
 }
 
-/// The counted helpers of rewritten chunks: the `CAT` marker, `VAL` and `NUM`
+/// The counted helpers of rewritten chunks, `VAL` and `NUM`
 /// (`operators.rs`), each charging a string longer than [`operators::FREE_BYTES`] at
 /// [`cost::BYTES_PER_UNIT`] bytes per unit.
 fn operator_helpers(lua: &Lua, control: &Rc<Control>) -> mlua::Result<MultiValue> {
@@ -825,7 +825,7 @@ fn operator_helpers(lua: &Lua, control: &Rc<Control>) -> mlua::Result<MultiValue
     let charge = lua.create_function(move |_, n: usize| control.charge(cost::copy(n)))?;
     lua.load(format!(
         r#"
-local charge, type, setmetatable = ...
+local charge, type = ...
 local function val(v)
   if type(v) == "string" and #v > {free} then charge(#v) end
   return v
@@ -833,14 +833,13 @@ end
 local function num(v)
   if type(v) == "string" and #v > {free} then charge(#v) end
 end
-local cat = setmetatable({{}}, {{__concat = function(_, r) return val(r) end}})
-return cat, val, num
+return val, num
 "#,
         free = operators::FREE_BYTES
     ))
     .set_name("=sandbox")
     .set_mode(ChunkMode::Text)
-    .call((charge, lua.globals().raw_get::<Function>("type")?, lua.globals().raw_get::<Function>("setmetatable")?))
+    .call((charge, lua.globals().raw_get::<Function>("type")?))
 }
 
 /// Builds the environment of one evaluation from the pieces prepared once per state.

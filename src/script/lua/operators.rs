@@ -19,9 +19,14 @@
 //! nil value)`) stay the VM's, and every insertion is on the line of the text it wraps, so
 //! error positions do not move:
 //!
-//! - a concatenation chain `a .. b .. c` becomes `CAT .. a .. b .. c`: the VM reduces the
-//!   original operands first, exactly as before, and then calls the `__concat` of the marker
-//!   `CAT` with the result, which charges its length and returns it unchanged;
+//! - each concatenation becomes a call: `a .. b .. c` becomes `VAL(a .. VAL(b .. c))`. The
+//!   helper charges the length of a string result and returns it unchanged. The VM reduces a
+//!   chain from the right, pair by pair (calling `__concat` where an operand has one), so the
+//!   same pairs meet in the same order; the call keeps LuaJIT from fusing the two into one
+//!   instruction, so every copy the VM makes is the result of one counted instruction, even
+//!   a copy that is passed on to a `__concat` metamethod. The operands are loaded by the same
+//!   instructions as before, so an error still names them (`attempt to concatenate local 'x'
+//!   (a nil value)`);
 //! - a comparison `a < b` becomes `a < VAL(b)`: a comparison of two strings reads at most
 //!   the shorter one, so charging the right operand's length bounds it (comparison errors
 //!   name types only, so wrapping an operand changes no text);
@@ -35,7 +40,7 @@
 //! The helpers are locals of a function wrapped around the chunk on its first line, under
 //! names the chunk does not contain, so a script can neither see nor replace them.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use full_moon::ast::{BinOp, Expression, Index, NumericFor, Prefix, Suffix, UnOp, Var};
 use full_moon::node::Node;
@@ -48,7 +53,6 @@ pub(super) const FREE_BYTES: usize = 256;
 
 /// The names of the helpers in one rewritten chunk.
 struct Names {
-    cat: String,
     val: String,
     num: String,
 }
@@ -61,11 +65,10 @@ impl Names {
         loop {
             let suffix = if n == 0 { String::new() } else { n.to_string() };
             let names = Names {
-                cat: format!("__cost_cat{suffix}"),
                 val: format!("__cost_val{suffix}"),
                 num: format!("__cost_num{suffix}"),
             };
-            if ![&names.cat, &names.val, &names.num].iter().any(|name| source.contains(name.as_str()))
+            if ![&names.val, &names.num].iter().any(|name| source.contains(name.as_str()))
             {
                 return names;
             }
@@ -74,8 +77,8 @@ impl Names {
     }
 }
 
-/// The chunk `source` rewritten: a chunk that, called with the three helpers (the `CAT`
-/// marker, `VAL`, `NUM`), returns the script as a function. `Err` holds the parser's message
+/// The chunk `source` rewritten: a chunk that, called with the two helpers (`VAL`, `NUM`),
+/// returns the script as a function. `Err` holds the parser's message
 /// and line when the parser does not accept the text (LuaJIT accepted it).
 pub(super) fn rewrite(source: &str) -> Result<String, (usize, String)> {
     let count = operator_count(source)?;
@@ -168,7 +171,6 @@ fn rewrite_parsed(source: &str) -> Result<String, (usize, String)> {
     let mut collector = Collector {
         names: &names,
         edits: Vec::new(),
-        chained: HashSet::new(),
         after: HashMap::new(),
         starts: HashMap::new(),
     };
@@ -178,8 +180,8 @@ fn rewrite_parsed(source: &str) -> Result<String, (usize, String)> {
     edits.sort_by_key(|e| e.0);
     let mut out = String::with_capacity(source.len() + 64 + edits.len() * 16);
     out.push_str(&format!(
-        "local {}, {}, {} = ...; return function(...) ",
-        names.cat, names.val, names.num
+        "local {}, {} = ...; return function(...) ",
+        names.val, names.num
     ));
     let mut at = 0;
     for (pos, text) in edits {
@@ -197,8 +199,6 @@ struct Collector<'a> {
     names: &'a Names,
     /// Text to insert at byte offsets of the source, in the order the walk produced them.
     edits: Vec<(usize, String)>,
-    /// Concatenations that are the right operand of another one (the same `BC_CAT`).
-    chained: HashSet<usize>,
     /// Closing edits to insert when the walk leaves an expression, keyed by its address.
     after: HashMap<usize, Vec<(usize, String)>>,
     /// Where the binary operations seen so far start, keyed by their address: the start of a
@@ -251,10 +251,6 @@ fn end(e: &Expression) -> Option<usize> {
 
 fn key(e: &Expression) -> usize {
     std::ptr::from_ref(e) as usize
-}
-
-fn is_concat(e: &Expression) -> bool {
-    matches!(e, Expression::BinaryOperator { binop: BinOp::TwoDots(_), .. })
 }
 
 /// A value written in the source that costs nothing to compare or convert: a number, `nil`,
@@ -332,14 +328,7 @@ impl Visitor for Collector<'_> {
         match e {
             Expression::BinaryOperator { lhs, binop, rhs } => match binop {
                 BinOp::TwoDots(_) => {
-                    if is_concat(rhs) {
-                        self.chained.insert(key(rhs));
-                    }
-                    if !self.chained.contains(&key(e))
-                        && let Some(s) = start(e, &mut self.starts)
-                    {
-                        self.edits.push((s, format!("{} .. ", self.names.cat)));
-                    }
+                    self.wrap(e, format!("{}(", self.names.val), ")".to_string());
                 }
                 BinOp::LessThan(_)
                 | BinOp::LessThanEqual(_)
@@ -498,6 +487,7 @@ mod tests {
             "return {status='Healthy', message = #'abc' + 1 .. ''}",
             "error(nil .. 'x')",
             "local a = true return {status='Healthy', message = 'x' .. tostring(a) .. a}",
+            "local mt = {__concat = function(a, b) return (type(a) == 'table' and 'T' or a) .. '|' .. (type(b) == 'table' and 'T' or b) end} local t = setmetatable({}, mt) return {status='Healthy', message = 'a' .. 'b' .. t .. 'c' .. 'd' .. t .. t}",
         ];
         let mut failures = Vec::new();
         for case in cases {
