@@ -49,6 +49,22 @@ fn table_len(v: &Value) -> u64 {
     }
 }
 
+/// What converting a string argument to a number may cost (a native function that takes a
+/// number converts a string, scanning its leading blanks and digits): the bytes of a string
+/// longer than [`super::operators::FREE_BYTES`] that starts as a number may, nothing for any
+/// other value (the scan stops at the first byte that cannot start a number).
+pub(super) fn scan(v: &Value) -> u64 {
+    match v {
+        Value::String(s) => {
+            let b = s.as_bytes();
+            let numeric = matches!(b.first(), Some(c) if c.is_ascii_digit()
+                || c.is_ascii_whitespace() || matches!(c, b'+' | b'-' | b'.' | 0x0b));
+            if b.len() > super::operators::FREE_BYTES && numeric { bytes(b.len() as u64) } else { 0 }
+        }
+        _ => 0,
+    }
+}
+
 fn bytes(n: u64) -> u64 {
     n / BYTES_PER_UNIT + 1
 }
@@ -76,7 +92,8 @@ fn charged(
 ) -> mlua::Result<Function> {
     let control = std::rc::Rc::clone(control);
     lua.create_function(move |lua, args: MultiValue| {
-        control.charge(CALL_UNITS + cost(&args))?;
+        let converted: u64 = args.iter().map(|v| 1 + scan(v)).sum();
+        control.charge(CALL_UNITS + cost(&args) + converted)?;
         raw.call::<MultiValue>(args).map_err(|e| {
             let text = match super::root_cause(e.clone()) {
                 // Out of memory, or a limit hit inside a callback: passed on as it is.
@@ -210,6 +227,35 @@ pub(super) fn wrap_base(
                 n.min(MAX_PUSHED) + 1
             }),
             ("tonumber", |a| bytes(str_len(arg(a, 0)))),
+            // `select(n, ...)` converts `n`; every argument is counted by the wrapper.
+            ("select", |_| 0),
+        ],
+    )
+}
+
+/// The `math` functions: each may convert string arguments to numbers, charged by [`scan`]
+/// (plus a call and one unit per argument, as every wrapped function).
+pub(super) fn wrap_math(lua: &Lua, control: &std::rc::Rc<Control>, math: &Table) -> mlua::Result<()> {
+    const NAMES: [&str; 26] = [
+        "abs", "acos", "asin", "atan", "atan2", "ceil", "cos", "cosh", "deg", "exp", "floor",
+        "fmod", "frexp", "ldexp", "log", "log10", "max", "min", "modf", "pow", "rad", "sin",
+        "sinh", "sqrt", "tan", "tanh",
+    ];
+    let costs: Vec<(&'static str, CostFn)> = NAMES.iter().map(|n| (*n, (|_| 0) as CostFn)).collect();
+    wrap(lua, control, math, &costs)
+}
+
+/// The safe `os` functions: `date` builds a string from its format, up to about 16 bytes per
+/// byte of format (`%c`), charged as that much output.
+pub(super) fn wrap_os(lua: &Lua, control: &std::rc::Rc<Control>, os: &Table) -> mlua::Result<()> {
+    wrap(
+        lua,
+        control,
+        os,
+        &[
+            ("date", |a| bytes(str_len(arg(a, 0)) * 16)),
+            ("time", |_| 1),
+            ("difftime", |_| 1),
         ],
     )
 }

@@ -448,9 +448,11 @@ impl State {
             let math: Table = globals.raw_get("math")?;
             math.raw_set("random", Value::Nil)?;
             math.raw_set("randomseed", Value::Nil)?;
+            cost::wrap_math(&lua, &control, &math)?;
             libs_table.raw_set("math", math)?;
         }
         let safe_os = os::create(&lua, &control)?;
+        cost::wrap_os(&lua, &control, &safe_os)?;
 
         let check = {
             let control = Rc::clone(&control);
@@ -804,15 +806,20 @@ fn chunk_prefix(name: &str) -> String {
     }
 }
 
-/// The counted helpers of rewritten chunks, `VAL` and `NUM`
-/// (`operators.rs`), each charging a string longer than [`operators::FREE_BYTES`] at
-/// [`cost::BYTES_PER_UNIT`] bytes per unit.
+/// The counted helpers of rewritten chunks (`operators.rs`): `VAL` and `NUM` charge a string
+/// longer than [`operators::FREE_BYTES`] at [`cost::BYTES_PER_UNIT`] bytes per unit, `ARGS`
+/// one unit per value when there are more than 64.
 fn operator_helpers(lua: &Lua, control: &Rc<Control>) -> mlua::Result<MultiValue> {
     let control = Rc::clone(control);
     let charge = lua.create_function(move |_, n: usize| control.charge(cost::copy(n)))?;
     lua.load(format!(
         r#"
-local charge, type = ...
+local charge, type, select = ...
+local function args(...)
+  local n = select('#', ...)
+  if n > 64 then charge(n * {per_value}) end
+  return ...
+end
 local function val(v)
   if type(v) == "string" and #v > {free} then charge(#v) end
   return v
@@ -820,13 +827,18 @@ end
 local function num(v)
   if type(v) == "string" and #v > {free} then charge(#v) end
 end
-return val, num
+return args, val, num
 "#,
-        free = operators::FREE_BYTES
+        free = operators::FREE_BYTES,
+        per_value = cost::BYTES_PER_UNIT,
     ))
     .set_name("=sandbox")
     .set_mode(ChunkMode::Text)
-    .call((charge, lua.globals().raw_get::<Function>("type")?))
+    .call((
+        charge,
+        lua.globals().raw_get::<Function>("type")?,
+        lua.globals().raw_get::<Function>("select")?,
+    ))
 }
 
 /// Builds the environment of one evaluation from the pieces prepared once per state.

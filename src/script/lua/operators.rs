@@ -11,6 +11,9 @@
 //! - arithmetic (`+ - * / % ^`, unary `-`) and the bounds of a numeric `for` convert a string
 //!   operand to a number, scanning all its leading blanks and digits.
 //!
+//! A fourth does work proportional to a count: `...` (`BC_VARG`) copies every extra argument
+//! of the function, up to some 65,000 (`f(unpack(t))` once, then `g(...)` in a loop).
+//!
 //! Before a script (or a chunk given to `loadstring`/`load`) is compiled, its source is parsed
 //! and these operators are rewritten so that the string operands pass through counted
 //! helpers, which charge [`super::cost::BYTES_PER_UNIT`] bytes per unit, as the string
@@ -35,7 +38,9 @@
 //!   returns nothing, and the operand is then loaded by the same kind of instruction as
 //!   before, so the VM's error still names it; any other operand (a call, an index by an
 //!   expression) becomes `VAL(x)`, whose value has no name in an error either way.
-//!   Numbers written in the source are left alone.
+//!   Numbers written in the source are left alone;
+//! - `...` becomes `ARGS(...)`, which charges one unit per value beyond 64 and returns them
+//!   all (in every place `...` may stand, a call returning the same values means the same).
 //!
 //! The helpers are locals of a function wrapped around the chunk on its first line, under
 //! names the chunk does not contain, so a script can neither see nor replace them.
@@ -53,6 +58,7 @@ pub(super) const FREE_BYTES: usize = 256;
 
 /// The names of the helpers in one rewritten chunk.
 struct Names {
+    args: String,
     val: String,
     num: String,
 }
@@ -65,10 +71,11 @@ impl Names {
         loop {
             let suffix = if n == 0 { String::new() } else { n.to_string() };
             let names = Names {
+                args: format!("__cost_args{suffix}"),
                 val: format!("__cost_val{suffix}"),
                 num: format!("__cost_num{suffix}"),
             };
-            if ![&names.val, &names.num].iter().any(|name| source.contains(name.as_str()))
+            if ![&names.args, &names.val, &names.num].iter().any(|name| source.contains(name.as_str()))
             {
                 return names;
             }
@@ -77,8 +84,8 @@ impl Names {
     }
 }
 
-/// The chunk `source` rewritten: a chunk that, called with the two helpers (`VAL`, `NUM`),
-/// returns the script as a function. `Err` holds the parser's message
+/// The chunk `source` rewritten: a chunk that, called with the three helpers (`ARGS`, `VAL`,
+/// `NUM`), returns the script as a function. `Err` holds the parser's message
 /// and line when the parser does not accept the text (LuaJIT accepted it).
 pub(super) fn rewrite(source: &str) -> Result<String, (usize, String)> {
     let count = operator_count(source)?;
@@ -180,8 +187,8 @@ fn rewrite_parsed(source: &str) -> Result<String, (usize, String)> {
     edits.sort_by_key(|e| e.0);
     let mut out = String::with_capacity(source.len() + 64 + edits.len() * 16);
     out.push_str(&format!(
-        "local {}, {} = ...; return function(...) ",
-        names.val, names.num
+        "local {}, {}, {} = ...; return function(...) ",
+        names.args, names.val, names.num
     ));
     let mut at = 0;
     for (pos, text) in edits {
@@ -352,6 +359,9 @@ impl Visitor for Collector<'_> {
             Expression::UnaryOperator { unop: UnOp::Minus(_), expression } => {
                 self.numeric_operand(expression);
             }
+            Expression::Symbol(t) if t.is_symbol(Symbol::Ellipsis) => {
+                self.wrap(e, format!("{}(", self.names.args), ")".to_string());
+            }
             _ => {}
         }
     }
@@ -375,7 +385,6 @@ impl Visitor for Collector<'_> {
 
 #[cfg(test)]
 mod tests {
-    use std::time::SystemTime;
 
     use crate::script::LuaEngine;
 
@@ -398,7 +407,7 @@ mod tests {
     /// The same script in the sandbox, rewritten.
     fn sandboxed(script: &str) -> String {
         let obj = serde_json::json!({"spec": {"n": 3, "s": "12", "name": "x"}});
-        match LuaEngine::default().eval_health("t", script, true, &obj, SystemTime::UNIX_EPOCH) {
+        match LuaEngine::default().eval_health("t", script, true, &obj, 0) {
             Ok(h) => h.message,
             Err(e) => e.reason(),
         }
@@ -487,6 +496,8 @@ mod tests {
             "return {status='Healthy', message = #'abc' + 1 .. ''}",
             "error(nil .. 'x')",
             "local a = true return {status='Healthy', message = 'x' .. tostring(a) .. a}",
+            "local function f(...) local a, b = ... local t = {...} return a .. b .. #t .. select('#', ...) .. (...) .. tostring((select(2, ...))) end return {status='Healthy', message = f(1, 2, nil, 4)}",
+            "local function f(...) return ... end return {status='Healthy', message = select('#', f()) .. select('#', f(nil, nil))}",
             "local mt = {__concat = function(a, b) return (type(a) == 'table' and 'T' or a) .. '|' .. (type(b) == 'table' and 'T' or b) end} local t = setmetatable({}, mt) return {status='Healthy', message = 'a' .. 'b' .. t .. 'c' .. 'd' .. t .. t}",
         ];
         let mut failures = Vec::new();

@@ -53,7 +53,13 @@ fn opt_int(lua: &Lua, args: &MultiValue, i: usize, fname: &str, default: i64) ->
         Value::Nil => Ok(default),
         Value::Integer(n) => Ok(*n),
         Value::Number(n) => Ok(*n as i64),
-        v @ Value::String(_) => match lua.coerce_number(v.clone())? {
+        v @ Value::String(_) => match {
+            // Converting the text scans it: charged as its bytes.
+            if let Some(control) = lua.app_data_ref::<Rc<Control>>() {
+                control.charge(super::cost::scan(v))?;
+            }
+            lua.coerce_number(v.clone())?
+        } {
             Some(n) => Ok(n as i64),
             None => Err(error(
                 lua,
