@@ -227,8 +227,6 @@ pub(super) fn wrap_base(
                 n.min(MAX_PUSHED) + 1
             }),
             ("tonumber", |a| bytes(str_len(arg(a, 0)))),
-            // `select(n, ...)` converts `n`; every argument is counted by the wrapper.
-            ("select", |_| 0),
         ],
     )
 }
@@ -245,15 +243,16 @@ pub(super) fn wrap_math(lua: &Lua, control: &std::rc::Rc<Control>, math: &Table)
     wrap(lua, control, math, &costs)
 }
 
-/// The safe `os` functions: `date` builds a string from its format, up to about 16 bytes per
-/// byte of format (`%c`), charged as that much output.
+/// The safe `os` functions: `date` builds a string from its format, up to about 12 bytes per
+/// byte of format (`%c`), each written by formatting code: charged one unit per byte of
+/// format and 16 bytes of output it may write.
 pub(super) fn wrap_os(lua: &Lua, control: &std::rc::Rc<Control>, os: &Table) -> mlua::Result<()> {
     wrap(
         lua,
         control,
         os,
         &[
-            ("date", |a| bytes(str_len(arg(a, 0)) * 16)),
+            ("date", |a| str_len(arg(a, 0)) * 16),
             ("time", |_| 1),
             ("difftime", |_| 1),
         ],

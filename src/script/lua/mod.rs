@@ -474,7 +474,10 @@ impl State {
                 Ok(args)
             })?
         };
-        let helpers = operator_helpers(&lua, &control)?;
+        let mut helpers = operator_helpers(&lua, &control)?;
+        if let Some(select) = helpers.pop_back() {
+            base.raw_set("select", select)?;
+        }
         let load_text = {
             let control = Rc::clone(&control);
             let helpers = helpers.clone();
@@ -827,7 +830,14 @@ end
 local function num(v)
   if type(v) == "string" and #v > {free} then charge(#v) end
 end
-return args, val, num
+-- `select(n, ...)` converts a string `n` to a number: charged as `NUM` charges. In Lua, so
+-- that its many arguments pass as they do to the VM's own.
+local raw_select = select
+local function select_(n, ...)
+  if type(n) == "string" and #n > {free} then charge(#n) end
+  return raw_select(n, ...)
+end
+return args, val, num, select_
 "#,
         free = operators::FREE_BYTES,
         per_value = cost::BYTES_PER_UNIT,

@@ -497,6 +497,9 @@ mod tests {
             "error(nil .. 'x')",
             "local a = true return {status='Healthy', message = 'x' .. tostring(a) .. a}",
             "local function f(...) local a, b = ... local t = {...} return a .. b .. #t .. select('#', ...) .. (...) .. tostring((select(2, ...))) end return {status='Healthy', message = f(1, 2, nil, 4)}",
+            "return {status='Healthy', message = tostring(select(-5, 1))}",
+            "return {status='Healthy', message = tostring(select('a', 1))}",
+            "return {status='Healthy', message = tostring(select(-1, 1, 2)) .. select('#', 1, nil)}",
             "local function f(...) return ... end return {status='Healthy', message = select('#', f()) .. select('#', f(nil, nil))}",
             "local mt = {__concat = function(a, b) return (type(a) == 'table' and 'T' or a) .. '|' .. (type(b) == 'table' and 'T' or b) end} local t = setmetatable({}, mt) return {status='Healthy', message = 'a' .. 'b' .. t .. 'c' .. 'd' .. t .. t}",
         ];
