@@ -259,9 +259,10 @@ pub(super) fn wrap_os(lua: &Lua, control: &std::rc::Rc<Control>, os: &Table) -> 
     )
 }
 
-/// What compiling a chunk of `len` bytes costs.
+/// What compiling a chunk of `len` bytes costs: LuaJIT compiles it, the parser reads it and
+/// its operators are rewritten (`operators.rs`), and LuaJIT compiles it again.
 pub(super) fn compile(len: usize) -> u64 {
-    COMPILE_UNITS + len as u64 / 4
+    COMPILE_UNITS + 2 * len as u64
 }
 
 /// What copying `len` bytes costs.

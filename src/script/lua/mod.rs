@@ -790,13 +790,15 @@ fn compile(
         Ok(r) => r,
         Err((line, message)) => return Ok(Err(format!("{prefix}{line}: {message}"))),
     };
+    // Each counted operand takes a register or two until its expression ends: a chain of
+    // some 120 arithmetic operands or 80 concatenated pieces in one expression runs out of
+    // LuaJIT's 250.
     let outer = match chunk(rewritten.as_bytes()) {
         Ok(f) => f,
-        Err(e) => {
-            return Err(mlua::Error::RuntimeError(format!(
-                "the chunk does not compile once its operators are counted: {e}"
-            )));
+        Err(mlua::Error::SyntaxError { message, .. }) => {
+            return Ok(Err(format!("{message} (once its operators are counted)")));
         }
+        Err(e) => return Err(e),
     };
     outer.call::<Function>(helpers.clone()).map(Ok)
 }
