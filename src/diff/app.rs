@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::ignore_seam::AppNormalizer;
 use super::normalize::{normalize_tracking, set_annotation};
+use super::pipeline::diff_objects;
 use super::{DiffError, DiffMode, DiffOptions, DiffResult, PatchOp, hide_secret_data};
 use crate::config::{
     Application, COMPARE_OPTIONS_ANNOTATION, Settings, TRACKING_ID_ANNOTATION, TrackingMethod,
@@ -626,7 +627,15 @@ impl Shared<'_, '_> {
             input.dry_runs.iter().find(|d| ObjectRef::from_object_lossy(d).same_object(&r));
         let resource_normalizer = normalizer.for_resource(own.as_ref());
         let opts = DiffOptions { dry_run, normalizer: Some(&resource_normalizer), ..base };
-        let result = super::diff(t.as_deref(), l.as_deref(), &opts)?;
+        // A masked Secret is compared again from its masked sides below, so it lends its
+        // objects; anything else hands them over as the working copies of the comparison.
+        let secret = r.group.is_empty() && r.kind == "Secret" && !input.reveal_secrets;
+        let result = if secret {
+            let (tb, lb) = (t.as_deref().map(Cow::Borrowed), l.as_deref().map(Cow::Borrowed));
+            diff_objects(tb, lb, &opts, true)?
+        } else {
+            diff_objects(t.take(), l.take(), &opts, input.keep_objects)?
+        };
         // A jq rule a limit stopped was not applied: the comparison cannot stand.
         if let Some(e) = resource_normalizer.take_limit() {
             return Err(e);
@@ -670,8 +679,8 @@ impl Shared<'_, '_> {
             String::new()
         };
         let (modified, mode) = (result.modified, result.mode);
-        let shown = if r.group.is_empty() && r.kind == "Secret" && !input.reveal_secrets {
-            masked(t.as_deref(), l.as_deref(), &result, &opts, settings)
+        let shown = if secret {
+            masked(t.as_deref(), l.as_deref(), &result, &opts, settings, input.keep_objects)
         } else {
             result
         };
@@ -721,6 +730,7 @@ fn masked(
     result: &DiffResult,
     opts: &DiffOptions<'_>,
     settings: &Settings,
+    keep: bool,
 ) -> DiffResult {
     let hide = &settings.sensitive_mask_annotations;
     if result.mode == DiffMode::ServerSide {
@@ -737,7 +747,7 @@ fn masked(
     }
     let (mt, ml) = hide_secret_data(target, live, hide);
     let opts = DiffOptions { server_side_diff: false, ..*opts };
-    match super::diff(mt.as_ref(), ml.as_ref(), &opts) {
+    match diff_objects(mt.map(Cow::Owned), ml.map(Cow::Owned), &opts, keep) {
         Ok(mut r) => {
             // The status comes from the unmasked diff; keep the masked outputs only.
             r.modified = result.modified;

@@ -40,8 +40,9 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::defaults::apply_defaults_in_place;
 use super::structured_merge::{InferredSchema, ListKind};
-use super::{AppDiff, AppDiffInput, DiffOptions, ResourceDiff, apply_defaults, hide_secret_data};
+use super::{AppDiff, AppDiffInput, DiffOptions, ResourceDiff, hide_secret_data};
 use crate::config::{LAST_APPLIED_ANNOTATION, TRACKING_ID_ANNOTATION};
 use crate::json::canonical_eq;
 use crate::managed_fields::{Entry, FieldSet, PathElement, find_item, managed_fields};
@@ -663,7 +664,12 @@ pub fn unmanaged_fields(
     if n.is_null() || p.is_null() {
         return Vec::new();
     }
-    let d = apply_defaults(&super::normalize::prepare(desired, &DiffOptions::default(), true));
+    let mut d = super::normalize::prepare(
+        std::borrow::Cow::Borrowed(desired),
+        &DiffOptions::default(),
+        true,
+    );
+    apply_defaults_in_place(&mut d);
     let (entries, recorded) = entries_of(resource, live);
     let lists = Lists::new(&n, &entries);
     let (Value::Object(nm), Value::Object(dm)) = (&n, &d) else { return Vec::new() };
