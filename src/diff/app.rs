@@ -81,10 +81,11 @@ pub struct AppDiffInput<'a> {
     /// ignore rule for that object (on by default). Lent rules built with
     /// `IgnoreNormalizer::with_annotation(false)` turn it off as well.
     pub ignore_annotation: bool,
-    /// Whether each [`ResourceDiff`] keeps its normalised and predicted live objects (on by
-    /// default): [`AppDiff::render_text`], `explain_app` and a caller reading the objects need
-    /// them. Off, they are `null` and only the patch and the status are kept, so a large
-    /// application holds no copy of its objects beyond the comparison of one resource.
+    /// Whether each [`ResourceDiff`] keeps its normalised and predicted live objects (off by
+    /// default: they are `null` and only the patch and the status are kept, so a large
+    /// application holds no copy of its objects beyond the comparison of one resource).
+    /// [`AppDiff::render_text`], `explain_app` and a caller reading the objects need them:
+    /// ask with [`AppDiffInput::with_objects`].
     pub keep_objects: bool,
     /// The host's backstop for the app's jq ignore rules, asked while each expression runs
     /// on each object (used when the rules are not lent by [`AppDiffInput::ignore_rules`],
@@ -113,7 +114,7 @@ impl<'a> AppDiffInput<'a> {
             ignore_rules: None,
             openapi: None,
             ignore_annotation: true,
-            keep_objects: true,
+            keep_objects: false,
             interrupt: None,
         }
     }
@@ -130,7 +131,7 @@ impl<'a> AppDiffInput<'a> {
         self
     }
 
-    /// Keeps the normalised and predicted live objects in the result (the default), or, off,
+    /// Keeps the normalised and predicted live objects in the result, or, off (the default),
     /// only the patch and the status ([`AppDiffInput::keep_objects`]).
     pub fn with_objects(mut self, on: bool) -> Self {
         self.keep_objects = on;
@@ -243,7 +244,8 @@ impl AppDiff {
     /// What `argocd app diff` prints: for every modified, missing or extraneous resource, a
     /// `===== group/Kind namespace/name ======` header and the [`super::line_diff`] of the
     /// normalised live YAML and the predicted live YAML. Secrets are masked unless the input
-    /// asked otherwise.
+    /// asked otherwise. It needs the objects: a comparison made without
+    /// [`AppDiffInput::with_objects`] renders nothing.
     pub fn render_text(&self) -> String {
         let mut out = String::new();
         for r in &self.resources {

@@ -590,7 +590,8 @@ fn entries_of(resource: &ResourceDiff, live: Option<&Value>) -> (Vec<Entry>, boo
 ///         "operation": "Update", "time": "2026-12-01T10:00:00Z",
 ///         "fieldsV1": {"f:data": {"f:mode": {}}}}]}, "data": {"mode": "slow"}})];
 /// let (app, settings, scopes) = (Application::default(), Settings::default(), Scopes::builtin());
-/// let out = diff::diff_app(&AppDiffInput::new(&desired, &live, &app, &settings, &scopes)).unwrap();
+/// let input = AppDiffInput::new(&desired, &live, &app, &settings, &scopes).with_objects(true);
+/// let out = diff::diff_app(&input).unwrap();
 /// let changes = explain_changes(&out.resources[0], Some(&live[0]), &ExplainOptions::default());
 /// assert_eq!(changes[0].to_string(),
 ///     "data.mode: desired fast, live slow, written by kubectl-edit (Update, 2026-12-01T10:00:00Z)");
@@ -795,7 +796,8 @@ fn walk_additions(live: &Value, desired: &Value, at: &mut At<'_>, out: &mut Vec<
 /// pairing each resource with its desired object (namespace defaulted as [`super::diff_app`]
 /// does) and its live object from `input`, with [`ExplainOptions::default`] plus the
 /// settings' instance label and `resource.sensitive.mask.annotations`. Resources are in the order of `result`; hooks and resources
-/// with nothing to say are left out.
+/// with nothing to say are left out. It reads the normalised and predicted objects: `result`
+/// must come from an input built with [`AppDiffInput::with_objects`].
 pub fn explain_app(input: &AppDiffInput<'_>, result: &AppDiff) -> Vec<ResourceExplanation> {
     let mut opts = ExplainOptions {
         hide_annotations: input.settings.sensitive_mask_annotations.clone(),
@@ -957,7 +959,8 @@ mod props {
             let live = [obj(l, json!([{"manager": "m", "operation": "Update", "fieldsV1": f}]))];
             let (app, settings, scopes) =
                 (Application::default(), Settings::default(), Scopes::builtin());
-            let input = AppDiffInput::new(&desired, &live, &app, &settings, &scopes);
+            let input =
+                AppDiffInput::new(&desired, &live, &app, &settings, &scopes).with_objects(true);
             if let Ok(result) = diff_app(&input) {
                 for e in explain_app(&input, &result) {
                     for c in &e.changes {

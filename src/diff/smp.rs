@@ -174,7 +174,17 @@ fn meta(t: Option<TypeRef>, key: &str) -> Meta {
 }
 
 fn child_path(path: &str, key: &str) -> String {
-    format!("{path}/{}", key.replace('~', "~0").replace('/', "~1"))
+    let mut p = String::with_capacity(path.len() + key.len() + 1);
+    p.push_str(path);
+    p.push('/');
+    for c in key.chars() {
+        match c {
+            '~' => p.push_str("~0"),
+            '/' => p.push_str("~1"),
+            c => p.push(c),
+        }
+    }
+    p
 }
 
 /// Go's `reflect.TypeOf` classes of decoded JSON: integral and float numbers differ.
