@@ -39,7 +39,7 @@ pub(crate) fn apply_defaults_in_place(obj: &mut Value) {
         return;
     }
     let mut t1 = t0.clone();
-    let ctx = Ctx { group: g.to_owned(), version: v.to_owned() };
+    let ctx = Ctx::new(g, v);
     walk(&mut t1, t, &ctx);
     if t1 == t0 {
         return;
@@ -63,23 +63,20 @@ pub(crate) fn defaulted_fields(
 ) -> Value {
     let Value::Object(m) = item else { return item.clone() };
     let mut m = m.clone();
-    let ctx = Ctx { group: group.to_owned(), version: version.to_owned() };
+    let ctx = Ctx::new(group, version);
     default_definition(definition, &mut m, &ctx);
     Value::Object(m)
 }
 
+/// The object's `apiVersion`, made once per object (the version-specific defaults read it).
 struct Ctx {
-    group: String,
-    version: String,
+    gv: String,
 }
 
 impl Ctx {
-    fn gv(&self) -> String {
-        if self.group.is_empty() {
-            self.version.clone()
-        } else {
-            format!("{}/{}", self.group, self.version)
-        }
+    fn new(group: &str, version: &str) -> Ctx {
+        let gv = if group.is_empty() { version.to_owned() } else { format!("{group}/{version}") };
+        Ctx { gv }
     }
 }
 
@@ -190,7 +187,7 @@ fn selector_and_labels_from_template(m: &mut Map<String, Value>, selector_is_lab
 }
 
 fn default_definition(name: &str, m: &mut Map<String, Value>, ctx: &Ctx) {
-    let gv = ctx.gv();
+    let gv = ctx.gv.as_str();
     match name {
         "io.k8s.api.apps.v1.Deployment" => deployment(m, &gv),
         "io.k8s.api.apps.v1.StatefulSet" => stateful_set(m, &gv),

@@ -104,11 +104,11 @@ pub(crate) fn diff_objects(
     if let Some(Ok(mut orig)) = last_applied(&live) {
         normalize(&mut orig, opts, false);
         remove_namespace_annotation(&mut orig);
-        if let Ok(p) = three_way_predict(&orig, &config, &mut live) {
+        if let Ok(p) = three_way_predict(&orig, &config, &mut live, keep) {
             return Ok(finish_prediction(live, p, DiffMode::ThreeWay, keep));
         }
     }
-    match three_way_predict(&config, &config, &mut live) {
+    match three_way_predict(&config, &config, &mut live, keep) {
         Ok(p) => Ok(finish_prediction(live, p, DiffMode::TwoWay, keep)),
         Err(f) => {
             Err(DiffError::Patch { object: Box::new(object), path: f.path, message: f.message })

@@ -44,12 +44,15 @@ impl Predicted {
 /// `RemoveMapFields(orig, live)`. `Modified` is the canonical inequality of live and the
 /// prediction.
 ///
-/// On success `live` has its defaults; on an error (Argo CD then falls back to the two-way
-/// diff) it is left as it was.
+/// On success `live` has its defaults, except for an unchanged prediction when the caller
+/// does not keep the objects (`keep` off): both sides would get the same defaults, so the
+/// comparison's answer is the same without them. On an error (Argo CD then falls back to the
+/// two-way diff) `live` is left as it was.
 pub(crate) fn three_way_predict(
     orig: &Value,
     config: &Value,
     live: &mut Value,
+    keep: bool,
 ) -> Result<Predicted, PatchFailure> {
     let (g, v, k) = schema::gvk_of(orig).unwrap_or(("", "", ""));
     if is_builtin(g, v, k) {
@@ -79,7 +82,9 @@ pub(crate) fn three_way_predict(
             apply_strategic_patch_in_place(&mut predicted, patch, g, v, k)?;
             Some(predicted).filter(|p| p != &*live)
         };
-        apply_defaults_in_place(live);
+        if keep || predicted.is_some() {
+            apply_defaults_in_place(live);
+        }
         Ok(match predicted {
             None => Predicted::Same,
             Some(mut p) => {

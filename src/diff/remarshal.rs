@@ -275,11 +275,9 @@ pub(crate) fn typed_round_trip(
 
 /// Prefixes an error's pointer with the step that led to it (paths are built only on the way
 /// out of an error, not for every field on the way in).
-fn below(step: impl std::fmt::Display) -> impl FnOnce(PatchFailure) -> PatchFailure {
-    move |mut e| {
-        e.path.insert_str(0, &format!("/{step}"));
-        e
-    }
+fn below(mut e: PatchFailure, step: impl std::fmt::Display) -> PatchFailure {
+    e.path.insert_str(0, &format!("/{step}"));
+    e
 }
 
 fn escaped(key: &str) -> String {
@@ -304,7 +302,7 @@ fn round_trip(v: &Value, t: TypeRef, mode: Decode) -> Result<Value, PatchFailure
                         }
                         continue;
                     };
-                    let enc = round_trip(fv, ft, mode).map_err(below(escaped(k)))?;
+                    let enc = round_trip(fv, ft, mode).map_err(|e| below(e, escaped(k)))?;
                     if omitted(&enc, ft) {
                         out.remove(name);
                     } else {
@@ -325,7 +323,7 @@ fn round_trip(v: &Value, t: TypeRef, mode: Decode) -> Result<Value, PatchFailure
                         if e.is_null() {
                             Ok(zero_value(it))
                         } else {
-                            round_trip(e, it, mode).map_err(below(i))
+                            round_trip(e, it, mode).map_err(|e| below(e, i))
                         }
                     })
                     .collect::<Result<Vec<_>, _>>()
@@ -342,7 +340,7 @@ fn round_trip(v: &Value, t: TypeRef, mode: Decode) -> Result<Value, PatchFailure
                     let enc = if e.is_null() {
                         zero_value(vt)
                     } else {
-                        round_trip(e, vt, mode).map_err(below(escaped(k)))?
+                        round_trip(e, vt, mode).map_err(|e| below(e, escaped(k)))?
                     };
                     out.insert(k.clone(), enc);
                 }

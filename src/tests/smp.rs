@@ -89,7 +89,7 @@ fn three_way_with(
     let (mut orig, mut config, mut live) = (orig.clone(), config.clone(), live.clone());
     remove_namespace_annotation(&mut orig);
     remove_namespace_annotation(&mut config);
-    let predicted = three_way_predict(&orig, &config, &mut live)
+    let predicted = three_way_predict(&orig, &config, &mut live, true)
         .map_err(|e| format!("{}: {}", e.path, e.message))?
         .into_value(&live);
     Ok((predicted != live, predicted, live))
