@@ -206,7 +206,7 @@ mod with_lua {
     ///
     /// This is the one way to give [`assess`](crate::health::assess) (and
     /// [`ResourceHealthInput::from_objects`](crate::health::ResourceHealthInput::from_objects))
-    /// Lua scripts: pass it with [`HealthContext::with_scripts`]. The only `health` method is
+    /// Lua scripts: pass it with [`HealthContext::with_scripts`](crate::health::HealthContext::with_scripts). The only `health` method is
     /// the trait's, [`ScriptHealth::health`]. [`LuaEngine`] alone does not implement
     /// [`ScriptHealth`]: it runs whatever script it is handed and has no table of which script
     /// belongs to which kind, so it could only answer "no script" for every object.
