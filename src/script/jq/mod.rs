@@ -895,6 +895,15 @@ mod bounds {
             p.paths_within(&doc, budget(300_002 * 20 + 11)),
             Err(JqFailure::Limit("cost limit of 6000051 units exceeded".into()))
         );
+        // Only the part the expression looks at is converted: next to the 300,000 items, `.small[]`
+        // costs the root, `small` and its one value (60), and its one path (12).
+        let big = json!({"items": vec![0; 300_000], "small": [1]});
+        let p = compile(".small[]").unwrap();
+        assert_eq!(p.paths_within(&big, budget(72)).unwrap().len(), 1);
+        assert_eq!(
+            p.paths_within(&big, budget(71)),
+            Err(JqFailure::Limit("cost limit of 71 units exceeded".into()))
+        );
         // `test` costs 100 per call plus the pattern's size (1 here) plus its bytes: the second
         // call is over 5 values, one call and 50 more. A limit cannot be caught by `try`.
         let caught = compile(r#".items[] | try select(test("x"))"#).unwrap();
