@@ -160,7 +160,11 @@ fn access(t: &Term<&str>, mode: Mode) -> Option<Access> {
         Term::Id => Access { read: Vec::new(), walked: Vec::new(), at: vec![Vec::new()] },
         // Asked for its paths, a term that computes a value fails with an error that shows
         // its whole input ("invalid path expression with input ...").
-        Term::Num(_) | Term::Neg(_) | Term::Str(..) | Term::Arr(_) | Term::Obj(_)
+        Term::Num(_)
+        | Term::Neg(_)
+        | Term::Str(..)
+        | Term::Arr(_)
+        | Term::Obj(_)
         | Term::BinOp(_, BinaryOp::And | BinaryOp::Or | BinaryOp::Cmp(_), _)
             if mode == Mode::Paths =>
         {
@@ -275,7 +279,10 @@ mod tests {
                 ".spec.template.spec.containers[] | select(.name == \"a\") | .env[]",
                 "(spec(template(spec(containers*))))",
             ),
-            (".metadata.annotations.\"a/b\", .[\"data\"].x", "(data(x) metadata(annotations(a/b)))"),
+            (
+                ".metadata.annotations.\"a/b\", .[\"data\"].x",
+                "(data(x) metadata(annotations(a/b)))",
+            ),
             (".a // .b.c", "(a* b(c))"),
             ("select(.kind == \"X\") | .spec.x", "(kind* spec(x))"),
             ("if .a then .b else .c end", "(a* b c)"),
@@ -322,7 +329,9 @@ mod tests {
                     prop::collection::vec((prop::sample::select(KEYS), inner), 0..4).prop_map(
                         |kvs| {
                             Value::Object(
-                                kvs.into_iter().map(|(k, v)| (k.to_string(), v)).collect::<Map<_, _>>(),
+                                kvs.into_iter()
+                                    .map(|(k, v)| (k.to_string(), v))
+                                    .collect::<Map<_, _>>(),
                             )
                         }
                     ),
@@ -333,12 +342,35 @@ mod tests {
         fn expr() -> impl Strategy<Value = String> {
             let atom = prop::sample::select(
                 &[
-                    ".", ".a", ".b.a", ".spec.name", ".a[]", ".a[]?", ".b?", ".[0]", ".a[1:]",
-                    ".a[-1]", "..", "empty", "first", "keys", ".name.a?", ".\"a\"", ".[\"b\"]",
-                    "select(.a == 1)", "select(.name | startswith(\"a\"))", "select(has(\"a\"))",
-                    "select(.b | not)", "select(type == \"object\")", "select(length > 1)",
-                    "select(.a[]? == \"a\")", "select(any(.[]?; . == 1))", "strings", "1",
-                    "select(test(\"a\"))", "select(.spec.a // .b)",
+                    ".",
+                    ".a",
+                    ".b.a",
+                    ".spec.name",
+                    ".a[]",
+                    ".a[]?",
+                    ".b?",
+                    ".[0]",
+                    ".a[1:]",
+                    ".a[-1]",
+                    "..",
+                    "empty",
+                    "first",
+                    "keys",
+                    ".name.a?",
+                    ".\"a\"",
+                    ".[\"b\"]",
+                    "select(.a == 1)",
+                    "select(.name | startswith(\"a\"))",
+                    "select(has(\"a\"))",
+                    "select(.b | not)",
+                    "select(type == \"object\")",
+                    "select(length > 1)",
+                    "select(.a[]? == \"a\")",
+                    "select(any(.[]?; . == 1))",
+                    "strings",
+                    "1",
+                    "select(test(\"a\"))",
+                    "select(.spec.a // .b)",
                 ][..],
             )
             .prop_map(str::to_string);
