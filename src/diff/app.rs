@@ -713,7 +713,7 @@ impl Shared<'_, '_> {
         let mut out_of_sync = false;
         let status = if no_status {
             None
-        } else if !(managed_ns && !has_live) && (result.modified || !has_target || !has_live) {
+        } else if (!managed_ns || has_live) && (result.modified || !has_target || !has_live) {
             if !(requires_pruning && ignore_extraneous) {
                 out_of_sync = true;
             }

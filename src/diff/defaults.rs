@@ -189,9 +189,9 @@ fn selector_and_labels_from_template(m: &mut Map<String, Value>, selector_is_lab
 fn default_definition(name: &str, m: &mut Map<String, Value>, ctx: &Ctx) {
     let gv = ctx.gv.as_str();
     match name {
-        "io.k8s.api.apps.v1.Deployment" => deployment(m, &gv),
-        "io.k8s.api.apps.v1.StatefulSet" => stateful_set(m, &gv),
-        "io.k8s.api.apps.v1.DaemonSet" => daemon_set(m, &gv),
+        "io.k8s.api.apps.v1.Deployment" => deployment(m, gv),
+        "io.k8s.api.apps.v1.StatefulSet" => stateful_set(m, gv),
+        "io.k8s.api.apps.v1.DaemonSet" => daemon_set(m, gv),
         "io.k8s.api.apps.v1.ReplicaSet" => {
             if gv == "extensions/v1beta1" {
                 selector_and_labels_from_template(m, true);
@@ -334,8 +334,8 @@ fn default_definition(name: &str, m: &mut Map<String, Value>, ctx: &Ctx) {
         "io.k8s.api.networking.v1.IngressClassParametersReference" => {
             default(m, "scope", json!("Cluster"))
         }
-        "io.k8s.api.admissionregistration.v1.MutatingWebhook" => webhook(m, &gv, true),
-        "io.k8s.api.admissionregistration.v1.ValidatingWebhook" => webhook(m, &gv, false),
+        "io.k8s.api.admissionregistration.v1.MutatingWebhook" => webhook(m, gv, true),
+        "io.k8s.api.admissionregistration.v1.ValidatingWebhook" => webhook(m, gv, false),
         "io.k8s.api.admissionregistration.v1.RuleWithOperations" => default(m, "scope", json!("*")),
         "io.k8s.api.admissionregistration.v1.ServiceReference" => default(m, "port", json!(443)),
         _ => {}

@@ -172,12 +172,15 @@ fn canonicalize(v: &mut Value, t: TypeRef) {
 /// Whether the round trip of scalar `v` as `s` differs from `v` (integral floats already
 /// being integers).
 fn scalar_changes(v: &Value, s: Scalar) -> bool {
-    match (s, v) {
-        (Scalar::String | Scalar::Integer | Scalar::Number | Scalar::Boolean, Value::Null) => true,
-        (Scalar::Quantity | Scalar::Time | Scalar::MicroTime | Scalar::Bytes, Value::String(_))
-        | (Scalar::Quantity, Value::Number(_)) => true,
-        _ => false,
-    }
+    matches!(
+        (s, v),
+        (Scalar::String | Scalar::Integer | Scalar::Number | Scalar::Boolean, Value::Null)
+            | (
+                Scalar::Quantity | Scalar::Time | Scalar::MicroTime | Scalar::Bytes,
+                Value::String(_)
+            )
+            | (Scalar::Quantity, Value::Number(_))
+    )
 }
 
 /// The JSON round trip of an unstructured object: integral floats become integers.
