@@ -355,14 +355,16 @@ fn run_pass(ctx: &mut Ctx<'_>) -> R<()> {
         }
         let tt = &mut *t;
         if tt.t.hook {
+            // A hook's result code is cleared when its health is taken (Argo CD records it
+            // with an empty code).
             if let Some(e) = health_error {
                 let msg = format!("failed to get resource health: {e}");
-                ctx.keep(tt, TaskState::Error, &msg);
+                ctx.record(tt, None, TaskState::Error, &msg);
             } else {
                 match health {
                     None => {
                         let msg = format!("{} created", tt.t.key.name);
-                        ctx.keep(tt, TaskState::Succeeded, &msg);
+                        ctx.record(tt, None, TaskState::Succeeded, &msg);
                     }
                     Some(h) => {
                         let state = match h.status {
@@ -378,7 +380,7 @@ fn run_pass(ctx: &mut Ctx<'_>) -> R<()> {
                         } else {
                             h.message.clone()
                         };
-                        ctx.keep(tt, state, &msg);
+                        ctx.record(tt, None, state, &msg);
                     }
                 }
             }
