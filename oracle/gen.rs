@@ -539,29 +539,33 @@ const HEALTH: &str = "oracle.gitops-core/health";
 fn sync_resource(rng: &mut Rng, crd_in_git: &mut bool) -> Value {
     let name = *rng.pick(&["a", "b", "c", "web"]);
     let meta = json!({"name": name});
-    match rng.below(14) {
-        0 => json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta, "data": {"k": "v"}}),
-        1 => json!({"apiVersion": "v1", "kind": "Secret", "metadata": meta, "type": "Opaque"}),
-        2 => json!({"apiVersion": "v1", "kind": "Service", "metadata": meta,
+    match rng.below(40) {
+        0..=3 => {
+            json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta, "data": {"k": "v"}})
+        }
+        4..=6 => json!({"apiVersion": "v1", "kind": "Secret", "metadata": meta, "type": "Opaque"}),
+        7..=9 => json!({"apiVersion": "v1", "kind": "Service", "metadata": meta,
             "spec": {"ports": [{"port": 80}]}}),
-        3 => json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": meta}),
-        4 | 5 => json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": meta,
+        10..=11 => json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": meta}),
+        12..=16 => json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": meta,
             "spec": {"replicas": 1}}),
-        6 => json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": meta}),
-        7 => json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+        17..=18 => {
+            json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": meta})
+        }
+        19..=21 => json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
             "metadata": meta}),
-        8 => {
+        22..=24 => {
             // The app's namespace, or another one the next resources may live in.
             let ns = *rng.pick(&["shop", "other"]);
             json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
         }
-        9 => {
+        25..=27 => {
             *crd_in_git = true;
             crd("widgets.example.com", "Widget", "widgets", "Namespaced")
         }
-        10 | 11 => json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": meta,
+        28..=34 => json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": meta,
             "spec": {"size": 1}}),
-        12 => json!({"apiVersion": "example.com/v1", "kind": "Gadget", "metadata": meta}),
+        35..=38 => json!({"apiVersion": "example.com/v1", "kind": "Gadget", "metadata": meta}),
         _ => json!({"apiVersion": "unserved.example.com/v1", "kind": "Gizmo", "metadata": meta}),
     }
 }
@@ -686,8 +690,8 @@ pub fn sync_case(rng: &mut Rng) -> Value {
         if rng.chance(15) {
             annotate(&mut o, SYNC_OPTIONS, *rng.pick(&resource_options));
         }
-        if rng.chance(6) {
-            annotate(&mut o, FAIL, *rng.pick(&["apply", "dry-run"]));
+        if rng.chance(5) {
+            annotate(&mut o, FAIL, *rng.pick(&["apply", "apply", "dry-run"]));
         }
         track(&mut o);
         desired.push(o);
@@ -696,7 +700,7 @@ pub fn sync_case(rng: &mut Rng) -> Value {
     if !crd_in_git && rng.chance(60) {
         live.push(as_live(&crd("widgets.example.com", "Widget", "widgets", "Namespaced"), 900));
     }
-    if rng.chance(50) {
+    if rng.chance(80) {
         live.push(as_live(&crd("gadgets.example.com", "Gadget", "gadgets", "Cluster"), 901));
     }
     for i in 0..rng.below(4) {
@@ -719,12 +723,15 @@ pub fn sync_case(rng: &mut Rng) -> Value {
         }
         desired.push(h);
     }
-    // Some desired objects exist already.
+    // Some desired objects exist already, as the last of the desired objects of their key
+    // was applied.
     let mut uid = 0;
-    for d in &desired {
+    let mut seen = std::collections::BTreeSet::new();
+    for d in desired.iter().rev() {
         let hook = !d["metadata"]["annotations"][HOOK].is_null()
             || !d["metadata"]["annotations"]["helm.sh/hook"].is_null();
-        if !hook && rng.chance(50) {
+        let key = (d["kind"].to_string(), d["metadata"]["namespace"].to_string(), d["metadata"]["name"].to_string());
+        if !hook && seen.insert(key) && rng.chance(50) {
             uid += 1;
             let mut l = as_live(d, uid);
             if let Some(a) = l["metadata"]["annotations"].as_object_mut() {

@@ -60,7 +60,7 @@ const (
 	// CreateNamespace=true has none, so it is not the app's.
 	trackingAnnotation = "argocd.argoproj.io/tracking-id"
 	// The most passes a case may take; a sync still running then is reported as such.
-	maxPasses = 40
+	maxPasses = 15
 )
 
 // servedKind is one kind the simulated API server serves.

@@ -22,7 +22,7 @@ const TRACKING_ANNOTATION: &str = "argocd.argoproj.io/tracking-id";
 const HOOK_FINALIZER: &str = "argocd.argoproj.io/hook-finalizer";
 const SIMULATED_FAILURE: &str = "simulated failure";
 /// The most passes a case may take (as in the oracle).
-const MAX_PASSES: usize = 40;
+const MAX_PASSES: usize = 15;
 /// The most `step` calls in one pass.
 const MAX_CALLS: usize = 40;
 
@@ -340,13 +340,18 @@ const NOT_VALID: &str = "one or more synchronization tasks are not valid";
 
 /// The signature of differing operation messages: `sync:message:waiting-for` when both wait
 /// (for different lists of tasks), `sync:message:not-valid` when both say the tasks are not
-/// valid (gitops-core adds the reasons), `sync:message:sync-fail-waiting` when gitops-core
+/// valid (gitops-core adds the reasons), `sync:message:prune-confirmation` for the two
+/// spellings of the wait for a prune confirmation, `sync:message:sync-fail-waiting` when gitops-core
 /// waits for the SyncFail hooks it started where Argo CD's message stays "one or more tasks
 /// are running", else `sync:message`.
 fn message_signature(ours: &str, argo: &str) -> String {
     let both = |prefix: &str| ours.starts_with(prefix) && argo.starts_with(prefix);
     if both("waiting for ") {
         "sync:message:waiting-for".into()
+    } else if ours.starts_with("waiting for pruning confirmation of ")
+        && argo.starts_with("Waiting for pruning confirmation of ")
+    {
+        "sync:message:prune-confirmation".into()
     } else if both(NOT_VALID) {
         "sync:message:not-valid".into()
     } else if argo == "one or more tasks are running" && ours.starts_with("waiting for ") {
@@ -447,8 +452,18 @@ pub fn compare(ours: &Value, argo: &Value) -> BTreeMap<String, Found> {
             }
             at += w.len();
         }
-        if !diverged && at != calls.len() {
-            let rest: Vec<String> = calls.iter().skip(at).map(call_text).collect();
+        let (m, n) = (p["message"].as_str().unwrap_or(""), q["message"].as_str().unwrap_or(""));
+        // Argo CD's newer engine (the one gitops-core follows) waits for the wave's running
+        // tasks after an apply failure; the oracle's fails at once (and deletes the hooks with
+        // HookFailed in the same pass).
+        let waits = p["phase"] == "Running"
+            && q["phase"] == "Failed"
+            && n.starts_with(FAILED_TO_APPLY)
+            && m.starts_with("waiting for ");
+        let rest: Vec<&Value> = calls.iter().skip(at).collect();
+        let only_deletes = rest.iter().all(|c| c["verb"] == "delete");
+        if !diverged && !rest.is_empty() && !(waits && only_deletes) {
+            let rest: Vec<String> = rest.iter().map(|c| call_text(c)).collect();
             out.insert(
                 "sync:calls".to_string(),
                 (format!("/passes/{i}/batches"), json!([]), json!(rest)),
@@ -460,16 +475,22 @@ pub fn compare(ours: &Value, argo: &Value) -> BTreeMap<String, Found> {
                 (format!("/passes/{i}/wave"), p["wave"].clone(), q["wave"].clone()),
             );
         }
-        let (m, n) = (p["message"].as_str().unwrap_or(""), q["message"].as_str().unwrap_or(""));
+        // The newer engine also waits for the SyncFail hooks it started when one of them
+        // fails to apply; the oracle's fails at once.
+        let sync_fail_waits = p["phase"] == "Running"
+            && q["phase"] == "Failed"
+            && n.contains("\none or more SyncFail hooks failed")
+            && m.starts_with("waiting for ");
         if p["phase"] != q["phase"] {
-            // Argo CD's newer engine (the one gitops-core follows) waits for the wave's running
-            // tasks after an apply failure; the oracle's fails at once.
-            let waits = p["phase"] == "Running"
-                && q["phase"] == "Failed"
-                && n.starts_with(FAILED_TO_APPLY)
-                && m.starts_with("waiting for ");
+            let signature = if waits {
+                "sync:phase:failed-apply-waits"
+            } else if sync_fail_waits {
+                "sync:phase:sync-fail-hook-failed-waits"
+            } else {
+                "sync:phase"
+            };
             out.insert(
-                if waits { "sync:phase:failed-apply-waits" } else { "sync:phase" }.to_string(),
+                signature.to_string(),
                 (format!("/passes/{i}/phase"), p["phase"].clone(), q["phase"].clone()),
             );
         } else if reasons_sorted(m) != reasons_sorted(n) {
@@ -521,8 +542,16 @@ pub fn compare(ours: &Value, argo: &Value) -> BTreeMap<String, Found> {
         };
         for f in ["status", "hookPhase", "hookType", "message"] {
             if r[f] != a[f] {
+                let (m, n) = (r[f].as_str().unwrap_or(""), a[f].as_str().unwrap_or(""));
+                let discovery = f == "message"
+                    && m.ends_with(" \"\" not found")
+                    && n.starts_with("failed to discover server resources for group version ");
                 out.insert(
-                    format!("sync:result:{kind}:{f}"),
+                    if discovery {
+                        "sync:result:discovery-message".to_string()
+                    } else {
+                        format!("sync:result:{kind}:{f}")
+                    },
                     (format!("/results/{i}/{f}"), r[f].clone(), a[f].clone()),
                 );
             }

@@ -446,16 +446,15 @@ fn run_pass(ctx: &mut Ctx<'_>) -> R<()> {
         ctx.set(OperationPhase::Running, msg);
         return Ok(());
     }
-    // 5. Remove the finalizer of completed hooks.
-    if !ctx.req.dry_run {
-        let (idx, actions) = completed_hook_finalizers(ctx, &tasks, "finalizer");
-        let outcomes = ctx.execute(actions)?;
-        for (i, o) in idx.iter().zip(outcomes) {
-            if o.status == OutcomeStatus::Failed {
-                let tt = &mut tasks[*i];
-                let msg = format!("Failed to remove hook finalizer: {}", o.message);
-                ctx.keep(tt, TaskState::Error, &msg);
-            }
+    // 5. Remove the finalizer of completed hooks (in an operation dry run too, as Argo CD
+    // does: the dry run records its hooks as completed).
+    let (idx, actions) = completed_hook_finalizers(ctx, &tasks, "finalizer");
+    let outcomes = ctx.execute(actions)?;
+    for (i, o) in idx.iter().zip(outcomes) {
+        if o.status == OutcomeStatus::Failed {
+            let tt = &mut tasks[*i];
+            let msg = format!("Failed to remove hook finalizer: {}", o.message);
+            ctx.keep(tt, TaskState::Error, &msg);
         }
     }
     // 6. Hooks to delete at the end.
@@ -800,7 +799,8 @@ fn run_tasks(
             (ActionKind::Update, true) => {
                 format!("{}/{} updated", tasks[*i].t.key.kind, tasks[*i].t.key.name)
             }
-            (ActionKind::Update, false) => format!("error when updating: {}", o.message),
+            // Argo CD's sync returns the error text itself (its "error when updating"
+            // message is overwritten).
             _ => o.message.clone(),
         };
         if !ok {
@@ -878,10 +878,17 @@ fn completed_hook_finalizers(
     tasks: &[RTask],
     prefix: &str,
 ) -> (Vec<usize>, Vec<HostAction>) {
+    // A hook with several phases has one live object: its finalizer is removed once, by its
+    // first task (Argo CD's tasks share the object, so the later ones find nothing to remove).
+    let mut seen = std::collections::HashSet::new();
     let idx: Vec<usize> = (0..tasks.len())
         .filter(|i| {
             let t = &tasks[*i];
-            t.t.hook && t.completed() && t.t.live.as_ref().is_some_and(has_hook_finalizer)
+            t.t.hook
+                && t.completed()
+                && t.t.live.as_ref().is_some_and(|l| {
+                    has_hook_finalizer(l) && seen.insert(ObjectRef::from_object_lossy(l).key())
+                })
         })
         .collect();
     let actions = task_actions(ctx, tasks, &idx, ActionKind::RemoveFinalizer, prefix);

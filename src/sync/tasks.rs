@@ -206,6 +206,11 @@ pub(crate) fn build(request: &SyncRequest, obs: &Observations) -> Built {
             lives.entry(gkn).or_default().push((k.2.clone(), p.live.clone()));
         }
     }
+    // Whether Git has the app's namespace: any target, also one a selective sync leaves out
+    // (Argo CD looks at every reconciled target, hooks apart).
+    let has_ns_resource = rec.pairs.iter().any(|(k, p)| {
+        p.target.is_some() && k.0.is_empty() && k.1 == "Namespace" && k.3 == ns
+    });
     // 1. Resource tasks.
     let mut tasks: Vec<Task> = Vec::new();
     for (key, Pair { target, live }) in rec.pairs {
@@ -229,12 +234,6 @@ pub(crate) fn build(request: &SyncRequest, obs: &Observations) -> Built {
             tasks.push(new_task(phase, t, l));
         }
     }
-    let has_ns_resource = tasks.iter().any(|t| {
-        t.target.is_some()
-            && t.key.group.is_empty()
-            && t.key.kind == "Namespace"
-            && t.key.name == ns
-    });
     // 2. Hook tasks.
     if !request.skip_hooks {
         for h in &rec.hooks {
