@@ -730,7 +730,8 @@ pub fn sync_case(rng: &mut Rng) -> Value {
     for d in desired.iter().rev() {
         let hook = !d["metadata"]["annotations"][HOOK].is_null()
             || !d["metadata"]["annotations"]["helm.sh/hook"].is_null();
-        let key = (d["kind"].to_string(), d["metadata"]["namespace"].to_string(), d["metadata"]["name"].to_string());
+        let l = as_live(d, 0);
+        let key = (l["kind"].to_string(), l["metadata"]["namespace"].to_string(), l["metadata"]["name"].to_string());
         if !hook && seen.insert(key) && rng.chance(50) {
             uid += 1;
             let mut l = as_live(d, uid);

@@ -434,6 +434,7 @@ pub fn compare(ours: &Value, argo: &Value) -> BTreeMap<String, Found> {
             }
             previous = Some(g);
         }
+        let (m, n) = (p["message"].as_str().unwrap_or(""), q["message"].as_str().unwrap_or(""));
         let mut at = 0;
         let mut diverged = false;
         for w in &windows {
@@ -443,8 +444,50 @@ pub fn compare(ours: &Value, argo: &Value) -> BTreeMap<String, Found> {
             a.sort();
             b.sort();
             if a != b {
+                // Tasks that tie in Go's sort (custom resources of one name) may come in either
+                // order, and the dependency moves (namespaces, CRDs first) then put other tasks
+                // between them: with the same calls in the pass, the order is one Go may take.
+                let all = |v: Vec<&Value>| {
+                    let mut t: Vec<String> = v.into_iter().map(call_text).collect();
+                    t.sort();
+                    t
+                };
+                let same_calls = all(groups.iter().flat_map(|g| g.as_array().into_iter().flatten()).collect())
+                    == all(calls.iter().collect());
+                // (The tied objects are looked for in every pass: one of them may be left out
+                // of this one, as a custom resource is of the dry run before its CRD exists.)
+                let every: Vec<Value> = their_passes
+                    .iter()
+                    .flat_map(|q| q["ops"].as_array().into_iter().flatten())
+                    .map(|c| json!({"verb": c["verb"], "key": c["key"]}))
+                    .collect();
+                let tie = every.iter().enumerate().any(|(x, c)| {
+                    every.iter().skip(x + 1).any(|d| {
+                        tied(std::slice::from_ref(c), std::slice::from_ref(d)) && c["key"] != d["key"]
+                    })
+                });
+                // The oracle's engine deletes the hooks with HookFailed before it starts the
+                // SyncFail hooks after an apply failure; the newer one after they completed.
+                let mut extra: Vec<String> = all(calls.iter().collect());
+                for c in all(groups.iter().flat_map(|g| g.as_array().into_iter().flatten()).collect()) {
+                    if let Some(x) = extra.iter().position(|e| *e == c) {
+                        extra.remove(x);
+                    }
+                }
+                let ours_in_theirs = extra.len() + groups.iter().flat_map(|g| g.as_array().into_iter().flatten()).count() == calls.len();
+                let deletes_first = ours_in_theirs
+                    && !extra.is_empty()
+                    && extra.iter().all(|e| e.starts_with("delete "))
+                    && (n == "one or more tasks are running" || n.starts_with(FAILED_TO_APPLY));
+                let signature = if same_calls && tie {
+                    "sync:calls:tied-order"
+                } else if deletes_first {
+                    "sync:calls:hook-failed-deletes-first"
+                } else {
+                    "sync:calls"
+                };
                 out.insert(
-                    "sync:calls".to_string(),
+                    signature.to_string(),
                     (format!("/passes/{i}/batches"), json!(a), json!(b)),
                 );
                 diverged = true;
@@ -452,7 +495,6 @@ pub fn compare(ours: &Value, argo: &Value) -> BTreeMap<String, Found> {
             }
             at += w.len();
         }
-        let (m, n) = (p["message"].as_str().unwrap_or(""), q["message"].as_str().unwrap_or(""));
         // Argo CD's newer engine (the one gitops-core follows) waits for the wave's running
         // tasks after an apply failure; the oracle's fails at once (and deletes the hooks with
         // HookFailed in the same pass).

@@ -80,6 +80,13 @@ fn has_deletion_timestamp(obj: &Value) -> bool {
     obj.get("metadata").and_then(|m| m.get("deletionTimestamp")).is_some_and(|v| !v.is_null())
 }
 
+/// Takes the hook finalizer off a live object.
+fn drop_hook_finalizer(obj: &mut Value) {
+    if let Some(f) = obj.pointer_mut("/metadata/finalizers").and_then(Value::as_array_mut) {
+        f.retain(|x| x.as_str() != Some(HOOK_FINALIZER));
+    }
+}
+
 fn has_hook_finalizer(obj: &Value) -> bool {
     obj.get("metadata")
         .and_then(|m| m.get("finalizers"))
@@ -455,6 +462,16 @@ fn run_pass(ctx: &mut Ctx<'_>) -> R<()> {
             let tt = &mut tasks[*i];
             let msg = format!("Failed to remove hook finalizer: {}", o.message);
             ctx.keep(tt, TaskState::Error, &msg);
+        } else if let Some(live) = &tasks[*i].t.live {
+            // The hook's other phases share the live object: it has no finalizer now.
+            let key = ObjectRef::from_object_lossy(live).key();
+            for t in tasks.iter_mut() {
+                if let Some(l) = &mut t.t.live
+                    && ObjectRef::from_object_lossy(l).key() == key
+                {
+                    drop_hook_finalizer(l);
+                }
+            }
         }
     }
     // 6. Hooks to delete at the end.
