@@ -192,7 +192,7 @@ fn pointer_class(pointer: &str) -> String {
 type Found = (String, Value, Value);
 
 /// What both sides answer, reduced to the compared fields: signature → divergence.
-fn compare(area: Area, ours: &Value, argo: &Value) -> BTreeMap<String, Found> {
+fn compare(area: Area, params: &Value, ours: &Value, argo: &Value) -> BTreeMap<String, Found> {
     let mut out = BTreeMap::new();
     if ours.get("error").is_some() || argo.get("error").is_some() {
         out.insert(format!("{}:error", area.name()), (String::new(), ours.clone(), argo.clone()));
@@ -201,7 +201,7 @@ fn compare(area: Area, ours: &Value, argo: &Value) -> BTreeMap<String, Found> {
     let top = match area {
         Area::Health => "status",
         Area::Diff => "syncStatus",
-        Area::Sync => return syncsim::compare(ours, argo),
+        Area::Sync => return syncsim::compare(params, ours, argo),
     };
     if spelling(&ours[top]) != spelling(&argo[top]) {
         out.insert(
@@ -396,7 +396,7 @@ fn run(o: &Options) -> Result<u64, String> {
         }
         let entry = per_area.entry(area.name()).or_default();
         entry.0 += 1;
-        let found = compare(area, &a, &b);
+        let found = compare(area, &params, &a, &b);
         if found.is_empty() {
             // One agreed answer per class of outcome is kept as a recorded oracle answer.
             let class = format!("{}-agree-{}", area.name(), outcome_class(area, &a));
@@ -474,7 +474,7 @@ fn one_case(o: &Options, file: &Path) -> Result<u64, String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let (mut ours, mut argo) = start(o, root, &["serve"])?;
     let (a, b) = answers(area, &case["params"], &mut ours, &mut argo)?;
-    let found = compare(area, &a, &b);
+    let found = compare(area, &case["params"], &a, &b);
     if o.show {
         let text = |v: &Value| serde_json::to_string_pretty(v).unwrap_or_default();
         println!("gitops-core: {}\nArgo CD: {}", text(&a), text(&b));
@@ -557,7 +557,7 @@ fn bench(o: &Options, rounds: usize) -> Result<u64, String> {
         if let Area::Diff = area {
             with_objects(params, &mut x)?;
         }
-        let found = compare(area, &x, &y);
+        let found = compare(area, params, &x, &y);
         // What each side answered, so the timings are known to be of the same work.
         let summary = |v: &Value| {
             let rs = v["resources"].as_array().map_or(&[][..], Vec::as_slice);

@@ -316,6 +316,35 @@ fn call_text(c: &Value) -> String {
     s
 }
 
+/// Whether the case has objects that tie in Go's task order (phase and wave apart): one name
+/// and one kind rank (so one kind, or two custom resource kinds), other identities (another
+/// namespace, group or custom kind).
+fn has_tie(params: &Value) -> bool {
+    let ns = params["app"]["spec"]["destination"]["namespace"].as_str().unwrap_or("");
+    let objects: Vec<(i32, String, String)> = ["desired", "live"]
+        .iter()
+        .flat_map(|k| params[*k].as_array().into_iter().flatten())
+        .map(ObjectRef::from_object_lossy)
+        .map(|r| {
+            let namespace = if r.namespace.is_empty() { ns } else { r.namespace.as_str() };
+            let identity = format!("{}/{}/{namespace}", r.group, r.kind);
+            (kind_rank(&r.kind), r.name, identity)
+        })
+        .collect();
+    objects.iter().enumerate().any(|(i, a)| {
+        objects.iter().skip(i + 1).any(|b| a.0 == b.0 && a.1 == b.1 && a.2 != b.2)
+    })
+}
+
+/// Whether a live object of the case has `Replace=true` or `Force=true` in its sync options.
+fn live_replace_or_force(params: &Value) -> bool {
+    params["live"].as_array().into_iter().flatten().any(|l| {
+        annotation(l, "argocd.argoproj.io/sync-options")
+            .split(',')
+            .any(|o| matches!(o.trim(), "Replace=true" | "Force=true"))
+    })
+}
+
 /// Whether two adjacent groups of gitops-core's tie under Go's task order: both only applies
 /// of objects of one name whose kinds Go ranks alike (kinds outside its kind order, i.e.
 /// custom resources). Go's unstable sort leaves such tasks in map order, so it may run them
@@ -341,9 +370,9 @@ const NOT_VALID: &str = "one or more synchronization tasks are not valid";
 /// The signature of differing operation messages: `sync:message:waiting-for` when both wait
 /// (for different lists of tasks), `sync:message:not-valid` when both say the tasks are not
 /// valid (gitops-core adds the reasons), `sync:message:prune-confirmation` for the two
-/// spellings of the wait for a prune confirmation, `sync:message:sync-fail-waiting` when gitops-core
-/// waits for the SyncFail hooks it started where Argo CD's message stays "one or more tasks
-/// are running", else `sync:message`.
+/// spellings of the wait for a prune confirmation, `sync:message:tasks-running` when
+/// gitops-core names what it waits for where Argo CD's message stays "one or more tasks are
+/// running", else `sync:message`.
 fn message_signature(ours: &str, argo: &str) -> String {
     let both = |prefix: &str| ours.starts_with(prefix) && argo.starts_with(prefix);
     if both("waiting for ") {
@@ -355,7 +384,7 @@ fn message_signature(ours: &str, argo: &str) -> String {
     } else if both(NOT_VALID) {
         "sync:message:not-valid".into()
     } else if argo == "one or more tasks are running" && ours.starts_with("waiting for ") {
-        "sync:message:sync-fail-waiting".into()
+        "sync:message:tasks-running".into()
     } else {
         "sync:message".into()
     }
@@ -403,7 +432,7 @@ fn reasons_sorted(m: &str) -> String {
 /// order), the wave that ran, and the phase and message; then the final phase, message and
 /// the results by result key. Signatures: `sync:calls`, `sync:pass-count`, `sync:wave`,
 /// `sync:message`, `sync:phase`, `sync:result:<Kind>:<field>`, `sync:result:<Kind>:missing`.
-pub fn compare(ours: &Value, argo: &Value) -> BTreeMap<String, Found> {
+pub fn compare(params: &Value, ours: &Value, argo: &Value) -> BTreeMap<String, Found> {
     let mut out = BTreeMap::new();
     let empty = Vec::new();
     let our_passes = ours["passes"].as_array().unwrap_or(&empty);
@@ -454,18 +483,10 @@ pub fn compare(ours: &Value, argo: &Value) -> BTreeMap<String, Found> {
                 };
                 let same_calls = all(groups.iter().flat_map(|g| g.as_array().into_iter().flatten()).collect())
                     == all(calls.iter().collect());
-                // (The tied objects are looked for in every pass: one of them may be left out
-                // of this one, as a custom resource is of the dry run before its CRD exists.)
-                let every: Vec<Value> = their_passes
-                    .iter()
-                    .flat_map(|q| q["ops"].as_array().into_iter().flatten())
-                    .map(|c| json!({"verb": c["verb"], "key": c["key"]}))
-                    .collect();
-                let tie = every.iter().enumerate().any(|(x, c)| {
-                    every.iter().skip(x + 1).any(|d| {
-                        tied(std::slice::from_ref(c), std::slice::from_ref(d)) && c["key"] != d["key"]
-                    })
-                });
+                // (The tied objects are looked for among the case's objects: one of them may
+                // make no call in this pass, as a custom resource in the dry run before its CRD
+                // exists.)
+                let tie = has_tie(params);
                 // The oracle's engine deletes the hooks with HookFailed before it starts the
                 // SyncFail hooks after an apply failure; the newer one after they completed.
                 let mut extra: Vec<String> = all(calls.iter().collect());
@@ -479,8 +500,19 @@ pub fn compare(ours: &Value, argo: &Value) -> BTreeMap<String, Found> {
                     && !extra.is_empty()
                     && extra.iter().all(|e| e.starts_with("delete "))
                     && (n == "one or more tasks are running" || n.starts_with(FAILED_TO_APPLY));
+                // The newer engine also reads Replace=true and Force=true from the live
+                // object's annotation; the oracle's only from the target's.
+                let keys = |v: &[String]| {
+                    let mut k: Vec<String> =
+                        v.iter().map(|c| c.split(' ').nth(1).unwrap_or("").to_string()).collect();
+                    k.sort();
+                    k
+                };
+                let live_options = keys(&a) == keys(&b) && live_replace_or_force(params);
                 let signature = if same_calls && tie {
                     "sync:calls:tied-order"
+                } else if live_options {
+                    "sync:calls:live-sync-options"
                 } else if deletes_first {
                     "sync:calls:hook-failed-deletes-first"
                 } else {
