@@ -688,10 +688,12 @@ pub fn sync_case(rng: &mut Rng) -> Value {
             annotate(&mut o, WAVE, w);
         }
         if rng.chance(15) {
-            annotate(&mut o, SYNC_OPTIONS, *rng.pick(&resource_options));
+            let option = *rng.pick(&resource_options);
+            annotate(&mut o, SYNC_OPTIONS, option);
         }
         if rng.chance(5) {
-            annotate(&mut o, FAIL, *rng.pick(&["apply", "apply", "dry-run"]));
+            let what = *rng.pick(&["apply", "apply", "dry-run"]);
+            annotate(&mut o, FAIL, what);
         }
         track(&mut o);
         desired.push(o);
@@ -731,7 +733,11 @@ pub fn sync_case(rng: &mut Rng) -> Value {
         let hook = !d["metadata"]["annotations"][HOOK].is_null()
             || !d["metadata"]["annotations"]["helm.sh/hook"].is_null();
         let l = as_live(d, 0);
-        let key = (l["kind"].to_string(), l["metadata"]["namespace"].to_string(), l["metadata"]["name"].to_string());
+        let key = (
+            l["kind"].to_string(),
+            l["metadata"]["namespace"].to_string(),
+            l["metadata"]["name"].to_string(),
+        );
         if !hook && seen.insert(key) && rng.chance(50) {
             uid += 1;
             let mut l = as_live(d, uid);
@@ -744,18 +750,25 @@ pub fn sync_case(rng: &mut Rng) -> Value {
     // Prune candidates: the app's objects no longer in Git.
     for i in 0..rng.below(3) {
         let mut o = match rng.below(4) {
-            0 => json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": format!("old{i}")}}),
-            1 => json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": format!("old{i}")}}),
+            0 => {
+                json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": format!("old{i}")}})
+            }
+            1 => {
+                json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": format!("old{i}")}})
+            }
             2 => json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
                 "metadata": {"name": format!("old{i}")}}),
-            _ => json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": *rng.pick(&["a", "b"])}}),
+            _ => {
+                json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": *rng.pick(&["a", "b"])}})
+            }
         };
         if rng.chance(40) {
             let w = *rng.pick(&["-1", "1", "3"]);
             annotate(&mut o, WAVE, w);
         }
         if rng.chance(25) {
-            annotate(&mut o, SYNC_OPTIONS, *rng.pick(&["Prune=false", "PruneLast=true", "Prune=confirm"]));
+            let option = *rng.pick(&["Prune=false", "PruneLast=true", "Prune=confirm"]);
+            annotate(&mut o, SYNC_OPTIONS, option);
         }
         if rng.chance(8) {
             annotate(&mut o, FAIL, "delete");
@@ -771,8 +784,11 @@ pub fn sync_case(rng: &mut Rng) -> Value {
         }
     }
     if rng.chance(20) {
-        live.push(as_live(&json!({"apiVersion": "v1", "kind": "Namespace",
-            "metadata": {"name": "shop"}}), 950));
+        live.push(as_live(
+            &json!({"apiVersion": "v1", "kind": "Namespace",
+            "metadata": {"name": "shop"}}),
+            950,
+        ));
     }
     let app_options = [
         "CreateNamespace=true",

@@ -306,9 +306,9 @@ fn outcome_class(area: Area, ours: &Value) -> String {
         .collect();
     if let Area::Sync = area {
         // The final phase and whether hooks ran.
-        let hooks = ours["results"]
-            .as_array()
-            .is_some_and(|rs| rs.iter().any(|r| r["hookType"].as_str().is_some_and(|h| !h.is_empty())));
+        let hooks = ours["results"].as_array().is_some_and(|rs| {
+            rs.iter().any(|r| r["hookType"].as_str().is_some_and(|h| !h.is_empty()))
+        });
         return format!(
             "{}{}",
             ours["phase"].as_str().unwrap_or("Error"),

@@ -208,9 +208,10 @@ pub(crate) fn build(request: &SyncRequest, obs: &Observations) -> Built {
     }
     // Whether Git has the app's namespace: any target, also one a selective sync leaves out
     // (Argo CD looks at every reconciled target, hooks apart).
-    let has_ns_resource = rec.pairs.iter().any(|(k, p)| {
-        p.target.is_some() && k.0.is_empty() && k.1 == "Namespace" && k.3 == ns
-    });
+    let has_ns_resource = rec
+        .pairs
+        .iter()
+        .any(|(k, p)| p.target.is_some() && k.0.is_empty() && k.1 == "Namespace" && k.3 == ns);
     // 1. Resource tasks.
     let mut tasks: Vec<Task> = Vec::new();
     for (key, Pair { target, live }) in rec.pairs {
