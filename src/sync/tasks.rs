@@ -185,7 +185,17 @@ pub(crate) fn build(request: &SyncRequest, obs: &Observations) -> Built {
     }
     for h in &rec.hooks {
         let r = ObjectRef::from_object_lossy(h);
-        wanted.insert((r.group, r.kind, r.name));
+        if h["metadata"]["name"].as_str().unwrap_or("").is_empty() {
+            // An unnamed hook is looked up by the name step 2 generates for each phase (the
+            // reference's name is the generateName).
+            let gen_name = r.name.as_str();
+            for phase in hooks::sync_phases(h) {
+                let n = generated_hook_name(gen_name, &request.revision, phase, request.started_at);
+                wanted.insert((r.group.clone(), r.kind.clone(), n));
+            }
+        } else {
+            wanted.insert((r.group, r.kind, r.name));
+        }
     }
     wanted.insert((String::new(), "Namespace".to_string(), ns.to_string()));
     type Lives = HashMap<(String, String, String), Vec<(String, Option<Value>)>>;
@@ -196,6 +206,12 @@ pub(crate) fn build(request: &SyncRequest, obs: &Observations) -> Built {
             lives.entry(gkn).or_default().push((k.2.clone(), p.live.clone()));
         }
     }
+    // Whether Git has the app's namespace: any target, also one a selective sync leaves out
+    // (Argo CD looks at every reconciled target, hooks apart).
+    let has_ns_resource = rec
+        .pairs
+        .iter()
+        .any(|(k, p)| p.target.is_some() && k.0.is_empty() && k.1 == "Namespace" && k.3 == ns);
     // 1. Resource tasks.
     let mut tasks: Vec<Task> = Vec::new();
     for (key, Pair { target, live }) in rec.pairs {
@@ -219,12 +235,6 @@ pub(crate) fn build(request: &SyncRequest, obs: &Observations) -> Built {
             tasks.push(new_task(phase, t, l));
         }
     }
-    let has_ns_resource = tasks.iter().any(|t| {
-        t.target.is_some()
-            && t.key.group.is_empty()
-            && t.key.kind == "Namespace"
-            && t.key.name == ns
-    });
     // 2. Hook tasks.
     if !request.skip_hooks {
         for h in &rec.hooks {
@@ -355,6 +365,9 @@ pub(crate) fn decide_action(request: &SyncRequest, t: &mut Task, skip_dry_run: b
     t.flags.dry_run_first = !skip_dry_run;
     if t.is_prune() {
         t.flags.dry_run_first = true;
+        // A batch waits for confirmation of such a prune even when pruning is off or
+        // disabled for the object (Argo CD checks the option before the prune settings).
+        t.requires_confirmation = options::prune_requires_confirmation(t.live.as_ref(), app);
         if !request.prune {
             t.message = "ignored (requires pruning)".into();
             t.action = TaskAction::Skip { reason: t.message.clone() };
@@ -363,7 +376,6 @@ pub(crate) fn decide_action(request: &SyncRequest, t: &mut Task, skip_dry_run: b
             t.action = TaskAction::Skip { reason: t.message.clone() };
         } else {
             t.action = TaskAction::Delete;
-            t.requires_confirmation = options::prune_requires_confirmation(t.live.as_ref(), app);
         }
         return;
     }
