@@ -59,7 +59,11 @@ pub(super) fn scan(v: &Value) -> u64 {
             let b = s.as_bytes();
             let numeric = matches!(b.first(), Some(c) if c.is_ascii_digit()
                 || c.is_ascii_whitespace() || matches!(c, b'+' | b'-' | b'.' | 0x0b));
-            if b.len() > super::operators::FREE_BYTES && numeric { bytes(b.len() as u64) } else { 0 }
+            if b.len() > super::operators::FREE_BYTES && numeric {
+                bytes(b.len() as u64)
+            } else {
+                0
+            }
         }
         _ => 0,
     }
@@ -233,13 +237,18 @@ pub(super) fn wrap_base(
 
 /// The `math` functions: each may convert string arguments to numbers, charged by [`scan`]
 /// (plus a call and one unit per argument, as every wrapped function).
-pub(super) fn wrap_math(lua: &Lua, control: &std::rc::Rc<Control>, math: &Table) -> mlua::Result<()> {
+pub(super) fn wrap_math(
+    lua: &Lua,
+    control: &std::rc::Rc<Control>,
+    math: &Table,
+) -> mlua::Result<()> {
     const NAMES: [&str; 26] = [
         "abs", "acos", "asin", "atan", "atan2", "ceil", "cos", "cosh", "deg", "exp", "floor",
         "fmod", "frexp", "ldexp", "log", "log10", "max", "min", "modf", "pow", "rad", "sin",
         "sinh", "sqrt", "tan", "tanh",
     ];
-    let costs: Vec<(&'static str, CostFn)> = NAMES.iter().map(|n| (*n, (|_| 0) as CostFn)).collect();
+    let costs: Vec<(&'static str, CostFn)> =
+        NAMES.iter().map(|n| (*n, (|_| 0) as CostFn)).collect();
     wrap(lua, control, math, &costs)
 }
 
@@ -251,11 +260,7 @@ pub(super) fn wrap_os(lua: &Lua, control: &std::rc::Rc<Control>, os: &Table) -> 
         lua,
         control,
         os,
-        &[
-            ("date", |a| str_len(arg(a, 0)) * 16),
-            ("time", |_| 1),
-            ("difftime", |_| 1),
-        ],
+        &[("date", |a| str_len(arg(a, 0)) * 16), ("time", |_| 1), ("difftime", |_| 1)],
     )
 }
 

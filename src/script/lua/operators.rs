@@ -75,7 +75,9 @@ impl Names {
                 val: format!("__cost_val{suffix}"),
                 num: format!("__cost_num{suffix}"),
             };
-            if ![&names.args, &names.val, &names.num].iter().any(|name| source.contains(name.as_str()))
+            if ![&names.args, &names.val, &names.num]
+                .iter()
+                .any(|name| source.contains(name.as_str()))
             {
                 return names;
             }
@@ -438,7 +440,11 @@ mod tests {
         for n in [100usize, 1000, 8000, 9000] {
             let sum = format!("return {}", vec!["x"; n].join(" + "));
             let t = std::time::Instant::now();
-            let r = std::thread::Builder::new().stack_size(1 << 20).spawn(move || super::rewrite(&sum).map(|s| s.len())).unwrap().join();
+            let r = std::thread::Builder::new()
+                .stack_size(1 << 20)
+                .spawn(move || super::rewrite(&sum).map(|s| s.len()))
+                .unwrap()
+                .join();
             eprintln!("{n}: {:?} {:?}", r.map(|r| r.is_ok()), t.elapsed());
         }
     }
