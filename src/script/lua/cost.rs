@@ -265,10 +265,11 @@ pub(super) fn wrap_os(lua: &Lua, control: &std::rc::Rc<Control>, os: &Table) -> 
 }
 
 /// What compiling a chunk of `len` bytes costs: LuaJIT compiles it, the parser reads it and
-/// its operators are rewritten (`operators.rs`), and LuaJIT compiles it again: 16 units a
-/// byte (the parser takes some 200 ns a byte of a large chunk).
+/// its operators are rewritten (`operators.rs`), and LuaJIT compiles it again: 32 units a
+/// byte (the parser takes some 350 to 700 ns a byte of a large chunk), so that the largest
+/// chunk ([`super::MAX_CHUNK_BYTES`]) fits one evaluation's default budget once.
 pub(super) fn compile(len: usize) -> u64 {
-    COMPILE_UNITS + 16 * len as u64
+    COMPILE_UNITS + 32 * len as u64
 }
 
 /// What copying `len` bytes costs.
