@@ -17,9 +17,14 @@
 //! the paths it selects in the whole object, with the same errors, in the same order: the
 //! parts left out are parts it never looks at.
 //!
+//! Errors count as looking: where a path is expected (`path(E)` evaluates `E` for its paths),
+//! a term that computes a value (a literal, a comparison, `true`) fails with an error showing
+//! its whole input, so it reads that input whole.
+//!
 //! The analysis is conservative: a construct it does not follow counts as reading everything
 //! below the value it runs on, and a footprint of more than [`MAX_FOOTPRINT_PATHS`] paths is
-//! the whole object.
+//! the whole object. A property test checks that paths and errors on the footprint are those
+//! on the whole object.
 
 use std::collections::BTreeMap;
 
