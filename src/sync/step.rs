@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use super::hooks::HOOK_FINALIZER;
 use super::messages::{self, Wait};
-use super::reconcile::key4;
+use super::reconcile::{RefKey, ref_key};
 use super::tasks::{Built, build, decide_action};
 use super::{
     ActionKind, HookDeletePolicy, HostAction, LiveObject, Observations, OperationPhase, Outcome,
@@ -21,7 +21,6 @@ use super::{
     TaskAction, TaskState, WaveEvent,
 };
 use crate::health::HealthStatus;
-use crate::object::ObjectRef;
 
 /// The pass needs outcomes it does not have yet.
 struct Suspend;
@@ -38,7 +37,8 @@ enum RunState {
 struct Ctx<'a> {
     req: &'a SyncRequest,
     obs: &'a Observations,
-    live_by_key: BTreeMap<(String, String, String, String), &'a LiveObject>,
+    /// The live objects by key (lookups only).
+    live_by_key: HashMap<RefKey<'a>, &'a LiveObject>,
     results: Vec<ResourceResult>,
     /// Position of each result by result key.
     result_index: HashMap<String, usize>,
@@ -53,6 +53,8 @@ struct Ctx<'a> {
 #[derive(Debug, Clone)]
 struct RTask {
     t: Task,
+    /// [`Task::result_key`].
+    key: String,
     status: Option<ResultCode>,
     state: TaskState,
     message: String,
@@ -93,9 +95,8 @@ impl<'a> Ctx<'a> {
         for o in &obs.outcomes {
             outcomes.insert(o.id.clone(), o.clone());
         }
-        let results = state.step_base.clone().unwrap_or_else(|| state.results.clone());
-        let live_by_key =
-            obs.live.iter().map(|l| (key4(&ObjectRef::from_object_lossy(&l.object)), l)).collect();
+        let results = pass_base(state);
+        let live_by_key = obs.live.iter().map(|l| (ref_key(&l.object), l)).collect();
         Ctx {
             req,
             obs,
@@ -123,8 +124,7 @@ impl<'a> Ctx<'a> {
         if !msg.is_empty() {
             t.message = msg.to_string();
         }
-        let key = t.t.result_key();
-        if let Some(r) = self.result_index.get(&key).and_then(|i| self.results.get_mut(*i)) {
+        if let Some(r) = self.result_index.get(&t.key).and_then(|i| self.results.get_mut(*i)) {
             r.status = status;
             r.hook_phase = state;
             if !msg.is_empty() {
@@ -132,7 +132,7 @@ impl<'a> Ctx<'a> {
             }
         } else {
             let order = self.results.len() + 1;
-            self.result_index.insert(key, self.results.len());
+            self.result_index.insert(t.key.clone(), self.results.len());
             self.results.push(ResourceResult {
                 key: t.t.key.clone(),
                 status,
@@ -178,7 +178,7 @@ impl<'a> Ctx<'a> {
     }
 
     fn health(&self, live: &Value) -> Option<&'a LiveObject> {
-        self.live_by_key.get(&key4(&ObjectRef::from_object_lossy(live))).copied()
+        self.live_by_key.get(&ref_key(live)).copied()
     }
 
     fn confirmed(&self) -> bool {
@@ -186,8 +186,14 @@ impl<'a> Ctx<'a> {
     }
 }
 
+/// The results as they were when the pass began (what [`Ctx::new`] starts from).
+fn pass_base(state: &SyncState) -> Vec<ResourceResult> {
+    state.step_base.clone().unwrap_or_else(|| state.results.clone())
+}
+
 fn load(built: &mut Built, results: &[ResourceResult]) -> Vec<RTask> {
-    let by_key: BTreeMap<String, &ResourceResult> =
+    // Lookups only; a repeated key keeps the last result, as a sorted map would.
+    let by_key: HashMap<String, &ResourceResult> =
         results.iter().map(|r| (r.result_key(), r)).collect();
     let presets = std::mem::take(&mut built.preset_failures);
     std::mem::take(&mut built.tasks)
@@ -198,6 +204,7 @@ fn load(built: &mut Built, results: &[ResourceResult]) -> Vec<RTask> {
             RTask {
                 preset: presets.iter().find(|(k, _)| *k == key).map(|(_, m)| m.clone()),
                 t,
+                key,
                 status: r.and_then(|r| r.status),
                 state: r.map(|r| r.hook_phase).unwrap_or_default(),
                 message: r.map(|r| r.message.clone()).unwrap_or_default(),
@@ -246,7 +253,6 @@ fn load(built: &mut Built, results: &[ResourceResult]) -> Vec<RTask> {
 /// ```
 pub fn step(request: &SyncRequest, state: &SyncState, observations: &Observations) -> Step {
     let mut ctx = Ctx::new(request, state, observations);
-    let base = ctx.results.clone();
     match run_pass(&mut ctx) {
         Ok(()) => Step {
             done: ctx.phase.completed(),
@@ -266,7 +272,7 @@ pub fn step(request: &SyncRequest, state: &SyncState, observations: &Observation
                 message: ctx.message,
                 results: ctx.results,
                 outcomes: ctx.outcomes,
-                step_base: Some(base),
+                step_base: Some(pass_base(state)),
             },
             actions: ctx.requested,
             done: false,
@@ -340,14 +346,11 @@ fn run_pass(ctx: &mut Ctx<'_>) -> R<()> {
     }
     // 2. Update the running tasks from health.
     for t in tasks.iter_mut() {
-        let Some(live) = t.t.live.clone() else { continue };
-        if !t.running() {
-            continue;
-        }
-        let observed = ctx.health(&live);
+        let Some(live) = t.t.live.as_ref().filter(|_| t.running()) else { continue };
+        let observed = ctx.health(live);
         let mut health = observed.and_then(|l| l.health.clone());
         let health_error = observed.and_then(|l| l.health_error.clone());
-        if has_deletion_timestamp(&live) && !has_hook_finalizer(&live) {
+        if has_deletion_timestamp(live) && !has_hook_finalizer(live) {
             health = serde_json::from_value(
                 serde_json::json!({"status": "Progressing", "message": "Pending deletion"}),
             )
@@ -654,9 +657,8 @@ fn run_tasks(
         let actions: Vec<HostAction> = fin
             .iter()
             .map(|i| {
-                let t = &tasks[*i].t;
-                let id = format!("{batch}:finalizer:{}", t.result_key());
-                ctx.action(id, ActionKind::RemoveFinalizer, t, 0)
+                let id = format!("{batch}:finalizer:{}", tasks[*i].key);
+                ctx.action(id, ActionKind::RemoveFinalizer, &tasks[*i].t, 0)
             })
             .collect();
         let outcomes = ctx.execute(actions)?;
@@ -700,7 +702,7 @@ fn run_tasks(
                 planned.push((i, Some(ResultCode::Pruned), TaskState::Succeeded, "pruned".into()))
             }
             _ => {
-                let id = format!("{batch}:prune:{}", t.result_key());
+                let id = format!("{batch}:prune:{}", tasks[i].key);
                 deletes.push((i, ctx.action(id, ActionKind::Delete, t, 0)));
             }
         }
@@ -765,23 +767,23 @@ fn run_tasks(
     // 4. Applies, in groups of consecutive tasks of one kind.
     let mut applies: Vec<(usize, HostAction)> = Vec::new();
     let mut group = 0u32;
-    let mut last_kind: Option<String> = None;
+    let mut last_kind: Option<&str> = None;
     for &i in idx {
         let t = &tasks[i].t;
         if t.is_prune() || (dry && !t.flags.dry_run_first) {
             continue;
         }
-        if last_kind.as_deref().is_some_and(|k| k != t.key.kind) {
+        if last_kind.is_some_and(|k| k != t.key.kind) {
             group += 1;
         }
-        last_kind = Some(t.key.kind.clone());
+        last_kind = Some(&t.key.kind);
         let (kind, verb) = match &t.action {
             TaskAction::Create => (ActionKind::Create, "create"),
             TaskAction::Replace => (ActionKind::Replace, "replace"),
             TaskAction::Update => (ActionKind::Update, "update"),
             _ => (ActionKind::Apply, "apply"),
         };
-        let mut a = ctx.action(format!("{batch}:{verb}:{}", t.result_key()), kind, t, group);
+        let mut a = ctx.action(format!("{batch}:{verb}:{}", tasks[i].key), kind, t, group);
         a.object = t.target.clone();
         a.dry_run = dry;
         a.validate = t.flags.validate;
@@ -824,7 +826,6 @@ fn run_tasks(
 /// [`step`]: carry out the actions and call again until `done`.
 pub fn terminate(request: &SyncRequest, state: &SyncState, observations: &Observations) -> Step {
     let mut ctx = Ctx::new(request, state, observations);
-    let base = ctx.results.clone();
     match run_terminate(&mut ctx) {
         Ok(()) => Step {
             done: true,
@@ -844,7 +845,7 @@ pub fn terminate(request: &SyncRequest, state: &SyncState, observations: &Observ
                 message: ctx.message,
                 results: ctx.results,
                 outcomes: ctx.outcomes,
-                step_base: Some(base),
+                step_base: Some(pass_base(state)),
             },
             actions: ctx.requested,
             done: false,
@@ -863,8 +864,7 @@ fn task_actions(
 ) -> Vec<HostAction> {
     idx.iter()
         .map(|i| {
-            let t = &tasks[*i].t;
-            ctx.action(format!("{prefix}:{}", t.result_key()), kind, t, 0)
+            ctx.action(format!("{prefix}:{}", tasks[*i].key), kind, &tasks[*i].t, 0)
         })
         .collect()
 }
@@ -909,7 +909,7 @@ fn run_terminate(ctx: &mut Ctx<'_>) -> R<()> {
         let health = observed.and_then(|l| l.health.clone());
         let health_error = observed.and_then(|l| l.health_error.clone());
         if has_hook_finalizer(&live) {
-            let id = format!("terminate:unfinalize:{}", t.t.result_key());
+            let id = format!("terminate:unfinalize:{}", t.key);
             fin.push((i, ctx.action(id, ActionKind::RemoveFinalizer, &t.t, 0)));
         }
         let (state, msg) = match (&health_error, &health) {
@@ -929,7 +929,7 @@ fn run_terminate(ctx: &mut Ctx<'_>) -> R<()> {
             || state == TaskState::Running
             || t.t.has_policy(HookDeletePolicy::HookFailed)
         {
-            let id = format!("terminate:delete:{}", t.t.result_key());
+            let id = format!("terminate:delete:{}", t.key);
             dels.push((i, ctx.action(id, ActionKind::Delete, &t.t, 0)));
         }
         if state.completed() && state != TaskState::Error {
