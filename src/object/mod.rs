@@ -910,7 +910,9 @@ impl Scopes {
 
     /// The scope of a kind, `None` when unknown.
     pub fn scope(&self, group: &str, kind: &str) -> Option<Scope> {
-        if let Some(s) = self.extra.get(&(group.to_string(), kind.to_string())) {
+        if !self.extra.is_empty()
+            && let Some(s) = self.extra.get(&(group.to_string(), kind.to_string()))
+        {
             return Some(*s);
         }
         if BUILTIN_CLUSTER_SCOPED.iter().any(|(g, k)| *g == group && *k == kind) {

@@ -126,11 +126,11 @@ pub(crate) fn reconcile<'a>(
             managed.push(t);
         }
     }
-    // Pairing, on keys borrowed from the objects: the live object of each target, and the
-    // live objects left over.
-    let (found, leftovers): (Vec<Option<&'a Value>>, Vec<&'a Value>) = {
-        // Live objects by key; a repeated key keeps the last one.
-        let mut live_map: HashMap<RefKey<'_>, &'a Value> = HashMap::new();
+    // Pairing, on keys borrowed from the objects: the live object of each target, the live
+    // objects left over, and which pairs stay (see below).
+    let (found, leftovers, keep) = {
+        // Live objects by key, with their own key; a repeated key keeps the last one.
+        let mut live_map: HashMap<RefKey<'_>, (RefKey<'a>, &'a Value)> = HashMap::new();
         // A cluster-scoped live object carrying a namespace anyway (the API server never
         // returns one; a host might) is keyed without it: it is the one object of that name.
         // Beside the same object without a namespace it gives way; of two such with different
@@ -139,23 +139,24 @@ pub(crate) fn reconcile<'a>(
         // repeated key.
         let mut stray: HashMap<RefKey<'_>, &str> = HashMap::new();
         for l in live {
-            let mut k = ref_key(l);
+            let full = ref_key(l);
+            let mut k = full;
             if k.2.is_empty() || scopes.scope(k.0, k.1) != Some(Scope::Cluster) {
                 stray.remove(&k);
-                live_map.insert(k, l);
+                live_map.insert(k, (full, l));
                 continue;
             }
             let ns = std::mem::take(&mut k.2);
             let keep_old = live_map.contains_key(&k) && stray.get(&k).is_none_or(|old| *old < ns);
             if !keep_old {
                 stray.insert(k, ns);
-                live_map.insert(k, l);
+                live_map.insert(k, (full, l));
             }
         }
         // The same object under two API groups: keep the key a target uses.
         let mut uids: Vec<(&str, RefKey<'_>)> = live_map
             .iter()
-            .filter_map(|(k, l)| {
+            .filter_map(|(k, (_, l))| {
                 let uid = meta_str(l, "uid");
                 (!uid.is_empty()).then_some((uid, *k))
             })
@@ -177,7 +178,7 @@ pub(crate) fn reconcile<'a>(
                 }
             }
         }
-        let found = managed
+        let found: Vec<(RefKey<'_>, Option<(RefKey<'a>, &'a Value)>)> = managed
             .iter()
             .map(|t| {
                 let r = RefParts::of(t);
@@ -190,37 +191,47 @@ pub(crate) fn reconcile<'a>(
                 if found.is_none() && scope != Some(Scope::Namespaced) {
                     found = live_map.remove(&(r.group, r.kind, "", r.name));
                 }
-                found
+                (r.key(), found)
             })
             .collect();
-        (found, live_map.into_values().collect())
-    };
-    let pairs: Vec<Pair> = managed
-        .into_iter()
-        .zip(found)
-        .map(|(t, l)| Pair { target: Some(t), live: l.cloned() })
-        .chain(leftovers.into_iter().map(|l| Pair { target: None, live: Some(l.clone()) }))
-        .collect();
-    // Keyed like Argo CD's `groupResources` map: a later pair with the same key replaces an
-    // earlier one. Sorted by key (a stable sort, so the last of equal keys is last). Every
-    // leftover has its own key, and leftovers come after the targets' pairs, so the order the
-    // leftovers were taken in does not show.
-    let mut order: Vec<(RefKey<'_>, usize)> = pairs
-        .iter()
-        .enumerate()
-        .filter_map(|(i, p)| Some((ref_key(p.keyed_object()?), i)))
-        .collect();
-    order.sort_by(|a, b| a.0.cmp(&b.0));
-    let mut keep: Vec<usize> = Vec::with_capacity(order.len());
-    let mut last_key: Option<RefKey<'_>> = None;
-    for (k, i) in order {
-        match (last_key, keep.last_mut()) {
-            (Some(prev), Some(slot)) if prev == k => *slot = i,
-            _ => keep.push(i),
+        let leftovers: Vec<(RefKey<'a>, &'a Value)> = live_map.into_values().collect();
+        // Keyed like Argo CD's `groupResources` map (live key if live, else target key): a
+        // later pair with the same key replaces an earlier one. Sorted by key (a stable sort,
+        // so the last of equal keys is last). Pair `i` is the target `i`, or the leftover
+        // `i - targets`; every leftover has its own key, and leftovers come after the
+        // targets' pairs, so the order the leftovers were taken in does not show.
+        let mut order: Vec<(RefKey<'_>, usize)> = found
+            .iter()
+            .map(|(target_key, live)| live.map_or(*target_key, |(k, _)| k))
+            .chain(leftovers.iter().map(|(k, _)| *k))
+            .enumerate()
+            .map(|(i, k)| (k, i))
+            .collect();
+        order.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut keep: Vec<usize> = Vec::with_capacity(order.len());
+        let mut last_key: Option<RefKey<'_>> = None;
+        for (k, i) in order {
+            match (last_key, keep.last_mut()) {
+                (Some(prev), Some(slot)) if prev == k => *slot = i,
+                _ => keep.push(i),
+            }
+            last_key = Some(k);
         }
-        last_key = Some(k);
-    }
-    let mut slots: Vec<Option<Pair>> = pairs.into_iter().map(Some).collect();
-    out.pairs = keep.iter().filter_map(|i| slots.get_mut(*i).and_then(Option::take)).collect();
+        let found: Vec<Option<&'a Value>> = found.iter().map(|(_, l)| l.map(|l| l.1)).collect();
+        let leftovers: Vec<&'a Value> = leftovers.iter().map(|l| l.1).collect();
+        (found, leftovers, keep)
+    };
+    let targets = managed.len();
+    let mut slots: Vec<Option<Value>> = managed.into_iter().map(Some).collect();
+    out.pairs = keep
+        .iter()
+        .filter_map(|&i| match i.checked_sub(targets) {
+            None => Some(Pair {
+                target: slots.get_mut(i).and_then(Option::take),
+                live: found.get(i).copied().flatten().cloned(),
+            }),
+            Some(j) => Some(Pair { target: None, live: leftovers.get(j).map(|l| (*l).clone()) }),
+        })
+        .collect();
     out
 }

@@ -12,7 +12,7 @@ use super::{
     NamespaceLookup, Observations, Phase, Plan, SyncRequest, Task, TaskAction, TaskFlags, Wave,
 };
 use crate::config::SYNC_OPTIONS_ANNOTATION;
-use crate::object::ObjectRef;
+use crate::object::{ObjectRef, annotation};
 
 /// The reason of a task left out by `ApplyOutOfSyncOnly` (this crate's wording; Argo CD
 /// records no result for it).
@@ -209,15 +209,17 @@ pub(crate) fn build(request: &SyncRequest, obs: &Observations) -> Built {
     let mut tasks: Vec<Task> = Vec::with_capacity(rec.pairs.len() + rec.hooks.len() + 1);
     for pair in rec.pairs {
         let Some(obj) = pair.keyed_object() else { continue };
-        if !filter_keeps(request, ref_key(obj)) {
+        if !request.resources.is_empty() && !filter_keeps(request, ref_key(obj)) {
             continue;
         }
         let Pair { target, live } = pair;
         let Some(obj) = target.as_ref().or(live.as_ref()) else { continue };
-        if hooks::is_hook(obj) {
+        // Targets here are not hooks (reconcile set those apart); a live object may be.
+        if target.is_none() && hooks::is_hook(obj) {
             continue;
         }
-        let phases = hooks::sync_phases(obj);
+        // `sync_phases` of an object that is not a hook.
+        let phases = if hooks::is_skip(obj) { Vec::new() } else { vec![Phase::Sync] };
         let n = phases.len();
         let (mut target, mut live) = (Some(target), Some(live));
         for (i, phase) in phases.into_iter().enumerate() {
@@ -385,11 +387,16 @@ pub(crate) fn decide_action(request: &SyncRequest, t: &mut Task, skip_dry_run: b
         }
         return;
     }
-    let target = t.target.as_ref();
+    // The per-resource options are read from the sync-options annotation only, so an object
+    // without one is passed as none to each of the option rules below.
+    fn with_options(o: Option<&Value>) -> Option<&Value> {
+        o.filter(|o| annotation(o, SYNC_OPTIONS_ANNOTATION).is_some())
+    }
     let live = t.live.as_ref();
-    let force = options::force(target, live, request.force);
+    let (target, live_options) = (with_options(t.target.as_ref()), with_options(live));
+    let force = options::force(target, live_options, request.force);
     t.flags.validate = options::validate(target, app);
-    if options::replace(target, live, app) {
+    if options::replace(target, live_options, app) {
         if live.is_none() {
             t.action = TaskAction::Create;
         } else if t.key.kind == "CustomResourceDefinition" || t.key.kind == "Namespace" {
