@@ -11,8 +11,6 @@
 //! costs a few microseconds.
 #![allow(clippy::disallowed_methods)] // the benchmark reads its inputs from testdata/
 
-use std::time::SystemTime;
-
 use gitops_core::script::LuaEngine;
 
 fn main() {
@@ -41,7 +39,7 @@ fn input() -> Input {
 fn canary_health_warm(bencher: divan::Bencher) {
     let input = input();
     let engine = LuaEngine::default();
-    let now = SystemTime::UNIX_EPOCH;
+    let now = 0; // unix seconds
     // Warm the per-thread state and the compiled-script cache.
     engine.eval_health("canary", &input.script, true, &input.obj, now).expect("runs");
     bencher.bench_local(|| {
@@ -57,7 +55,7 @@ fn canary_health_warm(bencher: divan::Bencher) {
 fn trivial_script_warm(bencher: divan::Bencher) {
     let input = input();
     let engine = LuaEngine::default();
-    let now = SystemTime::UNIX_EPOCH;
+    let now = 0; // unix seconds
     let script = "return {status = 'Healthy'}";
     engine.eval_health("trivial", script, true, &input.obj, now).expect("runs");
     bencher.bench_local(|| {
@@ -71,7 +69,7 @@ fn trivial_script_warm(bencher: divan::Bencher) {
 #[divan::bench(sample_count = 100, sample_size = 100)]
 fn trivial_script_tiny_object(bencher: divan::Bencher) {
     let engine = LuaEngine::default();
-    let now = SystemTime::UNIX_EPOCH;
+    let now = 0; // unix seconds
     let obj = serde_json::json!({"kind": "X"});
     let script = "return {status = 'Healthy'}";
     engine.eval_health("trivial", script, true, &obj, now).expect("runs");
@@ -86,7 +84,7 @@ fn trivial_script_tiny_object(bencher: divan::Bencher) {
 fn canary_health_cold(bencher: divan::Bencher) {
     let input = input();
     let engine = LuaEngine::default();
-    let now = SystemTime::UNIX_EPOCH;
+    let now = 0; // unix seconds
     let mut n = 0u64;
     bencher
         .with_inputs(|| {

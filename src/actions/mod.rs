@@ -43,7 +43,7 @@ pub use run::Actions;
 #[cfg(feature = "lua")]
 #[cfg_attr(docsrs, doc(cfg(feature = "lua")))]
 pub use testing::{
-    ActionTestCase, ActionTestError, ActionTestKind, ArgoTestNormalizer, run_action_tests, test_now,
+    ActionTestCase, ActionTestError, ActionTestKind, ArgoTestNormalizer, TEST_NOW, run_action_tests,
 };
 
 /// An action an object offers (Argo CD's `ResourceAction`).

@@ -1,7 +1,6 @@
 //! Running discovery and action scripts on the Lua engine.
 
 use std::collections::BTreeMap;
-use std::time::SystemTime;
 
 use serde_json::Value;
 
@@ -19,7 +18,6 @@ use crate::script::{LuaEngine, ScriptError};
 ///
 /// ```
 /// use std::collections::BTreeMap;
-/// use std::time::{Duration, SystemTime};
 /// use gitops_core::actions::{ActionScripts, Actions, Operation};
 /// use gitops_core::Settings;
 ///
@@ -37,7 +35,7 @@ use crate::script::{LuaEngine, ScriptError};
 /// let obj = serde_json::json!({"apiVersion": "apps/v1", "kind": "Deployment",
 ///     "metadata": {"name": "api", "namespace": "shop"},
 ///     "spec": {"template": {"metadata": {}}}});
-/// let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
+/// let now = 1_700_000_000; // unix seconds, the clock of `os.date`
 ///
 /// let offered = actions.discover(&obj, now).unwrap();
 /// assert_eq!((offered[0].name.as_str(), offered[0].disabled), ("restart", false));
@@ -85,18 +83,14 @@ impl Actions {
 
     /// The actions `obj` offers, sorted by name; empty when its kind has no discovery
     /// script. Each discovery script runs in turn (see [`ActionScripts::discovery`]).
-    pub fn discover(
-        &self,
-        obj: &Value,
-        now: SystemTime,
-    ) -> Result<Vec<ResourceAction>, ActionError> {
+    pub fn discover(&self, obj: &Value, now: i64) -> Result<Vec<ResourceAction>, ActionError> {
         self.discover_with(obj, now, false)
     }
 
     pub(super) fn discover_with(
         &self,
         obj: &Value,
-        now: SystemTime,
+        now: i64,
         open_libs: bool,
     ) -> Result<Vec<ResourceAction>, ActionError> {
         let object = ObjectRef::from_object_lossy(obj);
@@ -117,7 +111,7 @@ impl Actions {
         obj: &Value,
         name: &str,
         params: &BTreeMap<String, String>,
-        now: SystemTime,
+        now: i64,
     ) -> Result<ActionResult, ActionError> {
         let object = ObjectRef::from_object_lossy(obj);
         let Some(script) = self.scripts.action(&object.group, &object.kind, name) else {
@@ -133,7 +127,7 @@ impl Actions {
         name: &str,
         obj: &Value,
         params: &BTreeMap<String, String>,
-        now: SystemTime,
+        now: i64,
     ) -> Result<ActionResult, ActionError> {
         let object = ObjectRef::from_object_lossy(obj);
         let json = self.eval(script, obj, &object, params, now, false)?;
@@ -148,7 +142,7 @@ impl Actions {
         obj: &Value,
         object: &ObjectRef,
         params: &BTreeMap<String, String>,
-        now: SystemTime,
+        now: i64,
         open_libs: bool,
     ) -> Result<Value, ActionError> {
         self.engine.eval_action(&script.name, &script.source, open_libs, obj, params, now).map_err(

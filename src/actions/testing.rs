@@ -1,7 +1,6 @@
 //! The runner of Argo CD's `action_test.yaml` files.
 
 use std::collections::BTreeMap;
-use std::time::{Duration, SystemTime};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -10,15 +9,10 @@ use super::{Actions, ImpactedResource, Operation, ResourceAction};
 use crate::diff::{self, DiffOptions, Normalizer};
 use crate::object::ObjectRef;
 
-/// The clock of action tests: `0001-01-01T00:00:00Z`, Go's zero time. Argo CD's expected
-/// files hold it where an action writes the time (`restartedAt`, `restartAt`), so with this
-/// `now` they match exactly. (On a platform whose clock cannot go back that far, the Unix
-/// epoch.)
-pub fn test_now() -> SystemTime {
-    SystemTime::UNIX_EPOCH
-        .checked_sub(Duration::from_secs(62_135_596_800))
-        .unwrap_or(SystemTime::UNIX_EPOCH)
-}
+/// The clock of action tests, in unix seconds: `0001-01-01T00:00:00Z`, Go's zero time.
+/// Argo CD's expected files hold it where an action writes the time (`restartedAt`,
+/// `restartAt`), so with this `now` they match exactly.
+pub const TEST_NOW: i64 = -62_135_596_800;
 
 /// Whether a case tests discovery or an action.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -93,7 +87,7 @@ pub struct ActionTestError {
 /// the clock does not decide: a Deployment's `status`, `metadata.creationTimestamp` and
 /// `metadata.generation`; a Workflow's `metadata.resourceVersion`, `metadata.uid` and
 /// `workflows.argoproj.io/scheduled-time` annotation. Times written from `now` are compared
-/// as they are (see [`test_now`]), and a created Job's metadata is compared in full.
+/// as they are (see [`TEST_NOW`]), and a created Job's metadata is compared in full.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ArgoTestNormalizer;
 
@@ -150,13 +144,13 @@ fn text<'a>(v: &'a Value, name: &str) -> &'a str {
 ///
 /// `files` maps the paths the test file names (relative to it) to their text. Cases run on
 /// `actions`, their scripts found by the input object's kind; `now` is the scripts' clock
-/// (Argo CD's expected files are written for [`test_now`]). A missing or unreadable input
+/// (Argo CD's expected files are written for [`TEST_NOW`]). A missing or unreadable input
 /// fails its case; the other cases still run.
 pub fn run_action_tests(
     test_yaml: &str,
     files: &BTreeMap<String, String>,
     actions: &Actions,
-    now: SystemTime,
+    now: i64,
 ) -> Result<Vec<ActionTestCase>, ActionTestError> {
     let fail = |message: String| ActionTestError { file: "action_test.yaml".into(), message };
     let lenient = crate::object::ParseOptions::default();

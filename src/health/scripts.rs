@@ -168,7 +168,6 @@ pub use with_lua::*;
 #[cfg(feature = "lua")]
 mod with_lua {
     use std::collections::BTreeMap;
-    use std::time::{Duration, SystemTime};
 
     use serde::Serialize;
     use serde_json::Value;
@@ -258,7 +257,7 @@ mod with_lua {
                 return Ok(None);
             };
             self.engine
-                .eval_health(&script.name, &script.source, script.use_open_libs, obj, clock(now))
+                .eval_health(&script.name, &script.source, script.use_open_libs, obj, now)
                 .map(Some)
                 .map_err(|e| e.with_object(obj_ref.clone()))
         }
@@ -330,18 +329,12 @@ mod with_lua {
             return Ok(None);
         };
         let out = engine
-            .eval_health(&script.name, &script.source, script.use_open_libs, obj, clock(now))
+            .eval_health(&script.name, &script.source, script.use_open_libs, obj, now)
             .map_err(|e| crate::health::HealthError::script(object, &script.name, e.reason()))?;
         Ok(Some(crate::health::ScriptOutput {
             health: (!out.is_empty()).then(|| HealthResult::from(&out)),
             deletion_message: out.deletion_message,
         }))
-    }
-
-    /// Unix seconds as the Lua engine's clock.
-    fn clock(secs: i64) -> SystemTime {
-        let d = Duration::from_secs(secs.unsigned_abs());
-        if secs >= 0 { SystemTime::UNIX_EPOCH + d } else { SystemTime::UNIX_EPOCH - d }
     }
 
     /// The outcome of one case of a `health_test.yaml`.
@@ -442,7 +435,7 @@ mod with_lua {
             let r = ObjectRef::from_object_lossy(&obj);
             let script = scripts.find(&r.group, &r.kind).unwrap_or_else(|| default_script.clone());
             let got = engine
-                .eval_health(&script.name, &script.source, script.use_open_libs, &obj, clock(now))
+                .eval_health(&script.name, &script.source, script.use_open_libs, &obj, now)
                 .map_err(|e| e.reason());
             let passed = got
                 .as_ref()

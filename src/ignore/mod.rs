@@ -372,7 +372,8 @@ impl IgnoreNormalizer {
     }
 
     /// Units one jq expression may spend on one object by default: each value of the object
-    /// converted, each byte `test` scans, each path selected (about 50 ms of work).
+    /// converted (only the part the expression can look at), each byte `test` scans, each path
+    /// selected (about 50 ms of work).
     pub const JQ_UNITS: u64 = 50_000_000;
 
     /// The same rules with another budget per jq expression and object.

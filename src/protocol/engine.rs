@@ -224,7 +224,7 @@ pub(crate) fn engine_actions(
 ) -> Result<Value, ProtocolError> {
     use crate::actions::{ActionError, ActionScripts, Actions};
 
-    let now = input.now.as_ref().map_or(std::time::SystemTime::UNIX_EPOCH, Timestamp::system_time);
+    let now = input.now.as_ref().map_or(0, |t| t.unix_seconds);
     let scripts = if input.settings.is_some() || input.customizations.is_some() {
         ActionScripts::from_settings(input.settings.as_ref().unwrap_or(&state.config.settings))
             .with_directory(input.customizations.as_ref().unwrap_or(&state.config.customizations))

@@ -15,17 +15,6 @@ impl Timestamp {
             .map(|unix_seconds| Timestamp { unix_seconds })
             .map_err(|e| e.to_string())
     }
-
-    /// The same time as a `SystemTime`, the clock of the resource actions' Lua engine.
-    #[cfg(feature = "lua")]
-    pub(crate) fn system_time(&self) -> std::time::SystemTime {
-        let secs = std::time::Duration::from_secs(self.unix_seconds.unsigned_abs());
-        if self.unix_seconds >= 0 {
-            std::time::SystemTime::UNIX_EPOCH + secs
-        } else {
-            std::time::SystemTime::UNIX_EPOCH - secs
-        }
-    }
 }
 
 #[cfg(test)]

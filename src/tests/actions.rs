@@ -3,11 +3,10 @@
 //! `testdata/actions/cases.yaml`.
 
 use std::collections::BTreeMap;
-use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
 
-use crate::actions::{ActionScripts, ActionTestKind, Actions, run_action_tests, test_now};
+use crate::actions::{ActionScripts, ActionTestKind, Actions, TEST_NOW, run_action_tests};
 use crate::script::{LuaEngine, ScriptLimits};
 use crate::tests::lua::{files_below, text};
 use crate::tests::support::{read, selected, testdata};
@@ -26,7 +25,7 @@ fn argo_sample_folders_pass() {
             .iter()
             .filter_map(|(p, t)| p.strip_prefix(dir).map(|rel| (rel.to_string(), t.clone())))
             .collect();
-        let cases = run_action_tests(yaml, &inputs, &actions, test_now()).expect(path);
+        let cases = run_action_tests(yaml, &inputs, &actions, TEST_NOW).expect(path);
         for c in cases {
             let name = format!("{dir}{:?}/{}/{}", c.kind, c.action, c.input_path);
             if !selected(&name) {
@@ -73,8 +72,7 @@ fn action_cases() {
         }
         ran += 1;
         let obj = case.get("obj").cloned().unwrap_or_else(|| default_obj.clone());
-        let secs = case.get("now").and_then(Value::as_u64).unwrap_or(1_700_000_000);
-        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(secs);
+        let now = case.get("now").and_then(Value::as_i64).unwrap_or(1_700_000_000);
         let mut limits = ScriptLimits::default();
         if let Some(l) = case.get("limits") {
             if let Some(v) = l.get("instructions").and_then(Value::as_u64) {
@@ -176,7 +174,7 @@ fn argocd_cm_over_folders_and_merge() {
         "actions/resource_customizations/apps/Deployment/actions/testdata/deployment.yaml",
     ))
     .expect("yaml");
-    let now = test_now();
+    let now = TEST_NOW;
     let names = |a: &Actions| -> Vec<(String, String)> {
         a.discover(&deployment, now)
             .expect("discover")
@@ -224,7 +222,7 @@ mod properties {
     use proptest::prelude::*;
     use serde_json::{Value, json};
 
-    use crate::actions::{ActionScripts, Actions, test_now};
+    use crate::actions::{ActionScripts, Actions, TEST_NOW};
     use crate::tests::lua::files_below;
     use crate::tests::support::testdata;
 
@@ -265,8 +263,8 @@ mod properties {
             let actions = Actions::new(ActionScripts::new().with_directory(&files));
             let before = obj.clone();
             let params = BTreeMap::from([("replicas".to_string(), replicas)]);
-            let a = actions.run(&obj, action, &params, test_now());
-            let b = actions.run(&obj, action, &params, test_now());
+            let a = actions.run(&obj, action, &params, TEST_NOW);
+            let b = actions.run(&obj, action, &params, TEST_NOW);
             prop_assert_eq!(&obj, &before);
             // The RFC 6902 patch turns the input into the patched object.
             if let Ok(r) = &a {
@@ -282,8 +280,8 @@ mod properties {
             let b = b.map(|r| serde_json::to_string(&r).expect("json")).map_err(|e| e.to_string());
             prop_assert!(a.is_ok(), "{:?}", a);
             prop_assert_eq!(a, b);
-            let d1 = actions.discover(&obj, test_now()).map_err(|e| e.to_string());
-            let d2 = actions.discover(&obj, test_now()).map_err(|e| e.to_string());
+            let d1 = actions.discover(&obj, TEST_NOW).map_err(|e| e.to_string());
+            let d2 = actions.discover(&obj, TEST_NOW).map_err(|e| e.to_string());
             prop_assert_eq!(d1, d2);
             prop_assert_eq!(&obj, &before);
         }

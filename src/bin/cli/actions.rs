@@ -131,19 +131,9 @@ pub fn run(p: lexopt::Parser) -> Result<u8, CliError> {
     let obj_path = a.obj.as_deref().unwrap_or(Path::new("-"));
     let obj = common::read_document(obj_path)?;
     let now = match &a.now {
-        Some(s) => {
-            let secs = gitops_core::sync::time::parse_rfc3339(s)
-                .map_err(|e| CliError::Usage(format!("--now: {e}")))?;
-            let abs = std::time::Duration::from_secs(secs.unsigned_abs());
-            if secs < 0 {
-                std::time::UNIX_EPOCH.checked_sub(abs)
-            } else {
-                std::time::UNIX_EPOCH.checked_add(abs)
-            }
-            .ok_or_else(|| CliError::Usage(format!("--now: `{s}` is out of range")))?
-        }
-        // The command-line tool is the host: the one place that reads the clock.
-        None => std::time::SystemTime::now(),
+        Some(s) => gitops_core::sync::time::parse_rfc3339(s)
+            .map_err(|e| CliError::Usage(format!("--now: {e}")))?,
+        None => common::clock_now(),
     };
     // One run is one request, each script under the 1 s deadline.
     let actions = Actions::new(scripts).with_engine(crate::health::lua_engine().for_request());
@@ -256,7 +246,7 @@ pub fn run_tests(p: lexopt::Parser) -> Result<u8, CliError> {
 #[cfg(feature = "lua")]
 fn run_test_dir(dir: &Path) -> Result<u8, CliError> {
     use gitops_core::actions::{
-        ActionScripts, ActionTestKind, Actions, run_action_tests, test_now,
+        ActionScripts, ActionTestKind, Actions, TEST_NOW, run_action_tests,
     };
 
     let mut files = Vec::new();
@@ -270,7 +260,7 @@ fn run_test_dir(dir: &Path) -> Result<u8, CliError> {
         let prefix = if shown.is_empty() { String::new() } else { format!("{shown}/") };
         let cases = read_test_inputs(test_dir).and_then(|inputs| {
             let text = common::read_text(test)?;
-            run_action_tests(&text, &inputs, &actions, test_now())
+            run_action_tests(&text, &inputs, &actions, TEST_NOW)
                 .map_err(|e| CliError::Input(format!("{}: {}", test.display(), e.message)))
         });
         let cases = match cases {

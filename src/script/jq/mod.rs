@@ -32,7 +32,9 @@
 //!   iteration that walks down the document (`.a[] | .b[]`, `.. | select(.c[] == 1)`,
 //!   `any(.a[]; .b == 1)`) and `select(.a[] == 1) | .b` are accepted;
 //! - every evaluation spends from a budget of units (values converted, bytes scanned by `test`,
-//!   paths selected; see [`run`]) and asks the host's interrupt as it goes; a document nested
+//!   paths selected; see [`run`]) and asks the host's interrupt as it goes; only the part of the
+//!   object the expression can look at is converted ([`footprint`]: `.spec.template.spec.containers[]
+//!   | select(...)` converts the containers, not the object), and a part it looks at nested
 //!   deeper than [`run::MAX_DOC_DEPTH`] levels is not evaluated. A stop by a limit is a
 //!   [`run::JqFailure::Limit`], which the caller reports: it never passes for an applied rule;
 //! - `test` runs on the regex crate (linear time, a size limit on the compiled program); a
@@ -49,6 +51,7 @@
 //! text in `E` cannot escape the call (Argo CD splices `E` into `del(...)`; see
 //! `testdata/SKIPPED.md`, case N11).
 
+mod footprint;
 mod run;
 
 use std::collections::BTreeMap;
@@ -141,6 +144,8 @@ pub(crate) struct JqPath {
     program: bool,
     /// The regular expressions of `test` calls with literal patterns, compiled with the rule.
     regexes: BTreeMap<(String, String), Arc<run::Compiled>>,
+    /// The part of an object the expression can look at: only that part is converted.
+    footprint: footprint::Footprint,
 }
 
 impl std::fmt::Debug for JqPath {
@@ -151,6 +156,16 @@ impl std::fmt::Debug for JqPath {
 
 fn err(position: usize, message: impl Into<String>) -> JqCompileError {
     JqCompileError { position, message: message.into() }
+}
+
+impl JqPath {
+    /// The same expression converting the whole object, as before footprints: what a
+    /// footprint must not change.
+    #[cfg(test)]
+    pub(crate) fn with_whole_object(mut self) -> JqPath {
+        self.footprint = footprint::Footprint::everything();
+        self
+    }
 }
 
 /// Compiles a path expression after checking it against the accepted subset.
@@ -190,7 +205,8 @@ fn compile_program(expr: &str) -> Result<JqPath, JqCompileError> {
     let mut regexes = BTreeMap::new();
     literal_regexes(&src, &term, &mut regexes)?;
     let filter = load(&src)?;
-    Ok(JqPath { filter, regexes, program: true })
+    // A program's output is the whole object.
+    Ok(JqPath { filter, regexes, program: true, footprint: footprint::Footprint::everything() })
 }
 
 /// Compiles a path expression, evaluated as `path(E)`.
@@ -223,7 +239,7 @@ fn compile_path(expr: &str) -> Result<JqPath, JqCompileError> {
         _ => return Err(err(0, "expression does not stand alone as a path expression")),
     }
     let filter = load(&src)?;
-    Ok(JqPath { filter, regexes, program: false })
+    Ok(JqPath { filter, regexes, program: false, footprint: footprint::Footprint::of(&term) })
 }
 
 /// Loads and compiles checked jq text with the engine's filters.
@@ -854,8 +870,17 @@ mod bounds {
         for _ in 0..MAX_DOC_DEPTH + 1 {
             doc = json!({ "a": doc });
         }
-        let err = compile(".a").unwrap().paths_within(&doc, JqBudget::default()).unwrap_err();
+        let err = compile(".a[]").unwrap().paths_within(&doc, JqBudget::default()).unwrap_err();
         assert_eq!(err, JqFailure::Limit("the object is nested deeper than 128 levels".into()));
+        let err = compile("..").unwrap().paths_within(&doc, JqBudget::default()).unwrap_err();
+        assert_eq!(err, JqFailure::Limit("the object is nested deeper than 128 levels".into()));
+        // The depth counts from the root along the part the expression looks at; a deep part
+        // it never looks at is not converted, so not refused.
+        let doc = json!({"deep": doc, "b": [1]});
+        let p = compile(".b[]").unwrap();
+        assert_eq!(p.paths_within(&doc, JqBudget::default()).unwrap().len(), 1);
+        let p = compile(".deep.a").unwrap();
+        assert_eq!(p.paths_within(&doc, JqBudget::default()).unwrap().len(), 1);
     }
 
     #[test]
@@ -869,6 +894,15 @@ mod bounds {
         assert_eq!(
             p.paths_within(&doc, budget(300_002 * 20 + 11)),
             Err(JqFailure::Limit("cost limit of 6000051 units exceeded".into()))
+        );
+        // Only the part the expression looks at is converted: next to the 300,000 items, `.small[]`
+        // costs the root, `small` and its one value (60), and its one path (12).
+        let big = json!({"items": vec![0; 300_000], "small": [1]});
+        let p = compile(".small[]").unwrap();
+        assert_eq!(p.paths_within(&big, budget(72)).unwrap().len(), 1);
+        assert_eq!(
+            p.paths_within(&big, budget(71)),
+            Err(JqFailure::Limit("cost limit of 71 units exceeded".into()))
         );
         // `test` costs 100 per call plus the pattern's size (1 here) plus its bytes: the second
         // call is over 5 values, one call and 50 more. A limit cannot be caught by `try`.

@@ -2,7 +2,8 @@
 //!
 //! Every evaluation (one rule's expression on one object) spends from one budget of units,
 //! about a nanosecond of work each: each value of the object converted (20 units, standing
-//! for the expression's walk over it too, and 1 per 16 bytes of a string), each call of `test`
+//! for the expression's walk over it too, and 1 per 16 bytes of a string; only the part of the
+//! object the expression can look at is converted, see [`Footprint`]), each call of `test`
 //! (100 units plus the size of the pattern, as each search sets up its matcher, and per byte
 //! scanned the weight of the pattern), each path selected (10 units and 1 per step). The counts stop the same expression on the
 //! same object at the same point on every run; the host's [`Interrupt`], asked at every
@@ -24,6 +25,7 @@ use jaq_json::Val;
 use regex::bytes::{Regex, RegexBuilder};
 use serde_json::Value;
 
+use super::footprint::Footprint;
 use super::{JqPath, PathPart};
 use crate::script::Interrupt;
 
@@ -379,7 +381,7 @@ impl JqPath {
         read: impl FnOnce(&mut dyn Iterator<Item = ValR<Val>>, &Meter<'_>) -> Result<T, JqFailure>,
     ) -> Result<T, JqFailure> {
         let meter = Meter::new(budget, &self.regexes);
-        let input = to_val(doc, 0, &meter)?;
+        let input = to_val_within(doc, &self.footprint, 0, &meter)?;
         let ctx = Ctx::<Rule>::new(Env { lut: &self.filter.lut, meter: &meter }, Vars::new([]));
         read(&mut self.filter.id.run((ctx, input)).map(unwrap_valr), &meter)
     }
@@ -436,13 +438,45 @@ fn error_text(e: &impl std::fmt::Display) -> String {
     }
 }
 
-fn to_val(v: &Value, depth: usize, meter: &Meter<'_>) -> Result<Val, JqFailure> {
+/// Converts the part of `v` the expression can look at ([`Footprint`]): an object walked
+/// through with only the keys walked through it (a key only walked to, never looked at, is
+/// left out), a subtree read whole, and a value that is not an object whole. Each value
+/// converted costs as in [`to_val`].
+fn to_val_within(
+    v: &Value,
+    footprint: &Footprint,
+    depth: usize,
+    meter: &Meter<'_>,
+) -> Result<Val, JqFailure> {
+    let Value::Object(m) = v else { return to_val(v, depth, meter) };
+    if footprint.whole {
+        return to_val(v, depth, meter);
+    }
+    visit(depth, meter)?;
+    let mut map = jaq_json::Map::default();
+    for (k, inner) in &footprint.keys {
+        if !inner.whole && inner.keys.is_empty() {
+            continue;
+        }
+        if let Some(x) = m.get(k) {
+            map.insert(Val::from(k.clone()), to_val_within(x, inner, depth + 1, meter)?);
+        }
+    }
+    Ok(Val::obj(map))
+}
+
+/// Charges one value at `depth`, or stops at a depth past [`MAX_DOC_DEPTH`].
+fn visit(depth: usize, meter: &Meter<'_>) -> Result<(), JqFailure> {
     if depth > MAX_DOC_DEPTH {
         return Err(JqFailure::Limit(format!(
             "the object is nested deeper than {MAX_DOC_DEPTH} levels"
         )));
     }
-    meter.charge(VALUE_UNITS).map_err(JqFailure::Limit)?;
+    meter.charge(VALUE_UNITS).map_err(JqFailure::Limit)
+}
+
+fn to_val(v: &Value, depth: usize, meter: &Meter<'_>) -> Result<Val, JqFailure> {
+    visit(depth, meter)?;
     Ok(match v {
         Value::Null => Val::Null,
         Value::Bool(b) => Val::from(*b),

@@ -3,7 +3,6 @@
 //! table returned as JSON.
 
 use std::collections::BTreeMap;
-use std::time::SystemTime;
 
 use mlua::{Lua, Table, Value};
 
@@ -17,7 +16,7 @@ impl LuaEngine {
     /// is an error).
     ///
     /// `params` is the script's `actionParams` table (name → text, as Argo CD passes them);
-    /// `now` is the clock of `os.date` and `os.time`. Limits, library modes and error texts
+    /// `now` is the clock of `os.date` and `os.time`, in unix seconds. Limits, library modes and error texts
     /// are those of [`LuaEngine::eval_health`]. A result that is not a table is
     /// `expect table output from Lua script, not <type>`.
     ///
@@ -25,14 +24,13 @@ impl LuaEngine {
     ///
     /// ```
     /// use std::collections::BTreeMap;
-    /// use std::time::SystemTime;
     /// use gitops_core::script::LuaEngine;
     ///
     /// let obj = serde_json::json!({"spec": {"replicas": 1}});
     /// let params = BTreeMap::from([("replicas".to_string(), "3".to_string())]);
     /// let script = "obj.spec.replicas = tonumber(actionParams.replicas)\nreturn obj";
     /// let out = LuaEngine::default()
-    ///     .eval_action("scale", script, false, &obj, &params, SystemTime::UNIX_EPOCH)
+    ///     .eval_action("scale", script, false, &obj, &params, 0)
     ///     .unwrap();
     /// assert_eq!(out, serde_json::json!({"spec": {"replicas": 3}}));
     /// ```
@@ -43,7 +41,7 @@ impl LuaEngine {
         use_open_libs: bool,
         obj: &serde_json::Value,
         params: &BTreeMap<String, String>,
-        now: SystemTime,
+        now: i64,
     ) -> Result<serde_json::Value, ScriptError> {
         self.evaluate(name, source, use_open_libs, obj, Some(params), now, read_table)
     }

@@ -12,7 +12,6 @@ use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::SystemTime;
 
 use mlua::chunk::ChunkMode;
 use mlua::{Function, HookTriggers, Lua, LuaOptions, MultiValue, StdLib, Table, Value};
@@ -58,7 +57,6 @@ const GARBAGE_BYTES: usize = 4 << 20;
 /// # Examples
 ///
 /// ```
-/// use std::time::SystemTime;
 /// use gitops_core::script::LuaEngine;
 ///
 /// let engine = LuaEngine::default();
@@ -69,7 +67,7 @@ const GARBAGE_BYTES: usize = 4 << 20;
 ///   end
 ///   return {status = "Progressing"}
 /// "#;
-/// let h = engine.eval_health("example", script, false, &obj, SystemTime::UNIX_EPOCH).unwrap();
+/// let h = engine.eval_health("example", script, false, &obj, 0).unwrap();
 /// assert_eq!((h.status.as_str(), h.message.as_str()), ("Healthy", "3 ready"));
 /// ```
 #[derive(Clone, Default)]
@@ -311,14 +309,15 @@ impl LuaEngine {
     ///
     /// `name` names the script in errors. `use_open_libs` gives the script the `string`,
     /// `math` and safe `os` libraries (Argo CD's `useOpenLibs`, always on for built-in
-    /// scripts). `now` is the clock `os.time()` and `os.date()` read.
+    /// scripts). `now` is the clock `os.time()` and `os.date()` read, in unix seconds (the
+    /// crate's one time type).
     pub fn eval_health(
         &self,
         name: &str,
         source: &str,
         use_open_libs: bool,
         obj: &serde_json::Value,
-        now: SystemTime,
+        now: i64,
     ) -> Result<LuaHealth, ScriptError> {
         self.evaluate(name, source, use_open_libs, obj, None, now, convert::read_health)
     }
@@ -333,7 +332,7 @@ impl LuaEngine {
         use_open_libs: bool,
         obj: &serde_json::Value,
         params: Option<&BTreeMap<String, String>>,
-        now: SystemTime,
+        now: i64,
         read: fn(Value) -> Result<T, convert::ReadError>,
     ) -> Result<T, ScriptError> {
         let slot = usize::from(use_open_libs);
@@ -376,18 +375,6 @@ impl LuaEngine {
             });
         }
         result
-    }
-}
-
-/// Seconds since the Unix epoch, negative before it.
-fn unix_seconds(now: SystemTime) -> i64 {
-    match now.duration_since(SystemTime::UNIX_EPOCH) {
-        Ok(d) => i64::try_from(d.as_secs()).unwrap_or(i64::MAX),
-        Err(e) => {
-            let d = e.duration();
-            let s = i64::try_from(d.as_secs()).unwrap_or(i64::MAX);
-            if d.subsec_nanos() > 0 { -s - 1 } else { -s }
-        }
     }
 }
 
@@ -531,7 +518,7 @@ impl State {
         source: &str,
         obj: &serde_json::Value,
         params: Option<&BTreeMap<String, String>>,
-        now: SystemTime,
+        now: i64,
         limits: &ScriptLimits,
         check: Option<Box<dyn super::InterruptCheck>>,
         read: fn(Value) -> Result<T, convert::ReadError>,
@@ -555,7 +542,7 @@ impl State {
         c.memory_exceeded.set(false);
         c.callback_depth.set(0);
         c.string_bytes.set(limits.string_bytes.min(limits.memory_bytes));
-        c.now.set(unix_seconds(now));
+        c.now.set(now);
         if let Err(e) = arm_hook(&self.lua, &self.control) {
             return (err(ScriptErrorKind::Engine(e.to_string())), false);
         }
