@@ -191,16 +191,19 @@ fn pass_base(state: &SyncState) -> Vec<ResourceResult> {
     state.step_base.clone().unwrap_or_else(|| state.results.clone())
 }
 
-fn load(built: &mut Built, results: &[ResourceResult]) -> Vec<RTask> {
-    // Lookups only; a repeated key keeps the last result, as a sorted map would.
-    let by_key: HashMap<String, &ResourceResult> =
-        results.iter().map(|r| (r.result_key(), r)).collect();
+/// The built tasks with the results recorded for them so far (`results`, indexed by result
+/// key in `index`; a repeated key points at its last result).
+fn load(
+    built: &mut Built,
+    results: &[ResourceResult],
+    index: &HashMap<String, usize>,
+) -> Vec<RTask> {
     let presets = std::mem::take(&mut built.preset_failures);
     std::mem::take(&mut built.tasks)
         .into_iter()
         .map(|t| {
             let key = t.result_key();
-            let r = by_key.get(&key);
+            let r = index.get(&key).and_then(|i| results.get(*i));
             RTask {
                 preset: presets.iter().find(|(k, _)| *k == key).map(|(_, m)| m.clone()),
                 t,
@@ -290,7 +293,7 @@ fn run_pass(ctx: &mut Ctx<'_>) -> R<()> {
         return Ok(());
     }
     let mut built = build(ctx.req, ctx.obs);
-    let mut tasks = load(&mut built, &ctx.results);
+    let mut tasks = load(&mut built, &ctx.results, &ctx.result_index);
     for t in tasks.iter_mut() {
         if let Some(msg) = t.preset.clone()
             && t.pending()
@@ -784,13 +787,19 @@ fn run_tasks(
             _ => (ActionKind::Apply, "apply"),
         };
         let mut a = ctx.action(format!("{batch}:{verb}:{}", tasks[i].key), kind, t, group);
-        a.object = t.target.clone();
         a.dry_run = dry;
         a.validate = t.flags.validate;
         a.force = t.flags.force && matches!(kind, ActionKind::Apply | ActionKind::Replace);
         a.server_side = t.flags.server_side && !dry && kind == ActionKind::Apply;
         a.field_manager = if a.server_side { t.flags.field_manager.clone() } else { None };
         applies.push((i, a));
+    }
+    // Only an action the host has not answered yet is sent, so only such an action carries
+    // its object (a replayed batch needs just the ids).
+    for (i, a) in applies.iter_mut() {
+        if !ctx.outcomes.contains_key(&a.id) {
+            a.object = tasks[*i].t.target.clone();
+        }
     }
     let kinds: Vec<(usize, ActionKind)> = applies.iter().map(|(i, a)| (*i, a.kind)).collect();
     let outcomes = ctx.execute(applies.into_iter().map(|(_, a)| a).collect())?;
@@ -888,7 +897,7 @@ fn completed_hook_finalizers(
 
 fn run_terminate(ctx: &mut Ctx<'_>) -> R<()> {
     let mut built = build(ctx.req, ctx.obs);
-    let mut tasks = load(&mut built, &ctx.results);
+    let mut tasks = load(&mut built, &ctx.results, &ctx.result_index);
     let mut clean = true;
     // Finalizers of completed hooks.
     let (_, actions) = completed_hook_finalizers(ctx, &tasks, "terminate:finalizer");
