@@ -34,6 +34,7 @@ impl Rng {
 pub enum Area {
     Health,
     Diff,
+    Sync,
 }
 
 impl Area {
@@ -41,13 +42,18 @@ impl Area {
         match self {
             Area::Health => "health",
             Area::Diff => "diff",
+            Area::Sync => "sync",
         }
     }
 }
 
 /// One case: the method's area and its `params`. With `ssa`, one diff case in four is of an
-/// Application that syncs with `ServerSideApply=true` (structured-merge diff).
+/// Application that syncs with `ServerSideApply=true` (structured-merge diff). One case in
+/// five is a sync operation (`sync_case`).
 pub fn case(rng: &mut Rng, ssa: bool) -> (Area, Value) {
+    if rng.chance(20) {
+        return (Area::Sync, sync_case(rng));
+    }
     if rng.chance(50) {
         let n = 1 + rng.below(3);
         let objects: Vec<Value> = (0..n).map(|i| health_object(rng, i)).collect();
@@ -514,4 +520,317 @@ fn diff_case(rng: &mut Rng, ssa: bool) -> (Area, Value) {
         app["spec"]["syncPolicy"] = json!({"syncOptions": ["ServerSideApply=true"]});
     }
     (Area::Diff, json!({"desired": desired, "live": live, "app": app}))
+}
+
+/// The annotations the sync cases use.
+const WAVE: &str = "argocd.argoproj.io/sync-wave";
+const HOOK: &str = "argocd.argoproj.io/hook";
+const HOOK_DELETE_POLICY: &str = "argocd.argoproj.io/hook-delete-policy";
+const SYNC_OPTIONS: &str = "argocd.argoproj.io/sync-options";
+const TRACKING: &str = "argocd.argoproj.io/tracking-id";
+/// What the simulated cluster fails (`oracle/sync.go`).
+const FAIL: &str = "oracle.gitops-core/fail";
+/// The simulated health (`oracle/sync.go`).
+const HEALTH: &str = "oracle.gitops-core/health";
+
+/// A resource of a sync case: kinds built in, a CRD and its custom resources (one kind
+/// namespaced, one cluster-scoped), and a custom resource whose CRD nobody serves. Names come
+/// from a small pool, so objects of different kinds share names (ties in the task order).
+fn sync_resource(rng: &mut Rng, crd_in_git: &mut bool) -> Value {
+    let name = *rng.pick(&["a", "b", "c", "web"]);
+    let meta = json!({"name": name});
+    match rng.below(40) {
+        0..=3 => {
+            json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta, "data": {"k": "v"}})
+        }
+        4..=6 => json!({"apiVersion": "v1", "kind": "Secret", "metadata": meta, "type": "Opaque"}),
+        7..=9 => json!({"apiVersion": "v1", "kind": "Service", "metadata": meta,
+            "spec": {"ports": [{"port": 80}]}}),
+        10..=11 => json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": meta}),
+        12..=16 => json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": meta,
+            "spec": {"replicas": 1}}),
+        17..=18 => {
+            json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": meta})
+        }
+        19..=21 => json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+            "metadata": meta}),
+        22..=24 => {
+            // The app's namespace, or another one the next resources may live in.
+            let ns = *rng.pick(&["shop", "other"]);
+            json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
+        }
+        25..=27 => {
+            *crd_in_git = true;
+            crd("widgets.example.com", "Widget", "widgets", "Namespaced")
+        }
+        28..=34 => json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": meta,
+            "spec": {"size": 1}}),
+        35..=38 => json!({"apiVersion": "example.com/v1", "kind": "Gadget", "metadata": meta}),
+        _ => json!({"apiVersion": "unserved.example.com/v1", "kind": "Gizmo", "metadata": meta}),
+    }
+}
+
+fn crd(name: &str, kind: &str, plural: &str, scope: &str) -> Value {
+    let group = name.split_once('.').map_or("", |(_, g)| g);
+    json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": name},
+        "spec": {"group": group, "scope": scope, "names": {"kind": kind, "plural": plural},
+            "versions": [{"name": "v1", "served": true, "storage": true}]}})
+}
+
+/// A hook: a Job or a Pod with hook types (Argo CD's, Helm's, or ones the engine ignores),
+/// delete policies, a name or a generateName.
+fn sync_hook(rng: &mut Rng, i: u64) -> Value {
+    let (api, kind) = *rng.pick(&[("batch/v1", "Job"), ("v1", "Pod")]);
+    let mut meta = if rng.chance(30) {
+        json!({"generateName": format!("hook{i}-")})
+    } else {
+        json!({"name": format!("hook{i}")})
+    };
+    let mut ann = serde_json::Map::new();
+    if rng.chance(90) {
+        let types = *rng.pick(&[
+            "PreSync",
+            "PreSync",
+            "Sync",
+            "PostSync",
+            "PostSync",
+            "SyncFail",
+            "PreSync,PostSync",
+            "Skip",
+            "Garbage",
+        ]);
+        ann.insert(HOOK.into(), json!(types));
+    } else {
+        ann.insert("helm.sh/hook".into(), json!(*rng.pick(&["pre-install", "post-upgrade"])));
+    }
+    if rng.chance(60) {
+        let p = *rng.pick(&[
+            "HookSucceeded",
+            "HookFailed",
+            "BeforeHookCreation",
+            "HookSucceeded,HookFailed",
+        ]);
+        ann.insert(HOOK_DELETE_POLICY.into(), json!(p));
+    }
+    if rng.chance(12) {
+        ann.insert(HEALTH.into(), json!("Degraded"));
+    }
+    meta["annotations"] = Value::Object(ann);
+    json!({"apiVersion": api, "kind": kind, "metadata": meta,
+        "spec": {"containers": [{"name": "m", "image": "busybox"}]}})
+}
+
+fn annotate(o: &mut Value, key: &str, value: &str) {
+    let meta = &mut o["metadata"];
+    if !meta["annotations"].is_object() {
+        meta["annotations"] = json!({});
+    }
+    meta["annotations"][key] = json!(value);
+}
+
+/// The tracking annotation the controller sets on every desired object.
+fn track(o: &mut Value) {
+    let r = |k: &str| o["metadata"][k].as_str().unwrap_or("").to_string();
+    let api = o["apiVersion"].as_str().unwrap_or("");
+    let group = api.rsplit_once('/').map_or("", |(g, _)| g).to_string();
+    let id = format!(
+        "my-app:{group}/{}:{}/{}",
+        o["kind"].as_str().unwrap_or(""),
+        r("namespace"),
+        if r("name").is_empty() { r("generateName") } else { r("name") }
+    );
+    annotate(o, TRACKING, &id);
+}
+
+/// The live copy of an object as an earlier sync left it.
+fn as_live(o: &Value, uid: u64) -> Value {
+    let mut l = o.clone();
+    let cluster_scoped = matches!(
+        o["kind"].as_str(),
+        Some("Namespace" | "ClusterRole" | "CustomResourceDefinition" | "Gadget")
+    );
+    if cluster_scoped {
+        l["metadata"].as_object_mut().map(|m| m.remove("namespace"));
+    } else if l["metadata"]["namespace"].is_null() {
+        l["metadata"]["namespace"] = json!("shop");
+    }
+    l["metadata"]["uid"] = json!(format!("live-{uid}"));
+    l
+}
+
+/// A sync operation: desired objects with waves, hooks and sync options, the live objects of
+/// an earlier sync (some missing, some no longer in Git: prune candidates), the app's sync
+/// options and the operation's settings; some objects fail to apply, a dry run or a prune,
+/// some hooks end Degraded.
+pub fn sync_case(rng: &mut Rng) -> Value {
+    let mut desired = Vec::new();
+    let mut live = Vec::new();
+    let mut crd_in_git = false;
+    let n = 1 + rng.below(6);
+    let resource_options = [
+        "Prune=false",
+        "PruneLast=true",
+        "Replace=true",
+        "ServerSideApply=true",
+        "SkipDryRunOnMissingResource=true",
+        "Validate=false",
+        "Force=true,Replace=true",
+        "Prune=confirm",
+    ];
+    for _ in 0..n {
+        let mut o = sync_resource(rng, &mut crd_in_git);
+        if rng.chance(15) && o["kind"] != "Namespace" {
+            o["metadata"]["namespace"] = json!("other");
+        }
+        if rng.chance(40) {
+            let w = *rng.pick(&["-1", "0", "1", "2", "5"]);
+            annotate(&mut o, WAVE, w);
+        }
+        if rng.chance(15) {
+            let option = *rng.pick(&resource_options);
+            annotate(&mut o, SYNC_OPTIONS, option);
+        }
+        if rng.chance(5) {
+            let what = *rng.pick(&["apply", "apply", "dry-run"]);
+            annotate(&mut o, FAIL, what);
+        }
+        track(&mut o);
+        desired.push(o);
+    }
+    // The CRD of the custom resources is in the cluster already (or comes with the app).
+    if !crd_in_git && rng.chance(60) {
+        live.push(as_live(&crd("widgets.example.com", "Widget", "widgets", "Namespaced"), 900));
+    }
+    if rng.chance(80) {
+        live.push(as_live(&crd("gadgets.example.com", "Gadget", "gadgets", "Cluster"), 901));
+    }
+    for i in 0..rng.below(4) {
+        let mut h = sync_hook(rng, i);
+        if rng.chance(40) {
+            let w = *rng.pick(&["-1", "0", "1"]);
+            annotate(&mut h, WAVE, w);
+        }
+        if rng.chance(6) {
+            annotate(&mut h, FAIL, "apply");
+        }
+        track(&mut h);
+        if h["metadata"]["name"].is_string() && rng.chance(25) {
+            // A hook left by an earlier sync (with its finalizer, or already without it).
+            let mut l = as_live(&h, 100 + i);
+            if rng.chance(50) {
+                l["metadata"]["finalizers"] = json!(["argocd.argoproj.io/hook-finalizer"]);
+            }
+            live.push(l);
+        }
+        desired.push(h);
+    }
+    // Some desired objects exist already, as the last of the desired objects of their key
+    // was applied.
+    let mut uid = 0;
+    let mut seen = std::collections::BTreeSet::new();
+    for d in desired.iter().rev() {
+        let hook = !d["metadata"]["annotations"][HOOK].is_null()
+            || !d["metadata"]["annotations"]["helm.sh/hook"].is_null();
+        let l = as_live(d, 0);
+        let key = (
+            l["kind"].to_string(),
+            l["metadata"]["namespace"].to_string(),
+            l["metadata"]["name"].to_string(),
+        );
+        if !hook && seen.insert(key) && rng.chance(50) {
+            uid += 1;
+            let mut l = as_live(d, uid);
+            if let Some(a) = l["metadata"]["annotations"].as_object_mut() {
+                a.remove(FAIL);
+            }
+            live.push(l);
+        }
+    }
+    // Prune candidates: the app's objects no longer in Git.
+    for i in 0..rng.below(3) {
+        let mut o = match rng.below(4) {
+            0 => {
+                json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": format!("old{i}")}})
+            }
+            1 => {
+                json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": format!("old{i}")}})
+            }
+            2 => json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+                "metadata": {"name": format!("old{i}")}}),
+            _ => {
+                json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": *rng.pick(&["a", "b"])}})
+            }
+        };
+        if rng.chance(40) {
+            let w = *rng.pick(&["-1", "1", "3"]);
+            annotate(&mut o, WAVE, w);
+        }
+        if rng.chance(25) {
+            let option = *rng.pick(&["Prune=false", "PruneLast=true", "Prune=confirm"]);
+            annotate(&mut o, SYNC_OPTIONS, option);
+        }
+        if rng.chance(8) {
+            annotate(&mut o, FAIL, "delete");
+        }
+        track(&mut o);
+        let l = as_live(&o, 200 + i);
+        // A desired object of the same key makes it no prune candidate; keep one of them.
+        let key = |v: &Value| {
+            (v["kind"].clone(), v["metadata"]["name"].clone(), v["metadata"]["namespace"].clone())
+        };
+        if !live.iter().any(|x| key(x) == key(&l)) {
+            live.push(l);
+        }
+    }
+    if rng.chance(20) {
+        live.push(as_live(
+            &json!({"apiVersion": "v1", "kind": "Namespace",
+            "metadata": {"name": "shop"}}),
+            950,
+        ));
+    }
+    let app_options = [
+        "CreateNamespace=true",
+        "CreateNamespace=true",
+        "PruneLast=true",
+        "Replace=true",
+        "ServerSideApply=true",
+        "PrunePropagationPolicy=background",
+        "Validate=false",
+        "SkipDryRunOnMissingResource=true",
+    ];
+    let mut options: Vec<&str> = Vec::new();
+    for _ in 0..rng.below(3) {
+        let o = *rng.pick(&app_options);
+        if !options.contains(&o) {
+            options.push(o);
+        }
+    }
+    let mut sync = json!({"revision": "0123456789abcdef", "prune": rng.chance(70)});
+    if rng.chance(5) {
+        sync["dryRun"] = json!(true);
+    }
+    match rng.below(20) {
+        0 => sync["syncStrategy"] = json!({"apply": {"force": false}}),
+        1 => sync["syncStrategy"] = json!({"hook": {"force": true}}),
+        2 => {
+            let d = &desired[0];
+            let api = d["apiVersion"].as_str().unwrap_or("");
+            let group = api.rsplit_once('/').map_or("", |(g, _)| g);
+            sync["resources"] =
+                json!([{"group": group, "kind": d["kind"], "name": d["metadata"]["name"]}]);
+        }
+        _ => {}
+    }
+    // As an automated sync or the UI writes it: the spec's options in the operation (the
+    // controller reads only the operation's).
+    sync["syncOptions"] = json!(options.clone());
+    let app = json!({"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
+        "metadata": {"name": "my-app", "namespace": "argocd"},
+        "spec": {"destination": {"namespace": "shop", "server": "https://kubernetes.default.svc"},
+            "source": {"repoURL": "https://git.example.com/shop.git", "path": "shop"},
+            "project": "default", "syncPolicy": {"syncOptions": options}},
+        "operation": {"sync": sync}});
+    json!({"app": app, "desired": desired, "live": live, "startedAt": 1_700_000_000})
 }

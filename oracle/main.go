@@ -141,11 +141,13 @@ func (s *server) handle(method string, params json.RawMessage) (any, error) {
 		for k, v := range p.Customizations {
 			s.customizations[k] = v
 		}
-		return map[string]any{"protocolVersion": 1, "methods": []string{"configure", "diff", "health"}}, nil
+		return map[string]any{"protocolVersion": 1, "methods": []string{"configure", "diff", "health", "sync"}}, nil
 	case "health":
 		return s.health(params)
 	case "diff":
 		return s.diff(params)
+	case "sync":
+		return s.syncCase(params)
 	default:
 		return nil, fmt.Errorf("unknown method `%s`", method)
 	}

@@ -2,7 +2,7 @@
 //! (Argo CD's own packages, `oracle/main.go`), compared field by field.
 //!
 //! `cargo run --example oracle -- --gitops-core PATH --oracle PATH [--cases N] [--seed S]
-//! [--save DIR] [--ssa]`, or `--case FILE` (one saved request), or `--bench ROUNDS`;
+//! [--save DIR] [--ssa] [--only AREA]`, or `--case FILE [--show]` (one saved request), or `--bench ROUNDS`;
 //! `oracle/run` builds both programs and calls this. Every case is generated from the seed
 //! alone, so a run is reproducible. A divergence whose signature is listed in
 //! `testdata/oracle/explained.txt` (each with its entry in `testdata/SKIPPED.md`) is counted
@@ -26,6 +26,8 @@ mod generate;
 use gitops_core as engine;
 #[path = "objects.rs"]
 mod objects;
+#[path = "syncsim.rs"]
+mod syncsim;
 use generate::{Area, Rng};
 use objects::{key, with_objects};
 
@@ -92,6 +94,8 @@ struct Options {
     bench: Option<usize>,
     case: Option<PathBuf>,
     ssa: bool,
+    only: Option<String>,
+    show: bool,
 }
 
 fn parse_args() -> Result<Options, String> {
@@ -104,6 +108,8 @@ fn parse_args() -> Result<Options, String> {
         bench: None,
         case: None,
         ssa: false,
+        only: None,
+        show: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -117,6 +123,8 @@ fn parse_args() -> Result<Options, String> {
             "--bench" => o.bench = Some(value()?.parse().map_err(|e| format!("--bench: {e}"))?),
             "--case" => o.case = Some(value()?.into()),
             "--ssa" => o.ssa = true,
+            "--only" => o.only = Some(value()?),
+            "--show" => o.show = true,
             other => return Err(format!("unknown argument {other}")),
         }
     }
@@ -184,7 +192,7 @@ fn pointer_class(pointer: &str) -> String {
 type Found = (String, Value, Value);
 
 /// What both sides answer, reduced to the compared fields: signature → divergence.
-fn compare(area: Area, ours: &Value, argo: &Value) -> BTreeMap<String, Found> {
+fn compare(area: Area, params: &Value, ours: &Value, argo: &Value) -> BTreeMap<String, Found> {
     let mut out = BTreeMap::new();
     if ours.get("error").is_some() || argo.get("error").is_some() {
         out.insert(format!("{}:error", area.name()), (String::new(), ours.clone(), argo.clone()));
@@ -193,6 +201,7 @@ fn compare(area: Area, ours: &Value, argo: &Value) -> BTreeMap<String, Found> {
     let top = match area {
         Area::Health => "status",
         Area::Diff => "syncStatus",
+        Area::Sync => return syncsim::compare(params, ours, argo),
     };
     if spelling(&ours[top]) != spelling(&argo[top]) {
         out.insert(
@@ -229,7 +238,7 @@ fn compare(area: Area, ours: &Value, argo: &Value) -> BTreeMap<String, Found> {
         }
         let fields: &[&str] = match area {
             Area::Health => &["status", "message"],
-            Area::Diff => &["modified", "status"],
+            Area::Diff | Area::Sync => &["modified", "status"],
         };
         for f in fields {
             let (x, y) = (spelling_if_status(f, &r[f]), spelling_if_status(f, &a[f]));
@@ -251,7 +260,9 @@ const OBJECT_FIELDS: [&str; 2] = ["normalizedLive", "predictedLive"];
 fn checks(area: Area, ours: &Value) -> Vec<Value> {
     let (top, fields): (&str, &[&str]) = match area {
         Area::Health => ("status", &["status", "message"]),
-        Area::Diff => ("syncStatus", &["modified", "status", OBJECT_FIELDS[0], OBJECT_FIELDS[1]]),
+        Area::Diff | Area::Sync => {
+            ("syncStatus", &["modified", "status", OBJECT_FIELDS[0], OBJECT_FIELDS[1]])
+        }
     };
     let mut out = vec![json!({"pointer": format!("/{top}"), "argo": ours[top]})];
     for (i, r) in ours["resources"].as_array().into_iter().flatten().enumerate() {
@@ -285,7 +296,7 @@ fn outcome_class(area: Area, ours: &Value) -> String {
                 r["kind"].as_str().unwrap_or(""),
                 r["status"].as_str().unwrap_or("none")
             ),
-            Area::Diff => format!(
+            Area::Diff | Area::Sync => format!(
                 "{}{}",
                 r["kind"].as_str().unwrap_or(""),
                 if r["modified"] == true { "Modified" } else { "Same" }
@@ -293,6 +304,17 @@ fn outcome_class(area: Area, ours: &Value) -> String {
         })
         .take(1)
         .collect();
+    if let Area::Sync = area {
+        // The final phase and whether hooks ran.
+        let hooks = ours["results"].as_array().is_some_and(|rs| {
+            rs.iter().any(|r| r["hookType"].as_str().is_some_and(|h| !h.is_empty()))
+        });
+        return format!(
+            "{}{}",
+            ours["phase"].as_str().unwrap_or("Error"),
+            if hooks { "-hooks" } else { "" }
+        );
+    }
     per.join("-")
 }
 
@@ -320,6 +342,27 @@ fn start(o: &Options, root: &Path, serve: &[&str]) -> Result<(Peer, Peer), Strin
     Ok((ours, argo))
 }
 
+/// Both answers to one case: gitops-core's from `serve` (a sync case: from driving the
+/// library's `step`, `syncsim.rs`), Argo CD's from the oracle.
+fn answers(
+    area: Area,
+    params: &Value,
+    ours: &mut Peer,
+    argo: &mut Peer,
+) -> Result<(Value, Value), String> {
+    let a = match area {
+        Area::Sync => syncsim::run(params).unwrap_or_else(|e| json!({"error": e})),
+        _ => {
+            let mut a = ours.call(area.name(), params)?;
+            if let (Area::Diff, None) = (area, a.get("error")) {
+                with_objects(params, &mut a)?;
+            }
+            a
+        }
+    };
+    Ok((a, argo.call(area.name(), params)?))
+}
+
 fn run(o: &Options) -> Result<u64, String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let known = explained(root);
@@ -327,35 +370,43 @@ fn run(o: &Options) -> Result<u64, String> {
 
     let mut rng = Rng::new(o.seed);
     let mut per_area: BTreeMap<&str, (u64, u64, u64)> = BTreeMap::new();
-    let mut examples: BTreeMap<String, (&str, Value, Found)> = BTreeMap::new();
+    let mut examples: BTreeMap<String, (&str, Value, Found, Value)> = BTreeMap::new();
     let mut unexplained = 0;
     let mut outcomes: BTreeMap<String, u64> = BTreeMap::new();
     let mut recorded = std::collections::BTreeSet::new();
+    let mut found_gets = 0;
     for _ in 0..o.cases {
         let (area, params) = generate::case(&mut rng, o.ssa);
-        let (mut a, b) = (ours.call(area.name(), &params)?, argo.call(area.name(), &params)?);
-        if let (Area::Diff, None) = (area, a.get("error")) {
-            with_objects(&params, &mut a)?;
+        if o.only.as_deref().is_some_and(|only| only != area.name()) {
+            continue;
         }
+        let (a, b) = answers(area, &params, &mut ours, &mut argo)?;
         for r in a["resources"].as_array().into_iter().flatten() {
             let outcome = match area {
                 Area::Health => format!("{}", r["status"]),
-                Area::Diff => format!("modified={}", r["modified"]),
+                Area::Diff | Area::Sync => format!("modified={}", r["modified"]),
             };
             *outcomes.entry(format!("{} {outcome}", area.name())).or_default() += 1;
         }
+        if let Area::Sync = area {
+            let passes = a["passes"].as_array().map_or(0, Vec::len);
+            let outcome = format!("sync {} after {passes} passes", a["phase"]);
+            *outcomes.entry(outcome).or_default() += 1;
+            found_gets += syncsim::found_gets(&a);
+        }
         let entry = per_area.entry(area.name()).or_default();
         entry.0 += 1;
-        let found = compare(area, &a, &b);
+        let found = compare(area, &params, &a, &b);
         if found.is_empty() {
             // One agreed answer per class of outcome is kept as a recorded oracle answer.
             let class = format!("{}-agree-{}", area.name(), outcome_class(area, &a));
             if let (Some(dir), true) = (&o.save, recorded.insert(class.clone())) {
-                save(
-                    dir,
-                    &class,
-                    &json!({"method": area.name(), "params": params, "checks": checks(area, &a)}),
-                )?;
+                let body = match area {
+                    Area::Sync => json!({"method": "sync", "params": params, "argo": b}),
+                    _ => json!({"method": area.name(), "params": params,
+                        "checks": checks(area, &a)}),
+                };
+                save(dir, &class, &body)?;
             }
             continue;
         }
@@ -365,7 +416,9 @@ fn run(o: &Options) -> Result<u64, String> {
             if !is_known {
                 case_unexplained = true;
             }
-            examples.entry(sig).or_insert_with(|| (area.name(), params.clone(), divergence));
+            examples
+                .entry(sig)
+                .or_insert_with(|| (area.name(), params.clone(), divergence, b.clone()));
         }
         if case_unexplained {
             entry.2 += 1;
@@ -381,15 +434,25 @@ fn run(o: &Options) -> Result<u64, String> {
     }
     let spread: Vec<String> = outcomes.iter().map(|(k, n)| format!("{k}: {n}")).collect();
     println!("resources by gitops-core's answer: {}", spread.join(", "));
-    for (sig, (method, params, (pointer, x, y))) in &examples {
+    if found_gets > 0 {
+        println!(
+            "sync: {found_gets} GETs of gitops-core's found their object and were left out \
+             (the oracle's gitops-engine makes none; testdata/SKIPPED.md)"
+        );
+    }
+    for (sig, (method, params, (pointer, x, y), argo_answer)) in &examples {
         let is_known = known.iter().any(|k| sig.starts_with(k.as_str()));
         println!(
             "  {} {sig}: gitops-core {x} / Argo CD {y}",
             if is_known { "explained" } else { "UNEXPLAINED" }
         );
         if let Some(dir) = &o.save {
-            let body = json!({"signature": sig, "method": method, "params": params,
+            let mut body = json!({"signature": sig, "method": method, "params": params,
                 "checks": [{"pointer": pointer, "gitopsCore": x, "argo": y}]});
+            if *method == "sync" {
+                // The replay compares the whole operation again.
+                body["argo"] = argo_answer.clone();
+            }
             save(dir, sig, &body)?;
         }
     }
@@ -403,15 +466,19 @@ fn one_case(o: &Options, file: &Path) -> Result<u64, String> {
     let text = std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
     let case: Value =
         serde_json::from_str(&text).map_err(|e| format!("{}: {e}", file.display()))?;
-    let area = if case["method"] == "diff" { Area::Diff } else { Area::Health };
+    let area = match case["method"].as_str() {
+        Some("diff") => Area::Diff,
+        Some("sync") => Area::Sync,
+        _ => Area::Health,
+    };
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let (mut ours, mut argo) = start(o, root, &["serve"])?;
-    let mut a = ours.call(area.name(), &case["params"])?;
-    let b = argo.call(area.name(), &case["params"])?;
-    if let (Area::Diff, None) = (area, a.get("error")) {
-        with_objects(&case["params"], &mut a)?;
+    let (a, b) = answers(area, &case["params"], &mut ours, &mut argo)?;
+    let found = compare(area, &case["params"], &a, &b);
+    if o.show {
+        let text = |v: &Value| serde_json::to_string_pretty(v).unwrap_or_default();
+        println!("gitops-core: {}\nArgo CD: {}", text(&a), text(&b));
     }
-    let found = compare(area, &a, &b);
     for (sig, (pointer, x, y)) in &found {
         println!("{sig} at {pointer}: gitops-core {x} / Argo CD {y}");
     }
@@ -490,7 +557,7 @@ fn bench(o: &Options, rounds: usize) -> Result<u64, String> {
         if let Area::Diff = area {
             with_objects(params, &mut x)?;
         }
-        let found = compare(area, &x, &y);
+        let found = compare(area, params, &x, &y);
         // What each side answered, so the timings are known to be of the same work.
         let summary = |v: &Value| {
             let rs = v["resources"].as_array().map_or(&[][..], Vec::as_slice);

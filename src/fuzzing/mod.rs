@@ -655,7 +655,7 @@ pub fn lua_eval(data: &[u8]) {
     let open = mode & 1 == 1;
     match engine.eval_health("fuzz.lua", &source, open, &obj, now) {
         Ok(h) => {
-            let _ = crate::health::HealthResult::from(&h);
+            let _ = crate::health::ScriptOutput::from(h);
         }
         Err(e) => {
             assert_eq!(e.script, "fuzz.lua", "the error names the script");

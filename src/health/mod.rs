@@ -335,8 +335,12 @@ impl ScriptOutput {
     }
 }
 
-/// A source of health scripts: the seam between [`assess`] and a script engine (the Lua
-/// engine of the `lua` feature implements it; a host may implement it too).
+/// A source of health scripts: the seam between [`assess`] and a script engine.
+///
+/// For Lua scripts (feature `lua`), the implementation is [`scripts::ScriptedHealth`]: its
+/// [`scripts::HealthScripts`] find the script for a kind, its [`crate::script::LuaEngine`]
+/// runs it. A host with scripts of its own (another language, a precomputed answer) may
+/// implement the trait too, as below.
 ///
 /// [`health`](ScriptHealth::health) finds the script for the object's group and kind (Argo CD's
 /// lookup: argocd-cm exact key, argocd-cm glob, built-in exact, built-in wildcard) and runs it

@@ -173,53 +173,78 @@ mod with_lua {
     use serde_json::Value;
 
     use super::{HealthScript, HealthScripts};
-    use crate::health::{HealthResult, HealthStatus};
+    use crate::health::{HealthError, HealthResult, ScriptHealth, ScriptOutput};
     use crate::object::ObjectRef;
     use crate::script::{LuaEngine, LuaHealth, ScriptError};
 
-    /// A script's health as a [`HealthResult`]. The empty health becomes `Healthy` with an
-    /// empty message: Argo CD shows it as a blank status, and app aggregation treats it as
-    /// healthy.
-    impl From<&LuaHealth> for HealthResult {
-        fn from(h: &LuaHealth) -> HealthResult {
-            let status = match h.status.as_str() {
-                "Progressing" => HealthStatus::Progressing,
-                "Degraded" => HealthStatus::Degraded,
-                "Suspended" => HealthStatus::Suspended,
-                "Missing" => HealthStatus::Missing,
-                "Unknown" => HealthStatus::Unknown,
-                // "Healthy" and the empty health.
-                _ => HealthStatus::Healthy,
-            };
-            HealthResult { status, message: h.message.clone() }
+    /// A script's answer as [`assess`](crate::health::assess) reads it: the empty health (see
+    /// [`LuaHealth`]) is no health (`health: None`, final all the same), any other status is
+    /// that status with the message; `deletionMessage` is kept for an object being deleted.
+    ///
+    /// ```
+    /// use gitops_core::health::{HealthStatus, ScriptOutput};
+    /// use gitops_core::script::LuaEngine;
+    ///
+    /// let engine = LuaEngine::default();
+    /// let obj = serde_json::json!({});
+    /// let raw = engine.eval_health("s", "return {status = 'Degraded', message = 'x'}", false, &obj, 0);
+    /// let out = ScriptOutput::from(raw.unwrap());
+    /// assert_eq!(out.health.unwrap().status, HealthStatus::Degraded);
+    /// let empty = engine.eval_health("s", "return {}", false, &obj, 0).unwrap();
+    /// assert_eq!(ScriptOutput::from(empty).health, None);
+    /// ```
+    impl From<LuaHealth> for ScriptOutput {
+        fn from(h: LuaHealth) -> ScriptOutput {
+            // The engine gives one of the six codes or "" (the empty health).
+            let health = h.status.parse().ok().map(|status| HealthResult::new(status, h.message));
+            ScriptOutput { health, deletion_message: h.deletion_message }
         }
     }
 
-    /// Health scripts and the engine that runs them: the Lua step of health assessment.
+    /// Lua health scripts as the [`ScriptHealth`] of a health assessment: [`HealthScripts`]
+    /// finds the script for an object's kind (Argo CD's precedence), a [`LuaEngine`] runs it.
+    ///
+    /// This is the one way to give [`assess`](crate::health::assess) (and
+    /// [`ResourceHealthInput::from_objects`](crate::health::ResourceHealthInput::from_objects))
+    /// Lua scripts: pass it with [`HealthContext::with_scripts`](crate::health::HealthContext::with_scripts). The only `health` method is
+    /// the trait's, [`ScriptHealth::health`]. [`LuaEngine`] alone does not implement
+    /// [`ScriptHealth`]: it runs whatever script it is handed and has no table of which script
+    /// belongs to which kind, so it could only answer "no script" for every object.
+    ///
+    /// A script from `argocd-cm` comes in through [`HealthScripts::from_settings`]; a
+    /// `health.lua` of your own through [`HealthScripts::with_directory`], keyed by its path in
+    /// Argo CD's `resource_customizations/` layout (`<group>/<Kind>/health.lua`).
     ///
     /// # Examples
     ///
     /// ```
     /// use gitops_core::health::scripts::{HealthScripts, ScriptedHealth};
     /// use gitops_core::health::{HealthContext, assess};
-    /// use gitops_core::{HealthStatus, ObjectRef, Settings};
+    /// use gitops_core::script::LuaEngine;
+    /// use gitops_core::{HealthStatus, Settings};
     ///
+    /// // From argocd-cm:
     /// let cm = serde_json::json!({"data": {
     ///     "resource.customizations.health.example.com_Widget":
     ///         "if obj.status.ready then return {status = 'Healthy'} end\n\
     ///          return {status = 'Progressing', message = 'waiting'}"
     /// }});
     /// let scripts = HealthScripts::from_settings(&Settings::from_config_map(&cm).unwrap());
-    /// let health = ScriptedHealth::new(scripts, Default::default());
+    /// let health = ScriptedHealth::new(scripts, LuaEngine::default());
     /// let obj = serde_json::json!({"apiVersion": "example.com/v1", "kind": "Widget",
     ///     "metadata": {"name": "w"}, "status": {"ready": false}});
-    /// // As the `ScriptHealth` of a health assessment, at the time 0 (unix seconds):
+    /// // At the time 0 (unix seconds):
     /// let h = assess(&obj, &HealthContext::new(0).with_scripts(&health)).unwrap().unwrap();
     /// assert_eq!((h.status, h.message.as_str()), (HealthStatus::Progressing, "waiting"));
-    /// // Or the script alone:
-    /// let r = ObjectRef::from_object(&obj).unwrap();
-    /// let h = health.health_result(&obj, &r, 0).unwrap().unwrap();
-    /// assert_eq!(h.status, HealthStatus::Progressing);
+    ///
+    /// // A health.lua of your own, for the same kind:
+    /// let files = std::collections::BTreeMap::from([(
+    ///     "example.com/Widget/health.lua".to_string(),
+    ///     "return {status = 'Suspended', message = 'paused'}".to_string(),
+    /// )]);
+    /// let health = ScriptedHealth::new(HealthScripts::new().with_directory(&files), LuaEngine::default());
+    /// let h = assess(&obj, &HealthContext::new(0).with_scripts(&health)).unwrap().unwrap();
+    /// assert_eq!(h.status, HealthStatus::Suspended);
     /// ```
     #[derive(Debug, Clone, Default)]
     pub struct ScriptedHealth {
@@ -245,8 +270,40 @@ mod with_lua {
             &self.scripts
         }
 
-        /// Runs the script for the object's kind, if there is one, and gives its result as
-        /// Argo CD reads it, with `deletionMessage`. `Ok(None)` when no script applies.
+        /// The engine.
+        pub fn engine(&self) -> &LuaEngine {
+            &self.engine
+        }
+
+        /// The script's raw answer, for tools that show what a script returned: runs the
+        /// script for the object's kind, if there is one, and gives its [`LuaHealth`] (status
+        /// text, `""` for the empty health, message, `deletionMessage`); `Ok(None)` when no
+        /// script applies. No deletion rule is applied. [`ScriptHealth::health`] gives the
+        /// same answer as `assess` reads it ([`ScriptOutput::from`]).
+        ///
+        /// # Errors
+        ///
+        /// A script that fails, naming the script and the object; Argo CD shows the object
+        /// as `Unknown` with [`ScriptError::reason`] as the message.
+        ///
+        /// ```
+        /// use gitops_core::health::scripts::{HealthScripts, ScriptedHealth};
+        /// use gitops_core::{ObjectRef, Settings};
+        ///
+        /// let cm = serde_json::json!({"data": {
+        ///     "resource.customizations.health.example.com_Widget": "error('no status yet')"
+        /// }});
+        /// let scripts = HealthScripts::from_settings(&Settings::from_config_map(&cm).unwrap());
+        /// let health = ScriptedHealth::new(scripts, Default::default());
+        /// let obj = serde_json::json!({"apiVersion": "example.com/v1", "kind": "Widget",
+        ///     "metadata": {"name": "w", "namespace": "shop"}});
+        /// let r = ObjectRef::from_object(&obj).unwrap();
+        /// let err = health.evaluate(&obj, &r, 0).unwrap_err();
+        /// assert_eq!(err.to_string(),
+        ///     "health script argocd-cm example.com/Widget on example.com/Widget:shop/w: \
+        ///      <string>:1: no status yet");
+        /// assert_eq!(err.reason(), "<string>:1: no status yet");
+        /// ```
         pub fn evaluate(
             &self,
             obj: &Value,
@@ -261,80 +318,38 @@ mod with_lua {
                 .map(Some)
                 .map_err(|e| e.with_object(obj_ref.clone()))
         }
-
-        /// The script's health for the object as a [`HealthResult`]; `Ok(None)` when no
-        /// script applies. Unlike [`ScriptHealth::health`](crate::health::ScriptHealth), which
-        /// [`assess`](crate::health::assess) calls, it leaves out the deletion rule and reads
-        /// the empty health as Healthy. The empty
-        /// health (see [`LuaHealth`]) is `Healthy` with an empty message. A script error is
-        /// `Err`: Argo CD shows it as `Unknown` with [`ScriptError::reason`] as the message.
-        ///
-        /// The deletion rule (an object with `metadata.deletionTimestamp`) is the caller's:
-        /// [`ScriptedHealth::evaluate`] gives the script's `deletionMessage` for it.
-        ///
-        /// # Errors
-        ///
-        /// ```
-        /// use gitops_core::health::scripts::{HealthScripts, ScriptedHealth};
-        /// use gitops_core::{ObjectRef, Settings};
-        ///
-        /// let cm = serde_json::json!({"data": {
-        ///     "resource.customizations.health.example.com_Widget": "error('no status yet')"
-        /// }});
-        /// let scripts = HealthScripts::from_settings(&Settings::from_config_map(&cm).unwrap());
-        /// let health = ScriptedHealth::new(scripts, Default::default());
-        /// let obj = serde_json::json!({"apiVersion": "example.com/v1", "kind": "Widget",
-        ///     "metadata": {"name": "w", "namespace": "shop"}});
-        /// let r = ObjectRef::from_object(&obj).unwrap();
-        /// let err = health.health_result(&obj, &r, 0).unwrap_err();
-        /// assert_eq!(err.to_string(),
-        ///     "health script argocd-cm example.com/Widget on example.com/Widget:shop/w: \
-        ///      <string>:1: no status yet");
-        /// assert_eq!(err.reason(), "<string>:1: no status yet");
-        /// ```
-        pub fn health_result(
-            &self,
-            obj: &Value,
-            obj_ref: &ObjectRef,
-            now: i64,
-        ) -> Result<Option<HealthResult>, ScriptError> {
-            Ok(self.evaluate(obj, obj_ref, now)?.map(|h| HealthResult::from(&h)))
-        }
     }
 
-    /// The hook `health::assess` calls: the script's health, the empty health as `None`,
-    /// and a script error as a health error naming the script.
-    impl crate::health::ScriptHealth for ScriptedHealth {
+    /// The script's answer as `assess` reads it ([`ScriptOutput::from`]), a script error as a
+    /// health error naming the script.
+    impl ScriptHealth for ScriptedHealth {
         fn health(
             &self,
             obj: &Value,
             object: &ObjectRef,
             now: i64,
-        ) -> Result<Option<crate::health::ScriptOutput>, crate::health::HealthError> {
+        ) -> Result<Option<ScriptOutput>, HealthError> {
             script_output(&self.scripts, &self.engine, obj, object, now)
         }
     }
 
-    /// The script of `scripts` for `object`'s kind run on `engine`, as `assess` reads it: the
-    /// empty health as none, a script error as a health error naming the script. Shared by
-    /// [`ScriptedHealth`] and hosts that keep the scripts and the engine apart.
+    /// The script of `scripts` for `object`'s kind run on `engine`, as [`ScriptedHealth`]'s
+    /// [`ScriptHealth::health`] gives it; for hosts that keep the scripts and the engine
+    /// apart (the protocol borrows both per request).
     pub(crate) fn script_output(
         scripts: &HealthScripts,
         engine: &LuaEngine,
         obj: &Value,
         object: &ObjectRef,
         now: i64,
-    ) -> Result<Option<crate::health::ScriptOutput>, crate::health::HealthError> {
+    ) -> Result<Option<ScriptOutput>, HealthError> {
         let Some(script) = scripts.find(&object.group, &object.kind) else {
             return Ok(None);
         };
-        let out = engine
+        engine
             .eval_health(&script.name, &script.source, script.use_open_libs, obj, now)
-            .map_err(|e| crate::health::HealthError::script(object, &script.name, e.reason()))?;
-        Ok(Some(crate::health::ScriptOutput {
-            health: (!out.is_empty()).then(|| HealthResult::from(&out)),
-            deletion_message: out.deletion_message,
-        }))
+            .map(|out| Some(ScriptOutput::from(out)))
+            .map_err(|e| HealthError::script(object, &script.name, e.reason()))
     }
 
     /// The outcome of one case of a `health_test.yaml`.

@@ -250,6 +250,7 @@ pub struct ConfigureParams {
     /// The protocol version the client speaks; the server refuses any other with
     /// `unsupported_version`. Left out, the server's version is assumed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "protocol_version_schema")]
     pub protocol_version: Option<u32>,
     /// The `argocd-cm` ConfigMap, or its `data` map, used by every request that does not pass
     /// its own.
@@ -277,6 +278,7 @@ pub struct ConfigureParams {
 pub struct Limits {
     /// The largest request line accepted, in bytes, newline excluded (at least 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
     pub max_request_bytes: Option<u64>,
     /// The instruction budget of one Lua health script evaluation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -294,7 +296,7 @@ pub struct Limits {
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct ConfigureResult {
-    /// The protocol version the server speaks (1 for this version of the protocol).
+    /// The protocol version the server speaks ([`PROTOCOL_VERSION`]).
     pub protocol_version: u32,
     /// The version of the gitops-core engine (the crate version).
     pub engine_version: String,
@@ -367,6 +369,7 @@ pub struct HealthParams {
     pub customizations: Option<BTreeMap<String, String>>,
     /// The time Lua's `os.time()` and `os.date()` read, RFC 3339; left out, the Unix epoch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("format" = "date-time"))]
     pub now: Option<String>,
     /// Opt-in, as `gitops-core health --condition-fallback`: a custom resource with no
     /// built-in check and no script gets its health from its `observedGeneration` and
@@ -381,7 +384,7 @@ pub struct HealthParams {
 #[non_exhaustive]
 pub struct ActionsListParams {
     /// The object.
-    #[schemars(schema_with = "object_schema")]
+    #[schemars(schema_with = "kubernetes_object_schema")]
     pub object: Value,
     /// The `argocd-cm` ConfigMap or its `data` map, for its
     /// `resource.customizations.actions.<group>_<Kind>`; left out, the configured one.
@@ -395,6 +398,7 @@ pub struct ActionsListParams {
     pub customizations: Option<BTreeMap<String, String>>,
     /// The time Lua's `os.time()` and `os.date()` read, RFC 3339; left out, the Unix epoch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("format" = "date-time"))]
     pub now: Option<String>,
 }
 
@@ -404,7 +408,7 @@ pub struct ActionsListParams {
 #[non_exhaustive]
 pub struct ActionsRunParams {
     /// The object the action runs on.
-    #[schemars(schema_with = "object_schema")]
+    #[schemars(schema_with = "kubernetes_object_schema")]
     pub object: Value,
     /// The action's name.
     pub action: String,
@@ -420,6 +424,7 @@ pub struct ActionsRunParams {
     pub customizations: Option<BTreeMap<String, String>>,
     /// As in `actions.list`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("format" = "date-time"))]
     pub now: Option<String>,
 }
 
@@ -452,6 +457,7 @@ pub struct PlanParams {
     /// The operation start, RFC 3339, which names hooks that use `generateName` (as `--now`);
     /// left out, the Unix epoch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("format" = "date-time"))]
     pub now: Option<String>,
 }
 
@@ -478,6 +484,7 @@ pub struct StepParams {
     #[schemars(with = "Option<crate::sync::Observations>")]
     pub observations: Option<Value>,
     /// The current time, RFC 3339.
+    #[schemars(extend("format" = "date-time"))]
     pub now: String,
 }
 
@@ -503,6 +510,7 @@ pub struct DecideParams {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub revisions: Option<Vec<String>>,
     /// The current time, RFC 3339. Unlike the CLI, the server reads no clock: it is required.
+    #[schemars(extend("format" = "date-time"))]
     pub now: String,
     /// The `argocd-cm` ConfigMap or its `data` map; left out, the configured one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -631,17 +639,35 @@ fn optional_object_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema
     schemars::json_schema!({ "type": ["object", "null"] })
 }
 
-fn objects_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+/// A Kubernetes object: `apiVersion`, `kind` and `metadata`, with the metadata fields the
+/// engine reads typed; any other field is the object's own.
+fn kubernetes_object_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::json_schema!({
-        "type": "array",
-        "items": {
-            "type": "object",
-            "required": ["apiVersion", "kind", "metadata"],
-            "properties": {
-                "apiVersion": { "type": "string" },
-                "kind": { "type": "string" },
-                "metadata": { "type": "object" }
+        "type": "object",
+        "required": ["apiVersion", "kind", "metadata"],
+        "properties": {
+            "apiVersion": { "type": "string" },
+            "kind": { "type": "string" },
+            "metadata": {
+                "type": "object",
+                "properties": {
+                    "name": { "type": "string" },
+                    "generateName": { "type": "string" },
+                    "namespace": { "type": "string" },
+                    "labels": { "type": ["object", "null"], "additionalProperties": { "type": "string" } },
+                    "annotations": { "type": ["object", "null"], "additionalProperties": { "type": "string" } }
+                }
             }
         }
     })
+}
+
+fn objects_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let object = kubernetes_object_schema(generator);
+    schemars::json_schema!({ "type": "array", "items": object })
+}
+
+/// `protocolVersion` in `configure`: this server's version, or null (left out: the server's).
+fn protocol_version_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({ "enum": [PROTOCOL_VERSION, null] })
 }

@@ -364,10 +364,12 @@ pub struct SyncRequest {
     /// The destination namespace of the app.
     pub app_namespace: String,
     /// The desired objects (hooks included), as rendered from Git.
+    #[cfg_attr(feature = "serve", schemars(with = "Vec<serde_json::Map<String, Value>>"))]
     pub targets: Vec<Value>,
     /// With `RespectIgnoreDifferences=true`: the targets normalized by the diff engine
     /// (ignored fields set to their live values), replacing `targets`.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "serve", schemars(with = "Option<Vec<serde_json::Map<String, Value>>>"))]
     pub normalized_targets: Option<Vec<Value>>,
     /// App-level sync options (the operation's list, else `syncPolicy.syncOptions`).
     pub sync_options: AppOptions,

@@ -1,8 +1,8 @@
 //! Reconciling desired and live objects into pairs (§1).
 
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
 use std::collections::hash_map::Entry;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 

@@ -21,6 +21,7 @@ use super::{
     TaskAction, TaskState, WaveEvent,
 };
 use crate::health::HealthStatus;
+use crate::object::ObjectRef;
 
 /// The pass needs outcomes it does not have yet.
 struct Suspend;
@@ -80,6 +81,13 @@ impl RTask {
 
 fn has_deletion_timestamp(obj: &Value) -> bool {
     obj.get("metadata").and_then(|m| m.get("deletionTimestamp")).is_some_and(|v| !v.is_null())
+}
+
+/// Takes the hook finalizer off a live object.
+fn drop_hook_finalizer(obj: &mut Value) {
+    if let Some(f) = obj.pointer_mut("/metadata/finalizers").and_then(Value::as_array_mut) {
+        f.retain(|x| x.as_str() != Some(HOOK_FINALIZER));
+    }
 }
 
 fn has_hook_finalizer(obj: &Value) -> bool {
@@ -361,14 +369,16 @@ fn run_pass(ctx: &mut Ctx<'_>) -> R<()> {
         }
         let tt = &mut *t;
         if tt.t.hook {
+            // A hook's result code is cleared when its health is taken (Argo CD records it
+            // with an empty code).
             if let Some(e) = health_error {
                 let msg = format!("failed to get resource health: {e}");
-                ctx.keep(tt, TaskState::Error, &msg);
+                ctx.record(tt, None, TaskState::Error, &msg);
             } else {
                 match health {
                     None => {
                         let msg = format!("{} created", tt.t.key.name);
-                        ctx.keep(tt, TaskState::Succeeded, &msg);
+                        ctx.record(tt, None, TaskState::Succeeded, &msg);
                     }
                     Some(h) => {
                         let state = match h.status {
@@ -384,7 +394,7 @@ fn run_pass(ctx: &mut Ctx<'_>) -> R<()> {
                         } else {
                             h.message.clone()
                         };
-                        ctx.keep(tt, state, &msg);
+                        ctx.record(tt, None, state, &msg);
                     }
                 }
             }
@@ -450,15 +460,29 @@ fn run_pass(ctx: &mut Ctx<'_>) -> R<()> {
         ctx.set(OperationPhase::Running, msg);
         return Ok(());
     }
-    // 5. Remove the finalizer of completed hooks.
-    if !ctx.req.dry_run {
-        let (idx, actions) = completed_hook_finalizers(ctx, &tasks, "finalizer");
-        let outcomes = ctx.execute(actions)?;
-        for (i, o) in idx.iter().zip(outcomes) {
-            if o.status == OutcomeStatus::Failed {
-                let tt = &mut tasks[*i];
-                let msg = format!("Failed to remove hook finalizer: {}", o.message);
-                ctx.keep(tt, TaskState::Error, &msg);
+    // 5. Remove the finalizer of completed hooks (in an operation dry run too, as Argo CD
+    // does: the dry run records its hooks as completed).
+    let (idx, actions) = completed_hook_finalizers(ctx, &tasks, "finalizer");
+    let outcomes = ctx.execute(actions)?;
+    // The keys of the hooks whose finalizer is gone, in one set, so that the tasks are walked
+    // once whatever the number of hooks.
+    let mut unfinalized = std::collections::HashSet::new();
+    for (i, o) in idx.iter().zip(outcomes) {
+        if o.status == OutcomeStatus::Failed {
+            let tt = &mut tasks[*i];
+            let msg = format!("Failed to remove hook finalizer: {}", o.message);
+            ctx.keep(tt, TaskState::Error, &msg);
+        } else if let Some(live) = &tasks[*i].t.live {
+            unfinalized.insert(ObjectRef::from_object_lossy(live).key());
+        }
+    }
+    if !unfinalized.is_empty() {
+        // The hook's other phases share the live object: it has no finalizer now.
+        for t in tasks.iter_mut() {
+            if let Some(l) = &mut t.t.live
+                && unfinalized.contains(&ObjectRef::from_object_lossy(l).key())
+            {
+                drop_hook_finalizer(l);
             }
         }
     }
@@ -809,7 +833,8 @@ fn run_tasks(
             (ActionKind::Update, true) => {
                 format!("{}/{} updated", tasks[*i].t.key.kind, tasks[*i].t.key.name)
             }
-            (ActionKind::Update, false) => format!("error when updating: {}", o.message),
+            // Argo CD's sync returns the error text itself (its "error when updating"
+            // message is overwritten).
             _ => o.message.clone(),
         };
         if !ok {
@@ -872,9 +897,7 @@ fn task_actions(
     prefix: &str,
 ) -> Vec<HostAction> {
     idx.iter()
-        .map(|i| {
-            ctx.action(format!("{prefix}:{}", tasks[*i].key), kind, &tasks[*i].t, 0)
-        })
+        .map(|i| ctx.action(format!("{prefix}:{}", tasks[*i].key), kind, &tasks[*i].t, 0))
         .collect()
 }
 
@@ -885,10 +908,17 @@ fn completed_hook_finalizers(
     tasks: &[RTask],
     prefix: &str,
 ) -> (Vec<usize>, Vec<HostAction>) {
+    // A hook with several phases has one live object: its finalizer is removed once, by its
+    // first task (Argo CD's tasks share the object, so the later ones find nothing to remove).
+    let mut seen = std::collections::HashSet::new();
     let idx: Vec<usize> = (0..tasks.len())
         .filter(|i| {
             let t = &tasks[*i];
-            t.t.hook && t.completed() && t.t.live.as_ref().is_some_and(has_hook_finalizer)
+            t.t.hook
+                && t.completed()
+                && t.t.live.as_ref().is_some_and(|l| {
+                    has_hook_finalizer(l) && seen.insert(ObjectRef::from_object_lossy(l).key())
+                })
         })
         .collect();
     let actions = task_actions(ctx, tasks, &idx, ActionKind::RemoveFinalizer, prefix);

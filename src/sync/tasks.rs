@@ -1,5 +1,6 @@
 //! Building the ordered task list (§2.6) and the plan.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use serde_json::{Value, json};
@@ -182,29 +183,46 @@ pub(crate) fn build(request: &SyncRequest, obs: &Observations) -> Built {
     // The live objects step 5 may look up (named hooks, creates, the auto-created
     // namespace), by group, kind and name, in pair key order. Only these are cloned; the
     // pairs themselves move into the tasks.
-    let mut wanted: HashSet<(&str, &str, &str)> = HashSet::new();
+    let mut wanted: HashSet<(&str, &str, Cow<'_, str>)> = HashSet::new();
     for p in &rec.pairs {
         if let (Some(t), None) = (&p.target, &p.live) {
             let k = ref_key(t);
-            wanted.insert((k.0, k.1, k.3));
+            wanted.insert((k.0, k.1, Cow::Borrowed(k.3)));
         }
     }
     for h in &rec.hooks {
         let k = ref_key(h);
-        wanted.insert((k.0, k.1, k.3));
+        if h["metadata"]["name"].as_str().unwrap_or("").is_empty() {
+            // An unnamed hook is looked up by the name step 2 generates for each phase (the
+            // reference's name is the generateName).
+            for phase in hooks::sync_phases(h) {
+                let n = generated_hook_name(k.3, &request.revision, phase, request.started_at);
+                wanted.insert((k.0, k.1, Cow::Owned(n)));
+            }
+        } else {
+            wanted.insert((k.0, k.1, Cow::Borrowed(k.3)));
+        }
     }
-    wanted.insert(("", "Namespace", ns));
+    wanted.insert(("", "Namespace", Cow::Borrowed(ns)));
     type Lives = HashMap<(String, String, String), Vec<(String, Option<Value>)>>;
     let mut lives: Lives = HashMap::new();
     for p in &rec.pairs {
         let Some(obj) = p.keyed_object() else { continue };
         let k = ref_key(obj);
-        if wanted.contains(&(k.0, k.1, k.3)) {
+        if wanted.contains(&(k.0, k.1, Cow::Borrowed(k.3))) {
             let gkn = (k.0.to_string(), k.1.to_string(), k.3.to_string());
             lives.entry(gkn).or_default().push((k.2.to_string(), p.live.clone()));
         }
     }
     drop(wanted);
+    // Whether Git has the app's namespace: any target, also one a selective sync leaves out
+    // (Argo CD looks at every reconciled target, hooks apart).
+    let has_ns_resource = rec.pairs.iter().any(|p| {
+        p.target.is_some()
+            && p.keyed_object()
+                .map(ref_key)
+                .is_some_and(|k| k.0.is_empty() && k.1 == "Namespace" && k.3 == ns)
+    });
     // 1. Resource tasks.
     let mut tasks: Vec<Task> = Vec::with_capacity(rec.pairs.len() + rec.hooks.len() + 1);
     for pair in rec.pairs {
@@ -232,12 +250,6 @@ pub(crate) fn build(request: &SyncRequest, obs: &Observations) -> Built {
             tasks.push(new_task_of(phase, t, l, false));
         }
     }
-    let has_ns_resource = tasks.iter().any(|t| {
-        t.target.is_some()
-            && t.key.group.is_empty()
-            && t.key.kind == "Namespace"
-            && t.key.name == ns
-    });
     // 2. Hook tasks.
     if !request.skip_hooks {
         for h in &rec.hooks {
@@ -375,6 +387,9 @@ pub(crate) fn decide_action(request: &SyncRequest, t: &mut Task, skip_dry_run: b
     t.flags.dry_run_first = !skip_dry_run;
     if t.is_prune() {
         t.flags.dry_run_first = true;
+        // A batch waits for confirmation of such a prune even when pruning is off or
+        // disabled for the object (Argo CD checks the option before the prune settings).
+        t.requires_confirmation = options::prune_requires_confirmation(t.live.as_ref(), app);
         if !request.prune {
             t.message = "ignored (requires pruning)".into();
             t.action = TaskAction::Skip { reason: t.message.clone() };
@@ -383,7 +398,6 @@ pub(crate) fn decide_action(request: &SyncRequest, t: &mut Task, skip_dry_run: b
             t.action = TaskAction::Skip { reason: t.message.clone() };
         } else {
             t.action = TaskAction::Delete;
-            t.requires_confirmation = options::prune_requires_confirmation(t.live.as_ref(), app);
         }
         return;
     }

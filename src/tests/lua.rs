@@ -141,7 +141,7 @@ fn lua_hostile_errors_name_the_object_and_the_script() {
         }
         let object = crate::ObjectRef::from_object(&obj).expect("identity");
         let started = std::time::Instant::now();
-        let got = scripted.health_result(&obj, &object, now);
+        let got = scripted.evaluate(&obj, &object, now);
         let elapsed = started.elapsed();
         if elapsed > slowest.0 {
             slowest = (elapsed, name.clone());

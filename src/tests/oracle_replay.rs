@@ -4,7 +4,10 @@
 //! (a file with a `signature`, listed in `testdata/SKIPPED.md`), where it must still give the
 //! recorded `gitopsCore` value: a fixed divergence turns into a failure until its case and
 //! SKIPPED.md entry are removed. In a `diff` answer the normalized and predicted live objects
-//! come from the library (`oracle/objects.rs`), as in the runner.
+//! come from the library (`oracle/objects.rs`), as in the runner. A `sync` case holds Argo
+//! CD's whole answer (`argo`): the operation is driven through `step` again (`oracle/syncsim.rs`)
+//! and compared with it: every difference must be one `testdata/oracle/explained.txt` explains,
+//! and a divergence case must still show its recorded signature.
 
 use serde_json::{Value, json};
 
@@ -14,6 +17,8 @@ use crate::protocol::Server;
 
 #[path = "../../oracle/objects.rs"]
 mod objects;
+#[path = "../../oracle/syncsim.rs"]
+mod syncsim;
 
 /// The health script every differential case is configured with.
 fn configure_line() -> String {
@@ -45,6 +50,10 @@ fn oracle_divergences_replay() {
         }
         let text = std::fs::read_to_string(&file).expect("a case file");
         let case: Value = serde_json::from_str(&text).expect("a JSON case");
+        if case["method"] == "sync" {
+            failures.extend(replay_sync(&name, &case, &skipped));
+            continue;
+        }
         let mut server = Server::new();
         server.handle_line(configure_line().as_bytes());
         let request = json!({"id": 1, "method": case["method"], "params": case["params"]});
@@ -72,4 +81,40 @@ fn oracle_divergences_replay() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The signature prefixes `testdata/oracle/explained.txt` lists.
+fn explained() -> Vec<String> {
+    std::fs::read_to_string(testdata().join("oracle/explained.txt"))
+        .expect("testdata/oracle/explained.txt")
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .collect()
+}
+
+/// Replays one recorded sync operation; the failures found.
+fn replay_sync(name: &str, case: &Value, skipped: &str) -> Vec<String> {
+    let ours = match syncsim::run(&case["params"]) {
+        Ok(answer) => answer,
+        Err(e) => return vec![format!("{name}: {e}")],
+    };
+    let found = syncsim::compare(&case["params"], &ours, &case["argo"]);
+    let known = explained();
+    let mut failures = Vec::new();
+    if let Some(signature) = case["signature"].as_str() {
+        if !skipped.contains(&format!("testdata/oracle/{name}")) {
+            failures.push(format!("{name}: a divergence not listed in testdata/SKIPPED.md"));
+        }
+        if !found.contains_key(signature) {
+            failures.push(format!("{name}: {signature} is gone: remove the case"));
+        }
+    }
+    for (sig, (pointer, x, y)) in &found {
+        if !known.iter().any(|k| sig.starts_with(k.as_str())) {
+            failures.push(format!("{name}: {sig} at {pointer}: gitops-core {x} / Argo CD {y}"));
+        }
+    }
+    failures
 }

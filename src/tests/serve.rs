@@ -172,7 +172,11 @@ fn conversations_follow_the_schema() {
             "$defs": defs.clone(),
             "allOf": [reference],
         });
-        jsonschema::validator_for(&doc).unwrap_or_else(|e| panic!("schema {reference}: {e}"))
+        // Formats are checked too: every `now` is a `date-time` (RFC 3339).
+        jsonschema::options()
+            .should_validate_formats(true)
+            .build(&doc)
+            .unwrap_or_else(|e| panic!("schema {reference}: {e}"))
     };
     let request = validator(&serde_json::json!({ "$ref": "#/$defs/Request" }));
     let response = validator(&serde_json::json!({ "$ref": "#/$defs/Response" }));
@@ -189,6 +193,8 @@ fn conversations_follow_the_schema() {
         (errors.is_empty()).then_some(()).ok_or_else(|| format!("{what}: {}", errors.join("; ")))
     };
     let (mut requests, mut responses, mut results, mut enum_refusals) = (0, 0, 0, 0);
+    let (mut well_formed_errors, mut malformed_refused) = (0, 0);
+    let mut schema_takes = Vec::new();
     let mut failures = Vec::new();
     let mut files: Vec<_> = std::fs::read_dir(testdata().join("serve"))
         .unwrap()
@@ -221,6 +227,31 @@ fn conversations_follow_the_schema() {
                         failures.push(format!("{at}: the schema accepts what the server refuses"));
                     }
                 }
+                // A request the engine failed on was well formed: the schema takes it. One
+                // refused as malformed is refused by the schema too, where the schema can say
+                // so (a type, a missing field, an unknown method or version); refusals it
+                // cannot express (a semantic check) are counted.
+                if let (Some(code), Some(req)) = (value["error"]["code"].as_str(), &last_request) {
+                    let method = req["method"].as_str().unwrap_or_default();
+                    let params_ok = by_method.get(method).is_none_or(|(params, _)| {
+                        req.get("params").is_none_or(|p| p.is_null() || params.is_valid(p))
+                    });
+                    let valid = request.is_valid(req) && params_ok;
+                    match code {
+                        // Too large: refused unread, whatever it holds.
+                        "request_too_large" => {}
+                        "engine_error" => {
+                            well_formed_errors += 1;
+                            if !valid {
+                                failures.push(format!(
+                                    "{at}: the schema refuses a request the server took"
+                                ));
+                            }
+                        }
+                        _ if valid => schema_takes.push(format!("{at} ({code})")),
+                        _ => malformed_refused += 1,
+                    }
+                }
                 let Some(result) = value.get("result") else { continue };
                 let Some(req) = &last_request else {
                     failures.push(format!("{at}: a result with no request"));
@@ -245,12 +276,22 @@ fn conversations_follow_the_schema() {
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
     // Every conversation file is read: a vanished directory cannot pass as empty.
     assert!(
-        files.len() >= 9 && responses >= 113 && results >= 45 && enum_refusals >= 3,
-        "{responses} {results} {enum_refusals}"
+        files.len() >= 9
+            && responses >= 113
+            && results >= 45
+            && enum_refusals >= 3
+            && well_formed_errors >= 6
+            && malformed_refused >= 59,
+        "{responses} {results} {enum_refusals} {well_formed_errors} {malformed_refused}"
     );
     eprintln!(
         "schema: {responses} responses, {results} results, {requests} requests validated \
-         in {} files; {enum_refusals} refused enum values refused by the schema too",
-        files.len()
+         in {} files; {enum_refusals} refused enum values refused by the schema too; \
+         {well_formed_errors} requests the engine failed on taken by the schema; \
+         {malformed_refused} refused requests refused by the schema too, {} only by the \
+         server: {}",
+        files.len(),
+        schema_takes.len(),
+        schema_takes.join(", ")
     );
 }

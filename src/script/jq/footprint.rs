@@ -17,9 +17,14 @@
 //! the paths it selects in the whole object, with the same errors, in the same order: the
 //! parts left out are parts it never looks at.
 //!
+//! Errors count as looking: where a path is expected (`path(E)` evaluates `E` for its paths),
+//! a term that computes a value (a literal, a comparison, `true`) fails with an error showing
+//! its whole input, so it reads that input whole.
+//!
 //! The analysis is conservative: a construct it does not follow counts as reading everything
 //! below the value it runs on, and a footprint of more than [`MAX_FOOTPRINT_PATHS`] paths is
-//! the whole object.
+//! the whole object. A property test checks that paths and errors on the footprint are those
+//! on the whole object.
 
 use std::collections::BTreeMap;
 
@@ -104,6 +109,15 @@ impl Access {
 
     fn size(&self) -> usize {
         self.read.len() + self.walked.len() + self.at.len()
+    }
+
+    /// Each place once.
+    fn deduplicated(mut self) -> Access {
+        for places in [&mut self.read, &mut self.walked, &mut self.at] {
+            places.sort();
+            places.dedup();
+        }
+        self
     }
 
     /// Both terms on the same input (`,`, the operands of a comparison).
@@ -205,8 +219,14 @@ fn access(t: &Term<&str>, mode: Mode) -> Option<Access> {
         Term::BinOp(l, BinaryOp::Comma, r) => access(l, mode)?.union(access(r, mode)?),
         Term::BinOp(l, BinaryOp::Alt, r) => {
             // `l // r` looks at the values of `l` to decide, then yields those of `l` or `r`.
-            let looked = access(l, Mode::Values)?.looked_at();
-            looked.union(access(l, mode)?).union(access(r, mode)?)
+            // `l` is followed once, in `mode`: asked for paths, it reads all it reads for its
+            // values and more, with the same outputs (following it twice per `//` would take
+            // time exponential in their nesting).
+            let left = access(l, mode)?;
+            let looked = left.at.clone();
+            let mut a = left.union(access(r, mode)?);
+            a.read.extend(looked);
+            a
         }
         Term::BinOp(l, BinaryOp::And | BinaryOp::Or | BinaryOp::Cmp(_), r) => {
             access(l, Mode::Values)?.looked_at().union(access(r, Mode::Values)?.looked_at())
@@ -236,6 +256,7 @@ fn access(t: &Term<&str>, mode: Mode) -> Option<Access> {
         // Outside the subset (rejected by the checker before this runs): everything.
         _ => Access::everything(),
     };
+    let a = a.deduplicated();
     if a.size() > MAX_FOOTPRINT_PATHS { None } else { Some(a) }
 }
 
@@ -301,6 +322,18 @@ mod tests {
     }
 
     #[test]
+    fn nested_alternatives_are_followed_once() {
+        // 31 levels of `//` nested on the left: a walk that followed each left side twice
+        // would take 2^31 steps.
+        let expr = (0..31).fold(".k".to_string(), |e, i| format!("({e}) // .k{i}"));
+        let f = footprint(&expr);
+        // Every left side is looked at; the last right side only yields its path.
+        assert_eq!(f.keys.len(), 32);
+        assert_eq!(f.keys.values().filter(|k| k.whole).count(), 31);
+        assert!(!f.keys["k30"].whole);
+    }
+
+    #[test]
     fn large_footprints_are_the_whole_object() {
         let alternatives: Vec<String> = (0..40).map(|i| format!(".k{i}")).collect();
         let expr = format!("({}) | ({})", alternatives.join(", "), alternatives.join(", "));
@@ -323,20 +356,21 @@ mod tests {
                 (0i64..4).prop_map(Value::from),
                 prop::sample::select(&["a", "ab", "b", "spec"][..]).prop_map(Value::from),
             ];
-            leaf.prop_recursive(5, 48, 4, |inner| {
+            let object = |inner| {
+                prop::collection::vec((prop::sample::select(KEYS), inner), 0..5).prop_map(|kvs| {
+                    Value::Object(
+                        kvs.into_iter().map(|(k, v)| (k.to_string(), v)).collect::<Map<_, _>>(),
+                    )
+                })
+            };
+            // Mostly objects, as Kubernetes objects are, with arrays and scalars among them.
+            let value = leaf.prop_recursive(5, 48, 5, move |inner| {
                 prop_oneof![
-                    prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
-                    prop::collection::vec((prop::sample::select(KEYS), inner), 0..4).prop_map(
-                        |kvs| {
-                            Value::Object(
-                                kvs.into_iter()
-                                    .map(|(k, v)| (k.to_string(), v))
-                                    .collect::<Map<_, _>>(),
-                            )
-                        }
-                    ),
+                    1 => prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                    3 => object(inner),
                 ]
-            })
+            });
+            object(value.boxed())
         }
 
         fn expr() -> impl Strategy<Value = String> {
