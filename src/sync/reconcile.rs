@@ -225,12 +225,12 @@ pub(crate) fn reconcile<'a>(
     let mut slots: Vec<Option<Value>> = managed.into_iter().map(Some).collect();
     out.pairs = keep
         .iter()
-        .filter_map(|&i| match i.checked_sub(targets) {
-            None => Some(Pair {
+        .map(|&i| match i.checked_sub(targets) {
+            None => Pair {
                 target: slots.get_mut(i).and_then(Option::take),
                 live: found.get(i).copied().flatten().cloned(),
-            }),
-            Some(j) => Some(Pair { target: None, live: leftovers.get(j).map(|l| (*l).clone()) }),
+            },
+            Some(j) => Pair { target: None, live: leftovers.get(j).map(|l| (*l).clone()) },
         })
         .collect();
     out
