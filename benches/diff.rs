@@ -82,6 +82,19 @@ mod one_resource {
         bencher.bench_local(|| black_box(diff::diff(Some(&desired), Some(&live), &opts)));
     }
 
+    /// Baseline for `three_way`: serde_json parsing the same pair (desired and live) from
+    /// their text and serialising both again.
+    #[divan::bench]
+    fn serde_json_parse_serialize(bencher: Bencher) {
+        let desired = include_str!("../testdata/diff/inputs/deployment-config.json");
+        let live = include_str!("../testdata/diff/inputs/deployment-live.json");
+        bencher.bench_local(|| {
+            let d: Value = serde_json::from_str(black_box(desired)).expect("json");
+            let l: Value = serde_json::from_str(black_box(live)).expect("json");
+            black_box((serde_json::to_string(&d), serde_json::to_string(&l)))
+        });
+    }
+
     /// Two-way: the same pair with last-applied removed.
     #[divan::bench]
     fn two_way(bencher: Bencher) {
@@ -112,5 +125,25 @@ mod one_resource {
             json(include_str!("../testdata/diff/inputs/ssd-deploy-nested-predicted-live.json"));
         let opts = DiffOptions::default().with_server_side_diff(Some(&dry_run));
         bencher.bench_local(|| black_box(diff::diff(Some(&desired), Some(&live), &opts)));
+    }
+}
+
+/// The whole application on a rayon pool of 1 thread (the serial comparison) and of 2
+/// threads, in one run: `cargo bench --features parallel --bench diff -- threads`.
+#[cfg(feature = "parallel")]
+mod threads {
+    use super::*;
+
+    #[divan::bench(args = [1, 2])]
+    fn app_three_way(bencher: Bencher, threads: usize) {
+        let w = workload();
+        let settings = Settings::default();
+        let scopes = Scopes::builtin();
+        let input = AppDiffInput::new(&w.desired, &w.live, &w.app, &settings, &scopes);
+        let pool =
+            rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("a thread pool");
+        bencher
+            .counter(ItemsCount::new(RESOURCES))
+            .bench(|| pool.install(|| black_box(diff::diff_app(black_box(&input)))));
     }
 }

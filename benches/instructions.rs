@@ -44,6 +44,7 @@ const CASES: &[Case] = &[
     ("diff_structured_merge_deployment", diff_structured_merge_deployment),
     ("diff_server_side_deployment", diff_server_side_deployment),
     ("diff_app_1000_three_way", diff_app_1000_three_way),
+    ("diff_app_1000_three_way_objects", diff_app_1000_three_way_objects),
     ("ignore_jq_rule_deployment", ignore_jq_rule_deployment),
     ("health_builtin_deployment", health_builtin_deployment),
     ("health_lua_canary_warm", health_lua_canary_warm),
@@ -122,9 +123,20 @@ fn diff_server_side_deployment() {
 }
 
 fn diff_app_1000_three_way() {
+    app_1000_three_way(false);
+}
+
+/// The same with every resource keeping its normalised and predicted objects (what the text
+/// rendering and `explain_app` ask for; the default before `keep_objects` turned off).
+fn diff_app_1000_three_way_objects() {
+    app_1000_three_way(true);
+}
+
+fn app_1000_three_way(objects: bool) {
     let w = support::workload();
     let (settings, scopes) = (Settings::default(), Scopes::builtin());
-    let input = AppDiffInput::new(&w.desired, &w.live, &w.app, &settings, &scopes);
+    let input =
+        AppDiffInput::new(&w.desired, &w.live, &w.app, &settings, &scopes).with_objects(objects);
     // Load the schema tables first: a one-time cost per process, not per application.
     let one = [w.desired[0].clone()];
     diff::diff_app(&AppDiffInput::new(&one, &w.live[..1], &w.app, &settings, &scopes))

@@ -31,7 +31,7 @@ pub fn with_objects(params: &Value, answer: &mut Value) -> Result<(), String> {
     let mut scopes = Scopes::builtin();
     scopes.add_crds(desired.iter().chain(&live));
     let settings = Settings::default();
-    let input = AppDiffInput::new(&desired, &live, &app, &settings, &scopes);
+    let input = AppDiffInput::new(&desired, &live, &app, &settings, &scopes).with_objects(true);
     let result = diff_app(&input).map_err(|e| e.to_string())?;
     let objects: BTreeMap<String, (&Value, &Value)> = result
         .resources

@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::ignore_seam::AppNormalizer;
 use super::normalize::{normalize_tracking, set_annotation};
+use super::pipeline::diff_objects;
 use super::{DiffError, DiffMode, DiffOptions, DiffResult, PatchOp, hide_secret_data};
 use crate::config::{
     Application, COMPARE_OPTIONS_ANNOTATION, Settings, TRACKING_ID_ANNOTATION, TrackingMethod,
@@ -80,10 +81,11 @@ pub struct AppDiffInput<'a> {
     /// ignore rule for that object (on by default). Lent rules built with
     /// `IgnoreNormalizer::with_annotation(false)` turn it off as well.
     pub ignore_annotation: bool,
-    /// Whether each [`ResourceDiff`] keeps its normalised and predicted live objects (on by
-    /// default): [`AppDiff::render_text`], `explain_app` and a caller reading the objects need
-    /// them. Off, they are `null` and only the patch and the status are kept, so a large
-    /// application holds no copy of its objects beyond the comparison of one resource.
+    /// Whether each [`ResourceDiff`] keeps its normalised and predicted live objects (off by
+    /// default: they are `null` and only the patch and the status are kept, so a large
+    /// application holds no copy of its objects beyond the comparison of one resource).
+    /// [`AppDiff::render_text`], `explain_app` and a caller reading the objects need them:
+    /// ask with [`AppDiffInput::with_objects`].
     pub keep_objects: bool,
     /// The host's backstop for the app's jq ignore rules, asked while each expression runs
     /// on each object (used when the rules are not lent by [`AppDiffInput::ignore_rules`],
@@ -112,7 +114,7 @@ impl<'a> AppDiffInput<'a> {
             ignore_rules: None,
             openapi: None,
             ignore_annotation: true,
-            keep_objects: true,
+            keep_objects: false,
             interrupt: None,
         }
     }
@@ -129,7 +131,7 @@ impl<'a> AppDiffInput<'a> {
         self
     }
 
-    /// Keeps the normalised and predicted live objects in the result (the default), or, off,
+    /// Keeps the normalised and predicted live objects in the result, or, off (the default),
     /// only the patch and the status ([`AppDiffInput::keep_objects`]).
     pub fn with_objects(mut self, on: bool) -> Self {
         self.keep_objects = on;
@@ -242,7 +244,8 @@ impl AppDiff {
     /// What `argocd app diff` prints: for every modified, missing or extraneous resource, a
     /// `===== group/Kind namespace/name ======` header and the [`super::line_diff`] of the
     /// normalised live YAML and the predicted live YAML. Secrets are masked unless the input
-    /// asked otherwise.
+    /// asked otherwise. It needs the objects: a comparison made without
+    /// [`AppDiffInput::with_objects`] renders nothing.
     pub fn render_text(&self) -> String {
         let mut out = String::new();
         for r in &self.resources {
@@ -410,26 +413,22 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
     let mut conditions = Vec::new();
     let mut notes = Vec::new();
 
-    // Targets: namespace defaulting, tracking, de-duplication (last wins).
-    let mut targets: BTreeMap<(String, String, String, String), (ObjectRef, Value)> =
-        BTreeMap::new();
+    // Targets: identities with the destination namespace, de-duplication (last wins). The
+    // objects stay borrowed; each gets its namespace and tracking on its own working copy
+    // when its turn comes ([`Desired::object`]).
+    let mut targets: BTreeMap<Key, (ObjectRef, Desired<'_>)> = BTreeMap::new();
     let mut counts: BTreeMap<String, usize> = BTreeMap::new();
     for (index, obj) in input.desired.iter().enumerate() {
-        let mut obj = obj.clone();
-        input.scopes.default_namespace(&mut obj, &app.spec.destination.namespace);
-        let r = object_ref(&obj);
-        if !app_name.is_empty() {
-            set_tracking(&mut obj, app_name, &r, settings);
-        }
+        let r = defaulted_ref(obj, input.scopes, &app.spec.destination.namespace);
         if r.name.is_empty() {
             // `generateName` objects are never de-duplicated or paired with live objects.
             let mut k = key(&r);
             k.3 = format!("\u{0}{index:08}");
-            targets.insert(k, (r, obj));
+            targets.insert(k, (r, Desired::Rendered(obj)));
             continue;
         }
         *counts.entry(r.key()).or_default() += 1;
-        targets.insert(key(&r), (r, obj));
+        targets.insert(key(&r), (r, Desired::Rendered(obj)));
     }
     for (k, n) in &counts {
         if *n > 1 {
@@ -442,6 +441,7 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
     // Hooks are set aside; objects with a hook annotation but no valid type are dropped.
     let mut hooks = Vec::new();
     targets.retain(|_, (r, obj)| {
+        let obj = obj.source();
         if is_ignored(obj) || only_delete_hooks(obj) {
             return false;
         }
@@ -488,7 +488,7 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
     }
     if let Some(ns) = managed_namespace(app, &targets, &lives) {
         let r = object_ref(&ns);
-        targets.insert(key(&r), (r, ns));
+        targets.insert(key(&r), (r, Desired::Synthesized(ns)));
     }
     for (r, _) in targets.values() {
         if r.namespace.is_empty()
@@ -546,6 +546,56 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
 /// The identity a resource is paired by: group, kind, namespace, name.
 type Key = (String, String, String, String);
 
+/// A desired object until its comparison: rendered (borrowed from the input; its working copy
+/// gets the destination namespace and the app's tracking), or synthesized by the comparison
+/// (the managed namespace).
+enum Desired<'a> {
+    Rendered(&'a Value),
+    Synthesized(Value),
+}
+
+impl Desired<'_> {
+    /// The object as given (hook and sync-option annotations read the same on both).
+    fn source(&self) -> &Value {
+        match self {
+            Desired::Rendered(v) => v,
+            Desired::Synthesized(v) => v,
+        }
+    }
+
+    /// The working copy of the desired object: namespace defaulting and tracking applied.
+    fn object(&self, r: &ObjectRef, input: &AppDiffInput<'_>) -> Value {
+        match self {
+            Desired::Rendered(v) => {
+                let mut obj = (*v).clone();
+                let app = input.app;
+                input.scopes.default_namespace(&mut obj, &app.spec.destination.namespace);
+                if !app.metadata.name.is_empty() {
+                    set_tracking(&mut obj, &app.metadata.name, r, input.settings);
+                }
+                obj
+            }
+            Desired::Synthesized(v) => v.clone(),
+        }
+    }
+}
+
+/// The identity of a desired object once `Scopes::default_namespace` has run on it: a
+/// cluster-scoped kind has no namespace, a namespaced one without a namespace gets the
+/// destination's (when it has `metadata`).
+fn defaulted_ref(obj: &Value, scopes: &Scopes, namespace: &str) -> ObjectRef {
+    let mut r = object_ref(obj);
+    if scopes.is_cluster_scoped(&r.group, &r.kind) {
+        r.namespace.clear();
+    } else if r.namespace.is_empty()
+        && !namespace.is_empty()
+        && obj.get("metadata").is_some_and(Value::is_object)
+    {
+        r.namespace = namespace.to_string();
+    }
+    r
+}
+
 /// One resource's comparison, and whether it makes the app out of sync.
 struct Compared {
     resource: ResourceDiff,
@@ -580,7 +630,7 @@ impl Shared<'_, '_> {
     /// Compares one resource: its desired object (`target`), its live object, or both.
     fn compare(
         &self,
-        target: Option<&(ObjectRef, Value)>,
+        target: Option<&(ObjectRef, Desired<'_>)>,
         live: Option<&(ObjectRef, &Value)>,
     ) -> Result<Option<Compared>, DiffError> {
         let Shared { input, normalizer, ssd } = *self;
@@ -594,28 +644,48 @@ impl Shared<'_, '_> {
             ..DiffOptions::default()
         }
         .with_normalizer(normalizer);
-        let (r, obj) = match (live, target) {
-            (Some((r, l)), _) => (r.clone(), *l),
-            (None, Some((r, t))) => (r.clone(), t),
+        // The desired object's working copy, made here and dropped with this comparison.
+        let desired = target.map(|(r, d)| d.object(r, input));
+        let live_obj = live.map(|(_, v)| *v);
+        let r = match (live, target) {
+            (Some((r, _)), _) | (None, Some((r, _))) => r.clone(),
             (None, None) => return Ok(None),
         };
-        // Copies only when the pre-diff normalisations may change an object.
-        let mut t = target.map(|(_, v)| Cow::Borrowed(v));
-        let mut l = live.map(|(_, v)| Cow::Borrowed(*v));
+        // What the status and message read of the objects, before the comparison takes them.
+        let Some(obj) = live_obj.or(desired.as_ref()) else { return Ok(None) };
+        let self_ref = live_obj.is_none_or(|lv| self_referenced(lv, &r, settings));
+        let hook = is_hook(obj);
+        let no_status =
+            hook || is_ignored(obj) || (desired.is_some() && only_skip(obj)) || !self_ref;
+        let prune_false = resource_sync_options(obj).contains(&"Prune=false");
+        let ignore_extraneous = annotation(obj, COMPARE_OPTIONS_ANNOTATION)
+            .is_some_and(|v| split_options(v).contains(&"IgnoreExtraneous"));
+        // `Delete=confirm` (or `Prune=confirm`) on the desired or the live object.
+        let confirm = |o: Option<&Value>| {
+            o.is_some_and(|o| {
+                let opts = resource_sync_options(o);
+                opts.contains(&"Delete=confirm") || opts.contains(&"Prune=confirm")
+            })
+        };
+        let requires_deletion_confirmation = confirm(desired.as_ref()) || confirm(live_obj);
+        let managed_ns = is_managed_namespace(desired.as_ref(), app);
+        let (has_target, has_live) = (desired.is_some(), live_obj.is_some());
+        // The rule the desired object declares for itself; a live-only annotation is not
+        // read (whoever can edit the cluster could otherwise hide drift from Git).
+        let own = match &desired {
+            Some(d) => normalizer.ignore.annotation_rule(d, input.ignore_annotation)?,
+            None => None,
+        };
+
+        // Copies of live only when the pre-diff normalisations may change it.
+        let mut t = desired.map(Cow::Owned);
+        let mut l = live_obj.map(Cow::Borrowed);
         if let (Some(t), Some(l)) = (&t, &mut l)
             && settings.tracking_method != TrackingMethod::Label
             && label(l, &settings.instance_label_key).is_some()
         {
             normalize_tracking(t, l.to_mut(), settings);
         }
-        // The rule the desired object declares for itself; a live-only annotation is not
-        // read (whoever can edit the cluster could otherwise hide drift from Git).
-        let own = match target {
-            Some((_, desired)) => {
-                normalizer.ignore.annotation_rule(desired, input.ignore_annotation)?
-            }
-            None => None,
-        };
         if let (Some(t), Some(l)) = (&mut t, &mut l) {
             let managers = normalizer.ignore.managers(&r, own.as_ref());
             if !managers.is_empty() {
@@ -626,33 +696,24 @@ impl Shared<'_, '_> {
             input.dry_runs.iter().find(|d| ObjectRef::from_object_lossy(d).same_object(&r));
         let resource_normalizer = normalizer.for_resource(own.as_ref());
         let opts = DiffOptions { dry_run, normalizer: Some(&resource_normalizer), ..base };
-        let result = super::diff(t.as_deref(), l.as_deref(), &opts)?;
+        // A masked Secret is compared again from its masked sides below, so it lends its
+        // objects; anything else hands them over as the working copies of the comparison.
+        let secret = r.group.is_empty() && r.kind == "Secret" && !input.reveal_secrets;
+        let result = if secret {
+            let (tb, lb) = (t.as_deref().map(Cow::Borrowed), l.as_deref().map(Cow::Borrowed));
+            diff_objects(tb, lb, &opts, true)?
+        } else {
+            diff_objects(t.take(), l.take(), &opts, input.keep_objects)?
+        };
         // A jq rule a limit stopped was not applied: the comparison cannot stand.
         if let Some(e) = resource_normalizer.take_limit() {
             return Err(e);
         }
-        let self_ref = live.is_none_or(|(_, lv)| self_referenced(lv, &r, settings));
-        let hook = is_hook(obj);
-        let requires_pruning = target.is_none() && live.is_some() && self_ref;
-        let sync_opts = resource_sync_options(obj);
-        // `Delete=confirm` (or `Prune=confirm`) on the desired or the live object.
-        let confirm = |o: Option<&Value>| {
-            o.is_some_and(|o| {
-                let opts = resource_sync_options(o);
-                opts.contains(&"Delete=confirm") || opts.contains(&"Prune=confirm")
-            })
-        };
-        let requires_deletion_confirmation =
-            confirm(target.map(|(_, v)| v)) || confirm(live.map(|(_, v)| *v));
+        let requires_pruning = !has_target && has_live && self_ref;
         let mut out_of_sync = false;
-        let status = if hook || is_ignored(obj) || (target.is_some() && only_skip(obj)) || !self_ref
-        {
+        let status = if no_status {
             None
-        } else if !(is_managed_namespace(target.map(|(_, v)| v), app) && live.is_none())
-            && (result.modified || target.is_none() || live.is_none())
-        {
-            let ignore_extraneous = annotation(obj, COMPARE_OPTIONS_ANNOTATION)
-                .is_some_and(|v| split_options(v).contains(&"IgnoreExtraneous"));
+        } else if (!managed_ns || has_live) && (result.modified || !has_target || !has_live) {
             if !(requires_pruning && ignore_extraneous) {
                 out_of_sync = true;
             }
@@ -662,7 +723,7 @@ impl Shared<'_, '_> {
         };
         let message = if !self_ref {
             "the tracking id names another resource".to_string()
-        } else if requires_pruning && sync_opts.contains(&"Prune=false") {
+        } else if requires_pruning && prune_false {
             "requires pruning; Prune=false: a sync skips it".to_string()
         } else if requires_pruning {
             "requires pruning".to_string()
@@ -670,8 +731,8 @@ impl Shared<'_, '_> {
             String::new()
         };
         let (modified, mode) = (result.modified, result.mode);
-        let shown = if r.group.is_empty() && r.kind == "Secret" && !input.reveal_secrets {
-            masked(t.as_deref(), l.as_deref(), &result, &opts, settings)
+        let shown = if secret {
+            masked(t.as_deref(), l.as_deref(), &result, &opts, settings, input.keep_objects)
         } else {
             result
         };
@@ -721,6 +782,7 @@ fn masked(
     result: &DiffResult,
     opts: &DiffOptions<'_>,
     settings: &Settings,
+    keep: bool,
 ) -> DiffResult {
     let hide = &settings.sensitive_mask_annotations;
     if result.mode == DiffMode::ServerSide {
@@ -737,7 +799,7 @@ fn masked(
     }
     let (mt, ml) = hide_secret_data(target, live, hide);
     let opts = DiffOptions { server_side_diff: false, ..*opts };
-    match super::diff(mt.as_ref(), ml.as_ref(), &opts) {
+    match diff_objects(mt.map(Cow::Owned), ml.map(Cow::Owned), &opts, keep) {
         Ok(mut r) => {
             // The status comes from the unmasked diff; keep the masked outputs only.
             r.modified = result.modified;
@@ -770,7 +832,7 @@ fn is_managed_namespace(obj: Option<&Value>, app: &Application) -> bool {
 /// instead of pruned.
 fn managed_namespace(
     app: &Application,
-    targets: &BTreeMap<(String, String, String, String), (ObjectRef, Value)>,
+    targets: &BTreeMap<Key, (ObjectRef, Desired<'_>)>,
     lives: &BTreeMap<(String, String, String, String), (ObjectRef, &Value)>,
 ) -> Option<Value> {
     let meta = app.spec.sync_policy.managed_namespace_metadata.as_ref()?;
@@ -831,7 +893,7 @@ fn key(r: &ObjectRef) -> (String, String, String, String) {
 
 /// `failedToLoadObjs`: every resource and the app are `Unknown`, with the condition.
 fn failed(
-    targets: &BTreeMap<(String, String, String, String), (ObjectRef, Value)>,
+    targets: &BTreeMap<Key, (ObjectRef, Desired<'_>)>,
     lives: &BTreeMap<(String, String, String, String), (ObjectRef, &Value)>,
     mut hooks: Vec<ObjectRef>,
     mut conditions: Vec<Condition>,

@@ -3,6 +3,7 @@
 
 use serde_json::Value;
 
+use super::predict::Predicted;
 use super::{DiffMode, DiffResult, PatchOp};
 use crate::json::canonical_eq;
 
@@ -11,6 +12,39 @@ pub(crate) fn finish(live: Value, predicted: Value, mode: DiffMode) -> DiffResul
     let modified = !canonical_eq(&live, &predicted);
     let patch = if modified { json_patch_ops(&live, &predicted) } else { Vec::new() };
     DiffResult { modified, normalized_live: live, predicted_live: predicted, patch, mode }
+}
+
+/// Builds a result from the defaulted live object and its prediction. An unchanged prediction
+/// is not modified and has no patch; with `keep` off the objects are dropped here (`null`).
+pub(crate) fn finish_prediction(
+    live: Value,
+    predicted: Predicted,
+    mode: DiffMode,
+    keep: bool,
+) -> DiffResult {
+    match (predicted, keep) {
+        (Predicted::Changed(p), true) => finish(live, p, mode),
+        (Predicted::Changed(p), false) => {
+            let modified = !canonical_eq(&live, &p);
+            let patch = if modified { json_patch_ops(&live, &p) } else { Vec::new() };
+            let (normalized_live, predicted_live) = (Value::Null, Value::Null);
+            DiffResult { modified, normalized_live, predicted_live, patch, mode }
+        }
+        (Predicted::Same, true) => DiffResult {
+            modified: false,
+            predicted_live: live.clone(),
+            normalized_live: live,
+            patch: Vec::new(),
+            mode,
+        },
+        (Predicted::Same, false) => DiffResult {
+            modified: false,
+            normalized_live: Value::Null,
+            predicted_live: Value::Null,
+            patch: Vec::new(),
+            mode,
+        },
+    }
 }
 
 /// The operations turning `from` into `to` (json-patch's structural diff: objects by key, arrays

@@ -14,29 +14,41 @@ use serde_json::{Map, Value, json};
 
 use super::quantity::Quantity;
 use super::remarshal::{Decode, typed_round_trip};
-use super::smp::{apply_typed, two_way_typed};
+use super::smp::{apply_typed_in_place, two_way_typed};
 use crate::schema::{self, Shape, TypeRef};
 
 /// Returns `obj` with the Kubernetes defaults of its built-in type applied; unknown kinds and
 /// objects that do not decode as their type are returned unchanged.
 pub(crate) fn apply_defaults(obj: &Value) -> Value {
-    let Some((g, v, k)) = schema::gvk_of(obj) else { return obj.clone() };
+    let mut v = obj.clone();
+    apply_defaults_in_place(&mut v);
+    v
+}
+
+/// [`apply_defaults`] on the working copy itself. The typed copy the defaulters run on is
+/// built once; the object is copied again only when the defaults change something (so that a
+/// patch that cannot be applied leaves it as it was).
+pub(crate) fn apply_defaults_in_place(obj: &mut Value) {
+    let Some((g, v, k)) = schema::gvk_of(obj) else { return };
     if !schema::is_builtin(g, v, k) {
-        return obj.clone();
+        return;
     }
-    let Some(t) = schema::lookup(g, v, k) else { return obj.clone() };
-    let Ok(t0) = typed_round_trip(obj, t, Decode::Lenient, "") else { return obj.clone() };
+    let Some(t) = schema::lookup(g, v, k) else { return };
+    let Ok(t0) = typed_round_trip(obj, t, Decode::Lenient, "") else { return };
     if !t0.is_object() {
-        return obj.clone();
+        return;
     }
     let mut t1 = t0.clone();
-    let ctx = Ctx { group: g.to_owned(), version: v.to_owned() };
+    let ctx = Ctx::new(g, v);
     walk(&mut t1, t, &ctx);
     if t1 == t0 {
-        return obj.clone();
+        return;
     }
-    let Ok(patch) = two_way_typed(&t0, &t1, Some(t)) else { return obj.clone() };
-    apply_typed(obj, &patch, Some(t)).unwrap_or_else(|_| obj.clone())
+    let Ok(patch) = two_way_typed(&t0, &t1, Some(t)) else { return };
+    let before = obj.clone();
+    if apply_typed_in_place(obj, patch, Some(t)).is_err() {
+        *obj = before;
+    }
 }
 
 /// `item`, an object of definition `definition` inside an object of `group/version`, with
@@ -51,23 +63,20 @@ pub(crate) fn defaulted_fields(
 ) -> Value {
     let Value::Object(m) = item else { return item.clone() };
     let mut m = m.clone();
-    let ctx = Ctx { group: group.to_owned(), version: version.to_owned() };
+    let ctx = Ctx::new(group, version);
     default_definition(definition, &mut m, &ctx);
     Value::Object(m)
 }
 
+/// The object's `apiVersion`, made once per object (the version-specific defaults read it).
 struct Ctx {
-    group: String,
-    version: String,
+    gv: String,
 }
 
 impl Ctx {
-    fn gv(&self) -> String {
-        if self.group.is_empty() {
-            self.version.clone()
-        } else {
-            format!("{}/{}", self.group, self.version)
-        }
+    fn new(group: &str, version: &str) -> Ctx {
+        let gv = if group.is_empty() { version.to_owned() } else { format!("{group}/{version}") };
+        Ctx { gv }
     }
 }
 
@@ -178,11 +187,11 @@ fn selector_and_labels_from_template(m: &mut Map<String, Value>, selector_is_lab
 }
 
 fn default_definition(name: &str, m: &mut Map<String, Value>, ctx: &Ctx) {
-    let gv = ctx.gv();
+    let gv = ctx.gv.as_str();
     match name {
-        "io.k8s.api.apps.v1.Deployment" => deployment(m, &gv),
-        "io.k8s.api.apps.v1.StatefulSet" => stateful_set(m, &gv),
-        "io.k8s.api.apps.v1.DaemonSet" => daemon_set(m, &gv),
+        "io.k8s.api.apps.v1.Deployment" => deployment(m, gv),
+        "io.k8s.api.apps.v1.StatefulSet" => stateful_set(m, gv),
+        "io.k8s.api.apps.v1.DaemonSet" => daemon_set(m, gv),
         "io.k8s.api.apps.v1.ReplicaSet" => {
             if gv == "extensions/v1beta1" {
                 selector_and_labels_from_template(m, true);
@@ -325,8 +334,8 @@ fn default_definition(name: &str, m: &mut Map<String, Value>, ctx: &Ctx) {
         "io.k8s.api.networking.v1.IngressClassParametersReference" => {
             default(m, "scope", json!("Cluster"))
         }
-        "io.k8s.api.admissionregistration.v1.MutatingWebhook" => webhook(m, &gv, true),
-        "io.k8s.api.admissionregistration.v1.ValidatingWebhook" => webhook(m, &gv, false),
+        "io.k8s.api.admissionregistration.v1.MutatingWebhook" => webhook(m, gv, true),
+        "io.k8s.api.admissionregistration.v1.ValidatingWebhook" => webhook(m, gv, false),
         "io.k8s.api.admissionregistration.v1.RuleWithOperations" => default(m, "scope", json!("*")),
         "io.k8s.api.admissionregistration.v1.ServiceReference" => default(m, "port", json!(443)),
         _ => {}

@@ -40,8 +40,9 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::defaults::apply_defaults_in_place;
 use super::structured_merge::{InferredSchema, ListKind};
-use super::{AppDiff, AppDiffInput, DiffOptions, ResourceDiff, apply_defaults, hide_secret_data};
+use super::{AppDiff, AppDiffInput, DiffOptions, ResourceDiff, hide_secret_data};
 use crate::config::{LAST_APPLIED_ANNOTATION, TRACKING_ID_ANNOTATION};
 use crate::json::canonical_eq;
 use crate::managed_fields::{Entry, FieldSet, PathElement, find_item, managed_fields};
@@ -589,7 +590,8 @@ fn entries_of(resource: &ResourceDiff, live: Option<&Value>) -> (Vec<Entry>, boo
 ///         "operation": "Update", "time": "2026-12-01T10:00:00Z",
 ///         "fieldsV1": {"f:data": {"f:mode": {}}}}]}, "data": {"mode": "slow"}})];
 /// let (app, settings, scopes) = (Application::default(), Settings::default(), Scopes::builtin());
-/// let out = diff::diff_app(&AppDiffInput::new(&desired, &live, &app, &settings, &scopes)).unwrap();
+/// let input = AppDiffInput::new(&desired, &live, &app, &settings, &scopes).with_objects(true);
+/// let out = diff::diff_app(&input).unwrap();
 /// let changes = explain_changes(&out.resources[0], Some(&live[0]), &ExplainOptions::default());
 /// assert_eq!(changes[0].to_string(),
 ///     "data.mode: desired fast, live slow, written by kubectl-edit (Update, 2026-12-01T10:00:00Z)");
@@ -663,7 +665,12 @@ pub fn unmanaged_fields(
     if n.is_null() || p.is_null() {
         return Vec::new();
     }
-    let d = apply_defaults(&super::normalize::prepare(desired, &DiffOptions::default(), true));
+    let mut d = super::normalize::prepare(
+        std::borrow::Cow::Borrowed(desired),
+        &DiffOptions::default(),
+        true,
+    );
+    apply_defaults_in_place(&mut d);
     let (entries, recorded) = entries_of(resource, live);
     let lists = Lists::new(&n, &entries);
     let (Value::Object(nm), Value::Object(dm)) = (&n, &d) else { return Vec::new() };
@@ -789,7 +796,8 @@ fn walk_additions(live: &Value, desired: &Value, at: &mut At<'_>, out: &mut Vec<
 /// pairing each resource with its desired object (namespace defaulted as [`super::diff_app`]
 /// does) and its live object from `input`, with [`ExplainOptions::default`] plus the
 /// settings' instance label and `resource.sensitive.mask.annotations`. Resources are in the order of `result`; hooks and resources
-/// with nothing to say are left out.
+/// with nothing to say are left out. It reads the normalised and predicted objects: `result`
+/// must come from an input built with [`AppDiffInput::with_objects`].
 pub fn explain_app(input: &AppDiffInput<'_>, result: &AppDiff) -> Vec<ResourceExplanation> {
     let mut opts = ExplainOptions {
         hide_annotations: input.settings.sensitive_mask_annotations.clone(),
@@ -951,7 +959,8 @@ mod props {
             let live = [obj(l, json!([{"manager": "m", "operation": "Update", "fieldsV1": f}]))];
             let (app, settings, scopes) =
                 (Application::default(), Settings::default(), Scopes::builtin());
-            let input = AppDiffInput::new(&desired, &live, &app, &settings, &scopes);
+            let input =
+                AppDiffInput::new(&desired, &live, &app, &settings, &scopes).with_objects(true);
             if let Ok(result) = diff_app(&input) {
                 for e in explain_app(&input, &result) {
                     for c in &e.changes {

@@ -37,7 +37,9 @@
 //!     let app = Application::from_value(&parse_manifests(app)?[0])?;
 //!     let settings = Settings::from_config_map(&parse_manifests(cm)?[0])?;
 //!     let scopes = Scopes::builtin();
-//!     let result = diff::diff_app(&AppDiffInput::new(&desired, &live, &app, &settings, &scopes))?;
+//!     // The text rendering needs the normalised and predicted objects: ask for them.
+//!     let input = AppDiffInput::new(&desired, &live, &app, &settings, &scopes).with_objects(true);
+//!     let result = diff::diff_app(&input)?;
 //!     for r in &result.resources {
 //!         println!("{} {:?} pruning={} ops={}", r.object, r.status, r.requires_pruning, r.diff.len());
 //!     }

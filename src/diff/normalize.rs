@@ -1,16 +1,20 @@
 //! Normalisation before comparing (spec §4.1–§4.3): resource tracking, creation timestamps,
 //! Secrets (`stringData` folded into `data`), aggregated roles, Endpoints ordering.
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value};
 
 use super::DiffOptions;
-use super::remarshal::remarshal;
+use super::remarshal::remarshal_in_place;
 use crate::config::{LAST_APPLIED_ANNOTATION, Settings, TRACKING_ID_ANNOTATION, TrackingMethod};
 use crate::json::{base64_decode, base64_encode};
 
-/// `remarshal` then `Normalize`: the copy of one side the diff works on.
-pub(crate) fn prepare(obj: &Value, opts: &DiffOptions<'_>, skip_full: bool) -> Value {
-    let mut v = remarshal(obj);
+/// `remarshal` then `Normalize`, in place on the working copy of one side (an owned object
+/// is that copy; a borrowed one is copied once here).
+pub(crate) fn prepare(obj: Cow<'_, Value>, opts: &DiffOptions<'_>, skip_full: bool) -> Value {
+    let mut v = obj.into_owned();
+    remarshal_in_place(&mut v);
     normalize(&mut v, opts, skip_full);
     v
 }

@@ -1,10 +1,12 @@
 //! gitops-engine's `Diff` for one pair (spec §1.4, §2 "Diff itself", §3): choosing the
 //! algorithm, normalising both sides, three-way and two-way patches.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
-use super::compare::finish;
-use super::normalize::{last_applied, normalize, prepare};
+use super::compare::finish_prediction;
+use super::normalize::{last_applied, normalize, prepare, remove_namespace_annotation};
 use super::predict::three_way_predict;
 use super::structured_merge::{server_side_diff, structured_merge_diff};
 use super::{DiffError, DiffMode, DiffOptions, DiffResult, PatchOp};
@@ -42,31 +44,46 @@ pub fn diff(
     live: Option<&Value>,
     opts: &DiffOptions<'_>,
 ) -> Result<DiffResult, DiffError> {
+    diff_objects(desired.map(Cow::Borrowed), live.map(Cow::Borrowed), opts, true)
+}
+
+/// [`diff()`] on objects the caller may hand over: an owned object becomes the working copy
+/// of its side (no copy is made of it); a borrowed one is copied once. Each stage then works
+/// on those two copies in place (remarshal, normalisation, the prediction's patch and
+/// defaults). With `keep` off the result's objects are `null` (only `modified`, the patch
+/// and the mode are kept), which also spares the copy of an unchanged prediction.
+pub(crate) fn diff_objects(
+    desired: Option<Cow<'_, Value>>,
+    live: Option<Cow<'_, Value>>,
+    opts: &DiffOptions<'_>,
+    keep: bool,
+) -> Result<DiffResult, DiffError> {
     let skip_full = opts.server_side_diff;
     let config = desired.map(|c| prepare(c, opts, skip_full));
     let live = live.map(|l| prepare(l, opts, skip_full));
-    let (config, live) = match (config, live) {
+    let (mut config, mut live) = match (config, live) {
         (None, None) => return Err(DiffError::BothAbsent),
         (None, Some(live)) => {
             return Ok(DiffResult {
                 modified: false,
-                normalized_live: live,
+                normalized_live: if keep { live } else { Value::Null },
                 predicted_live: Value::Null,
                 patch: Vec::new(),
                 mode: DiffMode::LiveOnly,
             });
         }
         (Some(config), None) => {
+            let predicted_live = if keep { config.clone() } else { Value::Null };
             let patch = vec![PatchOp {
                 op: "add".into(),
                 path: String::new(),
-                value: Some(config.clone()),
+                value: Some(config),
                 from: None,
             }];
             return Ok(DiffResult {
                 modified: true,
                 normalized_live: Value::Null,
-                predicted_live: config,
+                predicted_live,
                 patch,
                 mode: DiffMode::Create,
             });
@@ -82,28 +99,21 @@ pub fn diff(
     if opts.structured_merge || ssa_annotation {
         return structured_merge_diff(&config, &live, opts.openapi, &object);
     }
+    // Step 1 of `ThreeWayDiff` on the working copies: the prediction reads them borrowed.
+    remove_namespace_annotation(&mut config);
     if let Some(Ok(mut orig)) = last_applied(&live) {
         normalize(&mut orig, opts, false);
-        if let Ok(r) = three_way(&orig, &config, &live, DiffMode::ThreeWay) {
-            return Ok(r);
+        remove_namespace_annotation(&mut orig);
+        if let Ok(p) = three_way_predict(&orig, &config, &mut live, keep) {
+            return Ok(finish_prediction(live, p, DiffMode::ThreeWay, keep));
         }
     }
-    three_way(&config, &config, &live, DiffMode::TwoWay).map_err(|f| DiffError::Patch {
-        object: Box::new(object),
-        path: f.path,
-        message: f.message,
-    })
-}
-
-/// `ThreeWayDiff(orig, config, live)` (spec §3.1); the two-way diff passes `orig = config`.
-fn three_way(
-    orig: &Value,
-    config: &Value,
-    live: &Value,
-    mode: DiffMode,
-) -> Result<DiffResult, super::error::PatchFailure> {
-    let (predicted, live) = three_way_predict(orig, config, live)?;
-    Ok(finish(live, predicted, mode))
+    match three_way_predict(&config, &config, &mut live, keep) {
+        Ok(p) => Ok(finish_prediction(live, p, DiffMode::TwoWay, keep)),
+        Err(f) => {
+            Err(DiffError::Patch { object: Box::new(object), path: f.path, message: f.message })
+        }
+    }
 }
 
 #[cfg(test)]

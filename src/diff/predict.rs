@@ -6,35 +6,58 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use super::defaults::apply_defaults;
+use super::defaults::apply_defaults_in_place;
 use super::error::PatchFailure;
 use super::merge_patch::{
     apply_merge_patch, remove_list_fields, remove_map_fields, three_way_json_merge_patch,
 };
-use super::normalize::remove_namespace_annotation;
-use super::smp::{apply_strategic_patch, is_builtin, three_way_strategic_patch};
+use super::smp::{apply_strategic_patch_in_place, is_builtin, three_way_strategic_patch};
 use crate::schema;
+
+/// What the live object becomes.
+#[derive(Debug)]
+pub(crate) enum Predicted {
+    /// Exactly the (defaulted) live object: the patch changes nothing (most resources).
+    Same,
+    /// Another object.
+    Changed(Value),
+}
+
+impl Predicted {
+    /// The predicted object, given the defaulted live one.
+    #[cfg(test)]
+    pub(crate) fn into_value(self, live: &Value) -> Value {
+        match self {
+            Predicted::Same => live.clone(),
+            Predicted::Changed(v) => v,
+        }
+    }
+}
 
 /// The patch-and-default core of Argo CD's `ThreeWayDiff` (spec diff.md §3.1 steps 1-2):
 /// `orig` (last-applied, or `config` in two-way mode), `config` and `live` are already
-/// remarshalled and normalised. Built-in kinds (decided by `orig`'s GVK) get the StatefulSet
-/// `volumeClaimTemplates` workaround, a three-way strategic merge patch applied to live, and
-/// Kubernetes defaults on both sides; anything else gets the three-way JSON merge patch
-/// against `RemoveMapFields(orig, live)`. Returns `(predicted, live)`; `Modified` is their
-/// canonical inequality. An error means Argo CD falls back to the two-way diff.
+/// remarshalled and normalised, and `orig` and `config` have been through
+/// `removeNamespaceAnnotation` (step 1). Built-in kinds (decided by `orig`'s GVK) get the
+/// StatefulSet `volumeClaimTemplates` workaround, a three-way strategic merge patch computed
+/// from the borrowed objects and applied to one working copy of live, and Kubernetes defaults
+/// applied in place on both sides; anything else gets the three-way JSON merge patch against
+/// `RemoveMapFields(orig, live)`. `Modified` is the canonical inequality of live and the
+/// prediction.
+///
+/// On success `live` has its defaults, except for an unchanged prediction when the caller
+/// does not keep the objects (`keep` off): both sides would get the same defaults, so the
+/// comparison's answer is the same without them. On an error (Argo CD then falls back to the
+/// two-way diff) `live` is left as it was.
 pub(crate) fn three_way_predict(
     orig: &Value,
     config: &Value,
-    live: &Value,
-) -> Result<(Value, Value), PatchFailure> {
-    let mut orig = orig.clone();
-    let mut config = config.clone();
-    remove_namespace_annotation(&mut orig);
-    remove_namespace_annotation(&mut config);
-    let (g, v, k) = schema::gvk_of(&orig).unwrap_or(("", "", ""));
+    live: &mut Value,
+    keep: bool,
+) -> Result<Predicted, PatchFailure> {
+    let (g, v, k) = schema::gvk_of(orig).unwrap_or(("", "", ""));
     if is_builtin(g, v, k) {
         // The StatefulSet workaround patches against a copy; anything else against live.
-        let mut live_for_patch = Cow::Borrowed(live);
+        let mut live_for_patch = Cow::Borrowed(&*live);
         if (g == "apps" || g == "extensions")
             && k == "StatefulSet"
             && let (Some(Value::Array(o)), Some(Value::Array(l))) = (
@@ -49,16 +72,30 @@ pub(crate) fn three_way_predict(
                 spec.insert("volumeClaimTemplates".to_owned(), Value::Array(stripped));
             }
         }
-        let patch = three_way_strategic_patch(&orig, &config, &live_for_patch, g, v, k)?;
-        let predicted = apply_strategic_patch(live, &patch, g, v, k)?;
-        let defaulted_live = apply_defaults(live);
-        // Nothing to change (most resources): the prediction's defaults are live's.
-        let predicted =
-            if predicted == *live { defaulted_live.clone() } else { apply_defaults(&predicted) };
-        Ok((predicted, defaulted_live))
+        let patch = three_way_strategic_patch(orig, config, &live_for_patch, g, v, k)?;
+        drop(live_for_patch);
+        // An empty patch leaves live as it is: no working copy is needed.
+        let predicted = if patch.as_object().is_some_and(serde_json::Map::is_empty) {
+            None
+        } else {
+            let mut predicted = live.clone();
+            apply_strategic_patch_in_place(&mut predicted, patch, g, v, k)?;
+            Some(predicted).filter(|p| p != &*live)
+        };
+        if keep || predicted.is_some() {
+            apply_defaults_in_place(live);
+        }
+        Ok(match predicted {
+            None => Predicted::Same,
+            Some(mut p) => {
+                apply_defaults_in_place(&mut p);
+                Predicted::Changed(p)
+            }
+        })
     } else {
-        let live_for_patch = remove_map_fields(&orig, live);
-        let patch = three_way_json_merge_patch(&orig, &config, &live_for_patch)?;
-        Ok((apply_merge_patch(live, &patch), live.clone()))
+        let live_for_patch = remove_map_fields(orig, live);
+        let patch = three_way_json_merge_patch(orig, config, &live_for_patch)?;
+        let predicted = apply_merge_patch(live, &patch);
+        Ok(if predicted == *live { Predicted::Same } else { Predicted::Changed(predicted) })
     }
 }

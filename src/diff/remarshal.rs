@@ -32,19 +32,155 @@ pub(crate) enum Decode {
 /// Argo CD's `remarshal`: canonicalises a built-in object through its type; returns the plain
 /// JSON round trip when the object does not strictly decode as its type.
 pub(crate) fn remarshal(obj: &Value) -> Value {
-    let plain = json_round_trip(obj);
-    let Some((g, v, k)) = schema::gvk_of(&plain) else { return plain };
+    let mut v = obj.clone();
+    remarshal_in_place(&mut v);
+    v
+}
+
+/// [`remarshal`] on the working copy itself: integral floats become integers, then a built-in
+/// object that strictly decodes as its type is canonicalised field by field where it lies
+/// (omitted fields removed, scalars rewritten), without building a second tree. An object that
+/// does not decode keeps the plain round trip. Only when a field is spelt in another case than
+/// its Go name (`encoding/json` folds case) is the copying round trip used, since the renamed
+/// field moves.
+pub(crate) fn remarshal_in_place(obj: &mut Value) {
+    integral_floats(obj);
+    let Some((g, v, k)) = schema::gvk_of(obj) else { return };
     if !schema::is_builtin(g, v, k) {
-        return plain;
+        return;
     }
-    let Some(t) = schema::lookup(g, v, k) else { return plain };
-    match typed_round_trip(&plain, t, Decode::Strict, "") {
-        Ok(mut typed) => {
-            retain_map_fields(&plain, &mut typed);
-            typed
+    let Some(t) = schema::lookup(g, v, k) else { return };
+    match strict_check(obj, t) {
+        Ok(()) => canonicalize(obj, t),
+        Err(Unfit::Fails) => {}
+        Err(Unfit::Folded) => {
+            if let Ok(mut typed) = typed_round_trip(obj, t, Decode::Strict, "") {
+                retain_map_fields(obj, &mut typed);
+                *obj = typed;
+            }
         }
-        Err(_) => plain,
     }
+}
+
+/// Why a value cannot be canonicalised in place.
+enum Unfit {
+    /// It does not strictly decode as its type: the plain round trip stands.
+    Fails,
+    /// A struct field is spelt in another case than its Go name.
+    Folded,
+}
+
+/// Whether `v` strictly decodes as `t` (what [`typed_round_trip`] would accept), reading only.
+fn strict_check(v: &Value, t: TypeRef) -> Result<(), Unfit> {
+    match (t.shape(), v) {
+        (Shape::Untyped, _) | (Shape::Struct | Shape::List | Shape::Map, Value::Null) => Ok(()),
+        (Shape::Struct, Value::Object(m)) => {
+            for (k, fv) in m {
+                match t.field(k) {
+                    Some(ft) => strict_check(fv, ft)?,
+                    None if t.field_folded(k).is_some() => return Err(Unfit::Folded),
+                    None => return Err(Unfit::Fails),
+                }
+            }
+            Ok(())
+        }
+        (Shape::List, Value::Array(l)) => match t.items() {
+            Some(it) => l.iter().filter(|e| !e.is_null()).try_for_each(|e| strict_check(e, it)),
+            None => Ok(()),
+        },
+        (Shape::Map, Value::Object(m)) => match t.values() {
+            Some(vt) => m.values().filter(|e| !e.is_null()).try_for_each(|e| strict_check(e, vt)),
+            None => Ok(()),
+        },
+        (Shape::Struct | Shape::List | Shape::Map, _) => Err(Unfit::Fails),
+        (Shape::Scalar(s), _) => {
+            if scalar_fits(v, s) {
+                Ok(())
+            } else {
+                Err(Unfit::Fails)
+            }
+        }
+    }
+}
+
+/// Whether [`scalar_round_trip`] accepts `v` as `s`.
+fn scalar_fits(v: &Value, s: Scalar) -> bool {
+    match (s, v) {
+        (Scalar::String, Value::Null | Value::String(_))
+        | (Scalar::Number, Value::Null | Value::Number(_))
+        | (Scalar::Boolean, Value::Null | Value::Bool(_))
+        | (Scalar::Integer, Value::Null)
+        | (Scalar::IntOrString, Value::Null | Value::String(_))
+        | (Scalar::Quantity | Scalar::Time | Scalar::MicroTime | Scalar::Bytes, Value::Null) => {
+            true
+        }
+        (Scalar::Integer | Scalar::IntOrString, Value::Number(n)) => integral(n).is_some(),
+        (Scalar::Quantity, Value::String(q)) => canonical_quantity(q).is_ok(),
+        (Scalar::Quantity, Value::Number(n)) => canonical_quantity(&n.to_string()).is_ok(),
+        (Scalar::Time | Scalar::MicroTime, Value::String(t)) => {
+            crate::civil::parse_rfc3339(t).is_some()
+        }
+        (Scalar::Bytes, Value::String(b)) => base64_decode(b).is_some(),
+        _ => false,
+    }
+}
+
+/// The typed round trip of a value [`strict_check`] accepted, done where it lies: the same
+/// result as [`typed_round_trip`] followed by [`retain_map_fields`].
+fn canonicalize(v: &mut Value, t: TypeRef) {
+    match (t.shape(), v) {
+        (Shape::Struct, Value::Object(m)) => m.retain(|k, fv| match t.field(k) {
+            Some(ft) => {
+                canonicalize(fv, ft);
+                !omitted(fv, ft)
+            }
+            None => false,
+        }),
+        (Shape::List, Value::Array(l)) => {
+            if let Some(it) = t.items() {
+                for e in l {
+                    if e.is_null() {
+                        *e = zero_value(it);
+                    } else {
+                        canonicalize(e, it);
+                    }
+                }
+            }
+        }
+        (Shape::Map, Value::Object(m)) => {
+            if let Some(vt) = t.values() {
+                for e in m.values_mut() {
+                    if e.is_null() {
+                        *e = zero_value(vt);
+                    } else {
+                        canonicalize(e, vt);
+                    }
+                }
+            }
+        }
+        (Shape::Scalar(s), v) => {
+            if scalar_changes(v, s)
+                && let Ok(c) = scalar_round_trip(v, s, "")
+            {
+                *v = c;
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Whether the round trip of scalar `v` as `s` differs from `v` (integral floats already
+/// being integers).
+fn scalar_changes(v: &Value, s: Scalar) -> bool {
+    matches!(
+        (s, v),
+        (Scalar::String | Scalar::Integer | Scalar::Number | Scalar::Boolean, Value::Null)
+            | (
+                Scalar::Quantity | Scalar::Time | Scalar::MicroTime | Scalar::Bytes,
+                Value::String(_)
+            )
+            | (Scalar::Quantity, Value::Number(_))
+    )
 }
 
 /// The JSON round trip of an unstructured object: integral floats become integers.
@@ -126,13 +262,33 @@ fn omitted(v: &Value, t: TypeRef) -> bool {
     }
 }
 
-/// Decodes `v` as type `t` and encodes it back (see the module docs).
+/// Decodes `v` as type `t` and encodes it back (see the module docs). An error names the
+/// pointer of the field below `path`.
 pub(crate) fn typed_round_trip(
     v: &Value,
     t: TypeRef,
     mode: Decode,
     path: &str,
 ) -> Result<Value, PatchFailure> {
+    round_trip(v, t, mode).map_err(|mut e| {
+        e.path.insert_str(0, path);
+        e
+    })
+}
+
+/// Prefixes an error's pointer with the step that led to it (paths are built only on the way
+/// out of an error, not for every field on the way in).
+fn below(mut e: PatchFailure, step: impl std::fmt::Display) -> PatchFailure {
+    e.path.insert_str(0, &format!("/{step}"));
+    e
+}
+
+fn escaped(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
+}
+
+/// [`typed_round_trip`] with errors' pointers relative to `v`.
+fn round_trip(v: &Value, t: TypeRef, mode: Decode) -> Result<Value, PatchFailure> {
     match t.shape() {
         Shape::Untyped => Ok(json_round_trip(v)),
         Shape::Struct => match v {
@@ -140,14 +296,16 @@ pub(crate) fn typed_round_trip(
             Value::Object(m) => {
                 let mut out = Map::new();
                 for (k, fv) in m {
-                    let p = format!("{path}/{}", k.replace('~', "~0").replace('/', "~1"));
                     let Some((name, ft)) = t.field_folded(k) else {
                         if mode == Decode::Strict {
-                            return Err(PatchFailure::new(&p, format!("unknown field \"{k}\"")));
+                            return Err(PatchFailure::new(
+                                &format!("/{}", escaped(k)),
+                                format!("unknown field \"{k}\""),
+                            ));
                         }
                         continue;
                     };
-                    let enc = typed_round_trip(fv, ft, mode, &p)?;
+                    let enc = round_trip(fv, ft, mode).map_err(|e| below(e, escaped(k)))?;
                     if omitted(&enc, ft) {
                         out.remove(name);
                     } else {
@@ -156,7 +314,7 @@ pub(crate) fn typed_round_trip(
                 }
                 Ok(Value::Object(out))
             }
-            other => Err(type_error(path, other, "struct")),
+            other => Err(type_error("", other, "struct")),
         },
         Shape::List => match v {
             Value::Null => Ok(Value::Null),
@@ -168,13 +326,13 @@ pub(crate) fn typed_round_trip(
                         if e.is_null() {
                             Ok(zero_value(it))
                         } else {
-                            typed_round_trip(e, it, mode, &format!("{path}/{i}"))
+                            round_trip(e, it, mode).map_err(|e| below(e, i))
                         }
                     })
                     .collect::<Result<Vec<_>, _>>()
                     .map(Value::Array)
             }
-            other => Err(type_error(path, other, "slice")),
+            other => Err(type_error("", other, "slice")),
         },
         Shape::Map => match v {
             Value::Null => Ok(Value::Null),
@@ -182,19 +340,18 @@ pub(crate) fn typed_round_trip(
                 let Some(vt) = t.values() else { return Ok(v.clone()) };
                 let mut out = Map::new();
                 for (k, e) in m {
-                    let p = format!("{path}/{}", k.replace('~', "~0").replace('/', "~1"));
                     let enc = if e.is_null() {
                         zero_value(vt)
                     } else {
-                        typed_round_trip(e, vt, mode, &p)?
+                        round_trip(e, vt, mode).map_err(|e| below(e, escaped(k)))?
                     };
                     out.insert(k.clone(), enc);
                 }
                 Ok(Value::Object(out))
             }
-            other => Err(type_error(path, other, "map")),
+            other => Err(type_error("", other, "map")),
         },
-        Shape::Scalar(s) => scalar_round_trip(v, s, path),
+        Shape::Scalar(s) => scalar_round_trip(v, s, ""),
     }
 }
 

@@ -120,9 +120,38 @@ pub(crate) fn apply_typed(
     patch: &Value,
     t: Option<TypeRef>,
 ) -> std::result::Result<Value, PatchFailure> {
-    let doc = as_object(doc, "document")?;
-    let patch = as_object(patch, "patch")?;
-    Ok(Value::Object(merge_map(doc.clone(), patch.clone(), t, MergeOptions::APPLY, "")?))
+    let mut doc = doc.clone();
+    apply_typed_in_place(&mut doc, patch.clone(), t)?;
+    Ok(doc)
+}
+
+/// [`apply_typed`] onto the document itself, consuming the patch. On an error the document is
+/// left half patched: the caller patches a copy it can drop, or keeps one to go back to.
+pub(crate) fn apply_typed_in_place(
+    doc: &mut Value,
+    patch: Value,
+    t: Option<TypeRef>,
+) -> std::result::Result<(), PatchFailure> {
+    as_object(doc, "document")?;
+    let Value::Object(patch) = patch else {
+        return Err(PatchFailure::new("", "patch is not a JSON object"));
+    };
+    if let Value::Object(m) = doc {
+        *m = merge_map(std::mem::take(m), patch, t, MergeOptions::APPLY, "")?;
+    }
+    Ok(())
+}
+
+/// [`apply_strategic_patch`] onto the document itself (see [`apply_typed_in_place`]).
+pub(crate) fn apply_strategic_patch_in_place(
+    doc: &mut Value,
+    patch: Value,
+    group: &str,
+    version: &str,
+    kind: &str,
+) -> std::result::Result<(), PatchFailure> {
+    let t = type_of(group, version, kind)?;
+    apply_typed_in_place(doc, patch, Some(t))
 }
 
 // ---------------------------------------------------------------------------------------
@@ -145,7 +174,17 @@ fn meta(t: Option<TypeRef>, key: &str) -> Meta {
 }
 
 fn child_path(path: &str, key: &str) -> String {
-    format!("{path}/{}", key.replace('~', "~0").replace('/', "~1"))
+    let mut p = String::with_capacity(path.len() + key.len() + 1);
+    p.push_str(path);
+    p.push('/');
+    for c in key.chars() {
+        match c {
+            '~' => p.push_str("~0"),
+            '/' => p.push_str("~1"),
+            c => p.push(c),
+        }
+    }
+    p
 }
 
 /// Go's `reflect.TypeOf` classes of decoded JSON: integral and float numbers differ.

@@ -244,7 +244,10 @@ fn compare_objects(
 ) -> Result<(AppDiff, Scopes), DiffError> {
     let mut scopes = Scopes::builtin();
     scopes.add_crds(desired.iter().chain(live));
-    let diff = diff_app(&AppDiffInput::new(desired, live, input.app, input.settings, &scopes))?;
+    // The Markdown shows each change as a YAML diff: the objects are kept.
+    let diff_input =
+        AppDiffInput::new(desired, live, input.app, input.settings, &scopes).with_objects(true);
+    let diff = diff_app(&diff_input)?;
     Ok((diff, scopes))
 }
 
@@ -254,7 +257,8 @@ fn applied(input: &PreviewInput<'_>, objects: &[Value]) -> Result<Vec<Value>, Di
     let mut scopes = Scopes::builtin();
     scopes.add_crds(objects.iter());
     let diff_input = AppDiffInput::new(objects, &[], input.app, input.settings, &scopes)
-        .with_reveal_secrets(true);
+        .with_reveal_secrets(true)
+        .with_objects(true);
     Ok(diff_app(&diff_input)?
         .resources
         .into_iter()
@@ -459,7 +463,8 @@ pub fn compare(input: &PreviewInput<'_>) -> Result<AppPreview, DiffError> {
     if let Some(live) = input.live {
         let mut s = Scopes::builtin();
         s.add_crds(input.base.iter().chain(live));
-        let drift_input = AppDiffInput::new(input.base, live, input.app, input.settings, &s);
+        let drift_input =
+            AppDiffInput::new(input.base, live, input.app, input.settings, &s).with_objects(true);
         let drifted = diff_app(&drift_input)?;
         for e in explain_app(&drift_input, &drifted) {
             let in_head = find(input.head, &e.object).is_some();

@@ -380,6 +380,7 @@ fn run_app(c: &Case, errs: &mut Vec<String>) {
             .with_annotation(on)
     });
     let mut input = AppDiffInput::new(&desired, &live, &app, &settings, &scopes)
+        .with_objects(true)
         .with_ignore_annotation(c.options.ignore_annotation.unwrap_or(true));
     if !openapi.is_null() {
         input = input.with_openapi(&openapi);

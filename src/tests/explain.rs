@@ -75,6 +75,7 @@ fn run_case(c: &Case) -> Vec<String> {
     let scopes = Scopes::builtin();
     let dry_runs = load_list(&c.dry_runs);
     let mut input = AppDiffInput::new(&desired, &live, &app, &settings, &scopes)
+        .with_objects(true)
         .with_reveal_secrets(c.reveal_secrets);
     if !dry_runs.is_empty() {
         input = input.with_dry_runs(&dry_runs);

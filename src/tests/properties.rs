@@ -508,7 +508,7 @@ fn diff_one(
     app.spec.ignore_differences = rules;
     let scopes = Scopes::builtin();
     let (desired, live, dry) = (vec![desired.clone()], vec![live.clone()], vec![dry_run.clone()]);
-    let input = AppDiffInput::new(&desired, &live, &app, settings, &scopes);
+    let input = AppDiffInput::new(&desired, &live, &app, settings, &scopes).with_objects(true);
     let input = if mode == Mode::ServerSide { input.with_dry_runs(&dry) } else { input };
     diff::diff_app(&input)
 }

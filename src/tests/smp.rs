@@ -29,7 +29,7 @@ use super::support::{read, selected, testdata};
 use crate::config::KnownTypeField;
 use crate::diff::{
     apply_defaults, apply_merge_patch, apply_strategic_patch, normalize_known_types, remarshal,
-    three_way_predict, three_way_strategic_patch,
+    remove_namespace_annotation, three_way_predict, three_way_strategic_patch,
 };
 
 const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
@@ -86,8 +86,12 @@ fn three_way_with(
     config: &Value,
     live: &Value,
 ) -> Result<(bool, Value, Value), String> {
-    let (predicted, live) =
-        three_way_predict(orig, config, live).map_err(|e| format!("{}: {}", e.path, e.message))?;
+    let (mut orig, mut config, mut live) = (orig.clone(), config.clone(), live.clone());
+    remove_namespace_annotation(&mut orig);
+    remove_namespace_annotation(&mut config);
+    let predicted = three_way_predict(&orig, &config, &mut live, true)
+        .map_err(|e| format!("{}: {}", e.path, e.message))?
+        .into_value(&live);
     Ok((predicted != live, predicted, live))
 }
 

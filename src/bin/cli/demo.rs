@@ -49,7 +49,7 @@ fn run_render() -> Result<String, CliError> {
     let app = Application::from_value(&app_doc).map_err(|e| embedded("app.yaml", &e))?;
     let settings = Settings::default();
     let scopes = Scopes::builtin();
-    let input = AppDiffInput::new(&desired, &live, &app, &settings, &scopes);
+    let input = AppDiffInput::new(&desired, &live, &app, &settings, &scopes).with_objects(true);
     let result = diff::diff_app(&input)
         .map_err(|e| CliError::Input(format!("comparing the demo app: {e}")))?;
     let explained = diff::explain_app(&input, &result);

@@ -286,7 +286,7 @@ mod tests {
         let (desired, live) = objects();
         let (app, settings, scopes) =
             (gitops_core::Application::default(), Settings::default(), Scopes::builtin());
-        let input = AppDiffInput::new(&desired, &live, &app, &settings, &scopes);
+        let input = AppDiffInput::new(&desired, &live, &app, &settings, &scopes).with_objects(true);
         let result = diff::diff_app(&input).unwrap(); // fixed, valid input
         let explained = diff::explain_app(&input, &result);
         let json = serde_json::to_string(&json_explained(&result, &explained, show)).unwrap(); // plain data
