@@ -49,6 +49,26 @@ fn table_len(v: &Value) -> u64 {
     }
 }
 
+/// What converting a string argument to a number may cost (a native function that takes a
+/// number converts a string, scanning its leading blanks and digits): the bytes of a string
+/// longer than [`super::operators::FREE_BYTES`] that starts as a number may, nothing for any
+/// other value (the scan stops at the first byte that cannot start a number).
+pub(super) fn scan(v: &Value) -> u64 {
+    match v {
+        Value::String(s) => {
+            let b = s.as_bytes();
+            let numeric = matches!(b.first(), Some(c) if c.is_ascii_digit()
+                || c.is_ascii_whitespace() || matches!(c, b'+' | b'-' | b'.' | 0x0b));
+            if b.len() > super::operators::FREE_BYTES && numeric {
+                bytes(b.len() as u64)
+            } else {
+                0
+            }
+        }
+        _ => 0,
+    }
+}
+
 fn bytes(n: u64) -> u64 {
     n / BYTES_PER_UNIT + 1
 }
@@ -76,7 +96,8 @@ fn charged(
 ) -> mlua::Result<Function> {
     let control = std::rc::Rc::clone(control);
     lua.create_function(move |lua, args: MultiValue| {
-        control.charge(CALL_UNITS + cost(&args))?;
+        let converted: u64 = args.iter().map(|v| 1 + scan(v)).sum();
+        control.charge(CALL_UNITS + cost(&args) + converted)?;
         raw.call::<MultiValue>(args).map_err(|e| {
             let text = match super::root_cause(e.clone()) {
                 // Out of memory, or a limit hit inside a callback: passed on as it is.
@@ -169,10 +190,20 @@ pub(super) fn wrap_table(
                 Some(pos) => table_len(arg(a, 0)).saturating_sub(pos.max(1) as u64 - 1) + 1,
                 None => 2,
             }),
-            // A sort of n elements makes about n log2 n comparisons.
+            // A sort of n elements makes about n log2 n comparisons; without a comparator
+            // the VM compares strings byte by byte, each comparison reading up to the
+            // length of the longest (found by visiting every element once).
             ("sort", |a| {
                 let n = table_len(arg(a, 0));
-                n * u64::from(64 - n.leading_zeros()) * COMPARE_UNITS + 1
+                let longest = match (arg(a, 0), arg(a, 1)) {
+                    (Value::Table(t), Value::Nil) => (1..=n)
+                        .map(|i| t.raw_get::<Value>(i).map_or(0, |v| str_len(&v)))
+                        .max()
+                        .unwrap_or(0),
+                    _ => 0,
+                };
+                let compare = COMPARE_UNITS + longest / BYTES_PER_UNIT;
+                n * u64::from(64 - n.leading_zeros()) * compare + n + 1
             }),
             // `maxn` visits every key; the border is the best estimate known before.
             ("maxn", |a| table_len(arg(a, 0)) + 1),
@@ -204,9 +235,40 @@ pub(super) fn wrap_base(
     )
 }
 
-/// What compiling a chunk of `len` bytes costs.
+/// The `math` functions: each may convert string arguments to numbers, charged by [`scan`]
+/// (plus a call and one unit per argument, as every wrapped function).
+pub(super) fn wrap_math(
+    lua: &Lua,
+    control: &std::rc::Rc<Control>,
+    math: &Table,
+) -> mlua::Result<()> {
+    const NAMES: [&str; 26] = [
+        "abs", "acos", "asin", "atan", "atan2", "ceil", "cos", "cosh", "deg", "exp", "floor",
+        "fmod", "frexp", "ldexp", "log", "log10", "max", "min", "modf", "pow", "rad", "sin",
+        "sinh", "sqrt", "tan", "tanh",
+    ];
+    let costs: Vec<(&'static str, CostFn)> =
+        NAMES.iter().map(|n| (*n, (|_| 0) as CostFn)).collect();
+    wrap(lua, control, math, &costs)
+}
+
+/// The safe `os` functions: `date` builds a string from its format, up to about 12 bytes per
+/// byte of format (`%c`), each written by formatting code: charged one unit per byte of
+/// format and 16 bytes of output it may write.
+pub(super) fn wrap_os(lua: &Lua, control: &std::rc::Rc<Control>, os: &Table) -> mlua::Result<()> {
+    wrap(
+        lua,
+        control,
+        os,
+        &[("date", |a| str_len(arg(a, 0)) * 16), ("time", |_| 1), ("difftime", |_| 1)],
+    )
+}
+
+/// What compiling a chunk of `len` bytes costs: LuaJIT compiles it, the parser reads it and
+/// its operators are rewritten (`operators.rs`), and LuaJIT compiles it again: 16 units a
+/// byte (the parser takes some 200 ns a byte of a large chunk).
 pub(super) fn compile(len: usize) -> u64 {
-    COMPILE_UNITS + len as u64 / 4
+    COMPILE_UNITS + 16 * len as u64
 }
 
 /// What copying `len` bytes costs.

@@ -3,6 +3,7 @@
 mod action;
 mod convert;
 mod cost;
+mod operators;
 mod os;
 mod pattern;
 mod strlib;
@@ -265,6 +266,8 @@ struct State {
     /// Calls the script in protected mode and re-raises its error as text: `run(f)`.
     runner: Function,
     cache: HashMap<Box<str>, Function>,
+    /// The counted helpers rewritten chunks are called with (`operators.rs`).
+    helpers: MultiValue,
     /// Heap size after the last full collection.
     baseline: usize,
 }
@@ -451,9 +454,11 @@ impl State {
             let math: Table = globals.raw_get("math")?;
             math.raw_set("random", Value::Nil)?;
             math.raw_set("randomseed", Value::Nil)?;
+            cost::wrap_math(&lua, &control, &math)?;
             libs_table.raw_set("math", math)?;
         }
         let safe_os = os::create(&lua, &control)?;
+        cost::wrap_os(&lua, &control, &safe_os)?;
 
         let check = {
             let control = Rc::clone(&control);
@@ -475,11 +480,16 @@ impl State {
                 Ok(args)
             })?
         };
+        let mut helpers = operator_helpers(&lua, &control)?;
+        if let Some(select) = helpers.pop_back() {
+            base.raw_set("select", select)?;
+        }
         let load_text = {
             let control = Rc::clone(&control);
+            let helpers = helpers.clone();
             lua.create_function(move |lua, args: (Table, mlua::LuaString, Option<String>)| {
                 control.charge(cost::compile(args.1.as_bytes().len()))?;
-                load_text(lua, args)
+                load_text(lua, &helpers, args)
             })?
         };
         let mark_memory = {
@@ -513,7 +523,7 @@ impl State {
 
         lua.gc_collect()?;
         let baseline = lua.used_memory();
-        Ok(State { lua, control, make_env, runner, cache: HashMap::new(), baseline })
+        Ok(State { lua, control, make_env, runner, cache: HashMap::new(), helpers, baseline })
     }
 
     /// Runs one evaluation; the flag says whether the state may be reused.
@@ -593,18 +603,19 @@ impl State {
         let func = match self.cache.get(source) {
             Some(f) => f.clone(),
             None => {
-                let f = self
-                    .lua
-                    .load(source)
-                    .set_name(CHUNK_NAME)
-                    .set_mode(ChunkMode::Text)
-                    .into_function()
-                    .map_err(|e| match e {
-                        mlua::Error::SyntaxError { message, .. } => {
-                            RunError::Script(ScriptErrorKind::Syntax(message))
-                        }
-                        other => RunError::Lua(other),
-                    })?;
+                // Outside the budget: a cached script and a fresh one start alike.
+                self.control.units_left.set(u64::MAX);
+                let compiled =
+                    compile(&self.lua, source.as_bytes(), CHUNK_NAME, None, &self.helpers);
+                arm_hook(&self.lua, &self.control).map_err(RunError::Lua)?;
+                self.control.units_left.set(limits.instructions);
+                let f = match compiled {
+                    Ok(Ok(f)) => f,
+                    Ok(Err(message)) => {
+                        return Err(RunError::Script(ScriptErrorKind::Syntax(message)));
+                    }
+                    Err(e) => return Err(RunError::Lua(e)),
+                };
                 if self.cache.len() >= CACHE_ENTRIES {
                     self.cache.clear();
                 }
@@ -733,6 +744,7 @@ fn without_addresses(m: &str) -> String {
 /// running in `env`; `nil, message` when it does not compile.
 fn load_text(
     lua: &Lua,
+    helpers: &MultiValue,
     (env, text, name): (Table, mlua::LuaString, Option<String>),
 ) -> mlua::Result<MultiValue> {
     let bytes = text.as_bytes();
@@ -743,19 +755,108 @@ fn load_text(
         )));
     }
     let name = name.unwrap_or_else(|| text.to_string_lossy());
-    match lua
-        .load(&bytes[..])
-        .set_name(name)
-        .set_mode(ChunkMode::Text)
-        .set_environment(env)
-        .into_function()
-    {
+    match compile(lua, &bytes, &name, Some(env), helpers)? {
         Ok(f) => Ok(MultiValue::from(vec![Value::Function(f)])),
-        Err(mlua::Error::SyntaxError { message, .. }) => {
+        Err(message) => {
             Ok(MultiValue::from(vec![Value::Nil, Value::String(lua.create_string(message)?)]))
         }
-        Err(e) => Err(e),
     }
+}
+
+/// Compiles a chunk with its costly operators rewritten into counted ones
+/// (`operators.rs`). `Ok(Err(message))` when it does not compile: LuaJIT's message for the
+/// text as written, so syntax errors read as they always did.
+fn compile(
+    lua: &Lua,
+    source: &[u8],
+    name: &str,
+    env: Option<Table>,
+    helpers: &MultiValue,
+) -> mlua::Result<Result<Function, String>> {
+    let chunk = |text: &[u8]| {
+        let chunk = lua.load(text).set_name(name).set_mode(ChunkMode::Text);
+        match &env {
+            Some(env) => chunk.set_environment(env.clone()),
+            None => chunk,
+        }
+        .into_function()
+    };
+    // The text as written first: LuaJIT's own syntax errors, and its limits (nesting depth,
+    // locals, constants) hold before the parser below sees the text.
+    match chunk(source) {
+        Ok(_) => {}
+        Err(mlua::Error::SyntaxError { message, .. }) => return Ok(Err(message)),
+        Err(e) => return Err(e),
+    }
+    let prefix = chunk_prefix(name);
+    let Ok(text) = std::str::from_utf8(source) else {
+        return Ok(Err(format!("{prefix}1: the chunk is not UTF-8 text")));
+    };
+    let rewritten = match operators::rewrite(text) {
+        Ok(r) => r,
+        Err((line, message)) => return Ok(Err(format!("{prefix}{line}: {message}"))),
+    };
+    // Each counted operand takes a register or two until its expression ends: a chain of
+    // some 120 arithmetic operands or 80 concatenated pieces in one expression runs out of
+    // LuaJIT's 250.
+    let outer = match chunk(rewritten.as_bytes()) {
+        Ok(f) => f,
+        Err(mlua::Error::SyntaxError { message, .. }) => {
+            return Ok(Err(format!("{message} (once its operators are counted)")));
+        }
+        Err(e) => return Err(e),
+    };
+    outer.call::<Function>(helpers.clone()).map(Ok)
+}
+
+/// `<chunk>:` as LuaJIT names a chunk in messages (`=name` as it is, text in brackets).
+fn chunk_prefix(name: &str) -> String {
+    match name.strip_prefix('=').or_else(|| name.strip_prefix('@')) {
+        Some(plain) => format!("{plain}:"),
+        None => format!("[string \"{}\"]:", name.lines().next().unwrap_or_default()),
+    }
+}
+
+/// The counted helpers of rewritten chunks (`operators.rs`): `VAL` and `NUM` charge a string
+/// longer than [`operators::FREE_BYTES`] at [`cost::BYTES_PER_UNIT`] bytes per unit, `ARGS`
+/// one unit per value when there are more than 64.
+fn operator_helpers(lua: &Lua, control: &Rc<Control>) -> mlua::Result<MultiValue> {
+    let control = Rc::clone(control);
+    let charge = lua.create_function(move |_, n: usize| control.charge(cost::copy(n)))?;
+    lua.load(format!(
+        r#"
+local charge, type, select = ...
+local function args(...)
+  local n = select('#', ...)
+  if n > 64 then charge(n * {per_value}) end
+  return ...
+end
+local function val(v)
+  if type(v) == "string" and #v > {free} then charge(#v) end
+  return v
+end
+local function num(v)
+  if type(v) == "string" and #v > {free} then charge(#v) end
+end
+-- `select(n, ...)` converts a string `n` to a number: charged as `NUM` charges. In Lua, so
+-- that its many arguments pass as they do to the VM's own.
+local raw_select = select
+local function select_(n, ...)
+  if type(n) == "string" and #n > {free} then charge(#n) end
+  return raw_select(n, ...)
+end
+return args, val, num, select_
+"#,
+        free = operators::FREE_BYTES,
+        per_value = cost::BYTES_PER_UNIT,
+    ))
+    .set_name("=sandbox")
+    .set_mode(ChunkMode::Text)
+    .call((
+        charge,
+        lua.globals().raw_get::<Function>("type")?,
+        lua.globals().raw_get::<Function>("select")?,
+    ))
 }
 
 /// Builds the environment of one evaluation from the pieces prepared once per state.

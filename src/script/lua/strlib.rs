@@ -53,13 +53,13 @@ fn opt_int(lua: &Lua, args: &MultiValue, i: usize, fname: &str, default: i64) ->
         Value::Nil => Ok(default),
         Value::Integer(n) => Ok(*n),
         Value::Number(n) => Ok(*n as i64),
-        v @ Value::String(_) => match lua.coerce_number(v.clone())? {
-            Some(n) => Ok(n as i64),
-            None => Err(error(
-                lua,
-                format!("bad argument #{i} to '{fname}' (number expected, got string)"),
-            )),
-        },
+        v @ Value::String(_) => {
+            // Converting the text scans it: charged as its bytes.
+            if let Some(control) = lua.app_data_ref::<Rc<Control>>() {
+                control.charge(super::cost::scan(v))?;
+            }
+            opt_number(lua, v, i, fname)
+        }
         other => Err(error(
             lua,
             format!(
@@ -67,6 +67,15 @@ fn opt_int(lua: &Lua, args: &MultiValue, i: usize, fname: &str, default: i64) ->
                 lua_type_name(other)
             ),
         )),
+    }
+}
+
+fn opt_number(lua: &Lua, v: &Value, i: usize, fname: &str) -> mlua::Result<i64> {
+    match lua.coerce_number(v.clone())? {
+        Some(n) => Ok(n as i64),
+        None => {
+            Err(error(lua, format!("bad argument #{i} to '{fname}' (number expected, got string)")))
+        }
     }
 }
 
