@@ -1,4 +1,5 @@
-//! Planning cost: a sync plan for 5,000 resources across 10 waves, with hooks and prunes.
+//! Planning and stepping cost: sync plans of 1,000, 5,000 and 20,000 resources across 10 waves,
+//! with hooks and prunes; one pass of `step` and a whole sync driven with it at the same sizes.
 
 use gitops_core::sync::{LiveObject, Observations, SyncRequest, plan};
 use serde_json::{Value, json};
@@ -15,7 +16,7 @@ const KINDS: [(&str, &str); 5] = [
     ("batch/v1", "CronJob"),
 ];
 
-/// 5,000 desired objects in 10 waves (a PreSync and a PostSync hook per wave among them), and a
+/// `n` desired objects in 10 waves (a PreSync and a PostSync hook in every 250 objects), and a
 /// live copy of every other one plus 100 objects to prune.
 fn inputs(n: usize) -> (SyncRequest, Observations) {
     let mut targets: Vec<Value> = Vec::new();
@@ -60,40 +61,99 @@ fn inputs(n: usize) -> (SyncRequest, Observations) {
     (request, obs)
 }
 
-#[divan::bench(sample_count = 20)]
-fn plan_5000_resources_10_waves(bencher: divan::Bencher) {
-    let (request, obs) = inputs(5_000);
+/// The sizes every case runs at, to show how planning and stepping scale.
+const SIZES: [usize; 3] = [1_000, 5_000, 20_000];
+
+/// `plan` of N resources (N + 101 tasks).
+#[divan::bench(args = SIZES, sample_count = 10)]
+fn plan_resources(bencher: divan::Bencher, n: usize) {
+    let (request, obs) = inputs(n);
     bencher.bench(|| {
         let p = plan(divan::black_box(&request), divan::black_box(&obs));
-        assert_eq!(p.tasks().count(), 5_101);
+        assert_eq!(p.tasks().count(), n + 101);
         p
     });
 }
 
-/// The same shape at a fifth of the size, to show how planning scales.
-#[divan::bench(sample_count = 20)]
-fn plan_1000_resources_10_waves(bencher: divan::Bencher) {
-    let (request, obs) = inputs(1_000);
-    bencher.bench(|| plan(divan::black_box(&request), divan::black_box(&obs)));
+/// One whole first pass of the step function: the dry run of every task and the wet run of
+/// the first wave, answering each batch of actions, until a call asks for nothing more.
+#[divan::bench(args = SIZES, sample_count = 5)]
+fn step_first_pass(bencher: divan::Bencher, n: usize) {
+    let (request, obs) = inputs(n);
+    bencher.bench(|| first_pass(&request, &obs));
 }
 
-/// One whole first pass of the step function on the same input: the dry run of every task
-/// and the wet run of the first wave, answering each batch of actions.
-#[divan::bench(sample_count = 10)]
-fn step_first_pass_5000_resources(bencher: divan::Bencher) {
-    use gitops_core::sync::{Outcome, SyncState, step};
-    let (request, obs) = inputs(5_000);
+/// A whole sync driven to the end with `step`: every pass answered, the applied objects put
+/// into the live list for the next pass (no health check, so each is done once it exists),
+/// the deleted ones taken out.
+#[divan::bench(args = SIZES, sample_count = 3)]
+fn step_whole_sync(bencher: divan::Bencher, n: usize) {
+    let (request, obs) = inputs(n);
     bencher.bench(|| {
-        let mut state = SyncState::default();
-        let mut o = obs.clone();
-        loop {
-            let s = step(&request, &state, &o);
-            state = s.state;
-            if s.actions.is_empty() {
-                break;
-            }
-            o.outcomes = s.actions.iter().map(|a| Outcome::ok(&a.id, "")).collect();
-        }
+        let state = whole_sync(&request, &obs);
+        assert_eq!(state.phase, gitops_core::sync::OperationPhase::Succeeded);
         state
     });
+}
+
+fn first_pass(request: &SyncRequest, obs: &Observations) -> gitops_core::sync::SyncState {
+    use gitops_core::sync::{Outcome, SyncState, step};
+    let mut state = SyncState::default();
+    let mut o = obs.clone();
+    loop {
+        let s = step(request, &state, &o);
+        state = s.state;
+        if s.actions.is_empty() {
+            break;
+        }
+        o.outcomes = s.actions.iter().map(|a| Outcome::ok(&a.id, "")).collect();
+    }
+    state
+}
+
+fn whole_sync(request: &SyncRequest, obs: &Observations) -> gitops_core::sync::SyncState {
+    use gitops_core::ObjectRef;
+    use gitops_core::sync::{ActionKind, Outcome, SyncState, step};
+    use std::collections::BTreeMap;
+    let mut cluster: BTreeMap<String, Value> = obs
+        .live
+        .iter()
+        .map(|l| (ObjectRef::from_object_lossy(&l.object).key(), l.object.clone()))
+        .collect();
+    let mut state = SyncState::default();
+    for _pass in 0..1_000 {
+        let mut o = obs.clone();
+        o.live = cluster.values().map(|v| LiveObject::new(v.clone(), None)).collect();
+        let mut done_actions = Vec::new();
+        let last = loop {
+            let s = step(request, &state, &o);
+            state = s.state.clone();
+            if s.actions.is_empty() {
+                break s;
+            }
+            o.outcomes = s.actions.iter().map(|a| Outcome::ok(&a.id, "")).collect();
+            done_actions.extend(s.actions);
+        };
+        for a in done_actions.into_iter().filter(|a| !a.dry_run) {
+            let key = a.key.key();
+            match (a.kind, a.object) {
+                (ActionKind::Delete, _) => {
+                    cluster.remove(&key);
+                }
+                (ActionKind::RemoveFinalizer, _) => {
+                    if let Some(obj) = cluster.get_mut(&key) {
+                        obj["metadata"]["finalizers"] = json!([]);
+                    }
+                }
+                (_, Some(obj)) => {
+                    cluster.insert(key, obj);
+                }
+                (_, None) => {}
+            }
+        }
+        if last.done {
+            break;
+        }
+    }
+    state
 }

@@ -74,13 +74,13 @@ impl ObjectRef {
     /// Reads the identity of an object without checking it, with empty strings for what is
     /// missing. For objects already validated by [`parse_manifests`].
     pub fn from_object_lossy(obj: &Value) -> ObjectRef {
-        let (group, version) = split_api_version(str_at(obj, &["apiVersion"]));
+        let r = RefParts::of(obj);
         ObjectRef {
-            group: group.to_string(),
-            version: version.to_string(),
-            kind: str_at(obj, &["kind"]).to_string(),
-            namespace: str_at(obj, &["metadata", "namespace"]).to_string(),
-            name: object_name(obj).to_string(),
+            group: r.group.to_string(),
+            version: r.version.to_string(),
+            kind: r.kind.to_string(),
+            namespace: r.namespace.to_string(),
+            name: r.name.to_string(),
         }
     }
 
@@ -109,6 +109,36 @@ impl ObjectRef {
             && self.kind == other.kind
             && self.namespace == other.namespace
             && self.name == other.name
+    }
+}
+
+/// The identity of an object borrowed from it, read as [`ObjectRef::from_object_lossy`] reads
+/// it: for lookups and sorting without copying the strings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) struct RefParts<'a> {
+    pub group: &'a str,
+    pub kind: &'a str,
+    pub namespace: &'a str,
+    pub name: &'a str,
+    pub version: &'a str,
+}
+
+impl<'a> RefParts<'a> {
+    /// The parts of `obj`, empty where missing.
+    pub fn of(obj: &'a Value) -> Self {
+        let (group, version) = split_api_version(str_at(obj, &["apiVersion"]));
+        RefParts {
+            group,
+            kind: str_at(obj, &["kind"]),
+            namespace: str_at(obj, &["metadata", "namespace"]),
+            name: object_name(obj),
+            version,
+        }
+    }
+
+    /// Group, kind, namespace and name: Argo CD's resource key.
+    pub fn key(&self) -> (&'a str, &'a str, &'a str, &'a str) {
+        (self.group, self.kind, self.namespace, self.name)
     }
 }
 
@@ -880,7 +910,9 @@ impl Scopes {
 
     /// The scope of a kind, `None` when unknown.
     pub fn scope(&self, group: &str, kind: &str) -> Option<Scope> {
-        if let Some(s) = self.extra.get(&(group.to_string(), kind.to_string())) {
+        if !self.extra.is_empty()
+            && let Some(s) = self.extra.get(&(group.to_string(), kind.to_string()))
+        {
             return Some(*s);
         }
         if BUILTIN_CLUSTER_SCOPED.iter().any(|(g, k)| *g == group && *k == kind) {

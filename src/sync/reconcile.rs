@@ -1,11 +1,13 @@
 //! Reconciling desired and live objects into pairs (§1).
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::borrow::Cow;
+use std::collections::hash_map::Entry;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
 use super::hooks;
-use crate::object::{ObjectRef, Scope, Scopes};
+use crate::object::{RefParts, Scope, Scopes};
 
 /// A desired/live pair: create (live `None`), update (both), prune (target `None`).
 #[derive(Debug, Clone)]
@@ -14,17 +16,28 @@ pub(crate) struct Pair {
     pub live: Option<Value>,
 }
 
+impl Pair {
+    /// The object the pair is keyed by: the live one if any, else the target.
+    pub fn keyed_object(&self) -> Option<&Value> {
+        self.live.as_ref().or(self.target.as_ref())
+    }
+}
+
+/// A resource key borrowed from an object: group, kind, namespace, name.
+pub(crate) type RefKey<'a> = (&'a str, &'a str, &'a str, &'a str);
+
+/// The resource key of an object, borrowed from it.
+pub(crate) fn ref_key(obj: &Value) -> RefKey<'_> {
+    RefParts::of(obj).key()
+}
+
 /// The reconciled input of a sync.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Reconciled {
-    /// Pairs keyed by resource key (live key if live, else target key), in key order.
-    pub pairs: Vec<((String, String, String, String), Pair)>,
+    /// Pairs in resource key order (live key if live, else target key), one per key.
+    pub pairs: Vec<Pair>,
     /// Hook objects, in input order.
     pub hooks: Vec<Value>,
-}
-
-pub(crate) fn key4(r: &ObjectRef) -> (String, String, String, String) {
-    (r.group.clone(), r.kind.clone(), r.namespace.clone(), r.name.clone())
 }
 
 fn meta_str<'a>(obj: &'a Value, field: &str) -> &'a str {
@@ -39,44 +52,57 @@ pub(crate) fn normalize_targets(
     scopes: &Scopes,
     warnings: &mut Vec<String>,
 ) -> Vec<Value> {
-    let mut order: Vec<(String, String, String, String)> = Vec::new();
-    // Lookups only; the output follows `order`, so a hash map keeps it deterministic.
-    let mut by_key: HashMap<(String, String, String, String), (Value, usize)> = HashMap::new();
-    for (index, t) in targets.iter().enumerate() {
-        let mut t = t.clone();
-        scopes.default_namespace(&mut t, app_namespace);
-        let r = ObjectRef::from_object_lossy(&t);
-        let mut k = key4(&r);
-        if meta_str(&t, "name").is_empty() && !meta_str(&t, "generateName").is_empty() {
-            k.3 = format!("{}{index}", meta_str(&t, "generateName"));
-        }
-        match by_key.get_mut(&k) {
-            Some(entry) => {
-                entry.0 = t;
-                entry.1 += 1;
-            }
-            None => {
-                order.push(k.clone());
-                by_key.insert(k, (t, 1));
+    let objects: Vec<Value> = targets
+        .iter()
+        .map(|t| {
+            let mut t = t.clone();
+            scopes.default_namespace(&mut t, app_namespace);
+            t
+        })
+        .collect();
+    // Per key in order of first appearance: the index of its last object and how many
+    // objects have it. The map is for lookups only, so a hash map keeps it deterministic.
+    let mut groups: Vec<(usize, usize)> = Vec::new();
+    {
+        let mut by_key: HashMap<(&str, &str, &str, Cow<'_, str>), usize> =
+            HashMap::with_capacity(objects.len());
+        for (index, t) in objects.iter().enumerate() {
+            let (group, kind, namespace, name) = ref_key(t);
+            let name = if meta_str(t, "name").is_empty() && !meta_str(t, "generateName").is_empty()
+            {
+                Cow::Owned(format!("{}{index}", meta_str(t, "generateName")))
+            } else {
+                Cow::Borrowed(name)
+            };
+            match by_key.entry((group, kind, namespace, name)) {
+                Entry::Occupied(e) => {
+                    if let Some(g) = groups.get_mut(*e.get()) {
+                        *g = (index, g.1 + 1);
+                    }
+                }
+                Entry::Vacant(e) => {
+                    e.insert(groups.len());
+                    groups.push((index, 1));
+                }
             }
         }
     }
-    let mut out = Vec::new();
-    for k in order {
-        let Some((t, n)) = by_key.remove(&k) else { continue };
+    for &(last, n) in &groups {
         if n > 1 {
+            // Repeated keys have a name (a generated one carries its own index).
+            let (g, k, ns, name) = ref_key(&objects[last]);
             warnings.push(format!(
-                "Resource {}/{}/{}/{} appeared {n} times among application resources.",
-                k.0, k.1, k.2, k.3
+                "Resource {g}/{k}/{ns}/{name} appeared {n} times among application resources."
             ));
         }
-        if hooks::is_deletion_hook_only(&t) {
-            continue;
-        }
-        out.push(t);
     }
     warnings.sort();
-    out
+    let mut slots: Vec<Option<Value>> = objects.into_iter().map(Some).collect();
+    groups
+        .iter()
+        .filter_map(|(last, _)| slots.get_mut(*last).and_then(Option::take))
+        .filter(|t| !hooks::is_deletion_hook_only(t))
+        .collect()
 }
 
 /// `Reconcile` (§1.2).
@@ -89,97 +115,123 @@ pub(crate) fn reconcile<'a>(
     let mut out = Reconciled::default();
     let mut managed = Vec::new();
     for t in targets {
-        if hooks::is_ignored(&t) {
+        let hook = hooks::is_hook(&t);
+        if hook && hooks::hook_types(&t).is_empty() {
+            // `Ignore`: a hook with no valid type.
             continue;
         }
-        if hooks::is_hook(&t) {
+        if hook {
             out.hooks.push(t);
         } else {
             managed.push(t);
         }
     }
-    // Live objects by key; a repeated key keeps the last one. Leftovers are sorted below.
-    let mut live_map: HashMap<(String, String, String, String), Value> = HashMap::new();
-    // A cluster-scoped live object carrying a namespace anyway (the API server never returns
-    // one; a host might) is keyed without it: it is the one object of that name. Beside the
-    // same object without a namespace it gives way; of two such with different namespaces, the
-    // first namespace in order stays, so the pairing never depends on the input order; of two
-    // with the same namespace, the last one stays, as for any repeated key.
-    let mut stray: HashMap<(String, String, String, String), String> = HashMap::new();
-    for l in live {
-        let mut k = key4(&ObjectRef::from_object_lossy(l));
-        if k.2.is_empty() || scopes.scope(&k.0, &k.1) != Some(Scope::Cluster) {
-            stray.remove(&k);
-            live_map.insert(k, l.clone());
-            continue;
-        }
-        let ns = std::mem::take(&mut k.2);
-        let keep_old = live_map.contains_key(&k) && stray.get(&k).is_none_or(|old| *old < ns);
-        if !keep_old {
-            stray.insert(k.clone(), ns);
-            live_map.insert(k, l.clone());
-        }
-    }
-    // The same object under two API groups: keep the key a target uses.
-    let target_keys: HashSet<_> =
-        managed.iter().map(|t| key4(&ObjectRef::from_object_lossy(t))).collect();
-    let mut by_uid: BTreeMap<String, Vec<(String, String, String, String)>> = BTreeMap::new();
-    for (k, l) in &live_map {
-        let uid = meta_str(l, "uid");
-        if !uid.is_empty() {
-            by_uid.entry(uid.to_string()).or_default().push(k.clone());
-        }
-    }
-    for keys in by_uid.values_mut() {
-        // Key order, whatever the map's iteration order was.
-        keys.sort();
-        let mut left = keys.len();
-        for k in keys {
-            if left <= 1 {
-                break;
+    // Pairing, on keys borrowed from the objects: the live object of each target, the live
+    // objects left over, and which pairs stay (see below).
+    let (found, leftovers, keep) = {
+        // Live objects by key, with their own key; a repeated key keeps the last one.
+        let mut live_map: HashMap<RefKey<'_>, (RefKey<'a>, &'a Value)> = HashMap::new();
+        // A cluster-scoped live object carrying a namespace anyway (the API server never
+        // returns one; a host might) is keyed without it: it is the one object of that name.
+        // Beside the same object without a namespace it gives way; of two such with different
+        // namespaces, the first namespace in order stays, so the pairing never depends on the
+        // input order; of two with the same namespace, the last one stays, as for any
+        // repeated key.
+        let mut stray: HashMap<RefKey<'_>, &str> = HashMap::new();
+        for l in live {
+            let full = ref_key(l);
+            let mut k = full;
+            if k.2.is_empty() || scopes.scope(k.0, k.1) != Some(Scope::Cluster) {
+                stray.remove(&k);
+                live_map.insert(k, (full, l));
+                continue;
             }
-            if !target_keys.contains(k) {
-                live_map.remove(k);
-                left -= 1;
+            let ns = std::mem::take(&mut k.2);
+            let keep_old = live_map.contains_key(&k) && stray.get(&k).is_none_or(|old| *old < ns);
+            if !keep_old {
+                stray.insert(k, ns);
+                live_map.insert(k, (full, l));
             }
         }
-    }
-    let mut pairs: Vec<Pair> = Vec::new();
-    for t in managed {
-        let r = ObjectRef::from_object_lossy(&t);
-        let ns = if r.namespace.is_empty() { app_namespace } else { &r.namespace };
-        let scope = scopes.scope(&r.group, &r.kind);
-        let mut found = None;
-        if scope != Some(Scope::Cluster) {
-            found =
-                live_map.remove(&(r.group.clone(), r.kind.clone(), ns.to_string(), r.name.clone()));
+        // The same object under two API groups: keep the key a target uses.
+        let mut uids: Vec<(&str, RefKey<'_>)> = live_map
+            .iter()
+            .filter_map(|(k, (_, l))| {
+                let uid = meta_str(l, "uid");
+                (!uid.is_empty()).then_some((uid, *k))
+            })
+            .collect();
+        // By uid, then key order, whatever the map's iteration order was.
+        uids.sort_unstable();
+        if uids.windows(2).any(|w| w[0].0 == w[1].0) {
+            let target_keys: HashSet<RefKey<'_>> = managed.iter().map(ref_key).collect();
+            for same in uids.chunk_by(|a, b| a.0 == b.0) {
+                let mut left = same.len();
+                for (_, k) in same {
+                    if left <= 1 {
+                        break;
+                    }
+                    if !target_keys.contains(k) {
+                        live_map.remove(k);
+                        left -= 1;
+                    }
+                }
+            }
         }
-        if found.is_none() && scope != Some(Scope::Namespaced) {
-            found =
-                live_map.remove(&(r.group.clone(), r.kind.clone(), String::new(), r.name.clone()));
+        let found: Vec<(RefKey<'_>, Option<(RefKey<'a>, &'a Value)>)> = managed
+            .iter()
+            .map(|t| {
+                let r = RefParts::of(t);
+                let ns = if r.namespace.is_empty() { app_namespace } else { r.namespace };
+                let scope = scopes.scope(r.group, r.kind);
+                let mut found = None;
+                if scope != Some(Scope::Cluster) {
+                    found = live_map.remove(&(r.group, r.kind, ns, r.name));
+                }
+                if found.is_none() && scope != Some(Scope::Namespaced) {
+                    found = live_map.remove(&(r.group, r.kind, "", r.name));
+                }
+                (r.key(), found)
+            })
+            .collect();
+        let leftovers: Vec<(RefKey<'a>, &'a Value)> = live_map.into_values().collect();
+        // Keyed like Argo CD's `groupResources` map (live key if live, else target key): a
+        // later pair with the same key replaces an earlier one. Sorted by key (a stable sort,
+        // so the last of equal keys is last). Pair `i` is the target `i`, or the leftover
+        // `i - targets`; every leftover has its own key, and leftovers come after the
+        // targets' pairs, so the order the leftovers were taken in does not show.
+        let mut order: Vec<(RefKey<'_>, usize)> = found
+            .iter()
+            .map(|(target_key, live)| live.map_or(*target_key, |(k, _)| k))
+            .chain(leftovers.iter().map(|(k, _)| *k))
+            .enumerate()
+            .map(|(i, k)| (k, i))
+            .collect();
+        order.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut keep: Vec<usize> = Vec::with_capacity(order.len());
+        let mut last_key: Option<RefKey<'_>> = None;
+        for (k, i) in order {
+            match (last_key, keep.last_mut()) {
+                (Some(prev), Some(slot)) if prev == k => *slot = i,
+                _ => keep.push(i),
+            }
+            last_key = Some(k);
         }
-        pairs.push(Pair { target: Some(t), live: found });
-    }
-    let mut leftovers: Vec<_> = live_map.into_iter().collect();
-    leftovers.sort_by(|a, b| a.0.cmp(&b.0));
-    for (_, l) in leftovers {
-        pairs.push(Pair { target: None, live: Some(l) });
-    }
-    // Keyed like Argo CD's `groupResources` map: a later pair with the same key replaces an
-    // earlier one. Sorted by key (a stable sort, so the last of equal keys is last).
-    let mut keyed: Vec<_> = pairs
-        .into_iter()
-        .filter_map(|p| {
-            let obj = p.live.as_ref().or(p.target.as_ref())?;
-            Some((key4(&ObjectRef::from_object_lossy(obj)), p))
+        let found: Vec<Option<&'a Value>> = found.iter().map(|(_, l)| l.map(|l| l.1)).collect();
+        let leftovers: Vec<&'a Value> = leftovers.iter().map(|l| l.1).collect();
+        (found, leftovers, keep)
+    };
+    let targets = managed.len();
+    let mut slots: Vec<Option<Value>> = managed.into_iter().map(Some).collect();
+    out.pairs = keep
+        .iter()
+        .map(|&i| match i.checked_sub(targets) {
+            None => Pair {
+                target: slots.get_mut(i).and_then(Option::take),
+                live: found.get(i).copied().flatten().cloned(),
+            },
+            Some(j) => Pair { target: None, live: leftovers.get(j).map(|l| (*l).clone()) },
         })
         .collect();
-    keyed.sort_by(|a, b| a.0.cmp(&b.0));
-    for (k, p) in keyed {
-        match out.pairs.last_mut() {
-            Some(last) if last.0 == k => last.1 = p,
-            _ => out.pairs.push((k, p)),
-        }
-    }
     out
 }

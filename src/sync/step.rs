@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use super::hooks::HOOK_FINALIZER;
 use super::messages::{self, Wait};
-use super::reconcile::key4;
+use super::reconcile::{RefKey, ref_key};
 use super::tasks::{Built, build, decide_action};
 use super::{
     ActionKind, HookDeletePolicy, HostAction, LiveObject, Observations, OperationPhase, Outcome,
@@ -38,7 +38,8 @@ enum RunState {
 struct Ctx<'a> {
     req: &'a SyncRequest,
     obs: &'a Observations,
-    live_by_key: BTreeMap<(String, String, String, String), &'a LiveObject>,
+    /// The live objects by key (lookups only).
+    live_by_key: HashMap<RefKey<'a>, &'a LiveObject>,
     results: Vec<ResourceResult>,
     /// Position of each result by result key.
     result_index: HashMap<String, usize>,
@@ -53,6 +54,8 @@ struct Ctx<'a> {
 #[derive(Debug, Clone)]
 struct RTask {
     t: Task,
+    /// [`Task::result_key`].
+    key: String,
     status: Option<ResultCode>,
     state: TaskState,
     message: String,
@@ -100,9 +103,8 @@ impl<'a> Ctx<'a> {
         for o in &obs.outcomes {
             outcomes.insert(o.id.clone(), o.clone());
         }
-        let results = state.step_base.clone().unwrap_or_else(|| state.results.clone());
-        let live_by_key =
-            obs.live.iter().map(|l| (key4(&ObjectRef::from_object_lossy(&l.object)), l)).collect();
+        let results = pass_base(state);
+        let live_by_key = obs.live.iter().map(|l| (ref_key(&l.object), l)).collect();
         Ctx {
             req,
             obs,
@@ -130,8 +132,7 @@ impl<'a> Ctx<'a> {
         if !msg.is_empty() {
             t.message = msg.to_string();
         }
-        let key = t.t.result_key();
-        if let Some(r) = self.result_index.get(&key).and_then(|i| self.results.get_mut(*i)) {
+        if let Some(r) = self.result_index.get(&t.key).and_then(|i| self.results.get_mut(*i)) {
             r.status = status;
             r.hook_phase = state;
             if !msg.is_empty() {
@@ -139,7 +140,7 @@ impl<'a> Ctx<'a> {
             }
         } else {
             let order = self.results.len() + 1;
-            self.result_index.insert(key, self.results.len());
+            self.result_index.insert(t.key.clone(), self.results.len());
             self.results.push(ResourceResult {
                 key: t.t.key.clone(),
                 status,
@@ -185,7 +186,7 @@ impl<'a> Ctx<'a> {
     }
 
     fn health(&self, live: &Value) -> Option<&'a LiveObject> {
-        self.live_by_key.get(&key4(&ObjectRef::from_object_lossy(live))).copied()
+        self.live_by_key.get(&ref_key(live)).copied()
     }
 
     fn confirmed(&self) -> bool {
@@ -193,18 +194,28 @@ impl<'a> Ctx<'a> {
     }
 }
 
-fn load(built: &mut Built, results: &[ResourceResult]) -> Vec<RTask> {
-    let by_key: BTreeMap<String, &ResourceResult> =
-        results.iter().map(|r| (r.result_key(), r)).collect();
+/// The results as they were when the pass began (what [`Ctx::new`] starts from).
+fn pass_base(state: &SyncState) -> Vec<ResourceResult> {
+    state.step_base.clone().unwrap_or_else(|| state.results.clone())
+}
+
+/// The built tasks with the results recorded for them so far (`results`, indexed by result
+/// key in `index`; a repeated key points at its last result).
+fn load(
+    built: &mut Built,
+    results: &[ResourceResult],
+    index: &HashMap<String, usize>,
+) -> Vec<RTask> {
     let presets = std::mem::take(&mut built.preset_failures);
     std::mem::take(&mut built.tasks)
         .into_iter()
         .map(|t| {
             let key = t.result_key();
-            let r = by_key.get(&key);
+            let r = index.get(&key).and_then(|i| results.get(*i));
             RTask {
                 preset: presets.iter().find(|(k, _)| *k == key).map(|(_, m)| m.clone()),
                 t,
+                key,
                 status: r.and_then(|r| r.status),
                 state: r.map(|r| r.hook_phase).unwrap_or_default(),
                 message: r.map(|r| r.message.clone()).unwrap_or_default(),
@@ -253,7 +264,6 @@ fn load(built: &mut Built, results: &[ResourceResult]) -> Vec<RTask> {
 /// ```
 pub fn step(request: &SyncRequest, state: &SyncState, observations: &Observations) -> Step {
     let mut ctx = Ctx::new(request, state, observations);
-    let base = ctx.results.clone();
     match run_pass(&mut ctx) {
         Ok(()) => Step {
             done: ctx.phase.completed(),
@@ -273,7 +283,7 @@ pub fn step(request: &SyncRequest, state: &SyncState, observations: &Observation
                 message: ctx.message,
                 results: ctx.results,
                 outcomes: ctx.outcomes,
-                step_base: Some(base),
+                step_base: Some(pass_base(state)),
             },
             actions: ctx.requested,
             done: false,
@@ -291,7 +301,7 @@ fn run_pass(ctx: &mut Ctx<'_>) -> R<()> {
         return Ok(());
     }
     let mut built = build(ctx.req, ctx.obs);
-    let mut tasks = load(&mut built, &ctx.results);
+    let mut tasks = load(&mut built, &ctx.results, &ctx.result_index);
     for t in tasks.iter_mut() {
         if let Some(msg) = t.preset.clone()
             && t.pending()
@@ -347,14 +357,11 @@ fn run_pass(ctx: &mut Ctx<'_>) -> R<()> {
     }
     // 2. Update the running tasks from health.
     for t in tasks.iter_mut() {
-        let Some(live) = t.t.live.clone() else { continue };
-        if !t.running() {
-            continue;
-        }
-        let observed = ctx.health(&live);
+        let Some(live) = t.t.live.as_ref().filter(|_| t.running()) else { continue };
+        let observed = ctx.health(live);
         let mut health = observed.and_then(|l| l.health.clone());
         let health_error = observed.and_then(|l| l.health_error.clone());
-        if has_deletion_timestamp(&live) && !has_hook_finalizer(&live) {
+        if has_deletion_timestamp(live) && !has_hook_finalizer(live) {
             health = serde_json::from_value(
                 serde_json::json!({"status": "Progressing", "message": "Pending deletion"}),
             )
@@ -457,20 +464,25 @@ fn run_pass(ctx: &mut Ctx<'_>) -> R<()> {
     // does: the dry run records its hooks as completed).
     let (idx, actions) = completed_hook_finalizers(ctx, &tasks, "finalizer");
     let outcomes = ctx.execute(actions)?;
+    // The keys of the hooks whose finalizer is gone, in one set, so that the tasks are walked
+    // once whatever the number of hooks.
+    let mut unfinalized = std::collections::HashSet::new();
     for (i, o) in idx.iter().zip(outcomes) {
         if o.status == OutcomeStatus::Failed {
             let tt = &mut tasks[*i];
             let msg = format!("Failed to remove hook finalizer: {}", o.message);
             ctx.keep(tt, TaskState::Error, &msg);
         } else if let Some(live) = &tasks[*i].t.live {
-            // The hook's other phases share the live object: it has no finalizer now.
-            let key = ObjectRef::from_object_lossy(live).key();
-            for t in tasks.iter_mut() {
-                if let Some(l) = &mut t.t.live
-                    && ObjectRef::from_object_lossy(l).key() == key
-                {
-                    drop_hook_finalizer(l);
-                }
+            unfinalized.insert(ObjectRef::from_object_lossy(live).key());
+        }
+    }
+    if !unfinalized.is_empty() {
+        // The hook's other phases share the live object: it has no finalizer now.
+        for t in tasks.iter_mut() {
+            if let Some(l) = &mut t.t.live
+                && unfinalized.contains(&ObjectRef::from_object_lossy(l).key())
+            {
+                drop_hook_finalizer(l);
             }
         }
     }
@@ -672,9 +684,8 @@ fn run_tasks(
         let actions: Vec<HostAction> = fin
             .iter()
             .map(|i| {
-                let t = &tasks[*i].t;
-                let id = format!("{batch}:finalizer:{}", t.result_key());
-                ctx.action(id, ActionKind::RemoveFinalizer, t, 0)
+                let id = format!("{batch}:finalizer:{}", tasks[*i].key);
+                ctx.action(id, ActionKind::RemoveFinalizer, &tasks[*i].t, 0)
             })
             .collect();
         let outcomes = ctx.execute(actions)?;
@@ -718,7 +729,7 @@ fn run_tasks(
                 planned.push((i, Some(ResultCode::Pruned), TaskState::Succeeded, "pruned".into()))
             }
             _ => {
-                let id = format!("{batch}:prune:{}", t.result_key());
+                let id = format!("{batch}:prune:{}", tasks[i].key);
                 deletes.push((i, ctx.action(id, ActionKind::Delete, t, 0)));
             }
         }
@@ -783,30 +794,36 @@ fn run_tasks(
     // 4. Applies, in groups of consecutive tasks of one kind.
     let mut applies: Vec<(usize, HostAction)> = Vec::new();
     let mut group = 0u32;
-    let mut last_kind: Option<String> = None;
+    let mut last_kind: Option<&str> = None;
     for &i in idx {
         let t = &tasks[i].t;
         if t.is_prune() || (dry && !t.flags.dry_run_first) {
             continue;
         }
-        if last_kind.as_deref().is_some_and(|k| k != t.key.kind) {
+        if last_kind.is_some_and(|k| k != t.key.kind) {
             group += 1;
         }
-        last_kind = Some(t.key.kind.clone());
+        last_kind = Some(&t.key.kind);
         let (kind, verb) = match &t.action {
             TaskAction::Create => (ActionKind::Create, "create"),
             TaskAction::Replace => (ActionKind::Replace, "replace"),
             TaskAction::Update => (ActionKind::Update, "update"),
             _ => (ActionKind::Apply, "apply"),
         };
-        let mut a = ctx.action(format!("{batch}:{verb}:{}", t.result_key()), kind, t, group);
-        a.object = t.target.clone();
+        let mut a = ctx.action(format!("{batch}:{verb}:{}", tasks[i].key), kind, t, group);
         a.dry_run = dry;
         a.validate = t.flags.validate;
         a.force = t.flags.force && matches!(kind, ActionKind::Apply | ActionKind::Replace);
         a.server_side = t.flags.server_side && !dry && kind == ActionKind::Apply;
         a.field_manager = if a.server_side { t.flags.field_manager.clone() } else { None };
         applies.push((i, a));
+    }
+    // Only an action the host has not answered yet is sent, so only such an action carries
+    // its object (a replayed batch needs just the ids).
+    for (i, a) in applies.iter_mut() {
+        if !ctx.outcomes.contains_key(&a.id) {
+            a.object = tasks[*i].t.target.clone();
+        }
     }
     let kinds: Vec<(usize, ActionKind)> = applies.iter().map(|(i, a)| (*i, a.kind)).collect();
     let outcomes = ctx.execute(applies.into_iter().map(|(_, a)| a).collect())?;
@@ -843,7 +860,6 @@ fn run_tasks(
 /// [`step`]: carry out the actions and call again until `done`.
 pub fn terminate(request: &SyncRequest, state: &SyncState, observations: &Observations) -> Step {
     let mut ctx = Ctx::new(request, state, observations);
-    let base = ctx.results.clone();
     match run_terminate(&mut ctx) {
         Ok(()) => Step {
             done: true,
@@ -863,7 +879,7 @@ pub fn terminate(request: &SyncRequest, state: &SyncState, observations: &Observ
                 message: ctx.message,
                 results: ctx.results,
                 outcomes: ctx.outcomes,
-                step_base: Some(base),
+                step_base: Some(pass_base(state)),
             },
             actions: ctx.requested,
             done: false,
@@ -881,10 +897,7 @@ fn task_actions(
     prefix: &str,
 ) -> Vec<HostAction> {
     idx.iter()
-        .map(|i| {
-            let t = &tasks[*i].t;
-            ctx.action(format!("{prefix}:{}", t.result_key()), kind, t, 0)
-        })
+        .map(|i| ctx.action(format!("{prefix}:{}", tasks[*i].key), kind, &tasks[*i].t, 0))
         .collect()
 }
 
@@ -914,7 +927,7 @@ fn completed_hook_finalizers(
 
 fn run_terminate(ctx: &mut Ctx<'_>) -> R<()> {
     let mut built = build(ctx.req, ctx.obs);
-    let mut tasks = load(&mut built, &ctx.results);
+    let mut tasks = load(&mut built, &ctx.results, &ctx.result_index);
     let mut clean = true;
     // Finalizers of completed hooks.
     let (_, actions) = completed_hook_finalizers(ctx, &tasks, "terminate:finalizer");
@@ -935,7 +948,7 @@ fn run_terminate(ctx: &mut Ctx<'_>) -> R<()> {
         let health = observed.and_then(|l| l.health.clone());
         let health_error = observed.and_then(|l| l.health_error.clone());
         if has_hook_finalizer(&live) {
-            let id = format!("terminate:unfinalize:{}", t.t.result_key());
+            let id = format!("terminate:unfinalize:{}", t.key);
             fin.push((i, ctx.action(id, ActionKind::RemoveFinalizer, &t.t, 0)));
         }
         let (state, msg) = match (&health_error, &health) {
@@ -955,7 +968,7 @@ fn run_terminate(ctx: &mut Ctx<'_>) -> R<()> {
             || state == TaskState::Running
             || t.t.has_policy(HookDeletePolicy::HookFailed)
         {
-            let id = format!("terminate:delete:{}", t.t.result_key());
+            let id = format!("terminate:delete:{}", t.key);
             dels.push((i, ctx.action(id, ActionKind::Delete, &t.t, 0)));
         }
         if state.completed() && state != TaskState::Error {

@@ -1,18 +1,19 @@
 //! Building the ordered task list (§2.6) and the plan.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use serde_json::{Value, json};
 
 use super::hooks::{self, HOOK_FINALIZER};
 use super::options::{self, FIELD_MANAGER};
-use super::reconcile::{self, Pair};
+use super::reconcile::{self, Pair, RefKey, ref_key};
 use super::waves;
 use super::{
     NamespaceLookup, Observations, Phase, Plan, SyncRequest, Task, TaskAction, TaskFlags, Wave,
 };
 use crate::config::SYNC_OPTIONS_ANNOTATION;
-use crate::object::ObjectRef;
+use crate::object::{ObjectRef, annotation};
 
 /// The reason of a task left out by `ApplyOutOfSyncOnly` (this crate's wording; Argo CD
 /// records no result for it).
@@ -65,9 +66,14 @@ pub fn plan(request: &SyncRequest, observations: &Observations) -> Plan {
 }
 
 fn new_task(phase: Phase, target: Option<Value>, live: Option<Value>) -> Task {
+    let hook = target.as_ref().or(live.as_ref()).is_some_and(hooks::is_hook);
+    new_task_of(phase, target, live, hook)
+}
+
+/// A task whose object is known to be a hook or not.
+fn new_task_of(phase: Phase, target: Option<Value>, live: Option<Value>, hook: bool) -> Task {
     let obj = target.as_ref().or(live.as_ref());
     let key = obj.map(ObjectRef::from_object_lossy).unwrap_or_default();
-    let hook = obj.is_some_and(hooks::is_hook);
     let wave = obj.map(hooks::wave).unwrap_or(0);
     let delete_policies = match obj {
         Some(o) if hook => hooks::delete_policies(o),
@@ -92,7 +98,7 @@ fn new_task(phase: Phase, target: Option<Value>, live: Option<Value>) -> Task {
     }
 }
 
-fn filter_keeps(request: &SyncRequest, key: &(String, String, String, String)) -> bool {
+fn filter_keeps(request: &SyncRequest, key: RefKey<'_>) -> bool {
     request.resources.is_empty()
         || request.resources.iter().any(|r| {
             r.name == key.3
@@ -177,52 +183,61 @@ pub(crate) fn build(request: &SyncRequest, obs: &Observations) -> Built {
     // The live objects step 5 may look up (named hooks, creates, the auto-created
     // namespace), by group, kind and name, in pair key order. Only these are cloned; the
     // pairs themselves move into the tasks.
-    let mut wanted: HashSet<(String, String, String)> = HashSet::new();
-    for (k, p) in &rec.pairs {
-        if p.target.is_some() && p.live.is_none() {
-            wanted.insert((k.0.clone(), k.1.clone(), k.3.clone()));
+    let mut wanted: HashSet<(&str, &str, Cow<'_, str>)> = HashSet::new();
+    for p in &rec.pairs {
+        if let (Some(t), None) = (&p.target, &p.live) {
+            let k = ref_key(t);
+            wanted.insert((k.0, k.1, Cow::Borrowed(k.3)));
         }
     }
     for h in &rec.hooks {
-        let r = ObjectRef::from_object_lossy(h);
+        let k = ref_key(h);
         if h["metadata"]["name"].as_str().unwrap_or("").is_empty() {
             // An unnamed hook is looked up by the name step 2 generates for each phase (the
             // reference's name is the generateName).
-            let gen_name = r.name.as_str();
             for phase in hooks::sync_phases(h) {
-                let n = generated_hook_name(gen_name, &request.revision, phase, request.started_at);
-                wanted.insert((r.group.clone(), r.kind.clone(), n));
+                let n = generated_hook_name(k.3, &request.revision, phase, request.started_at);
+                wanted.insert((k.0, k.1, Cow::Owned(n)));
             }
         } else {
-            wanted.insert((r.group, r.kind, r.name));
+            wanted.insert((k.0, k.1, Cow::Borrowed(k.3)));
         }
     }
-    wanted.insert((String::new(), "Namespace".to_string(), ns.to_string()));
+    wanted.insert(("", "Namespace", Cow::Borrowed(ns)));
     type Lives = HashMap<(String, String, String), Vec<(String, Option<Value>)>>;
     let mut lives: Lives = HashMap::new();
-    for (k, p) in &rec.pairs {
-        let gkn = (k.0.clone(), k.1.clone(), k.3.clone());
-        if wanted.contains(&gkn) {
-            lives.entry(gkn).or_default().push((k.2.clone(), p.live.clone()));
+    for p in &rec.pairs {
+        let Some(obj) = p.keyed_object() else { continue };
+        let k = ref_key(obj);
+        if wanted.contains(&(k.0, k.1, Cow::Borrowed(k.3))) {
+            let gkn = (k.0.to_string(), k.1.to_string(), k.3.to_string());
+            lives.entry(gkn).or_default().push((k.2.to_string(), p.live.clone()));
         }
     }
+    drop(wanted);
     // Whether Git has the app's namespace: any target, also one a selective sync leaves out
     // (Argo CD looks at every reconciled target, hooks apart).
-    let has_ns_resource = rec
-        .pairs
-        .iter()
-        .any(|(k, p)| p.target.is_some() && k.0.is_empty() && k.1 == "Namespace" && k.3 == ns);
+    let has_ns_resource = rec.pairs.iter().any(|p| {
+        p.target.is_some()
+            && p.keyed_object()
+                .map(ref_key)
+                .is_some_and(|k| k.0.is_empty() && k.1 == "Namespace" && k.3 == ns)
+    });
     // 1. Resource tasks.
-    let mut tasks: Vec<Task> = Vec::new();
-    for (key, Pair { target, live }) in rec.pairs {
-        if !filter_keeps(request, &key) {
+    let mut tasks: Vec<Task> = Vec::with_capacity(rec.pairs.len() + rec.hooks.len() + 1);
+    for pair in rec.pairs {
+        let Some(obj) = pair.keyed_object() else { continue };
+        if !request.resources.is_empty() && !filter_keeps(request, ref_key(obj)) {
             continue;
         }
+        let Pair { target, live } = pair;
         let Some(obj) = target.as_ref().or(live.as_ref()) else { continue };
-        if hooks::is_hook(obj) {
+        // Targets here are not hooks (reconcile set those apart); a live object may be.
+        if target.is_none() && hooks::is_hook(obj) {
             continue;
         }
-        let phases = hooks::sync_phases(obj);
+        // `sync_phases` of an object that is not a hook.
+        let phases = if hooks::is_skip(obj) { Vec::new() } else { vec![Phase::Sync] };
         let n = phases.len();
         let (mut target, mut live) = (Some(target), Some(live));
         for (i, phase) in phases.into_iter().enumerate() {
@@ -232,7 +247,7 @@ pub(crate) fn build(request: &SyncRequest, obs: &Observations) -> Built {
             } else {
                 (target.clone().flatten(), live.clone().flatten())
             };
-            tasks.push(new_task(phase, t, l));
+            tasks.push(new_task_of(phase, t, l, false));
         }
     }
     // 2. Hook tasks.
@@ -311,9 +326,10 @@ pub(crate) fn build(request: &SyncRequest, obs: &Observations) -> Built {
     }
     // 6. Discovery and permissions.
     let mut valid = true;
+    let check_kinds = !obs.missing_kinds.is_empty() || !obs.discovery_errors.is_empty();
     for t in &mut tasks {
-        let gk = t.key.group_kind();
-        if obs.missing_kinds.contains(&gk) {
+        let gk = if check_kinds { t.key.group_kind() } else { String::new() };
+        if check_kinds && obs.missing_kinds.contains(&gk) {
             let skip = options::skip_dry_run_on_missing(t.target.as_ref(), app)
                 || crds.iter().any(|(g, k)| *g == t.key.group && *k == t.key.kind);
             if skip {
@@ -327,9 +343,11 @@ pub(crate) fn build(request: &SyncRequest, obs: &Observations) -> Built {
                 };
                 t.invalid = Some(format!("{resource} \"\" not found"));
             }
-        } else if let Some(err) = obs.discovery_errors.get(&gk) {
+        } else if check_kinds && let Some(err) = obs.discovery_errors.get(&gk) {
             t.invalid = Some(err.clone());
-        } else if let Some(err) = obs.denied.get(&t.key.key()) {
+        } else if !obs.denied.is_empty()
+            && let Some(err) = obs.denied.get(&t.key.key())
+        {
             t.invalid = Some(err.clone());
         }
         if t.invalid.is_some() {
@@ -345,13 +363,17 @@ pub(crate) fn build(request: &SyncRequest, obs: &Observations) -> Built {
         }
     }
     // 9. Sort, then pull Namespaces and CRDs in front of their first user.
-    tasks.sort_by(waves::compare);
+    waves::sort(&mut tasks);
     waves::adjust_dependencies(&mut tasks);
     // Actions and flags.
     let policy = app.propagation_policy();
     let missing: Vec<bool> = tasks
         .iter()
-        .map(|t| obs.missing_kinds.contains(&t.key.group_kind()) && t.invalid.is_none())
+        .map(|t| {
+            !obs.missing_kinds.is_empty()
+                && obs.missing_kinds.contains(&t.key.group_kind())
+                && t.invalid.is_none()
+        })
         .collect();
     for (t, skip_dry_run) in tasks.iter_mut().zip(missing) {
         decide_action(request, t, skip_dry_run);
@@ -379,11 +401,16 @@ pub(crate) fn decide_action(request: &SyncRequest, t: &mut Task, skip_dry_run: b
         }
         return;
     }
-    let target = t.target.as_ref();
+    // The per-resource options are read from the sync-options annotation only, so an object
+    // without one is passed as none to each of the option rules below.
+    fn with_options(o: Option<&Value>) -> Option<&Value> {
+        o.filter(|o| annotation(o, SYNC_OPTIONS_ANNOTATION).is_some())
+    }
     let live = t.live.as_ref();
-    let force = options::force(target, live, request.force);
+    let (target, live_options) = (with_options(t.target.as_ref()), with_options(live));
+    let force = options::force(target, live_options, request.force);
     t.flags.validate = options::validate(target, app);
-    if options::replace(target, live, app) {
+    if options::replace(target, live_options, app) {
         if live.is_none() {
             t.action = TaskAction::Create;
         } else if t.key.kind == "CustomResourceDefinition" || t.key.kind == "Namespace" {

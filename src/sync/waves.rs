@@ -79,6 +79,15 @@ pub(crate) fn compare(a: &Task, b: &Task) -> Ordering {
         .then_with(|| a.key.version.cmp(&b.key.version))
 }
 
+/// Sorts the tasks by [`compare`] (stable). The tasks are large, so their order is found on
+/// indices and each task moved once.
+pub(crate) fn sort(tasks: &mut Vec<Task>) {
+    let mut order: Vec<usize> = (0..tasks.len()).collect();
+    order.sort_by(|a, b| compare(&tasks[*a], &tasks[*b]));
+    let mut slots: Vec<Option<Task>> = std::mem::take(tasks).into_iter().map(Some).collect();
+    *tasks = order.iter().filter_map(|i| slots.get_mut(*i).and_then(Option::take)).collect();
+}
+
 /// Mirrors the waves of the prune tasks: the i-th lowest prune wave and the i-th highest swap.
 pub(crate) fn mirror_prune_waves(tasks: &mut [Task]) {
     let mut waves: Vec<i64> = tasks.iter().filter(|t| t.is_prune()).map(|t| t.wave).collect();
@@ -101,20 +110,23 @@ pub(crate) fn last_sync_wave(tasks: &[Task]) -> i64 {
     max.saturating_add(1)
 }
 
-/// One pass of `adjustDeps` with a dependency function and a referrer function.
+/// One pass of `adjustDeps` with a dependency function and a referrer function. Each writes
+/// its key into the buffer it is given and says whether there is one.
 fn adjust(
     tasks: &mut Vec<Task>,
-    is_dep: impl Fn(&Task) -> Option<String>,
-    ref_dep: impl Fn(&Task) -> Option<String>,
+    is_dep: impl Fn(&Task, &mut String) -> bool,
+    ref_dep: impl Fn(&Task, &mut String) -> bool,
 ) {
     let mut first_ref: BTreeMap<String, usize> = BTreeMap::new();
+    let mut k = String::new();
     let mut i = 0;
     while i < tasks.len() {
         if tasks[i].target.is_none() {
             i += 1;
             continue;
         }
-        if let Some(k) = is_dep(&tasks[i]) {
+        k.clear();
+        if is_dep(&tasks[i], &mut k) {
             if let Some(&j) = first_ref.get(&k) {
                 let (phase, wave) = (tasks[j].phase, tasks[j].wave);
                 let mut t = tasks.remove(i);
@@ -127,8 +139,11 @@ fn adjust(
                     }
                 }
             }
-        } else if let Some(k) = ref_dep(&tasks[i]) {
-            first_ref.entry(k).or_insert(i);
+        } else {
+            k.clear();
+            if ref_dep(&tasks[i], &mut k) && !first_ref.contains_key(&k) {
+                first_ref.insert(k.clone(), i);
+            }
         }
         i += 1;
     }
@@ -136,20 +151,32 @@ fn adjust(
 
 /// The dependency pass: Namespaces, then CRDs, pulled in front of their first user.
 pub(crate) fn adjust_dependencies(tasks: &mut Vec<Task>) {
+    let put = |k: &mut String, parts: &[&str]| {
+        for (n, p) in parts.iter().enumerate() {
+            if n > 0 {
+                k.push('/');
+            }
+            k.push_str(p);
+        }
+        true
+    };
     adjust(
         tasks,
-        |t| (t.key.kind == "Namespace" && t.key.group.is_empty()).then(|| t.key.name.clone()),
-        |t| (!t.key.namespace.is_empty()).then(|| t.key.namespace.clone()),
+        |t, k| t.key.kind == "Namespace" && t.key.group.is_empty() && put(k, &[&t.key.name]),
+        |t, k| !t.key.namespace.is_empty() && put(k, &[&t.key.namespace]),
     );
     adjust(
         tasks,
-        |t| {
+        |t, k| {
             if t.key.kind != "CustomResourceDefinition" || t.key.group != "apiextensions.k8s.io" {
-                return None;
+                return false;
             }
-            let spec = &t.target.as_ref()?["spec"];
-            Some(format!("{}/{}", spec["group"].as_str()?, spec["names"]["kind"].as_str()?))
+            let Some(spec) = t.target.as_ref().map(|o| &o["spec"]) else { return false };
+            match (spec["group"].as_str(), spec["names"]["kind"].as_str()) {
+                (Some(g), Some(kind)) => put(k, &[g, kind]),
+                _ => false,
+            }
         },
-        |t| Some(format!("{}/{}", t.key.group, t.key.kind)),
+        |t, k| put(k, &[&t.key.group, &t.key.kind]),
     );
 }
