@@ -852,8 +852,8 @@ pub fn plan_build(data: &[u8]) {
     // of that object, as in gitops-engine, where `Reconcile` pairs only non-hook targets.
     // So are objects without a name (`generateName`): each is kept, under one key, as Argo CD's
     // `DeduplicateTargetObjects` keeps them.
-    let nameless = |t: &crate::sync::Task| {
-        let obj = t.target.as_ref().or(t.live.as_ref());
+    let nameless = |t: &crate::sync::Task<'_>| {
+        let obj = t.given_target().or(t.live.as_deref());
         obj.and_then(|o| o.pointer("/metadata/name"))
             .and_then(Value::as_str)
             .unwrap_or("")
@@ -873,7 +873,7 @@ pub fn plan_build(data: &[u8]) {
             assert!(t.is_prune() && t.target.is_none(), "only prunes delete");
             assert!(request.prune, "no delete without pruning");
             assert!(
-                !crate::sync::options::prune_disabled(t.live.as_ref(), &request.sync_options),
+                !crate::sync::options::prune_disabled(t.live.as_deref(), &request.sync_options),
                 "Prune=false never deletes: {}",
                 t.result_key()
             );

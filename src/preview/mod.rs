@@ -311,8 +311,14 @@ fn hook_changes(
     out
 }
 
-/// The plan of a pruning sync of `targets` over `live`.
-fn plan_of(app: &Application, targets: &[Value], live: &[Value], scopes: &Scopes) -> Plan {
+/// The plan of a pruning sync of `targets` over `live`: its number of hook tasks, and its tasks
+/// as [`plan_tasks`] gives them.
+fn plan_of(
+    app: &Application,
+    targets: &[Value],
+    live: &[Value],
+    scopes: &Scopes,
+) -> (usize, Vec<(String, i64, String)>) {
     let mut request = SyncRequest::for_app(app, targets.to_vec(), "", 0);
     request.prune = true;
     request.scopes = scopes.clone();
@@ -320,11 +326,12 @@ fn plan_of(app: &Application, targets: &[Value], live: &[Value], scopes: &Scopes
         live: live.iter().map(|o| LiveObject::new(o.clone(), None)).collect(),
         ..Observations::default()
     };
-    plan(&request, &observations)
+    let p = plan(&request, &observations);
+    (p.tasks().filter(|t| t.hook).count(), plan_tasks(&p))
 }
 
 /// The tasks of a plan as `(phase, wave, "action Kind/name")`.
-fn plan_tasks(p: &Plan) -> Vec<(String, i64, String)> {
+fn plan_tasks(p: &Plan<'_>) -> Vec<(String, i64, String)> {
     p.waves
         .iter()
         .flat_map(|w| {
@@ -437,10 +444,8 @@ pub fn compare(input: &PreviewInput<'_>) -> Result<AppPreview, DiffError> {
     ));
     resources.sort_by(|a, b| (a.change, &a.object).cmp(&(b.change, &b.object)));
 
-    let head_plan = plan_of(input.app, input.head, current, &scopes);
-    let hooks = head_plan.tasks().filter(|t| t.hook).count();
-    let head_plan = plan_tasks(&head_plan);
-    let base_plan = plan_tasks(&plan_of(input.app, input.base, current, &scopes));
+    let (hooks, head_plan) = plan_of(input.app, input.head, current, &scopes);
+    let (_, base_plan) = plan_of(input.app, input.base, current, &scopes);
     let line = |(p, w, t): &(String, i64, String)| format!("{p} {w}: {t}");
     let head_lines: BTreeSet<String> = head_plan.iter().map(line).collect();
     let base_lines: BTreeSet<String> = base_plan.iter().map(line).collect();

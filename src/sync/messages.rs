@@ -33,7 +33,7 @@ pub(crate) enum Wait {
 
 /// `setRunningPhase`: `waiting for <reason> <group>/<kind>/<name>[ and <N> more <noun>]`.
 /// `confirm` lists the prune tasks that wait for confirmation, if any.
-pub(crate) fn waiting(tasks: &[&Task], wait: Wait, confirm: &[&Task]) -> String {
+pub(crate) fn waiting(tasks: &[&Task<'_>], wait: Wait, confirm: &[&Task<'_>]) -> String {
     if tasks.is_empty() {
         return String::new();
     }
@@ -74,12 +74,13 @@ pub(crate) fn waiting(tasks: &[&Task], wait: Wait, confirm: &[&Task]) -> String 
 /// request.targets = (1..=3)
 ///     .map(|i| serde_json::json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": format!("pod-{i}")}}))
 ///     .collect();
-/// let p = plan(&request, &Observations::default());
+/// let observations = Observations::default();
+/// let p = plan(&request, &observations);
 /// let tasks: Vec<_> = p.tasks().collect();
 /// assert_eq!(waiting_message(&tasks, false), "waiting for healthy state of /Pod/pod-1 and 2 more resources");
 /// assert_eq!(waiting_message(&tasks[..1], true), "waiting for deletion of /Pod/pod-1");
 /// ```
-pub fn waiting_message(tasks: &[&Task], deletion: bool) -> String {
+pub fn waiting_message(tasks: &[&Task<'_>], deletion: bool) -> String {
     waiting(tasks, if deletion { Wait::Deletion } else { Wait::Health }, &[])
 }
 

@@ -107,6 +107,7 @@ pub mod time;
 pub mod waves;
 pub mod windows;
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
@@ -235,12 +236,125 @@ pub struct TaskFlags {
     pub client_side_apply_migration: bool,
 }
 
-/// One task of a sync: one object in one phase.
+/// The object a task sends: the desired object as the request holds it, borrowed (owned only
+/// where planning changes more than its namespace: hooks, the auto-created namespace), and the
+/// namespace the sync gives it. Planning copies no object; [`TaskObject::to_value`] builds the
+/// object to send when a caller needs it, and serialization writes that object.
+#[derive(Debug, Clone)]
+pub struct TaskObject<'a> {
+    object: Cow<'a, Value>,
+    namespace: NamespaceEdit<'a>,
+}
+
+/// What sending does to the given object's `metadata.namespace`.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum NamespaceEdit<'a> {
+    /// Nothing.
+    Keep,
+    /// Set to this (a `metadata` that is not a map becomes one holding just the namespace).
+    Set(Cow<'a, str>),
+    /// Removed.
+    Remove,
+}
+
+impl<'a> TaskObject<'a> {
+    /// An object sent as it is.
+    pub fn new(object: Value) -> TaskObject<'static> {
+        TaskObject { object: Cow::Owned(object), namespace: NamespaceEdit::Keep }
+    }
+
+    /// A borrowed object sent with its namespace edited.
+    pub(crate) fn borrowed(object: &'a Value, namespace: NamespaceEdit<'a>) -> Self {
+        TaskObject { object: Cow::Borrowed(object), namespace }
+    }
+
+    /// The object as given, before its namespace is set: what sync options, hook annotations
+    /// and waves are read from (the namespace sent is [`Task::key`]'s).
+    pub fn given(&self) -> &Value {
+        &self.object
+    }
+
+    /// The object to send: the given object with its namespace set.
+    pub fn to_value(&self) -> Value {
+        let mut obj = self.object.as_ref().clone();
+        self.namespace.apply(&mut obj);
+        obj
+    }
+
+    /// The object to send, without copying an owned object.
+    pub fn into_value(self) -> Value {
+        let mut obj = self.object.into_owned();
+        self.namespace.apply(&mut obj);
+        obj
+    }
+
+    /// The same object, owning its data.
+    pub fn into_owned(self) -> TaskObject<'static> {
+        TaskObject {
+            object: Cow::Owned(self.object.into_owned()),
+            namespace: match self.namespace {
+                NamespaceEdit::Keep => NamespaceEdit::Keep,
+                NamespaceEdit::Set(ns) => NamespaceEdit::Set(Cow::Owned(ns.into_owned())),
+                NamespaceEdit::Remove => NamespaceEdit::Remove,
+            },
+        }
+    }
+}
+
+impl NamespaceEdit<'_> {
+    fn apply(&self, obj: &mut Value) {
+        match self {
+            NamespaceEdit::Keep => {}
+            NamespaceEdit::Set(ns) => tasks::set_namespace(obj, ns),
+            NamespaceEdit::Remove => {
+                if let Some(meta) = obj.get_mut("metadata").and_then(Value::as_object_mut) {
+                    meta.remove("namespace");
+                }
+            }
+        }
+    }
+}
+
+impl From<Value> for TaskObject<'static> {
+    fn from(object: Value) -> Self {
+        TaskObject::new(object)
+    }
+}
+
+/// Equal when the objects sent are equal.
+impl PartialEq for TaskObject<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        if self.namespace == other.namespace {
+            self.object == other.object
+        } else {
+            self.to_value() == other.to_value()
+        }
+    }
+}
+
+impl Serialize for TaskObject<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if self.namespace == NamespaceEdit::Keep {
+            self.object.serialize(serializer)
+        } else {
+            self.to_value().serialize(serializer)
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for TaskObject<'static> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Value::deserialize(deserializer).map(TaskObject::new)
+    }
+}
+
+/// One task of a sync: one object in one phase. It borrows the objects of the request and the
+/// observations it was planned from ([`Task::into_owned`] copies them).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
-pub struct Task {
+pub struct Task<'a> {
     /// The object's identity (target if any, else live), with the namespace defaulted.
     pub key: ObjectRef,
     /// The phase.
@@ -257,9 +371,12 @@ pub struct Task {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub message: String,
     /// The object to send (namespace defaulted, hook finalizer added); `None` for a prune.
-    pub target: Option<Value>,
+    #[cfg_attr(feature = "serve", schemars(with = "Option<Value>"))]
+    #[serde(deserialize_with = "owned_target")]
+    pub target: Option<TaskObject<'a>>,
     /// The live object, if any.
-    pub live: Option<Value>,
+    #[cfg_attr(feature = "serve", schemars(with = "Option<Value>"))]
+    pub live: Option<Cow<'a, Value>>,
     /// Flags.
     pub flags: TaskFlags,
     /// Hook delete policies (empty for resources).
@@ -278,7 +395,13 @@ pub struct Task {
     pub invalid: Option<String>,
 }
 
-impl Task {
+fn owned_target<'de, 'a, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<TaskObject<'a>>, D::Error> {
+    Option::<Value>::deserialize(deserializer).map(|o| o.map(TaskObject::new))
+}
+
+impl Task<'_> {
     /// Whether the task prunes (no target).
     pub fn is_prune(&self) -> bool {
         self.target.is_none()
@@ -297,6 +420,32 @@ impl Task {
         self.hook.then_some(self.phase)
     }
 
+    /// The target as given (see [`TaskObject::given`]), if any.
+    pub fn given_target(&self) -> Option<&Value> {
+        self.target.as_ref().map(TaskObject::given)
+    }
+
+    /// The same task, owning its objects (a copy of each borrowed one).
+    pub fn into_owned(self) -> Task<'static> {
+        Task {
+            key: self.key,
+            phase: self.phase,
+            wave: self.wave,
+            kind_rank: self.kind_rank,
+            hook: self.hook,
+            action: self.action,
+            message: self.message,
+            target: self.target.map(TaskObject::into_owned),
+            live: self.live.map(|l| Cow::Owned(l.into_owned())),
+            flags: self.flags,
+            delete_policies: self.delete_policies,
+            propagation_policy: self.propagation_policy,
+            requires_confirmation: self.requires_confirmation,
+            unmodified: self.unmodified,
+            invalid: self.invalid,
+        }
+    }
+
     fn has_policy(&self, p: HookDeletePolicy) -> bool {
         self.hook && self.delete_policies.contains(&p)
     }
@@ -308,23 +457,24 @@ impl Task {
 #[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
-pub struct Wave {
+pub struct Wave<'a> {
     /// The phase.
     pub phase: Phase,
     /// The wave.
     pub wave: i64,
     /// The tasks, in order.
-    pub tasks: Vec<Task>,
+    pub tasks: Vec<Task<'a>>,
 }
 
-/// An ordered sync plan.
+/// An ordered sync plan. Its tasks borrow the objects of the request and the observations it
+/// was planned from; [`Plan::into_owned`] makes a plan that outlives them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
-pub struct Plan {
+pub struct Plan<'a> {
     /// The waves in run order. SyncFail waves run only after a failure, as one batch.
-    pub waves: Vec<Wave>,
+    pub waves: Vec<Wave<'a>>,
     /// Whether every task could be built (no discovery or permission error).
     pub valid: bool,
     /// Warnings, e.g. repeated resources, sorted.
@@ -332,10 +482,27 @@ pub struct Plan {
     pub warnings: Vec<String>,
 }
 
-impl Plan {
+impl Plan<'_> {
     /// The tasks in run order.
-    pub fn tasks(&self) -> impl Iterator<Item = &Task> {
+    pub fn tasks(&self) -> impl Iterator<Item = &Task<'_>> {
         self.waves.iter().flat_map(|w| w.tasks.iter())
+    }
+
+    /// The same plan, owning its objects (a copy of each borrowed one).
+    pub fn into_owned(self) -> Plan<'static> {
+        Plan {
+            waves: self
+                .waves
+                .into_iter()
+                .map(|w| Wave {
+                    phase: w.phase,
+                    wave: w.wave,
+                    tasks: w.tasks.into_iter().map(Task::into_owned).collect(),
+                })
+                .collect(),
+            valid: self.valid,
+            warnings: self.warnings,
+        }
     }
 }
 

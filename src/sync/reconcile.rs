@@ -9,17 +9,78 @@ use serde_json::Value;
 use super::hooks;
 use crate::object::{RefParts, Scope, Scopes};
 
-/// A desired/live pair: create (live `None`), update (both), prune (target `None`).
-#[derive(Debug, Clone)]
-pub(crate) struct Pair {
-    pub target: Option<Value>,
-    pub live: Option<Value>,
+/// A desired object, borrowed from the request, keyed as the controller's normalization
+/// leaves it (§1.1: a cluster-scoped object without its namespace, a namespaced one with the
+/// app's namespace when it has none), with what sending it does to its namespace. Nothing is
+/// copied: the namespace fix-up is read, and applied when the object is sent.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Desired<'a> {
+    pub obj: &'a Value,
+    /// Group, kind, normalized namespace, name (or `generateName`).
+    pub key: RefKey<'a>,
+    /// What sending the object does to its namespace, once every target has one (§2.6 step 3:
+    /// an object still without a namespace gets the app's).
+    pub edit: Edit,
 }
 
-impl Pair {
-    /// The object the pair is keyed by: the live one if any, else the target.
-    pub fn keyed_object(&self) -> Option<&Value> {
-        self.live.as_ref().or(self.target.as_ref())
+/// What sending a desired object does to its `metadata.namespace`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Edit {
+    Keep,
+    /// Set to the app's namespace.
+    SetApp,
+    Remove,
+}
+
+impl<'a> Desired<'a> {
+    /// `obj` normalized for an app in `app_namespace` (`Scopes::default_namespace`, then the
+    /// namespace every target gets), read without copying it.
+    pub fn of(obj: &'a Value, app_namespace: &'a str, scopes: &Scopes) -> Self {
+        let parts = RefParts::of(obj);
+        let mut key = parts.key();
+        let app = !app_namespace.is_empty();
+        let edit = match obj.get("metadata").and_then(Value::as_object) {
+            // `metadata` that is not a map is left alone by the defaulting; the namespace
+            // every target gets replaces it.
+            None => {
+                if app {
+                    Edit::SetApp
+                } else {
+                    Edit::Keep
+                }
+            }
+            Some(meta) => {
+                let has_ns =
+                    meta.get("namespace").and_then(Value::as_str).is_some_and(|s| !s.is_empty());
+                if has_ns && scopes.is_cluster_scoped(key.0, key.1) {
+                    key.2 = "";
+                    if app { Edit::SetApp } else { Edit::Remove }
+                } else if !has_ns && app {
+                    key.2 = app_namespace;
+                    Edit::SetApp
+                } else {
+                    Edit::Keep
+                }
+            }
+        };
+        Desired { obj, key, edit }
+    }
+}
+
+/// A live object with its key.
+pub(crate) type Live<'a> = (&'a Value, RefKey<'a>);
+
+/// A desired/live pair: create (live `None`), update (both), prune (target `None`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Pair<'a> {
+    pub target: Option<Desired<'a>>,
+    pub live: Option<Live<'a>>,
+}
+
+impl<'a> Pair<'a> {
+    /// The key of the pair: the live object's if any, else the target's.
+    pub fn key(&self) -> Option<RefKey<'a>> {
+        self.live.map(|l| l.1).or(self.target.map(|t| t.key))
     }
 }
 
@@ -33,41 +94,37 @@ pub(crate) fn ref_key(obj: &Value) -> RefKey<'_> {
 
 /// The reconciled input of a sync.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Reconciled {
+pub(crate) struct Reconciled<'a> {
     /// Pairs in resource key order (live key if live, else target key), one per key.
-    pub pairs: Vec<Pair>,
+    pub pairs: Vec<Pair<'a>>,
     /// Hook objects, in input order.
-    pub hooks: Vec<Value>,
+    pub hooks: Vec<Desired<'a>>,
 }
 
 fn meta_str<'a>(obj: &'a Value, field: &str) -> &'a str {
     obj.get("metadata").and_then(|m| m.get(field)).and_then(Value::as_str).unwrap_or("")
 }
 
-/// The controller's target normalization (§1.1): namespace fix-up, de-duplication (last one
-/// wins, with a warning) and removal of PreDelete/PostDelete-only hooks.
-pub(crate) fn normalize_targets(
-    targets: &[Value],
-    app_namespace: &str,
+/// The controller's target normalization (§1.1): namespace fix-up (read, see [`Desired`]),
+/// de-duplication (last one wins, with a warning) and removal of PreDelete/PostDelete-only
+/// hooks.
+pub(crate) fn normalize_targets<'a>(
+    targets: &'a [Value],
+    app_namespace: &'a str,
     scopes: &Scopes,
     warnings: &mut Vec<String>,
-) -> Vec<Value> {
-    let objects: Vec<Value> = targets
-        .iter()
-        .map(|t| {
-            let mut t = t.clone();
-            scopes.default_namespace(&mut t, app_namespace);
-            t
-        })
-        .collect();
+) -> Vec<Desired<'a>> {
+    let objects: Vec<Desired<'a>> =
+        targets.iter().map(|t| Desired::of(t, app_namespace, scopes)).collect();
     // Per key in order of first appearance: the index of its last object and how many
     // objects have it. The map is for lookups only, so a hash map keeps it deterministic.
     let mut groups: Vec<(usize, usize)> = Vec::new();
     {
         let mut by_key: HashMap<(&str, &str, &str, Cow<'_, str>), usize> =
             HashMap::with_capacity(objects.len());
-        for (index, t) in objects.iter().enumerate() {
-            let (group, kind, namespace, name) = ref_key(t);
+        for (index, d) in objects.iter().enumerate() {
+            let (group, kind, namespace, name) = d.key;
+            let t = d.obj;
             let name = if meta_str(t, "name").is_empty() && !meta_str(t, "generateName").is_empty()
             {
                 Cow::Owned(format!("{}{index}", meta_str(t, "generateName")))
@@ -90,33 +147,32 @@ pub(crate) fn normalize_targets(
     for &(last, n) in &groups {
         if n > 1 {
             // Repeated keys have a name (a generated one carries its own index).
-            let (g, k, ns, name) = ref_key(&objects[last]);
+            let (g, k, ns, name) = objects[last].key;
             warnings.push(format!(
                 "Resource {g}/{k}/{ns}/{name} appeared {n} times among application resources."
             ));
         }
     }
     warnings.sort();
-    let mut slots: Vec<Option<Value>> = objects.into_iter().map(Some).collect();
     groups
         .iter()
-        .filter_map(|(last, _)| slots.get_mut(*last).and_then(Option::take))
-        .filter(|t| !hooks::is_deletion_hook_only(t))
+        .filter_map(|(last, _)| objects.get(*last).copied())
+        .filter(|t| !hooks::is_deletion_hook_only(t.obj))
         .collect()
 }
 
 /// `Reconcile` (§1.2).
 pub(crate) fn reconcile<'a>(
-    targets: Vec<Value>,
+    targets: Vec<Desired<'a>>,
     live: impl IntoIterator<Item = &'a Value>,
-    app_namespace: &str,
+    app_namespace: &'a str,
     scopes: &Scopes,
-) -> Reconciled {
+) -> Reconciled<'a> {
     let mut out = Reconciled::default();
-    let mut managed = Vec::new();
+    let mut managed = Vec::with_capacity(targets.len());
     for t in targets {
-        let hook = hooks::is_hook(&t);
-        if hook && hooks::hook_types(&t).is_empty() {
+        let hook = hooks::is_hook(t.obj);
+        if hook && hooks::hook_types(t.obj).is_empty() {
             // `Ignore`: a hook with no valid type.
             continue;
         }
@@ -128,110 +184,100 @@ pub(crate) fn reconcile<'a>(
     }
     // Pairing, on keys borrowed from the objects: the live object of each target, the live
     // objects left over, and which pairs stay (see below).
-    let (found, leftovers, keep) = {
-        // Live objects by key, with their own key; a repeated key keeps the last one.
-        let mut live_map: HashMap<RefKey<'_>, (RefKey<'a>, &'a Value)> = HashMap::new();
+    // Live objects by key, with their own key; a repeated key keeps the last one.
+    let mut live_map: HashMap<RefKey<'a>, Live<'a>> = HashMap::new();
+    {
         // A cluster-scoped live object carrying a namespace anyway (the API server never
         // returns one; a host might) is keyed without it: it is the one object of that name.
         // Beside the same object without a namespace it gives way; of two such with different
         // namespaces, the first namespace in order stays, so the pairing never depends on the
         // input order; of two with the same namespace, the last one stays, as for any
         // repeated key.
-        let mut stray: HashMap<RefKey<'_>, &str> = HashMap::new();
+        let mut stray: HashMap<RefKey<'a>, &str> = HashMap::new();
         for l in live {
             let full = ref_key(l);
             let mut k = full;
             if k.2.is_empty() || scopes.scope(k.0, k.1) != Some(Scope::Cluster) {
-                stray.remove(&k);
-                live_map.insert(k, (full, l));
+                if !stray.is_empty() {
+                    stray.remove(&k);
+                }
+                live_map.insert(k, (l, full));
                 continue;
             }
             let ns = std::mem::take(&mut k.2);
             let keep_old = live_map.contains_key(&k) && stray.get(&k).is_none_or(|old| *old < ns);
             if !keep_old {
                 stray.insert(k, ns);
-                live_map.insert(k, (full, l));
+                live_map.insert(k, (l, full));
             }
         }
-        // The same object under two API groups: keep the key a target uses.
-        let mut uids: Vec<(&str, RefKey<'_>)> = live_map
-            .iter()
-            .filter_map(|(k, (_, l))| {
-                let uid = meta_str(l, "uid");
-                (!uid.is_empty()).then_some((uid, *k))
-            })
-            .collect();
-        // By uid, then key order, whatever the map's iteration order was.
-        uids.sort_unstable();
-        if uids.windows(2).any(|w| w[0].0 == w[1].0) {
-            let target_keys: HashSet<RefKey<'_>> = managed.iter().map(ref_key).collect();
-            for same in uids.chunk_by(|a, b| a.0 == b.0) {
-                let mut left = same.len();
-                for (_, k) in same {
-                    if left <= 1 {
-                        break;
-                    }
-                    if !target_keys.contains(k) {
-                        live_map.remove(k);
-                        left -= 1;
-                    }
-                }
-            }
-        }
-        let found: Vec<(RefKey<'_>, Option<(RefKey<'a>, &'a Value)>)> = managed
-            .iter()
-            .map(|t| {
-                let r = RefParts::of(t);
-                let ns = if r.namespace.is_empty() { app_namespace } else { r.namespace };
-                let scope = scopes.scope(r.group, r.kind);
-                let mut found = None;
-                if scope != Some(Scope::Cluster) {
-                    found = live_map.remove(&(r.group, r.kind, ns, r.name));
-                }
-                if found.is_none() && scope != Some(Scope::Namespaced) {
-                    found = live_map.remove(&(r.group, r.kind, "", r.name));
-                }
-                (r.key(), found)
-            })
-            .collect();
-        let leftovers: Vec<(RefKey<'a>, &'a Value)> = live_map.into_values().collect();
-        // Keyed like Argo CD's `groupResources` map (live key if live, else target key): a
-        // later pair with the same key replaces an earlier one. Sorted by key (a stable sort,
-        // so the last of equal keys is last). Pair `i` is the target `i`, or the leftover
-        // `i - targets`; every leftover has its own key, and leftovers come after the
-        // targets' pairs, so the order the leftovers were taken in does not show.
-        let mut order: Vec<(RefKey<'_>, usize)> = found
-            .iter()
-            .map(|(target_key, live)| live.map_or(*target_key, |(k, _)| k))
-            .chain(leftovers.iter().map(|(k, _)| *k))
-            .enumerate()
-            .map(|(i, k)| (k, i))
-            .collect();
-        order.sort_by(|a, b| a.0.cmp(&b.0));
-        let mut keep: Vec<usize> = Vec::with_capacity(order.len());
-        let mut last_key: Option<RefKey<'_>> = None;
-        for (k, i) in order {
-            match (last_key, keep.last_mut()) {
-                (Some(prev), Some(slot)) if prev == k => *slot = i,
-                _ => keep.push(i),
-            }
-            last_key = Some(k);
-        }
-        let found: Vec<Option<&'a Value>> = found.iter().map(|(_, l)| l.map(|l| l.1)).collect();
-        let leftovers: Vec<&'a Value> = leftovers.iter().map(|l| l.1).collect();
-        (found, leftovers, keep)
-    };
-    let targets = managed.len();
-    let mut slots: Vec<Option<Value>> = managed.into_iter().map(Some).collect();
-    out.pairs = keep
+    }
+    // The same object under two API groups: keep the key a target uses.
+    let mut uids: Vec<(&str, RefKey<'a>)> = live_map
         .iter()
-        .map(|&i| match i.checked_sub(targets) {
-            None => Pair {
-                target: slots.get_mut(i).and_then(Option::take),
-                live: found.get(i).copied().flatten().cloned(),
-            },
-            Some(j) => Pair { target: None, live: leftovers.get(j).map(|l| (*l).clone()) },
+        .filter_map(|(k, (l, _))| {
+            let uid = meta_str(l, "uid");
+            (!uid.is_empty()).then_some((uid, *k))
         })
         .collect();
+    // By uid, then key order, whatever the map's iteration order was.
+    uids.sort_unstable();
+    if uids.windows(2).any(|w| w[0].0 == w[1].0) {
+        let target_keys: HashSet<RefKey<'_>> = managed.iter().map(|t| t.key).collect();
+        for same in uids.chunk_by(|a, b| a.0 == b.0) {
+            let mut left = same.len();
+            for (_, k) in same {
+                if left <= 1 {
+                    break;
+                }
+                if !target_keys.contains(k) {
+                    live_map.remove(k);
+                    left -= 1;
+                }
+            }
+        }
+    }
+    drop(uids);
+    let found: Vec<Option<Live<'a>>> = managed
+        .iter()
+        .map(|t| {
+            let (group, kind, namespace, name) = t.key;
+            let ns = if namespace.is_empty() { app_namespace } else { namespace };
+            let scope = scopes.scope(group, kind);
+            let mut found = None;
+            if scope != Some(Scope::Cluster) {
+                found = live_map.remove(&(group, kind, ns, name));
+            }
+            if found.is_none() && scope != Some(Scope::Namespaced) {
+                found = live_map.remove(&(group, kind, "", name));
+            }
+            found
+        })
+        .collect();
+    let leftovers: Vec<Live<'a>> = live_map.into_values().collect();
+    // Keyed like Argo CD's `groupResources` map (live key if live, else target key): a later
+    // pair with the same key replaces an earlier one. Sorted by key (a stable sort, so the
+    // last of equal keys is last). Pair `i` is the target `i`, or the leftover
+    // `i - targets`; every leftover has its own key, and leftovers come after the targets'
+    // pairs, so the order the leftovers were taken in does not show.
+    let pairs: Vec<Pair<'a>> = managed
+        .into_iter()
+        .zip(found)
+        .map(|(t, live)| Pair { target: Some(t), live })
+        .chain(leftovers.into_iter().map(|l| Pair { target: None, live: Some(l) }))
+        .collect();
+    let mut order: Vec<(RefKey<'a>, usize)> =
+        pairs.iter().enumerate().filter_map(|(i, p)| Some((p.key()?, i))).collect();
+    order.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut keep: Vec<usize> = Vec::with_capacity(order.len());
+    let mut last_key: Option<RefKey<'_>> = None;
+    for (k, i) in order {
+        match (last_key, keep.last_mut()) {
+            (Some(prev), Some(slot)) if prev == k => *slot = i,
+            _ => keep.push(i),
+        }
+        last_key = Some(k);
+    }
+    out.pairs = keep.iter().filter_map(|&i| pairs.get(i).copied()).collect();
     out
 }

@@ -52,8 +52,8 @@ struct Ctx<'a> {
 
 /// A task with its recorded state.
 #[derive(Debug, Clone)]
-struct RTask {
-    t: Task,
+struct RTask<'a> {
+    t: Task<'a>,
     /// [`Task::result_key`].
     key: String,
     status: Option<ResultCode>,
@@ -62,7 +62,7 @@ struct RTask {
     preset: Option<String>,
 }
 
-impl RTask {
+impl RTask<'_> {
     fn running(&self) -> bool {
         self.state == TaskState::Running
     }
@@ -126,7 +126,7 @@ impl<'a> Ctx<'a> {
 
     /// Records a result (`setResourceResult`): a new result gets the next order; a message is
     /// only replaced by a non-empty one.
-    fn record(&mut self, t: &mut RTask, status: Option<ResultCode>, state: TaskState, msg: &str) {
+    fn record(&mut self, t: &mut RTask<'_>, status: Option<ResultCode>, state: TaskState, msg: &str) {
         t.status = status;
         t.state = state;
         if !msg.is_empty() {
@@ -154,7 +154,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// Records a new task state, keeping the result code.
-    fn keep(&mut self, t: &mut RTask, state: TaskState, msg: &str) {
+    fn keep(&mut self, t: &mut RTask<'_>, state: TaskState, msg: &str) {
         let status = t.status;
         self.record(t, status, state, msg);
     }
@@ -169,7 +169,7 @@ impl<'a> Ctx<'a> {
         Ok(actions.iter().filter_map(|a| self.outcomes.get(&a.id).cloned()).collect())
     }
 
-    fn action(&self, id: String, kind: ActionKind, t: &Task, group: u32) -> HostAction {
+    fn action(&self, id: String, kind: ActionKind, t: &Task<'_>, group: u32) -> HostAction {
         HostAction {
             id,
             kind,
@@ -201,11 +201,11 @@ fn pass_base(state: &SyncState) -> Vec<ResourceResult> {
 
 /// The built tasks with the results recorded for them so far (`results`, indexed by result
 /// key in `index`; a repeated key points at its last result).
-fn load(
-    built: &mut Built,
+fn load<'a>(
+    built: &mut Built<'a>,
     results: &[ResourceResult],
     index: &HashMap<String, usize>,
-) -> Vec<RTask> {
+) -> Vec<RTask<'a>> {
     let presets = std::mem::take(&mut built.preset_failures);
     std::mem::take(&mut built.tasks)
         .into_iter()
@@ -441,17 +441,17 @@ fn run_pass(ctx: &mut Ctx<'_>) -> R<()> {
                 }
             }
         }
-        let list: Vec<&Task> = running.iter().map(|i| &tasks[*i].t).collect();
+        let list: Vec<&Task<'_>> = running.iter().map(|i| &tasks[*i].t).collect();
         let msg = messages::waiting(&list, Wait::Health, &[]);
         ctx.set(OperationPhase::Running, msg);
         return Ok(());
     }
     // 4. Wait for pruned objects to go.
-    let deleting: Vec<&Task> = tasks
+    let deleting: Vec<&Task<'_>> = tasks
         .iter()
         .filter(|t| {
             t.status == Some(ResultCode::Pruned)
-                && t.t.live.as_ref().is_some_and(has_deletion_timestamp)
+                && t.t.live.as_deref().is_some_and(has_deletion_timestamp)
         })
         .map(|t| &t.t)
         .collect();
@@ -482,12 +482,12 @@ fn run_pass(ctx: &mut Ctx<'_>) -> R<()> {
             if let Some(l) = &mut t.t.live
                 && unfinalized.contains(&ObjectRef::from_object_lossy(l).key())
             {
-                drop_hook_finalizer(l);
+                drop_hook_finalizer(l.to_mut());
             }
         }
     }
     // 6. Hooks to delete at the end.
-    let del_on = |tasks: &[RTask], p: HookDeletePolicy| -> Vec<usize> {
+    let del_on = |tasks: &[RTask<'_>], p: HookDeletePolicy| -> Vec<usize> {
         (0..tasks.len())
             .filter(|i| {
                 let t = &tasks[*i];
@@ -565,7 +565,7 @@ fn run_pass(ctx: &mut Ctx<'_>) -> R<()> {
                         running_w.extend(&sync_fail_idx);
                     }
                 }
-                let list: Vec<&Task> = running_w.iter().map(|i| &tasks[*i].t).collect();
+                let list: Vec<&Task<'_>> = running_w.iter().map(|i| &tasks[*i].t).collect();
                 let msg = messages::waiting(&list, Wait::Health, &[]);
                 ctx.set(OperationPhase::Running, msg);
             } else {
@@ -586,20 +586,20 @@ fn run_pass(ctx: &mut Ctx<'_>) -> R<()> {
                 delete_hooks(ctx, &mut tasks, &del_on_success, "on-success")?;
                 ctx.set(OperationPhase::Succeeded, messages::SUCCEEDED_ALL_TASKS_RUN);
             } else {
-                let list: Vec<&Task> = w.iter().map(|i| &tasks[*i].t).collect();
+                let list: Vec<&Task<'_>> = w.iter().map(|i| &tasks[*i].t).collect();
                 let msg = messages::waiting(&list, Wait::Health, &[]);
                 ctx.set(OperationPhase::Running, msg);
             }
         }
         RunState::Pending => {
             let confirmed = ctx.confirmed();
-            let list: Vec<&Task> = w
+            let list: Vec<&Task<'_>> = w
                 .iter()
                 .map(|i| &tasks[*i])
                 .filter(|t| t.delete_before_creation() || (t.t.is_prune() && t.pending()))
                 .map(|t| &t.t)
                 .collect();
-            let confirm: Vec<&Task> = if confirmed {
+            let confirm: Vec<&Task<'_>> = if confirmed {
                 Vec::new()
             } else {
                 list.iter().copied().filter(|t| t.requires_confirmation).collect()
@@ -614,7 +614,7 @@ fn run_pass(ctx: &mut Ctx<'_>) -> R<()> {
 /// The SyncFail helper (`executeSyncFailPhase`); returns whether the operation completed.
 fn sync_fail(
     ctx: &mut Ctx<'_>,
-    tasks: &mut [RTask],
+    tasks: &mut [RTask<'_>],
     f: &[usize],
     failed: &[String],
     base: &str,
@@ -640,14 +640,14 @@ fn sync_fail(
     let to_run: Vec<usize> =
         f.iter().copied().filter(|i| !tasks[*i].completed() && !tasks[*i].running()).collect();
     run_tasks(ctx, tasks, &to_run, false, "sync-fail")?;
-    let list: Vec<&Task> = to_run.iter().map(|i| &tasks[*i].t).collect();
+    let list: Vec<&Task<'_>> = to_run.iter().map(|i| &tasks[*i].t).collect();
     let msg = messages::waiting(&list, Wait::Health, &[]);
     ctx.set(OperationPhase::Running, msg);
     Ok(false)
 }
 
 /// Deletes hooks by policy; an error is recorded on the hook.
-fn delete_hooks(ctx: &mut Ctx<'_>, tasks: &mut [RTask], idx: &[usize], batch: &str) -> R<()> {
+fn delete_hooks(ctx: &mut Ctx<'_>, tasks: &mut [RTask<'_>], idx: &[usize], batch: &str) -> R<()> {
     let actions = task_actions(ctx, tasks, idx, ActionKind::Delete, &format!("{batch}:delete"));
     let outcomes = ctx.execute(actions)?;
     for (i, o) in idx.iter().zip(outcomes) {
@@ -663,7 +663,7 @@ fn delete_hooks(ctx: &mut Ctx<'_>, tasks: &mut [RTask], idx: &[usize], batch: &s
 /// `runTasks` (§6.4) over the tasks at `idx`.
 fn run_tasks(
     ctx: &mut Ctx<'_>,
-    tasks: &mut [RTask],
+    tasks: &mut [RTask<'_>],
     idx: &[usize],
     dry_run: bool,
     batch: &str,
@@ -678,7 +678,7 @@ fn run_tasks(
             .copied()
             .filter(|i| {
                 let t = &tasks[*i];
-                t.t.hook && t.pending() && t.t.live.as_ref().is_some_and(has_hook_finalizer)
+                t.t.hook && t.pending() && t.t.live.as_deref().is_some_and(has_hook_finalizer)
             })
             .collect();
         let actions: Vec<HostAction> = fin
@@ -725,7 +725,7 @@ fn run_tasks(
                 TaskState::Succeeded,
                 "pruned (dry run)".into(),
             )),
-            _ if t.live.as_ref().is_some_and(has_deletion_timestamp) => {
+            _ if t.live.as_deref().is_some_and(has_deletion_timestamp) => {
                 planned.push((i, Some(ResultCode::Pruned), TaskState::Succeeded, "pruned".into()))
             }
             _ => {
@@ -822,7 +822,7 @@ fn run_tasks(
     // its object (a replayed batch needs just the ids).
     for (i, a) in applies.iter_mut() {
         if !ctx.outcomes.contains_key(&a.id) {
-            a.object = tasks[*i].t.target.clone();
+            a.object = tasks[*i].t.target.as_ref().map(super::TaskObject::to_value);
         }
     }
     let kinds: Vec<(usize, ActionKind)> = applies.iter().map(|(i, a)| (*i, a.kind)).collect();
@@ -891,7 +891,7 @@ pub fn terminate(request: &SyncRequest, state: &SyncState, observations: &Observ
 /// One action of `kind` per task of `idx`, with the id `<prefix>:<result key>`.
 fn task_actions(
     ctx: &Ctx<'_>,
-    tasks: &[RTask],
+    tasks: &[RTask<'_>],
     idx: &[usize],
     kind: ActionKind,
     prefix: &str,
@@ -905,7 +905,7 @@ fn task_actions(
 /// that remove it (ids `<prefix>:<result key>`).
 fn completed_hook_finalizers(
     ctx: &Ctx<'_>,
-    tasks: &[RTask],
+    tasks: &[RTask<'_>],
     prefix: &str,
 ) -> (Vec<usize>, Vec<HostAction>) {
     // A hook with several phases has one live object: its finalizer is removed once, by its

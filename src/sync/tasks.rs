@@ -7,13 +7,14 @@ use serde_json::{Value, json};
 
 use super::hooks::{self, HOOK_FINALIZER};
 use super::options::{self, FIELD_MANAGER};
-use super::reconcile::{self, Pair, RefKey, ref_key};
+use super::reconcile::{self, Edit, RefKey, ref_key};
 use super::waves;
 use super::{
-    NamespaceLookup, Observations, Phase, Plan, SyncRequest, Task, TaskAction, TaskFlags, Wave,
+    NamespaceEdit, NamespaceLookup, Observations, Phase, Plan, SyncRequest, Task, TaskAction,
+    TaskFlags, TaskObject, Wave,
 };
 use crate::config::SYNC_OPTIONS_ANNOTATION;
-use crate::object::{ObjectRef, annotation};
+use crate::object::{ObjectRef, annotation, split_api_version};
 
 /// The reason of a task left out by `ApplyOutOfSyncOnly` (this crate's wording; Argo CD
 /// records no result for it).
@@ -21,8 +22,8 @@ pub const UNMODIFIED_REASON: &str = "in sync (ApplyOutOfSyncOnly)";
 
 /// The task list of a sync and whether it could be built.
 #[derive(Debug, Clone)]
-pub(crate) struct Built {
-    pub tasks: Vec<Task>,
+pub(crate) struct Built<'a> {
+    pub tasks: Vec<Task<'a>>,
     pub valid: bool,
     pub warnings: Vec<String>,
     /// A task whose result is set at build time (namespace auto-creation failure).
@@ -31,6 +32,12 @@ pub(crate) struct Built {
 
 /// Builds the ordered sync plan: reconcile `request.targets` with `observations.live`, build a
 /// task per object and phase, order them (phase, wave, kind, name) and group them into waves.
+///
+/// The plan borrows the objects of `request` and `observations`: planning reads them and copies
+/// none (only a hook, which gets a finalizer and maybe a name, and the auto-created namespace
+/// are new objects), so its cost follows the number of objects, not their size.
+/// [`TaskObject::to_value`](super::TaskObject::to_value) builds the object a task sends,
+/// [`Plan::into_owned`](super::Plan::into_owned) a plan that outlives its inputs.
 ///
 /// # Examples
 ///
@@ -46,14 +53,19 @@ pub(crate) struct Built {
 ///         json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "migrate",
 ///                "annotations": {"argocd.argoproj.io/hook": "PreSync"}}}),
 /// ];
-/// let plan = plan(&request, &Observations::default());
+/// let observations = Observations::default();
+/// let plan = plan(&request, &observations);
 /// let order: Vec<_> = plan.tasks().map(|t| (t.phase, t.wave, t.key.kind.as_str())).collect();
 /// assert_eq!(order, [(Phase::PreSync, 0, "Job"), (Phase::Sync, -1, "ConfigMap"),
 ///                    (Phase::Sync, 0, "Deployment")]);
 /// assert_eq!(plan.waves.len(), 3);
+/// // The tasks borrow the request's objects; the object sent has the app's namespace.
+/// let web = plan.tasks().last().and_then(|t| t.target.as_ref()).unwrap();
+/// assert_eq!(web.given()["metadata"].get("namespace"), None);
+/// assert_eq!(web.to_value()["metadata"]["namespace"], "shop");
 /// ```
 #[must_use]
-pub fn plan(request: &SyncRequest, observations: &Observations) -> Plan {
+pub fn plan<'a>(request: &'a SyncRequest, observations: &'a Observations) -> Plan<'a> {
     let built = build(request, observations);
     let mut waves: Vec<Wave> = Vec::new();
     for t in built.tasks {
@@ -65,15 +77,22 @@ pub fn plan(request: &SyncRequest, observations: &Observations) -> Plan {
     Plan { waves, valid: built.valid, warnings: built.warnings }
 }
 
-fn new_task(phase: Phase, target: Option<Value>, live: Option<Value>) -> Task {
-    let hook = target.as_ref().or(live.as_ref()).is_some_and(hooks::is_hook);
-    new_task_of(phase, target, live, hook)
+/// A task of an owned target (a hook, the auto-created namespace), whose key is read from it.
+fn owned_task<'a>(phase: Phase, target: Value, live: Option<Cow<'a, Value>>) -> Task<'a> {
+    let hook = hooks::is_hook(&target);
+    let key = ObjectRef::from_object_lossy(&target);
+    task_of(phase, key, Some(TaskObject::new(target)), live, hook)
 }
 
-/// A task whose object is known to be a hook or not.
-fn new_task_of(phase: Phase, target: Option<Value>, live: Option<Value>, hook: bool) -> Task {
-    let obj = target.as_ref().or(live.as_ref());
-    let key = obj.map(ObjectRef::from_object_lossy).unwrap_or_default();
+/// A task with its key; wave and delete policies are read from its object.
+fn task_of<'a>(
+    phase: Phase,
+    key: ObjectRef,
+    target: Option<TaskObject<'a>>,
+    live: Option<Cow<'a, Value>>,
+    hook: bool,
+) -> Task<'a> {
+    let obj = target.as_ref().map(TaskObject::given).or(live.as_deref());
     let wave = obj.map(hooks::wave).unwrap_or(0);
     let delete_policies = match obj {
         Some(o) if hook => hooks::delete_policies(o),
@@ -98,6 +117,11 @@ fn new_task_of(phase: Phase, target: Option<Value>, live: Option<Value>, hook: b
     }
 }
 
+/// An owned key from borrowed parts and a version.
+fn object_ref(key: RefKey<'_>, version: &str) -> ObjectRef {
+    ObjectRef::new(key.0, version, key.1, key.2, key.3)
+}
+
 fn filter_keeps(request: &SyncRequest, key: RefKey<'_>) -> bool {
     request.resources.is_empty()
         || request.resources.iter().any(|r| {
@@ -108,7 +132,8 @@ fn filter_keeps(request: &SyncRequest, key: RefKey<'_>) -> bool {
         })
 }
 
-fn set_namespace(obj: &mut Value, ns: &str) {
+/// Sets `metadata.namespace` (a `metadata` that is not a map becomes one).
+pub(crate) fn set_namespace(obj: &mut Value, ns: &str) {
     if let Some(meta) = obj.get_mut("metadata").and_then(Value::as_object_mut) {
         meta.insert("namespace".into(), Value::String(ns.to_string()));
     } else if let Some(map) = obj.as_object_mut() {
@@ -157,7 +182,7 @@ fn uses_csa_manager(live: &Value) -> bool {
     })
 }
 
-pub(crate) fn build(request: &SyncRequest, obs: &Observations) -> Built {
+pub(crate) fn build<'a>(request: &'a SyncRequest, obs: &'a Observations) -> Built<'a> {
     let app = &request.sync_options;
     let ns = request.app_namespace.as_str();
     let mut warnings = Vec::new();
@@ -166,36 +191,31 @@ pub(crate) fn build(request: &SyncRequest, obs: &Observations) -> Built {
         _ => &request.targets,
     };
     let targets = reconcile::normalize_targets(source, ns, &request.scopes, &mut warnings);
-    let crds: Vec<(String, String)> = targets
+    let crds: Vec<(&str, &str)> = targets
         .iter()
-        .filter(|t| t.get("kind").and_then(Value::as_str) == Some("CustomResourceDefinition"))
+        .filter(|t| t.key.1 == "CustomResourceDefinition")
         .filter_map(|t| {
-            let spec = t.get("spec")?;
-            Some((
-                spec.get("group")?.as_str()?.to_string(),
-                spec.get("names")?.get("kind")?.as_str()?.to_string(),
-            ))
+            let spec = t.obj.get("spec")?;
+            Some((spec.get("group")?.as_str()?, spec.get("names")?.get("kind")?.as_str()?))
         })
         .collect();
     let rec =
         reconcile::reconcile(targets, obs.live.iter().map(|l| &l.object), ns, &request.scopes);
 
     // The live objects step 5 may look up (named hooks, creates, the auto-created
-    // namespace), by group, kind and name, in pair key order. Only these are cloned; the
-    // pairs themselves move into the tasks.
+    // namespace), by group, kind and name, in pair key order.
     let mut wanted: HashSet<(&str, &str, Cow<'_, str>)> = HashSet::new();
     for p in &rec.pairs {
         if let (Some(t), None) = (&p.target, &p.live) {
-            let k = ref_key(t);
-            wanted.insert((k.0, k.1, Cow::Borrowed(k.3)));
+            wanted.insert((t.key.0, t.key.1, Cow::Borrowed(t.key.3)));
         }
     }
     for h in &rec.hooks {
-        let k = ref_key(h);
-        if h["metadata"]["name"].as_str().unwrap_or("").is_empty() {
+        let k = h.key;
+        if h.obj["metadata"]["name"].as_str().unwrap_or("").is_empty() {
             // An unnamed hook is looked up by the name step 2 generates for each phase (the
             // reference's name is the generateName).
-            for phase in hooks::sync_phases(h) {
+            for phase in hooks::sync_phases(h.obj) {
                 let n = generated_hook_name(k.3, &request.revision, phase, request.started_at);
                 wanted.insert((k.0, k.1, Cow::Owned(n)));
             }
@@ -204,14 +224,12 @@ pub(crate) fn build(request: &SyncRequest, obs: &Observations) -> Built {
         }
     }
     wanted.insert(("", "Namespace", Cow::Borrowed(ns)));
-    type Lives = HashMap<(String, String, String), Vec<(String, Option<Value>)>>;
-    let mut lives: Lives = HashMap::new();
+    type Lives<'a> = HashMap<(&'a str, &'a str, &'a str), Vec<(&'a str, Option<&'a Value>)>>;
+    let mut lives: Lives<'a> = HashMap::new();
     for p in &rec.pairs {
-        let Some(obj) = p.keyed_object() else { continue };
-        let k = ref_key(obj);
+        let Some(k) = p.key() else { continue };
         if wanted.contains(&(k.0, k.1, Cow::Borrowed(k.3))) {
-            let gkn = (k.0.to_string(), k.1.to_string(), k.3.to_string());
-            lives.entry(gkn).or_default().push((k.2.to_string(), p.live.clone()));
+            lives.entry((k.0, k.1, k.3)).or_default().push((k.2, p.live.map(|l| l.0)));
         }
     }
     drop(wanted);
@@ -219,42 +237,53 @@ pub(crate) fn build(request: &SyncRequest, obs: &Observations) -> Built {
     // (Argo CD looks at every reconciled target, hooks apart).
     let has_ns_resource = rec.pairs.iter().any(|p| {
         p.target.is_some()
-            && p.keyed_object()
-                .map(ref_key)
-                .is_some_and(|k| k.0.is_empty() && k.1 == "Namespace" && k.3 == ns)
+            && p.key().is_some_and(|k| k.0.is_empty() && k.1 == "Namespace" && k.3 == ns)
     });
     // 1. Resource tasks.
-    let mut tasks: Vec<Task> = Vec::with_capacity(rec.pairs.len() + rec.hooks.len() + 1);
-    for pair in rec.pairs {
-        let Some(obj) = pair.keyed_object() else { continue };
-        if !request.resources.is_empty() && !filter_keeps(request, ref_key(obj)) {
+    let mut tasks: Vec<Task<'a>> = Vec::with_capacity(rec.pairs.len() + rec.hooks.len() + 1);
+    for pair in &rec.pairs {
+        let Some(key) = pair.key() else { continue };
+        if !request.resources.is_empty() && !filter_keeps(request, key) {
             continue;
         }
-        let Pair { target, live } = pair;
-        let Some(obj) = target.as_ref().or(live.as_ref()) else { continue };
-        // Targets here are not hooks (reconcile set those apart); a live object may be.
-        if target.is_none() && hooks::is_hook(obj) {
-            continue;
-        }
-        // `sync_phases` of an object that is not a hook.
-        let phases = if hooks::is_skip(obj) { Vec::new() } else { vec![Phase::Sync] };
-        let n = phases.len();
-        let (mut target, mut live) = (Some(target), Some(live));
-        for (i, phase) in phases.into_iter().enumerate() {
-            // Move the objects into the last task (a resource has one phase); clone before.
-            let (t, l) = if i + 1 == n {
-                (target.take().flatten(), live.take().flatten())
-            } else {
-                (target.clone().flatten(), live.clone().flatten())
-            };
-            tasks.push(new_task_of(phase, t, l, false));
-        }
+        let live = pair.live.map(|l| l.0);
+        let task = match pair.target {
+            // Targets here are not hooks (reconcile set those apart).
+            Some(t) => {
+                // `sync_phases` of an object that is not a hook.
+                if hooks::is_skip(t.obj) {
+                    continue;
+                }
+                // 3. Every target gets a namespace (even cluster-scoped ones, as in Argo CD).
+                let mut key = object_ref(t.key, version_of(t.obj));
+                if key.namespace.is_empty() && !ns.is_empty() {
+                    key.namespace = ns.to_string();
+                }
+                let edit = match t.edit {
+                    Edit::Keep => NamespaceEdit::Keep,
+                    Edit::SetApp => NamespaceEdit::Set(Cow::Borrowed(ns)),
+                    Edit::Remove => NamespaceEdit::Remove,
+                };
+                let target = TaskObject::borrowed(t.obj, edit);
+                task_of(Phase::Sync, key, Some(target), live.map(Cow::Borrowed), false)
+            }
+            None => {
+                let Some((l, lk)) = pair.live else { continue };
+                // A live object may be a hook.
+                if hooks::is_hook(l) || hooks::is_skip(l) {
+                    continue;
+                }
+                task_of(Phase::Sync, object_ref(lk, version_of(l)), None, live.map(Cow::Borrowed), false)
+            }
+        };
+        tasks.push(task);
     }
     // 2. Hook tasks.
     if !request.skip_hooks {
         for h in &rec.hooks {
-            for phase in hooks::sync_phases(h) {
-                let mut obj = h.clone();
+            for phase in hooks::sync_phases(h.obj) {
+                let mut obj = h.obj.clone();
+                request.scopes.default_namespace(&mut obj, ns);
                 let name = obj["metadata"]["name"].as_str().unwrap_or("");
                 if name.is_empty() {
                     let gen_name = obj["metadata"]["generateName"].as_str().unwrap_or("");
@@ -265,18 +294,12 @@ pub(crate) fn build(request: &SyncRequest, obs: &Observations) -> Built {
                     }
                 }
                 add_finalizer(&mut obj);
-                tasks.push(new_task(phase, Some(obj), None));
+                // 3. Every target gets a namespace.
+                if ref_key(&obj).2.is_empty() && !ns.is_empty() {
+                    set_namespace(&mut obj, ns);
+                }
+                tasks.push(owned_task(phase, obj, None));
             }
-        }
-    }
-    // 3. Every target gets a namespace (even cluster-scoped ones, as in Argo CD).
-    for t in &mut tasks {
-        if let Some(target) = &mut t.target
-            && t.key.namespace.is_empty()
-            && !ns.is_empty()
-        {
-            set_namespace(target, ns);
-            t.key.namespace = ns.to_string();
         }
     }
     // 4. CreateNamespace.
@@ -284,10 +307,10 @@ pub(crate) fn build(request: &SyncRequest, obs: &Observations) -> Built {
     if app.has("CreateNamespace=true") && !ns.is_empty() && !has_ns_resource {
         let mut target = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}});
         let live = match &obs.namespace {
-            NamespaceLookup::Found { object } => Some(Some(object.clone())),
+            NamespaceLookup::Found { object } => Some(Some(object)),
             NamespaceLookup::NotFound => Some(None),
             NamespaceLookup::Error { message } => {
-                let t = new_task(Phase::PreSync, Some(target.clone()), None);
+                let t = owned_task(Phase::PreSync, target.clone(), None);
                 preset_failures
                     .push((t.result_key(), format!("namespace auto creation failed: {message}")));
                 tasks.push(t);
@@ -306,7 +329,7 @@ pub(crate) fn build(request: &SyncRequest, obs: &Observations) -> Built {
                 m["annotations"] = json!(ann);
             }
             if add {
-                tasks.push(new_task(Phase::PreSync, Some(target), live));
+                tasks.push(owned_task(Phase::PreSync, target, live.map(Cow::Borrowed)));
             }
         }
     }
@@ -316,12 +339,12 @@ pub(crate) fn build(request: &SyncRequest, obs: &Observations) -> Built {
         if t.target.is_none() || t.live.is_some() {
             continue;
         }
-        let gkn = (t.key.group.clone(), t.key.kind.clone(), t.key.name.clone());
+        let gkn = (t.key.group.as_str(), t.key.kind.as_str(), t.key.name.as_str());
         let found = lives
             .get(&gkn)
             .and_then(|c| c.iter().find(|(ns, _)| ns.is_empty() || *ns == t.key.namespace));
         if let Some((_, live)) = found {
-            t.live = live.clone();
+            t.live = live.map(Cow::Borrowed);
         }
     }
     // 6. Discovery and permissions.
@@ -330,7 +353,7 @@ pub(crate) fn build(request: &SyncRequest, obs: &Observations) -> Built {
     for t in &mut tasks {
         let gk = if check_kinds { t.key.group_kind() } else { String::new() };
         if check_kinds && obs.missing_kinds.contains(&gk) {
-            let skip = options::skip_dry_run_on_missing(t.target.as_ref(), app)
+            let skip = options::skip_dry_run_on_missing(t.given_target(), app)
                 || crds.iter().any(|(g, k)| *g == t.key.group && *k == t.key.kind);
             if skip {
                 t.flags.dry_run_first = false;
@@ -358,7 +381,7 @@ pub(crate) fn build(request: &SyncRequest, obs: &Observations) -> Built {
     waves::mirror_prune_waves(&mut tasks);
     let last = waves::last_sync_wave(&tasks);
     for t in tasks.iter_mut().filter(|t| t.is_prune()) {
-        if options::prune_last(t.live.as_ref(), app) {
+        if options::prune_last(t.live.as_deref(), app) {
             t.wave = last;
         }
     }
@@ -367,33 +390,33 @@ pub(crate) fn build(request: &SyncRequest, obs: &Observations) -> Built {
     waves::adjust_dependencies(&mut tasks);
     // Actions and flags.
     let policy = app.propagation_policy();
-    let missing: Vec<bool> = tasks
-        .iter()
-        .map(|t| {
-            !obs.missing_kinds.is_empty()
-                && obs.missing_kinds.contains(&t.key.group_kind())
-                && t.invalid.is_none()
-        })
-        .collect();
-    for (t, skip_dry_run) in tasks.iter_mut().zip(missing) {
+    for t in tasks.iter_mut() {
+        let skip_dry_run = !obs.missing_kinds.is_empty()
+            && t.invalid.is_none()
+            && obs.missing_kinds.contains(&t.key.group_kind());
         decide_action(request, t, skip_dry_run);
         t.propagation_policy = policy;
     }
     Built { tasks, valid, warnings, preset_failures }
 }
 
-pub(crate) fn decide_action(request: &SyncRequest, t: &mut Task, skip_dry_run: bool) {
+/// The version of an object's `apiVersion`.
+fn version_of(obj: &Value) -> &str {
+    split_api_version(obj.get("apiVersion").and_then(Value::as_str).unwrap_or("")).1
+}
+
+pub(crate) fn decide_action(request: &SyncRequest, t: &mut Task<'_>, skip_dry_run: bool) {
     let app = &request.sync_options;
     t.flags.dry_run_first = !skip_dry_run;
     if t.is_prune() {
         t.flags.dry_run_first = true;
         // A batch waits for confirmation of such a prune even when pruning is off or
         // disabled for the object (Argo CD checks the option before the prune settings).
-        t.requires_confirmation = options::prune_requires_confirmation(t.live.as_ref(), app);
+        t.requires_confirmation = options::prune_requires_confirmation(t.live.as_deref(), app);
         if !request.prune {
             t.message = "ignored (requires pruning)".into();
             t.action = TaskAction::Skip { reason: t.message.clone() };
-        } else if options::prune_disabled(t.live.as_ref(), app) {
+        } else if options::prune_disabled(t.live.as_deref(), app) {
             t.message = "ignored (no prune)".into();
             t.action = TaskAction::Skip { reason: t.message.clone() };
         } else {
@@ -406,8 +429,9 @@ pub(crate) fn decide_action(request: &SyncRequest, t: &mut Task, skip_dry_run: b
     fn with_options(o: Option<&Value>) -> Option<&Value> {
         o.filter(|o| annotation(o, SYNC_OPTIONS_ANNOTATION).is_some())
     }
-    let live = t.live.as_ref();
-    let (target, live_options) = (with_options(t.target.as_ref()), with_options(live));
+    let live = t.live.as_deref();
+    let given = t.target.as_ref().map(TaskObject::given);
+    let (target, live_options) = (with_options(given), with_options(live));
     let force = options::force(target, live_options, request.force);
     t.flags.validate = options::validate(target, app);
     if options::replace(target, live_options, app) {
@@ -434,8 +458,7 @@ pub(crate) fn decide_action(request: &SyncRequest, t: &mut Task, skip_dry_run: b
         && !t.hook
         && let (Some(modified), Some(l)) = (&request.modified, live)
     {
-        let lk = ObjectRef::from_object_lossy(l);
-        let key = format!("{}/{}/{}/{}", t.key.group, t.key.kind, lk.namespace, t.key.name);
+        let key = format!("{}/{}/{}/{}", t.key.group, t.key.kind, ref_key(l).2, t.key.name);
         if modified.get(&key) == Some(&false) {
             t.unmodified = true;
             t.message = UNMODIFIED_REASON.to_string();
@@ -494,7 +517,7 @@ mod tests {
                     live: live.iter().map(|l| LiveObject::new(l.clone(), None)).collect(),
                     ..Observations::default()
                 };
-                plan(&r, &obs)
+                plan(&r, &obs).into_owned()
             };
             let a = run(&targets, &live);
             // A deterministic shuffle of both lists (duplicates keep their relative order,

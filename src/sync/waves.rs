@@ -67,7 +67,7 @@ pub fn kind_rank(kind: &str) -> i32 {
 /// The task order: phase, wave, kind rank, name (Argo CD's comparator), then, beyond Argo CD
 /// whose sort leaves these ties in no fixed order: group, namespace, applies before prunes,
 /// version.
-pub(crate) fn compare(a: &Task, b: &Task) -> Ordering {
+pub(crate) fn compare(a: &Task<'_>, b: &Task<'_>) -> Ordering {
     a.phase
         .cmp(&b.phase)
         .then(a.wave.cmp(&b.wave))
@@ -81,15 +81,15 @@ pub(crate) fn compare(a: &Task, b: &Task) -> Ordering {
 
 /// Sorts the tasks by [`compare`] (stable). The tasks are large, so their order is found on
 /// indices and each task moved once.
-pub(crate) fn sort(tasks: &mut Vec<Task>) {
+pub(crate) fn sort(tasks: &mut Vec<Task<'_>>) {
     let mut order: Vec<usize> = (0..tasks.len()).collect();
     order.sort_by(|a, b| compare(&tasks[*a], &tasks[*b]));
-    let mut slots: Vec<Option<Task>> = std::mem::take(tasks).into_iter().map(Some).collect();
+    let mut slots: Vec<Option<Task<'_>>> = std::mem::take(tasks).into_iter().map(Some).collect();
     *tasks = order.iter().filter_map(|i| slots.get_mut(*i).and_then(Option::take)).collect();
 }
 
 /// Mirrors the waves of the prune tasks: the i-th lowest prune wave and the i-th highest swap.
-pub(crate) fn mirror_prune_waves(tasks: &mut [Task]) {
+pub(crate) fn mirror_prune_waves(tasks: &mut [Task<'_>]) {
     let mut waves: Vec<i64> = tasks.iter().filter(|t| t.is_prune()).map(|t| t.wave).collect();
     waves.sort_unstable();
     waves.dedup();
@@ -104,7 +104,7 @@ pub(crate) fn mirror_prune_waves(tasks: &mut [Task]) {
 }
 
 /// `1 + max(0, max wave of the Sync-phase tasks)`: the wave PruneLast prunes go to.
-pub(crate) fn last_sync_wave(tasks: &[Task]) -> i64 {
+pub(crate) fn last_sync_wave(tasks: &[Task<'_>]) -> i64 {
     let max =
         tasks.iter().filter(|t| t.phase == super::Phase::Sync).map(|t| t.wave).fold(0, i64::max);
     max.saturating_add(1)
@@ -113,9 +113,9 @@ pub(crate) fn last_sync_wave(tasks: &[Task]) -> i64 {
 /// One pass of `adjustDeps` with a dependency function and a referrer function. Each writes
 /// its key into the buffer it is given and says whether there is one.
 fn adjust(
-    tasks: &mut Vec<Task>,
-    is_dep: impl Fn(&Task, &mut String) -> bool,
-    ref_dep: impl Fn(&Task, &mut String) -> bool,
+    tasks: &mut Vec<Task<'_>>,
+    is_dep: impl Fn(&Task<'_>, &mut String) -> bool,
+    ref_dep: impl Fn(&Task<'_>, &mut String) -> bool,
 ) {
     let mut first_ref: BTreeMap<String, usize> = BTreeMap::new();
     let mut k = String::new();
@@ -150,7 +150,7 @@ fn adjust(
 }
 
 /// The dependency pass: Namespaces, then CRDs, pulled in front of their first user.
-pub(crate) fn adjust_dependencies(tasks: &mut Vec<Task>) {
+pub(crate) fn adjust_dependencies(tasks: &mut Vec<Task<'_>>) {
     let put = |k: &mut String, parts: &[&str]| {
         for (n, p) in parts.iter().enumerate() {
             if n > 0 {
@@ -171,7 +171,7 @@ pub(crate) fn adjust_dependencies(tasks: &mut Vec<Task>) {
             if t.key.kind != "CustomResourceDefinition" || t.key.group != "apiextensions.k8s.io" {
                 return false;
             }
-            let Some(spec) = t.target.as_ref().map(|o| &o["spec"]) else { return false };
+            let Some(spec) = t.given_target().map(|o| &o["spec"]) else { return false };
             match (spec["group"].as_str(), spec["names"]["kind"].as_str()) {
                 (Some(g), Some(kind)) => put(k, &[g, kind]),
                 _ => false,

@@ -1005,7 +1005,8 @@ mod sync {
         ) {
             let (targets, live) = objects(&specs);
             let r = request(targets.clone(), prune, options.clone());
-            let a = plan(&r, &observe(&live));
+            let obs = observe(&live);
+            let a = plan(&r, &obs);
             let tasks: Vec<_> = a.tasks().collect();
             for pair in tasks.windows(2) {
                 prop_assert!(order_key(pair[0]) < order_key(pair[1]),
@@ -1020,7 +1021,8 @@ mod sync {
                 if s.place & 1 != 0 { t2.push(build(k, s, false)); }
                 if s.place & 2 != 0 { l2.push(build(k, s, true)); }
             }
-            let b = plan(&request(t2, prune, options.clone()), &observe(&l2));
+            let (r2, obs2) = (request(t2, prune, options.clone()), observe(&l2));
+            let b = plan(&r2, &obs2);
             prop_assert_eq!(bytes(&a), bytes(&b));
             // The same input again: the same bytes.
             prop_assert_eq!(bytes(&a), bytes(&plan(&r, &observe(&live))));
@@ -1046,7 +1048,8 @@ mod sync {
                 .map(|(k, s)| ObjectRef::from_object_lossy(&build(k, s, true)))
                 .collect();
             let r = request(targets, true, options);
-            let p = plan(&r, &observe(&live));
+            let obs = observe(&live);
+            let p = plan(&r, &obs);
             for t in p.tasks() {
                 if protected.iter().any(|k| k.same_object(&t.key)) {
                     prop_assert!(t.action != TaskAction::Delete, "{} planned for deletion", t.key);
@@ -1114,7 +1117,8 @@ mod sync {
             if let Some(op) = d.operation.as_ref().filter(|_| d.sync) {
                 let mut r = request(Vec::new(), op.prune, op.sync_options.clone());
                 r.resources = op.resources.clone();
-                let p = plan(&r, &observe(&live));
+                let obs = observe(&live);
+            let p = plan(&r, &obs);
                 let deletes: Vec<String> = p.tasks()
                     .filter(|t| t.action == TaskAction::Delete)
                     .map(|t| t.key.to_string())

@@ -21,7 +21,7 @@ use crate::sync::waves::kind_rank;
 use crate::sync::windows::{SyncWindow, SyncWindows, WindowTarget};
 use crate::sync::{
     ActionKind, HostAction, LiveObject, Observations, Outcome, ResourceResult, Step, SyncRequest,
-    SyncState, Task, TaskAction, plan, step, terminate,
+    SyncState, Task, TaskAction, TaskObject, plan, step, terminate,
 };
 
 fn files(dir: &Path, out: &mut Vec<String>) {
@@ -52,7 +52,7 @@ fn bools(v: &Value) -> String {
 }
 
 /// `phase wave group/kind/namespace/name action[ flags][ "message"]`.
-fn task_line(t: &Task) -> String {
+fn task_line(t: &Task<'_>) -> String {
     let mut s = format!(
         "{} {} {}/{}/{}/{} {}",
         t.phase,
@@ -220,7 +220,7 @@ fn check_plan(name: &str, case: &Value) -> Result<(), String> {
     if let Some(objs) = case["expect"]["objects"].as_object() {
         for (line, want) in objs {
             match p.tasks().find(|t| task_line(t).starts_with(line.as_str())) {
-                Some(t) if t.target.as_ref() == Some(want) => {}
+                Some(t) if t.target.as_ref().map(TaskObject::to_value).as_ref() == Some(want) => {}
                 Some(t) => errs.push(format!("object of {line}: got {:?}", t.target)),
                 None => errs.push(format!("no task {line}")),
             }
@@ -539,10 +539,11 @@ fn check_rows(name: &str, case: &Value) -> Result<(), String> {
 
 /// Waiting messages over tasks picked by name from a plan.
 fn check_waiting(name: &str, case: &Value) -> Result<(), String> {
-    let p = plan(&request_of(case), &Observations::default());
+    let (request, observations) = (request_of(case), Observations::default());
+    let p = plan(&request, &observations);
     let mut errs = Vec::new();
     for row in case["rows"].as_array().cloned().unwrap_or_default() {
-        let tasks: Vec<&Task> = strings(&row["tasks"])
+        let tasks: Vec<&Task<'_>> = strings(&row["tasks"])
             .iter()
             .filter_map(|n| p.tasks().find(|t| &t.key.name == n))
             .collect();
