@@ -126,7 +126,13 @@ impl<'a> Ctx<'a> {
 
     /// Records a result (`setResourceResult`): a new result gets the next order; a message is
     /// only replaced by a non-empty one.
-    fn record(&mut self, t: &mut RTask<'_>, status: Option<ResultCode>, state: TaskState, msg: &str) {
+    fn record(
+        &mut self,
+        t: &mut RTask<'_>,
+        status: Option<ResultCode>,
+        state: TaskState,
+        msg: &str,
+    ) {
         t.status = status;
         t.state = state;
         if !msg.is_empty() {

@@ -1,13 +1,12 @@
 //! Building the ordered task list (§2.6) and the plan.
 
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
 
 use serde_json::{Value, json};
 
 use super::hooks::{self, HOOK_FINALIZER};
 use super::options::{self, FIELD_MANAGER};
-use super::reconcile::{self, Edit, RefKey, ref_key};
+use super::reconcile::{self, Edit, Pair, RefKey, ref_key};
 use super::waves;
 use super::{
     NamespaceEdit, NamespaceLookup, Observations, Phase, Plan, SyncRequest, Task, TaskAction,
@@ -202,51 +201,32 @@ pub(crate) fn build<'a>(request: &'a SyncRequest, obs: &'a Observations) -> Buil
     let rec =
         reconcile::reconcile(targets, obs.live.iter().map(|l| &l.object), ns, &request.scopes);
 
-    // The live objects step 5 may look up (named hooks, creates, the auto-created
-    // namespace), by group, kind and name, in pair key order.
-    let mut wanted: HashSet<(&str, &str, Cow<'_, str>)> = HashSet::new();
-    for p in &rec.pairs {
-        if let (Some(t), None) = (&p.target, &p.live) {
-            wanted.insert((t.key.0, t.key.1, Cow::Borrowed(t.key.3)));
-        }
-    }
-    for h in &rec.hooks {
-        let k = h.key;
-        if h.obj["metadata"]["name"].as_str().unwrap_or("").is_empty() {
-            // An unnamed hook is looked up by the name step 2 generates for each phase (the
-            // reference's name is the generateName).
-            for phase in hooks::sync_phases(h.obj) {
-                let n = generated_hook_name(k.3, &request.revision, phase, request.started_at);
-                wanted.insert((k.0, k.1, Cow::Owned(n)));
-            }
-        } else {
-            wanted.insert((k.0, k.1, Cow::Borrowed(k.3)));
-        }
-    }
-    wanted.insert(("", "Namespace", Cow::Borrowed(ns)));
-    type Lives<'a> = HashMap<(&'a str, &'a str, &'a str), Vec<(&'a str, Option<&'a Value>)>>;
-    let mut lives: Lives<'a> = HashMap::new();
-    for p in &rec.pairs {
-        let Some(k) = p.key() else { continue };
-        if wanted.contains(&(k.0, k.1, Cow::Borrowed(k.3))) {
-            lives.entry((k.0, k.1, k.3)).or_default().push((k.2, p.live.map(|l| l.0)));
-        }
-    }
-    drop(wanted);
     // Whether Git has the app's namespace: any target, also one a selective sync leaves out
     // (Argo CD looks at every reconciled target, hooks apart).
     let has_ns_resource = rec.pairs.iter().any(|p| {
         p.target.is_some()
             && p.key().is_some_and(|k| k.0.is_empty() && k.1 == "Namespace" && k.3 == ns)
     });
-    // 1. Resource tasks.
+    // 1. Resource tasks. A target paired with nothing takes the live object step 5 finds for
+    // it (see `found_live`): its own pair has none, so only a pair keyed with the same group,
+    // kind and name and an empty namespace, which sorts first in its (group, kind) run, can
+    // give it one.
     let mut tasks: Vec<Task<'a>> = Vec::with_capacity(rec.pairs.len() + rec.hooks.len() + 1);
-    for pair in &rec.pairs {
+    // The pairs of the current (group, kind) run keyed without a namespace.
+    let (mut run, mut unnamespaced) = (None, 0..0);
+    for (i, pair) in rec.pairs.iter().enumerate() {
         let Some(key) = pair.key() else { continue };
+        if run != Some((key.0, key.1)) {
+            run = Some((key.0, key.1));
+            let end = rec.pairs[i..]
+                .iter()
+                .position(|p| p.key().is_none_or(|k| (k.0, k.1, k.2) != (key.0, key.1, "")))
+                .map_or(rec.pairs.len(), |n| i + n);
+            unnamespaced = i..end;
+        }
         if !request.resources.is_empty() && !filter_keeps(request, key) {
             continue;
         }
-        let live = pair.live.map(|l| l.0);
         let task = match pair.target {
             // Targets here are not hooks (reconcile set those apart).
             Some(t) => {
@@ -264,6 +244,17 @@ pub(crate) fn build<'a>(request: &'a SyncRequest, obs: &'a Observations) -> Buil
                     Edit::SetApp => NamespaceEdit::Set(Cow::Borrowed(ns)),
                     Edit::Remove => NamespaceEdit::Remove,
                 };
+                let live = match pair.live {
+                    Some(l) => Some(l.0),
+                    None if !t.key.2.is_empty() => {
+                        let same_name = &rec.pairs[unnamespaced.clone()];
+                        same_name
+                            .binary_search_by(|p| p.key().map(|k| k.3).cmp(&Some(t.key.3)))
+                            .ok()
+                            .and_then(|j| same_name[j].live.map(|l| l.0))
+                    }
+                    None => None,
+                };
                 let target = TaskObject::borrowed(t.obj, edit);
                 task_of(Phase::Sync, key, Some(target), live.map(Cow::Borrowed), false)
             }
@@ -273,11 +264,18 @@ pub(crate) fn build<'a>(request: &'a SyncRequest, obs: &'a Observations) -> Buil
                 if hooks::is_hook(l) || hooks::is_skip(l) {
                     continue;
                 }
-                task_of(Phase::Sync, object_ref(lk, version_of(l)), None, live.map(Cow::Borrowed), false)
+                task_of(
+                    Phase::Sync,
+                    object_ref(lk, version_of(l)),
+                    None,
+                    Some(Cow::Borrowed(l)),
+                    false,
+                )
             }
         };
         tasks.push(task);
     }
+    let resource_tasks = tasks.len();
     // 2. Hook tasks.
     if !request.skip_hooks {
         for h in &rec.hooks {
@@ -333,19 +331,14 @@ pub(crate) fn build<'a>(request: &'a SyncRequest, obs: &'a Observations) -> Buil
             }
         }
     }
-    // 5. Find the live copy of named hooks (and of targets paired with nothing): the first
-    // pair, in key order, with the same group, kind and name and an empty or equal namespace.
-    for t in &mut tasks {
+    // 5. Find the live copy of named hooks (and of targets paired with nothing, done above):
+    // the first pair, in key order, with the same group, kind and name and an empty or equal
+    // namespace.
+    for t in &mut tasks[resource_tasks..] {
         if t.target.is_none() || t.live.is_some() {
             continue;
         }
-        let gkn = (t.key.group.as_str(), t.key.kind.as_str(), t.key.name.as_str());
-        let found = lives
-            .get(&gkn)
-            .and_then(|c| c.iter().find(|(ns, _)| ns.is_empty() || *ns == t.key.namespace));
-        if let Some((_, live)) = found {
-            t.live = live.map(Cow::Borrowed);
-        }
+        t.live = found_live(&rec.pairs, &t.key).map(Cow::Borrowed);
     }
     // 6. Discovery and permissions.
     let mut valid = true;
@@ -398,6 +391,21 @@ pub(crate) fn build<'a>(request: &'a SyncRequest, obs: &'a Observations) -> Buil
         t.propagation_policy = policy;
     }
     Built { tasks, valid, warnings, preset_failures }
+}
+
+/// The live object of the first pair, in key order, with the group, kind and name of `key`
+/// and an empty or equal namespace: of the pair keyed without a namespace if there is one
+/// (the empty namespace sorts first), else of the pair with `key`'s.
+fn found_live<'a>(pairs: &[Pair<'a>], key: &ObjectRef) -> Option<&'a Value> {
+    let find = |ns: &str| {
+        let k = (key.group.as_str(), key.kind.as_str(), ns, key.name.as_str());
+        pairs.binary_search_by(|p| p.key().cmp(&Some(k))).ok().map(|i| pairs[i].live.map(|l| l.0))
+    };
+    let found = match find("") {
+        None if !key.namespace.is_empty() => find(&key.namespace),
+        found => found,
+    };
+    found.flatten()
 }
 
 /// The version of an object's `apiVersion`.
