@@ -146,6 +146,33 @@ pub fn is_hook(obj: &Value) -> bool {
     annotation(obj, HELM_HOOK_ANNOTATION).is_some_and(|v| v != "crd-install")
 }
 
+/// What an object's hook annotations make of it: [`is_hook`], [`is_skip`] and
+/// [`is_deletion_hook_only`], read together (an object with neither hook annotation, the usual
+/// case, is looked at once).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct HookFacts {
+    pub hook: bool,
+    pub skip: bool,
+    pub deletion_only: bool,
+}
+
+impl HookFacts {
+    pub fn of(obj: &Value) -> Self {
+        let annotations =
+            obj.get("metadata").and_then(|m| m.get("annotations")).and_then(Value::as_object);
+        match annotations {
+            Some(a) if a.contains_key(HOOK_ANNOTATION) || a.contains_key(HELM_HOOK_ANNOTATION) => {
+                HookFacts {
+                    hook: is_hook(obj),
+                    skip: is_skip(obj),
+                    deletion_only: is_deletion_hook_only(obj),
+                }
+            }
+            _ => HookFacts::default(),
+        }
+    }
+}
+
 /// Whether the only Argo CD hook type is `Skip`.
 pub fn is_skip(obj: &Value) -> bool {
     let types = argo_types(obj);

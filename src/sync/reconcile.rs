@@ -6,8 +6,8 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
-use super::hooks;
-use crate::object::{RefParts, Scope, Scopes};
+use super::hooks::{self, HookFacts};
+use crate::object::{RefParts, Scope, Scopes, split_api_version};
 
 /// A desired object, borrowed from the request, keyed as the controller's normalization
 /// leaves it (§1.1: a cluster-scoped object without its namespace, a namespaced one with the
@@ -18,6 +18,12 @@ pub(crate) struct Desired<'a> {
     pub obj: &'a Value,
     /// Group, kind, normalized namespace, name (or `generateName`).
     pub key: RefKey<'a>,
+    /// The version of its `apiVersion`.
+    pub version: &'a str,
+    /// It has no name but a `generateName` (the key's name).
+    pub generated: bool,
+    /// What its hook annotations make of it.
+    pub hooks: HookFacts,
     /// What sending the object does to its namespace, once every target has one (§2.6 step 3:
     /// an object still without a namespace gets the app's).
     pub edit: Edit,
@@ -36,10 +42,20 @@ impl<'a> Desired<'a> {
     /// `obj` normalized for an app in `app_namespace` (`Scopes::default_namespace`, then the
     /// namespace every target gets), read without copying it.
     pub fn of(obj: &'a Value, app_namespace: &'a str, scopes: &Scopes) -> Self {
-        let parts = RefParts::of(obj);
-        let mut key = parts.key();
+        let meta = obj.get("metadata").and_then(Value::as_object);
+        let field = |k: &str| meta.and_then(|m| m.get(k)).and_then(Value::as_str).unwrap_or("");
+        let str_of = |k: &str| obj.get(k).and_then(Value::as_str).unwrap_or("");
+        let (group, version) = split_api_version(str_of("apiVersion"));
+        let (name, generate_name) = (field("name"), field("generateName"));
+        let generated = name.is_empty() && !generate_name.is_empty();
+        let mut key = (
+            group,
+            str_of("kind"),
+            field("namespace"),
+            if name.is_empty() { generate_name } else { name },
+        );
         let app = !app_namespace.is_empty();
-        let edit = match obj.get("metadata").and_then(Value::as_object) {
+        let edit = match meta {
             // `metadata` that is not a map is left alone by the defaulting; the namespace
             // every target gets replaces it.
             None => {
@@ -49,9 +65,8 @@ impl<'a> Desired<'a> {
                     Edit::Keep
                 }
             }
-            Some(meta) => {
-                let has_ns =
-                    meta.get("namespace").and_then(Value::as_str).is_some_and(|s| !s.is_empty());
+            Some(_) => {
+                let has_ns = !key.2.is_empty();
                 if has_ns && scopes.is_cluster_scoped(key.0, key.1) {
                     key.2 = "";
                     if app { Edit::SetApp } else { Edit::Remove }
@@ -63,7 +78,7 @@ impl<'a> Desired<'a> {
                 }
             }
         };
-        Desired { obj, key, edit }
+        Desired { obj, key, version, generated, hooks: HookFacts::of(obj), edit }
     }
 }
 
@@ -124,10 +139,8 @@ pub(crate) fn normalize_targets<'a>(
             HashMap::with_capacity(objects.len());
         for (index, d) in objects.iter().enumerate() {
             let (group, kind, namespace, name) = d.key;
-            let t = d.obj;
-            let name = if meta_str(t, "name").is_empty() && !meta_str(t, "generateName").is_empty()
-            {
-                Cow::Owned(format!("{}{index}", meta_str(t, "generateName")))
+            let name = if d.generated {
+                Cow::Owned(format!("{name}{index}"))
             } else {
                 Cow::Borrowed(name)
             };
@@ -157,7 +170,7 @@ pub(crate) fn normalize_targets<'a>(
     groups
         .iter()
         .filter_map(|(last, _)| objects.get(*last).copied())
-        .filter(|t| !hooks::is_deletion_hook_only(t.obj))
+        .filter(|t| !t.hooks.deletion_only)
         .collect()
 }
 
@@ -171,7 +184,7 @@ pub(crate) fn reconcile<'a>(
     let mut out = Reconciled::default();
     let mut managed = Vec::with_capacity(targets.len());
     for t in targets {
-        let hook = hooks::is_hook(t.obj);
+        let hook = t.hooks.hook;
         if hook && hooks::hook_types(t.obj).is_empty() {
             // `Ignore`: a hook with no valid type.
             continue;

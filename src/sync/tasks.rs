@@ -4,7 +4,7 @@ use std::borrow::Cow;
 
 use serde_json::{Value, json};
 
-use super::hooks::{self, HOOK_FINALIZER};
+use super::hooks::{self, HOOK_FINALIZER, HookFacts};
 use super::options::{self, FIELD_MANAGER};
 use super::reconcile::{self, Edit, Pair, RefKey, ref_key};
 use super::waves;
@@ -231,11 +231,11 @@ pub(crate) fn build<'a>(request: &'a SyncRequest, obs: &'a Observations) -> Buil
             // Targets here are not hooks (reconcile set those apart).
             Some(t) => {
                 // `sync_phases` of an object that is not a hook.
-                if hooks::is_skip(t.obj) {
+                if t.hooks.skip {
                     continue;
                 }
                 // 3. Every target gets a namespace (even cluster-scoped ones, as in Argo CD).
-                let mut key = object_ref(t.key, version_of(t.obj));
+                let mut key = object_ref(t.key, t.version);
                 if key.namespace.is_empty() && !ns.is_empty() {
                     key.namespace = ns.to_string();
                 }
@@ -261,7 +261,8 @@ pub(crate) fn build<'a>(request: &'a SyncRequest, obs: &'a Observations) -> Buil
             None => {
                 let Some((l, lk)) = pair.live else { continue };
                 // A live object may be a hook.
-                if hooks::is_hook(l) || hooks::is_skip(l) {
+                let facts = HookFacts::of(l);
+                if facts.hook || facts.skip {
                     continue;
                 }
                 task_of(

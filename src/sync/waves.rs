@@ -1,10 +1,9 @@
 //! Kind order (§2.8), the task comparator, prune-wave mirroring and PruneLast (§2.5), and the
 //! dependency pass (§2.9).
 
-use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
-use super::Task;
+use super::{Phase, Task};
 
 /// Argo CD's kind order (`kindOrder`). A kind's rank is its index minus the length, so
 /// `Namespace` is −35 and `APIService` −1; a kind not in the list ranks 0.
@@ -64,26 +63,29 @@ pub fn kind_rank(kind: &str) -> i32 {
     }
 }
 
-/// The task order: phase, wave, kind rank, name (Argo CD's comparator), then, beyond Argo CD
-/// whose sort leaves these ties in no fixed order: group, namespace, applies before prunes,
-/// version.
-pub(crate) fn compare(a: &Task<'_>, b: &Task<'_>) -> Ordering {
-    a.phase
-        .cmp(&b.phase)
-        .then(a.wave.cmp(&b.wave))
-        .then(a.kind_rank.cmp(&b.kind_rank))
-        .then_with(|| a.key.name.as_bytes().cmp(b.key.name.as_bytes()))
-        .then_with(|| a.key.group.cmp(&b.key.group))
-        .then_with(|| a.key.namespace.cmp(&b.key.namespace))
-        .then(a.is_prune().cmp(&b.is_prune()))
-        .then_with(|| a.key.version.cmp(&b.key.version))
+/// The key of the task order: phase, wave, kind rank, name (Argo CD's comparator), then,
+/// beyond Argo CD whose sort leaves these ties in no fixed order: group, namespace, applies
+/// before prunes, version.
+type OrderKey<'t> = ((Phase, i64, i32), &'t [u8], (&'t str, &'t str), bool, &'t str);
+
+fn order_key<'t>(t: &'t Task<'_>) -> OrderKey<'t> {
+    (
+        (t.phase, t.wave, t.kind_rank),
+        t.key.name.as_bytes(),
+        (t.key.group.as_str(), t.key.namespace.as_str()),
+        t.is_prune(),
+        t.key.version.as_str(),
+    )
 }
 
-/// Sorts the tasks by [`compare`] (stable). The tasks are large, so their order is found on
-/// indices and each task moved once.
+/// Sorts the tasks by [`order_key`] (stable). The tasks are large, so the order is found on
+/// the keys with each task's index last (which makes the order total, so an unstable sort
+/// gives the stable order), and each task is moved once.
 pub(crate) fn sort(tasks: &mut Vec<Task<'_>>) {
-    let mut order: Vec<usize> = (0..tasks.len()).collect();
-    order.sort_by(|a, b| compare(&tasks[*a], &tasks[*b]));
+    let mut order: Vec<(OrderKey<'_>, usize)> =
+        tasks.iter().enumerate().map(|(i, t)| (order_key(t), i)).collect();
+    order.sort_unstable();
+    let order: Vec<usize> = order.into_iter().map(|o| o.1).collect();
     let mut slots: Vec<Option<Task<'_>>> = std::mem::take(tasks).into_iter().map(Some).collect();
     *tasks = order.iter().filter_map(|i| slots.get_mut(*i).and_then(Option::take)).collect();
 }
@@ -105,8 +107,7 @@ pub(crate) fn mirror_prune_waves(tasks: &mut [Task<'_>]) {
 
 /// `1 + max(0, max wave of the Sync-phase tasks)`: the wave PruneLast prunes go to.
 pub(crate) fn last_sync_wave(tasks: &[Task<'_>]) -> i64 {
-    let max =
-        tasks.iter().filter(|t| t.phase == super::Phase::Sync).map(|t| t.wave).fold(0, i64::max);
+    let max = tasks.iter().filter(|t| t.phase == Phase::Sync).map(|t| t.wave).fold(0, i64::max);
     max.saturating_add(1)
 }
 
