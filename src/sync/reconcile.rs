@@ -7,7 +7,8 @@ use std::collections::{HashMap, HashSet};
 use serde_json::Value;
 
 use super::hooks::{self, HookFacts};
-use crate::object::{RefParts, Scope, Scopes, split_api_version};
+use crate::config::SYNC_OPTIONS_ANNOTATION;
+use crate::object::{RefParts, Scope, Scopes, annotation, split_api_version};
 
 /// A desired object, borrowed from the request, keyed as the controller's normalization
 /// leaves it (§1.1: a cluster-scoped object without its namespace, a namespaced one with the
@@ -24,6 +25,10 @@ pub(crate) struct Desired<'a> {
     pub generated: bool,
     /// What its hook annotations make of it.
     pub hooks: HookFacts,
+    /// Its sync wave ([`hooks::wave`]).
+    pub wave: i64,
+    /// It carries the sync-options annotation.
+    pub options: bool,
     /// What sending the object does to its namespace, once every target has one (§2.6 step 3:
     /// an object still without a namespace gets the app's).
     pub edit: Edit,
@@ -78,12 +83,20 @@ impl<'a> Desired<'a> {
                 }
             }
         };
-        Desired { obj, key, version, generated, hooks: HookFacts::of(obj), edit }
+        // Everything planning reads of the object is read here, in one visit.
+        let (hooks, wave, options) = (HookFacts::of(obj), hooks::wave(obj), has_options(obj));
+        Desired { obj, key, version, generated, hooks, wave, options, edit }
     }
 }
 
-/// A live object with its key.
-pub(crate) type Live<'a> = (&'a Value, RefKey<'a>);
+/// Whether an object carries the sync-options annotation (the per-resource options are read
+/// only from objects that do).
+pub(crate) fn has_options(obj: &Value) -> bool {
+    annotation(obj, SYNC_OPTIONS_ANNOTATION).is_some()
+}
+
+/// A live object with its key and whether it carries the sync-options annotation.
+pub(crate) type Live<'a> = (&'a Value, RefKey<'a>, bool);
 
 /// A desired/live pair: create (live `None`), update (both), prune (target `None`).
 #[derive(Debug, Clone, Copy)]
@@ -214,21 +227,21 @@ pub(crate) fn reconcile<'a>(
                 if !stray.is_empty() {
                     stray.remove(&k);
                 }
-                live_map.insert(k, (l, full));
+                live_map.insert(k, (l, full, has_options(l)));
                 continue;
             }
             let ns = std::mem::take(&mut k.2);
             let keep_old = live_map.contains_key(&k) && stray.get(&k).is_none_or(|old| *old < ns);
             if !keep_old {
                 stray.insert(k, ns);
-                live_map.insert(k, (l, full));
+                live_map.insert(k, (l, full, has_options(l)));
             }
         }
     }
     // The same object under two API groups: keep the key a target uses.
     let mut uids: Vec<(&str, RefKey<'a>)> = live_map
         .iter()
-        .filter_map(|(k, (l, _))| {
+        .filter_map(|(k, (l, _, _))| {
             let uid = meta_str(l, "uid");
             (!uid.is_empty()).then_some((uid, *k))
         })

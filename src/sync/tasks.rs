@@ -6,14 +6,14 @@ use serde_json::{Value, json};
 
 use super::hooks::{self, HOOK_FINALIZER, HookFacts};
 use super::options::{self, FIELD_MANAGER};
-use super::reconcile::{self, Edit, Pair, RefKey, ref_key};
+use super::reconcile::{self, Edit, Pair, RefKey, has_options, ref_key};
 use super::waves;
 use super::{
     NamespaceEdit, NamespaceLookup, Observations, Phase, Plan, SyncRequest, Task, TaskAction,
     TaskFlags, TaskObject, Wave,
 };
 use crate::config::SYNC_OPTIONS_ANNOTATION;
-use crate::object::{ObjectRef, annotation, split_api_version};
+use crate::object::{ObjectRef, split_api_version};
 
 /// The reason of a task left out by `ApplyOutOfSyncOnly` (this crate's wording; Argo CD
 /// records no result for it).
@@ -78,21 +78,21 @@ pub fn plan<'a>(request: &'a SyncRequest, observations: &'a Observations) -> Pla
 
 /// A task of an owned target (a hook, the auto-created namespace), whose key is read from it.
 fn owned_task<'a>(phase: Phase, target: Value, live: Option<Cow<'a, Value>>) -> Task<'a> {
-    let hook = hooks::is_hook(&target);
+    let (hook, wave) = (hooks::is_hook(&target), hooks::wave(&target));
     let key = ObjectRef::from_object_lossy(&target);
-    task_of(phase, key, Some(TaskObject::new(target)), live, hook)
+    task_of(phase, key, Some(TaskObject::new(target)), live, hook, wave)
 }
 
-/// A task with its key; wave and delete policies are read from its object.
+/// A task with its key and wave; a hook's delete policies are read from its object.
 fn task_of<'a>(
     phase: Phase,
     key: ObjectRef,
     target: Option<TaskObject<'a>>,
     live: Option<Cow<'a, Value>>,
     hook: bool,
+    wave: i64,
 ) -> Task<'a> {
     let obj = target.as_ref().map(TaskObject::given).or(live.as_deref());
-    let wave = obj.map(hooks::wave).unwrap_or(0);
     let delete_policies = match obj {
         Some(o) if hook => hooks::delete_policies(o),
         _ => Vec::new(),
@@ -212,6 +212,7 @@ pub(crate) fn build<'a>(request: &'a SyncRequest, obs: &'a Observations) -> Buil
     // kind and name and an empty namespace, which sorts first in its (group, kind) run, can
     // give it one.
     let mut tasks: Vec<Task<'a>> = Vec::with_capacity(rec.pairs.len() + rec.hooks.len() + 1);
+    let mut valid = true;
     // The pairs of the current (group, kind) run keyed without a namespace.
     let (mut run, mut unnamespaced) = (None, 0..0);
     for (i, pair) in rec.pairs.iter().enumerate() {
@@ -227,7 +228,9 @@ pub(crate) fn build<'a>(request: &'a SyncRequest, obs: &'a Observations) -> Buil
         if !request.resources.is_empty() && !filter_keeps(request, key) {
             continue;
         }
-        let task = match pair.target {
+        // Each resource task is completed here (step 6 and its action), from what was read
+        // of its objects when they were keyed: none of them is visited again.
+        let (mut task, options) = match pair.target {
             // Targets here are not hooks (reconcile set those apart).
             Some(t) => {
                 // `sync_phases` of an object that is not a hook.
@@ -245,35 +248,35 @@ pub(crate) fn build<'a>(request: &'a SyncRequest, obs: &'a Observations) -> Buil
                     Edit::Remove => NamespaceEdit::Remove,
                 };
                 let live = match pair.live {
-                    Some(l) => Some(l.0),
+                    Some(l) => Some(l),
                     None if !t.key.2.is_empty() => {
                         let same_name = &rec.pairs[unnamespaced.clone()];
                         same_name
                             .binary_search_by(|p| p.key().map(|k| k.3).cmp(&Some(t.key.3)))
                             .ok()
-                            .and_then(|j| same_name[j].live.map(|l| l.0))
+                            .and_then(|j| same_name[j].live)
                     }
                     None => None,
                 };
                 let target = TaskObject::borrowed(t.obj, edit);
-                task_of(Phase::Sync, key, Some(target), live.map(Cow::Borrowed), false)
+                let live_object = live.map(|l| Cow::Borrowed(l.0));
+                let task = task_of(Phase::Sync, key, Some(target), live_object, false, t.wave);
+                (task, (t.options, live.is_some_and(|l| l.2)))
             }
             None => {
-                let Some((l, lk)) = pair.live else { continue };
+                let Some((l, lk, options)) = pair.live else { continue };
                 // A live object may be a hook.
                 let facts = HookFacts::of(l);
                 if facts.hook || facts.skip {
                     continue;
                 }
-                task_of(
-                    Phase::Sync,
-                    object_ref(lk, version_of(l)),
-                    None,
-                    Some(Cow::Borrowed(l)),
-                    false,
-                )
+                let key = object_ref(lk, version_of(l));
+                let task =
+                    task_of(Phase::Sync, key, None, Some(Cow::Borrowed(l)), false, hooks::wave(l));
+                (task, (false, options))
             }
         };
+        valid &= check_and_decide(request, obs, &crds, &mut task, options);
         tasks.push(task);
     }
     let resource_tasks = tasks.len();
@@ -341,35 +344,11 @@ pub(crate) fn build<'a>(request: &'a SyncRequest, obs: &'a Observations) -> Buil
         }
         t.live = found_live(&rec.pairs, &t.key).map(Cow::Borrowed);
     }
-    // 6. Discovery and permissions.
-    let mut valid = true;
-    let check_kinds = !obs.missing_kinds.is_empty() || !obs.discovery_errors.is_empty();
-    for t in &mut tasks {
-        let gk = if check_kinds { t.key.group_kind() } else { String::new() };
-        if check_kinds && obs.missing_kinds.contains(&gk) {
-            let skip = options::skip_dry_run_on_missing(t.given_target(), app)
-                || crds.iter().any(|(g, k)| *g == t.key.group && *k == t.key.kind);
-            if skip {
-                t.flags.dry_run_first = false;
-                t.invalid = None;
-            } else {
-                let resource = if t.key.group.is_empty() {
-                    t.key.kind.clone()
-                } else {
-                    format!("{}.{}", t.key.kind, t.key.group)
-                };
-                t.invalid = Some(format!("{resource} \"\" not found"));
-            }
-        } else if check_kinds && let Some(err) = obs.discovery_errors.get(&gk) {
-            t.invalid = Some(err.clone());
-        } else if !obs.denied.is_empty()
-            && let Some(err) = obs.denied.get(&t.key.key())
-        {
-            t.invalid = Some(err.clone());
-        }
-        if t.invalid.is_some() {
-            valid = false;
-        }
+    // 6 (and each task's action) for the tasks step 5 completed.
+    for t in &mut tasks[resource_tasks..] {
+        let options =
+            (t.given_target().is_some_and(has_options), t.live.as_deref().is_some_and(has_options));
+        valid &= check_and_decide(request, obs, &crds, t, options);
     }
     // 7, 8. Prune waves mirrored, then PruneLast.
     waves::mirror_prune_waves(&mut tasks);
@@ -382,16 +361,48 @@ pub(crate) fn build<'a>(request: &'a SyncRequest, obs: &'a Observations) -> Buil
     // 9. Sort, then pull Namespaces and CRDs in front of their first user.
     waves::sort(&mut tasks);
     waves::adjust_dependencies(&mut tasks);
-    // Actions and flags.
-    let policy = app.propagation_policy();
-    for t in tasks.iter_mut() {
-        let skip_dry_run = !obs.missing_kinds.is_empty()
-            && t.invalid.is_none()
-            && obs.missing_kinds.contains(&t.key.group_kind());
-        decide_action(request, t, skip_dry_run);
-        t.propagation_policy = policy;
-    }
     Built { tasks, valid, warnings, preset_failures }
+}
+
+/// Step 6 for one task, its discovery and permission errors, then its action and flags
+/// ([`decide`]); whether the task is valid. None of this depends on the order or the waves,
+/// so a resource task is completed as soon as it is built. `options` says whether the target
+/// and the live object carry the sync-options annotation.
+fn check_and_decide(
+    request: &SyncRequest,
+    obs: &Observations,
+    crds: &[(&str, &str)],
+    t: &mut Task<'_>,
+    options: (bool, bool),
+) -> bool {
+    let app = &request.sync_options;
+    let check_kinds = !obs.missing_kinds.is_empty() || !obs.discovery_errors.is_empty();
+    let gk = if check_kinds { t.key.group_kind() } else { String::new() };
+    let mut skip_dry_run = false;
+    if check_kinds && obs.missing_kinds.contains(&gk) {
+        let skip = options::skip_dry_run_on_missing(t.given_target(), app)
+            || crds.iter().any(|(g, k)| *g == t.key.group && *k == t.key.kind);
+        if skip {
+            t.flags.dry_run_first = false;
+            t.invalid = None;
+            skip_dry_run = true;
+        } else {
+            let resource = if t.key.group.is_empty() {
+                t.key.kind.clone()
+            } else {
+                format!("{}.{}", t.key.kind, t.key.group)
+            };
+            t.invalid = Some(format!("{resource} \"\" not found"));
+        }
+    } else if check_kinds && let Some(err) = obs.discovery_errors.get(&gk) {
+        t.invalid = Some(err.clone());
+    } else if !obs.denied.is_empty()
+        && let Some(err) = obs.denied.get(&t.key.key())
+    {
+        t.invalid = Some(err.clone());
+    }
+    decide(request, t, skip_dry_run, options);
+    t.invalid.is_none()
 }
 
 /// The live object of the first pair, in key order, with the group, kind and name of `key`
@@ -415,7 +426,16 @@ fn version_of(obj: &Value) -> &str {
 }
 
 pub(crate) fn decide_action(request: &SyncRequest, t: &mut Task<'_>, skip_dry_run: bool) {
+    let target_options = t.given_target().is_some_and(has_options);
+    let live_options = t.live.as_deref().is_some_and(has_options);
+    decide(request, t, skip_dry_run, (target_options, live_options));
+}
+
+/// A task's action and flags; `options` says whether its target and its live object carry
+/// the sync-options annotation (the per-resource options are read only from those that do).
+fn decide(request: &SyncRequest, t: &mut Task<'_>, skip_dry_run: bool, options: (bool, bool)) {
     let app = &request.sync_options;
+    t.propagation_policy = app.propagation_policy();
     t.flags.dry_run_first = !skip_dry_run;
     if t.is_prune() {
         t.flags.dry_run_first = true;
@@ -435,12 +455,9 @@ pub(crate) fn decide_action(request: &SyncRequest, t: &mut Task<'_>, skip_dry_ru
     }
     // The per-resource options are read from the sync-options annotation only, so an object
     // without one is passed as none to each of the option rules below.
-    fn with_options(o: Option<&Value>) -> Option<&Value> {
-        o.filter(|o| annotation(o, SYNC_OPTIONS_ANNOTATION).is_some())
-    }
     let live = t.live.as_deref();
     let given = t.target.as_ref().map(TaskObject::given);
-    let (target, live_options) = (with_options(given), with_options(live));
+    let (target, live_options) = (given.filter(|_| options.0), live.filter(|_| options.1));
     let force = options::force(target, live_options, request.force);
     t.flags.validate = options::validate(target, app);
     if options::replace(target, live_options, app) {
