@@ -4,7 +4,7 @@
 //! `helm.sh/hook*`. The Argo CD hook annotation, when present, wins over Helm's.
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::Phase;
 use crate::object::annotation;
@@ -158,8 +158,11 @@ pub(crate) struct HookFacts {
 
 impl HookFacts {
     pub fn of(obj: &Value) -> Self {
-        let annotations =
-            obj.get("metadata").and_then(|m| m.get("annotations")).and_then(Value::as_object);
+        HookFacts::with_annotations(obj, annotations(obj))
+    }
+
+    /// The facts of `obj`, whose annotations are `annotations`.
+    pub fn with_annotations(obj: &Value, annotations: Option<&Map<String, Value>>) -> Self {
         match annotations {
             Some(a) if a.contains_key(HOOK_ANNOTATION) || a.contains_key(HELM_HOOK_ANNOTATION) => {
                 HookFacts {
@@ -306,8 +309,19 @@ pub(crate) fn go_atoi(s: &str) -> Option<i64> {
 /// assert_eq!(wave(&obj(serde_json::json!({"argocd.argoproj.io/sync-wave": " 1"}))), 0);
 /// ```
 pub fn wave(obj: &Value) -> i64 {
-    annotation(obj, SYNC_WAVE_ANNOTATION)
+    wave_of(annotations(obj))
+}
+
+/// The annotations of an object, if they are a map.
+pub(crate) fn annotations(obj: &Value) -> Option<&Map<String, Value>> {
+    obj.get("metadata").and_then(|m| m.get("annotations")).and_then(Value::as_object)
+}
+
+/// [`wave`] of an object with these annotations.
+pub(crate) fn wave_of(annotations: Option<&Map<String, Value>>) -> i64 {
+    let get = |key: &str| annotations.and_then(|a| a.get(key)).and_then(Value::as_str);
+    get(SYNC_WAVE_ANNOTATION)
         .and_then(go_atoi)
-        .or_else(|| annotation(obj, HELM_WEIGHT_ANNOTATION).and_then(go_atoi))
+        .or_else(|| get(HELM_WEIGHT_ANNOTATION).and_then(go_atoi))
         .unwrap_or(0)
 }

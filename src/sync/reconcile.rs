@@ -84,7 +84,13 @@ impl<'a> Desired<'a> {
             }
         };
         // Everything planning reads of the object is read here, in one visit.
-        let (hooks, wave, options) = (HookFacts::of(obj), hooks::wave(obj), has_options(obj));
+        let annotations = meta.and_then(|m| m.get("annotations")).and_then(Value::as_object);
+        let hooks = HookFacts::with_annotations(obj, annotations);
+        let wave = hooks::wave_of(annotations);
+        let options = annotations
+            .and_then(|a| a.get(SYNC_OPTIONS_ANNOTATION))
+            .and_then(Value::as_str)
+            .is_some();
         Desired { obj, key, version, generated, hooks, wave, options, edit }
     }
 }
