@@ -370,9 +370,11 @@ pub struct Task<'a> {
     /// The message Argo CD records for a planned skip (`ignored (no prune)`, ...); empty otherwise.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub message: String,
-    /// The object to send (namespace defaulted, hook finalizer added); `None` for a prune.
+    /// The object to send (namespace defaulted, hook finalizer added): the desired object,
+    /// borrowed, with the namespace it is sent with ([`TaskObject::to_value`] builds it);
+    /// `None` for a prune.
     #[cfg_attr(feature = "serve", schemars(with = "Option<Value>"))]
-    #[serde(deserialize_with = "owned_target")]
+    #[serde(default, deserialize_with = "owned_target")]
     pub target: Option<TaskObject<'a>>,
     /// The live object, if any.
     #[cfg_attr(feature = "serve", schemars(with = "Option<Value>"))]

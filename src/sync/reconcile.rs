@@ -72,7 +72,9 @@ impl<'a> Desired<'a> {
             }
             Some(_) => {
                 let has_ns = !key.2.is_empty();
-                if has_ns && scopes.is_cluster_scoped(key.0, key.1) {
+                if (has_ns || app) && scopes.is_cluster_scoped(key.0, key.1) {
+                    // A cluster-scoped object is keyed without a namespace; it is sent with
+                    // the app's, or (there is none) without its own.
                     key.2 = "";
                     if app { Edit::SetApp } else { Edit::Remove }
                 } else if !has_ns && app {
