@@ -915,7 +915,7 @@ impl Scopes {
         {
             return Some(*s);
         }
-        if BUILTIN_CLUSTER_SCOPED.iter().any(|(g, k)| *g == group && *k == kind) {
+        if BUILTIN_CLUSTER_SCOPED.iter().any(|(g, k)| *k == kind && *g == group) {
             Some(Scope::Cluster)
         } else if BUILTIN_NAMESPACED_GROUPS.contains(&group) {
             Some(Scope::Namespaced)

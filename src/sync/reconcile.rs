@@ -29,6 +29,8 @@ pub(crate) struct Desired<'a> {
     pub wave: i64,
     /// It carries the sync-options annotation.
     pub options: bool,
+    /// Its kind's scope, if known.
+    pub scope: Option<Scope>,
     /// What sending the object does to its namespace, once every target has one (§2.6 step 3:
     /// an object still without a namespace gets the app's).
     pub edit: Edit,
@@ -60,6 +62,7 @@ impl<'a> Desired<'a> {
             if name.is_empty() { generate_name } else { name },
         );
         let app = !app_namespace.is_empty();
+        let scope = scopes.scope(key.0, key.1);
         let edit = match meta {
             // `metadata` that is not a map is left alone by the defaulting; the namespace
             // every target gets replaces it.
@@ -72,7 +75,7 @@ impl<'a> Desired<'a> {
             }
             Some(_) => {
                 let has_ns = !key.2.is_empty();
-                if (has_ns || app) && scopes.is_cluster_scoped(key.0, key.1) {
+                if scope == Some(Scope::Cluster) && (has_ns || app) {
                     // A cluster-scoped object is keyed without a namespace; it is sent with
                     // the app's, or (there is none) without its own.
                     key.2 = "";
@@ -93,7 +96,7 @@ impl<'a> Desired<'a> {
             .and_then(|a| a.get(SYNC_OPTIONS_ANNOTATION))
             .and_then(Value::as_str)
             .is_some();
-        Desired { obj, key, version, generated, hooks, wave, options, edit }
+        Desired { obj, key, version, generated, hooks, wave, options, scope, edit }
     }
 }
 
@@ -277,7 +280,7 @@ pub(crate) fn reconcile<'a>(
         .map(|t| {
             let (group, kind, namespace, name) = t.key;
             let ns = if namespace.is_empty() { app_namespace } else { namespace };
-            let scope = scopes.scope(group, kind);
+            let scope = t.scope;
             let mut found = None;
             if scope != Some(Scope::Cluster) {
                 found = live_map.remove(&(group, kind, ns, name));
