@@ -62,6 +62,11 @@ pub(crate) fn remarshal_in_place(obj: &mut Value) {
     }
 }
 
+/// Whether `v` strictly decodes as `t`, reading only (then it also decodes leniently).
+pub(crate) fn decodes_strictly(v: &Value, t: TypeRef) -> bool {
+    strict_check(v, t).is_ok()
+}
+
 /// Why a value cannot be canonicalised in place.
 enum Unfit {
     /// It does not strictly decode as its type: the plain round trip stands.
