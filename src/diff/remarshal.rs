@@ -410,8 +410,13 @@ fn scalar_round_trip(v: &Value, s: Scalar, path: &str) -> Result<Value, PatchFai
 /// `MicroTime`): the canonical form of a `metav1.Time`.
 pub(crate) fn canonical_time(s: &str, micro: bool) -> Option<String> {
     let (secs, nanos) = crate::civil::parse_rfc3339(s)?;
-    let base = crate::civil::format_utc(secs);
-    Some(if micro { format!("{base}.{:06}Z", nanos / 1000) } else { format!("{base}Z") })
+    let mut out = crate::civil::format_utc(secs);
+    if micro {
+        out.push('.');
+        crate::civil::push_digits(&mut out, i64::from(nanos / 1000), 6);
+    }
+    out.push('Z');
+    Some(out)
 }
 
 const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
