@@ -205,6 +205,27 @@ mod tests {
         o
     }
 
+    #[test]
+    fn managed_fields_set_aside_come_back_in_kept_objects() {
+        let fields = json!([{"manager": "kubectl", "operation": "Update",
+            "fieldsV1": {"f:data": {"f:a": {}}}}]);
+        let desired = json!({"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "d", "namespace": "n"}, "spec": {"replicas": 2}});
+        let mut live = desired.clone();
+        live["spec"]["replicas"] = json!(3);
+        live["metadata"]["managedFields"] = fields.clone();
+        let r = diff(Some(&desired), Some(&live), &DiffOptions::default()).unwrap();
+        assert!(r.modified);
+        assert_eq!(r.normalized_live["metadata"]["managedFields"], fields);
+        assert_eq!(r.predicted_live["metadata"]["managedFields"], fields);
+        assert!(r.patch.iter().all(|op| !op.path.contains("managedFields")));
+        // Not of its type: not set aside (the object is then left undefaulted), and kept.
+        live["metadata"]["managedFields"] = json!("not a list");
+        let r = diff(Some(&desired), Some(&live), &DiffOptions::default()).unwrap();
+        assert_eq!(r.normalized_live["metadata"]["managedFields"], json!("not a list"));
+        assert_eq!(r.predicted_live["metadata"]["managedFields"], json!("not a list"));
+    }
+
     proptest! {
         // Bad input is an error or a result, never a panic, in every mode.
         #[test]
