@@ -415,11 +415,7 @@ pub(crate) fn typed_round_trip_cow<'v>(
                 let Some(it) = t.items() else { return Ok(Cow::Borrowed(v)) };
                 let mut out: Option<Vec<Value>> = None;
                 for (i, e) in l.iter().enumerate() {
-                    let enc = if e.is_null() {
-                        Cow::Owned(zero_value(it))
-                    } else {
-                        typed_round_trip_cow(e, it, mode).map_err(|e| below(e, i))?
-                    };
+                    let enc = element_cow(e, it, mode).map_err(|e| below(e, i))?;
                     if out.is_none() && matches!(enc, Cow::Borrowed(_)) {
                         continue;
                     }
@@ -436,11 +432,7 @@ pub(crate) fn typed_round_trip_cow<'v>(
                 let Some(vt) = t.values() else { return Ok(Cow::Borrowed(v)) };
                 let mut out: Option<Map<String, Value>> = None;
                 for (i, (k, e)) in m.iter().enumerate() {
-                    let enc = if e.is_null() {
-                        Cow::Owned(zero_value(vt))
-                    } else {
-                        typed_round_trip_cow(e, vt, mode).map_err(|e| below(e, escaped(k)))?
-                    };
+                    let enc = element_cow(e, vt, mode).map_err(|e| below(e, escaped(k)))?;
                     if out.is_none() && matches!(enc, Cow::Borrowed(_)) {
                         continue;
                     }
@@ -464,6 +456,11 @@ pub(crate) fn typed_round_trip_cow<'v>(
             }
         },
     }
+}
+
+/// A list element or map value of [`typed_round_trip_cow`]: null decodes as the zero value.
+fn element_cow(e: &Value, t: TypeRef, mode: Decode) -> Result<Cow<'_, Value>, PatchFailure> {
+    if e.is_null() { Ok(Cow::Owned(zero_value(t))) } else { typed_round_trip_cow(e, t, mode) }
 }
 
 /// The output map of [`typed_round_trip_cow`], made on the first change from the `i` entries
