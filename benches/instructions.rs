@@ -40,6 +40,7 @@ type Case = (&'static str, fn());
 const CASES: &[Case] = &[
     ("parse_json_list_2000", parse_json_list_2000),
     ("diff_three_way_deployment", diff_three_way_deployment),
+    ("serde_json_parse_serialize_deployment", serde_json_parse_serialize_deployment),
     ("diff_two_way_deployment", diff_two_way_deployment),
     ("diff_structured_merge_deployment", diff_structured_merge_deployment),
     ("diff_server_side_deployment", diff_server_side_deployment),
@@ -96,6 +97,21 @@ fn diff_three_way_deployment() {
     let desired = json_file("diff/inputs/deployment-config.json");
     let live = json_file("diff/inputs/deployment-live.json");
     black_box(warm_diff(&desired, &live, &DiffOptions::default()));
+}
+
+/// The yardstick of `diff_three_way_deployment`: serde_json parsing the same pair from its
+/// text and serialising both again (divan's `one_resource::serde_json_parse_serialize`).
+fn serde_json_parse_serialize_deployment() {
+    let desired = testdata("diff/inputs/deployment-config.json");
+    let live = testdata("diff/inputs/deployment-live.json");
+    #[inline(never)]
+    fn measured_parse_serialize(desired: &str, live: &str) -> usize {
+        let d: Value = serde_json::from_str(desired).expect("json");
+        let l: Value = serde_json::from_str(live).expect("json");
+        let (d, l) = (serde_json::to_string(&d), serde_json::to_string(&l));
+        d.map_or(0, |s| s.len()) + l.map_or(0, |s| s.len())
+    }
+    black_box(measured_parse_serialize(black_box(&desired), black_box(&live)));
 }
 
 fn diff_two_way_deployment() {

@@ -94,7 +94,36 @@ pub(crate) fn parse_rfc3339(s: &str) -> Option<(i64, u32)> {
 pub(crate) fn format_utc(secs: i64) -> String {
     let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
     let (y, m, d) = civil_from_days(days);
-    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}", rem / 3600, rem % 3600 / 60, rem % 60)
+    if !(0..=9999).contains(&y) {
+        return format!(
+            "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}",
+            rem / 3600,
+            rem % 3600 / 60,
+            rem % 60
+        );
+    }
+    // The common case digit by digit (this runs for every timestamp a diff canonicalises).
+    let mut out = String::with_capacity(32);
+    push_digits(&mut out, y, 4);
+    out.push('-');
+    push_digits(&mut out, m, 2);
+    out.push('-');
+    push_digits(&mut out, d, 2);
+    out.push('T');
+    push_digits(&mut out, rem / 3600, 2);
+    out.push(':');
+    push_digits(&mut out, rem % 3600 / 60, 2);
+    out.push(':');
+    push_digits(&mut out, rem % 60, 2);
+    out
+}
+
+/// Appends the `width` lowest decimal digits of `n` (not negative), zero-padded.
+pub(crate) fn push_digits(out: &mut String, n: i64, width: u32) {
+    for i in (0..width).rev() {
+        let digit = n / 10_i64.pow(i) % 10;
+        out.push(char::from(b'0' + u8::try_from(digit).unwrap_or(0)));
+    }
 }
 
 /// Go `time.ParseDuration`, in nanoseconds; the error is Go's message.
@@ -202,6 +231,21 @@ pub(crate) fn format_go_duration(d: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn format_utc_digit_by_digit_is_the_formatted_text() {
+        for secs in [-62_167_219_200_i64, -1, 0, 59, 951_782_400, 1_700_000_000, 253_402_300_799] {
+            let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+            let (y, m, d) = civil_from_days(days);
+            let expected = format!(
+                "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}",
+                rem / 3600,
+                rem % 3600 / 60,
+                rem % 60
+            );
+            assert_eq!(format_utc(secs), expected);
+        }
+    }
 
     #[test]
     fn round_trip_and_known_dates() {

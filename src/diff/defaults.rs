@@ -13,7 +13,7 @@
 use serde_json::{Map, Value, json};
 
 use super::quantity::Quantity;
-use super::remarshal::{Decode, typed_round_trip};
+use super::remarshal::{Decode, typed_round_trip_cow};
 use super::smp::{apply_typed_in_place, two_way_typed};
 use crate::schema::{self, Shape, TypeRef};
 
@@ -34,17 +34,19 @@ pub(crate) fn apply_defaults_in_place(obj: &mut Value) {
         return;
     }
     let Some(t) = schema::lookup(g, v, k) else { return };
-    let Ok(t0) = typed_round_trip(obj, t, Decode::Lenient, "") else { return };
+    // The typed copy borrows the object where the round trip would not change it.
+    let Ok(t0) = typed_round_trip_cow(obj, t, Decode::Lenient) else { return };
     if !t0.is_object() {
         return;
     }
-    let mut t1 = t0.clone();
+    let mut t1 = t0.as_ref().clone();
     let ctx = Ctx::new(g, v);
     walk(&mut t1, t, &ctx);
-    if t1 == t0 {
+    if t1 == *t0 {
         return;
     }
     let Ok(patch) = two_way_typed(&t0, &t1, Some(t)) else { return };
+    drop(t0);
     let before = obj.clone();
     if apply_typed_in_place(obj, patch, Some(t)).is_err() {
         *obj = before;

@@ -8,9 +8,11 @@ use serde_json::Value;
 use super::compare::finish_prediction;
 use super::normalize::{last_applied, normalize, prepare, remove_namespace_annotation};
 use super::predict::three_way_predict;
+use super::remarshal::decodes_strictly;
 use super::structured_merge::{server_side_diff, structured_merge_diff};
 use super::{DiffError, DiffMode, DiffOptions, DiffResult, PatchOp};
 use crate::object::ObjectRef;
+use crate::schema;
 
 /// Compares a desired object with a live object, as gitops-engine's `Diff(config, live)`.
 ///
@@ -101,18 +103,66 @@ pub(crate) fn diff_objects(
     }
     // Step 1 of `ThreeWayDiff` on the working copies: the prediction reads them borrowed.
     remove_namespace_annotation(&mut config);
-    if let Some(Ok(mut orig)) = last_applied(&live) {
-        normalize(&mut orig, opts, false);
-        remove_namespace_annotation(&mut orig);
-        if let Ok(p) = three_way_predict(&orig, &config, &mut live, keep) {
-            return Ok(finish_prediction(live, p, DiffMode::ThreeWay, keep));
+    let orig = match last_applied(&live) {
+        Some(Ok(mut orig)) => {
+            normalize(&mut orig, opts, false);
+            remove_namespace_annotation(&mut orig);
+            Some(orig)
         }
+        _ => None,
+    };
+    let aside = ManagedFields::set_aside(&mut live, &config, orig.as_ref());
+    if let Some(orig) = orig
+        && let Ok(p) = three_way_predict(&orig, &config, &mut live, keep)
+    {
+        return Ok(aside.put_back(finish_prediction(live, p, DiffMode::ThreeWay, keep)));
     }
     match three_way_predict(&config, &config, &mut live, keep) {
-        Ok(p) => Ok(finish_prediction(live, p, DiffMode::TwoWay, keep)),
+        Ok(p) => Ok(aside.put_back(finish_prediction(live, p, DiffMode::TwoWay, keep))),
         Err(f) => {
             Err(DiffError::Patch { object: Box::new(object), path: f.path, message: f.message })
         }
+    }
+}
+
+/// Live's `metadata.managedFields`, set aside while the prediction runs when neither the
+/// desired object nor the last-applied one has the field: no patch can then touch it, no
+/// defaulter reads or writes it, and it is the same on both sides of the comparison, so it
+/// would only be copied, defaulted and compared for nothing. A built-in object's field is set
+/// aside only when it decodes as its type (otherwise the whole object is left undefaulted,
+/// and that must not change). It is put back into the result's objects when they are kept.
+struct ManagedFields(Option<Value>);
+
+impl ManagedFields {
+    fn set_aside(live: &mut Value, config: &Value, orig: Option<&Value>) -> ManagedFields {
+        let has = |o: &Value| o.get("metadata").is_some_and(|m| m.get("managedFields").is_some());
+        if has(config) || orig.is_some_and(has) || !has(live) {
+            return ManagedFields(None);
+        }
+        if let Some((g, v, k)) = schema::gvk_of(live)
+            && schema::is_builtin(g, v, k)
+        {
+            let fits = schema::lookup(g, v, k)
+                .and_then(|t| t.field("metadata"))
+                .and_then(|t| t.field("managedFields"))
+                .zip(live.pointer("/metadata/managedFields"))
+                .is_some_and(|(t, f)| decodes_strictly(f, t));
+            if !fits {
+                return ManagedFields(None);
+            }
+        }
+        let meta = live.get_mut("metadata").and_then(Value::as_object_mut);
+        ManagedFields(meta.and_then(|m| m.remove("managedFields")))
+    }
+
+    fn put_back(self, mut result: DiffResult) -> DiffResult {
+        let Some(fields) = self.0 else { return result };
+        for side in [&mut result.normalized_live, &mut result.predicted_live] {
+            if let Some(meta) = side.get_mut("metadata").and_then(Value::as_object_mut) {
+                meta.insert("managedFields".to_owned(), fields.clone());
+            }
+        }
+        result
     }
 }
 
@@ -153,6 +203,27 @@ mod tests {
             }
         }
         o
+    }
+
+    #[test]
+    fn managed_fields_set_aside_come_back_in_kept_objects() {
+        let fields = json!([{"manager": "kubectl", "operation": "Update",
+            "fieldsV1": {"f:data": {"f:a": {}}}}]);
+        let desired = json!({"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "d", "namespace": "n"}, "spec": {"replicas": 2}});
+        let mut live = desired.clone();
+        live["spec"]["replicas"] = json!(3);
+        live["metadata"]["managedFields"] = fields.clone();
+        let r = diff(Some(&desired), Some(&live), &DiffOptions::default()).unwrap();
+        assert!(r.modified);
+        assert_eq!(r.normalized_live["metadata"]["managedFields"], fields);
+        assert_eq!(r.predicted_live["metadata"]["managedFields"], fields);
+        assert!(r.patch.iter().all(|op| !op.path.contains("managedFields")));
+        // Not of its type: not set aside (the object is then left undefaulted), and kept.
+        live["metadata"]["managedFields"] = json!("not a list");
+        let r = diff(Some(&desired), Some(&live), &DiffOptions::default()).unwrap();
+        assert_eq!(r.normalized_live["metadata"]["managedFields"], json!("not a list"));
+        assert_eq!(r.predicted_live["metadata"]["managedFields"], json!("not a list"));
     }
 
     proptest! {

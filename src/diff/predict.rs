@@ -2,8 +2,6 @@
 //! object is applied with kubectl's three-way patch. Built-in kinds get a strategic merge
 //! patch and Kubernetes defaults on both sides; anything else a JSON merge patch.
 
-use std::borrow::Cow;
-
 use serde_json::Value;
 
 use super::defaults::apply_defaults_in_place;
@@ -56,8 +54,9 @@ pub(crate) fn three_way_predict(
 ) -> Result<Predicted, PatchFailure> {
     let (g, v, k) = schema::gvk_of(orig).unwrap_or(("", "", ""));
     if is_builtin(g, v, k) {
-        // The StatefulSet workaround patches against a copy; anything else against live.
-        let mut live_for_patch = Cow::Borrowed(&*live);
+        // The StatefulSet workaround patches against live with its claim templates stripped:
+        // they are swapped in for the patch's computation and swapped back after it.
+        let mut stripped = None;
         if (g == "apps" || g == "extensions")
             && k == "StatefulSet"
             && let (Some(Value::Array(o)), Some(Value::Array(l))) = (
@@ -65,15 +64,17 @@ pub(crate) fn three_way_predict(
                 live.pointer("/spec/volumeClaimTemplates"),
             )
         {
-            let stripped = remove_list_fields(o, l);
-            if let Some(spec) =
-                live_for_patch.to_mut().get_mut("spec").and_then(Value::as_object_mut)
-            {
-                spec.insert("volumeClaimTemplates".to_owned(), Value::Array(stripped));
-            }
+            stripped = Some(Value::Array(remove_list_fields(o, l)));
         }
-        let patch = three_way_strategic_patch(orig, config, &live_for_patch, g, v, k)?;
-        drop(live_for_patch);
+        let patch = match stripped {
+            Some(mut stripped) => {
+                swap_claim_templates(live, &mut stripped);
+                let patch = three_way_strategic_patch(orig, config, live, g, v, k);
+                swap_claim_templates(live, &mut stripped);
+                patch?
+            }
+            None => three_way_strategic_patch(orig, config, live, g, v, k)?,
+        };
         // An empty patch leaves live as it is: no working copy is needed.
         let predicted = if patch.as_object().is_some_and(serde_json::Map::is_empty) {
             None
@@ -97,5 +98,12 @@ pub(crate) fn three_way_predict(
         let patch = three_way_json_merge_patch(orig, config, &live_for_patch)?;
         let predicted = apply_merge_patch(live, &patch);
         Ok(if predicted == *live { Predicted::Same } else { Predicted::Changed(predicted) })
+    }
+}
+
+/// Swaps live's `spec.volumeClaimTemplates` with `other`.
+fn swap_claim_templates(live: &mut Value, other: &mut Value) {
+    if let Some(templates) = live.pointer_mut("/spec/volumeClaimTemplates") {
+        std::mem::swap(templates, other);
     }
 }

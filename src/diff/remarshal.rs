@@ -12,6 +12,8 @@
 //! sides that are both normalised the same way).
 #![allow(dead_code)] // crate-internal seams of the diff pipeline; not every one is wired yet
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value};
 
 use super::error::PatchFailure;
@@ -60,6 +62,11 @@ pub(crate) fn remarshal_in_place(obj: &mut Value) {
             }
         }
     }
+}
+
+/// Whether `v` strictly decodes as `t`, reading only (then it also decodes leniently).
+pub(crate) fn decodes_strictly(v: &Value, t: TypeRef) -> bool {
+    strict_check(v, t).is_ok()
 }
 
 /// Why a value cannot be canonicalised in place.
@@ -355,6 +362,127 @@ fn round_trip(v: &Value, t: TypeRef, mode: Decode) -> Result<Value, PatchFailure
     }
 }
 
+/// [`typed_round_trip`] that borrows what the round trip leaves as it is: the result is
+/// `Cow::Borrowed(v)` when it equals `v` (an object already canonical for its type), and an
+/// owned tree otherwise, which copies only what lies beside the changes.
+pub(crate) fn typed_round_trip_cow<'v>(
+    v: &'v Value,
+    t: TypeRef,
+    mode: Decode,
+) -> Result<Cow<'v, Value>, PatchFailure> {
+    match t.shape() {
+        Shape::Untyped => Ok(if has_integral_floats(v) {
+            Cow::Owned(json_round_trip(v))
+        } else {
+            Cow::Borrowed(v)
+        }),
+        Shape::Struct => match v {
+            Value::Null => Ok(Cow::Borrowed(v)),
+            Value::Object(m) => {
+                // `None` while every field so far is kept as it is.
+                let mut out: Option<Map<String, Value>> = None;
+                for (i, (k, fv)) in m.iter().enumerate() {
+                    let Some((name, ft)) = t.field_folded(k) else {
+                        if mode == Decode::Strict {
+                            return Err(PatchFailure::new(
+                                &format!("/{}", escaped(k)),
+                                format!("unknown field \"{k}\""),
+                            ));
+                        }
+                        copied_prefix(&mut out, m, i);
+                        continue;
+                    };
+                    let enc =
+                        typed_round_trip_cow(fv, ft, mode).map_err(|e| below(e, escaped(k)))?;
+                    let omit = omitted(&enc, ft);
+                    if out.is_none() && !omit && name == k && matches!(enc, Cow::Borrowed(_)) {
+                        continue;
+                    }
+                    let o = copied_prefix(&mut out, m, i);
+                    if omit {
+                        o.remove(name);
+                    } else {
+                        o.insert(name.to_owned(), enc.into_owned());
+                    }
+                }
+                Ok(out.map_or(Cow::Borrowed(v), |o| Cow::Owned(Value::Object(o))))
+            }
+            other => Err(type_error("", other, "struct")),
+        },
+        Shape::List => match v {
+            Value::Null => Ok(Cow::Borrowed(v)),
+            Value::Array(l) => {
+                let Some(it) = t.items() else { return Ok(Cow::Borrowed(v)) };
+                let mut out: Option<Vec<Value>> = None;
+                for (i, e) in l.iter().enumerate() {
+                    let enc = element_cow(e, it, mode).map_err(|e| below(e, i))?;
+                    if out.is_none() && matches!(enc, Cow::Borrowed(_)) {
+                        continue;
+                    }
+                    out.get_or_insert_with(|| l.iter().take(i).cloned().collect())
+                        .push(enc.into_owned());
+                }
+                Ok(out.map_or(Cow::Borrowed(v), |o| Cow::Owned(Value::Array(o))))
+            }
+            other => Err(type_error("", other, "slice")),
+        },
+        Shape::Map => match v {
+            Value::Null => Ok(Cow::Borrowed(v)),
+            Value::Object(m) => {
+                let Some(vt) = t.values() else { return Ok(Cow::Borrowed(v)) };
+                let mut out: Option<Map<String, Value>> = None;
+                for (i, (k, e)) in m.iter().enumerate() {
+                    let enc = element_cow(e, vt, mode).map_err(|e| below(e, escaped(k)))?;
+                    if out.is_none() && matches!(enc, Cow::Borrowed(_)) {
+                        continue;
+                    }
+                    copied_prefix(&mut out, m, i).insert(k.clone(), enc.into_owned());
+                }
+                Ok(out.map_or(Cow::Borrowed(v), |o| Cow::Owned(Value::Object(o))))
+            }
+            other => Err(type_error("", other, "map")),
+        },
+        Shape::Scalar(s) => match (s, v) {
+            // The round trips that return the value as it is.
+            (Scalar::String, Value::String(_))
+            | (Scalar::Boolean, Value::Bool(_))
+            | (Scalar::IntOrString, Value::Null | Value::String(_))
+            | (Scalar::Quantity | Scalar::Time | Scalar::MicroTime | Scalar::Bytes, Value::Null) => {
+                Ok(Cow::Borrowed(v))
+            }
+            _ => {
+                let r = scalar_round_trip(v, s, "")?;
+                Ok(if r == *v { Cow::Borrowed(v) } else { Cow::Owned(r) })
+            }
+        },
+    }
+}
+
+/// A list element or map value of [`typed_round_trip_cow`]: null decodes as the zero value.
+fn element_cow(e: &Value, t: TypeRef, mode: Decode) -> Result<Cow<'_, Value>, PatchFailure> {
+    if e.is_null() { Ok(Cow::Owned(zero_value(t))) } else { typed_round_trip_cow(e, t, mode) }
+}
+
+/// The output map of [`typed_round_trip_cow`], made on the first change from the `i` entries
+/// before it (each kept as it was).
+fn copied_prefix<'o>(
+    out: &'o mut Option<Map<String, Value>>,
+    m: &Map<String, Value>,
+    i: usize,
+) -> &'o mut Map<String, Value> {
+    out.get_or_insert_with(|| m.iter().take(i).map(|(k, v)| (k.clone(), v.clone())).collect())
+}
+
+/// Whether [`integral_floats`] would change `v`.
+fn has_integral_floats(v: &Value) -> bool {
+    match v {
+        Value::Number(n) => n.is_f64() && integral(n).is_some(),
+        Value::Array(l) => l.iter().any(has_integral_floats),
+        Value::Object(m) => m.values().any(has_integral_floats),
+        _ => false,
+    }
+}
+
 fn scalar_round_trip(v: &Value, s: Scalar, path: &str) -> Result<Value, PatchFailure> {
     match (s, v) {
         (Scalar::String, Value::Null) => Ok(Value::String(String::new())),
@@ -405,8 +533,13 @@ fn scalar_round_trip(v: &Value, s: Scalar, path: &str) -> Result<Value, PatchFai
 /// `MicroTime`): the canonical form of a `metav1.Time`.
 pub(crate) fn canonical_time(s: &str, micro: bool) -> Option<String> {
     let (secs, nanos) = crate::civil::parse_rfc3339(s)?;
-    let base = crate::civil::format_utc(secs);
-    Some(if micro { format!("{base}.{:06}Z", nanos / 1000) } else { format!("{base}Z") })
+    let mut out = crate::civil::format_utc(secs);
+    if micro {
+        out.push('.');
+        crate::civil::push_digits(&mut out, i64::from(nanos / 1000), 6);
+    }
+    out.push('Z');
+    Some(out)
 }
 
 const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -565,6 +698,50 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn the_borrowing_round_trip_is_the_round_trip() {
+        let live: Value =
+            serde_json::from_str(include_str!("../../testdata/diff/inputs/deployment-live.json"))
+                .unwrap();
+        let t = schema::lookup("apps", "v1", "Deployment").unwrap();
+        let mut cases = vec![live.clone(), pod(json!("500m")), pod(json!(0.5)), pod(json!(2.0))];
+        let mut canonical = live.clone();
+        remarshal_in_place(&mut canonical);
+        cases.push(canonical.clone());
+        for (pointer, value) in [
+            ("/spec/template/spec/containers/0/unknownField", json!(1)),
+            ("/spec/replicas", json!(3.0)),
+            ("/spec/template/spec/containers/0/image", Value::Null),
+            ("/spec/template/spec/containers/0/ports", json!([null])),
+            ("/metadata/creationTimestamp", json!("2020-01-01T01:00:00+01:00")),
+            ("/metadata/labels", json!({"a": null})),
+            ("/spec/template/spec/containers/0/Image", json!("folded")),
+            ("/spec/paused", json!("not a bool")),
+        ] {
+            let mut v = canonical.clone();
+            let (parent, key) = pointer.rsplit_once('/').unwrap();
+            if let Some(m) = v.pointer_mut(parent).and_then(Value::as_object_mut) {
+                m.insert(key.to_owned(), value);
+            }
+            cases.push(v);
+        }
+        for v in &cases {
+            let t = schema::lookup_object(v).unwrap_or(t);
+            for mode in [Decode::Lenient, Decode::Strict] {
+                let owned = typed_round_trip(v, t, mode, "");
+                let cow = typed_round_trip_cow(v, t, mode);
+                match (owned, cow) {
+                    (Ok(a), Ok(b)) => assert_eq!(a, *b),
+                    (Err(a), Err(b)) => assert_eq!((a.path, a.message), (b.path, b.message)),
+                    (a, b) => panic!("{a:?} against {b:?}"),
+                }
+            }
+        }
+        // The canonical object is borrowed, not copied.
+        let cow = typed_round_trip_cow(&canonical, t, Decode::Lenient).unwrap();
+        assert!(matches!(cow, Cow::Borrowed(_)));
+    }
 
     fn pod(cpu: Value) -> Value {
         json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},

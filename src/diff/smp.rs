@@ -67,14 +67,14 @@ pub(crate) fn three_way_typed(
     let current = as_object(current, "current")?;
     let delta_opts =
         DiffOptions { ignore_deletions: true, set_element_order: true, ..Default::default() };
-    let delta = diff_maps(current, modified, t, delta_opts, "")?;
+    let delta = diff_maps(current, modified, t, delta_opts, At::Root)?;
     let deletion_opts = DiffOptions {
         ignore_changes_and_additions: true,
         set_element_order: true,
         ..Default::default()
     };
-    let deletions = diff_maps(original, modified, t, deletion_opts, "")?;
-    Ok(Value::Object(merge_map(deletions, delta, t, MergeOptions::PATCHES, "")?))
+    let deletions = diff_maps(original, modified, t, deletion_opts, At::Root)?;
+    Ok(Value::Object(merge_map(deletions, delta, t, MergeOptions::PATCHES, At::Root)?))
 }
 
 /// `CreateTwoWayMergePatch(original, modified)` for a built-in type.
@@ -98,7 +98,7 @@ pub(crate) fn two_way_typed(
     let original = as_object(original, "original")?;
     let modified = as_object(modified, "modified")?;
     let opts = DiffOptions { set_element_order: true, ..Default::default() };
-    Ok(Value::Object(diff_maps(original, modified, t, opts, "")?))
+    Ok(Value::Object(diff_maps(original, modified, t, opts, At::Root)?))
 }
 
 /// `StrategicMergePatch(doc, patch)` for a built-in type (directives `$patch`, `$retainKeys`,
@@ -137,7 +137,7 @@ pub(crate) fn apply_typed_in_place(
         return Err(PatchFailure::new("", "patch is not a JSON object"));
     };
     if let Value::Object(m) = doc {
-        *m = merge_map(std::mem::take(m), patch, t, MergeOptions::APPLY, "")?;
+        *m = merge_map(std::mem::take(m), patch, t, MergeOptions::APPLY, At::Root)?;
     }
     Ok(())
 }
@@ -173,18 +173,48 @@ fn meta(t: Option<TypeRef>, key: &str) -> Meta {
     }
 }
 
-fn child_path(path: &str, key: &str) -> String {
-    let mut p = String::with_capacity(path.len() + key.len() + 1);
-    p.push_str(path);
-    p.push('/');
-    for c in key.chars() {
-        match c {
-            '~' => p.push_str("~0"),
-            '/' => p.push_str("~1"),
-            c => p.push(c),
+/// Where the value being diffed or merged lies: a chain of borrowed tokens, made into its
+/// JSON pointer text only when an error names it.
+#[derive(Clone, Copy)]
+enum At<'a> {
+    Root,
+    Key(&'a At<'a>, &'a str),
+    /// A list element, named by its merge key's value (`%v`).
+    Elem(&'a At<'a>, &'a Value),
+}
+
+impl At<'_> {
+    fn text(&self) -> String {
+        let mut out = String::new();
+        self.push_to(&mut out);
+        out
+    }
+
+    fn push_to(&self, out: &mut String) {
+        let key = match self {
+            At::Root => return,
+            At::Key(parent, key) => {
+                parent.push_to(out);
+                std::borrow::Cow::Borrowed(*key)
+            }
+            At::Elem(parent, key) => {
+                parent.push_to(out);
+                std::borrow::Cow::Owned(go_format(key))
+            }
+        };
+        out.push('/');
+        for c in key.chars() {
+            match c {
+                '~' => out.push_str("~0"),
+                '/' => out.push_str("~1"),
+                c => out.push(c),
+            }
         }
     }
-    p
+
+    fn fail(&self, message: impl Into<String>) -> PatchFailure {
+        PatchFailure::new(&self.text(), message)
+    }
 }
 
 /// Go's `reflect.TypeOf` classes of decoded JSON: integral and float numbers differ.
@@ -227,7 +257,7 @@ fn diff_maps(
     b: &Map<String, Value>,
     t: Option<TypeRef>,
     opts: DiffOptions,
-    path: &str,
+    path: At<'_>,
 ) -> Result<Map<String, Value>> {
     let mut patch = Map::new();
     let mut retain_keys = Vec::new();
@@ -263,7 +293,7 @@ fn diff_maps(
                     }
                 } else {
                     let sub = DiffOptions { build_retain_keys: m.strategy.retain_keys, ..opts };
-                    let p = diff_maps(am, bm, m.t, sub, &child_path(path, key))?;
+                    let p = diff_maps(am, bm, m.t, sub, At::Key(&path, key))?;
                     if !p.is_empty() {
                         patch.insert(key.clone(), Value::Object(p));
                     }
@@ -274,8 +304,8 @@ fn diff_maps(
                 if m.strategy.merge {
                     let sub = DiffOptions { build_retain_keys: m.strategy.retain_keys, ..opts };
                     let items = m.t.and_then(TypeRef::items);
-                    let p = child_path(path, key);
-                    let (add, del, order) = diff_lists(al, bl, items, m.merge_key, sub, &p)?;
+                    let p = At::Key(&path, key);
+                    let (add, del, order) = diff_lists(al, bl, items, m.merge_key, sub, p)?;
                     if !add.is_empty() {
                         patch.insert(key.clone(), Value::Array(add));
                     }
@@ -320,20 +350,20 @@ enum ElemKind {
     Scalar,
 }
 
-fn elem_kind(lists: &[&[Value]], path: &str) -> Result<ElemKind> {
+fn elem_kind(lists: &[&[Value]], path: At<'_>) -> Result<ElemKind> {
     let mut kind = None;
     for v in lists.iter().flat_map(|l| l.iter()) {
         let k = match v {
             Value::Object(_) => ElemKind::Map,
             Value::Array(_) => {
-                return Err(PatchFailure::new(path, "lists of lists are not supported"));
+                return Err(path.fail("lists of lists are not supported"));
             }
             _ => ElemKind::Scalar,
         };
         match kind {
             None => kind = Some(k),
             Some(prev) if prev != k => {
-                return Err(PatchFailure::new(path, "list elements have mismatched types"));
+                return Err(path.fail("list elements have mismatched types"));
             }
             _ => {}
         }
@@ -341,10 +371,10 @@ fn elem_kind(lists: &[&[Value]], path: &str) -> Result<ElemKind> {
     Ok(kind.unwrap_or(ElemKind::Map))
 }
 
-fn merge_key_value<'a>(v: &'a Value, mk: &str, path: &str) -> Result<&'a Value> {
-    v.as_object().and_then(|m| m.get(mk)).ok_or_else(|| {
-        PatchFailure::new(path, format!("map: {v} does not contain declared merge key: {mk}"))
-    })
+fn merge_key_value<'a>(v: &'a Value, mk: &str, path: At<'_>) -> Result<&'a Value> {
+    v.as_object()
+        .and_then(|m| m.get(mk))
+        .ok_or_else(|| path.fail(format!("map: {v} does not contain declared merge key: {mk}")))
 }
 
 type ListDiff = (Vec<Value>, Vec<Value>, Vec<Value>);
@@ -355,7 +385,7 @@ fn diff_lists(
     items: Option<TypeRef>,
     merge_key: Option<&str>,
     opts: DiffOptions,
-    path: &str,
+    path: At<'_>,
 ) -> Result<ListDiff> {
     if a.is_empty() {
         if b.is_empty() || opts.ignore_changes_and_additions {
@@ -365,8 +395,7 @@ fn diff_lists(
     }
     match elem_kind(&[a, b], path)? {
         ElemKind::Map => {
-            let mk = merge_key
-                .ok_or_else(|| PatchFailure::new(path, "cannot merge lists without merge key"))?;
+            let mk = merge_key.ok_or_else(|| path.fail("cannot merge lists without merge key"))?;
             let (patch, deletions) = diff_lists_of_maps(a, b, items, mk, opts, path)?;
             let mut patch = normalize_slice_order(patch, b, Some(mk), ElemKind::Map, path)?;
             let order_same = a.len() == b.len()
@@ -405,7 +434,7 @@ fn diff_lists(
     }
 }
 
-fn sorted_by_key<'a>(l: &'a [Value], mk: &str, path: &str) -> Result<Vec<(String, &'a Value)>> {
+fn sorted_by_key<'a>(l: &'a [Value], mk: &str, path: At<'_>) -> Result<Vec<(String, &'a Value)>> {
     let mut out = l
         .iter()
         .map(|v| Ok((go_format(merge_key_value(v, mk, path)?), v)))
@@ -420,7 +449,7 @@ fn diff_lists_of_maps(
     items: Option<TypeRef>,
     mk: &str,
     opts: DiffOptions,
-    path: &str,
+    path: At<'_>,
 ) -> Result<(Vec<Value>, Vec<Value>)> {
     let sa = sorted_by_key(a, mk, path)?;
     let sb = sorted_by_key(b, mk, path)?;
@@ -440,10 +469,10 @@ fn diff_lists_of_maps(
             std::cmp::Ordering::Equal => {
                 let (x, y) = (sa[i].1, sb[j].1);
                 let (Some(xm), Some(ym)) = (x.as_object(), y.as_object()) else {
-                    return Err(PatchFailure::new(path, "list element is not an object"));
+                    return Err(path.fail("list element is not an object"));
                 };
                 let key = merge_key_value(y, mk, path)?.clone();
-                let p = diff_maps(xm, ym, items, opts, &child_path(path, &go_format(&key)))?;
+                let p = diff_maps(xm, ym, items, opts, At::Elem(&path, &key))?;
                 if !p.is_empty() {
                     let mut p = p;
                     p.insert(mk.to_owned(), key);
@@ -536,7 +565,7 @@ fn normalize_slice_order(
     order: &[Value],
     mk: Option<&str>,
     kind: ElemKind,
-    path: &str,
+    path: At<'_>,
 ) -> Result<Vec<Value>> {
     let (mut keep, deletes): (Vec<Value>, Vec<Value>) = if kind == ElemKind::Map {
         if let Some(mk) = mk {
@@ -576,7 +605,7 @@ fn merge_map(
     mut patch: Map<String, Value>,
     t: Option<TypeRef>,
     opts: MergeOptions,
-    path: &str,
+    path: At<'_>,
 ) -> Result<Map<String, Value>> {
     if let Some(d) = patch.get(PATCH) {
         return match d.as_str() {
@@ -585,7 +614,7 @@ fn merge_map(
                 Ok(patch)
             }
             Some("delete") => Ok(Map::new()),
-            _ => Err(PatchFailure::new(path, format!("unknown patch type: {d} in map"))),
+            _ => Err(path.fail(format!("unknown patch type: {d} in map"))),
         };
     }
     apply_retain_keys(&mut original, &mut patch, opts, path)?;
@@ -624,14 +653,14 @@ fn merge_map(
             }
             continue;
         }
-        let p = child_path(path, &key);
+        let p = At::Key(&path, &key);
         match (ov, pv) {
             (Value::Object(om), Value::Object(pm)) => {
                 let m = meta(t, &key);
                 let merged = if m.strategy.replace {
                     pm
                 } else {
-                    merge_map(std::mem::take(om), pm, m.t, opts, &p)?
+                    merge_map(std::mem::take(om), pm, m.t, opts, p)?
                 };
                 *om = merged;
             }
@@ -646,7 +675,7 @@ fn merge_map(
                         m.merge_key,
                         opts,
                         is_delete_list,
-                        &p,
+                        p,
                     )?
                 } else {
                     pl
@@ -704,14 +733,13 @@ fn apply_retain_keys(
     original: &mut Map<String, Value>,
     patch: &mut Map<String, Value>,
     opts: MergeOptions,
-    path: &str,
+    path: At<'_>,
 ) -> Result<()> {
     let Some(keys) = patch.remove(RETAIN_KEYS) else { return Ok(()) };
     if !opts.merge_parallel_list {
         match original.get(RETAIN_KEYS) {
             Some(existing) if *existing != keys => {
-                return Err(PatchFailure::new(
-                    path,
+                return Err(path.fail(
                     format!(
                         "{existing} and {keys} are not deep equal: this may happen when calculating the 3-way diff patch"
                     ),
@@ -725,7 +753,7 @@ fn apply_retain_keys(
         return Ok(());
     }
     let Value::Array(list) = keys else {
-        return Err(PatchFailure::new(path, "$retainKeys is not a list"));
+        return Err(path.fail("$retainKeys is not a list"));
     };
     original.retain(|k, _| list.iter().any(|v| v.as_str() == Some(k)));
     Ok(())
@@ -736,7 +764,7 @@ fn merge_set_element_order(
     patch: &mut Map<String, Value>,
     t: Option<TypeRef>,
     opts: MergeOptions,
-    path: &str,
+    path: At<'_>,
 ) -> Result<()> {
     let order_keys: Vec<String> =
         patch.keys().filter(|k| k.starts_with(SET_ORDER)).cloned().collect();
@@ -745,8 +773,7 @@ fn merge_set_element_order(
         if !opts.merge_parallel_list {
             match original.get(&key) {
                 Some(existing) if *existing != order_v => {
-                    return Err(PatchFailure::new(
-                        path,
+                    return Err(path.fail(
                         "invalid patch: the $setElementOrder lists of the two patches differ",
                     ));
                 }
@@ -757,13 +784,13 @@ fn merge_set_element_order(
             }
         }
         let Value::Array(order) = order_v else {
-            return Err(PatchFailure::new(path, format!("{key} is not a list")));
+            return Err(path.fail(format!("{key} is not a list")));
         };
         let field = &key[SET_ORDER.len()..];
-        let p = child_path(path, field);
+        let p = At::Key(&path, field);
         let orig_list = match original.get(field) {
             Some(Value::Array(l)) => Some(l.clone()),
-            Some(_) => return Err(PatchFailure::new(&p, "expected a list")),
+            Some(_) => return Err(p.fail("expected a list")),
             None => None,
         };
         let patch_list = match patch.remove(field) {
@@ -771,7 +798,7 @@ fn merge_set_element_order(
             Some(other) => {
                 // Not a list: leave it to the ordinary merge.
                 patch.insert(field.to_owned(), other);
-                return Err(PatchFailure::new(&p, "expected a list"));
+                return Err(p.fail("expected a list"));
             }
             None => None,
         };
@@ -785,7 +812,7 @@ fn merge_set_element_order(
             },
             (Some(o), Some(pl)) => {
                 if m.strategy.merge {
-                    merge_slice(o, pl, items, m.merge_key, opts, false, &p)?
+                    merge_slice(o, pl, items, m.merge_key, opts, false, p)?
                 } else {
                     pl
                 }
@@ -795,17 +822,10 @@ fn merge_set_element_order(
         let empty = Vec::new();
         let o_ref = orig_list.as_ref().unwrap_or(&empty);
         let p_ref = patch_list.as_ref().unwrap_or(&empty);
-        let kind = elem_kind(&[o_ref, p_ref], &p)?;
+        let kind = elem_kind(&[o_ref, p_ref], p)?;
         let (patch_items, server_only) = partition(merged, &order, m.merge_key, kind);
-        let both = normalize_element_order(
-            patch_items,
-            server_only,
-            &order,
-            o_ref,
-            m.merge_key,
-            kind,
-            &p,
-        )?;
+        let both =
+            normalize_element_order(patch_items, server_only, &order, o_ref, m.merge_key, kind, p)?;
         original.insert(field.to_owned(), Value::Array(both));
     }
     Ok(())
@@ -830,7 +850,7 @@ fn normalize_element_order(
     server_order: &[Value],
     mk: Option<&str>,
     kind: ElemKind,
-    path: &str,
+    path: At<'_>,
 ) -> Result<Vec<Value>> {
     let mk = if kind == ElemKind::Map { mk } else { None };
     let patch = normalize_slice_order(patch, patch_order, mk, kind, path)?;
@@ -866,7 +886,7 @@ fn merge_slice(
     merge_key: Option<&str>,
     opts: MergeOptions,
     is_delete_list: bool,
-    path: &str,
+    path: At<'_>,
 ) -> Result<Vec<Value>> {
     if original.is_empty() && patch.is_empty() {
         return Ok(original);
@@ -884,8 +904,7 @@ fn merge_slice(
         }
         (original, patch, merged)
     } else {
-        let mk = merge_key
-            .ok_or_else(|| PatchFailure::new(path, "cannot merge lists without merge key"))?;
+        let mk = merge_key.ok_or_else(|| path.fail("cannot merge lists without merge key"))?;
         let (original, patch) = merge_special_elements(original, patch, mk, path)?;
         let mut merged = original.clone();
         for v in &patch {
@@ -896,10 +915,10 @@ fn merge_slice(
                 Some(i) => {
                     // `i` comes from `position` on `merged` just above.
                     let (Value::Object(om), Value::Object(pm)) = (&mut merged[i], v) else {
-                        return Err(PatchFailure::new(path, "list element is not an object"));
+                        return Err(path.fail("list element is not an object"));
                     };
-                    let p = child_path(path, &go_format(key));
-                    *om = merge_map(std::mem::take(om), pm.clone(), items, opts, &p)?;
+                    let p = At::Elem(&path, key);
+                    *om = merge_map(std::mem::take(om), pm.clone(), items, opts, p)?;
                 }
                 None => merged.push(clean_added(v.clone(), opts)),
             }
@@ -915,7 +934,7 @@ fn merge_special_elements(
     mut original: Vec<Value>,
     patch: Vec<Value>,
     mk: &str,
-    path: &str,
+    path: At<'_>,
 ) -> Result<(Vec<Value>, Vec<Value>)> {
     let mut plain = Vec::new();
     let mut replace = false;
@@ -931,16 +950,10 @@ fn merge_special_elements(
             }
             Some("replace") => replace = true,
             Some("merge") => {
-                return Err(PatchFailure::new(
-                    path,
-                    "merging lists cannot yet be specified in the patch",
-                ));
+                return Err(path.fail("merging lists cannot yet be specified in the patch"));
             }
             _ => {
-                return Err(PatchFailure::new(
-                    path,
-                    format!("unknown patch type: {directive} in map: {v}"),
-                ));
+                return Err(path.fail(format!("unknown patch type: {directive} in map: {v}")));
             }
         }
     }

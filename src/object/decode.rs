@@ -24,8 +24,9 @@ pub(super) struct Context<'a> {
     pub document: usize,
     pub options: &'a ParseOptions,
     pub warnings: &'a mut Vec<ParseWarning>,
-    /// The pointer of the value being read.
-    path: String,
+    /// The pointer of the value being read, as its tokens (made into text only for a
+    /// warning or an error: a key is moved here while its value is read, then moved back).
+    path: Vec<Token>,
     /// The first error of this crate's own (the parser sees a placeholder).
     pub error: Option<ParseError>,
 }
@@ -37,11 +38,27 @@ impl<'a> Context<'a> {
         options: &'a ParseOptions,
         warnings: &'a mut Vec<ParseWarning>,
     ) -> Self {
-        Context { yaml, document, options, warnings, path: String::new(), error: None }
+        Context { yaml, document, options, warnings, path: Vec::new(), error: None }
     }
 
     fn at(&self) -> Location {
-        Location { document: self.document, item: None, path: self.path.clone() }
+        let mut path = String::new();
+        for token in &self.path {
+            path.push('/');
+            match token {
+                Token::Key(k) => path.push_str(&escape_pointer_token(k)),
+                Token::Index(i) => path.push_str(&i.to_string()),
+            }
+        }
+        Location { document: self.document, item: None, path }
+    }
+
+    /// The key whose value was being read, taken back from the pointer.
+    fn pop_key(&mut self) -> String {
+        match self.path.pop() {
+            Some(Token::Key(k)) => k,
+            _ => String::new(),
+        }
     }
 
     /// Records an error of this crate's and gives the parser an error to stop with.
@@ -59,6 +76,12 @@ impl<'a> Context<'a> {
         }
         Ok(())
     }
+}
+
+/// One token of the pointer being read.
+enum Token {
+    Key(String),
+    Index(usize),
 }
 
 /// Reads any value.
@@ -118,11 +141,9 @@ impl<'de> Visitor<'de> for Node<'_, '_> {
         let ctx = self.0;
         let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
         loop {
-            let len = ctx.path.len();
-            ctx.path.push('/');
-            ctx.path.push_str(&out.len().to_string());
+            ctx.path.push(Token::Index(out.len()));
             let item = seq.next_element_seed(Node(&mut *ctx));
-            ctx.path.truncate(len);
+            ctx.path.pop();
             match item? {
                 Some(v) => out.push(v),
                 None => return Ok(Value::Array(out)),
@@ -134,38 +155,47 @@ impl<'de> Visitor<'de> for Node<'_, '_> {
         let ctx = self.0;
         let mut out = Map::new();
         // Keys the mapping itself sets; a key set by a merge may be set again without a word.
-        let mut explicit: HashSet<String> = HashSet::new();
+        // Until a merge, those are the keys of `out`; from the first merge on, a set of them.
+        let mut explicit: Option<HashSet<String>> = None;
         while let Some(key) = map.next_key_seed(Key(&mut *ctx))? {
-            let len = ctx.path.len();
-            ctx.path.push('/');
-            ctx.path.push_str(&escape_pointer_token(&key));
+            ctx.path.push(Token::Key(key));
             let value = map.next_value_seed(Node(&mut *ctx));
             let value = match value {
                 Ok(v) => v,
                 Err(e) => {
-                    ctx.path.truncate(len);
+                    ctx.path.pop();
                     return Err(e);
                 }
             };
-            if ctx.yaml && key == "<<" {
+            if ctx.yaml && matches!(ctx.path.last(), Some(Token::Key(k)) if k == "<<") {
+                if explicit.is_none() {
+                    explicit = Some(out.keys().cloned().collect());
+                }
                 let merged = merge(ctx, &mut out, value);
-                ctx.path.truncate(len);
+                ctx.path.pop();
                 merged?;
                 continue;
             }
-            if !explicit.insert(key.clone()) {
+            let duplicate = match (&mut explicit, ctx.path.last()) {
+                (Some(set), Some(Token::Key(k))) => !set.insert(k.clone()),
+                (None, Some(Token::Key(k))) => out.contains_key(k),
+                _ => false,
+            };
+            if duplicate {
                 let at = ctx.at();
+                let key = ctx.pop_key();
                 match ctx.options.duplicate_keys {
                     DuplicateKeys::Refuse => {
-                        ctx.path.truncate(len);
                         return Err(ctx.fail(ParseError::DuplicateKey { at, key }));
                     }
                     DuplicateKeys::LastWins => {
                         ctx.warnings.push(ParseWarning::DuplicateKey { at, key: key.clone() })
                     }
                 }
+                out.insert(key, value);
+                continue;
             }
-            ctx.path.truncate(len);
+            let key = ctx.pop_key();
             out.insert(key, value);
         }
         Ok(Value::Object(out))

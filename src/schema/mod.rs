@@ -25,7 +25,7 @@
 #[cfg(test)]
 mod generate;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::{Mutex, OnceLock};
 
 use serde_json::{Map, Value, json};
@@ -141,7 +141,7 @@ struct Schema {
     defs: Vec<Def>,
     by_name: HashMap<String, usize>,
     gvks: HashMap<String, usize>,
-    builtin_gvs: Vec<String>,
+    builtin_gvs: HashSet<String>,
     fallbacks: HashMap<String, Vec<String>>,
 }
 
