@@ -10,8 +10,16 @@ import (
 	"encoding/json"
 	"time"
 
+	log "github.com/sirupsen/logrus"
+
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 )
+
+// A window in a time zone Go cannot load makes Argo CD warn once per read (and use UTC): the
+// differential cases have many, so only errors are logged.
+func init() {
+	log.SetLevel(log.ErrorLevel)
+}
 
 type autosyncParams struct {
 	App     v1alpha1.Application `json:"app"`
