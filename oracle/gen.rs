@@ -841,12 +841,6 @@ pub fn sync_case(rng: &mut Rng) -> Value {
     json!({"app": app, "desired": desired, "live": live, "startedAt": 1_700_000_000})
 }
 
-/// A cron field: one of Argo CD's accepted shapes (`*`, `?`, values, names, ranges, steps,
-/// lists) or, rarely, one it rejects.
-fn cron_field(rng: &mut Rng, shapes: &[&'static str]) -> &'static str {
-    *rng.pick(shapes)
-}
-
 /// A sync window schedule: mostly built field by field, some whole schedules of other shapes.
 fn schedule(rng: &mut Rng) -> String {
     if rng.chance(15) {
@@ -878,14 +872,13 @@ fn schedule(rng: &mut Rng) -> String {
             ])
             .to_string();
     }
-    let minute = cron_field(
-        rng,
-        &["*", "?", "0", "*/5", "*/2", "*/15", "5/10", "0-29", "10-50/7", "15,45", "59", "*/1"],
-    );
-    let hour = cron_field(rng, &["*", "*", "*", "0", "9-17", "*/3", "22", "0,12", "23", "1-23/2"]);
-    let dom = cron_field(rng, &["*", "*", "*", "?", "1", "15", "*/2", "1-15", "28-31", "10,20"]);
-    let month = cron_field(rng, &["*", "*", "*", "*", "jan", "Dec", "1-6", "*/2", "feb-nov"]);
-    let dow = cron_field(rng, &["*", "*", "*", "?", "1-5", "MON-FRI", "sat,sun", "0", "3", "*/2"]);
+    let minute = *rng.pick(&[
+        "*", "?", "0", "*/5", "*/2", "*/15", "5/10", "0-29", "10-50/7", "15,45", "59", "*/1",
+    ]);
+    let hour = *rng.pick(&["*", "*", "*", "0", "9-17", "*/3", "22", "0,12", "23", "1-23/2"]);
+    let dom = *rng.pick(&["*", "*", "*", "?", "1", "15", "*/2", "1-15", "28-31", "10,20"]);
+    let month = *rng.pick(&["*", "*", "*", "*", "jan", "Dec", "1-6", "*/2", "feb-nov"]);
+    let dow = *rng.pick(&["*", "*", "*", "?", "1-5", "MON-FRI", "sat,sun", "0", "3", "*/2"]);
     format!("{minute} {hour} {dom} {month} {dow}")
 }
 

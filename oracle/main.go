@@ -1,5 +1,5 @@
 // Command oracle answers a subset of the gitops-core `serve` JSON-lines protocol
-// (configure, diff, health) with Argo CD's own Go packages, for differential testing.
+// (configure, diff, health; sync and autosync of its own) with Argo CD's own Go packages, for differential testing.
 package main
 
 import (

@@ -324,7 +324,9 @@ pub fn auto_sync_blocked(
 }
 
 /// A parsed 5-field cron schedule (the standard syntax of robfig/cron: `*`, `?`, numbers,
-/// ranges `a-b`, steps `/n`, lists `,`, month and weekday names).
+/// ranges `a-b`, steps `/n`, lists `,`, month and weekday names), optionally led by
+/// `CRON_TZ=<zone> ` or `TZ=<zone> ` for a zone of a fixed offset (those of
+/// [`SyncWindow::time_zone`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Cron {
     minute: u64,

@@ -17,12 +17,12 @@ use super::support::{selected, testdata};
 use crate as engine;
 use crate::protocol::Server;
 
+#[path = "../../oracle/autosync.rs"]
+mod autosync;
 #[path = "../../oracle/objects.rs"]
 mod objects;
 #[path = "../../oracle/syncsim.rs"]
 mod syncsim;
-#[path = "../../oracle/autosync.rs"]
-mod autosync;
 
 /// The health script every differential case is configured with.
 fn configure_line() -> String {
