@@ -253,7 +253,7 @@ mod properties {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(64))]
+        #![proptest_config(crate::tests::support::cases(64))]
 
         /// Running an action twice gives the same bytes, never changes the input object, and its
         /// RFC 6902 patch applied to the input gives the patched object.

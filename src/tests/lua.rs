@@ -350,7 +350,7 @@ fn lua_visible_nodes(v: &Value) -> u64 {
 }
 
 proptest::proptest! {
-    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+    #![proptest_config(crate::tests::support::cases(64))]
 
     /// The script sees exactly the non-null values of any object, and the same input gives the
     /// same answer on every run.
@@ -429,7 +429,7 @@ const FRAGMENTS: &[&str] = &[
 ];
 
 proptest::proptest! {
-    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(96))]
+    #![proptest_config(crate::tests::support::cases(96))]
 
     /// Any script made of these fragments gives a health or an error, within small limits, and
     /// the same answer on a second run.

@@ -276,7 +276,7 @@ mod properties {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(256))]
+        #![proptest_config(crate::tests::support::cases(256))]
 
         /// Whatever serde writes as JSON or YAML, one object or a stream, reads back the same.
         #[test]

@@ -30,3 +30,11 @@ pub(crate) fn yaml_files(dirs: &[&str]) -> Vec<PathBuf> {
     files.sort();
     files
 }
+
+/// A property's case count: `n` in an ordinary run, `PROPTEST_CASES` when it is set, so that a
+/// long round by hand deepens every property, those with a count of their own too (proptest's
+/// own reading of the variable gives way to an explicit count).
+pub(crate) fn cases(n: u32) -> proptest::test_runner::Config {
+    let n = std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(n);
+    proptest::test_runner::Config::with_cases(n)
+}
