@@ -35,6 +35,7 @@ pub enum Area {
     Health,
     Diff,
     Sync,
+    Autosync,
 }
 
 impl Area {
@@ -43,16 +44,21 @@ impl Area {
             Area::Health => "health",
             Area::Diff => "diff",
             Area::Sync => "sync",
+            Area::Autosync => "autosync",
         }
     }
 }
 
 /// One case: the method's area and its `params`. With `ssa`, one diff case in four is of an
 /// Application that syncs with `ServerSideApply=true` (structured-merge diff). One case in
-/// five is a sync operation (`sync_case`).
+/// five is a sync operation (`sync_case`); one in ten of the rest an auto-sync decision
+/// (`autosync_case`).
 pub fn case(rng: &mut Rng, ssa: bool) -> (Area, Value) {
     if rng.chance(20) {
         return (Area::Sync, sync_case(rng));
+    }
+    if rng.chance(10) {
+        return (Area::Autosync, autosync_case(rng));
     }
     if rng.chance(50) {
         let n = 1 + rng.below(3);
@@ -833,4 +839,190 @@ pub fn sync_case(rng: &mut Rng) -> Value {
             "project": "default", "syncPolicy": {"syncOptions": options}},
         "operation": {"sync": sync}});
     json!({"app": app, "desired": desired, "live": live, "startedAt": 1_700_000_000})
+}
+
+/// A sync window schedule: mostly built field by field, some whole schedules of other shapes.
+fn schedule(rng: &mut Rng) -> String {
+    if rng.chance(15) {
+        return rng
+            .pick(&[
+                "0 0 31 4 *",
+                "0 0 29 2 *",
+                "0 0 30 2 *",
+                "@daily",
+                "@every 1h",
+                "0 0 L * *",
+                "* * * *",
+                "0 * * * * *",
+                "60 * * * *",
+                "*/0 * * * *",
+                "1-5-7 * * * *",
+                "5-1 * * * *",
+                "0 24 * * *",
+                "0 0 0 * *",
+                "0 0 * 13 *",
+                "0 0 * * 7",
+                "0 0 * foo *",
+                "CRON_TZ=UTC */5 * * * *",
+                "TZ=Etc/GMT+2 0 * * * *",
+                "-1 * * * *",
+                "+5 * * * *",
+                "",
+                "  */7   *  * * *  ",
+            ])
+            .to_string();
+    }
+    let minute = *rng.pick(&[
+        "*", "?", "0", "*/5", "*/2", "*/15", "5/10", "0-29", "10-50/7", "15,45", "59", "*/1",
+    ]);
+    let hour = *rng.pick(&["*", "*", "*", "0", "9-17", "*/3", "22", "0,12", "23", "1-23/2"]);
+    let dom = *rng.pick(&["*", "*", "*", "?", "1", "15", "*/2", "1-15", "28-31", "10,20"]);
+    let month = *rng.pick(&["*", "*", "*", "*", "jan", "Dec", "1-6", "*/2", "feb-nov"]);
+    let dow = *rng.pick(&["*", "*", "*", "?", "1-5", "MON-FRI", "sat,sun", "0", "3", "*/2"]);
+    format!("{minute} {hour} {dom} {month} {dow}")
+}
+
+/// A sync window of an AppProject.
+fn sync_window(rng: &mut Rng) -> Value {
+    let kind = if rng.chance(3) {
+        *rng.pick(&["", "Deny", "block"])
+    } else {
+        *rng.pick(&["allow", "deny"])
+    };
+    let duration = *rng.pick(&[
+        "1h", "30m", "2m", "1m", "90s", "1h30m", "24h", "12h", "0s", "168h", "720h", "45m", "3m",
+        "1d", "", "-1h", "10", "1.5h",
+    ]);
+    let mut w = json!({"kind": kind, "schedule": schedule(rng), "duration": duration});
+    let globs = |rng: &mut Rng, pool: &[&'static str]| -> Value {
+        let n = 1 + rng.below(2);
+        json!((0..n).map(|_| *rng.pick(pool)).collect::<Vec<_>>())
+    };
+    if rng.chance(55) {
+        w["applications"] = globs(
+            rng,
+            &[
+                "*",
+                "shop*",
+                "shop",
+                "billing",
+                "web-?rontend",
+                "[bs]*",
+                "{shop,web}*",
+                "pay*s",
+                "*-api",
+                "other",
+                "!shop",
+                "[!b]*",
+                "\\*",
+            ],
+        );
+    }
+    if rng.chance(40) {
+        w["namespaces"] =
+            globs(rng, &["*", "shop", "prod", "prod*", "kube-*", "staging", "?hop", ""]);
+    }
+    if rng.chance(35) {
+        w["clusters"] = globs(
+            rng,
+            &[
+                "*",
+                "in-cluster",
+                "prod-*",
+                "https://kubernetes.default.svc",
+                "https://*.example.com:6443",
+                "*prod*",
+            ],
+        );
+    }
+    if rng.chance(30) {
+        w["manualSync"] = json!(true);
+    }
+    if rng.chance(25) {
+        w["andOperator"] = json!(true);
+    }
+    if rng.chance(35) {
+        w["timeZone"] = json!(*rng.pick(&[
+            "UTC",
+            "",
+            "Etc/GMT+5",
+            "Etc/GMT-3",
+            "GMT",
+            "Etc/UTC",
+            "Etc/GMT-14",
+            "Etc/GMT+12",
+            "Europe/Paris",
+            "Asia/Kolkata",
+            "Nowhere/City",
+            "Local",
+        ]));
+    }
+    w
+}
+
+/// An auto-sync case: an Application (destination, automated policy, retry), its project's
+/// sync windows, whether the sync is manual, and a retry to compute the next attempt of.
+pub fn autosync_case(rng: &mut Rng) -> Value {
+    let name = *rng.pick(&["shop", "shop-api", "billing", "web-frontend", "payments", "other"]);
+    let mut destination =
+        json!({"namespace": *rng.pick(&["shop", "prod", "prod-eu", "staging", "kube-system", ""])});
+    match rng.below(4) {
+        0 => destination["name"] = json!(*rng.pick(&["in-cluster", "prod-eu", "edge"])),
+        1 => {}
+        _ => {
+            destination["server"] = json!(*rng.pick(&[
+                "https://kubernetes.default.svc",
+                "https://prod.example.com:6443",
+                "https://10.0.0.1",
+            ]))
+        }
+    }
+    let mut policy = json!({});
+    if rng.chance(75) {
+        let mut automated = json!({});
+        if rng.chance(40) {
+            automated["enabled"] = json!(rng.chance(60));
+        }
+        if rng.chance(50) {
+            automated["prune"] = json!(true);
+        }
+        if rng.chance(50) {
+            automated["selfHeal"] = json!(true);
+        }
+        policy["automated"] = automated;
+    }
+    let mut retry = Value::Null;
+    if rng.chance(70) {
+        retry = json!({"limit": *rng.pick(&[0, 1, 3, 5, -1])});
+        if rng.chance(80) {
+            let mut backoff = json!({});
+            if rng.chance(80) {
+                backoff["duration"] = json!(
+                    *rng.pick(&["5s", "10", "1m", "2m30s", "0", "", "1h", "250ms", "bad", "30",])
+                );
+            }
+            if rng.chance(70) {
+                backoff["factor"] = json!(*rng.pick(&[1, 2, 2, 3, 0, 10]));
+            }
+            if rng.chance(70) {
+                backoff["maxDuration"] =
+                    json!(*rng.pick(&["3m", "1h", "0", "", "600", "10m", "5s", "x1"]));
+            }
+            retry["backoff"] = backoff;
+        }
+        policy["retry"] = retry.clone();
+    }
+    let app = json!({"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
+        "metadata": {"name": name, "namespace": "argocd"},
+        "spec": {"project": "default", "destination": destination,
+            "source": {"repoURL": "https://git.example.com/shop.git", "path": "deploy"},
+            "syncPolicy": policy}});
+    let n = rng.below(5);
+    let windows: Vec<Value> = (0..n).map(|_| sync_window(rng)).collect();
+    let last = *rng.pick(&["2026-03-01T12:00:00Z", "2026-12-31T23:59:59Z", "2024-02-29T00:00:00Z"]);
+    let count = if rng.chance(90) { rng.below(9) } else { *rng.pick(&[20, 40, 64]) };
+    json!({"app": app,
+        "project": {"apiVersion": "argoproj.io/v1alpha1", "kind": "AppProject",
+            "metadata": {"name": "default"}, "spec": {"syncWindows": windows}},
+        "manual": rng.chance(30), "retry": retry, "lastAttempt": last, "retryCount": count})
 }

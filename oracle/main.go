@@ -1,5 +1,5 @@
 // Command oracle answers a subset of the gitops-core `serve` JSON-lines protocol
-// (configure, diff, health) with Argo CD's own Go packages, for differential testing.
+// (configure, diff, health; sync and autosync of its own) with Argo CD's own Go packages, for differential testing.
 package main
 
 import (
@@ -141,13 +141,15 @@ func (s *server) handle(method string, params json.RawMessage) (any, error) {
 		for k, v := range p.Customizations {
 			s.customizations[k] = v
 		}
-		return map[string]any{"protocolVersion": 1, "methods": []string{"configure", "diff", "health", "sync"}}, nil
+		return map[string]any{"protocolVersion": 1, "methods": []string{"configure", "diff", "health", "sync", "autosync"}}, nil
 	case "health":
 		return s.health(params)
 	case "diff":
 		return s.diff(params)
 	case "sync":
 		return s.syncCase(params)
+	case "autosync":
+		return s.autosync(params)
 	default:
 		return nil, fmt.Errorf("unknown method `%s`", method)
 	}

@@ -24,6 +24,8 @@ mod workload;
 mod generate;
 
 use gitops_core as engine;
+#[path = "autosync.rs"]
+mod autosync;
 #[path = "objects.rs"]
 mod objects;
 #[path = "syncsim.rs"]
@@ -202,6 +204,7 @@ fn compare(area: Area, params: &Value, ours: &Value, argo: &Value) -> BTreeMap<S
         Area::Health => "status",
         Area::Diff => "syncStatus",
         Area::Sync => return syncsim::compare(params, ours, argo),
+        Area::Autosync => return autosync::compare(params, ours, argo),
     };
     if spelling(&ours[top]) != spelling(&argo[top]) {
         out.insert(
@@ -238,7 +241,7 @@ fn compare(area: Area, params: &Value, ours: &Value, argo: &Value) -> BTreeMap<S
         }
         let fields: &[&str] = match area {
             Area::Health => &["status", "message"],
-            Area::Diff | Area::Sync => &["modified", "status"],
+            Area::Diff | Area::Sync | Area::Autosync => &["modified", "status"],
         };
         for f in fields {
             let (x, y) = (spelling_if_status(f, &r[f]), spelling_if_status(f, &a[f]));
@@ -260,7 +263,7 @@ const OBJECT_FIELDS: [&str; 2] = ["normalizedLive", "predictedLive"];
 fn checks(area: Area, ours: &Value) -> Vec<Value> {
     let (top, fields): (&str, &[&str]) = match area {
         Area::Health => ("status", &["status", "message"]),
-        Area::Diff | Area::Sync => {
+        Area::Diff | Area::Sync | Area::Autosync => {
             ("syncStatus", &["modified", "status", OBJECT_FIELDS[0], OBJECT_FIELDS[1]])
         }
     };
@@ -296,7 +299,7 @@ fn outcome_class(area: Area, ours: &Value) -> String {
                 r["kind"].as_str().unwrap_or(""),
                 r["status"].as_str().unwrap_or("none")
             ),
-            Area::Diff | Area::Sync => format!(
+            Area::Diff | Area::Sync | Area::Autosync => format!(
                 "{}{}",
                 r["kind"].as_str().unwrap_or(""),
                 if r["modified"] == true { "Modified" } else { "Same" }
@@ -304,6 +307,20 @@ fn outcome_class(area: Area, ours: &Value) -> String {
         })
         .take(1)
         .collect();
+    if let Area::Autosync = area {
+        // Whether a sync may run and whether a window is active.
+        let active =
+            ours["matching"].as_array().is_some_and(|ws| ws.iter().any(|w| w["active"] == true));
+        return format!(
+            "{}{}",
+            match ours["canSync"].as_bool() {
+                Some(true) => "CanSync",
+                Some(false) => "Blocked",
+                None => "Error",
+            },
+            if active { "-active" } else { "" }
+        );
+    }
     if let Area::Sync = area {
         // The final phase and whether hooks ran.
         let hooks = ours["results"].as_array().is_some_and(|rs| {
@@ -352,6 +369,15 @@ fn answers(
 ) -> Result<(Value, Value), String> {
     let a = match area {
         Area::Sync => syncsim::run(params).unwrap_or_else(|e| json!({"error": e})),
+        Area::Autosync => {
+            // Argo CD's window functions read the clock: gitops-core is given the second used.
+            let b = argo.call(area.name(), params)?;
+            let now = b["now"].as_str().unwrap_or("").to_string();
+            let mut decide = |p: &Value| ours.call("decide", p);
+            let a =
+                autosync::run(params, &now, &mut decide).unwrap_or_else(|e| json!({"error": e}));
+            return Ok((a, b));
+        }
         _ => {
             let mut a = ours.call(area.name(), params)?;
             if let (Area::Diff, None) = (area, a.get("error")) {
@@ -384,9 +410,14 @@ fn run(o: &Options) -> Result<u64, String> {
         for r in a["resources"].as_array().into_iter().flatten() {
             let outcome = match area {
                 Area::Health => format!("{}", r["status"]),
-                Area::Diff | Area::Sync => format!("modified={}", r["modified"]),
+                Area::Diff | Area::Sync | Area::Autosync => {
+                    format!("modified={}", r["modified"])
+                }
             };
             *outcomes.entry(format!("{} {outcome}", area.name())).or_default() += 1;
+        }
+        if let Area::Autosync = area {
+            *outcomes.entry(format!("autosync {}", outcome_class(area, &a))).or_default() += 1;
         }
         if let Area::Sync = area {
             let passes = a["passes"].as_array().map_or(0, Vec::len);
@@ -402,7 +433,9 @@ fn run(o: &Options) -> Result<u64, String> {
             let class = format!("{}-agree-{}", area.name(), outcome_class(area, &a));
             if let (Some(dir), true) = (&o.save, recorded.insert(class.clone())) {
                 let body = match area {
-                    Area::Sync => json!({"method": "sync", "params": params, "argo": b}),
+                    Area::Sync | Area::Autosync => {
+                        json!({"method": area.name(), "params": params, "argo": b})
+                    }
                     _ => json!({"method": area.name(), "params": params,
                         "checks": checks(area, &a)}),
                 };
@@ -449,7 +482,7 @@ fn run(o: &Options) -> Result<u64, String> {
         if let Some(dir) = &o.save {
             let mut body = json!({"signature": sig, "method": method, "params": params,
                 "checks": [{"pointer": pointer, "gitopsCore": x, "argo": y}]});
-            if *method == "sync" {
+            if *method == "sync" || *method == "autosync" {
                 // The replay compares the whole operation again.
                 body["argo"] = argo_answer.clone();
             }
@@ -469,6 +502,7 @@ fn one_case(o: &Options, file: &Path) -> Result<u64, String> {
     let area = match case["method"].as_str() {
         Some("diff") => Area::Diff,
         Some("sync") => Area::Sync,
+        Some("autosync") => Area::Autosync,
         _ => Area::Health,
     };
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));

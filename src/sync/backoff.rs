@@ -165,13 +165,14 @@ impl Retry {
         if let Some(s) = s {
             r.limit = s.limit.unwrap_or(0);
             if let Some(b) = &s.backoff {
-                if let Some(d) = b.duration.as_deref() {
+                // An empty string is unset, as Argo CD reads it.
+                if let Some(d) = b.duration.as_deref().filter(|d| !d.is_empty()) {
                     r.duration_ns = parse_retry_duration(d)?.0;
                 }
                 if let Some(f) = b.factor {
                     r.factor = f;
                 }
-                if let Some(m) = b.max_duration.as_deref() {
+                if let Some(m) = b.max_duration.as_deref().filter(|m| !m.is_empty()) {
                     r.max_duration_ns = parse_retry_duration(m)?.0;
                 }
             }

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::time::{civil_from_days, parse_go_duration};
+use super::time::{GoDuration, civil_from_days};
 use crate::glob::glob_match;
 
 /// A sync window of an AppProject (`spec.syncWindows[]`).
@@ -62,8 +62,13 @@ pub enum WindowError {
         message: String,
     },
     /// The duration could not be read.
-    #[error("cannot parse duration '{0}': time: invalid duration \"{0}\"")]
-    Duration(String),
+    #[error("cannot parse duration '{duration}': {message}")]
+    Duration {
+        /// The duration.
+        duration: String,
+        /// What is wrong, as Go's `time.ParseDuration` words it.
+        message: String,
+    },
     /// A time zone other than UTC.
     #[error("unsupported time zone `{0}`")]
     TimeZone(String),
@@ -97,14 +102,22 @@ fn any_glob(patterns: &[String], text: &str) -> bool {
 }
 
 impl SyncWindow {
-    /// Whether the window applies to the target (`Matches`).
+    /// Whether the window applies to the target (`Matches`): with `and_operator`, every list
+    /// that is set matches and at least one is set; else some set list matches. A cluster glob
+    /// is matched against the destination's server and name where they are not empty.
     pub fn matches(&self, t: &WindowTarget) -> bool {
         let apps = || any_glob(&self.applications, &t.application);
-        let clusters =
-            || any_glob(&self.clusters, &t.server) || any_glob(&self.clusters, &t.cluster_name);
+        let clusters = || {
+            (!t.server.is_empty() && any_glob(&self.clusters, &t.server))
+                || (!t.cluster_name.is_empty() && any_glob(&self.clusters, &t.cluster_name))
+        };
         let nss = || any_glob(&self.namespaces, &t.namespace);
         if self.and_operator {
-            (self.applications.is_empty() || apps())
+            let any_set = !(self.applications.is_empty()
+                && self.clusters.is_empty()
+                && self.namespaces.is_empty());
+            any_set
+                && (self.applications.is_empty() || apps())
                 && (self.clusters.is_empty() || clusters())
                 && (self.namespaces.is_empty() || nss())
         } else {
@@ -131,11 +144,14 @@ impl SyncWindow {
     /// assert!(!w.active(parse_rfc3339("2024-05-01T23:00:00Z").unwrap()).unwrap());
     /// ```
     pub fn active(&self, now: i64) -> Result<bool, WindowError> {
+        let cron = Cron::parse(&self.schedule)?;
+        let d =
+            crate::civil::parse_go_duration(&self.duration).map(GoDuration).map_err(|message| {
+                WindowError::Duration { duration: self.duration.clone(), message }
+            })?;
+        // Read after the schedule and the duration, whose errors Argo CD reports first.
         let offset = zone_offset(&self.time_zone)
             .ok_or_else(|| WindowError::TimeZone(self.time_zone.clone()))?;
-        let cron = Cron::parse(&self.schedule)?;
-        let d = parse_go_duration(&self.duration)
-            .map_err(|_| WindowError::Duration(self.duration.clone()))?;
         let local = now.saturating_add(offset);
         Ok(match cron.next_after(local.saturating_sub(d.seconds())) {
             Some(next) => next < local,
@@ -308,7 +324,9 @@ pub fn auto_sync_blocked(
 }
 
 /// A parsed 5-field cron schedule (the standard syntax of robfig/cron: `*`, `?`, numbers,
-/// ranges `a-b`, steps `/n`, lists `,`, month and weekday names).
+/// ranges `a-b`, steps `/n`, lists `,`, month and weekday names), optionally led by
+/// `CRON_TZ=<zone> ` or `TZ=<zone> ` for a zone of a fixed offset (those of
+/// [`SyncWindow::time_zone`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Cron {
     minute: u64,
@@ -318,6 +336,8 @@ pub struct Cron {
     dow: u64,
     dom_star: bool,
     dow_star: bool,
+    /// The offset from UTC in seconds of the schedule's own zone (`CRON_TZ=`/`TZ=`), 0 without.
+    offset: i64,
 }
 
 const MONTHS: [&str; 12] =
@@ -359,19 +379,36 @@ fn field(
         cron_int(s)
     };
     for part in expr.split(',') {
-        let (range, step) = match part.split_once('/') {
-            Some((r, s)) => (r, Some(cron_int(s)?)),
-            None => (part, None),
+        // The bounds are read before the step, and each error is the first robfig/cron finds.
+        let slashes: Vec<&str> = part.split('/').collect();
+        let bounds: Vec<&str> = slashes[0].split('-').collect();
+        let (lo, mut hi, mut is_star) = match bounds.as_slice() {
+            ["*" | "?", ..] => (min, max, true),
+            [v] => {
+                let v = num(v)?;
+                (v, v, false)
+            }
+            [a, b] => (num(a)?, num(b)?, false),
+            _ => return Err(format!("too many hyphens: {part}")),
         };
-        let (lo, hi) = if range == "*" || range == "?" {
-            star = true;
-            (min, max)
-        } else if let Some((a, b)) = range.split_once('-') {
-            (num(a)?, num(b)?)
-        } else {
-            let v = num(range)?;
-            (v, if step.is_some() { max } else { v })
+        let step = match slashes.as_slice() {
+            [_] => 1,
+            [_, s] => {
+                let s = cron_int(s)?;
+                // `N/step` runs from N to the end.
+                if bounds.len() == 1 {
+                    hi = max;
+                }
+                // As robfig/cron: `*/n` with n > 1 is not a star (day of month and weekday
+                // then match when either does).
+                if s > 1 {
+                    is_star = false;
+                }
+                s
+            }
+            _ => return Err(format!("too many slashes: {part}")),
         };
+        star |= is_star;
         if lo < min {
             return Err(format!("beginning of range ({lo}) below minimum ({min}): {part}"));
         }
@@ -381,7 +418,6 @@ fn field(
         if lo > hi {
             return Err(format!("beginning of range ({lo}) beyond end of range ({hi}): {part}"));
         }
-        let step = step.unwrap_or(1);
         if step == 0 {
             return Err(format!("step of range should be a positive number: {part}"));
         }
@@ -409,7 +445,23 @@ impl Cron {
     /// ```
     pub fn parse(schedule: &str) -> Result<Cron, WindowError> {
         let err = |m: String| WindowError::Schedule { schedule: schedule.to_string(), message: m };
-        let parts: Vec<&str> = schedule.split_whitespace().collect();
+        if schedule.is_empty() {
+            return Err(err("empty spec string".to_string()));
+        }
+        // A leading `CRON_TZ=<zone> ` or `TZ=<zone> ` names the zone the fields are read in.
+        let mut spec = schedule;
+        let mut offset = 0;
+        if let Some(rest) = spec.strip_prefix("CRON_TZ=").or_else(|| spec.strip_prefix("TZ=")) {
+            let Some((zone, fields)) = rest.split_once(' ') else {
+                return Err(err(format!("no fields after the time zone: {schedule}")));
+            };
+            offset = zone_offset(zone).ok_or_else(|| WindowError::TimeZone(zone.to_string()))?;
+            spec = fields.trim();
+        }
+        if spec.starts_with('@') {
+            return Err(err(format!("parser does not accept descriptors: {spec}")));
+        }
+        let parts: Vec<&str> = spec.split_whitespace().collect();
         if parts.len() != 5 {
             return Err(err(format!(
                 "expected exactly 5 fields, found {}: [{}]",
@@ -423,7 +475,7 @@ impl Cron {
         let (dom, dom_star) = field(parts[2], 1, 31, &[], 0).map_err(err)?;
         let (month, _) = field(parts[3], 1, 12, &MONTHS, 1).map_err(err)?;
         let (dow, dow_star) = field(parts[4], 0, 6, &DAYS, 0).map_err(err)?;
-        Ok(Cron { minute, hour, dom, month, dow, dom_star, dow_star })
+        Ok(Cron { minute, hour, dom, month, dow, dom_star, dow_star, offset })
     }
 
     fn day_matches(&self, days: i64) -> bool {
@@ -438,8 +490,27 @@ impl Cron {
         if self.dom_star || self.dow_star { dom && dow } else { dom || dow }
     }
 
-    /// The first start strictly after `t` (unix seconds), searching five years ahead.
+    /// The first start strictly after `t` (unix seconds), searching five years ahead; the
+    /// fields are read in the schedule's own zone when it names one.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use gitops_core::sync::windows::Cron;
+    /// use gitops_core::sync::time::{format_rfc3339, parse_rfc3339};
+    /// let t = parse_rfc3339("2024-05-01T00:00:00Z").unwrap();
+    /// let utc = Cron::parse("0 9 * * *").unwrap().next_after(t).unwrap();
+    /// assert_eq!(format_rfc3339(utc), "2024-05-01T09:00:00Z");
+    /// let east = Cron::parse("CRON_TZ=Etc/GMT-2 0 9 * * *").unwrap().next_after(t).unwrap();
+    /// assert_eq!(format_rfc3339(east), "2024-05-01T07:00:00Z");
+    /// ```
     pub fn next_after(&self, t: i64) -> Option<i64> {
+        let wall = self.next_after_wall(t.saturating_add(self.offset))?;
+        Some(wall.saturating_sub(self.offset))
+    }
+
+    /// [`Cron::next_after`] on wall-clock seconds of the schedule's zone.
+    fn next_after_wall(&self, t: i64) -> Option<i64> {
         let mut m = t.div_euclid(60) + 1; // minutes since the epoch
         let limit = m + 5 * 366 * 24 * 60;
         while m < limit {

@@ -7,7 +7,9 @@
 //! come from the library (`oracle/objects.rs`), as in the runner. A `sync` case holds Argo
 //! CD's whole answer (`argo`): the operation is driven through `step` again (`oracle/syncsim.rs`)
 //! and compared with it: every difference must be one `testdata/oracle/explained.txt` explains,
-//! and a divergence case must still show its recorded signature.
+//! and a divergence case must still show its recorded signature. An `autosync` case holds Argo
+//! CD's whole answer too, with the second its window functions read from the clock; gitops-core
+//! answers it at that second (`oracle/autosync.rs`).
 
 use serde_json::{Value, json};
 
@@ -15,6 +17,8 @@ use super::support::{selected, testdata};
 use crate as engine;
 use crate::protocol::Server;
 
+#[path = "../../oracle/autosync.rs"]
+mod autosync;
 #[path = "../../oracle/objects.rs"]
 mod objects;
 #[path = "../../oracle/syncsim.rs"]
@@ -50,7 +54,7 @@ fn oracle_divergences_replay() {
         }
         let text = std::fs::read_to_string(&file).expect("a case file");
         let case: Value = serde_json::from_str(&text).expect("a JSON case");
-        if case["method"] == "sync" {
+        if case["method"] == "sync" || case["method"] == "autosync" {
             failures.extend(replay_sync(&name, &case, &skipped));
             continue;
         }
@@ -94,13 +98,36 @@ fn explained() -> Vec<String> {
         .collect()
 }
 
-/// Replays one recorded sync operation; the failures found.
+/// gitops-core's answer to a recorded `autosync` case, at the second Argo CD's answer used,
+/// its `decide` answered by an in-process server.
+fn replay_autosync(case: &Value) -> Result<Value, String> {
+    let now = case["argo"]["now"].as_str().ok_or("the recorded answer has no `now`")?;
+    let mut server = Server::new();
+    let mut decide = |params: &Value| -> Result<Value, String> {
+        let request = json!({"id": 1, "method": "decide", "params": params});
+        let line = server.handle_line(request.to_string().as_bytes()).ok_or("no answer")?;
+        let answer: Value = serde_json::from_str(&line).map_err(|e| e.to_string())?;
+        answer.get("result").cloned().ok_or_else(|| format!("decide: {answer}"))
+    };
+    autosync::run(&case["params"], now, &mut decide)
+}
+
+/// Replays one recorded sync operation or auto-sync decision; the failures found.
 fn replay_sync(name: &str, case: &Value, skipped: &str) -> Vec<String> {
-    let ours = match syncsim::run(&case["params"]) {
+    let answer = if case["method"] == "autosync" {
+        replay_autosync(case)
+    } else {
+        syncsim::run(&case["params"])
+    };
+    let ours = match answer {
         Ok(answer) => answer,
         Err(e) => return vec![format!("{name}: {e}")],
     };
-    let found = syncsim::compare(&case["params"], &ours, &case["argo"]);
+    let found = if case["method"] == "autosync" {
+        autosync::compare(&case["params"], &ours, &case["argo"])
+    } else {
+        syncsim::compare(&case["params"], &ours, &case["argo"])
+    };
     let known = explained();
     let mut failures = Vec::new();
     if let Some(signature) = case["signature"].as_str() {
