@@ -365,8 +365,11 @@ fn self_referenced(live: &Value, r: &ObjectRef, settings: &Settings) -> bool {
         && (namespace == r.namespace || namespace.is_empty() || r.namespace.is_empty())
 }
 
-fn tracking_id(app: &str, r: &ObjectRef) -> String {
-    format!("{app}:{}/{}:{}/{}", r.group, r.kind, r.namespace, r.name)
+/// The tracking id Argo CD gives a desired object: an object without a namespace (a
+/// cluster-scoped kind) carries the destination namespace (`UnstructuredToAppInstanceValue`).
+fn tracking_id(app: &str, r: &ObjectRef, destination_namespace: &str) -> String {
+    let namespace = if r.namespace.is_empty() { destination_namespace } else { &r.namespace };
+    format!("{app}:{}/{}:{namespace}/{}", r.group, r.kind, r.name)
 }
 
 /// Compares an application's desired objects with its live objects, as Argo CD's
@@ -571,7 +574,8 @@ impl Desired<'_> {
                 let app = input.app;
                 input.scopes.default_namespace(&mut obj, &app.spec.destination.namespace);
                 if !app.metadata.name.is_empty() {
-                    set_tracking(&mut obj, &app.metadata.name, r, input.settings);
+                    let namespace = &app.spec.destination.namespace;
+                    set_tracking(&mut obj, &app.metadata.name, r, namespace, input.settings);
                 }
                 obj
             }
@@ -857,7 +861,13 @@ fn managed_namespace(
     Some(obj)
 }
 
-fn set_tracking(obj: &mut Value, app: &str, r: &ObjectRef, settings: &Settings) {
+fn set_tracking(
+    obj: &mut Value,
+    app: &str,
+    r: &ObjectRef,
+    destination_namespace: &str,
+    settings: &Settings,
+) {
     let annotate = matches!(
         settings.tracking_method,
         TrackingMethod::Annotation | TrackingMethod::AnnotationAndLabel
@@ -867,7 +877,7 @@ fn set_tracking(obj: &mut Value, app: &str, r: &ObjectRef, settings: &Settings) 
         TrackingMethod::Label | TrackingMethod::AnnotationAndLabel
     );
     if annotate {
-        set_annotation(obj, TRACKING_ID_ANNOTATION, tracking_id(app, r));
+        set_annotation(obj, TRACKING_ID_ANNOTATION, tracking_id(app, r, destination_namespace));
     }
     if label && let Some(meta) = obj.get_mut("metadata").and_then(Value::as_object_mut) {
         let labels = meta.entry("labels").or_insert_with(|| Value::Object(Default::default()));
