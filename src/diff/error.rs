@@ -36,6 +36,19 @@ pub enum DiffError {
         /// What is wrong.
         message: String,
     },
+    /// An object does not fit its schema the way structured merge reads it (two items of an
+    /// associative list with one key); `side` is `live` or `config`.
+    #[error("{object}: the {side} object does not fit its schema at {path}: {message}")]
+    Schema {
+        /// The object.
+        object: Box<ObjectRef>,
+        /// `live` or `config`.
+        side: &'static str,
+        /// RFC 6901 pointer of the list.
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
     /// `metadata.managedFields` of the live object cannot be read.
     #[error("{object}: invalid managed fields at {path}: {message}")]
     ManagedFields {

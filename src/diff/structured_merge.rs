@@ -256,6 +256,40 @@ fn value_set(v: &Value, schema: &SmdSchema, at: &At) -> FieldSet {
     }
 }
 
+/// The first associative list in `v` with two items of one key (every key field given or
+/// defaulted): its RFC 6901 pointer below `pointer`, and structured-merge-diff's words for it.
+fn duplicate_key(
+    v: &Value,
+    schema: &SmdSchema,
+    at: &At,
+    pointer: &str,
+) -> Option<(String, String)> {
+    match v {
+        Value::Object(m) if !schema.atomic_object(at) => m.iter().find_map(|(k, child)| {
+            let p = format!("{pointer}/{}", k.replace('~', "~0").replace('/', "~1"));
+            duplicate_key(child, schema, &schema.field(at, k), &p)
+        }),
+        Value::Array(items) => {
+            let Some(ListKind::Map(keys)) = schema.list_kind(at) else { return None };
+            let item_at = schema.item(at);
+            let mut seen = BTreeSet::new();
+            for item in items {
+                let key = schema.key_of(&item_at, item, &keys);
+                if key.len() == keys.len() && !seen.insert(key.clone()) {
+                    let spelled: Vec<String> =
+                        key.iter().map(|(n, v)| format!("{n}={v}")).collect();
+                    let message = format!("duplicate entries for key [{}]", spelled.join(","));
+                    return Some((pointer.to_string(), message));
+                }
+            }
+            items.iter().enumerate().find_map(|(i, item)| {
+                duplicate_key(item, schema, &item_at, &format!("{pointer}/{i}"))
+            })
+        }
+        _ => None,
+    }
+}
+
 /// Merges `rhs` into `lhs`, `rhs` winning: maps key by key, associative lists and sets item by
 /// item (see [`merge_items`]), atomic values replaced.
 fn merge(lhs: &Value, rhs: &Value, schema: &SmdSchema, at: &At) -> Value {
@@ -568,6 +602,14 @@ pub(crate) fn structured_merge_diff(
     }
     schema.inferred = inferred;
     let root = schema.root();
+    // As structured-merge-diff builds its typed values, live first: an associative list with
+    // two items of one key is refused.
+    for (side, v) in [("live", live), ("config", config)] {
+        if let Some((path, message)) = duplicate_key(v, &schema, &root, "") {
+            let object = Box::new(object.clone());
+            return Err(DiffError::Schema { object, side, path, message });
+        }
+    }
     let applied = value_set(config, &schema, &root);
     let mut merged = merge(live, config, &schema, &root);
     let mut stale = previous.difference(&applied).difference(&others);

@@ -288,9 +288,8 @@ fn diff_error(e: DiffError) -> ProtocolError {
     let (object, path) = match &e {
         DiffError::Patch { object, path, .. }
         | DiffError::DryRun { object, path, .. }
-        | DiffError::ManagedFields { object, path, .. } => {
-            (Some(object.clone()), Some(path.clone()))
-        }
+        | DiffError::ManagedFields { object, path, .. }
+        | DiffError::Schema { object, path, .. } => (Some(object.clone()), Some(path.clone())),
         DiffError::MissingDryRun { object } => (Some(object.clone()), None),
         _ => (None, None),
     };
