@@ -196,6 +196,11 @@ type Found = (String, Value, Value);
 /// What both sides answer, reduced to the compared fields: signature → divergence.
 fn compare(area: Area, params: &Value, ours: &Value, argo: &Value) -> BTreeMap<String, Found> {
     let mut out = BTreeMap::new();
+    if let Area::Diff = area
+        && both_fail(ours, argo)
+    {
+        return out;
+    }
     if ours.get("error").is_some() || argo.get("error").is_some() {
         out.insert(format!("{}:error", area.name()), (String::new(), ours.clone(), argo.clone()));
         return out;
@@ -254,6 +259,20 @@ fn compare(area: Area, params: &Value, ours: &Value, argo: &Value) -> BTreeMap<S
         }
     }
     out
+}
+
+/// Whether a `diff` failed on both sides: Argo CD's `StateDiffs` returns an error,
+/// gitops-core the app's `ComparisonError` condition with every resource `Unknown`. The
+/// messages are not compared (each names the step it failed in, in its own words); the runner
+/// counts these cases apart.
+fn both_fail(ours: &Value, argo: &Value) -> bool {
+    argo["error"]["message"].is_string()
+        && ours["syncStatus"] == "Unknown"
+        && ours["conditions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|c| c["type"] == "ComparisonError")
 }
 
 /// The objects compared per resource of a `diff` answer.
@@ -335,6 +354,21 @@ fn outcome_class(area: Area, ours: &Value) -> String {
     per.join("-")
 }
 
+/// Whether divergence signature `sig` is one an `explained.txt` line covers: the line is a
+/// prefix of it, where `%` in the line stands for any run of characters.
+fn covers(line: &str, sig: &str) -> bool {
+    let mut parts = line.split('%');
+    let Some(rest) = sig.strip_prefix(parts.next().unwrap_or("")) else { return false };
+    let mut rest = rest;
+    for part in parts {
+        match rest.find(part) {
+            Some(i) => rest = &rest[i + part.len()..],
+            None => return false,
+        }
+    }
+    true
+}
+
 fn explained(root: &Path) -> Vec<String> {
     std::fs::read_to_string(root.join("testdata/oracle/explained.txt"))
         .unwrap_or_default()
@@ -401,6 +435,7 @@ fn run(o: &Options) -> Result<u64, String> {
     let mut outcomes: BTreeMap<String, u64> = BTreeMap::new();
     let mut recorded = std::collections::BTreeSet::new();
     let mut found_gets = 0;
+    let mut failed_both = 0;
     for _ in 0..o.cases {
         let (area, params) = generate::case(&mut rng, o.ssa);
         if o.only.as_deref().is_some_and(|only| only != area.name()) {
@@ -425,6 +460,11 @@ fn run(o: &Options) -> Result<u64, String> {
             *outcomes.entry(outcome).or_default() += 1;
             found_gets += syncsim::found_gets(&a);
         }
+        if let Area::Diff = area
+            && both_fail(&a, &b)
+        {
+            failed_both += 1;
+        }
         let entry = per_area.entry(area.name()).or_default();
         entry.0 += 1;
         let found = compare(area, &params, &a, &b);
@@ -445,7 +485,7 @@ fn run(o: &Options) -> Result<u64, String> {
         }
         let mut case_unexplained = false;
         for (sig, divergence) in found {
-            let is_known = known.iter().any(|k| sig.starts_with(k.as_str()));
+            let is_known = known.iter().any(|k| covers(k, &sig));
             if !is_known {
                 case_unexplained = true;
             }
@@ -467,6 +507,9 @@ fn run(o: &Options) -> Result<u64, String> {
     }
     let spread: Vec<String> = outcomes.iter().map(|(k, n)| format!("{k}: {n}")).collect();
     println!("resources by gitops-core's answer: {}", spread.join(", "));
+    if failed_both > 0 {
+        println!("diff: {failed_both} cases failed on both sides (a patch neither could build)");
+    }
     if found_gets > 0 {
         println!(
             "sync: {found_gets} GETs of gitops-core's found their object and were left out \
@@ -474,7 +517,7 @@ fn run(o: &Options) -> Result<u64, String> {
         );
     }
     for (sig, (method, params, (pointer, x, y), argo_answer)) in &examples {
-        let is_known = known.iter().any(|k| sig.starts_with(k.as_str()));
+        let is_known = known.iter().any(|k| covers(k, sig));
         println!(
             "  {} {sig}: gitops-core {x} / Argo CD {y}",
             if is_known { "explained" } else { "UNEXPLAINED" }
