@@ -1,7 +1,8 @@
 //! Deterministic generator of differential cases: health objects of the built-in kinds and of
 //! a custom kind with a Lua script, and desired/live pairs with server defaults, status,
 //! managedFields, last-applied annotations, tracking annotations and drift, with Applications
-//! carrying ignoreDifferences rules.
+//! carrying ignoreDifferences rules (a third of them of kinds whose Kubernetes defaulting is
+//! hard to reproduce, `defaulting.rs`).
 
 use serde_json::{Value, json};
 
