@@ -15,9 +15,9 @@ use super::Rng;
 /// resource's `modified` or status, which `testdata/oracle/explained.txt` cannot single out.
 /// Each has a recorded case under `testdata/oracle/` (`testdata/SKIPPED.md`, "Open
 /// divergences of defaulting"): `$patch` as a label or annotation key, two containers of
-/// one name, a container without a name, `strategy: null` (and `updateStrategy: null`), two webhooks of one name, a field
-/// of a container written as null, a RoleBinding's `roleRef` without `apiGroup`, and a drift
-/// that removes one of two ports of one number.
+/// one name, a container without a name, two webhooks of one name, a field of a container
+/// written as null, a RoleBinding's `roleRef` without `apiGroup`, and a drift that removes
+/// one of two ports of one number.
 const OPEN: bool = false;
 
 /// A field no built-in type has: the typed decode drops it, an API server prunes it.
@@ -312,7 +312,7 @@ fn workload(rng: &mut Rng, kind: &str, i: u64) -> Value {
         "Deployment" => {
             replicas(rng, &mut spec);
             match rng.below(8) {
-                0 if OPEN => spec["strategy"] = Value::Null,
+                0 => spec["strategy"] = Value::Null,
                 1 => spec["strategy"] = json!({"type": "Recreate"}),
                 2 => {
                     spec["strategy"] = json!({"type": "RollingUpdate",
@@ -337,7 +337,7 @@ fn workload(rng: &mut Rng, kind: &str, i: u64) -> Value {
                     spec["updateStrategy"] =
                         json!({"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 2}})
                 }
-                3 if OPEN => spec["updateStrategy"] = Value::Null,
+                3 => spec["updateStrategy"] = Value::Null,
                 _ => {}
             }
             if rng.chance(70) {
@@ -363,7 +363,7 @@ fn workload(rng: &mut Rng, kind: &str, i: u64) -> Value {
                 spec["updateStrategy"] = json!({"type": "RollingUpdate",
                     "rollingUpdate": {"maxSurge": 1, "maxUnavailable": 0}})
             }
-            3 if OPEN => spec["updateStrategy"] = Value::Null,
+            3 => spec["updateStrategy"] = Value::Null,
             _ => {}
         },
         _ => replicas(rng, &mut spec),

@@ -165,6 +165,10 @@ fn canonicalize(v: &mut Value, t: TypeRef) {
                 }
             }
         }
+        // The zero struct of a null that is not a pointer (see `typed_round_trip_cow`).
+        (Shape::Struct, v @ Value::Null) if !t.is_pointer() => {
+            *v = Value::Object(Map::new());
+        }
         (Shape::Scalar(s), v) => {
             if scalar_changes(v, s)
                 && let Ok(c) = scalar_round_trip(v, s, "")
@@ -309,6 +313,9 @@ pub(crate) fn typed_round_trip_cow<'v>(
             Cow::Borrowed(v)
         }),
         Shape::Struct => match v {
+            // Go decodes null into a struct field that is not a pointer as the zero struct,
+            // which encodes as `{}` (`omitempty` never drops a struct).
+            Value::Null if !t.is_pointer() => Ok(Cow::Owned(Value::Object(Map::new()))),
             Value::Null => Ok(Cow::Borrowed(v)),
             Value::Object(m) => {
                 // `None` while every field so far is kept as it is.
