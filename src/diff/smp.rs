@@ -101,6 +101,51 @@ pub(crate) fn two_way_typed(
     Ok(Value::Object(diff_maps(original, modified, t, opts, At::Root)?))
 }
 
+/// Whether the two-way patch round-trips on `doc`: for any `modified` that only adds fields to
+/// `doc` or changes the values of fields that are not merge keys (what Kubernetes defaulting
+/// does), applying `two_way_typed(doc, modified)` onto `doc` gives `modified` exactly, so a
+/// caller may write the changes into `doc` itself instead of diffing and patching. It holds
+/// when every list merged by key has object elements with distinct keys (by `%v`, as the
+/// patch matches them), every merged list of scalars has distinct scalars, no key is a patch
+/// directive (starts with `$`), and no map at a `retainKeys` position holds a null (the
+/// directive lists only non-null keys, so applying it would remove them). Anything else —
+/// a missing or repeated merge key, mixed elements — makes the patch fail or merge elements
+/// together, and the caller must take the patch's own path.
+pub(crate) fn patch_round_trips(doc: &Value, t: Option<TypeRef>) -> bool {
+    doc.as_object().is_some_and(|m| map_round_trips(m, t, false))
+}
+
+fn map_round_trips(m: &Map<String, Value>, t: Option<TypeRef>, retain_keys: bool) -> bool {
+    m.iter().all(|(key, v)| {
+        if key.starts_with('$') || (retain_keys && v.is_null()) {
+            return false;
+        }
+        let m = meta(t, key);
+        match v {
+            Value::Object(o) => map_round_trips(o, m.t, m.strategy.retain_keys),
+            Value::Array(l) => {
+                let items = m.t.and_then(TypeRef::items);
+                (!m.strategy.merge || merged_list_round_trips(l, m.merge_key))
+                    && l.iter().all(|e| match e {
+                        Value::Object(o) => map_round_trips(o, items, m.strategy.retain_keys),
+                        Value::Array(_) => false,
+                        _ => true,
+                    })
+            }
+            _ => true,
+        }
+    })
+}
+
+fn merged_list_round_trips(l: &[Value], merge_key: Option<&str>) -> bool {
+    let mut seen = std::collections::HashSet::with_capacity(l.len());
+    l.iter().all(|e| match (merge_key, e) {
+        (Some(mk), Value::Object(o)) => o.get(mk).is_some_and(|k| seen.insert(go_format(k))),
+        (None, Value::Object(_) | Value::Array(_)) | (Some(_), _) => false,
+        (None, scalar) => seen.insert(go_format(scalar)),
+    })
+}
+
 /// `StrategicMergePatch(doc, patch)` for a built-in type (directives `$patch`, `$retainKeys`,
 /// `$setElementOrder`, `$deleteFromPrimitiveList` honoured).
 pub(crate) fn apply_strategic_patch(
@@ -975,6 +1020,90 @@ mod tests {
         json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"}, "spec": spec})
     }
 
+    /// Whether `doc + two_way(doc → modified)` is `modified` (a patch that cannot be made or
+    /// applied counts as not).
+    fn two_way_round_trips(doc: &Value, modified: &Value) -> bool {
+        let t = schema::lookup("apps", "v1", "Deployment");
+        two_way_typed(doc, modified, t)
+            .and_then(|p| apply_typed(doc, &p, t))
+            .is_ok_and(|out| out == *modified)
+    }
+
+    #[test]
+    fn patch_round_trips_says_when_the_patch_gives_the_modified_document() {
+        let t = schema::lookup("apps", "v1", "Deployment");
+        let pod =
+            |containers: Value| deploy(json!({"template": {"spec": {"containers": containers}}}));
+        // (doc, a modified document of the kind defaulting makes, whether the patch gives it,
+        // what `patch_round_trips` says: never yes where the patch does not).
+        let cases = [
+            // Distinct merge keys: the changes land in the right elements.
+            (
+                pod(json!([{"name": "a"}, {"name": "b", "ports": [{"containerPort": 80}]}])),
+                pod(
+                    json!([{"name": "a", "x": "1"}, {"name": "b", "ports": [{"containerPort": 80, "protocol": "TCP"}]}]),
+                ),
+                true,
+                true,
+            ),
+            // A repeated merge key: both elements' changes are merged into the first.
+            (
+                pod(json!([{"name": "a", "image": "1"}, {"name": "a", "image": "2"}])),
+                pod(
+                    json!([{"name": "a", "image": "1", "x": "1"}, {"name": "a", "image": "2", "x": "2"}]),
+                ),
+                false,
+                false,
+            ),
+            // Repeated by `%v` only: 80 and "80" are one key to the patch's pairing; this
+            // patch happens to land well, the check does not count on it.
+            (
+                pod(
+                    json!([{"name": "a", "ports": [{"containerPort": 80}, {"containerPort": "80"}]}]),
+                ),
+                pod(
+                    json!([{"name": "a", "ports": [{"containerPort": 80, "x": 1}, {"containerPort": "80", "x": 2}]}]),
+                ),
+                true,
+                false,
+            ),
+            // A missing merge key: the patch cannot be made.
+            (pod(json!([{"image": "1"}])), pod(json!([{"image": "1", "x": "1"}])), false, false),
+            // A repeated scalar in a merged list of scalars.
+            (
+                json!({"metadata": {"finalizers": ["f", "f"], "name": "a"}}),
+                json!({"metadata": {"finalizers": ["f", "f", "g"], "name": "a"}}),
+                false,
+                false,
+            ),
+            // A key that is a patch directive: changing its value makes the patch a directive.
+            (
+                json!({"spec": {"selector": {"matchLabels": {"$patch": "merge", "a": "1"}}}}),
+                json!({"spec": {"selector": {"matchLabels": {"$patch": "replace", "a": "1"}}}}),
+                false,
+                false,
+            ),
+            // A null at a retainKeys position: `$retainKeys` lists only non-null keys.
+            (
+                deploy(json!({"strategy": {"type": "Recreate", "rollingUpdate": null}})),
+                deploy(json!({"strategy": {"type": "Recreate", "rollingUpdate": null, "x": "1"}})),
+                false,
+                false,
+            ),
+            // A null elsewhere is kept.
+            (
+                deploy(json!({"paused": null, "strategy": {"type": "Recreate"}})),
+                deploy(json!({"paused": null, "strategy": {"type": "Recreate", "x": "1"}})),
+                true,
+                true,
+            ),
+        ];
+        for (doc, modified, round_trips, says) in cases {
+            assert_eq!(two_way_round_trips(&doc, &modified), round_trips, "{doc} -> {modified}");
+            assert_eq!(patch_round_trips(&doc, t), says, "{doc}");
+        }
+    }
+
     fn containers(c: Value) -> Value {
         deploy(json!({"template": {"spec": {"containers": c}}}))
     }
@@ -1203,7 +1332,7 @@ mod robustness {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+        #![proptest_config(crate::tests::support::cases(96))]
 
         #[test]
         fn never_panics(a in value(), b in value(), c in value()) {
