@@ -833,9 +833,13 @@ fn merge_set_element_order(
         };
         let field = &key[SET_ORDER.len()..];
         let p = At::Key(&path, field);
-        let orig_list = match original.get(field) {
-            Some(Value::Array(l)) => Some(l.clone()),
-            Some(_) => return Err(p.fail("expected a list")),
+        // The lists are moved into the merge; the orders it needs after them are kept aside.
+        let orig_list = match original.remove(field) {
+            Some(Value::Array(l)) => Some(l),
+            Some(other) => {
+                original.insert(field.to_owned(), other);
+                return Err(p.fail("expected a list"));
+            }
             None => None,
         };
         let patch_list = match patch.remove(field) {
@@ -843,13 +847,23 @@ fn merge_set_element_order(
             Some(other) => {
                 // Not a list: leave it to the ordinary merge.
                 patch.insert(field.to_owned(), other);
+                if let Some(l) = orig_list {
+                    original.insert(field.to_owned(), Value::Array(l));
+                }
                 return Err(p.fail("expected a list"));
             }
             None => None,
         };
         let m = meta(t, field);
         let items = m.t.and_then(TypeRef::items);
-        let merged = match (orig_list.clone(), patch_list.clone()) {
+        // Checked after the merge, whose errors come first.
+        let kind = elem_kind(
+            &[orig_list.as_deref().unwrap_or(&[]), patch_list.as_deref().unwrap_or(&[])],
+            p,
+        );
+        let order_mk = if matches!(kind, Ok(ElemKind::Map)) { m.merge_key } else { None };
+        let server_order = order_of(orig_list.as_deref().unwrap_or(&[]), order_mk);
+        let merged = match (orig_list, patch_list) {
             (Some(o), None) => o,
             (None, Some(pl)) => match clean_added(Value::Array(pl), opts) {
                 Value::Array(l) => l,
@@ -864,16 +878,38 @@ fn merge_set_element_order(
             }
             (None, None) => continue,
         };
-        let empty = Vec::new();
-        let o_ref = orig_list.as_ref().unwrap_or(&empty);
-        let p_ref = patch_list.as_ref().unwrap_or(&empty);
-        let kind = elem_kind(&[o_ref, p_ref], p)?;
+        let kind = kind?;
         let (patch_items, server_only) = partition(merged, &order, m.merge_key, kind);
-        let both =
-            normalize_element_order(patch_items, server_only, &order, o_ref, m.merge_key, kind, p)?;
+        let both = normalize_element_order(
+            patch_items,
+            server_only,
+            &order,
+            &server_order,
+            m.merge_key,
+            kind,
+            p,
+        )?;
         original.insert(field.to_owned(), Value::Array(both));
     }
     Ok(())
+}
+
+/// What the ordering steps read of a list: with a merge key, each element's key alone (a
+/// one-key map, all [`index_of`] compares), so that the elements themselves can move on;
+/// otherwise, or when an element has no key (its error message shows the element), the
+/// elements themselves.
+fn order_of(l: &[Value], mk: Option<&str>) -> Vec<Value> {
+    match mk {
+        Some(mk) if l.iter().all(|v| v.get(mk).is_some()) => l
+            .iter()
+            .map(|v| {
+                let mut m = Map::new();
+                m.insert(mk.to_owned(), v.get(mk).cloned().unwrap_or(Value::Null));
+                Value::Object(m)
+            })
+            .collect(),
+        _ => l.to_vec(),
+    }
 }
 
 fn partition(
@@ -937,7 +973,7 @@ fn merge_slice(
         return Ok(original);
     }
     let kind = elem_kind(&[&original, &patch], path)?;
-    let (original, patch, merged) = if kind == ElemKind::Scalar {
+    let (server_order, patch_order, merged) = if kind == ElemKind::Scalar {
         if opts.merge_parallel_list && is_delete_list {
             return Ok(original.into_iter().filter(|v| !patch.contains(v)).collect());
         }
@@ -951,28 +987,33 @@ fn merge_slice(
     } else {
         let mk = merge_key.ok_or_else(|| path.fail("cannot merge lists without merge key"))?;
         let (original, patch) = merge_special_elements(original, patch, mk, path)?;
-        let mut merged = original.clone();
-        for v in &patch {
-            let key = merge_key_value(v, mk, path)?;
+        // The elements move into the merge; the orders are kept aside (keys only).
+        let (server_order, patch_order) =
+            (order_of(&original, Some(mk)), order_of(&patch, Some(mk)));
+        let mut merged = original;
+        for v in patch {
+            let key = merge_key_value(&v, mk, path)?;
             let found =
                 merged.iter().position(|o| o.as_object().and_then(|m| m.get(mk)) == Some(key));
-            match found {
-                Some(i) => {
+            match (found, v) {
+                (Some(i), Value::Object(mut pm)) => {
                     // `i` comes from `position` on `merged` just above.
-                    let (Value::Object(om), Value::Object(pm)) = (&mut merged[i], v) else {
+                    let Value::Object(om) = &mut merged[i] else {
                         return Err(path.fail("list element is not an object"));
                     };
-                    let p = At::Elem(&path, key);
-                    *om = merge_map(std::mem::take(om), pm.clone(), items, opts, p)?;
+                    let key = pm.get(mk).cloned().unwrap_or(Value::Null);
+                    let p = At::Elem(&path, &key);
+                    *om = merge_map(std::mem::take(om), std::mem::take(&mut pm), items, opts, p)?;
                 }
-                None => merged.push(clean_added(v.clone(), opts)),
+                (Some(_), _) => return Err(path.fail("list element is not an object")),
+                (None, v) => merged.push(clean_added(v, opts)),
             }
         }
-        (original, patch, merged)
+        (server_order, patch_order, merged)
     };
     let mk = if kind == ElemKind::Map { merge_key } else { None };
-    let (patch_items, server_only) = partition(merged, &patch, mk, kind);
-    normalize_element_order(patch_items, server_only, &patch, &original, mk, kind, path)
+    let (patch_items, server_only) = partition(merged, &patch_order, mk, kind);
+    normalize_element_order(patch_items, server_only, &patch_order, &server_order, mk, kind, path)
 }
 
 fn merge_special_elements(
