@@ -128,7 +128,8 @@ fn walk(v: &mut Value, t: TypeRef, ctx: &Ctx) {
     match t.shape() {
         Shape::Struct => {
             if let Value::Object(m) = v {
-                for (k, child) in m.iter_mut() {
+                // Only objects and lists hold anything to default (no lookup for scalars).
+                for (k, child) in m.iter_mut().filter(|(_, c)| c.is_object() || c.is_array()) {
                     if let Some(ft) = t.field(k) {
                         walk(child, ft, ctx);
                     }

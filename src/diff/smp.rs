@@ -120,10 +120,13 @@ fn map_round_trips(m: &Map<String, Value>, t: Option<TypeRef>, retain_keys: bool
         if key.starts_with('$') || (retain_keys && v.is_null()) {
             return false;
         }
-        let m = meta(t, key);
         match v {
-            Value::Object(o) => map_round_trips(o, m.t, m.strategy.retain_keys),
+            Value::Object(o) => {
+                let m = meta(t, key);
+                map_round_trips(o, m.t, m.strategy.retain_keys)
+            }
             Value::Array(l) => {
+                let m = meta(t, key);
                 let items = m.t.and_then(TypeRef::items);
                 (!m.strategy.merge || merged_list_round_trips(l, m.merge_key))
                     && l.iter().all(|e| match e {
