@@ -10,11 +10,13 @@
 //! admissionregistration v1beta1) use the object's own apiVersion.
 #![allow(dead_code)] // crate-internal seams of the diff pipeline; not every one is wired yet
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value, json};
 
 use super::quantity::Quantity;
 use super::remarshal::{Decode, typed_round_trip_cow};
-use super::smp::{apply_typed_in_place, two_way_typed};
+use super::smp::{apply_typed_in_place, patch_round_trips, two_way_typed};
 use crate::schema::{self, Shape, TypeRef};
 
 /// Returns `obj` with the Kubernetes defaults of its built-in type applied; unknown kinds and
@@ -25,28 +27,65 @@ pub(crate) fn apply_defaults(obj: &Value) -> Value {
     v
 }
 
-/// [`apply_defaults`] on the working copy itself. The typed copy the defaulters run on is
-/// built once; the object is copied again only when the defaults change something (so that a
-/// patch that cannot be applied leaves it as it was).
+/// [`apply_defaults`] on the working copy itself. When the object is already what the typed
+/// round trip gives (nothing unknown, every scalar canonical) and the two-way patch
+/// round-trips on it ([`patch_round_trips`]), `T0` is the object and `T0 + patch(T0 → T1)` is
+/// `T1`, so the defaulters run on the object itself: no typed copy, no comparison, no patch.
+/// Otherwise the patch's own path ([`defaults_by_patch`]).
 pub(crate) fn apply_defaults_in_place(obj: &mut Value) {
-    let Some((g, v, k)) = schema::gvk_of(obj) else { return };
-    if !schema::is_builtin(g, v, k) {
-        return;
-    }
-    let Some(t) = schema::lookup(g, v, k) else { return };
+    let Some((t, ctx)) = typed(obj) else { return };
     // The typed copy borrows the object where the round trip would not change it.
     let Ok(t0) = typed_round_trip_cow(obj, t, Decode::Lenient) else { return };
     if !t0.is_object() {
         return;
     }
-    let mut t1 = t0.as_ref().clone();
-    let ctx = Ctx::new(g, v);
-    walk(&mut t1, t, &ctx);
-    if t1 == *t0 {
+    if matches!(t0, Cow::Borrowed(_)) && patch_round_trips(&t0, Some(t)) {
+        drop(t0);
+        walk(obj, t, &ctx);
         return;
     }
-    let Ok(patch) = two_way_typed(&t0, &t1, Some(t)) else { return };
+    let patch = defaults_patch(&t0, t, &ctx);
     drop(t0);
+    apply_defaults_patch(obj, patch, t);
+}
+
+/// The schema type of a built-in object and its defaulting context.
+fn typed(obj: &Value) -> Option<(TypeRef, Ctx)> {
+    let (g, v, k) = schema::gvk_of(obj)?;
+    if !schema::is_builtin(g, v, k) {
+        return None;
+    }
+    Some((schema::lookup(g, v, k)?, Ctx::new(g, v)))
+}
+
+/// Defaulting as Argo CD does it, whatever the object holds: the defaulters run on a copy
+/// `T1` of the typed object `T0`, and the two-way strategic patch `T0 → T1` is applied onto
+/// the object (left as it was when the patch cannot be made or applied).
+#[cfg(test)]
+fn defaults_by_patch(obj: &mut Value) {
+    let Some((t, ctx)) = typed(obj) else { return };
+    let Ok(t0) = typed_round_trip_cow(obj, t, Decode::Lenient) else { return };
+    if t0.is_object() {
+        let patch = defaults_patch(&t0, t, &ctx);
+        drop(t0);
+        apply_defaults_patch(obj, patch, t);
+    }
+}
+
+/// The two-way patch `T0 → T1`; `None` when the defaults change nothing or the patch cannot
+/// be made (a list without its merge key, as in Go).
+fn defaults_patch(t0: &Value, t: TypeRef, ctx: &Ctx) -> Option<Value> {
+    let mut t1 = t0.clone();
+    walk(&mut t1, t, ctx);
+    if t1 == *t0 {
+        return None;
+    }
+    two_way_typed(t0, &t1, Some(t)).ok()
+}
+
+/// Applies the defaults' patch, leaving the object as it was when it cannot be applied.
+fn apply_defaults_patch(obj: &mut Value, patch: Option<Value>, t: TypeRef) {
+    let Some(patch) = patch else { return };
     let before = obj.clone();
     if apply_typed_in_place(obj, patch, Some(t)).is_err() {
         *obj = before;
@@ -89,7 +128,8 @@ fn walk(v: &mut Value, t: TypeRef, ctx: &Ctx) {
     match t.shape() {
         Shape::Struct => {
             if let Value::Object(m) = v {
-                for (k, child) in m.iter_mut() {
+                // Only objects and lists hold anything to default (no lookup for scalars).
+                for (k, child) in m.iter_mut().filter(|(_, c)| c.is_object() || c.is_array()) {
                     if let Some(ft) = t.field(k) {
                         walk(child, ft, ctx);
                     }
@@ -697,5 +737,253 @@ mod tests {
         assert_eq!(hook["rules"][0]["scope"], json!("*"));
         assert_eq!(hook["clientConfig"]["service"]["port"], json!(443));
         assert_eq!(hook["reinvocationPolicy"], json!("Never"));
+    }
+}
+
+/// The in-place path against the patch's own path: wherever [`apply_defaults_in_place`]
+/// writes into the object, the result is what Argo CD's diff-and-patch gives.
+#[cfg(test)]
+mod in_place_is_the_patch {
+    use proptest::prelude::*;
+    use serde_json::{Value, json};
+
+    use super::super::remarshal::{Decode, remarshal, typed_round_trip_cow};
+    use super::super::smp::patch_round_trips;
+    use super::{apply_defaults, defaults_by_patch, typed};
+
+    fn by_patch(obj: &Value) -> Value {
+        let mut v = obj.clone();
+        defaults_by_patch(&mut v);
+        v
+    }
+
+    /// Whether [`super::apply_defaults_in_place`] takes the in-place path for `obj`.
+    fn in_place(obj: &Value) -> bool {
+        let Some((t, _)) = typed(obj) else { return false };
+        matches!(typed_round_trip_cow(obj, t, Decode::Lenient), Ok(std::borrow::Cow::Borrowed(t0))
+            if t0.is_object() && patch_round_trips(t0, Some(t)))
+    }
+
+    /// Every object (a map with a string `apiVersion` and `kind`) at any depth of `v`.
+    fn objects_in(v: &Value, out: &mut Vec<Value>) {
+        match v {
+            Value::Object(m) => {
+                if m.get("apiVersion").is_some_and(Value::is_string)
+                    && m.get("kind").is_some_and(Value::is_string)
+                {
+                    out.push(v.clone());
+                }
+                m.values().for_each(|c| objects_in(c, out));
+            }
+            Value::Array(l) => l.iter().for_each(|c| objects_in(c, out)),
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn on_every_object_of_the_test_data() {
+        let (mut objects, mut taken, mut changed) = (0, 0, 0);
+        for p in crate::tests::support::all_files() {
+            let Some(text) = crate::tests::support::read_path(&p) else { continue };
+            let docs: Vec<Value> = match p.extension().and_then(|e| e.to_str()) {
+                Some("json") => serde_json::from_str(&text).into_iter().collect(),
+                Some("yaml" | "yml") => serde_norway::Deserializer::from_str(&text)
+                    .filter_map(|d| serde::Deserialize::deserialize(d).ok())
+                    .collect(),
+                _ => continue,
+            };
+            let mut found = Vec::new();
+            docs.iter().for_each(|d| objects_in(d, &mut found));
+            for obj in found.iter().flat_map(|o| [o.clone(), remarshal(o)]) {
+                objects += 1;
+                if in_place(&obj) {
+                    taken += 1;
+                }
+                let got = apply_defaults(&obj);
+                if got != obj {
+                    changed += 1;
+                }
+                assert_eq!(got, by_patch(&obj), "{}: {obj}", p.display());
+            }
+        }
+        // The comparison means something only if the in-place path is taken and changes
+        // objects (counts of today's test data: thousands of objects).
+        assert!(objects > 1000 && taken > 500 && changed > 300, "{objects} {taken} {changed}");
+    }
+
+    /// Built-in objects shaped to reach the edges of the two-way patch: repeated and missing
+    /// merge keys, the same port under two protocols, nulls, unknown fields, directive-like
+    /// keys, retainKeys positions, floats where integers belong.
+    fn object() -> impl Strategy<Value = Value> {
+        // Mostly values a cluster holds, one draw in five from the edges.
+        fn pick(clean: Vec<Value>, edge: Vec<Value>) -> impl Strategy<Value = Value> + Clone {
+            prop_oneof![4 => prop::sample::select(clean), 1 => prop::sample::select(edge)]
+        }
+        let name = pick(vec![json!("a"), json!("b"), json!("c")], vec![json!("a"), Value::Null]);
+        let image =
+            prop::sample::select(vec!["nginx", "nginx:latest", "x@sha256:00", "r:5000/x:1"]);
+        let port = pick(
+            vec![
+                json!({"containerPort": 80}),
+                json!({"containerPort": 81, "protocol": "UDP"}),
+                json!({"containerPort": 53, "protocol": "TCP", "name": "dns"}),
+            ],
+            vec![
+                json!({"containerPort": 80, "protocol": "UDP"}),
+                json!({"containerPort": "80"}),
+                json!({"name": "p"}),
+                json!({"containerPort": 82, "extra": 1}),
+            ],
+        );
+        let extra = pick(
+            vec![
+                json!({}),
+                json!({"imagePullPolicy": "Never"}),
+                json!({"resources": {"limits": {"cpu": "0.0001", "memory": "1Gi"}}}),
+                json!({"livenessProbe": {"httpGet": {"port": 80}, "periodSeconds": 0}}),
+            ],
+            vec![
+                json!({"resources": {"limits": {"cpu": "1000m"}, "requests": {"cpu": 0.5}}}),
+                json!({"unknownField": true}),
+                json!({"securityContext": null}),
+                json!({"$patch": "delete"}),
+            ],
+        );
+        let container = (name, image, prop::collection::vec(port, 0..3), extra).prop_map(
+            |(name, image, ports, extra)| {
+                let mut c = json!({"image": image, "ports": ports});
+                if !name.is_null() {
+                    c["name"] = name;
+                }
+                if let (Some(c), Value::Object(e)) = (c.as_object_mut(), extra) {
+                    c.extend(e);
+                }
+                c
+            },
+        );
+        let volume = pick(
+            vec![
+                json!({"name": "v"}),
+                json!({"name": "c", "configMap": {"name": "c"}}),
+                json!({"name": "h", "hostPath": {"path": "/x"}}),
+                json!({"name": "p", "projected": {"sources": []}}),
+            ],
+            vec![
+                json!({"name": "v", "configMap": {"name": "c"}}),
+                json!({"name": "w", "secret": {"secretName": "s"}, "extra": 1}),
+                json!({"configMap": {}}),
+                json!({"name": "e", "emptyDir": null}),
+            ],
+        );
+        let strategy = pick(
+            vec![json!({}), json!({"type": "Recreate"}), json!({"rollingUpdate": {"maxSurge": 1}})],
+            vec![Value::Null, json!({"type": "RollingUpdate", "extra": 1}), json!({"type": null})],
+        );
+        let replicas = pick(vec![json!(2), json!(0)], vec![Value::Null, json!(2.0), json!("2")]);
+        let labels = pick(
+            vec![json!({"app": "x"}), json!({})],
+            vec![json!({"$x": "y"}), json!({"app": null})],
+        );
+        let finalizers = pick(vec![json!([]), json!(["f"])], vec![json!(["f", "f"])]);
+        let kind = prop::sample::select(vec![
+            ("apps/v1", "Deployment"),
+            ("apps/v1", "StatefulSet"),
+            ("apps/v1", "DaemonSet"),
+            ("apps/v1beta1", "Deployment"),
+            ("extensions/v1beta1", "DaemonSet"),
+            ("batch/v1", "Job"),
+            ("v1", "Pod"),
+            ("v1", "Service"),
+            ("networking.k8s.io/v1", "NetworkPolicy"),
+            ("autoscaling/v2", "HorizontalPodAutoscaler"),
+        ]);
+        let service_port = pick(
+            vec![
+                json!({"port": 80}),
+                json!({"port": 81, "protocol": "UDP", "targetPort": 0}),
+                json!({"port": 443, "targetPort": "https", "name": "https"}),
+            ],
+            vec![json!({"port": 80, "protocol": "UDP"}), json!({"name": "x"})],
+        );
+        let service_type = prop::sample::select(vec![
+            json!({}),
+            json!({"type": "NodePort"}),
+            json!({"type": "LoadBalancer", "sessionAffinity": "ClientIP"}),
+            json!({"externalIPs": ["1.2.3.4"], "sessionAffinity": "None",
+                "sessionAffinityConfig": {"clientIP": {}}}),
+        ]);
+        (
+            kind,
+            prop::collection::vec(container.clone(), 0..3),
+            prop::collection::vec(container, 0..2),
+            prop::collection::vec(volume, 0..3),
+            (strategy, replicas, labels, finalizers),
+            (prop::collection::vec(service_port, 0..3), service_type),
+            any::<bool>(),
+        )
+            .prop_map(
+                |(
+                    (api, kind),
+                    cs,
+                    inits,
+                    vols,
+                    (strategy, replicas, labels, fin),
+                    (sp, st),
+                    host,
+                )| {
+                    let pod = json!({"containers": cs, "initContainers": inits,
+                    "volumes": vols, "hostNetwork": host});
+                    let mut o = json!({"apiVersion": api, "kind": kind,
+                    "metadata": {"name": "o", "labels": labels, "finalizers": fin}});
+                    o["spec"] = match kind {
+                        "Pod" => pod,
+                        "Service" => {
+                            let mut s = json!({"ports": sp});
+                            if let (Some(s), Value::Object(t)) = (s.as_object_mut(), st) {
+                                s.extend(t);
+                            }
+                            s
+                        }
+                        "NetworkPolicy" => json!({"ingress": [{"ports": sp}],
+                        "egress": if host { json!([{}]) } else { Value::Null }}),
+                        "HorizontalPodAutoscaler" => json!({"maxReplicas": 3,
+                        "minReplicas": replicas,
+                        "behavior": if host { json!({"scaleUp": {}}) } else { Value::Null }}),
+                        _ => json!({"replicas": replicas, "strategy": strategy.clone(),
+                        "updateStrategy": strategy,
+                        "template": {"metadata": {"labels": {"app": "x"}}, "spec": pod}}),
+                    };
+                    o
+                },
+            )
+    }
+
+    proptest! {
+        #![proptest_config(crate::tests::support::cases(512))]
+
+        #[test]
+        fn on_generated_objects(obj in object()) {
+            for obj in [remarshal(&obj), obj] {
+                prop_assert_eq!(apply_defaults(&obj), by_patch(&obj), "{}", obj);
+            }
+        }
+    }
+
+    /// The generator reaches both paths (the property above would hold vacuously otherwise).
+    #[test]
+    fn the_generated_objects_take_both_paths() {
+        let mut runner = proptest::test_runner::TestRunner::deterministic();
+        let (mut fast, mut slow) = (0, 0);
+        for _ in 0..400 {
+            let obj = proptest::strategy::ValueTree::current(
+                &object().new_tree(&mut runner).expect("a value"),
+            );
+            if in_place(&remarshal(&obj)) {
+                fast += 1;
+            } else {
+                slow += 1;
+            }
+        }
+        assert!(fast > 40 && slow > 40, "{fast} {slow}");
     }
 }

@@ -300,7 +300,7 @@ mod robustness {
     use super::*;
 
     proptest! {
-        #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+        #![proptest_config(crate::tests::support::cases(256))]
 
         #[test]
         fn parsers_never_panic(s in "[-+0-9.eEinumkKMGTPs µhé:TZ]{0,24}") {

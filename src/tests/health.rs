@@ -418,7 +418,7 @@ mod properties {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+        #![proptest_config(crate::tests::support::cases(512))]
 
         #[test]
         fn assess_is_total(

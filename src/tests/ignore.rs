@@ -393,7 +393,7 @@ mod properties {
     ];
 
     proptest! {
-        #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+        #![proptest_config(crate::tests::support::cases(256))]
 
         /// Any text either fails construction with a message or runs to completion: no
         /// panic, no overflow, and the object stays an object.

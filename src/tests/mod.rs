@@ -18,5 +18,5 @@ mod properties;
 #[cfg(feature = "serve")]
 mod serve;
 mod smp;
-mod support;
+pub(crate) mod support;
 mod sync;

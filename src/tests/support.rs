@@ -13,6 +13,25 @@ pub(crate) fn read(rel: &str) -> String {
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()))
 }
 
+/// Every file below `testdata/` (all depths), sorted by path.
+pub(crate) fn all_files() -> Vec<PathBuf> {
+    fn walk(dir: &std::path::Path, out: &mut Vec<PathBuf>) {
+        let entries = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+        for p in entries.filter_map(|e| e.ok().map(|e| e.path())) {
+            if p.is_dir() { walk(&p, out) } else { out.push(p) }
+        }
+    }
+    let mut files = Vec::new();
+    walk(&testdata(), &mut files);
+    files.sort();
+    files
+}
+
+/// Reads a file as text, `None` when it is not UTF-8.
+pub(crate) fn read_path(path: &std::path::Path) -> Option<String> {
+    std::fs::read_to_string(path).ok()
+}
+
 /// A case filter from the environment, as regex-test's `REGEX_TEST`: only names containing
 /// `GITOPS_TEST` run.
 pub(crate) fn selected(name: &str) -> bool {

@@ -423,7 +423,7 @@ mod tests {
         }
 
         proptest! {
-            #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+            #![proptest_config(crate::tests::support::cases(512))]
 
             #[test]
             fn paths_and_errors_are_the_whole_objects(e in expr(), d in doc()) {
