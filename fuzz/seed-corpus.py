@@ -83,7 +83,8 @@ def main():
     rng = random.Random(1)
     by_kind = {}
     for o in objects:
-        by_kind.setdefault((o.get("apiVersion"), o.get("kind")), []).append(o)
+        # Keyed by the text of both fields: a case may hold any JSON there.
+        by_kind.setdefault((json.dumps(o.get("apiVersion")), json.dumps(o.get("kind"))), []).append(o)
     pairs = [p for group in by_kind.values() for p in itertools.product(group[:12], repeat=2)]
     rng.shuffle(pairs)
     for desired, live in pairs[:LIMIT]:
