@@ -90,6 +90,7 @@ impl Names {
 /// `NUM`), returns the script as a function. `Err` holds the parser's message
 /// and line when the parser does not accept the text (LuaJIT accepted it).
 pub(super) fn rewrite(source: &str) -> Result<String, (usize, String)> {
+    let source = without_header(source);
     let count = operator_count(source)?;
     if count <= INLINE_OPERATORS {
         return rewrite_parsed(source);
@@ -105,6 +106,18 @@ pub(super) fn rewrite(source: &str) -> Result<String, (usize, String)> {
             .join()
             .unwrap_or_else(|_| Err((1, "the parser failed".to_string())))
     })
+}
+
+/// `source` without what LuaJIT skips before it reads a chunk and the parser would read as
+/// Lua: a first line that starts with `#` (a `#!` header), up to and not including its line
+/// break, so that lines keep their numbers.
+fn without_header(source: &str) -> &str {
+    if source.starts_with('#') {
+        let end = source.find(['\n', '\r']).unwrap_or(source.len());
+        &source[end..]
+    } else {
+        source
+    }
 }
 
 /// Most operators one chunk may have: LuaJIT accepts any number in a chain, the parser
@@ -431,6 +444,25 @@ mod tests {
                     .to_string()
             ))
         );
+    }
+
+    /// What LuaJIT skips before a chunk (a first line starting with `#`) is skipped before
+    /// the chunk is parsed too, whatever that line holds (a backtick
+    /// stopped the parser), and the lines after it keep their numbers.
+    #[test]
+    fn a_header_line_is_skipped_as_the_vm_skips_it() {
+        let cases = [
+            "#!/usr/bin/env lua\nlocal x = 'a' .. 'b' return {status='Healthy', message = x}",
+            "#!\nlocal x\nreturn {status='Healthy', message = tostring(x + 1)}",
+            "#!`\rlocal x\rreturn {status='Healthy', message = tostring(x .. 1)}",
+            "#!\r\nlocal x\r\nreturn {status='Healthy', message = tostring(x .. 1)}",
+            "#`\n\n#`",
+        ];
+        for script in cases {
+            assert_eq!(sandboxed(script), plain(script), "{script:?}");
+        }
+        assert_eq!(super::without_header("#` no line break"), "");
+        assert_eq!(super::without_header("x # `"), "x # `");
     }
 
     /// Operators give the same results and the same error texts (names and lines) as the
