@@ -803,41 +803,42 @@ fn merge_map(
 /// inside the value stays in the result, as it does in Kubernetes. `None`: the value itself
 /// holds `$patch`, and the key is dropped.
 fn take_added(mut v: Value, opts: MergeOptions) -> Option<Value> {
-    if opts.ignore_unmatched_nulls {
-        discard_nulls(&mut v);
-    }
-    remove_directives(v)
+    let drop_nulls = opts.ignore_unmatched_nulls;
+    // Most values hold nothing to clean: a look first, a walk that changes them only then.
+    (!needs_cleaning(&v, drop_nulls) || clean_taken(&mut v, drop_nulls)).then_some(v)
 }
 
-/// Go's `discardNullValuesFromPatch`: the null members of every map, at any depth (null list
-/// elements stay).
-fn discard_nulls(v: &mut Value) {
+/// Whether [`clean_taken`] would change `v`.
+fn needs_cleaning(v: &Value, drop_nulls: bool) -> bool {
     match v {
-        Value::Object(m) => {
-            m.retain(|_, v| !v.is_null());
-            m.values_mut().for_each(discard_nulls);
-        }
-        Value::Array(l) => l.iter_mut().for_each(discard_nulls),
-        _ => {}
+        Value::Object(m) => m.iter().any(|(k, c)| {
+            k == PATCH || (drop_nulls && c.is_null()) || needs_cleaning(c, drop_nulls)
+        }),
+        Value::Array(l) => l.iter().any(|c| needs_cleaning(c, drop_nulls)),
+        _ => false,
     }
 }
 
-/// Go's `removeDirectives`: a map holding `$patch` is dropped (`None`), and so is every key
-/// or list element whose value is one; other directive keys stay.
-fn remove_directives(v: Value) -> Option<Value> {
+/// Both Go steps of [`take_added`] in one walk, in place (a map's nulls go before it is
+/// looked at for `$patch`, as the first step runs over the whole value before the second);
+/// `false` when `v` itself is to be dropped.
+fn clean_taken(v: &mut Value, drop_nulls: bool) -> bool {
     match v {
         Value::Object(m) => {
-            if m.contains_key(PATCH) {
-                return None;
+            if drop_nulls {
+                m.retain(|_, c| !c.is_null());
             }
-            Some(Value::Object(
-                m.into_iter().filter_map(|(k, v)| remove_directives(v).map(|v| (k, v))).collect(),
-            ))
+            if m.contains_key(PATCH) {
+                return false;
+            }
+            m.retain(|_, c| clean_taken(c, drop_nulls));
+            true
         }
         Value::Array(l) => {
-            Some(Value::Array(l.into_iter().filter_map(remove_directives).collect()))
+            l.retain_mut(|c| clean_taken(c, drop_nulls));
+            true
         }
-        other => Some(other),
+        _ => true,
     }
 }
 
@@ -947,11 +948,13 @@ fn merge_set_element_order(
         let server_order = order_of(orig_list.as_deref().unwrap_or(&[]), order_mk);
         let merged = match (orig_list, patch_list) {
             (Some(o), None) => o,
-            // A list the document lacks: its `$patch` elements dropped, its nulls kept.
-            (None, Some(pl)) => match remove_directives(Value::Array(pl)) {
-                Some(Value::Array(l)) => l,
-                _ => Vec::new(),
-            },
+            // A list the document lacks: its `$patch` maps dropped, its nulls kept.
+            (None, Some(mut pl)) => {
+                if pl.iter().any(|c| needs_cleaning(c, false)) {
+                    pl.retain_mut(|c| clean_taken(c, false));
+                }
+                pl
+            }
             (Some(o), Some(pl)) => {
                 if m.strategy.merge {
                     merge_slice(o, pl, items, m.merge_key, opts, false, p)?
