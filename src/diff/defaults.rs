@@ -395,12 +395,23 @@ fn deployment(m: &mut Map<String, Value>, gv: &str) {
     }
     let spec = obj(m, "spec");
     default(spec, "replicas", json!(1));
+    let made = !spec.contains_key("strategy");
     let strategy = obj(spec, "strategy");
     default(strategy, "type", json!("RollingUpdate"));
     if strategy.get("type").and_then(Value::as_str) == Some("RollingUpdate") {
         let ru = obj(strategy, "rollingUpdate");
         default(ru, "maxUnavailable", surge.clone());
         default(ru, "maxSurge", surge);
+    }
+    if made {
+        // Go's typed copy holds `strategy: {}` (a struct, never omitted), so the defaults
+        // patch diffs it as a retainKeys struct and carries `$retainKeys`, which the merge
+        // leaves in an object that had no strategy (it drops only `$patch` maps).
+        let mut keys: Vec<&String> =
+            strategy.iter().filter(|(_, v)| !v.is_null()).map(|(k, _)| k).collect();
+        keys.sort();
+        let keys = Value::from(keys.into_iter().cloned().collect::<Vec<_>>());
+        strategy.insert("$retainKeys".into(), keys);
     }
     default(spec, "revisionHistoryLimit", history);
     default(spec, "progressDeadlineSeconds", deadline);
@@ -650,9 +661,10 @@ mod tests {
         assert_eq!(spec["replicas"], json!(1));
         assert_eq!(spec["revisionHistoryLimit"], json!(10));
         assert_eq!(spec["progressDeadlineSeconds"], json!(600));
+        // The strategy the object lacked carries the `$retainKeys` of Go's defaults patch.
         assert_eq!(
             spec["strategy"],
-            json!({"type": "RollingUpdate", "rollingUpdate": {"maxSurge": "25%", "maxUnavailable": "25%"}})
+            json!({"$retainKeys": ["rollingUpdate", "type"], "type": "RollingUpdate", "rollingUpdate": {"maxSurge": "25%", "maxUnavailable": "25%"}})
         );
         let pod = &spec["template"]["spec"];
         assert_eq!(pod["dnsPolicy"], json!("ClusterFirst"));

@@ -22,6 +22,15 @@ const PATCH: &str = "$patch";
 const RETAIN_KEYS: &str = "$retainKeys";
 const SET_ORDER: &str = "$setElementOrder/";
 const DELETE_PRIMITIVE: &str = "$deleteFromPrimitiveList/";
+/// What makes a patch key an order or deletion directive when applying: the prefix without
+/// its `/` (a key `$setElementOrderX` is a malformed directive, not a field).
+const SET_ORDER_PREFIX: &str = "$setElementOrder";
+const DELETE_PRIMITIVE_PREFIX: &str = "$deleteFromPrimitiveList";
+
+/// The field a directive key `{prefix}/{field}` names (Go's `extractKey`).
+fn directive_field<'a>(key: &'a str, prefix: &str) -> Option<&'a str> {
+    key.split_once('/').filter(|(head, _)| *head == prefix).map(|(_, field)| field)
+}
 
 /// Whether `group/version, kind` is a type registered in client-go's scheme (built-in), so
 /// that kubectl uses a strategic merge patch for it (spec diff.md §3.1, §6.3).
@@ -283,9 +292,30 @@ fn go_format(v: &Value) -> String {
     match v {
         Value::Null => "<nil>".to_owned(),
         Value::String(s) => s.clone(),
-        Value::Number(n) => n.to_string(),
+        Value::Number(n) => match n.as_f64() {
+            Some(x) if n.is_f64() => go_float(x),
+            _ => n.to_string(),
+        },
         Value::Bool(b) => b.to_string(),
         other => other.to_string(),
+    }
+}
+
+/// `%v` of a float64: the shortest digits that read back, in decimal notation for decimal
+/// exponents from -4 to 5 and in `e` notation (two exponent digits at least) otherwise, so
+/// `8080.0` is `8080`, the same key as the integer `8080` where keys are compared as text.
+fn go_float(x: f64) -> String {
+    if x == 0.0 {
+        return if x.is_sign_negative() { "-0" } else { "0" }.to_owned();
+    }
+    let sci = format!("{x:e}");
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    if (-4..6).contains(&exp) {
+        format!("{x}")
+    } else {
+        let sign = if exp < 0 { '-' } else { '+' };
+        format!("{mantissa}e{sign}{:02}", exp.unsigned_abs())
     }
 }
 
@@ -320,8 +350,12 @@ fn diff_maps(
             continue;
         };
         if key == PATCH {
-            // A directive in the modified document: equal directives need nothing.
-            if av != bv && !opts.ignore_changes_and_additions {
+            // A directive in both documents (Go's `handleDirectiveMarker`): two strings, and a
+            // changed one goes into the patch whatever the options say.
+            let (Some(a), Some(b)) = (av.as_str(), bv.as_str()) else {
+                return Err(path.fail(format!("invalid value for special key: {PATCH}")));
+            };
+            if a != b {
                 patch.insert(key.clone(), bv.clone());
             }
             continue;
@@ -467,11 +501,13 @@ fn diff_lists(
             Ok((patch, Vec::new(), order))
         }
         ElemKind::Scalar => {
-            let (add, del) = diff_lists_of_scalars(a, b, opts);
+            let (add, del, sorted_a_is_b) = diff_lists_of_scalars(a, b, opts);
             let add = normalize_slice_order(add, b, None, ElemKind::Scalar, path)?;
+            // Go sorts the original list in place before comparing it with the modified one,
+            // so an unsorted list that did not change still gets its order directive.
             let order = if opts.set_element_order
                 && ((!opts.ignore_deletions && !del.is_empty())
-                    || (!opts.ignore_changes_and_additions && a != b))
+                    || (!opts.ignore_changes_and_additions && !sorted_a_is_b))
             {
                 b.to_vec()
             } else {
@@ -487,8 +523,23 @@ fn sorted_by_key<'a>(l: &'a [Value], mk: &str, path: At<'_>) -> Result<Vec<(Stri
         .iter()
         .map(|v| Ok((go_format(merge_key_value(v, mk, path)?), v)))
         .collect::<Result<Vec<_>>>()?;
-    out.sort_by(|x, y| x.0.cmp(&y.0));
+    go_sort(&mut out);
     Ok(out)
+}
+
+/// Go's `sort.Sort` of `SortableSliceOfMaps` and `SortableSliceOfScalars`, whose `Less` is
+/// `<=` of the `%v` forms: ascending, and for up to 12 elements (an insertion sort) elements
+/// of one form in reverse order, which decides the element a repeated merge key pairs with.
+/// (Longer lists with a repeated form are ordered by Go's pattern-defeating quicksort; this
+/// keeps the reverse order there too.)
+fn go_sort<T>(v: &mut [(String, T)]) {
+    v.sort_by(|x, y| x.0.cmp(&y.0));
+    let mut i = 0;
+    while i < v.len() {
+        let run = v[i..].iter().take_while(|e| e.0 == v[i].0).count();
+        v[i..i + run].reverse();
+        i += run;
+    }
 }
 
 fn diff_lists_of_maps(
@@ -549,16 +600,22 @@ fn diff_lists_of_maps(
     Ok((patch, deletions))
 }
 
-/// Scalars sorted by their `%v` form (duplicates kept, as `sortScalars` does).
+/// Scalars sorted by their `%v` form as `sortScalars` sorts them (duplicates kept).
 fn sorted_scalars(l: &[Value]) -> Vec<(String, &Value)> {
     let mut out: Vec<(String, &Value)> = l.iter().map(|v| (go_format(v), v)).collect();
-    out.sort_by(|x, y| x.0.cmp(&y.0));
+    go_sort(&mut out);
     out
 }
 
-fn diff_lists_of_scalars(a: &[Value], b: &[Value], opts: DiffOptions) -> (Vec<Value>, Vec<Value>) {
+/// The additions and deletions, and whether `a` sorted is `b`.
+fn diff_lists_of_scalars(
+    a: &[Value],
+    b: &[Value],
+    opts: DiffOptions,
+) -> (Vec<Value>, Vec<Value>, bool) {
     let sa = sorted_scalars(a);
     let sb = sorted_scalars(b);
+    let sorted_a_is_b = sa.len() == b.len() && sa.iter().zip(b).all(|(x, y)| x.1 == y);
     let (mut i, mut j) = (0, 0);
     let mut add = Vec::new();
     let mut del: Vec<Value> = Vec::new();
@@ -589,7 +646,7 @@ fn diff_lists_of_scalars(a: &[Value], b: &[Value], opts: DiffOptions) -> (Vec<Va
             }
         }
     }
-    (add, del)
+    (add, del, sorted_a_is_b)
 }
 
 /// Position of `v` in `order` (by merge key for maps), `-1` when absent, as Go's `index`.
@@ -668,15 +725,17 @@ fn merge_map(
     apply_retain_keys(&mut original, &mut patch, opts, path)?;
     merge_set_element_order(&mut original, &mut patch, t, opts, path)?;
     for (k, pv) in patch {
-        let (key, is_delete_list) = match k.strip_prefix(DELETE_PRIMITIVE) {
-            Some(rest) => {
-                if !opts.merge_parallel_list {
-                    original.insert(k.clone(), pv);
-                    continue;
-                }
-                (rest.to_owned(), true)
+        let (key, is_delete_list) = if k.starts_with(DELETE_PRIMITIVE_PREFIX) {
+            if !opts.merge_parallel_list {
+                original.insert(k, pv);
+                continue;
             }
-            None => (k, false),
+            let Some(field) = directive_field(&k, DELETE_PRIMITIVE_PREFIX) else {
+                return Err(path.fail("invalid patch format of primitive list"));
+            };
+            (field.to_owned(), true)
+        } else {
+            (k, false)
         };
         if pv.is_null() {
             original.remove(&key);
@@ -685,14 +744,14 @@ fn merge_map(
             }
         }
         let Some(ov) = original.get_mut(&key) else {
-            if !is_delete_list && let Some(v) = clean_added_opt(pv, opts) {
+            if !is_delete_list && let Some(v) = take_added(pv, opts) {
                 original.insert(key, v);
             }
             continue;
         };
         if go_type(ov) != go_type(&pv) {
             if !is_delete_list {
-                match clean_added_opt(pv, opts) {
+                match take_added(pv, opts) {
                     Some(v) => *ov = v,
                     None => {
                         original.remove(&key);
@@ -736,45 +795,51 @@ fn merge_map(
     Ok(original)
 }
 
-/// A value set where the document had none: nulls (when applying) and directives removed.
-fn clean_added(v: Value, opts: MergeOptions) -> Value {
-    clean_added_opt(v, opts).unwrap_or(Value::Null)
+/// A value the merge takes where the document has none (or one of another type), as Go's
+/// `mergeMap` takes it: when applying, the nulls of its maps are dropped
+/// (`discardNullValuesFromPatch`), then every map holding `$patch` goes, whatever its
+/// directive, with the key or list element that holds it (`removeDirectives`). Nothing else
+/// is cleaned: a `$retainKeys`, `$setElementOrder/...` or `$deleteFromPrimitiveList/...` key
+/// inside the value stays in the result, as it does in Kubernetes. `None`: the value itself
+/// holds `$patch`, and the key is dropped.
+fn take_added(mut v: Value, opts: MergeOptions) -> Option<Value> {
+    let drop_nulls = opts.ignore_unmatched_nulls;
+    // Most values hold nothing to clean: a look first, a walk that changes them only then.
+    (!needs_cleaning(&v, drop_nulls) || clean_taken(&mut v, drop_nulls)).then_some(v)
 }
 
-/// As `clean_added`; `None` when the whole value is a `$patch: delete` object.
-fn clean_added_opt(v: Value, opts: MergeOptions) -> Option<Value> {
-    if !opts.merge_parallel_list {
-        return Some(v);
+/// Whether [`clean_taken`] would change `v`.
+fn needs_cleaning(v: &Value, drop_nulls: bool) -> bool {
+    match v {
+        Value::Object(m) => m.iter().any(|(k, c)| {
+            k == PATCH || (drop_nulls && c.is_null()) || needs_cleaning(c, drop_nulls)
+        }),
+        Value::Array(l) => l.iter().any(|c| needs_cleaning(c, drop_nulls)),
+        _ => false,
     }
-    fn clean(v: Value, drop_nulls: bool) -> Option<Value> {
-        match v {
-            Value::Object(mut m) => {
-                match m.get(PATCH).and_then(Value::as_str) {
-                    Some("replace") => {
-                        m.remove(PATCH);
-                    }
-                    Some(_) => return None,
-                    None => {}
-                }
-                let out = m
-                    .into_iter()
-                    .filter(|(k, v)| {
-                        !(k == RETAIN_KEYS
-                            || k.starts_with(SET_ORDER)
-                            || k.starts_with(DELETE_PRIMITIVE)
-                            || (drop_nulls && v.is_null()))
-                    })
-                    .filter_map(|(k, v)| clean(v, drop_nulls).map(|v| (k, v)))
-                    .collect();
-                Some(Value::Object(out))
+}
+
+/// Both Go steps of [`take_added`] in one walk, in place (a map's nulls go before it is
+/// looked at for `$patch`, as the first step runs over the whole value before the second);
+/// `false` when `v` itself is to be dropped.
+fn clean_taken(v: &mut Value, drop_nulls: bool) -> bool {
+    match v {
+        Value::Object(m) => {
+            if drop_nulls {
+                m.retain(|_, c| !c.is_null());
             }
-            Value::Array(l) => {
-                Some(Value::Array(l.into_iter().filter_map(|v| clean(v, drop_nulls)).collect()))
+            if m.contains_key(PATCH) {
+                return false;
             }
-            other => Some(other),
+            m.retain(|_, c| clean_taken(c, drop_nulls));
+            true
         }
+        Value::Array(l) => {
+            l.retain_mut(|c| clean_taken(c, drop_nulls));
+            true
+        }
+        _ => true,
     }
-    clean(v, opts.ignore_unmatched_nulls)
 }
 
 fn apply_retain_keys(
@@ -801,9 +866,19 @@ fn apply_retain_keys(
         return Ok(());
     }
     let Value::Array(list) = keys else {
-        return Err(path.fail("$retainKeys is not a list"));
+        return Err(path.fail("invalid patch format of retainKeys"));
     };
-    original.retain(|k, _| list.iter().any(|v| v.as_str() == Some(k)));
+    let retained = |k: &str| list.iter().any(|v| v.as_str() == Some(k));
+    // Every field the patch sets must be retained.
+    if patch.iter().any(|(k, v)| {
+        !(v.is_null()
+            || k.starts_with(DELETE_PRIMITIVE_PREFIX)
+            || k.starts_with(SET_ORDER_PREFIX)
+            || retained(k))
+    }) {
+        return Err(path.fail("invalid patch format of retainKeys"));
+    }
+    original.retain(|k, _| retained(k));
     Ok(())
 }
 
@@ -815,7 +890,7 @@ fn merge_set_element_order(
     path: At<'_>,
 ) -> Result<()> {
     let order_keys: Vec<String> =
-        patch.keys().filter(|k| k.starts_with(SET_ORDER)).cloned().collect();
+        patch.keys().filter(|k| k.starts_with(SET_ORDER_PREFIX)).cloned().collect();
     for key in order_keys {
         let Some(order_v) = patch.remove(&key) else { continue };
         if !opts.merge_parallel_list {
@@ -834,7 +909,9 @@ fn merge_set_element_order(
         let Value::Array(order) = order_v else {
             return Err(path.fail(format!("{key} is not a list")));
         };
-        let field = &key[SET_ORDER.len()..];
+        let Some(field) = directive_field(&key, SET_ORDER_PREFIX) else {
+            return Err(path.fail("invalid patch format of setElementOrder list"));
+        };
         let p = At::Key(&path, field);
         // The lists are moved into the merge; the orders it needs after them are kept aside.
         let orig_list = match original.remove(field) {
@@ -859,6 +936,9 @@ fn merge_set_element_order(
         };
         let m = meta(t, field);
         let items = m.t.and_then(TypeRef::items);
+        if let Some(pl) = &patch_list {
+            check_set_element_order(pl, &order, m.merge_key, p)?;
+        }
         // Checked after the merge, whose errors come first.
         let kind = elem_kind(
             &[orig_list.as_deref().unwrap_or(&[]), patch_list.as_deref().unwrap_or(&[])],
@@ -868,10 +948,13 @@ fn merge_set_element_order(
         let server_order = order_of(orig_list.as_deref().unwrap_or(&[]), order_mk);
         let merged = match (orig_list, patch_list) {
             (Some(o), None) => o,
-            (None, Some(pl)) => match clean_added(Value::Array(pl), opts) {
-                Value::Array(l) => l,
-                _ => Vec::new(),
-            },
+            // A list the document lacks: its `$patch` maps dropped, its nulls kept.
+            (None, Some(mut pl)) => {
+                if pl.iter().any(|c| needs_cleaning(c, false)) {
+                    pl.retain_mut(|c| clean_taken(c, false));
+                }
+                pl
+            }
             (Some(o), Some(pl)) => {
                 if m.strategy.merge {
                     merge_slice(o, pl, items, m.merge_key, opts, false, p)?
@@ -893,6 +976,66 @@ fn merge_set_element_order(
             p,
         )?;
         original.insert(field.to_owned(), Value::Array(both));
+    }
+    Ok(())
+}
+
+/// Go's `validatePatchWithSetOrderList`: the patch list's elements (its `$patch: delete`
+/// ones aside, its other directive elements skipped) must occur in the `$setElementOrder`
+/// list in their order, matched by merge key (by value for scalars), each order entry
+/// matching at most one element: a patch list of two elements of one key is refused where
+/// the order lists that key once, or later apart.
+fn check_set_element_order(
+    patch: &[Value],
+    order: &[Value],
+    mk: Option<&str>,
+    path: At<'_>,
+) -> Result<()> {
+    if order.is_empty() || patch.is_empty() {
+        return Ok(());
+    }
+    let mut kept = Vec::with_capacity(patch.len());
+    for v in patch {
+        if mk.is_some() && !v.is_object() {
+            return Err(path.fail(format!("expected a map, got {v}")));
+        }
+        if !(mk.is_some() && is_delete_directive(v)) {
+            kept.push(v);
+        }
+    }
+    let (mut i, mut j) = (0, 0);
+    while i < kept.len() && j < order.len() {
+        if kept[i].get(PATCH).is_some() {
+            i += 1;
+            continue;
+        }
+        let same = match mk {
+            None => kept[i] == &order[j],
+            Some(mk) => {
+                let Some(o) = order[j].as_object() else {
+                    return Err(path.fail(format!("expected a map, got {}", order[j])));
+                };
+                let key = merge_key_value(kept[i], mk, path)?;
+                let Some(ok) = o.get(mk) else {
+                    return Err(path.fail(format!(
+                        "map: {} does not contain declared merge key: {mk}",
+                        order[j]
+                    )));
+                };
+                key == ok
+            }
+        };
+        if same {
+            i += 1;
+        }
+        j += 1;
+    }
+    if i < kept.len() {
+        return Err(path.fail(format!(
+            "The order in patch list:\n{}\n doesn't match {SET_ORDER_PREFIX} list:\n{}\n",
+            Value::Array(patch.to_vec()),
+            Value::Array(order.to_vec())
+        )));
     }
     Ok(())
 }
@@ -1009,7 +1152,8 @@ fn merge_slice(
                     *om = merge_map(std::mem::take(om), std::mem::take(&mut pm), items, opts, p)?;
                 }
                 (Some(_), _) => return Err(path.fail("list element is not an object")),
-                (None, v) => merged.push(clean_added(v, opts)),
+                // Appended as the patch has it: nulls and directives inside stay, as in Go.
+                (None, v) => merged.push(v),
             }
         }
         (server_order, patch_order, merged)
@@ -1274,14 +1418,84 @@ mod tests {
     }
 
     #[test]
-    fn directives_in_added_values_are_removed() {
+    fn added_values_lose_only_their_patch_maps_and_nulls() {
         let doc = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}});
-        let patch = json!({"spec": {"$patch": "replace", "hostname": "h", "containers": [{"name": "a"}, {"name": "b", "$patch": "delete"}], "x": null}, "status": {"$patch": "delete"}});
+        // A value holding `$patch` is dropped whatever the directive says.
+        let patch =
+            json!({"spec": {"$patch": "replace", "hostname": "h"}, "status": {"$patch": "delete"}});
+        let out = apply_strategic_patch(&doc, &patch, "", "v1", "Pod").expect("apply");
+        assert_eq!(out, doc);
+        // Inside one, `$patch` maps and nulls go; other directives stay.
+        let patch = json!({"spec": {"hostname": "h", "containers": [{"name": "a", "x": null, "$setElementOrder/env": [{"name": "A"}]}, {"name": "b", "$patch": "delete"}], "x": null}});
         let out = apply_strategic_patch(&doc, &patch, "", "v1", "Pod").expect("apply");
         assert_eq!(
-            out,
-            json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"hostname": "h", "containers": [{"name": "a"}]}})
+            out["spec"],
+            json!({"hostname": "h", "containers": [{"name": "a", "$setElementOrder/env": [{"name": "A"}]}]})
         );
+        // An element appended to a merged list is taken as it is.
+        let doc =
+            json!({"apiVersion": "v1", "kind": "Pod", "spec": {"containers": [{"name": "z"}]}});
+        let patch =
+            json!({"spec": {"containers": [{"name": "a", "x": null, "p": {"$patch": "delete"}}]}});
+        let out = apply_strategic_patch(&doc, &patch, "", "v1", "Pod").expect("apply");
+        assert_eq!(
+            out["spec"]["containers"],
+            json!([{"name": "a", "x": null, "p": {"$patch": "delete"}}, {"name": "z"}])
+        );
+    }
+
+    #[test]
+    fn a_patch_map_in_the_delta_is_dropped_from_the_three_way_patch() {
+        let git = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"annotations": {"$patch": "note"}}, "data": {"a": "1"}});
+        let live = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"annotations": {"x": "y"}}, "data": {"a": "2"}});
+        let p = three_way_strategic_patch(&git, &git, &live, "", "v1", "ConfigMap").expect("patch");
+        assert_eq!(p, json!({"metadata": {}, "data": {"a": "1"}}));
+    }
+
+    #[test]
+    fn repeated_merge_keys_pair_in_reverse_order() {
+        let a = containers(json!([{"name": "app", "image": "a"}, {"name": "app", "image": "b"}]));
+        let b = containers(
+            json!([{"name": "app", "image": "a", "x": "1"}, {"name": "app", "image": "b", "x": "2"}]),
+        );
+        let p = two_way_strategic_patch(&a, &b, "apps", "v1", "Deployment").expect("patch");
+        assert_eq!(
+            p["spec"]["template"]["spec"]["containers"],
+            json!([{"name": "app", "x": "2"}, {"name": "app", "x": "1"}])
+        );
+        // Both land on the first element, the first pair's last; and the order directive,
+        // which lists the key twice apart, refuses a patch list that holds it twice in a row.
+        let out = apply_strategic_patch(&a, &p, "apps", "v1", "Deployment").expect("apply");
+        assert_eq!(
+            out["spec"]["template"]["spec"]["containers"],
+            json!([{"name": "app", "image": "a", "x": "1"}, {"name": "app", "image": "b"}])
+        );
+        let a = containers(json!([{"name": "app"}, {"name": "m"}, {"name": "app", "image": "b"}]));
+        let b = containers(
+            json!([{"name": "app", "x": "1"}, {"name": "m", "x": "1"}, {"name": "app", "image": "b", "x": "2"}]),
+        );
+        let p = two_way_strategic_patch(&a, &b, "apps", "v1", "Deployment").expect("patch");
+        let err = apply_strategic_patch(&a, &p, "apps", "v1", "Deployment").expect_err("refused");
+        assert_eq!(err.path, "/spec/template/spec/containers");
+        assert!(err.message.starts_with("The order in patch list:"), "{}", err.message);
+    }
+
+    #[test]
+    fn float_keys_format_as_go_does() {
+        for (x, text) in [
+            (8080.0, "8080"),
+            (0.5, "0.5"),
+            (123_456.0, "123456"),
+            (1e6, "1e+06"),
+            (1_234_567.0, "1.234567e+06"),
+            (1e-4, "0.0001"),
+            (1.234e-5, "1.234e-05"),
+            (-2.5, "-2.5"),
+            (1.5e300, "1.5e+300"),
+        ] {
+            assert_eq!(go_format(&json!(x)), text, "{x}");
+        }
+        assert_eq!(go_format(&json!(8080)), "8080");
     }
 
     #[test]

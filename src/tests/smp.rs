@@ -28,8 +28,8 @@ use serde_json::{Map, Value};
 use super::support::{read, selected, testdata};
 use crate::config::KnownTypeField;
 use crate::diff::{
-    apply_defaults, apply_merge_patch, apply_strategic_patch, normalize_known_types, remarshal,
-    remove_namespace_annotation, three_way_predict, three_way_strategic_patch,
+    PatchFailure, apply_defaults, apply_merge_patch, apply_strategic_patch, normalize_known_types,
+    remarshal, remove_namespace_annotation, three_way_predict, three_way_strategic_patch,
 };
 
 const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
@@ -45,6 +45,14 @@ fn load(case: &Value, key: &str) -> Option<Value> {
     } else {
         serde_norway::from_str(&text).unwrap_or_else(|e| panic!("{file}: {e}"))
     })
+}
+
+/// A case's expected `error`: the failure's pointer, and text its message contains.
+fn expect_failure(name: &str, result: Result<Value, PatchFailure>, err: &Value) {
+    let e = result.expect_err(name);
+    assert_eq!(Value::String(e.path.clone()), err["path"], "{name}: error path");
+    let msg = err["message"].as_str().unwrap_or_default();
+    assert!(e.message.contains(msg), "{name}: {} does not contain {msg}", e.message);
 }
 
 fn gvk(obj: &Value) -> (String, String, String) {
@@ -148,11 +156,7 @@ fn run_case(case: &Value) {
             let (g, v, k) = gvk_of_case(case, &config);
             let result = three_way_strategic_patch(&original, &config, &live, &g, &v, &k);
             if let Some(err) = case.get("error") {
-                let e = result.expect_err(name);
-                assert_eq!(Value::String(e.path.clone()), err["path"], "{name}: error path");
-                let msg = err["message"].as_str().unwrap_or_default();
-                assert!(e.message.contains(msg), "{name}: {} does not contain {msg}", e.message);
-                return;
+                return expect_failure(name, result, err);
             }
             let patch = result.unwrap_or_else(|e| panic!("{name}: {e:?}"));
             if let Some(want) = case.get("patch") {
@@ -168,8 +172,11 @@ fn run_case(case: &Value) {
             let doc = load(case, "doc").unwrap_or_else(|| panic!("{name}: doc"));
             let patch = &case["patch"];
             let (g, v, k) = gvk_of_case(case, &doc);
-            let got = apply_strategic_patch(&doc, patch, &g, &v, &k)
-                .unwrap_or_else(|e| panic!("{name}: {e:?}"));
+            let result = apply_strategic_patch(&doc, patch, &g, &v, &k);
+            if let Some(err) = case.get("error") {
+                return expect_failure(name, result, err);
+            }
+            let got = result.unwrap_or_else(|e| panic!("{name}: {e:?}"));
             assert_eq!(got, case["expected"], "{name}");
         }
         "remarshal" => {
