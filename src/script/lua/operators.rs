@@ -91,9 +91,10 @@ impl Names {
 /// and line when the parser does not accept the text (LuaJIT accepted it).
 pub(super) fn rewrite(source: &str) -> Result<String, (usize, String)> {
     let source = without_header(source);
-    let count = operator_count(source)?;
+    let text = parser_text(source);
+    let count = operator_count(&text)?;
     if count <= INLINE_OPERATORS {
-        return rewrite_parsed(source);
+        return rewrite_parsed(source, &text);
     }
     // The parser and the walk recurse once per operator of a left-nested chain
     // (`x + x + ... + x`): a deep one runs on a stack of its own, sized for the most allowed.
@@ -101,7 +102,7 @@ pub(super) fn rewrite(source: &str) -> Result<String, (usize, String)> {
         std::thread::Builder::new()
             .name("lua-rewrite".into())
             .stack_size(PARSE_STACK_BYTES)
-            .spawn_scoped(scope, || rewrite_parsed(source))
+            .spawn_scoped(scope, || rewrite_parsed(source, &text))
             .map_err(|e| (1, format!("cannot start the parser: {e}")))?
             .join()
             .unwrap_or_else(|_| Err((1, "the parser failed".to_string())))
@@ -117,6 +118,20 @@ fn without_header(source: &str) -> &str {
         &source[end..]
     } else {
         source
+    }
+}
+
+/// The text the parser reads: `source` with every backtick made a `$`, one byte for one, so
+/// that positions hold in both. LuaJIT has accepted the chunk, so a backtick is in a string
+/// or a comment, where either character means nothing to the parser; but where the parser
+/// reads the text differently from LuaJIT after an error it recovers from (a name of
+/// non-ASCII bytes, which LuaJIT accepts), it would stop on a backtick, and reports the `$`
+/// as an unexpected character instead. Text the rewrite copies comes from `source`.
+fn parser_text(source: &str) -> std::borrow::Cow<'_, str> {
+    if source.contains('`') {
+        std::borrow::Cow::Owned(source.replace('`', "$"))
+    } else {
+        std::borrow::Cow::Borrowed(source)
     }
 }
 
@@ -181,8 +196,8 @@ fn is_operator(symbol: Symbol) -> bool {
     )
 }
 
-fn rewrite_parsed(source: &str) -> Result<String, (usize, String)> {
-    let ast = full_moon::parse_fallible(source, full_moon::LuaVersion::luajit())
+fn rewrite_parsed(source: &str, text: &str) -> Result<String, (usize, String)> {
+    let ast = full_moon::parse_fallible(text, full_moon::LuaVersion::luajit())
         .into_result()
         .map_err(|errors| {
             let first = errors.into_iter().next();
@@ -191,6 +206,7 @@ fn rewrite_parsed(source: &str) -> Result<String, (usize, String)> {
         })?;
     let names = Names::unused_in(source);
     let mut collector = Collector {
+        source,
         names: &names,
         edits: Vec::new(),
         after: HashMap::new(),
@@ -218,6 +234,8 @@ fn rewrite_parsed(source: &str) -> Result<String, (usize, String)> {
 }
 
 struct Collector<'a> {
+    /// The chunk as written (the parser read [`parser_text`]).
+    source: &'a str,
     names: &'a Names,
     /// Text to insert at byte offsets of the source, in the order the walk produced them.
     edits: Vec<(usize, String)>,
@@ -289,7 +307,7 @@ fn is_cheap_literal(e: &Expression) -> bool {
 /// The text of an operand that can be evaluated twice without a difference (a name, or a
 /// chain of field accesses by a name or a constant, with no call), on one line; `None` for
 /// any other operand.
-fn pure_text(e: &Expression) -> Option<String> {
+fn pure_text(e: &Expression, source: &str) -> Option<String> {
     let text = match e {
         Expression::Var(Var::Name(t)) => t.token().to_string(),
         Expression::Var(Var::Expression(v)) => {
@@ -305,7 +323,14 @@ fn pure_text(e: &Expression) -> Option<String> {
                     }
                     Suffix::Index(Index::Brackets { expression, .. }) => {
                         let inner = match &**expression {
-                            Expression::Number(t) | Expression::String(t) => t.token().to_string(),
+                            Expression::Number(t) => t.token().to_string(),
+                            // As written: the parser's text may differ inside strings.
+                            Expression::String(t) => source
+                                .get(
+                                    t.token().start_position().bytes()
+                                        ..t.token().end_position().bytes(),
+                                )?
+                                .to_string(),
                             Expression::Var(Var::Name(t)) => t.token().to_string(),
                             _ => return None,
                         };
@@ -338,7 +363,7 @@ impl Collector<'_> {
         if is_cheap_literal(e) {
             return;
         }
-        match pure_text(e) {
+        match pure_text(e, self.source) {
             Some(text) => self.wrap(e, format!("({}(", self.names.num), format!(") or {text})")),
             None => self.wrap(e, format!("{}(", self.names.val), ")".to_string()),
         }
@@ -462,6 +487,13 @@ mod tests {
             assert_eq!(sandboxed(script), plain(script), "{script:?}");
         }
         assert_eq!(super::without_header("#` no line break"), "");
+        // After a name the parser does not accept (LuaJIT does), the parser reads on
+        // differently and meets the backtick of the comment: the chunk is refused for the
+        // name, the parser's first error.
+        assert_eq!(
+            super::rewrite("s=\u{fffd}0b-- `"),
+            Err((1, "unexpected character \u{fffd} (1:3 to 1:4)".to_string()))
+        );
         assert_eq!(super::without_header("x # `"), "x # `");
     }
 
@@ -509,6 +541,8 @@ mod tests {
             "local x = 1\nlocal y = (x\n+\nnil)\nreturn {status='Healthy'}",
             "local t = {x = 1}\nlocal y = t.\nx + t.missing\nreturn {status='Healthy'}",
             "local t = {}\nreturn {status='Healthy', message = tostring(t\n.x\n< 2)}",
+            "local t = {['a`b'] = '5'} return {status='Healthy', message = tostring(t['a`b'] + 1) .. '`' .. [[`]] --[[ ` ]]}",
+            "local t = {} return {status='Healthy', message = tostring(t['a`b'] * 2)}",
             "local s = 'a' -- comment .. 'b' + 1\nreturn {status='Healthy', message = s .. [[ .. ]] .. [==[ + ]==] .. '..' .. \"-\"}",
             "local function f(...) return select('#', ...) .. (...) end return {status='Healthy', message = f(1, 2, 3)}",
             "goto skip local x = 1 ::skip:: return {status='Healthy', message = 'jumped'}",
