@@ -300,6 +300,21 @@ pub(crate) fn strip_nulls(v: &Value) -> Value {
     }
 }
 
+/// `v` with every number as the float64 Go's JSON decoding makes of it (`2` and `2.0` alike).
+pub(crate) fn as_float64(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => {
+            Value::Object(m.iter().map(|(k, v)| (k.clone(), as_float64(v))).collect())
+        }
+        Value::Array(l) => Value::Array(l.iter().map(as_float64).collect()),
+        Value::Number(n) => n
+            .as_f64()
+            .and_then(serde_json::Number::from_f64)
+            .map_or_else(|| v.clone(), Value::Number),
+        other => other.clone(),
+    }
+}
+
 /// Whether any object key or string below `v` starts with `$` (a merge patch directive).
 pub(crate) fn has_directive(v: &Value) -> bool {
     match v {
