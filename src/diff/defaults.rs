@@ -14,16 +14,19 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value, json};
 
+use super::error::PatchFailure;
 use super::quantity::Quantity;
 use super::remarshal::{Decode, typed_round_trip_cow};
 use super::smp::{apply_typed_in_place, patch_round_trips, two_way_typed};
 use crate::schema::{self, Shape, TypeRef};
 
 /// Returns `obj` with the Kubernetes defaults of its built-in type applied; unknown kinds and
-/// objects that do not decode as their type are returned unchanged.
+/// objects that do not decode as their type are returned unchanged, and so is an object whose
+/// defaults patch cannot be made or applied (see [`apply_defaults_in_place`]).
 pub(crate) fn apply_defaults(obj: &Value) -> Value {
     let mut v = obj.clone();
-    apply_defaults_in_place(&mut v);
+    // The object is left as it was when its defaults cannot be applied.
+    let _ = apply_defaults_in_place(&mut v);
     v
 }
 
@@ -32,21 +35,27 @@ pub(crate) fn apply_defaults(obj: &Value) -> Value {
 /// round-trips on it ([`patch_round_trips`]), `T0` is the object and `T0 + patch(T0 → T1)` is
 /// `T1`, so the defaulters run on the object itself: no typed copy, no comparison, no patch.
 /// Otherwise the patch's own path ([`defaults_by_patch`]).
-pub(crate) fn apply_defaults_in_place(obj: &mut Value) {
-    let Some((t, ctx)) = typed(obj) else { return };
+///
+/// # Errors
+///
+/// The defaults patch cannot be made or applied (the object is then left as it was), as
+/// when Argo CD's `patchDefaultValues` fails: a container without a name, whose typed copy
+/// carries the merge key `name: ""` that the object lacks.
+pub(crate) fn apply_defaults_in_place(obj: &mut Value) -> Result<(), PatchFailure> {
+    let Some((t, ctx)) = typed(obj) else { return Ok(()) };
     // The typed copy borrows the object where the round trip would not change it.
-    let Ok(t0) = typed_round_trip_cow(obj, t, Decode::Lenient) else { return };
+    let Ok(t0) = typed_round_trip_cow(obj, t, Decode::Lenient) else { return Ok(()) };
     if !t0.is_object() {
-        return;
+        return Ok(());
     }
     if matches!(t0, Cow::Borrowed(_)) && patch_round_trips(&t0, Some(t)) {
         drop(t0);
         walk(obj, t, &ctx);
-        return;
+        return Ok(());
     }
     let patch = defaults_patch(&t0, t, &ctx);
     drop(t0);
-    apply_defaults_patch(obj, patch, t);
+    apply_defaults_patch(obj, patch?, t)
 }
 
 /// The schema type of a built-in object and its defaulting context.
@@ -68,28 +77,39 @@ fn defaults_by_patch(obj: &mut Value) {
     if t0.is_object() {
         let patch = defaults_patch(&t0, t, &ctx);
         drop(t0);
-        apply_defaults_patch(obj, patch, t);
+        if let Ok(patch) = patch {
+            let _ = apply_defaults_patch(obj, patch, t);
+        }
     }
 }
 
-/// The two-way patch `T0 → T1`; `None` when the defaults change nothing or the patch cannot
-/// be made (a list without its merge key, as in Go).
-fn defaults_patch(t0: &Value, t: TypeRef, ctx: &Ctx) -> Option<Value> {
+/// The two-way patch `T0 → T1`; `None` when the defaults change nothing.
+///
+/// # Errors
+///
+/// The patch cannot be made (a list item without its merge key).
+fn defaults_patch(t0: &Value, t: TypeRef, ctx: &Ctx) -> Result<Option<Value>, PatchFailure> {
     let mut t1 = t0.clone();
     walk(&mut t1, t, ctx);
     if t1 == *t0 {
-        return None;
+        return Ok(None);
     }
-    two_way_typed(t0, &t1, Some(t)).ok()
+    two_way_typed(t0, &t1, Some(t)).map(Some)
 }
 
-/// Applies the defaults' patch, leaving the object as it was when it cannot be applied.
-fn apply_defaults_patch(obj: &mut Value, patch: Option<Value>, t: TypeRef) {
-    let Some(patch) = patch else { return };
+/// Applies the defaults' patch.
+///
+/// # Errors
+///
+/// The patch cannot be applied; the object is then left as it was.
+fn apply_defaults_patch(
+    obj: &mut Value,
+    patch: Option<Value>,
+    t: TypeRef,
+) -> Result<(), PatchFailure> {
+    let Some(patch) = patch else { return Ok(()) };
     let before = obj.clone();
-    if apply_typed_in_place(obj, patch, Some(t)).is_err() {
-        *obj = before;
-    }
+    apply_typed_in_place(obj, patch, Some(t)).inspect_err(|_| *obj = before)
 }
 
 /// `item`, an object of definition `definition` inside an object of `group/version`, with
@@ -176,6 +196,14 @@ fn unset(m: &Map<String, Value>, key: &str) -> bool {
 
 fn default(m: &mut Map<String, Value>, key: &str, value: Value) {
     if unset(m, key) {
+        m.insert(key.to_owned(), value);
+    }
+}
+
+/// [`default`] of a field Go declares as a pointer: only a nil pointer (absent or null) is
+/// set; an empty string is a value.
+fn default_nil(m: &mut Map<String, Value>, key: &str, value: Value) {
+    if m.get(key).is_none_or(Value::is_null) {
         m.insert(key.to_owned(), value);
     }
 }
@@ -280,6 +308,9 @@ fn default_definition(name: &str, m: &mut Map<String, Value>, ctx: &Ctx) {
             }
             default(m, "protocol", json!("TCP"));
         }
+        "io.k8s.api.rbac.v1.RoleBinding" | "io.k8s.api.rbac.v1.ClusterRoleBinding" => {
+            default(obj(m, "roleRef"), "apiGroup", json!("rbac.authorization.k8s.io"));
+        }
         "io.k8s.api.rbac.v1.Subject" if unset(m, "apiGroup") => {
             if matches!(m.get("kind").and_then(Value::as_str), Some("User" | "Group")) {
                 m.insert("apiGroup".into(), json!("rbac.authorization.k8s.io"));
@@ -317,6 +348,8 @@ fn default_definition(name: &str, m: &mut Map<String, Value>, ctx: &Ctx) {
                 }
             }
         }
+        // A declarative default (`+default=""`): the generated defaulters set the nil pointer.
+        "io.k8s.api.core.v1.GRPCAction" => default_nil(m, "service", json!("")),
         "io.k8s.api.core.v1.HTTPGetAction" => {
             default(m, "path", json!("/"));
             default(m, "scheme", json!("HTTP"));
@@ -478,6 +511,11 @@ fn job(m: &mut Map<String, Value>) {
     }
     default(spec, "completionMode", json!("NonIndexed"));
     default(spec, "suspend", json!(false));
+    // JobPodReplacementPolicy is on (GA and locked since Kubernetes 1.34).
+    let failure_policy = spec.get("podFailurePolicy").is_some_and(|p| !p.is_null());
+    let replacement = if failure_policy { "Failed" } else { "TerminatingOrFailed" };
+    default_nil(spec, "podReplacementPolicy", json!(replacement));
+    default_nil(spec, "manualSelector", json!(false));
     if let Some(labels) = template_labels {
         let meta = obj(m, "metadata");
         if empty_or_absent(meta, "labels") {
@@ -598,19 +636,26 @@ fn hpa_v2(m: &mut Map<String, Value>) {
     }
 }
 
+/// `SetDefaults_MutatingWebhook`/`SetDefaults_ValidatingWebhook` of the object's version:
+/// admissionregistration v1 has no default for `sideEffects` and `admissionReviewVersions`
+/// and a 10-second timeout; v1beta1 defaults both and waits 30 seconds.
 fn webhook(m: &mut Map<String, Value>, gv: &str, mutating: bool) {
     let v1beta1 = gv.ends_with("/v1beta1");
-    default(m, "failurePolicy", json!(if v1beta1 { "Ignore" } else { "Fail" }));
-    default(m, "matchPolicy", json!(if v1beta1 { "Exact" } else { "Equivalent" }));
-    default(m, "namespaceSelector", json!({}));
-    default(m, "objectSelector", json!({}));
-    default(m, "sideEffects", json!("Unknown"));
-    default(m, "timeoutSeconds", json!(30));
-    if empty_or_absent(m, "admissionReviewVersions") {
-        m.insert("admissionReviewVersions".into(), json!([if v1beta1 { "v1beta1" } else { "v1" }]));
+    default_nil(m, "failurePolicy", json!(if v1beta1 { "Ignore" } else { "Fail" }));
+    default_nil(m, "matchPolicy", json!(if v1beta1 { "Exact" } else { "Equivalent" }));
+    default_nil(m, "namespaceSelector", json!({}));
+    default_nil(m, "objectSelector", json!({}));
+    if v1beta1 {
+        default_nil(m, "sideEffects", json!("Unknown"));
+        default_nil(m, "timeoutSeconds", json!(30));
+        if empty_or_absent(m, "admissionReviewVersions") {
+            m.insert("admissionReviewVersions".into(), json!(["v1beta1"]));
+        }
+    } else {
+        default_nil(m, "timeoutSeconds", json!(10));
     }
     if mutating {
-        default(m, "reinvocationPolicy", json!("Never"));
+        default_nil(m, "reinvocationPolicy", json!("Never"));
     }
 }
 

@@ -83,15 +83,21 @@ pub(crate) fn three_way_predict(
             apply_strategic_patch_in_place(&mut predicted, patch, g, v, k)?;
             Some(predicted).filter(|p| p != &*live)
         };
+        // The defaults of both sides, the prediction's first as in Argo CD's `applyPatch`; a
+        // side whose defaults patch cannot be applied fails the prediction (live is then left
+        // as it was). Live's are skipped with an unchanged prediction when the objects are not
+        // kept: a defaults patch that does not fit live (a list item without its merge key)
+        // has already failed the three-way patch, which reads the same lists.
+        let mut predicted = predicted;
+        if let Some(p) = &mut predicted {
+            apply_defaults_in_place(p)?;
+        }
         if keep || predicted.is_some() {
-            apply_defaults_in_place(live);
+            apply_defaults_in_place(live)?;
         }
         Ok(match predicted {
             None => Predicted::Same,
-            Some(mut p) => {
-                apply_defaults_in_place(&mut p);
-                Predicted::Changed(p)
-            }
+            Some(p) => Predicted::Changed(p),
         })
     } else {
         let live_for_patch = remove_map_fields(orig, live);
