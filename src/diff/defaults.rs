@@ -392,6 +392,7 @@ fn default_definition(name: &str, m: &mut Map<String, Value>, ctx: &Ctx) {
             obj(m, "spec");
             default(obj(m, "status"), "phase", json!("Pending"));
         }
+        "io.k8s.api.core.v1.LimitRangeItem" => limit_range_item(m),
         "io.k8s.api.core.v1.PersistentVolumeClaimSpec" => {
             default(m, "volumeMode", json!("Filesystem"))
         }
@@ -430,7 +431,11 @@ fn deployment(m: &mut Map<String, Value>, gv: &str) {
     default(spec, "replicas", json!(1));
     let strategy = obj(spec, "strategy");
     default(strategy, "type", json!("RollingUpdate"));
-    if strategy.get("type").and_then(Value::as_str) == Some("RollingUpdate") {
+    // extensions/v1beta1 also fills a `rollingUpdate` given with another type.
+    let rolling_update_given =
+        gv == "extensions/v1beta1" && strategy.get("rollingUpdate").is_some_and(|r| !r.is_null());
+    if strategy.get("type").and_then(Value::as_str) == Some("RollingUpdate") || rolling_update_given
+    {
         let ru = obj(strategy, "rollingUpdate");
         default(ru, "maxUnavailable", surge.clone());
         default(ru, "maxSurge", surge);
@@ -448,16 +453,14 @@ fn stateful_set(m: &mut Map<String, Value>, gv: &str) {
     let us = obj(spec, "updateStrategy");
     if gv == "apps/v1beta1" {
         default(us, "type", json!("OnDelete"));
-    } else {
-        if unset(us, "type") {
-            us.insert("type".into(), json!("RollingUpdate"));
-            obj(us, "rollingUpdate");
-        }
-        if us.get("type").and_then(Value::as_str) == Some("RollingUpdate")
-            && let Some(Value::Object(ru)) = us.get_mut("rollingUpdate")
-        {
-            default(ru, "partition", json!(0));
-        }
+    } else if unset(us, "type") {
+        us.insert("type".into(), json!("RollingUpdate"));
+        obj(us, "rollingUpdate");
+    }
+    if us.get("type").and_then(Value::as_str) == Some("RollingUpdate")
+        && let Some(Value::Object(ru)) = us.get_mut("rollingUpdate")
+    {
+        default(ru, "partition", json!(0));
     }
     // The StatefulSetAutoDeletePVC defaulting runs in every apps version (on by default
     // since Kubernetes 1.27, the libraries Argo CD v3 builds with).
@@ -484,9 +487,7 @@ fn daemon_set(m: &mut Map<String, Value>, gv: &str) {
     if us.get("type").and_then(Value::as_str) == Some("RollingUpdate") {
         let ru = obj(us, "rollingUpdate");
         default(ru, "maxUnavailable", json!(1));
-        if gv != "extensions/v1beta1" {
-            default(ru, "maxSurge", json!(0));
-        }
+        default(ru, "maxSurge", json!(0));
     }
     default(spec, "revisionHistoryLimit", json!(10));
 }
@@ -553,6 +554,29 @@ fn pod(m: &mut Map<String, Value>) {
             }
         }
     }
+}
+
+/// `SetDefaults_LimitRangeItem`: a container limit's `default` takes the `max` it lacks, and
+/// its `defaultRequest` the `default`, then the `min`, it lacks. Go's empty maps are left out
+/// by `omitempty`, so an empty result is not written.
+fn limit_range_item(m: &mut Map<String, Value>) {
+    if m.get("type").and_then(Value::as_str) != Some("Container") {
+        return;
+    }
+    let fill = |m: &mut Map<String, Value>, to: &str, from: &str| {
+        let Some(Value::Object(src)) = m.get(from) else { return };
+        if src.is_empty() {
+            return;
+        }
+        let src = src.clone();
+        let dst = obj(m, to);
+        for (k, v) in src {
+            dst.entry(k).or_insert(v);
+        }
+    };
+    fill(m, "default", "max");
+    fill(m, "defaultRequest", "default");
+    fill(m, "defaultRequest", "min");
 }
 
 fn service(m: &mut Map<String, Value>) {
@@ -753,6 +777,50 @@ mod tests {
         assert_eq!(c["resources"], json!({"limits": {"cpu": "1m"}, "requests": {"cpu": "1m"}}));
         assert_eq!(c["imagePullPolicy"], json!("IfNotPresent"));
         assert_eq!(out["spec"]["enableServiceLinks"], json!(true));
+    }
+
+    #[test]
+    fn a_defaults_patch_that_does_not_fit_fails_and_leaves_the_object() {
+        // The typed copy of a container without a name has `name: ""`: the patch's merge key.
+        let d = deploy(
+            json!({"template": {"spec": {"containers": [{"name": "a", "image": "i:1"}, {"image": "i:1"}]}}}),
+        );
+        let mut out = d.clone();
+        let err = apply_defaults_in_place(&mut out).expect_err("the patch does not fit");
+        assert_eq!(err.path, "/spec/template/spec/containers");
+        assert_eq!(
+            err.message,
+            r#"map: {"image":"i:1"} does not contain declared merge key: name"#
+        );
+        assert_eq!(out, d);
+        assert_eq!(apply_defaults(&d), d);
+    }
+
+    #[test]
+    fn version_specific_webhook_defaults() {
+        let hook = json!({"name": "w", "clientConfig": {"url": "https://x"}});
+        let config = |api: &str, kind: &str| json!({"apiVersion": api, "kind": kind, "webhooks": [hook.clone()]});
+        let v1 = apply_defaults(&config(
+            "admissionregistration.k8s.io/v1",
+            "ValidatingWebhookConfiguration",
+        ));
+        assert_eq!(
+            v1["webhooks"][0],
+            json!({"name": "w", "clientConfig": {"url": "https://x"}, "failurePolicy": "Fail",
+                "matchPolicy": "Equivalent", "namespaceSelector": {}, "objectSelector": {},
+                "timeoutSeconds": 10})
+        );
+        let beta = apply_defaults(&config(
+            "admissionregistration.k8s.io/v1beta1",
+            "MutatingWebhookConfiguration",
+        ));
+        assert_eq!(
+            beta["webhooks"][0],
+            json!({"name": "w", "clientConfig": {"url": "https://x"}, "failurePolicy": "Ignore",
+                "matchPolicy": "Exact", "namespaceSelector": {}, "objectSelector": {},
+                "sideEffects": "Unknown", "timeoutSeconds": 30,
+                "admissionReviewVersions": ["v1beta1"], "reinvocationPolicy": "Never"})
+        );
     }
 
     #[test]
