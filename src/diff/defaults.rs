@@ -18,7 +18,7 @@ use super::error::PatchFailure;
 use super::quantity::Quantity;
 use super::remarshal::{Decode, typed_round_trip_cow};
 use super::smp::{apply_typed_in_place, patch_round_trips, two_way_typed};
-use crate::schema::{self, Shape, TypeRef};
+use crate::schema::{self, Scalar, Shape, TypeRef};
 
 /// Returns `obj` with the Kubernetes defaults of its built-in type applied; unknown kinds and
 /// objects that do not decode as their type are returned unchanged, and so is an object whose
@@ -85,16 +85,78 @@ fn defaults_by_patch(obj: &mut Value) {
 
 /// The two-way patch `T0 → T1`; `None` when the defaults change nothing.
 ///
+/// Go's typed copy has every merge key its type does not mark `omitempty` (a container
+/// without a name has `name: ""`), so Go can always make the patch; the typed round trip
+/// here leaves a missing key out. When the patch cannot be made for that reason, it is made
+/// again from copies with those keys written as their zero values, as Go's are: the patch then
+/// names such an item by its zero key, and does not fit the object if it touches the item.
+///
 /// # Errors
 ///
-/// The patch cannot be made (a list item without its merge key).
+/// The patch cannot be made (a list item without a merge key Go leaves out too).
 fn defaults_patch(t0: &Value, t: TypeRef, ctx: &Ctx) -> Result<Option<Value>, PatchFailure> {
     let mut t1 = t0.clone();
     walk(&mut t1, t, ctx);
     if t1 == *t0 {
         return Ok(None);
     }
-    two_way_typed(t0, &t1, Some(t)).map(Some)
+    match two_way_typed(t0, &t1, Some(t)) {
+        Ok(patch) => Ok(Some(patch)),
+        Err(failure) => {
+            let mut t0 = t0.clone();
+            if !zero_merge_keys(&mut t0, t) {
+                return Err(failure);
+            }
+            let mut t1 = t0.clone();
+            walk(&mut t1, t, ctx);
+            two_way_typed(&t0, &t1, Some(t)).map(Some)
+        }
+    }
+}
+
+/// Writes the zero value of each missing merge key that Go's type does not mark `omitempty`
+/// into the items of `v`'s lists; whether one was written.
+fn zero_merge_keys(v: &mut Value, t: TypeRef) -> bool {
+    let mut wrote = false;
+    match (t.shape(), v) {
+        (Shape::Struct, Value::Object(m)) => {
+            for (k, child) in m.iter_mut().filter(|(_, c)| c.is_object() || c.is_array()) {
+                if let Some(ft) = t.field(k) {
+                    wrote |= zero_merge_keys(child, ft);
+                }
+            }
+        }
+        (Shape::List, Value::Array(l)) => {
+            let Some(it) = t.items() else { return false };
+            let key = t.merge_key().and_then(|k| Some((k, it.field(k)?)));
+            let zero = key.filter(|(_, kt)| !kt.omitempty()).and_then(|(k, kt)| {
+                let z = match kt.scalar()? {
+                    Scalar::String => json!(""),
+                    Scalar::Integer => json!(0),
+                    _ => return None,
+                };
+                Some((k, z))
+            });
+            for e in l.iter_mut() {
+                if let (Some((k, z)), Value::Object(m)) = (&zero, &mut *e)
+                    && !m.contains_key(*k)
+                {
+                    m.insert((*k).to_owned(), z.clone());
+                    wrote = true;
+                }
+                wrote |= zero_merge_keys(e, it);
+            }
+        }
+        (Shape::Map, Value::Object(m)) => {
+            if let Some(vt) = t.values() {
+                for e in m.values_mut() {
+                    wrote |= zero_merge_keys(e, vt);
+                }
+            }
+        }
+        _ => {}
+    }
+    wrote
 }
 
 /// Applies the defaults' patch.
