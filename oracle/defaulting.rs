@@ -2,10 +2,12 @@
 //! of them, and the drift a controller, a webhook or a person adds: pod templates of every
 //! workload kind (several and duplicate containers, a container without a name, ports of one
 //! number and two protocols, volumes of every defaulted source, partial probes, quantities
-//! that round, images with and without tags), Services of every type, Jobs, CronJobs,
-//! NetworkPolicies, HorizontalPodAutoscalers, RoleBindings, Namespaces, PersistentVolumeClaims
-//! and MutatingWebhookConfigurations; unknown fields, explicit nulls, keys starting with `$`
-//! and numbers written as floats among them.
+//! that round, images with and without tags, gRPC probes), workloads of older API versions
+//! (apps/v1beta1, apps/v1beta2, extensions/v1beta1), Services of every type, Jobs, CronJobs,
+//! NetworkPolicies, HorizontalPodAutoscalers, RoleBindings and ClusterRoleBindings, Namespaces,
+//! PersistentVolumeClaims, Mutating and Validating WebhookConfigurations (v1 and v1beta1),
+//! LimitRanges, StorageClasses, CSIDrivers and PriorityClasses; unknown fields, explicit
+//! nulls, keys starting with `$` and numbers written as floats among them.
 
 use serde_json::{Map, Value, json};
 
@@ -656,9 +658,49 @@ fn limit_range(rng: &mut Rng, i: u64) -> Value {
         "metadata": metadata(rng, format!("limits-{i}"), true), "spec": {"limits": limits}})
 }
 
+/// A StorageClass, CSIDriver or PriorityClass: cluster-scoped kinds with pointer defaults.
+fn cluster_kind(rng: &mut Rng, i: u64) -> Value {
+    match rng.below(3) {
+        0 => {
+            let mut sc = json!({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
+                "metadata": metadata(rng, format!("fast-{i}"), false),
+                "provisioner": "ebs.csi.aws.com"});
+            if rng.chance(30) {
+                sc["reclaimPolicy"] = json!("Retain");
+            }
+            if rng.chance(30) {
+                sc["volumeBindingMode"] = json!("WaitForFirstConsumer");
+            }
+            sc
+        }
+        1 => {
+            let mut spec = json!({});
+            if rng.chance(40) {
+                spec["attachRequired"] = json!(false);
+            }
+            if rng.chance(30) {
+                spec["volumeLifecycleModes"] = json!(["Persistent", "Ephemeral"]);
+            }
+            if rng.chance(20) {
+                spec["fsGroupPolicy"] = json!("File");
+            }
+            json!({"apiVersion": "storage.k8s.io/v1", "kind": "CSIDriver",
+                "metadata": metadata(rng, format!("csi-{i}.example.com"), false), "spec": spec})
+        }
+        _ => {
+            let mut pc = json!({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+                "metadata": metadata(rng, format!("high-{i}"), false), "value": 1000});
+            if rng.chance(30) {
+                pc["preemptionPolicy"] = json!("Never");
+            }
+            pc
+        }
+    }
+}
+
 /// A desired object of one of the kinds above.
 pub fn desired(rng: &mut Rng, i: u64) -> Value {
-    match rng.below(17) {
+    match rng.below(18) {
         0 | 1 => workload(rng, "Deployment", i),
         2 => workload(rng, "StatefulSet", i),
         3 => workload(rng, "DaemonSet", i),
@@ -692,6 +734,7 @@ pub fn desired(rng: &mut Rng, i: u64) -> Value {
         13 => pvc(rng, i),
         14 => webhooks(rng, i),
         15 => limit_range(rng, i),
+        16 => cluster_kind(rng, i),
         _ => {
             let kind = *rng.pick(&["Deployment", "StatefulSet"]);
             workload(rng, kind, i)
@@ -1117,6 +1160,24 @@ fn fill(obj: &mut Value) {
                 for r in w["rules"].as_array_mut().into_iter().flatten() {
                     set(r, "scope", json!("*"));
                 }
+            }
+        }
+        "StorageClass" => {
+            set(obj, "reclaimPolicy", json!("Delete"));
+            set(obj, "volumeBindingMode", json!("Immediate"));
+        }
+        "PriorityClass" => set(obj, "preemptionPolicy", json!("PreemptLowerPriority")),
+        "CSIDriver" => {
+            for (k, v) in [
+                ("attachRequired", json!(true)),
+                ("podInfoOnMount", json!(false)),
+                ("storageCapacity", json!(false)),
+                ("requiresRepublish", json!(false)),
+                ("seLinuxMount", json!(false)),
+                ("fsGroupPolicy", json!("ReadWriteOnceWithFSType")),
+                ("volumeLifecycleModes", json!(["Persistent"])),
+            ] {
+                set(spec, k, v);
             }
         }
         "LimitRange" => {

@@ -532,7 +532,10 @@ fn diff_case(rng: &mut Rng, ssa: bool) -> (Area, Value) {
                     }
                     1 => json!({"group": "apps", "kind": "Deployment",
                         "jqPathExpressions": [".spec.template.spec.containers[].image"]}),
+                    // By name: Argo CD's managed-fields normaliser has no type for the
+                    // older Deployment versions of `defaulting.rs` (a nil parser, a panic).
                     _ => json!({"group": "apps", "kind": "Deployment",
+                        "name": d["metadata"]["name"],
                         "managedFieldsManagers": ["kube-controller-manager"]}),
                 },
                 "ConfigMap" => json!({"kind": "ConfigMap", "jsonPointers": ["/data/a"]}),

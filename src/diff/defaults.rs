@@ -469,6 +469,25 @@ fn default_definition(name: &str, m: &mut Map<String, Value>, ctx: &Ctx) {
             }
             m.insert("policyTypes".into(), Value::Array(types));
         }
+        "io.k8s.api.storage.v1.StorageClass" => {
+            default_nil(m, "reclaimPolicy", json!("Delete"));
+            default_nil(m, "volumeBindingMode", json!("Immediate"));
+        }
+        "io.k8s.api.storage.v1.CSIDriverSpec" => {
+            default_nil(m, "attachRequired", json!(true));
+            default_nil(m, "podInfoOnMount", json!(false));
+            default_nil(m, "storageCapacity", json!(false));
+            default_nil(m, "fsGroupPolicy", json!("ReadWriteOnceWithFSType"));
+            if empty_or_absent(m, "volumeLifecycleModes") {
+                m.insert("volumeLifecycleModes".into(), json!(["Persistent"]));
+            }
+            default_nil(m, "requiresRepublish", json!(false));
+            // SELinuxMountReadWriteOncePod is on (beta, on by default since Kubernetes 1.28).
+            default_nil(m, "seLinuxMount", json!(false));
+        }
+        "io.k8s.api.scheduling.v1.PriorityClass" => {
+            default_nil(m, "preemptionPolicy", json!("PreemptLowerPriority"))
+        }
         "io.k8s.api.networking.v1.IngressClassParametersReference" => {
             default(m, "scope", json!("Cluster"))
         }
