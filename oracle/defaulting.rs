@@ -2,22 +2,16 @@
 //! of them, and the drift a controller, a webhook or a person adds: pod templates of every
 //! workload kind (several and duplicate containers, a container without a name, ports of one
 //! number and two protocols, volumes of every defaulted source, partial probes, quantities
-//! that round, images with and without tags), Services of every type, Jobs, CronJobs,
-//! NetworkPolicies, HorizontalPodAutoscalers, RoleBindings, Namespaces, PersistentVolumeClaims
-//! and MutatingWebhookConfigurations; unknown fields, explicit nulls, keys starting with `$`
-//! and numbers written as floats among them.
+//! that round, images with and without tags, gRPC probes), workloads of older API versions
+//! (apps/v1beta1, apps/v1beta2, extensions/v1beta1), Services of every type, Jobs, CronJobs,
+//! NetworkPolicies, HorizontalPodAutoscalers, RoleBindings and ClusterRoleBindings, Namespaces,
+//! PersistentVolumeClaims, Mutating and Validating WebhookConfigurations (v1 and v1beta1),
+//! LimitRanges, StorageClasses, CSIDrivers and PriorityClasses; unknown fields, explicit
+//! nulls, keys starting with `$` and numbers written as floats among them.
 
 use serde_json::{Map, Value, json};
 
 use super::Rng;
-
-/// Whether the shapes of the open divergences are generated: their divergences show as a
-/// resource's `modified` or status, which `testdata/oracle/explained.txt` cannot single out.
-/// Each has a recorded case under `testdata/oracle/` (`testdata/SKIPPED.md`, "Open
-/// divergences of defaulting"): two containers or webhooks of one name (a defaults patch Go
-/// refuses fails Argo CD's comparison), a container without a name and a RoleBinding's
-/// `roleRef` without `apiGroup`.
-const OPEN: bool = false;
 
 /// A field no built-in type has: the typed decode drops it, an API server prunes it.
 const UNKNOWN: &str = "x-unknown";
@@ -103,6 +97,9 @@ fn probe(rng: &mut Rng) -> Value {
         3 => json!({"exec": {"command": ["cat", "/tmp/ready"]}, "failureThreshold": 30}),
         _ => json!({"grpc": {"port": 9000}, "initialDelaySeconds": 10}),
     };
+    if p["grpc"].is_object() && rng.chance(30) {
+        p["grpc"]["service"] = json!(*rng.pick(&["liveness", ""]));
+    }
     if rng.chance(15) {
         p["timeoutSeconds"] = json!(0);
     }
@@ -239,10 +236,10 @@ fn pod_spec(rng: &mut Rng, job: bool) -> Value {
             names.push(Some(extra));
         }
     }
-    if rng.chance(8) && OPEN {
+    if rng.chance(8) {
         names.push(Some("app"));
     }
-    if rng.chance(5) && OPEN {
+    if rng.chance(5) {
         names.push(None);
     }
     let containers: Vec<Value> =
@@ -319,6 +316,9 @@ fn workload(rng: &mut Rng, kind: &str, i: u64) -> Value {
                 3 => spec["strategy"] = json!({"rollingUpdate": {"maxSurge": "50%"}}),
                 4 => spec["strategy"] = json!({"type": "RollingUpdate", UNKNOWN: true}),
                 5 => spec["strategy"] = json!({"type": "Recreate", "rollingUpdate": null}),
+                6 if rng.chance(30) => {
+                    spec["strategy"] = json!({"type": "Recreate", "rollingUpdate": {}})
+                }
                 _ => {}
             }
             if rng.chance(15) {
@@ -336,6 +336,7 @@ fn workload(rng: &mut Rng, kind: &str, i: u64) -> Value {
                         json!({"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 2}})
                 }
                 3 => spec["updateStrategy"] = Value::Null,
+                4 => spec["updateStrategy"] = json!({"type": "RollingUpdate", "rollingUpdate": {}}),
                 _ => {}
             }
             if rng.chance(70) {
@@ -369,7 +370,21 @@ fn workload(rng: &mut Rng, kind: &str, i: u64) -> Value {
     if rng.chance(10) {
         spec["minReadySeconds"] = json!(5);
     }
-    json!({"apiVersion": "apps/v1", "kind": kind, "metadata": metadata(rng, name, true),
+    // One in ten in an older group/version, whose defaults differ (without a selector now
+    // and then: apps/v1beta1 and extensions/v1beta1 default it from the template's labels).
+    let mut api = "apps/v1";
+    if rng.chance(10) {
+        let older: &[&str] = match kind {
+            "Deployment" => &["apps/v1beta1", "apps/v1beta2", "extensions/v1beta1"],
+            "StatefulSet" => &["apps/v1beta1", "apps/v1beta2"],
+            _ => &["apps/v1beta2", "extensions/v1beta1"],
+        };
+        api = *rng.pick(older);
+        if api != "apps/v1beta2" && rng.chance(40) {
+            spec.as_object_mut().map(|s| s.remove("selector"));
+        }
+    }
+    json!({"apiVersion": api, "kind": kind, "metadata": metadata(rng, name, true),
         "spec": spec})
 }
 
@@ -393,6 +408,12 @@ fn job_spec(rng: &mut Rng, name: &str) -> Value {
     if rng.chance(15) {
         spec["podFailurePolicy"] = json!({"rules": [{"action": "FailJob",
             "onExitCodes": {"operator": "In", "values": [42]}}]});
+    }
+    if rng.chance(10) {
+        spec["manualSelector"] = json!(false);
+    }
+    if rng.chance(10) {
+        spec["podReplacementPolicy"] = json!("Failed");
     }
     spec
 }
@@ -501,10 +522,14 @@ fn hpa(rng: &mut Rng, i: u64) -> Value {
         "metadata": metadata(rng, format!("hpa-{i}"), true), "spec": spec})
 }
 
+/// A RoleBinding or ClusterRoleBinding: `roleRef.apiGroup` given, empty or left out
+/// (defaulted), subjects of every kind with and without `apiGroup`.
 fn role_binding(rng: &mut Rng, i: u64) -> Value {
     let mut role_ref = json!({"kind": *rng.pick(&["Role", "ClusterRole"]), "name": "view"});
-    if rng.chance(60) || !OPEN {
-        role_ref["apiGroup"] = json!("rbac.authorization.k8s.io");
+    match rng.below(5) {
+        0 => {}
+        1 => role_ref["apiGroup"] = json!(""),
+        _ => role_ref["apiGroup"] = json!("rbac.authorization.k8s.io"),
     }
     let mut subjects = vec![];
     if rng.chance(70) {
@@ -515,13 +540,19 @@ fn role_binding(rng: &mut Rng, i: u64) -> Value {
             "apiGroup": "rbac.authorization.k8s.io"}));
     }
     if rng.chance(60) {
-        subjects.push(json!({"kind": "ServiceAccount", "name": "default", "namespace": "shop"}));
+        let mut sa = json!({"kind": "ServiceAccount", "name": "default", "namespace": "shop"});
+        if rng.chance(20) {
+            sa["apiGroup"] = json!("");
+        }
+        subjects.push(sa);
     }
     if rng.chance(15) {
         subjects.push(json!({"kind": "Group", "name": "ops"}));
     }
-    let mut rb = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
-        "metadata": metadata(rng, format!("rb-{i}"), true), "roleRef": role_ref});
+    let cluster = rng.chance(30);
+    let kind = if cluster { "ClusterRoleBinding" } else { "RoleBinding" };
+    let mut rb = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": kind,
+        "metadata": metadata(rng, format!("rb-{i}"), !cluster), "roleRef": role_ref});
     if !subjects.is_empty() {
         rb["subjects"] = json!(subjects);
     }
@@ -550,7 +581,12 @@ fn pvc(rng: &mut Rng, i: u64) -> Value {
         "metadata": metadata(rng, format!("pvc-{i}"), true), "spec": spec})
 }
 
+/// A Mutating or Validating WebhookConfiguration, admissionregistration.k8s.io/v1 or (one
+/// in five) v1beta1, whose defaults differ (`timeoutSeconds`, `sideEffects`,
+/// `admissionReviewVersions`, `failurePolicy`, `matchPolicy`).
 fn webhooks(rng: &mut Rng, i: u64) -> Value {
+    let mutating = rng.chance(60);
+    let version = if rng.chance(20) { "v1beta1" } else { "v1" };
     let n = 1 + rng.below(2);
     let mut hooks = vec![];
     for h in 0..n {
@@ -559,33 +595,103 @@ fn webhooks(rng: &mut Rng, i: u64) -> Value {
                 json!({"service": {"name": "injector", "namespace": "shop", "path": "/mutate"}})
             } else { json!({"url": "https://injector.example.com/mutate"}) },
             "rules": [{"operations": ["CREATE", "UPDATE"], "apiGroups": [""],
-                "apiVersions": ["v1"], "resources": ["pods"]}],
-            "sideEffects": "None"});
+                "apiVersions": ["v1"], "resources": ["pods"]}]});
+        if rng.chance(80) {
+            w["sideEffects"] = json!(*rng.pick(&["None", "NoneOnDryRun"]));
+        }
         if rng.chance(60) {
             w["admissionReviewVersions"] = json!(["v1"]);
         }
         if rng.chance(30) {
             w["failurePolicy"] = json!("Ignore");
         }
+        if rng.chance(15) {
+            w["matchPolicy"] = json!("Exact");
+        }
         if rng.chance(30) {
             w["namespaceSelector"] = json!({"matchLabels": {"inject": "true"}});
         }
         if rng.chance(20) {
-            w["timeoutSeconds"] = json!(10);
+            w["timeoutSeconds"] = json!(*rng.pick(&[10, 30]));
+        }
+        if mutating && rng.chance(15) {
+            w["reinvocationPolicy"] = json!("IfNeeded");
         }
         hooks.push(w);
     }
-    if rng.chance(5) && OPEN {
+    if rng.chance(5) {
         let dup = hooks[0].clone();
         hooks.push(dup);
     }
-    json!({"apiVersion": "admissionregistration.k8s.io/v1", "kind": "MutatingWebhookConfiguration",
+    let kind =
+        if mutating { "MutatingWebhookConfiguration" } else { "ValidatingWebhookConfiguration" };
+    json!({"apiVersion": format!("admissionregistration.k8s.io/{version}"), "kind": kind,
         "metadata": metadata(rng, format!("inject-{i}"), false), "webhooks": hooks})
+}
+
+/// A LimitRange: Container limits whose `default` and `defaultRequest` Kubernetes fills from
+/// `max` and `min`, and a Pod limit it leaves alone.
+fn limit_range(rng: &mut Rng, i: u64) -> Value {
+    let mut item = json!({"type": "Container"});
+    for key in ["max", "min", "default", "defaultRequest"] {
+        if rng.chance(45) {
+            item[key] = json!({"cpu": quantity(rng)});
+            if rng.chance(50) {
+                item[key]["memory"] = json!(quantity(rng));
+            }
+        }
+    }
+    let mut limits = vec![item];
+    if rng.chance(40) {
+        limits.push(json!({"type": "Pod", "max": {"cpu": quantity(rng)}}));
+    }
+    json!({"apiVersion": "v1", "kind": "LimitRange",
+        "metadata": metadata(rng, format!("limits-{i}"), true), "spec": {"limits": limits}})
+}
+
+/// A StorageClass, CSIDriver or PriorityClass: cluster-scoped kinds with pointer defaults.
+fn cluster_kind(rng: &mut Rng, i: u64) -> Value {
+    match rng.below(3) {
+        0 => {
+            let mut sc = json!({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
+                "metadata": metadata(rng, format!("fast-{i}"), false),
+                "provisioner": "ebs.csi.aws.com"});
+            if rng.chance(30) {
+                sc["reclaimPolicy"] = json!("Retain");
+            }
+            if rng.chance(30) {
+                sc["volumeBindingMode"] = json!("WaitForFirstConsumer");
+            }
+            sc
+        }
+        1 => {
+            let mut spec = json!({});
+            if rng.chance(40) {
+                spec["attachRequired"] = json!(false);
+            }
+            if rng.chance(30) {
+                spec["volumeLifecycleModes"] = json!(["Persistent", "Ephemeral"]);
+            }
+            if rng.chance(20) {
+                spec["fsGroupPolicy"] = json!("File");
+            }
+            json!({"apiVersion": "storage.k8s.io/v1", "kind": "CSIDriver",
+                "metadata": metadata(rng, format!("csi-{i}.example.com"), false), "spec": spec})
+        }
+        _ => {
+            let mut pc = json!({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+                "metadata": metadata(rng, format!("high-{i}"), false), "value": 1000});
+            if rng.chance(30) {
+                pc["preemptionPolicy"] = json!("Never");
+            }
+            pc
+        }
+    }
 }
 
 /// A desired object of one of the kinds above.
 pub fn desired(rng: &mut Rng, i: u64) -> Value {
-    match rng.below(16) {
+    match rng.below(18) {
         0 | 1 => workload(rng, "Deployment", i),
         2 => workload(rng, "StatefulSet", i),
         3 => workload(rng, "DaemonSet", i),
@@ -618,6 +724,8 @@ pub fn desired(rng: &mut Rng, i: u64) -> Value {
         12 => namespace(rng, i),
         13 => pvc(rng, i),
         14 => webhooks(rng, i),
+        15 => limit_range(rng, i),
+        16 => cluster_kind(rng, i),
         _ => {
             let kind = *rng.pick(&["Deployment", "StatefulSet"]);
             workload(rng, kind, i)
@@ -644,6 +752,19 @@ fn set(m: &mut Value, key: &str, v: Value) {
     if m.is_object() && m.get(key).is_none_or(Value::is_null) {
         m[key] = v;
     }
+}
+
+/// The group/version of a kind the structured-merge schema (the Kubernetes 1.24 OpenAPI
+/// document Argo CD reads from the cluster) serves: an object of an older one (apps/v1beta1,
+/// extensions/v1beta1, admissionregistration.k8s.io/v1beta1) cannot be typed there, so a
+/// structured-merge app gets its served version.
+pub fn served_version(v: &mut Value) {
+    let served = match v["apiVersion"].as_str() {
+        Some("apps/v1beta1" | "apps/v1beta2" | "extensions/v1beta1") => "apps/v1",
+        Some("admissionregistration.k8s.io/v1beta1") => "admissionregistration.k8s.io/v1",
+        _ => return,
+    };
+    v["apiVersion"] = json!(served);
 }
 
 /// Removes the fields no built-in type has.
@@ -704,6 +825,9 @@ fn server_probe(p: &mut Value) {
     if p["httpGet"].is_object() {
         set(&mut p["httpGet"], "path", json!("/"));
         set(&mut p["httpGet"], "scheme", json!("HTTP"));
+    }
+    if p["grpc"].is_object() {
+        set(&mut p["grpc"], "service", json!(""));
     }
 }
 
@@ -888,6 +1012,7 @@ fn fill(obj: &mut Value) {
             obj["status"] = json!({"observedGeneration": 2, "replicas": 2});
         }
         "Job" => {
+            set(spec, "manualSelector", json!(false));
             server_job_spec(spec, "5e1c7a2b-0000-4000-8000-000000000001");
             if obj["metadata"]["labels"].as_object().is_none_or(Map::is_empty) {
                 obj["metadata"]["labels"] = obj["spec"]["template"]["metadata"]["labels"].clone();
@@ -979,7 +1104,7 @@ fn fill(obj: &mut Value) {
             }
             obj["status"] = json!({"currentReplicas": 2, "desiredReplicas": 2});
         }
-        "RoleBinding" => {
+        "RoleBinding" | "ClusterRoleBinding" => {
             set(&mut obj["roleRef"], "apiGroup", json!("rbac.authorization.k8s.io"));
             for s in obj["subjects"].as_array_mut().into_iter().flatten() {
                 if s["kind"] != "ServiceAccount" {
@@ -1004,20 +1129,68 @@ fn fill(obj: &mut Value) {
             obj["metadata"]["finalizers"] = json!(["kubernetes.io/pvc-protection"]);
             obj["status"] = json!({"phase": "Bound", "accessModes": ["ReadWriteOnce"]});
         }
-        "MutatingWebhookConfiguration" => {
+        "MutatingWebhookConfiguration" | "ValidatingWebhookConfiguration" => {
+            let v1beta1 = obj["apiVersion"] == "admissionregistration.k8s.io/v1beta1";
+            let mutating = kind == "MutatingWebhookConfiguration";
             for w in obj["webhooks"].as_array_mut().into_iter().flatten() {
-                set(w, "failurePolicy", json!("Fail"));
-                set(w, "matchPolicy", json!("Equivalent"));
+                set(w, "failurePolicy", json!(if v1beta1 { "Ignore" } else { "Fail" }));
+                set(w, "matchPolicy", json!(if v1beta1 { "Exact" } else { "Equivalent" }));
                 set(w, "namespaceSelector", json!({}));
                 set(w, "objectSelector", json!({}));
-                set(w, "timeoutSeconds", json!(10));
-                set(w, "admissionReviewVersions", json!(["v1"]));
-                set(w, "reinvocationPolicy", json!("Never"));
+                set(w, "timeoutSeconds", json!(if v1beta1 { 30 } else { 10 }));
+                if v1beta1 {
+                    set(w, "sideEffects", json!("Unknown"));
+                    set(w, "admissionReviewVersions", json!(["v1beta1"]));
+                }
+                if mutating {
+                    set(w, "reinvocationPolicy", json!("Never"));
+                }
                 if w["clientConfig"]["service"].is_object() {
                     set(&mut w["clientConfig"]["service"], "port", json!(443));
                 }
                 for r in w["rules"].as_array_mut().into_iter().flatten() {
                     set(r, "scope", json!("*"));
+                }
+            }
+        }
+        "StorageClass" => {
+            set(obj, "reclaimPolicy", json!("Delete"));
+            set(obj, "volumeBindingMode", json!("Immediate"));
+        }
+        "PriorityClass" => set(obj, "preemptionPolicy", json!("PreemptLowerPriority")),
+        "CSIDriver" => {
+            for (k, v) in [
+                ("attachRequired", json!(true)),
+                ("podInfoOnMount", json!(false)),
+                ("storageCapacity", json!(false)),
+                ("requiresRepublish", json!(false)),
+                ("seLinuxMount", json!(false)),
+                ("fsGroupPolicy", json!("ReadWriteOnceWithFSType")),
+                ("volumeLifecycleModes", json!(["Persistent"])),
+            ] {
+                set(spec, k, v);
+            }
+        }
+        "LimitRange" => {
+            for l in spec["limits"].as_array_mut().into_iter().flatten() {
+                if l["type"] == "Container" {
+                    for (to, from) in [
+                        ("default", "max"),
+                        ("defaultRequest", "default"),
+                        ("defaultRequest", "min"),
+                    ] {
+                        let src = l[from].as_object().cloned().unwrap_or_default();
+                        if src.is_empty() {
+                            continue;
+                        }
+                        set(l, to, json!({}));
+                        for (k, v) in src {
+                            set(&mut l[to], &k, v);
+                        }
+                    }
+                }
+                for k in ["max", "min", "default", "defaultRequest"] {
+                    canonical_quantities(&mut l[k]);
                 }
             }
         }
@@ -1164,7 +1337,7 @@ fn change(rng: &mut Rng, l: &mut Value) {
         ("NetworkPolicy", 1) => spec["policyTypes"] = json!(["Ingress", "Egress"]),
         ("HorizontalPodAutoscaler", 0) => spec["maxReplicas"] = json!(20),
         ("HorizontalPodAutoscaler", 1) => spec["minReplicas"] = json!(3),
-        ("RoleBinding", 0) => {
+        ("RoleBinding" | "ClusterRoleBinding", 0) => {
             if !l["subjects"].is_array() {
                 l["subjects"] = json!([]);
             }
@@ -1184,13 +1357,13 @@ fn change(rng: &mut Rng, l: &mut Value) {
         ("PersistentVolumeClaim", 0) => {
             spec["resources"]["requests"]["storage"] = json!("20Gi");
         }
-        ("MutatingWebhookConfiguration", 0 | 1) => {
+        ("MutatingWebhookConfiguration" | "ValidatingWebhookConfiguration", 0 | 1) => {
             // A CA injector fills the bundle.
             for w in l["webhooks"].as_array_mut().into_iter().flatten() {
                 w["clientConfig"]["caBundle"] = json!("Y2EtYnVuZGxl");
             }
         }
-        ("MutatingWebhookConfiguration", 2) => {
+        ("MutatingWebhookConfiguration" | "ValidatingWebhookConfiguration", 2) => {
             if let Some(w) = l["webhooks"].as_array_mut().and_then(|w| w.first_mut()) {
                 w["timeoutSeconds"] = json!(5);
             }
@@ -1204,12 +1377,16 @@ pub fn ignore_rule(rng: &mut Rng, kind: &str) -> Option<Value> {
     let group = match kind {
         "Deployment" | "StatefulSet" | "DaemonSet" | "ReplicaSet" => "apps",
         "Job" | "CronJob" => "batch",
-        "MutatingWebhookConfiguration" => "admissionregistration.k8s.io",
+        "MutatingWebhookConfiguration" | "ValidatingWebhookConfiguration" => {
+            "admissionregistration.k8s.io"
+        }
         _ => return None,
     };
     Some(match (kind, rng.below(3)) {
-        ("MutatingWebhookConfiguration", _) => json!({"group": group, "kind": kind,
-            "jqPathExpressions": [".webhooks[]?.clientConfig.caBundle"]}),
+        ("MutatingWebhookConfiguration" | "ValidatingWebhookConfiguration", _) => {
+            json!({"group": group, "kind": kind,
+            "jqPathExpressions": [".webhooks[]?.clientConfig.caBundle"]})
+        }
         (_, 0) => json!({"group": group, "kind": kind, "jsonPointers": ["/spec/replicas"]}),
         (_, 1) => json!({"group": group, "kind": kind,
             "jqPathExpressions": [".spec.template.spec.containers[] | select(.name == \"istio-proxy\")"]}),

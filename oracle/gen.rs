@@ -532,7 +532,10 @@ fn diff_case(rng: &mut Rng, ssa: bool) -> (Area, Value) {
                     }
                     1 => json!({"group": "apps", "kind": "Deployment",
                         "jqPathExpressions": [".spec.template.spec.containers[].image"]}),
+                    // By name: Argo CD's managed-fields normaliser has no type for the
+                    // older Deployment versions of `defaulting.rs` (a nil parser, a panic).
                     _ => json!({"group": "apps", "kind": "Deployment",
+                        "name": d["metadata"]["name"],
                         "managedFieldsManagers": ["kube-controller-manager"]}),
                 },
                 "ConfigMap" => json!({"kind": "ConfigMap", "jsonPointers": ["/data/a"]}),
@@ -555,11 +558,19 @@ fn diff_case(rng: &mut Rng, ssa: bool) -> (Area, Value) {
         // 1.24) cannot tell such a field from a newer one (testdata/SKIPPED.md), so the
         // unknown fields of `defaulting.rs` are left out here.
         app["spec"]["syncPolicy"] = json!({"syncOptions": ["ServerSideApply=true"]});
+        // Older group/versions go to the served ones (`defaulting::served_version`), the
+        // tracking id with them.
         for o in desired.iter_mut().chain(live.iter_mut()) {
             defaulting::drop_unknown(o);
+            defaulting::served_version(o);
+            if let Some(id) = o["metadata"]["annotations"][TRACKING].as_str() {
+                let id = id.replace(":extensions/", ":apps/");
+                o["metadata"]["annotations"][TRACKING] = json!(id);
+            }
             if let Some(la) = o["metadata"]["annotations"][LAST_APPLIED].as_str() {
                 let mut applied: Value = serde_json::from_str(la).unwrap_or(Value::Null);
                 defaulting::drop_unknown(&mut applied);
+                defaulting::served_version(&mut applied);
                 o["metadata"]["annotations"][LAST_APPLIED] = json!(applied.to_string());
             }
         }

@@ -2,7 +2,8 @@
 //! (Argo CD's own packages, `oracle/main.go`), compared field by field.
 //!
 //! `cargo run --example oracle -- --gitops-core PATH --oracle PATH [--cases N] [--seed S]
-//! [--save DIR] [--ssa] [--only AREA]`, or `--case FILE [--show]` (one saved request), or `--bench ROUNDS`;
+//! [--save DIR] [--ssa] [--only AREA]`, or `--case FILE [--show] [--save DIR]` (one saved
+//! request; with `--save`, an agreed answer is recorded as `DIR/<FILE's name>`), or `--bench ROUNDS`;
 //! `oracle/run` builds both programs and calls this. Every case is generated from the seed
 //! alone, so a run is reproducible. A divergence whose signature is listed in
 //! `testdata/oracle/explained.txt` (each with its entry in `testdata/SKIPPED.md`) is counted
@@ -560,6 +561,21 @@ fn one_case(o: &Options, file: &Path) -> Result<u64, String> {
         println!("{sig} at {pointer}: gitops-core {x} / Argo CD {y}");
     }
     println!("{} divergences", found.len());
+    if let (Some(dir), true, Area::Diff | Area::Health) = (&o.save, found.is_empty(), area) {
+        // The request again, with the checks of the agreed answer (a fixed divergence).
+        let name = file.file_stem().and_then(|n| n.to_str()).ok_or("a case file name")?;
+        let mut body = json!({"method": case["method"], "params": case["params"],
+            "checks": checks(area, &a)});
+        if let Area::Diff = area
+            && both_fail(&a, &b)
+        {
+            // Both fail: gitops-core's failure is pinned, with Argo CD's error beside it.
+            body["checks"] = json!([{"pointer": "/syncStatus", "argo": a["syncStatus"]},
+                {"pointer": "/conditions", "argo": a["conditions"]}]);
+            body["argoError"] = b["error"].clone();
+        }
+        save(dir, name, &body)?;
+    }
     Ok(found.len() as u64)
 }
 

@@ -14,16 +14,19 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value, json};
 
+use super::error::PatchFailure;
 use super::quantity::Quantity;
 use super::remarshal::{Decode, typed_round_trip_cow};
 use super::smp::{apply_typed_in_place, patch_round_trips, two_way_typed};
-use crate::schema::{self, Shape, TypeRef};
+use crate::schema::{self, Scalar, Shape, TypeRef};
 
 /// Returns `obj` with the Kubernetes defaults of its built-in type applied; unknown kinds and
-/// objects that do not decode as their type are returned unchanged.
+/// objects that do not decode as their type are returned unchanged, and so is an object whose
+/// defaults patch cannot be made or applied (see [`apply_defaults_in_place`]).
 pub(crate) fn apply_defaults(obj: &Value) -> Value {
     let mut v = obj.clone();
-    apply_defaults_in_place(&mut v);
+    // The object is left as it was when its defaults cannot be applied.
+    let _ = apply_defaults_in_place(&mut v);
     v
 }
 
@@ -32,24 +35,39 @@ pub(crate) fn apply_defaults(obj: &Value) -> Value {
 /// round-trips on it ([`patch_round_trips`]), `T0` is the object and `T0 + patch(T0 → T1)` is
 /// `T1`, so the defaulters run on the object itself: no typed copy, no comparison, no patch.
 /// Otherwise the patch's own path ([`defaults_by_patch`]).
-pub(crate) fn apply_defaults_in_place(obj: &mut Value) {
-    let Some((t, ctx)) = typed(obj) else { return };
+///
+/// # Errors
+///
+/// The defaults patch cannot be made or applied (the object is then left as it was), as
+/// when Argo CD's `patchDefaultValues` fails: a container without a name, whose typed copy
+/// carries the merge key `name: ""` that the object lacks.
+pub(crate) fn apply_defaults_in_place(obj: &mut Value) -> Result<(), PatchFailure> {
+    let Some((t, ctx)) = typed(obj) else { return Ok(()) };
     // The typed copy borrows the object where the round trip would not change it.
-    let Ok(t0) = typed_round_trip_cow(obj, t, Decode::Lenient) else { return };
+    let Ok(t0) = typed_round_trip_cow(obj, t, Decode::Lenient) else { return Ok(()) };
     if !t0.is_object() {
-        return;
+        return Ok(());
     }
     if matches!(t0, Cow::Borrowed(_)) && patch_round_trips(&t0, Some(t)) {
         drop(t0);
         walk(obj, t, &ctx);
-        return;
+        return Ok(());
     }
     let patch = defaults_patch(&t0, t, &ctx);
     drop(t0);
-    apply_defaults_patch(obj, patch, t);
+    apply_defaults_patch(obj, patch?, t)
 }
 
 /// The schema type of a built-in object and its defaulting context.
+/// Whether [`apply_defaults_in_place`] may take the patch path for `obj`, the only one that
+/// can fail: a built-in object whose strategic patch does not round-trip (a merge key
+/// repeated, say).
+pub(crate) fn may_take_the_patch_path(obj: &Value) -> bool {
+    let Some((g, v, k)) = schema::gvk_of(obj) else { return false };
+    schema::is_builtin(g, v, k)
+        && schema::lookup(g, v, k).is_some_and(|t| !patch_round_trips(obj, Some(t)))
+}
+
 fn typed(obj: &Value) -> Option<(TypeRef, Ctx)> {
     let (g, v, k) = schema::gvk_of(obj)?;
     if !schema::is_builtin(g, v, k) {
@@ -68,28 +86,101 @@ fn defaults_by_patch(obj: &mut Value) {
     if t0.is_object() {
         let patch = defaults_patch(&t0, t, &ctx);
         drop(t0);
-        apply_defaults_patch(obj, patch, t);
+        if let Ok(patch) = patch {
+            let _ = apply_defaults_patch(obj, patch, t);
+        }
     }
 }
 
-/// The two-way patch `T0 → T1`; `None` when the defaults change nothing or the patch cannot
-/// be made (a list without its merge key, as in Go).
-fn defaults_patch(t0: &Value, t: TypeRef, ctx: &Ctx) -> Option<Value> {
+/// The two-way patch `T0 → T1`; `None` when the defaults change nothing.
+///
+/// Go's typed copy has every merge key its type does not mark `omitempty` (a container
+/// without a name has `name: ""`), so Go can always make the patch; the typed round trip
+/// here leaves a missing key out. When the patch cannot be made for that reason, it is made
+/// again from copies with those keys written as their zero values, as Go's are: the patch then
+/// names such an item by its zero key, and does not fit the object if it touches the item.
+///
+/// # Errors
+///
+/// The patch cannot be made (a list item without a merge key Go leaves out too).
+fn defaults_patch(t0: &Value, t: TypeRef, ctx: &Ctx) -> Result<Option<Value>, PatchFailure> {
     let mut t1 = t0.clone();
     walk(&mut t1, t, ctx);
     if t1 == *t0 {
-        return None;
+        return Ok(None);
     }
-    two_way_typed(t0, &t1, Some(t)).ok()
+    match two_way_typed(t0, &t1, Some(t)) {
+        Ok(patch) => Ok(Some(patch)),
+        Err(failure) => {
+            let mut t0 = t0.clone();
+            if !zero_merge_keys(&mut t0, t) {
+                return Err(failure);
+            }
+            let mut t1 = t0.clone();
+            walk(&mut t1, t, ctx);
+            two_way_typed(&t0, &t1, Some(t)).map(Some)
+        }
+    }
 }
 
-/// Applies the defaults' patch, leaving the object as it was when it cannot be applied.
-fn apply_defaults_patch(obj: &mut Value, patch: Option<Value>, t: TypeRef) {
-    let Some(patch) = patch else { return };
-    let before = obj.clone();
-    if apply_typed_in_place(obj, patch, Some(t)).is_err() {
-        *obj = before;
+/// Writes the zero value of each missing merge key that Go's type does not mark `omitempty`
+/// into the items of `v`'s lists; whether one was written.
+fn zero_merge_keys(v: &mut Value, t: TypeRef) -> bool {
+    let mut wrote = false;
+    match (t.shape(), v) {
+        (Shape::Struct, Value::Object(m)) => {
+            for (k, child) in m.iter_mut().filter(|(_, c)| c.is_object() || c.is_array()) {
+                if let Some(ft) = t.field(k) {
+                    wrote |= zero_merge_keys(child, ft);
+                }
+            }
+        }
+        (Shape::List, Value::Array(l)) => {
+            let Some(it) = t.items() else { return false };
+            let key = t.merge_key().and_then(|k| Some((k, it.field(k)?)));
+            let zero = key.filter(|(_, kt)| !kt.omitempty()).and_then(|(k, kt)| {
+                let z = match kt.scalar()? {
+                    Scalar::String => json!(""),
+                    Scalar::Integer => json!(0),
+                    _ => return None,
+                };
+                Some((k, z))
+            });
+            for e in l.iter_mut() {
+                if let (Some((k, z)), Value::Object(m)) = (&zero, &mut *e)
+                    && !m.contains_key(*k)
+                {
+                    m.insert((*k).to_owned(), z.clone());
+                    wrote = true;
+                }
+                wrote |= zero_merge_keys(e, it);
+            }
+        }
+        (Shape::Map, Value::Object(m)) => {
+            if let Some(vt) = t.values() {
+                for e in m.values_mut() {
+                    wrote |= zero_merge_keys(e, vt);
+                }
+            }
+        }
+        _ => {}
     }
+    wrote
+}
+
+/// Applies the defaults' patch.
+///
+/// # Errors
+///
+/// The patch cannot be applied; the object is then left as it was.
+fn apply_defaults_patch(
+    obj: &mut Value,
+    patch: Option<Value>,
+    t: TypeRef,
+) -> Result<(), PatchFailure> {
+    let Some(patch) = patch else { return Ok(()) };
+    let before = obj.clone();
+    apply_typed_in_place(obj, patch, Some(t)).inspect_err(|_| *obj = before)
 }
 
 /// `item`, an object of definition `definition` inside an object of `group/version`, with
@@ -176,6 +267,14 @@ fn unset(m: &Map<String, Value>, key: &str) -> bool {
 
 fn default(m: &mut Map<String, Value>, key: &str, value: Value) {
     if unset(m, key) {
+        m.insert(key.to_owned(), value);
+    }
+}
+
+/// [`default`] of a field Go declares as a pointer: only a nil pointer (absent or null) is
+/// set; an empty string is a value.
+fn default_nil(m: &mut Map<String, Value>, key: &str, value: Value) {
+    if m.get(key).is_none_or(Value::is_null) {
         m.insert(key.to_owned(), value);
     }
 }
@@ -280,6 +379,9 @@ fn default_definition(name: &str, m: &mut Map<String, Value>, ctx: &Ctx) {
             }
             default(m, "protocol", json!("TCP"));
         }
+        "io.k8s.api.rbac.v1.RoleBinding" | "io.k8s.api.rbac.v1.ClusterRoleBinding" => {
+            default(obj(m, "roleRef"), "apiGroup", json!("rbac.authorization.k8s.io"));
+        }
         "io.k8s.api.rbac.v1.Subject" if unset(m, "apiGroup") => {
             if matches!(m.get("kind").and_then(Value::as_str), Some("User" | "Group")) {
                 m.insert("apiGroup".into(), json!("rbac.authorization.k8s.io"));
@@ -317,6 +419,8 @@ fn default_definition(name: &str, m: &mut Map<String, Value>, ctx: &Ctx) {
                 }
             }
         }
+        // A declarative default (`+default=""`): the generated defaulters set the nil pointer.
+        "io.k8s.api.core.v1.GRPCAction" => default_nil(m, "service", json!("")),
         "io.k8s.api.core.v1.HTTPGetAction" => {
             default(m, "path", json!("/"));
             default(m, "scheme", json!("HTTP"));
@@ -359,6 +463,7 @@ fn default_definition(name: &str, m: &mut Map<String, Value>, ctx: &Ctx) {
             obj(m, "spec");
             default(obj(m, "status"), "phase", json!("Pending"));
         }
+        "io.k8s.api.core.v1.LimitRangeItem" => limit_range_item(m),
         "io.k8s.api.core.v1.PersistentVolumeClaimSpec" => {
             default(m, "volumeMode", json!("Filesystem"))
         }
@@ -372,6 +477,25 @@ fn default_definition(name: &str, m: &mut Map<String, Value>, ctx: &Ctx) {
                 types.push(json!("Egress"));
             }
             m.insert("policyTypes".into(), Value::Array(types));
+        }
+        "io.k8s.api.storage.v1.StorageClass" => {
+            default_nil(m, "reclaimPolicy", json!("Delete"));
+            default_nil(m, "volumeBindingMode", json!("Immediate"));
+        }
+        "io.k8s.api.storage.v1.CSIDriverSpec" => {
+            default_nil(m, "attachRequired", json!(true));
+            default_nil(m, "podInfoOnMount", json!(false));
+            default_nil(m, "storageCapacity", json!(false));
+            default_nil(m, "fsGroupPolicy", json!("ReadWriteOnceWithFSType"));
+            if empty_or_absent(m, "volumeLifecycleModes") {
+                m.insert("volumeLifecycleModes".into(), json!(["Persistent"]));
+            }
+            default_nil(m, "requiresRepublish", json!(false));
+            // SELinuxMountReadWriteOncePod is on (beta, on by default since Kubernetes 1.28).
+            default_nil(m, "seLinuxMount", json!(false));
+        }
+        "io.k8s.api.scheduling.v1.PriorityClass" => {
+            default_nil(m, "preemptionPolicy", json!("PreemptLowerPriority"))
         }
         "io.k8s.api.networking.v1.IngressClassParametersReference" => {
             default(m, "scope", json!("Cluster"))
@@ -398,7 +522,11 @@ fn deployment(m: &mut Map<String, Value>, gv: &str) {
     let made = !spec.contains_key("strategy");
     let strategy = obj(spec, "strategy");
     default(strategy, "type", json!("RollingUpdate"));
-    if strategy.get("type").and_then(Value::as_str) == Some("RollingUpdate") {
+    // extensions/v1beta1 also fills a `rollingUpdate` given with another type.
+    let rolling_update_given =
+        gv == "extensions/v1beta1" && strategy.get("rollingUpdate").is_some_and(|r| !r.is_null());
+    if strategy.get("type").and_then(Value::as_str) == Some("RollingUpdate") || rolling_update_given
+    {
         let ru = obj(strategy, "rollingUpdate");
         default(ru, "maxUnavailable", surge.clone());
         default(ru, "maxSurge", surge);
@@ -426,16 +554,14 @@ fn stateful_set(m: &mut Map<String, Value>, gv: &str) {
     let us = obj(spec, "updateStrategy");
     if gv == "apps/v1beta1" {
         default(us, "type", json!("OnDelete"));
-    } else {
-        if unset(us, "type") {
-            us.insert("type".into(), json!("RollingUpdate"));
-            obj(us, "rollingUpdate");
-        }
-        if us.get("type").and_then(Value::as_str) == Some("RollingUpdate")
-            && let Some(Value::Object(ru)) = us.get_mut("rollingUpdate")
-        {
-            default(ru, "partition", json!(0));
-        }
+    } else if unset(us, "type") {
+        us.insert("type".into(), json!("RollingUpdate"));
+        obj(us, "rollingUpdate");
+    }
+    if us.get("type").and_then(Value::as_str) == Some("RollingUpdate")
+        && let Some(Value::Object(ru)) = us.get_mut("rollingUpdate")
+    {
+        default(ru, "partition", json!(0));
     }
     // The StatefulSetAutoDeletePVC defaulting runs in every apps version (on by default
     // since Kubernetes 1.27, the libraries Argo CD v3 builds with).
@@ -462,9 +588,7 @@ fn daemon_set(m: &mut Map<String, Value>, gv: &str) {
     if us.get("type").and_then(Value::as_str) == Some("RollingUpdate") {
         let ru = obj(us, "rollingUpdate");
         default(ru, "maxUnavailable", json!(1));
-        if gv != "extensions/v1beta1" {
-            default(ru, "maxSurge", json!(0));
-        }
+        default(ru, "maxSurge", json!(0));
     }
     default(spec, "revisionHistoryLimit", json!(10));
 }
@@ -489,6 +613,11 @@ fn job(m: &mut Map<String, Value>) {
     }
     default(spec, "completionMode", json!("NonIndexed"));
     default(spec, "suspend", json!(false));
+    // JobPodReplacementPolicy is on (GA and locked since Kubernetes 1.34).
+    let failure_policy = spec.get("podFailurePolicy").is_some_and(|p| !p.is_null());
+    let replacement = if failure_policy { "Failed" } else { "TerminatingOrFailed" };
+    default_nil(spec, "podReplacementPolicy", json!(replacement));
+    default_nil(spec, "manualSelector", json!(false));
     if let Some(labels) = template_labels {
         let meta = obj(m, "metadata");
         if empty_or_absent(meta, "labels") {
@@ -526,6 +655,29 @@ fn pod(m: &mut Map<String, Value>) {
             }
         }
     }
+}
+
+/// `SetDefaults_LimitRangeItem`: a container limit's `default` takes the `max` it lacks, and
+/// its `defaultRequest` the `default`, then the `min`, it lacks. Go's empty maps are left out
+/// by `omitempty`, so an empty result is not written.
+fn limit_range_item(m: &mut Map<String, Value>) {
+    if m.get("type").and_then(Value::as_str) != Some("Container") {
+        return;
+    }
+    let fill = |m: &mut Map<String, Value>, to: &str, from: &str| {
+        let Some(Value::Object(src)) = m.get(from) else { return };
+        if src.is_empty() {
+            return;
+        }
+        let src = src.clone();
+        let dst = obj(m, to);
+        for (k, v) in src {
+            dst.entry(k).or_insert(v);
+        }
+    };
+    fill(m, "default", "max");
+    fill(m, "defaultRequest", "default");
+    fill(m, "defaultRequest", "min");
 }
 
 fn service(m: &mut Map<String, Value>) {
@@ -609,19 +761,26 @@ fn hpa_v2(m: &mut Map<String, Value>) {
     }
 }
 
+/// `SetDefaults_MutatingWebhook`/`SetDefaults_ValidatingWebhook` of the object's version:
+/// admissionregistration v1 has no default for `sideEffects` and `admissionReviewVersions`
+/// and a 10-second timeout; v1beta1 defaults both and waits 30 seconds.
 fn webhook(m: &mut Map<String, Value>, gv: &str, mutating: bool) {
     let v1beta1 = gv.ends_with("/v1beta1");
-    default(m, "failurePolicy", json!(if v1beta1 { "Ignore" } else { "Fail" }));
-    default(m, "matchPolicy", json!(if v1beta1 { "Exact" } else { "Equivalent" }));
-    default(m, "namespaceSelector", json!({}));
-    default(m, "objectSelector", json!({}));
-    default(m, "sideEffects", json!("Unknown"));
-    default(m, "timeoutSeconds", json!(30));
-    if empty_or_absent(m, "admissionReviewVersions") {
-        m.insert("admissionReviewVersions".into(), json!([if v1beta1 { "v1beta1" } else { "v1" }]));
+    default_nil(m, "failurePolicy", json!(if v1beta1 { "Ignore" } else { "Fail" }));
+    default_nil(m, "matchPolicy", json!(if v1beta1 { "Exact" } else { "Equivalent" }));
+    default_nil(m, "namespaceSelector", json!({}));
+    default_nil(m, "objectSelector", json!({}));
+    if v1beta1 {
+        default_nil(m, "sideEffects", json!("Unknown"));
+        default_nil(m, "timeoutSeconds", json!(30));
+        if empty_or_absent(m, "admissionReviewVersions") {
+            m.insert("admissionReviewVersions".into(), json!(["v1beta1"]));
+        }
+    } else {
+        default_nil(m, "timeoutSeconds", json!(10));
     }
     if mutating {
-        default(m, "reinvocationPolicy", json!("Never"));
+        default_nil(m, "reinvocationPolicy", json!("Never"));
     }
 }
 
@@ -720,6 +879,50 @@ mod tests {
         assert_eq!(c["resources"], json!({"limits": {"cpu": "1m"}, "requests": {"cpu": "1m"}}));
         assert_eq!(c["imagePullPolicy"], json!("IfNotPresent"));
         assert_eq!(out["spec"]["enableServiceLinks"], json!(true));
+    }
+
+    #[test]
+    fn a_defaults_patch_that_does_not_fit_fails_and_leaves_the_object() {
+        // The typed copy of a container without a name has `name: ""`: the patch's merge key.
+        let d = deploy(
+            json!({"template": {"spec": {"containers": [{"name": "a", "image": "i:1"}, {"image": "i:1"}]}}}),
+        );
+        let mut out = d.clone();
+        let err = apply_defaults_in_place(&mut out).expect_err("the patch does not fit");
+        assert_eq!(err.path, "/spec/template/spec/containers");
+        assert_eq!(
+            err.message,
+            r#"map: {"image":"i:1"} does not contain declared merge key: name"#
+        );
+        assert_eq!(out, d);
+        assert_eq!(apply_defaults(&d), d);
+    }
+
+    #[test]
+    fn version_specific_webhook_defaults() {
+        let hook = json!({"name": "w", "clientConfig": {"url": "https://x"}});
+        let config = |api: &str, kind: &str| json!({"apiVersion": api, "kind": kind, "webhooks": [hook.clone()]});
+        let v1 = apply_defaults(&config(
+            "admissionregistration.k8s.io/v1",
+            "ValidatingWebhookConfiguration",
+        ));
+        assert_eq!(
+            v1["webhooks"][0],
+            json!({"name": "w", "clientConfig": {"url": "https://x"}, "failurePolicy": "Fail",
+                "matchPolicy": "Equivalent", "namespaceSelector": {}, "objectSelector": {},
+                "timeoutSeconds": 10})
+        );
+        let beta = apply_defaults(&config(
+            "admissionregistration.k8s.io/v1beta1",
+            "MutatingWebhookConfiguration",
+        ));
+        assert_eq!(
+            beta["webhooks"][0],
+            json!({"name": "w", "clientConfig": {"url": "https://x"}, "failurePolicy": "Ignore",
+                "matchPolicy": "Exact", "namespaceSelector": {}, "objectSelector": {},
+                "sideEffects": "Unknown", "timeoutSeconds": 30,
+                "admissionReviewVersions": ["v1beta1"], "reinvocationPolicy": "Never"})
+        );
     }
 
     #[test]

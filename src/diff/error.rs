@@ -49,6 +49,23 @@ pub enum DiffError {
         /// What is wrong.
         message: String,
     },
+    /// The Kubernetes defaults of a built-in object cannot be applied to one side of a
+    /// structured-merge comparison: their patch, made from the object's typed copy, does not
+    /// fit the object (a container without a name: the typed copy has the merge key
+    /// `name: ""`); `side` is `predicted live` or `live`. Argo CD fails the comparison too.
+    #[error(
+        "{object}: cannot apply the Kubernetes defaults to the {side} object at {path}: {message}"
+    )]
+    Defaults {
+        /// The object.
+        object: Box<ObjectRef>,
+        /// `predicted live` or `live`.
+        side: &'static str,
+        /// RFC 6901 pointer of the field.
+        path: String,
+        /// What went wrong.
+        message: String,
+    },
     /// `metadata.managedFields` of the live object cannot be read.
     #[error("{object}: invalid managed fields at {path}: {message}")]
     ManagedFields {

@@ -670,7 +670,8 @@ pub fn unmanaged_fields(
         &DiffOptions::default(),
         true,
     );
-    apply_defaults_in_place(&mut d);
+    // Left undefaulted when its defaults do not fit it (the comparison has failed then).
+    let _ = apply_defaults_in_place(&mut d);
     let (entries, recorded) = entries_of(resource, live);
     let lists = Lists::new(&n, &entries);
     let (Value::Object(nm), Value::Object(dm)) = (&n, &d) else { return Vec::new() };

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::defaults::apply_defaults_in_place;
+use super::defaults::{apply_defaults_in_place, may_take_the_patch_path};
 use super::error::PatchFailure;
 use super::merge_patch::{
     apply_merge_patch, remove_list_fields, remove_map_fields, three_way_json_merge_patch,
@@ -83,15 +83,22 @@ pub(crate) fn three_way_predict(
             apply_strategic_patch_in_place(&mut predicted, patch, g, v, k)?;
             Some(predicted).filter(|p| p != &*live)
         };
-        if keep || predicted.is_some() {
-            apply_defaults_in_place(live);
+        // The defaults of both sides, the prediction's first as in Argo CD's `applyPatch`; a
+        // side whose defaults patch cannot be applied fails the prediction (live is then left
+        // as it was). Live's are skipped with an unchanged prediction when the objects are not
+        // kept, unless live's defaults may need a patch: Argo CD defaults the unchanged
+        // prediction too, and its defaults patch fails where Go's `$setElementOrder` check
+        // refuses a repeated merge key, which the three-way patch let pass.
+        let mut predicted = predicted;
+        if let Some(p) = &mut predicted {
+            apply_defaults_in_place(p)?;
+        }
+        if keep || predicted.is_some() || may_take_the_patch_path(live) {
+            apply_defaults_in_place(live)?;
         }
         Ok(match predicted {
             None => Predicted::Same,
-            Some(mut p) => {
-                apply_defaults_in_place(&mut p);
-                Predicted::Changed(p)
-            }
+            Some(p) => Predicted::Changed(p),
         })
     } else {
         let live_for_patch = remove_map_fields(orig, live);

@@ -27,7 +27,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::Value;
 
 use super::compare::finish;
-use super::defaults::{self, apply_defaults};
+use super::defaults::{self, apply_defaults_in_place};
 use super::normalize::normalize;
 use super::remarshal::remarshal;
 use super::smp::is_builtin;
@@ -631,11 +631,22 @@ pub(crate) fn structured_merge_diff(
             mode: DiffMode::StructuredMerge,
         });
     }
-    let out = |mut v: Value| {
+    // As Argo CD's `normalizeTypedValue`, the predicted live object first: a side whose
+    // defaults cannot be applied fails the comparison.
+    let out = |mut v: Value, side: &'static str| {
         remove_annotation(&mut v, LAST_APPLIED_ANNOTATION);
-        if builtin(&v) { apply_defaults(&v) } else { v }
+        if builtin(&v) {
+            apply_defaults_in_place(&mut v).map_err(|f| DiffError::Defaults {
+                object: Box::new(object.clone()),
+                side,
+                path: f.path,
+                message: f.message,
+            })?;
+        }
+        Ok(v)
     };
-    Ok(finish(out(live.clone()), out(merged), DiffMode::StructuredMerge))
+    let predicted = out(merged, "predicted live")?;
+    Ok(finish(out(live.clone(), "live")?, predicted, DiffMode::StructuredMerge))
 }
 
 /// Server-side diff from the host's dry-run result (spec §5.2 steps 3–6).

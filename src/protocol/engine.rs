@@ -289,7 +289,8 @@ fn diff_error(e: DiffError) -> ProtocolError {
         DiffError::Patch { object, path, .. }
         | DiffError::DryRun { object, path, .. }
         | DiffError::ManagedFields { object, path, .. }
-        | DiffError::Schema { object, path, .. } => (Some(object.clone()), Some(path.clone())),
+        | DiffError::Schema { object, path, .. }
+        | DiffError::Defaults { object, path, .. } => (Some(object.clone()), Some(path.clone())),
         DiffError::MissingDryRun { object } => (Some(object.clone()), None),
         _ => (None, None),
     };

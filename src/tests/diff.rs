@@ -97,6 +97,9 @@ struct Opts {
     /// (`with_ignore_rules`), with `IgnoreNormalizer::with_annotation(lent_annotation)`.
     #[serde(default)]
     lent_annotation: Option<bool>,
+    /// run: app: `AppDiffInput::with_objects` (default on; off is what hosts run by default).
+    #[serde(default)]
+    keep_objects: Option<bool>,
 }
 
 /// Removes fixed pointers: exercises the normaliser hook of `diff()` without the ignore engine.
@@ -380,7 +383,7 @@ fn run_app(c: &Case, errs: &mut Vec<String>) {
             .with_annotation(on)
     });
     let mut input = AppDiffInput::new(&desired, &live, &app, &settings, &scopes)
-        .with_objects(true)
+        .with_objects(c.options.keep_objects.unwrap_or(true))
         .with_ignore_annotation(c.options.ignore_annotation.unwrap_or(true));
     if !openapi.is_null() {
         input = input.with_openapi(&openapi);
