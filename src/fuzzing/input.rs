@@ -349,11 +349,13 @@ pub(crate) fn has_duplicates(v: &Value) -> bool {
         Value::Array(l) => {
             let dup = l.iter().enumerate().any(|(i, x)| {
                 l[..i].iter().any(|y| match (x, y) {
-                    (Value::Object(a), Value::Object(b)) => {
-                        MERGE_KEYS.iter().any(|k| a.get(*k).is_some_and(|av| b.get(*k) == Some(av)))
-                    }
+                    // Numbers as Go holds them: `0` and `0.0` are one element, one key.
+                    (Value::Object(a), Value::Object(b)) => MERGE_KEYS.iter().any(|k| {
+                        a.get(*k)
+                            .is_some_and(|av| b.get(*k).map(as_float64) == Some(as_float64(av)))
+                    }),
                     (Value::Array(_), _) | (_, Value::Array(_)) => false,
-                    (x, y) => x == y,
+                    (x, y) => as_float64(x) == as_float64(y),
                 })
             });
             // A merge key whose value is an object or an array identifies nothing either.
