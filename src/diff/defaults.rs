@@ -58,22 +58,25 @@ pub(crate) fn apply_defaults_in_place(obj: &mut Value) -> Result<(), PatchFailur
     apply_defaults_patch(obj, patch?, t)
 }
 
-/// The schema type of a built-in object and its defaulting context.
 /// Whether [`apply_defaults_in_place`] may take the patch path for `obj`, the only one that
 /// can fail: a built-in object whose strategic patch does not round-trip (a merge key
 /// repeated, say).
 pub(crate) fn may_take_the_patch_path(obj: &Value) -> bool {
-    let Some((g, v, k)) = schema::gvk_of(obj) else { return false };
-    schema::is_builtin(g, v, k)
-        && schema::lookup(g, v, k).is_some_and(|t| !patch_round_trips(obj, Some(t)))
+    builtin_type(obj).is_some_and(|(t, ..)| !patch_round_trips(obj, Some(t)))
 }
 
+/// The schema type of a built-in object and its defaulting context.
 fn typed(obj: &Value) -> Option<(TypeRef, Ctx)> {
+    builtin_type(obj).map(|(t, g, v)| (t, Ctx::new(g, v)))
+}
+
+/// The schema type of a built-in object, with its group and version.
+fn builtin_type(obj: &Value) -> Option<(TypeRef, &str, &str)> {
     let (g, v, k) = schema::gvk_of(obj)?;
     if !schema::is_builtin(g, v, k) {
         return None;
     }
-    Some((schema::lookup(g, v, k)?, Ctx::new(g, v)))
+    Some((schema::lookup(g, v, k)?, g, v))
 }
 
 /// Defaulting as Argo CD does it, whatever the object holds: the defaulters run on a copy
