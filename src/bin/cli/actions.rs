@@ -221,8 +221,7 @@ fn list_text(found: &[gitops_core::actions::ResourceAction]) -> String {
 /// by path relative to it, for `ActionScripts::with_directory`.
 #[cfg(feature = "lua")]
 fn read_action_scripts(dir: &Path) -> Result<BTreeMap<String, String>, CliError> {
-    let mut files = Vec::new();
-    crate::health::walk(dir, &mut files)?;
+    let files = crate::folders::walk(dir)?;
     let mut out = BTreeMap::new();
     for f in &files {
         let rel = crate::health::relative(dir, f);
@@ -249,8 +248,7 @@ fn run_test_dir(dir: &Path) -> Result<u8, CliError> {
         ActionScripts, ActionTestKind, Actions, TEST_NOW, run_action_tests,
     };
 
-    let mut files = Vec::new();
-    crate::health::walk(dir, &mut files)?;
+    let files = crate::folders::walk(dir)?;
     let actions = Actions::new(ActionScripts::new().with_directory(&read_action_scripts(dir)?))
         .with_engine(crate::health::lua_engine());
     let (mut passed, mut failed, mut unreadable) = (0usize, 0usize, false);
@@ -296,8 +294,7 @@ fn run_test_dir(dir: &Path) -> Result<u8, CliError> {
 /// that cannot be read fails only the cases that use it.
 #[cfg(feature = "lua")]
 fn read_test_inputs(test_dir: &Path) -> Result<BTreeMap<String, String>, CliError> {
-    let mut below = Vec::new();
-    crate::health::walk(test_dir, &mut below)?;
+    let below = crate::folders::walk(test_dir)?;
     let mut inputs = BTreeMap::new();
     for f in below {
         let ext = f.extension().and_then(|e| e.to_str()).unwrap_or("");
