@@ -24,9 +24,10 @@ the cluster that the merge would overwrite. Secret values are masked.
 Each DIR holds one folder per application (its .yaml, .yml and .json files), or the files of
 one application. An --app whose metadata.name names a folder sets that application's
 destination namespace and sync options; a folder without one is an app of that name with no
-destination namespace.
-The Markdown (the default) is for a pull-request comment; --max-bytes caps it (default 60000)
-and says what was cut.
+destination namespace. A symbolic link under a DIR must lead to a place inside it.
+The Markdown (the default) is for a pull-request comment, names and messages escaped so that
+they show as text; --max-bytes caps the whole comment (default 60000) and a closing line says
+what was left out.
 exit status: 0 no change, 1 changes, 3 the guard refuses or a protected kind is pruned
 (ask for an approval), 2 error.";
 
