@@ -13,6 +13,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 mod decode;
+mod names;
+
+pub(crate) use names::name_problem;
 
 /// The identity of a Kubernetes object: API group and version, kind, namespace and name.
 ///

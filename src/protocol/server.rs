@@ -475,6 +475,7 @@ fn handle_actions_list(state: &mut State, params: Value) -> Result<Value, Protoc
         settings: p.argocd_cm.map(|cm| settings(cm, "/params/argocdCm")).transpose()?,
         customizations: p.customizations,
         now: p.now.as_deref().map(|t| timestamp(t, "/params/now")).transpose()?,
+        reveal_secrets: false,
     };
     engine::engine_actions(state, input)
 }
@@ -491,6 +492,7 @@ fn handle_actions_run(state: &mut State, params: Value) -> Result<Value, Protoco
         settings: p.argocd_cm.map(|cm| settings(cm, "/params/argocdCm")).transpose()?,
         customizations: p.customizations,
         now: p.now.as_deref().map(|t| timestamp(t, "/params/now")).transpose()?,
+        reveal_secrets: p.show_secrets,
     };
     engine::engine_actions(state, input)
 }
