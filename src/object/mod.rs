@@ -538,6 +538,29 @@ pub fn parse_manifests_with(text: &str, options: &ParseOptions) -> Result<Manife
     Ok(Manifests { objects: out, warnings })
 }
 
+/// Reads one JSON value as `serde_json::from_slice` does (the same syntax, errors and depth
+/// limit), and the keys its objects repeat, as (RFC 6901 pointer, key), in the order read
+/// (the last value of a repeated key is kept). No size limit applies.
+pub(crate) fn parse_json_value(
+    bytes: &[u8],
+) -> Result<(Value, Vec<(String, String)>), serde_json::Error> {
+    let options = ParseOptions::default().with_max_string_bytes(usize::MAX);
+    let mut warnings = Vec::new();
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let mut ctx = decode::Context::new(false, 0, &options, &mut warnings);
+    let value = DeserializeSeed::deserialize(decode::Node(&mut ctx), &mut de)?;
+    de.end()?;
+    let repeated = warnings
+        .into_iter()
+        .filter_map(|w| match w {
+            ParseWarning::DuplicateKey { at, key } => Some((at.path, key)),
+            #[allow(unreachable_patterns)]
+            _ => None,
+        })
+        .collect();
+    Ok((value, repeated))
+}
+
 /// Parses text into its documents, as JSON values, without checking them, the strict way (a
 /// repeated key is an error). A document that is empty (or only comments) is `Value::Null`.
 pub fn parse_documents(text: &str) -> Result<Vec<Value>, ParseError> {
