@@ -13,8 +13,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 mod decode;
+// Names are checked where actions make objects.
+#[cfg(feature = "lua")]
 mod names;
 
+#[cfg(feature = "lua")]
 pub(crate) use names::name_problem;
 
 /// The identity of a Kubernetes object: API group and version, kind, namespace and name.
@@ -541,6 +544,7 @@ pub fn parse_manifests_with(text: &str, options: &ParseOptions) -> Result<Manife
 /// Reads one JSON value as `serde_json::from_slice` does (the same syntax, errors and depth
 /// limit), and the keys its objects repeat, as (RFC 6901 pointer, key), in the order read
 /// (the last value of a repeated key is kept). No size limit applies.
+#[cfg(feature = "serve")]
 pub(crate) fn parse_json_value(
     bytes: &[u8],
 ) -> Result<(Value, Vec<(String, String)>), serde_json::Error> {
