@@ -176,13 +176,15 @@ impl Part {
 /// Room kept at the end of a Markdown comment for the closing note.
 const NOTE_ROOM: usize = 400;
 
-/// A Markdown comment written block by block under a size: once a block does not fit, it and
-/// every later block are left out and counted, and the closing note names them.
+/// A Markdown comment written block by block under a size. A block that does not fit is left
+/// out and counted, and so is every later block of its kind; warnings may fill at most half
+/// the room, so that the summary table and the apps still show. The closing note counts what
+/// was left out.
 struct Page {
     out: String,
     room: usize,
     max_bytes: usize,
-    full: bool,
+    cut: std::collections::BTreeSet<Part>,
     left_out: std::collections::BTreeMap<Part, usize>,
 }
 
@@ -192,27 +194,36 @@ impl Page {
             out: String::new(),
             room: max_bytes.saturating_sub(NOTE_ROOM),
             max_bytes,
-            full: false,
+            cut: std::collections::BTreeSet::new(),
             left_out: std::collections::BTreeMap::new(),
         }
     }
 
-    /// Writes `text`, one `part` of the comment, if it fits.
-    fn block(&mut self, part: Part, text: &str) {
-        if !self.full && self.out.len() + text.len() <= self.room {
+    /// Writes `text`, one `part` of the comment, if it fits; whether it was written. A byte
+    /// stays free after it, for the blank line that closes a list ([`Page::close`]).
+    fn block(&mut self, part: Part, text: &str) -> bool {
+        let room = if part == Part::Warning { self.room / 2 } else { self.room };
+        if !self.cut.contains(&part) && self.out.len() + text.len() < room {
             self.out.push_str(text);
+            true
         } else {
-            self.full = true;
-            *self.left_out.entry(part).or_default() += 1;
+            self.leave(part, 1);
+            false
         }
     }
 
-    /// Writes `text`, which closes the parts before it (a blank line), unless a part was
-    /// left out.
-    fn glue(&mut self, text: &str) {
-        if !self.full && self.out.len() + text.len() <= self.room {
-            self.out.push_str(text);
+    /// Counts `n` parts of a kind as left out (and every later one of that kind).
+    fn leave(&mut self, part: Part, n: usize) {
+        if n > 0 {
+            self.cut.insert(part);
+            *self.left_out.entry(part).or_default() += n;
         }
+    }
+
+    /// The blank line that closes a list or table of which a block was written (in the byte
+    /// [`Page::block`] kept free).
+    fn close(&mut self) {
+        self.out.push('\n');
     }
 
     fn finish(mut self) -> String {
@@ -238,45 +249,42 @@ impl Preview {
     /// a heading, a link or a comment.
     ///
     /// The whole text stays under `max_bytes` (from about 600 bytes up, room for the verdict
-    /// and the closing note): once a part (a warning, a summary row, an app's heading,
-    /// diagram or plan change, a resource diff) would pass it, that part and all after it are
-    /// left out, and a closing note counts them by kind.
+    /// and the closing note): the parts (warnings, summary rows, an app's heading, diagram and
+    /// plan changes, resource diffs) are written in order; once a part would pass the cap (for
+    /// warnings, half of it), it and every later part of its kind are left out, and a closing
+    /// note counts them by kind. An app whose heading is left out shows nothing.
     pub fn render_markdown(&self, max_bytes: usize) -> String {
         let mut page = Page::new(max_bytes);
         page.out.push_str("## gitops-core preview\n\n");
         page.out.push_str(verdict_line(self.verdict()));
         page.out.push_str("\n\n");
-        let mut heading = Some("### Warnings\n\n");
+        let mut wrote = false;
         for a in &self.apps {
             for w in &a.warnings {
-                let line = format!("- **{}**: {}\n", inert(&a.app), inert(w));
-                page.block(Part::Warning, &format!("{}{line}", heading.take().unwrap_or("")));
+                let head = if wrote { "" } else { "### Warnings\n\n" };
+                let line = format!("{head}- **{}**: {}\n", inert(&a.app), inert(w));
+                wrote |= page.block(Part::Warning, &line);
             }
         }
-        if heading.is_none() {
-            page.glue("\n");
+        if wrote {
+            page.close();
         }
-        let mut table = String::from(
-            "| App | Added | Changed | Removed | Pruned | Unchanged | Hooks | Guard |\n\
-             |---|---:|---:|---:|---:|---:|---:|---|\n",
-        );
+        let header = "| App | Added | Changed | Removed | Pruned | Unchanged | Hooks | Guard |\n\
+                      |---|---:|---:|---:|---:|---:|---:|---|\n";
+        let mut wrote = false;
         for a in &self.apps {
             let [added, changed, removed, pruned, unchanged] = counts(a);
-            let guard = guard_word(a);
-            let _ = writeln!(
-                table,
-                "| {} | {added} | {changed} | {removed} | {pruned} | {unchanged} | {} | {guard} |",
+            let row = format!(
+                "{}| {} | {added} | {changed} | {removed} | {pruned} | {unchanged} | {} | {} |\n",
+                if wrote { "" } else { header },
                 inert(&a.app),
-                a.hooks
+                a.hooks,
+                guard_word(a)
             );
-            page.block(Part::SummaryRow, &table);
-            table.clear();
+            wrote |= page.block(Part::SummaryRow, &row);
         }
-        if table.is_empty() {
-            page.glue("\n");
-        } else {
-            table.push('\n');
-            page.block(Part::SummaryRow, &table);
+        if wrote {
+            page.close();
         }
         for a in &self.apps {
             let mut head = format!("### {}\n\n", inert(&a.app));
@@ -285,20 +293,28 @@ impl Preview {
                 page.block(Part::AppSection, &head);
                 continue;
             }
-            page.block(Part::AppSection, &head);
+            let changes = a.plan_added.len() + a.plan_removed.len();
+            if !page.block(Part::AppSection, &head) {
+                // An app's parts show only under its heading.
+                page.leave(Part::Diagram, 1);
+                page.leave(Part::PlanChange, changes);
+                page.leave(Part::ResourceDiff, a.resources.len());
+                continue;
+            }
             let diagram = format!(
                 "Sync plan of the head (phases and waves in run order):\n\n{}\n",
                 mermaid(a)
             );
             page.block(Part::Diagram, &diagram);
-            let mut intro = Some("Plan changes against the base:\n\n");
+            let mut wrote = false;
             let lines = a.plan_added.iter().map(|t| ("new", t));
             for (what, t) in lines.chain(a.plan_removed.iter().map(|t| ("gone", t))) {
-                let line = format!("{}- {what}: {}\n", intro.take().unwrap_or(""), inert(t));
-                page.block(Part::PlanChange, &line);
+                let intro = if wrote { "" } else { "Plan changes against the base:\n\n" };
+                let line = format!("{intro}- {what}: {}\n", inert(t));
+                wrote |= page.block(Part::PlanChange, &line);
             }
-            if intro.is_none() {
-                page.glue("\n");
+            if wrote {
+                page.close();
             }
             for r in &a.resources {
                 page.block(Part::ResourceDiff, &resource_details(r));

@@ -128,6 +128,9 @@ struct MarkdownCase {
     head: Vec<Value>,
     #[serde(default)]
     added: usize,
+    /// The kind of the added objects (default ConfigMap).
+    #[serde(default)]
+    added_kind: Option<String>,
     #[serde(default)]
     max_bytes: Option<usize>,
     #[serde(default)]
@@ -311,8 +314,9 @@ fn preview_markdown_of_hostile_input() {
         let app = app_of(case.app.as_ref());
         let mut head = case.head.clone();
         head.extend((0..case.added).map(|i| {
-                json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": format!("cm-{i}")}})
-            }));
+            let kind = case.added_kind.as_deref().unwrap_or("ConfigMap");
+            json!({"apiVersion": "v1", "kind": kind, "metadata": {"name": format!("cm-{i}")}})
+        }));
         let (settings, guard) = (Settings::default(), BlastRadiusGuard::default());
         let input = PreviewInput::new(&app, &settings, &case.base, &head, &guard);
         let preview =
