@@ -199,12 +199,31 @@ fn patch_of(new: Value, source: &Value, at: &str) -> Result<ImpactedResource, Ba
             ),
         ));
     }
+    check_name(&target, &new, at)?;
     let patch = crate::diff::json_patch_ops(source, &new);
     Ok(ImpactedResource { operation: Operation::Patch, resource: new, patch })
 }
 
+/// Refuses a `metadata.name` (or `generateName`) the API server would refuse for the kind.
+fn check_name(target: &ObjectRef, new: &Value, at: &str) -> Result<(), Bad> {
+    let meta = new.get("metadata");
+    let name = meta.and_then(|m| m.get("name")).and_then(Value::as_str).unwrap_or("");
+    let generate = meta.and_then(|m| m.get("generateName")).and_then(Value::as_str);
+    let (field, value, prefix) = match generate {
+        Some(g) if name.is_empty() => ("generateName", g, true),
+        _ => ("name", name, false),
+    };
+    match crate::object::name_problem(&target.group, &target.kind, value, prefix) {
+        None => Ok(()),
+        Some(problem) => Err(bad(
+            format!("{at}/metadata/{field}"),
+            format!("invalid {field} {value:?} for {}: {problem}", target.group_kind()),
+        )),
+    }
+}
+
 fn create_of(
-    new: Value,
+    mut new: Value,
     source: &Value,
     policy: &ActionPolicy,
     at: &str,
@@ -223,7 +242,8 @@ fn create_of(
             "a created object needs metadata.name or metadata.generateName",
         ));
     }
-    let target = ObjectRef::from_object_lossy(&new);
+    let mut target = ObjectRef::from_object_lossy(&new);
+    check_name(&target, &new, at)?;
     let key = target.group_kind();
     if !policy.creatable.iter().any(|g| crate::glob::glob_match(g, &key)) {
         return Err(bad(
@@ -239,6 +259,15 @@ fn create_of(
         ));
     }
     let was = ObjectRef::from_object_lossy(source);
+    // A namespaced object created without a namespace is created beside the source.
+    let cluster = crate::object::Scopes::builtin().scope(&target.group, &target.kind)
+        == Some(crate::object::Scope::Cluster);
+    if target.namespace.is_empty() && !cluster && !was.namespace.is_empty() {
+        if let Some(meta) = new.get_mut("metadata").and_then(Value::as_object_mut) {
+            meta.insert("namespace".into(), Value::String(was.namespace.clone()));
+        }
+        target.namespace.clone_from(&was.namespace);
+    }
     if policy.same_namespace && !target.namespace.is_empty() && target.namespace != was.namespace {
         return Err(bad(
             format!("{at}/metadata/namespace"),

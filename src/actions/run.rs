@@ -5,7 +5,11 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use super::result::{Bad, read_discovery, read_impacted};
-use super::{ActionError, ActionPolicy, ActionResult, ActionScript, ActionScripts, ResourceAction};
+use super::{
+    ActionError, ActionPolicy, ActionResult, ActionScript, ActionScripts, ImpactedResource,
+    Operation, ResourceAction,
+};
+use crate::diff::hide_secret_data;
 use crate::object::ObjectRef;
 use crate::script::{LuaEngine, ScriptError};
 
@@ -54,12 +58,18 @@ pub struct Actions {
     scripts: ActionScripts,
     engine: LuaEngine,
     policy: ActionPolicy,
+    reveal_secrets: bool,
 }
 
 impl Actions {
     /// Scripts run on the default engine with the default policy.
     pub fn new(scripts: ActionScripts) -> Self {
-        Actions { scripts, engine: LuaEngine::default(), policy: ActionPolicy::default() }
+        Actions {
+            scripts,
+            engine: LuaEngine::default(),
+            policy: ActionPolicy::default(),
+            reveal_secrets: false,
+        }
     }
 
     /// The same with another engine (its limits apply to every script).
@@ -73,6 +83,17 @@ impl Actions {
     #[must_use]
     pub fn with_policy(mut self, policy: ActionPolicy) -> Self {
         self.policy = policy;
+        self
+    }
+
+    /// The same, showing the values of Secrets in results. By default a Secret an action
+    /// patches or creates comes back with its `data` values (and `stringData`, folded into
+    /// `data`) and its last-applied annotation masked as the diff masks them
+    /// ([`crate::diff::hide_secret_data`]), its patch computed between the masked objects:
+    /// a host that applies the result asks for the values with this.
+    #[must_use]
+    pub fn with_reveal_secrets(mut self, on: bool) -> Self {
+        self.reveal_secrets = on;
         self
     }
 
@@ -131,8 +152,13 @@ impl Actions {
     ) -> Result<ActionResult, ActionError> {
         let object = ObjectRef::from_object_lossy(obj);
         let json = self.eval(script, obj, &object, params, now, false)?;
-        let resources =
+        let mut resources =
             read_impacted(json, obj, &self.policy).map_err(|b| result_error(script, &object, b))?;
+        if !self.reveal_secrets {
+            for r in &mut resources {
+                mask_secret(r, obj);
+            }
+        }
         Ok(ActionResult { action: name.to_string(), script: script.name.clone(), resources })
     }
 
@@ -152,6 +178,26 @@ impl Actions {
                 reason: e.reason(),
             },
         )
+    }
+}
+
+/// Masks a Secret among an action's results as the diff shows one: a patch against its
+/// source, a created one alone.
+fn mask_secret(r: &mut ImpactedResource, source: &Value) {
+    let o = ObjectRef::from_object_lossy(&r.resource);
+    if !crate::diff::is_secret(&o.group, &o.kind) {
+        return;
+    }
+    match r.operation {
+        Operation::Patch => {
+            let (new, old) = hide_secret_data(Some(&r.resource), Some(source), &[]);
+            let (new, old) = (new.unwrap_or_default(), old.unwrap_or_default());
+            r.patch = crate::diff::json_patch_ops(&old, &new);
+            r.resource = new;
+        }
+        Operation::Create => {
+            r.resource = hide_secret_data(Some(&r.resource), None, &[]).0.unwrap_or_default();
+        }
     }
 }
 

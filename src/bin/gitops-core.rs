@@ -14,6 +14,8 @@ mod actions;
 mod demo;
 #[path = "cli/diff.rs"]
 mod diff;
+#[path = "cli/folders.rs"]
+mod folders;
 #[path = "cli/health.rs"]
 mod health;
 #[path = "cli/plan.rs"]

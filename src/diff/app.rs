@@ -702,7 +702,7 @@ impl Shared<'_, '_> {
         let opts = DiffOptions { dry_run, normalizer: Some(&resource_normalizer), ..base };
         // A masked Secret is compared again from its masked sides below, so it lends its
         // objects; anything else hands them over as the working copies of the comparison.
-        let secret = r.group.is_empty() && r.kind == "Secret" && !input.reveal_secrets;
+        let secret = super::is_secret(&r.group, &r.kind) && !input.reveal_secrets;
         let result = if secret {
             let (tb, lb) = (t.as_deref().map(Cow::Borrowed), l.as_deref().map(Cow::Borrowed));
             diff_objects(tb, lb, &opts, true)?

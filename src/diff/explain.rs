@@ -546,7 +546,7 @@ fn holds(set: &FieldSet, live: &Value, segs: &[Seg]) -> Option<usize> {
 /// The resource's rendered sides, with Secret data masked once more.
 fn sides(resource: &ResourceDiff, opts: &ExplainOptions) -> (Value, Value) {
     let (n, p) = (&resource.normalized_live, &resource.predicted_live);
-    if resource.object.group.is_empty() && resource.object.kind == "Secret" {
+    if super::is_secret(&resource.object.group, &resource.object.kind) {
         let (mp, mn) = hide_secret_data(
             Some(p).filter(|v| !v.is_null()),
             Some(n).filter(|v| !v.is_null()),

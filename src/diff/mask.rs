@@ -7,6 +7,12 @@ use serde_json::{Map, Value};
 use super::normalize::{normalize_secret, set_annotation};
 use crate::config::LAST_APPLIED_ANNOTATION;
 
+/// Whether objects of this group and kind are Secrets, whose values are masked: the core
+/// group's `Secret`, whether its `apiVersion` is written `v1` or `core/v1`.
+pub(crate) fn is_secret(group: &str, kind: &str) -> bool {
+    kind == "Secret" && (group.is_empty() || group == "core")
+}
+
 /// The mask of the first distinct value of a key, and of a last-applied annotation that is
 /// hidden whole (eight `+`). Every further distinct value gets four more `+`.
 pub const MASK_ANNOTATION_VALUE: &str = "++++++++";

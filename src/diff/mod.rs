@@ -84,6 +84,7 @@ pub use explain::{
     explain_app, explain_changes, unmanaged_fields,
 };
 pub use linediff::line_diff;
+pub(crate) use mask::is_secret;
 pub use mask::{MASK_ANNOTATION_VALUE, hide_secret_data};
 pub use pipeline::diff;
 pub use respect::{RespectedTarget, respect_ignore_differences};

@@ -13,6 +13,12 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 mod decode;
+// Names are checked where actions make objects.
+#[cfg(feature = "lua")]
+mod names;
+
+#[cfg(feature = "lua")]
+pub(crate) use names::name_problem;
 
 /// The identity of a Kubernetes object: API group and version, kind, namespace and name.
 ///
@@ -533,6 +539,30 @@ pub fn parse_manifests_with(text: &str, options: &ParseOptions) -> Result<Manife
         }
     }
     Ok(Manifests { objects: out, warnings })
+}
+
+/// Reads one JSON value as `serde_json::from_slice` does (the same syntax, errors and depth
+/// limit), and the keys its objects repeat, as (RFC 6901 pointer, key), in the order read
+/// (the last value of a repeated key is kept). No size limit applies.
+#[cfg(feature = "serve")]
+pub(crate) fn parse_json_value(
+    bytes: &[u8],
+) -> Result<(Value, Vec<(String, String)>), serde_json::Error> {
+    let options = ParseOptions::default().with_max_string_bytes(usize::MAX);
+    let mut warnings = Vec::new();
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let mut ctx = decode::Context::new(false, 0, &options, &mut warnings);
+    let value = DeserializeSeed::deserialize(decode::Node(&mut ctx), &mut de)?;
+    de.end()?;
+    let repeated = warnings
+        .into_iter()
+        .filter_map(|w| match w {
+            ParseWarning::DuplicateKey { at, key } => Some((at.path, key)),
+            #[allow(unreachable_patterns)]
+            _ => None,
+        })
+        .collect();
+    Ok((value, repeated))
 }
 
 /// Parses text into its documents, as JSON values, without checking them, the strict way (a

@@ -476,7 +476,7 @@ pub fn compare(input: &PreviewInput<'_>) -> Result<AppPreview, DiffError> {
             if e.changes.is_empty() || !in_head || find(&base, &e.object).is_none() {
                 continue;
             }
-            let secret = e.object.group.is_empty() && e.object.kind == "Secret";
+            let secret = crate::diff::is_secret(&e.object.group, &e.object.kind);
             let fields = e
                 .changes
                 .iter()
@@ -494,7 +494,7 @@ pub fn compare(input: &PreviewInput<'_>) -> Result<AppPreview, DiffError> {
     for p in guard.prunes.iter().filter(|p| p.protected) {
         warnings.push(format!("prunes {}, a protected kind", p.key()));
     }
-    for r in resources.iter().filter(|r| r.object.group.is_empty() && r.object.kind == "Secret") {
+    for r in resources.iter().filter(|r| crate::diff::is_secret(&r.object.group, &r.object.kind)) {
         let what = match r.change {
             Change::Added => "adds",
             Change::Removed => "removes",

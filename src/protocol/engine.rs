@@ -82,6 +82,8 @@ pub(crate) struct ActionsInput {
     pub(crate) settings: Option<Settings>,
     pub(crate) customizations: Option<BTreeMap<String, String>>,
     pub(crate) now: Option<Timestamp>,
+    /// Secrets in results unmasked (`showSecrets`).
+    pub(crate) reveal_secrets: bool,
 }
 
 /// `health` params after checking.
@@ -231,7 +233,9 @@ pub(crate) fn engine_actions(
     } else {
         state.engines.actions.clone()
     };
-    let actions = Actions::new(scripts).with_engine(request_engine(state));
+    let actions = Actions::new(scripts)
+        .with_engine(request_engine(state))
+        .with_reveal_secrets(input.reveal_secrets);
     let failed = |e: ActionError| ProtocolError::Engine {
         message: e.to_string(),
         object: Some(Box::new(e.object().clone())),

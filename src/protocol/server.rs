@@ -112,11 +112,14 @@ impl Server {
         if len > self.state.max_request_bytes {
             return Some(self.too_large(len));
         }
-        let response = match serde_json::from_slice::<Value>(line) {
+        let response = match crate::object::parse_json_value(line) {
             Err(e) => error_response(Value::Null, &ProtocolError::Parse { message: e.to_string() }),
-            Ok(value) => match read_envelope(value) {
+            Ok((value, repeated)) => match read_envelope(value) {
                 Err((id, e)) => error_response(id, &e),
-                Ok((id, method, params)) => self.answer(id, method, params),
+                Ok((id, method, params)) => match repeated.first() {
+                    Some(w) => error_response(id, &repeated_key(w)),
+                    None => self.answer(id, method, params),
+                },
             },
         };
         Some(response.to_line())
@@ -187,6 +190,18 @@ fn error_response(id: Value, e: &ProtocolError) -> Response {
 
 /// Splits a request into id, method and params, or says why it is not one (with the id when
 /// it could be read).
+/// A request line whose JSON repeats a key is refused, as `gitops-core --strict-keys` refuses
+/// a manifest that does: which value a host meant cannot be known. In the params it is an
+/// `invalid_params` error at the repeated key's pointer, in the envelope an `invalid_request`.
+fn repeated_key((path, key): &(String, String)) -> ProtocolError {
+    let message = format!("duplicate key `{key}`: a JSON object may hold a key once");
+    if path.starts_with("/params/") {
+        ProtocolError::params(path.clone(), message)
+    } else {
+        ProtocolError::request(format!("{message} (at {path})"))
+    }
+}
+
 fn read_envelope(value: Value) -> Result<(Value, Method, Value), (Value, ProtocolError)> {
     let Value::Object(mut map) = value else {
         let e = ProtocolError::request(format!("expected an object, found {}", type_name(&value)));
@@ -475,6 +490,7 @@ fn handle_actions_list(state: &mut State, params: Value) -> Result<Value, Protoc
         settings: p.argocd_cm.map(|cm| settings(cm, "/params/argocdCm")).transpose()?,
         customizations: p.customizations,
         now: p.now.as_deref().map(|t| timestamp(t, "/params/now")).transpose()?,
+        reveal_secrets: false,
     };
     engine::engine_actions(state, input)
 }
@@ -491,6 +507,7 @@ fn handle_actions_run(state: &mut State, params: Value) -> Result<Value, Protoco
         settings: p.argocd_cm.map(|cm| settings(cm, "/params/argocdCm")).transpose()?,
         customizations: p.customizations,
         now: p.now.as_deref().map(|t| timestamp(t, "/params/now")).transpose()?,
+        reveal_secrets: p.show_secrets,
     };
     engine::engine_actions(state, input)
 }

@@ -426,6 +426,11 @@ pub struct ActionsRunParams {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(extend("format" = "date-time"))]
     pub now: Option<String>,
+    /// As `gitops-core actions run --show-secrets`: a Secret the action patches or creates
+    /// comes back with its values. Left out, off: its `data` values and last-applied
+    /// annotation are masked as `diff` masks them.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub show_secrets: bool,
 }
 
 /// `plan` params: the inputs of `gitops-core plan`.

@@ -10,12 +10,14 @@ usage: gitops-core actions list OBJ [--customizations DIR] [--argocd-cm CM.yaml]
                                     [--output text|json|yaml]
        gitops-core actions run OBJ NAME [--param NAME=VALUE]... [--now RFC3339]
                                         [--customizations DIR] [--argocd-cm CM.yaml]
-                                        [--output yaml|json]
+                                        [--output yaml|json] [--show-secrets]
 
 Argo CD's resource actions on one object (OBJ: a YAML or JSON file, or - for standard input).
 `list` prints the actions the object offers (its kind's discovery.lua); `run` runs one
 (its action.lua) and prints the resources it changes: a patch of the object (the new object
-and the RFC 6902 patch against OBJ) or an object to create (a Job or Workflow). Nothing is
+and the RFC 6902 patch against OBJ) or an object to create (a Job or Workflow), a Secret's
+values masked as diff masks them (--show-secrets shows them). A created object without a
+namespace is created in OBJ's; names are checked as the API server checks them. Nothing is
 applied. Scripts run in the health-script sandbox, without the open libraries, as Argo CD's
 API server runs them.
 
@@ -27,6 +29,7 @@ options:
   --param NAME=VALUE    an action parameter, the script's actionParams[NAME] (repeatable)
   --now RFC3339         the clock of os.date and os.time (default: now)
   --output FORMAT       list: text (default), json or yaml; run: yaml (default) or json
+  --show-secrets        run: print a Secret's values instead of masks
 
 exit status: 0, 1 when the action fails (a script error or a result that is refused, printed
 on stderr), 2 on a usage error or a file that cannot be read";
@@ -54,6 +57,7 @@ struct Args {
     params: BTreeMap<String, String>,
     now: Option<String>,
     output: Option<Output>,
+    show_secrets: bool,
 }
 
 fn parse_args(mut p: lexopt::Parser) -> Result<Option<Args>, CliError> {
@@ -67,6 +71,7 @@ fn parse_args(mut p: lexopt::Parser) -> Result<Option<Args>, CliError> {
         params: BTreeMap::new(),
         now: None,
         output: None,
+        show_secrets: false,
     };
     let usage = |m: String| CliError::Usage(format!("{m}\n{ACTIONS_USAGE}"));
     while let Some(arg) = p.next()? {
@@ -81,6 +86,7 @@ fn parse_args(mut p: lexopt::Parser) -> Result<Option<Args>, CliError> {
                 a.params.insert(k.to_string(), v.to_string());
             }
             Long("now") => a.now = Some(p.value()?.string()?),
+            Long("show-secrets") => a.show_secrets = true,
             Long("output") | Short('o') => a.output = Some(Output::parse(&p.value()?.string()?)?),
             Long("help") | Short('h') => {
                 outln!("{ACTIONS_USAGE}");
@@ -103,8 +109,8 @@ fn parse_args(mut p: lexopt::Parser) -> Result<Option<Args>, CliError> {
     if a.command == "run" && a.name.is_none() {
         return Err(usage("no action NAME given".into()));
     }
-    if a.command == "list" && (!a.params.is_empty() || a.now.is_some()) {
-        return Err(usage("--param and --now are options of `run`".into()));
+    if a.command == "list" && (!a.params.is_empty() || a.now.is_some() || a.show_secrets) {
+        return Err(usage("--param, --now and --show-secrets are options of `run`".into()));
     }
     if a.command == "run" && a.output == Some(Output::Text) {
         return Err(usage("`run` prints yaml or json".into()));
@@ -136,7 +142,9 @@ pub fn run(p: lexopt::Parser) -> Result<u8, CliError> {
         None => common::clock_now(),
     };
     // One run is one request, each script under the 1 s deadline.
-    let actions = Actions::new(scripts).with_engine(crate::health::lua_engine().for_request());
+    let actions = Actions::new(scripts)
+        .with_engine(crate::health::lua_engine().for_request())
+        .with_reveal_secrets(a.show_secrets);
     if a.command == "list" {
         let found = match actions.discover(&obj, now) {
             Ok(f) => f,
@@ -221,8 +229,7 @@ fn list_text(found: &[gitops_core::actions::ResourceAction]) -> String {
 /// by path relative to it, for `ActionScripts::with_directory`.
 #[cfg(feature = "lua")]
 fn read_action_scripts(dir: &Path) -> Result<BTreeMap<String, String>, CliError> {
-    let mut files = Vec::new();
-    crate::health::walk(dir, &mut files)?;
+    let files = crate::folders::walk(dir)?;
     let mut out = BTreeMap::new();
     for f in &files {
         let rel = crate::health::relative(dir, f);
@@ -249,8 +256,7 @@ fn run_test_dir(dir: &Path) -> Result<u8, CliError> {
         ActionScripts, ActionTestKind, Actions, TEST_NOW, run_action_tests,
     };
 
-    let mut files = Vec::new();
-    crate::health::walk(dir, &mut files)?;
+    let files = crate::folders::walk(dir)?;
     let actions = Actions::new(ActionScripts::new().with_directory(&read_action_scripts(dir)?))
         .with_engine(crate::health::lua_engine());
     let (mut passed, mut failed, mut unreadable) = (0usize, 0usize, false);
@@ -296,8 +302,7 @@ fn run_test_dir(dir: &Path) -> Result<u8, CliError> {
 /// that cannot be read fails only the cases that use it.
 #[cfg(feature = "lua")]
 fn read_test_inputs(test_dir: &Path) -> Result<BTreeMap<String, String>, CliError> {
-    let mut below = Vec::new();
-    crate::health::walk(test_dir, &mut below)?;
+    let below = crate::folders::walk(test_dir)?;
     let mut inputs = BTreeMap::new();
     for f in below {
         let ext = f.extension().and_then(|e| e.to_str()).unwrap_or("");

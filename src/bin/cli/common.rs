@@ -139,16 +139,12 @@ pub fn files_of(path: &Path) -> Result<Vec<PathBuf>, CliError> {
         return Ok(vec![path.to_path_buf()]);
     }
     let mut files = Vec::new();
-    let entries =
-        std::fs::read_dir(path).map_err(|e| CliError::Input(format!("{}: {e}", path.display())))?;
-    for entry in entries {
-        let entry = entry.map_err(|e| CliError::Input(format!("{}: {e}", path.display())))?;
-        let p = entry.path();
+    for (p, meta) in crate::folders::entries(path)? {
         let ext = p.extension().and_then(|e| e.to_str()).unwrap_or("");
         if !matches!(ext, "yaml" | "yml" | "json") {
             continue;
         }
-        match std::fs::metadata(&p) {
+        match meta {
             Ok(m) if m.is_file() => files.push(p),
             // A directory named like a manifest is a folder, not input (not recursive).
             Ok(m) if m.is_dir() => {}
@@ -162,7 +158,6 @@ pub fn files_of(path: &Path) -> Result<Vec<PathBuf>, CliError> {
             }
         }
     }
-    files.sort();
     Ok(files)
 }
 

@@ -247,8 +247,7 @@ Exit 0 when every case passes, 1 when a case fails, 2 when a file could not be r
 fn run_test_dir(dir: &std::path::Path) -> Result<u8, CliError> {
     use gitops_core::health::scripts::HealthScripts;
 
-    let mut files = Vec::new();
-    walk(dir, &mut files)?;
+    let files = crate::folders::walk(dir)?;
     let scripts = HealthScripts::new().with_directory(&read_customizations(dir)?);
     let engine = lua_engine();
     let now = crate::common::clock_now();
@@ -314,8 +313,7 @@ fn run_test_file(
         true,
     );
     let mut inputs = BTreeMap::new();
-    let mut below = Vec::new();
-    walk(test_dir, &mut below)?;
+    let below = crate::folders::walk(test_dir)?;
     for f in below {
         let ext = f.extension().and_then(|e| e.to_str()).unwrap_or("");
         if matches!(ext, "yaml" | "yml" | "json") {
@@ -348,34 +346,12 @@ fn run_test_dir(_dir: &std::path::Path) -> Result<u8, CliError> {
 pub fn read_customizations(
     dir: &std::path::Path,
 ) -> Result<std::collections::BTreeMap<String, String>, CliError> {
-    let mut files = Vec::new();
-    walk(dir, &mut files)?;
+    let files = crate::folders::walk(dir)?;
     let mut out = std::collections::BTreeMap::new();
     for f in files.iter().filter(|f| f.file_name().is_some_and(|n| n == "health.lua")) {
         out.insert(relative(dir, f), crate::common::read_text(f)?);
     }
     Ok(out)
-}
-
-/// Every file below `dir`, recursively, sorted by path.
-#[cfg(feature = "lua")]
-pub fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) -> Result<(), CliError> {
-    let entries =
-        std::fs::read_dir(dir).map_err(|e| CliError::Input(format!("{}: {e}", dir.display())))?;
-    let mut paths = Vec::new();
-    for entry in entries {
-        let entry = entry.map_err(|e| CliError::Input(format!("{}: {e}", dir.display())))?;
-        paths.push(entry.path());
-    }
-    paths.sort();
-    for p in paths {
-        if p.is_dir() {
-            walk(&p, out)?;
-        } else {
-            out.push(p);
-        }
-    }
-    Ok(())
 }
 
 /// `path` relative to `base`, with `/` separators.

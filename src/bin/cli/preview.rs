@@ -24,9 +24,10 @@ the cluster that the merge would overwrite. Secret values are masked.
 Each DIR holds one folder per application (its .yaml, .yml and .json files), or the files of
 one application. An --app whose metadata.name names a folder sets that application's
 destination namespace and sync options; a folder without one is an app of that name with no
-destination namespace.
-The Markdown (the default) is for a pull-request comment; --max-bytes caps it (default 60000)
-and says what was cut.
+destination namespace. A symbolic link under a DIR must lead to a place inside it.
+The Markdown (the default) is for a pull-request comment, names and messages escaped so that
+they show as text; --max-bytes caps the whole comment (default 60000) and a closing line says
+what was left out.
 exit status: 0 no change, 1 changes, 3 the guard refuses or a protected kind is pruned
 (ask for an approval), 2 error.";
 
@@ -37,29 +38,32 @@ enum Format {
     Json,
 }
 
-/// The application folders of DIR: its subfolders by name, or DIR itself as one app.
+/// The application folders of DIR: its subfolders by name, or DIR itself as one app. A
+/// folder reached through a symbolic link must lie inside DIR.
 fn app_dirs(dir: &Path) -> Result<Vec<(String, PathBuf)>, CliError> {
-    let entries =
-        std::fs::read_dir(dir).map_err(|e| CliError::Input(format!("{}: {e}", dir.display())))?;
     let mut out = Vec::new();
-    for entry in entries {
-        let entry = entry.map_err(|e| CliError::Input(format!("{}: {e}", dir.display())))?;
-        let p = entry.path();
-        if p.is_dir() {
-            out.push((entry.file_name().to_string_lossy().into_owned(), p));
+    for (p, meta) in crate::folders::entries(dir)? {
+        if meta.is_ok_and(|m| m.is_dir()) {
+            crate::folders::confine(dir, &p)?;
+            let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            out.push((name, p));
         }
     }
-    out.sort();
     Ok(out)
 }
 
-/// The objects of app `name` under DIR (none when DIR has no folder for it).
+/// The objects of app `name` under DIR (none when DIR has no folder for it). Every file read
+/// must lie inside DIR, symbolic links resolved.
 fn objects(dir: &Path, name: &str, single: bool) -> Result<Vec<Value>, CliError> {
     let path = if single { dir.to_path_buf() } else { dir.join(name) };
     if !single && !path.is_dir() {
         return Ok(Vec::new());
     }
-    read_all_objects(&files_of(&path)?)
+    let files = files_of(&path)?;
+    for f in &files {
+        crate::folders::confine(dir, f)?;
+    }
+    read_all_objects(&files)
 }
 
 /// Runs `preview`.
