@@ -468,8 +468,11 @@ pub const MAX_OBJECTS: usize = 50_000;
 ///
 /// Empty documents are skipped. Every object must have `apiVersion`, `kind` and
 /// `metadata.name` (or `metadata.generateName`), all strings; the error names the document
-/// (counted from 1), the list item and the missing field. YAML anchors and merge keys are
-/// expanded within the parser's limits, and nesting deeper than 128 levels is an error.
+/// (counted from 1), the list item and the missing field. YAML is read as Kubernetes' reader
+/// (sigs.k8s.io/yaml over go-yaml v2) reads it, which is YAML 1.1: `0644` is 420, `yes` and
+/// `on` are `true`, a mapping key becomes its JSON text (`yes:` is `"true"`). Anchors and merge
+/// keys are expanded; a document whose aliases build more than go-yaml v2 allows is
+/// [`ParseError::ExcessiveAliasing`], and nesting deeper than 128 levels is an error.
 ///
 /// # Examples
 ///
