@@ -122,7 +122,12 @@ fn scalar(rng: &mut Rng) -> String {
 
 /// A key: a plain name mostly, a YAML 1.1 scalar now and then (never two in one mapping, so
 /// that no two keys of different types meet as one JSON key, which Go's map order decides).
-fn key(rng: &mut Rng, i: usize, special: &mut bool) -> String {
+fn key(rng: &mut Rng, i: usize, special: &mut bool, anchors: &[String]) -> String {
+    let scalars: Vec<&String> = anchors.iter().filter(|a| a.starts_with('s')).collect();
+    if !*special && !scalars.is_empty() && rng.chance(5) {
+        *special = true;
+        return format!("*{} ", rng.pick(&scalars));
+    }
     if !*special && rng.chance(15) {
         *special = true;
         return scalar(rng);
@@ -134,6 +139,13 @@ fn key(rng: &mut Rng, i: usize, special: &mut bool) -> String {
 fn value(rng: &mut Rng, indent: usize, depth: usize, anchors: &mut Vec<String>) -> String {
     let step = *rng.pick(&[1usize, 2, 3, 4]);
     match rng.below(if depth > 2 { 3 } else { 8 }) {
+        0 if rng.chance(30) => {
+            // An anchored scalar, for aliases as values and as keys.
+            let name = format!("s{}", anchors.len());
+            let body = format!(" &{name} {}\n", scalar(rng));
+            anchors.push(name);
+            body
+        }
         0 | 1 => format!(" {}\n", scalar(rng)),
         2 if !anchors.is_empty() => format!(" *{}\n", rng.pick(anchors)),
         2 => format!(" {}\n", scalar(rng)),
@@ -159,8 +171,13 @@ fn value(rng: &mut Rng, indent: usize, depth: usize, anchors: &mut Vec<String>) 
         }
         6 => {
             let mut out = "\n".to_string();
+            if rng.chance(30) {
+                // An explicit key before the merge: go-yaml v2 lets the merge set it again.
+                out.push_str(&format!("{}k0: {}\n", " ".repeat(indent + step), scalar(rng)));
+            }
             out.push_str(&format!("{}<<: ", " ".repeat(indent + step)));
-            let maps: Vec<&String> = anchors.iter().filter(|a| a.starts_with('a')).collect();
+            let maps: Vec<String> =
+                anchors.iter().filter(|a| a.starts_with('a')).cloned().collect();
             match (maps.len(), rng.below(3)) {
                 (0, _) | (_, 0) => {
                     out.push_str(&format!("{{k0: {}, k9: {}}}\n", scalar(rng), scalar(rng)))
@@ -184,7 +201,7 @@ fn mapping_lines(rng: &mut Rng, indent: usize, depth: usize, anchors: &mut Vec<S
     let mut out = String::new();
     let mut special = false;
     for i in 1..1 + rng.below(4) as usize {
-        let k = key(rng, i, &mut special);
+        let k = key(rng, i, &mut special, anchors);
         let v = value(rng, indent, depth, anchors);
         out.push_str(&format!("{pad}{k}:{v}"));
     }

@@ -12,7 +12,12 @@ use serde_json::Value;
 
 use super::decode::{Context, MapBuilder, wrong_merge};
 use super::resolve::{self, Scalar};
-use super::{ParseError, ParseOptions, ParseWarning};
+use super::{Location, ParseError, ParseOptions, ParseWarning, escape_pointer_token};
+
+/// Stands for a value or key with no JSON form (NaN, a null key) until the document is built:
+/// go-yaml v2 builds the whole document first and only its JSON conversion fails, so such a
+/// value that a later key or a merge replaces is no error.
+const NO_JSON: &str = "\u{0}gitops-core: no json form\u{0}";
 
 /// Deepest nesting of mappings and sequences in a decoded document, aliases expanded.
 pub const MAX_DEPTH: usize = 128;
@@ -126,6 +131,10 @@ pub(super) fn read(
             open.push(id);
         }
     }
+    // An empty stream (or one of comments only) is one empty document, as it was read before.
+    if docs.is_empty() {
+        docs.push(Value::Null);
+    }
     Ok(docs)
 }
 
@@ -181,17 +190,35 @@ struct Decoder<'n, 'c, 'a> {
     expanding: Vec<usize>,
     /// Mappings and sequences open around the value being decoded.
     depth: usize,
+    /// Whether a [`NO_JSON`] stand-in was made.
+    no_json: bool,
 }
 
 impl<'n, 'c, 'a> Decoder<'n, 'c, 'a> {
     fn new(nodes: &'n [Node], ctx: &'c mut Context<'a>) -> Self {
-        Decoder { nodes, ctx, decoded: 0, aliased: 0, expanding: Vec::new(), depth: 0 }
+        Decoder {
+            nodes,
+            ctx,
+            decoded: 0,
+            aliased: 0,
+            expanding: Vec::new(),
+            depth: 0,
+            no_json: false,
+        }
     }
 
     fn document(mut self, root: usize) -> Result<Value, ParseError> {
         // The document node counts, as go-yaml counts it.
         self.count()?;
-        self.value(root)
+        let value = self.value(root)?;
+        if self.no_json {
+            let mut path = String::new();
+            if let Some(message) = no_json(&value, &mut path) {
+                let at = Location { document: self.ctx.document, item: None, path };
+                return Err(ParseError::Unsupported { at, message });
+            }
+        }
+        Ok(value)
     }
 
     /// One value decoded: go-yaml v2 refuses the document once more than 100 of over 1,000
@@ -249,7 +276,15 @@ impl<'n, 'c, 'a> Decoder<'n, 'c, 'a> {
                 if let Scalar::Str(s) = &scalar {
                     self.ctx.string_fits(s.as_ref().map_or(value.len(), String::len))?;
                 }
-                resolve::to_json(scalar, value).map_err(|m| self.unsupported(m))
+                match resolve::to_json(scalar, value) {
+                    Ok(v) => Ok(v),
+                    Err(message) => {
+                        self.no_json = true;
+                        let stand_in =
+                            std::iter::once((NO_JSON.to_string(), Value::String(message)));
+                        Ok(Value::Object(stand_in.collect()))
+                    }
+                }
             }
             Kind::Seq(children) => {
                 self.open(id)?;
@@ -351,7 +386,10 @@ impl<'n, 'c, 'a> Decoder<'n, 'c, 'a> {
             Kind::Scalar { value, tag, plain } => {
                 let scalar = resolve::resolve(value, tag.as_deref(), *plain)
                     .map_err(|m| self.unsupported(m))?;
-                let key = resolve::key_text(scalar, value).map_err(|m| self.unsupported(m))?;
+                let key = resolve::key_text(scalar, value).unwrap_or_else(|message| {
+                    self.no_json = true;
+                    format!("{NO_JSON}{message}")
+                });
                 self.ctx.string_fits(key.len())?;
                 Ok(key)
             }
@@ -359,5 +397,38 @@ impl<'n, 'c, 'a> Decoder<'n, 'c, 'a> {
                 Err(self.unsupported("a mapping key must be a scalar".to_string()))
             }
         }
+    }
+}
+
+/// The first [`NO_JSON`] stand-in left in a built document: its message, with `path` set to
+/// its pointer (of the mapping, for a key).
+fn no_json(value: &Value, path: &mut String) -> Option<String> {
+    let len = path.len();
+    match value {
+        Value::Object(m) => m.iter().find_map(|(k, v)| {
+            if let Some(message) = k.strip_prefix(NO_JSON) {
+                return Some(if message.is_empty() {
+                    v.as_str().unwrap_or_default().to_string()
+                } else {
+                    message.to_string()
+                });
+            }
+            path.push('/');
+            path.push_str(&escape_pointer_token(k));
+            let found = no_json(v, path);
+            if found.is_none() {
+                path.truncate(len);
+            }
+            found
+        }),
+        Value::Array(items) => items.iter().enumerate().find_map(|(i, v)| {
+            path.push_str(&format!("/{i}"));
+            let found = no_json(v, path);
+            if found.is_none() {
+                path.truncate(len);
+            }
+            found
+        }),
+        _ => None,
     }
 }

@@ -354,3 +354,14 @@ mod properties {
         }
     }
 }
+
+/// An empty text, or one of comments only, is one empty document (as an annotation's empty
+/// value declares nothing), and documents are counted as before.
+#[test]
+fn empty_stream_is_one_empty_document() {
+    use crate::object::parse_documents;
+    let null = serde_json::Value::Null;
+    assert_eq!(parse_documents("").unwrap(), vec![null.clone()]);
+    assert_eq!(parse_documents("# only a comment\n").unwrap(), vec![null.clone()]);
+    assert_eq!(parse_documents("a: 1\n---\n# c\n").unwrap().len(), 2);
+}
