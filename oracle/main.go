@@ -150,6 +150,8 @@ func (s *server) handle(method string, params json.RawMessage) (any, error) {
 		return s.syncCase(params)
 	case "autosync":
 		return s.autosync(params)
+	case "yaml":
+		return readYAML(params)
 	default:
 		return nil, fmt.Errorf("unknown method `%s`", method)
 	}

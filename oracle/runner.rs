@@ -31,6 +31,8 @@ mod autosync;
 mod objects;
 #[path = "syncsim.rs"]
 mod syncsim;
+#[path = "yaml.rs"]
+mod yaml;
 use generate::{Area, Rng};
 use objects::{key, with_objects};
 
@@ -437,6 +439,21 @@ fn run(o: &Options) -> Result<u64, String> {
     let mut recorded = std::collections::BTreeSet::new();
     let mut found_gets = 0;
     let mut failed_both = 0;
+    if o.only.as_deref().is_none_or(|only| only == "yaml") {
+        // YAML texts through both readers: all the cases with `--only yaml`, a quarter more
+        // in a run of every area.
+        let n = if o.only.is_some() { o.cases } else { o.cases / 4 };
+        let (n, explained, unexp, found) = yaml::run(n, o.seed, &mut argo, &known)?;
+        per_area.insert("yaml", (n, explained, unexp));
+        unexplained += unexp;
+        for (sig, pointer, x, y, text) in found {
+            let is_known = known.iter().any(|k| covers(k, &sig));
+            println!(
+                "  {} {sig} at {pointer:?}: gitops-core {x} / Argo CD {y}\n    text: {text:?}",
+                if is_known { "explained" } else { "UNEXPLAINED" }
+            );
+        }
+    }
     for _ in 0..o.cases {
         let (area, params) = generate::case(&mut rng, o.ssa);
         if o.only.as_deref().is_some_and(|only| only != area.name()) {

@@ -1,15 +1,12 @@
-//! Text to JSON values, read the way Kubernetes' YAML reader (sigs.k8s.io/yaml over go-yaml v2)
-//! and so Argo CD, Helm and kubectl read it: merge keys (`<<`) resolved, a repeated key keeps
-//! its last value (with a warning, or refused in strict mode), plain scalar keys become their
-//! text, strings over the limit refused at their pointer.
-//!
-//! One visitor serves both parsers (serde_json for JSON, serde_norway for YAML); it carries the
-//! document, the pointer of the value it is reading and the warnings so far.
+//! JSON text to JSON values, and what the YAML reader (`yaml.rs`) shares with it: the context of
+//! a document (its index, the pointer of the value being read, the warnings so far) and the
+//! mapping being built, where a repeated key keeps its last value (with a warning, or refused
+//! in strict mode) and strings over the limit are refused at their pointer.
 
 use std::collections::HashSet;
 use std::fmt;
 
-use serde::de::{DeserializeSeed, EnumAccess, MapAccess, SeqAccess, Visitor};
+use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
 use super::{
@@ -18,9 +15,6 @@ use super::{
 
 /// What the visitor shares while it reads one document.
 pub(super) struct Context<'a> {
-    /// YAML reads `<<` as a merge key and tags as unsupported; JSON keys are always quoted,
-    /// so a JSON `"<<"` is an ordinary key, as go-yaml reads a quoted one.
-    pub yaml: bool,
     pub document: usize,
     pub options: &'a ParseOptions,
     pub warnings: &'a mut Vec<ParseWarning>,
@@ -33,15 +27,14 @@ pub(super) struct Context<'a> {
 
 impl<'a> Context<'a> {
     pub(super) fn new(
-        yaml: bool,
         document: usize,
         options: &'a ParseOptions,
         warnings: &'a mut Vec<ParseWarning>,
     ) -> Self {
-        Context { yaml, document, options, warnings, path: Vec::new(), error: None }
+        Context { document, options, warnings, path: Vec::new(), error: None }
     }
 
-    fn at(&self) -> Location {
+    pub(super) fn at(&self) -> Location {
         let mut path = String::new();
         for token in &self.path {
             path.push('/');
@@ -54,7 +47,7 @@ impl<'a> Context<'a> {
     }
 
     /// The key whose value was being read, taken back from the pointer.
-    fn pop_key(&mut self) -> String {
+    pub(super) fn pop_key(&mut self) -> String {
         match self.path.pop() {
             Some(Token::Key(k)) => k,
             _ => String::new(),
@@ -62,19 +55,38 @@ impl<'a> Context<'a> {
     }
 
     /// Records an error of this crate's and gives the parser an error to stop with.
-    fn fail<E: serde::de::Error>(&mut self, error: ParseError) -> E {
+    pub(super) fn fail<E: serde::de::Error>(&mut self, error: ParseError) -> E {
         let message = error.to_string();
         self.error.get_or_insert(error);
         E::custom(message)
     }
 
     fn check_len<E: serde::de::Error>(&mut self, len: usize) -> Result<(), E> {
+        self.string_fits(len).map_err(|e| self.fail(e))
+    }
+
+    /// A string (value or key) of `len` bytes, refused over the limit at the pointer.
+    pub(super) fn string_fits(&self, len: usize) -> Result<(), ParseError> {
         let limit = self.options.max_string_bytes;
         if len > limit {
-            let at = self.at();
-            return Err(self.fail(ParseError::TooLong { at, bytes: len, limit }));
+            return Err(ParseError::TooLong { at: self.at(), bytes: len, limit });
         }
         Ok(())
+    }
+
+    /// Enters a mapping's value (the key goes on the pointer).
+    pub(super) fn push_key(&mut self, key: String) {
+        self.path.push(Token::Key(key));
+    }
+
+    /// Enters a sequence's item.
+    pub(super) fn push_index(&mut self, index: usize) {
+        self.path.push(Token::Index(index));
+    }
+
+    /// Leaves what [`Context::push_key`] or [`Context::push_index`] entered.
+    pub(super) fn pop(&mut self) {
+        self.path.pop();
     }
 }
 
@@ -153,102 +165,85 @@ impl<'de> Visitor<'de> for Node<'_, '_> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let ctx = self.0;
-        let mut out = Map::new();
-        // Keys the mapping itself sets; a key set by a merge may be set again without a word.
-        // Until a merge, those are the keys of `out`; from the first merge on, a set of them.
-        let mut explicit: Option<HashSet<String>> = None;
+        let mut out = MapBuilder::default();
         while let Some(key) = map.next_key_seed(Key(&mut *ctx))? {
-            ctx.path.push(Token::Key(key));
+            ctx.push_key(key);
             let value = map.next_value_seed(Node(&mut *ctx));
             let value = match value {
                 Ok(v) => v,
                 Err(e) => {
-                    ctx.path.pop();
+                    ctx.pop();
                     return Err(e);
                 }
             };
-            if ctx.yaml && matches!(ctx.path.last(), Some(Token::Key(k)) if k == "<<") {
-                if explicit.is_none() {
-                    explicit = Some(out.keys().cloned().collect());
-                }
-                let merged = merge(ctx, &mut out, value);
-                ctx.path.pop();
-                merged?;
-                continue;
-            }
-            let duplicate = match (&mut explicit, ctx.path.last()) {
-                (Some(set), Some(Token::Key(k))) => !set.insert(k.clone()),
-                (None, Some(Token::Key(k))) => out.contains_key(k),
-                _ => false,
-            };
-            if duplicate {
-                let at = ctx.at();
-                let key = ctx.pop_key();
-                match ctx.options.duplicate_keys {
-                    DuplicateKeys::Refuse => {
-                        return Err(ctx.fail(ParseError::DuplicateKey { at, key }));
-                    }
-                    DuplicateKeys::LastWins => {
-                        ctx.warnings.push(ParseWarning::DuplicateKey { at, key: key.clone() })
-                    }
-                }
-                out.insert(key, value);
-                continue;
-            }
+            out.set(ctx, value).map_err(|e| ctx.fail(e))?;
+        }
+        Ok(Value::Object(out.finish()))
+    }
+}
+
+/// A mapping being read: its keys so far, and which of them the mapping sets itself (a key set
+/// by a merge may be set again without a word).
+#[derive(Default)]
+pub(super) struct MapBuilder {
+    out: Map<String, Value>,
+    /// Until a merge, the keys of `out`; from the first merge on, a set of them.
+    explicit: Option<HashSet<String>>,
+}
+
+impl MapBuilder {
+    /// Sets the key on the pointer (taken off it) to `value`, as the mapping's own key: a
+    /// repeated key keeps its last value with a warning, or is refused in strict mode.
+    pub(super) fn set(&mut self, ctx: &mut Context<'_>, value: Value) -> Result<(), ParseError> {
+        let duplicate = match (&mut self.explicit, ctx.path.last()) {
+            (Some(set), Some(Token::Key(k))) => !set.insert(k.clone()),
+            (None, Some(Token::Key(k))) => self.out.contains_key(k),
+            _ => false,
+        };
+        if duplicate {
+            let at = ctx.at();
             let key = ctx.pop_key();
-            out.insert(key, value);
-        }
-        Ok(Value::Object(out))
-    }
-
-    fn visit_enum<A: EnumAccess<'de>>(self, data: A) -> Result<Value, A::Error> {
-        // serde_norway presents a value with a tag it does not resolve as an enum.
-        let (tag, _rest) = data.variant::<String>()?;
-        let at = self.0.at();
-        let tag = if tag.starts_with('!') { tag } else { format!("!{tag}") };
-        let message = format!("yaml tag `{tag}` is not supported");
-        Err(self.0.fail(ParseError::Unsupported { at, message }))
-    }
-}
-
-/// Spreads a merge key's value into the mapping read so far, as go-yaml v2 does: a mapping's
-/// keys are set in turn (over what is there, explicit keys before the `<<` included); of a
-/// sequence of mappings, the earlier ones take precedence.
-fn merge<E: serde::de::Error>(
-    ctx: &mut Context<'_>,
-    out: &mut Map<String, Value>,
-    value: Value,
-) -> Result<(), E> {
-    let wrong = |ctx: &mut Context<'_>| {
-        let at = ctx.at();
-        let message = "map merge requires map or sequence of maps as the value".to_string();
-        ctx.fail(ParseError::Unsupported { at, message })
-    };
-    match value {
-        Value::Object(m) => out.extend(m),
-        Value::Array(items) => {
-            if !items.iter().all(Value::is_object) {
-                return Err(wrong(ctx));
-            }
-            for item in items.into_iter().rev() {
-                if let Value::Object(m) = item {
-                    out.extend(m);
+            match ctx.options.duplicate_keys {
+                DuplicateKeys::Refuse => return Err(ParseError::DuplicateKey { at, key }),
+                DuplicateKeys::LastWins => {
+                    ctx.warnings.push(ParseWarning::DuplicateKey { at, key: key.clone() })
                 }
             }
+            self.out.insert(key, value);
+            return Ok(());
         }
-        _ => return Err(wrong(ctx)),
+        let key = ctx.pop_key();
+        self.out.insert(key, value);
+        Ok(())
     }
-    Ok(())
+
+    /// Sets every key of a merged mapping, over what is there (go-yaml v2 sets them in turn,
+    /// explicit keys before the `<<` included).
+    pub(super) fn merge(&mut self, m: Map<String, Value>) {
+        if self.explicit.is_none() {
+            self.explicit = Some(self.out.keys().cloned().collect());
+        }
+        self.out.extend(m);
+    }
+
+    pub(super) fn finish(self) -> Map<String, Value> {
+        self.out
+    }
 }
 
-/// Reads a mapping key as Kubernetes does: through JSON, where keys are strings, so a plain
-/// scalar key such as `80`, `true` or `~` becomes its text.
+/// The error of a merge key whose value is not a mapping or a sequence of mappings.
+pub(super) fn wrong_merge(ctx: &Context<'_>) -> ParseError {
+    let message = "map merge requires map or sequence of maps as the value".to_string();
+    ParseError::Unsupported { at: ctx.at(), message }
+}
+
+/// Reads a JSON object key (always a string).
 struct Key<'c, 'a>(&'c mut Context<'a>);
 
 impl<'de> DeserializeSeed<'de> for Key<'_, '_> {
     type Value = String;
     fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<String, D::Error> {
-        d.deserialize_any(self)
+        d.deserialize_str(self)
     }
 }
 
@@ -256,7 +251,7 @@ impl<'de> Visitor<'de> for Key<'_, '_> {
     type Value = String;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a scalar mapping key")
+        f.write_str("a string key")
     }
     fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<String, E> {
         self.0.check_len(v.len())?;
@@ -265,40 +260,5 @@ impl<'de> Visitor<'de> for Key<'_, '_> {
     fn visit_string<E: serde::de::Error>(self, v: String) -> Result<String, E> {
         self.0.check_len(v.len())?;
         Ok(v)
-    }
-    fn visit_bool<E>(self, v: bool) -> Result<String, E> {
-        Ok(v.to_string())
-    }
-    fn visit_i64<E>(self, v: i64) -> Result<String, E> {
-        Ok(v.to_string())
-    }
-    fn visit_u64<E>(self, v: u64) -> Result<String, E> {
-        Ok(v.to_string())
-    }
-    fn visit_f64<E>(self, v: f64) -> Result<String, E> {
-        Ok(serde_norway::Number::from(v).to_string())
-    }
-    fn visit_unit<E>(self) -> Result<String, E> {
-        Ok("null".to_owned())
-    }
-    fn visit_none<E>(self) -> Result<String, E> {
-        Ok("null".to_owned())
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, _: A) -> Result<String, A::Error> {
-        Err(self.not_scalar())
-    }
-    fn visit_map<A: MapAccess<'de>>(self, _: A) -> Result<String, A::Error> {
-        Err(self.not_scalar())
-    }
-    fn visit_enum<A: EnumAccess<'de>>(self, _: A) -> Result<String, A::Error> {
-        Err(self.not_scalar())
-    }
-}
-
-impl Key<'_, '_> {
-    fn not_scalar<E: serde::de::Error>(self) -> E {
-        let at = self.0.at();
-        let message = "a mapping key must be a scalar".to_string();
-        self.0.fail(ParseError::Unsupported { at, message })
     }
 }

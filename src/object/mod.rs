@@ -16,6 +16,8 @@ mod decode;
 // Names are checked where actions make objects.
 #[cfg(feature = "lua")]
 mod names;
+mod resolve;
+mod yaml;
 
 #[cfg(feature = "lua")]
 pub(crate) use names::name_problem;
@@ -297,7 +299,24 @@ pub enum ParseError {
         /// The key.
         key: String,
     },
-    /// A value YAML can hold but JSON cannot (a non-string key, a tag, NaN).
+    /// A document whose aliases build too much, refused as go-yaml v2 (so Argo CD) refuses
+    /// it: once more than 100 of over 1,000 values decoded come from aliases, and their share
+    /// is over the allowed ratio (99% up to 400,000 values decoded, falling in a straight line
+    /// to 10% at 4,000,000). Checked as the values are built, so memory stays bounded.
+    #[error(
+        "{at}: excessive aliasing at {}: {aliased} of the {decoded} values decoded come from aliases, over the {:.2}% allowed",
+        at.path,
+        yaml::allowed_alias_ratio(*decoded) * 100.0
+    )]
+    ExcessiveAliasing {
+        /// Where the limit was passed.
+        at: Location,
+        /// Values decoded inside aliases so far.
+        aliased: usize,
+        /// Values decoded so far, aliases expanded.
+        decoded: usize,
+    },
+    /// A value YAML can hold but JSON cannot (a null key, NaN, a tag that does not fit).
     #[error("{at}: {message} at {}", at.path)]
     Unsupported {
         /// Where.
@@ -318,6 +337,7 @@ impl ParseError {
             | ParseError::TooLong { at, .. }
             | ParseError::TooManyObjects { at, .. }
             | ParseError::DuplicateKey { at, .. }
+            | ParseError::ExcessiveAliasing { at, .. }
             | ParseError::Unsupported { at, .. } => Some(at),
         }
     }
@@ -454,8 +474,11 @@ pub const MAX_OBJECTS: usize = 50_000;
 ///
 /// Empty documents are skipped. Every object must have `apiVersion`, `kind` and
 /// `metadata.name` (or `metadata.generateName`), all strings; the error names the document
-/// (counted from 1), the list item and the missing field. YAML anchors and merge keys are
-/// expanded within the parser's limits, and nesting deeper than 128 levels is an error.
+/// (counted from 1), the list item and the missing field. YAML is read as Kubernetes' reader
+/// (sigs.k8s.io/yaml over go-yaml v2) reads it, which is YAML 1.1: `0644` is 420, `yes` and
+/// `on` are `true`, a mapping key becomes its JSON text (`yes:` is `"true"`). Anchors and merge
+/// keys are expanded; a document whose aliases build more than go-yaml v2 allows is
+/// [`ParseError::ExcessiveAliasing`], and nesting deeper than 128 levels is an error.
 ///
 /// # Examples
 ///
@@ -590,7 +613,7 @@ pub fn parse_documents_with(
         let mut docs = Vec::new();
         let mut fell_through = false;
         loop {
-            let mut ctx = decode::Context::new(false, docs.len(), options, &mut warnings);
+            let mut ctx = decode::Context::new(docs.len(), options, &mut warnings);
             match DeserializeSeed::deserialize(decode::Node(&mut ctx), &mut de) {
                 Ok(v) => docs.push(v),
                 Err(e) => {
@@ -619,20 +642,7 @@ pub fn parse_documents_with(
         warnings.clear();
     }
     check_flow_depth(text)?;
-    let mut docs = Vec::new();
-    for (index, de) in serde_norway::Deserializer::from_str(text).enumerate() {
-        let mut ctx = decode::Context::new(true, index, options, &mut warnings);
-        match DeserializeSeed::deserialize(decode::Node(&mut ctx), de) {
-            Ok(v) => docs.push(v),
-            Err(e) => {
-                return Err(ctx.error.unwrap_or_else(|| ParseError::Syntax {
-                    document: index,
-                    format: "yaml",
-                    message: name_the_limit(e.to_string()),
-                }));
-            }
-        }
-    }
+    let docs = yaml::read(text, options, &mut warnings)?;
     Ok((docs, warnings))
 }
 
@@ -641,15 +651,12 @@ pub fn parse_documents_with(
 /// Kubernetes object.
 pub const MAX_STRING_BYTES: usize = 16 * 1024 * 1024;
 
-/// The parsers' limit errors with the limit named: both parsers stop at 128 levels of nesting,
-/// and serde_norway replays aliases for at most 100 times the events of the document.
+/// The JSON parser's limit error with the limit named: it stops at 128 levels of nesting, as
+/// the YAML reader does.
 fn name_the_limit(message: String) -> String {
-    if let Some(rest) = message.strip_prefix("recursion limit exceeded") {
-        format!("nesting deeper than 128 levels{rest}")
-    } else if message == "repetition limit exceeded" {
-        "aliases expand to more than 100 times the size of the document".to_string()
-    } else {
-        message
+    match message.strip_prefix("recursion limit exceeded") {
+        Some(rest) => format!("nesting deeper than {} levels{rest}", yaml::MAX_DEPTH),
+        None => message,
     }
 }
 

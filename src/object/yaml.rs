@@ -1,0 +1,434 @@
+//! YAML text to JSON values, read as Kubernetes' reader (sigs.k8s.io/yaml over go-yaml v2) and
+//! so Argo CD, Helm and kubectl read it.
+//!
+//! libyaml's events (through libyaml-safer, a safe port of the C library go-yaml v2 was ported
+//! from) are built into a tree per document, anchors registered as their node starts; the tree
+//! is then decoded as go-yaml v2 decodes into `interface{}`: scalars resolved by YAML 1.1
+//! (`resolve.rs`), an alias decoded again each time it is met, merge keys (`<<`) spread in, and
+//! go-yaml v2's limit on aliasing applied to what the decoding builds.
+
+use libyaml_safer::{EventData, Mark, Parser};
+use serde_json::Value;
+
+use super::decode::{Context, MapBuilder, wrong_merge};
+use super::resolve::{self, Scalar};
+use super::{Location, ParseError, ParseOptions, ParseWarning, escape_pointer_token};
+
+/// Stands for a value or key with no JSON form (NaN, a null key) until the document is built:
+/// go-yaml v2 builds the whole document first and only its JSON conversion fails, so such a
+/// value that a later key or a merge replaces is no error.
+const NO_JSON: &str = "\u{0}gitops-core: no json form\u{0}";
+
+/// Deepest nesting of mappings and sequences in a decoded document, aliases expanded.
+pub const MAX_DEPTH: usize = 128;
+
+/// One node of a document, as go-yaml v2's parser builds it.
+struct Node {
+    mark: Mark,
+    kind: Kind,
+}
+
+enum Kind {
+    Scalar {
+        value: String,
+        tag: Option<String>,
+        /// Plain and untagged (or tagged `!`): go-yaml's `implicit`.
+        plain: bool,
+    },
+    Seq(Vec<usize>),
+    /// Keys and values, one after the other.
+    Map(Vec<usize>),
+    Alias {
+        target: usize,
+        name: String,
+    },
+}
+
+/// Reads every document of a YAML stream.
+pub(super) fn read(
+    text: &str,
+    options: &ParseOptions,
+    warnings: &mut Vec<ParseWarning>,
+) -> Result<Vec<Value>, ParseError> {
+    // libyaml-safer 0.3 reads past the end of a text that ends in a backslash (a double-quoted
+    // scalar's escape); a line break after it ends the text the same way for every reading
+    // but a block scalar's last line.
+    let ended;
+    let text = if text.ends_with('\\') {
+        ended = format!("{text}\n");
+        &ended
+    } else {
+        text
+    };
+    let mut parser = Parser::new();
+    parser.set_input(text.as_bytes());
+    let mut docs = Vec::new();
+    let mut nodes: Vec<Node> = Vec::new();
+    let mut anchors: std::collections::HashMap<String, usize> = Default::default();
+    let mut open: Vec<usize> = Vec::new();
+    let mut root: Option<usize> = None;
+    loop {
+        let document = docs.len();
+        // libyaml-safer 0.3 panics where libyaml has a case the port left out (a tag followed
+        // by `,` in a flow collection): that text is refused as a syntax error.
+        let event = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| parser.parse()))
+            .map_err(|_| ParseError::Syntax {
+                document,
+                format: "yaml",
+                message: "the YAML scanner (libyaml-safer) failed on this text".to_string(),
+            })?
+            .map_err(|e| syntax(document, &e))?;
+        let mark = event.start_mark;
+        let (kind, anchor, opens) = match event.data {
+            EventData::StreamEnd => break,
+            EventData::StreamStart { .. } => continue,
+            EventData::DocumentStart { .. } => {
+                nodes.clear();
+                anchors.clear();
+                open.clear();
+                root = None;
+                continue;
+            }
+            EventData::DocumentEnd { .. } => {
+                let mut ctx = Context::new(document, options, warnings);
+                let value = match root {
+                    None => Value::Null,
+                    Some(root) => Decoder::new(&nodes, &mut ctx).document(root)?,
+                };
+                docs.push(value);
+                continue;
+            }
+            EventData::SequenceEnd | EventData::MappingEnd => {
+                open.pop();
+                continue;
+            }
+            EventData::Alias { anchor } => {
+                let Some(&target) = anchors.get(&anchor) else {
+                    return Err(ParseError::Syntax {
+                        document,
+                        format: "yaml",
+                        message: format!("unknown anchor '{anchor}' referenced at {}", at(mark)),
+                    });
+                };
+                (Kind::Alias { target, name: anchor }, None, false)
+            }
+            EventData::Scalar { anchor, tag, value, plain_implicit, .. } => {
+                (Kind::Scalar { value, tag, plain: plain_implicit }, anchor, false)
+            }
+            EventData::SequenceStart { anchor, .. } => (Kind::Seq(Vec::new()), anchor, true),
+            EventData::MappingStart { anchor, .. } => (Kind::Map(Vec::new()), anchor, true),
+        };
+        let id = nodes.len();
+        nodes.push(Node { mark, kind });
+        if let Some(name) = anchor {
+            anchors.insert(name, id);
+        }
+        match open.last().map(|&p| &mut nodes[p].kind) {
+            Some(Kind::Seq(children) | Kind::Map(children)) => children.push(id),
+            _ => root = Some(id),
+        }
+        if opens {
+            open.push(id);
+        }
+    }
+    // An empty stream (or one of comments only) is one empty document, as it was read before.
+    if docs.is_empty() {
+        docs.push(Value::Null);
+    }
+    Ok(docs)
+}
+
+/// `line L column C`, counted from 1.
+fn at(mark: Mark) -> String {
+    format!("line {} column {}", mark.line + 1, mark.column + 1)
+}
+
+/// libyaml's error as a syntax error of the document, worded as libyaml words it.
+fn syntax(document: usize, e: &libyaml_safer::Error) -> ParseError {
+    let mut message = e.problem().to_string();
+    let problem_mark = e.problem_mark();
+    match problem_mark {
+        Some(m) if m.line != 0 || m.column != 0 => message.push_str(&format!(" at {}", at(m))),
+        Some(m) => message.push_str(&format!(" at position {}", m.index)),
+        None => {}
+    }
+    if let Some(context) = e.context() {
+        message.push_str(&format!(", {context}"));
+        if let Some(m) = e.context_mark()
+            && (m.line != 0 || m.column != 0)
+            && Some(m) != problem_mark
+        {
+            message.push_str(&format!(" at {}", at(m)));
+        }
+    }
+    ParseError::Syntax { document, format: "yaml", message }
+}
+
+/// go-yaml v2's allowed share of decoded values that come from aliases: 99% up to 400,000
+/// values decoded, 10% from 4,000,000, and in between a straight line from one to the other.
+pub(super) fn allowed_alias_ratio(decoded: usize) -> f64 {
+    const LOW: usize = 400_000;
+    const HIGH: usize = 4_000_000;
+    if decoded <= LOW {
+        0.99
+    } else if decoded >= HIGH {
+        0.10
+    } else {
+        0.99 - 0.89 * ((decoded - LOW) as f64 / (HIGH - LOW) as f64)
+    }
+}
+
+/// Decodes one document's tree, counting as go-yaml v2 counts.
+struct Decoder<'n, 'c, 'a> {
+    nodes: &'n [Node],
+    ctx: &'c mut Context<'a>,
+    /// Values decoded so far (go-yaml's `decodeCount`): every node each time it is decoded.
+    decoded: usize,
+    /// Of those, the ones decoded inside an alias (`aliasCount`).
+    aliased: usize,
+    /// The alias nodes being expanded, innermost last.
+    expanding: Vec<usize>,
+    /// Mappings and sequences open around the value being decoded.
+    depth: usize,
+    /// Whether a [`NO_JSON`] stand-in was made.
+    no_json: bool,
+}
+
+impl<'n, 'c, 'a> Decoder<'n, 'c, 'a> {
+    fn new(nodes: &'n [Node], ctx: &'c mut Context<'a>) -> Self {
+        Decoder {
+            nodes,
+            ctx,
+            decoded: 0,
+            aliased: 0,
+            expanding: Vec::new(),
+            depth: 0,
+            no_json: false,
+        }
+    }
+
+    fn document(mut self, root: usize) -> Result<Value, ParseError> {
+        // The document node counts, as go-yaml counts it.
+        self.count()?;
+        let value = self.value(root)?;
+        if self.no_json {
+            let mut path = String::new();
+            if let Some(message) = no_json(&value, &mut path) {
+                let at = Location { document: self.ctx.document, item: None, path };
+                return Err(ParseError::Unsupported { at, message });
+            }
+        }
+        Ok(value)
+    }
+
+    /// One value decoded: go-yaml v2 refuses the document once more than 100 of over 1,000
+    /// values come from aliases and their share is over [`allowed_alias_ratio`].
+    fn count(&mut self) -> Result<(), ParseError> {
+        self.decoded += 1;
+        if !self.expanding.is_empty() {
+            self.aliased += 1;
+        }
+        if self.aliased > 100
+            && self.decoded > 1000
+            && self.aliased as f64 / self.decoded as f64 > allowed_alias_ratio(self.decoded)
+        {
+            return Err(ParseError::ExcessiveAliasing {
+                at: self.ctx.at(),
+                aliased: self.aliased,
+                decoded: self.decoded,
+            });
+        }
+        Ok(())
+    }
+
+    /// Enters an alias (the node is counted already); the error is an alias inside itself.
+    fn enter_alias(&mut self, id: usize, name: &str) -> Result<(), ParseError> {
+        if self.expanding.contains(&id) {
+            let message = format!("anchor '{name}' value contains itself");
+            return Err(self.syntax(id, message));
+        }
+        self.expanding.push(id);
+        Ok(())
+    }
+
+    fn syntax(&self, id: usize, message: String) -> ParseError {
+        let message = format!("{message} at {}", at(self.nodes[id].mark));
+        ParseError::Syntax { document: self.ctx.document, format: "yaml", message }
+    }
+
+    fn unsupported(&self, message: String) -> ParseError {
+        ParseError::Unsupported { at: self.ctx.at(), message }
+    }
+
+    fn value(&mut self, id: usize) -> Result<Value, ParseError> {
+        self.count()?;
+        let nodes = self.nodes;
+        match &nodes[id].kind {
+            Kind::Alias { target, name } => {
+                self.enter_alias(id, name)?;
+                let value = self.value(*target);
+                self.expanding.pop();
+                value
+            }
+            Kind::Scalar { value, tag, plain } => {
+                let scalar = resolve::resolve(value, tag.as_deref(), *plain)
+                    .map_err(|m| self.unsupported(m))?;
+                if let Scalar::Str(s) = &scalar {
+                    self.ctx.string_fits(s.as_ref().map_or(value.len(), String::len))?;
+                }
+                match resolve::to_json(scalar, value) {
+                    Ok(v) => Ok(v),
+                    Err(message) => {
+                        self.no_json = true;
+                        let stand_in =
+                            std::iter::once((NO_JSON.to_string(), Value::String(message)));
+                        Ok(Value::Object(stand_in.collect()))
+                    }
+                }
+            }
+            Kind::Seq(children) => {
+                self.open(id)?;
+                let mut out = Vec::with_capacity(children.len());
+                for (i, &child) in children.iter().enumerate() {
+                    self.ctx.push_index(i);
+                    let item = self.value(child);
+                    self.ctx.pop();
+                    out.push(item?);
+                }
+                self.depth -= 1;
+                Ok(Value::Array(out))
+            }
+            Kind::Map(children) => {
+                self.open(id)?;
+                let mut out = MapBuilder::default();
+                for pair in children.chunks_exact(2) {
+                    let (k, v) = (pair[0], pair[1]);
+                    if self.is_merge(k) {
+                        self.ctx.push_key("<<".to_string());
+                        let merged = self.merge(v, &mut out);
+                        self.ctx.pop();
+                        merged?;
+                        continue;
+                    }
+                    let key = self.key(k)?;
+                    self.ctx.push_key(key);
+                    let value = match self.value(v) {
+                        Ok(value) => value,
+                        Err(e) => {
+                            self.ctx.pop();
+                            return Err(e);
+                        }
+                    };
+                    out.set(self.ctx, value)?;
+                }
+                self.depth -= 1;
+                Ok(Value::Object(out.finish()))
+            }
+        }
+    }
+
+    /// Enters a mapping or sequence, refused past [`MAX_DEPTH`].
+    fn open(&mut self, id: usize) -> Result<(), ParseError> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(self.syntax(id, format!("nesting deeper than {MAX_DEPTH} levels")));
+        }
+        Ok(())
+    }
+
+    /// go-yaml v2's merge key: a plain (or `!!merge`) `<<`.
+    fn is_merge(&self, id: usize) -> bool {
+        matches!(&self.nodes[id].kind, Kind::Scalar { value, tag, plain }
+            if value == "<<" && (*plain || tag.as_deref() == Some("tag:yaml.org,2002:merge")))
+    }
+
+    /// Whether a merge may take the node: a mapping, or an alias of one.
+    fn is_mapping(&self, id: usize) -> bool {
+        match &self.nodes[id].kind {
+            Kind::Map(_) => true,
+            Kind::Alias { target, .. } => matches!(self.nodes[*target].kind, Kind::Map(_)),
+            _ => false,
+        }
+    }
+
+    /// Spreads a merge key's value into the mapping: a mapping (or an alias of one), or a
+    /// sequence of them, the earlier ones taking precedence (the sequence itself is not
+    /// decoded, so not counted).
+    fn merge(&mut self, id: usize, out: &mut MapBuilder) -> Result<(), ParseError> {
+        let nodes = self.nodes;
+        let items: Vec<usize> = match &nodes[id].kind {
+            Kind::Seq(children) => children.iter().rev().copied().collect(),
+            _ => vec![id],
+        };
+        for item in items {
+            if !self.is_mapping(item) {
+                return Err(wrong_merge(self.ctx));
+            }
+            if let Value::Object(m) = self.value(item)? {
+                out.merge(m);
+            }
+        }
+        Ok(())
+    }
+
+    /// A mapping key: decoded and counted as a value, then made JSON text as sigs.k8s.io/yaml
+    /// makes it.
+    fn key(&mut self, id: usize) -> Result<String, ParseError> {
+        self.count()?;
+        let nodes = self.nodes;
+        match &nodes[id].kind {
+            Kind::Alias { target, name } => {
+                self.enter_alias(id, name)?;
+                let key = self.key(*target);
+                self.expanding.pop();
+                key
+            }
+            Kind::Scalar { value, tag, plain } => {
+                let scalar = resolve::resolve(value, tag.as_deref(), *plain)
+                    .map_err(|m| self.unsupported(m))?;
+                let key = resolve::key_text(scalar, value).unwrap_or_else(|message| {
+                    self.no_json = true;
+                    format!("{NO_JSON}{message}")
+                });
+                self.ctx.string_fits(key.len())?;
+                Ok(key)
+            }
+            Kind::Seq(_) | Kind::Map(_) => {
+                Err(self.unsupported("a mapping key must be a scalar".to_string()))
+            }
+        }
+    }
+}
+
+/// The first [`NO_JSON`] stand-in left in a built document: its message, with `path` set to
+/// its pointer (of the mapping, for a key).
+fn no_json(value: &Value, path: &mut String) -> Option<String> {
+    let len = path.len();
+    match value {
+        Value::Object(m) => m.iter().find_map(|(k, v)| {
+            if let Some(message) = k.strip_prefix(NO_JSON) {
+                return Some(if message.is_empty() {
+                    v.as_str().unwrap_or_default().to_string()
+                } else {
+                    message.to_string()
+                });
+            }
+            path.push('/');
+            path.push_str(&escape_pointer_token(k));
+            let found = no_json(v, path);
+            if found.is_none() {
+                path.truncate(len);
+            }
+            found
+        }),
+        Value::Array(items) => items.iter().enumerate().find_map(|(i, v)| {
+            path.push_str(&format!("/{i}"));
+            let found = no_json(v, path);
+            if found.is_none() {
+                path.truncate(len);
+            }
+            found
+        }),
+        _ => None,
+    }
+}
