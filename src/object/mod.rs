@@ -574,7 +574,7 @@ pub(crate) fn parse_json_value(
     let options = ParseOptions::default().with_max_string_bytes(usize::MAX);
     let mut warnings = Vec::new();
     let mut de = serde_json::Deserializer::from_slice(bytes);
-    let mut ctx = decode::Context::new(false, 0, &options, &mut warnings);
+    let mut ctx = decode::Context::new(0, &options, &mut warnings);
     let value = DeserializeSeed::deserialize(decode::Node(&mut ctx), &mut de)?;
     de.end()?;
     let repeated = warnings
