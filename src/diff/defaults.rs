@@ -431,9 +431,7 @@ fn default_definition(name: &str, m: &mut Map<String, Value>, ctx: &Ctx) {
             default(m, "path", json!("/"));
             default(m, "scheme", json!("HTTP"));
         }
-        "io.k8s.api.core.v1.Volume" if m.iter().all(|(k, v)| k == "name" || v.is_null()) => {
-            m.insert("emptyDir".into(), json!({}));
-        }
+        "io.k8s.api.core.v1.Volume" => volume(m),
         "io.k8s.api.core.v1.SecretVolumeSource"
         | "io.k8s.api.core.v1.ConfigMapVolumeSource"
         | "io.k8s.api.core.v1.DownwardAPIVolumeSource"
@@ -606,6 +604,8 @@ fn stateful_set(m: &mut Map<String, Value>, gv: &str) {
         && let Some(Value::Object(ru)) = us.get_mut("rollingUpdate")
     {
         default(ru, "partition", json!(0));
+        // MaxUnavailableStatefulSet is on (beta, on by default since Kubernetes 1.37).
+        default_nil(ru, "maxUnavailable", json!(1));
     }
     // The StatefulSetAutoDeletePVC defaulting runs in every apps version (on by default
     // since Kubernetes 1.27, the libraries Argo CD v3 builds with).
@@ -667,6 +667,21 @@ fn job(m: &mut Map<String, Value>) {
         if empty_or_absent(meta, "labels") {
             meta.insert("labels".into(), labels);
         }
+    }
+}
+
+/// `SetDefaults_Volume`: a volume without a source is an `emptyDir`; an image volume pulls as
+/// a container image does (ImageVolume: on by default since Kubernetes 1.35, GA in 1.36).
+fn volume(m: &mut Map<String, Value>) {
+    if m.iter().all(|(k, v)| k == "name" || v.is_null()) {
+        m.insert("emptyDir".into(), json!({}));
+    }
+    if let Some(Value::Object(image)) = m.get_mut("image")
+        && unset(image, "pullPolicy")
+    {
+        let reference = image.get("reference").and_then(Value::as_str).unwrap_or("");
+        let policy = if image_tag(reference) == "latest" { "Always" } else { "IfNotPresent" };
+        image.insert("pullPolicy".into(), json!(policy));
     }
 }
 
@@ -818,6 +833,18 @@ fn service(m: &mut Map<String, Value>) {
     }
     if ty == "LoadBalancer" {
         default(spec, "allocateLoadBalancerNodePorts", json!(true));
+        // The load balancer's addresses are virtual IPs unless the status says otherwise
+        // (LoadBalancerIPMode: on since Kubernetes 1.30, unconditional in 1.37).
+        let ingress = m
+            .get_mut("status")
+            .and_then(|s| s.get_mut("loadBalancer"))
+            .and_then(|l| l.get_mut("ingress"))
+            .and_then(Value::as_array_mut);
+        for i in ingress.into_iter().flatten().filter_map(Value::as_object_mut) {
+            if i.get("ip").and_then(Value::as_str).is_some_and(|ip| !ip.is_empty()) {
+                default_nil(i, "ipMode", json!("VIP"));
+            }
+        }
     }
 }
 
