@@ -355,6 +355,7 @@ fn default_definition(name: &str, m: &mut Map<String, Value>, ctx: &Ctx) {
         }
         "io.k8s.api.core.v1.Pod" => pod(m),
         "io.k8s.api.core.v1.PodSpec" => {
+            service_account_alias(m);
             default(m, "dnsPolicy", json!("ClusterFirst"));
             default(m, "restartPolicy", json!("Always"));
             default(m, "securityContext", json!({}));
@@ -424,13 +425,13 @@ fn default_definition(name: &str, m: &mut Map<String, Value>, ctx: &Ctx) {
         }
         // A declarative default (`+default=""`): the generated defaulters set the nil pointer.
         "io.k8s.api.core.v1.GRPCAction" => default_nil(m, "service", json!("")),
+        // `+default=false` of `env[].valueFrom.fileKeyRef.optional`.
+        "io.k8s.api.core.v1.FileKeySelector" => default_nil(m, "optional", json!(false)),
         "io.k8s.api.core.v1.HTTPGetAction" => {
             default(m, "path", json!("/"));
             default(m, "scheme", json!("HTTP"));
         }
-        "io.k8s.api.core.v1.Volume" if m.iter().all(|(k, v)| k == "name" || v.is_null()) => {
-            m.insert("emptyDir".into(), json!({}));
-        }
+        "io.k8s.api.core.v1.Volume" => volume(m),
         "io.k8s.api.core.v1.SecretVolumeSource"
         | "io.k8s.api.core.v1.ConfigMapVolumeSource"
         | "io.k8s.api.core.v1.DownwardAPIVolumeSource"
@@ -494,8 +495,22 @@ fn default_definition(name: &str, m: &mut Map<String, Value>, ctx: &Ctx) {
                 m.insert("volumeLifecycleModes".into(), json!(["Persistent"]));
             }
             default_nil(m, "requiresRepublish", json!(false));
-            // SELinuxMountReadWriteOncePod is on (beta, on by default since Kubernetes 1.28).
+            // SELinuxMountReadWriteOncePod is on (GA and locked since Kubernetes 1.36).
             default_nil(m, "seLinuxMount", json!(false));
+            // VolumeLimitScaling is on (beta, on by default since Kubernetes 1.37).
+            default_nil(m, "preventPodSchedulingIfMissing", json!(false));
+        }
+        // `+default=86400` (Kubernetes 1.37).
+        "io.k8s.api.certificates.v1.PodCertificateRequest"
+        | "io.k8s.api.certificates.v1beta1.PodCertificateRequest" => {
+            default_nil(obj(m, "spec"), "maxExpirationSeconds", json!(86400));
+        }
+        // `+default={"single": {}}` (Kubernetes 1.37); the `preemptionPolicy` default waits
+        // for PodGroupPreemptionPolicy, off by default (alpha).
+        "io.k8s.api.scheduling.v1beta1.PodGroup"
+        | "io.k8s.api.scheduling.v1alpha3.PodGroup"
+        | "io.k8s.api.scheduling.v1alpha3.CompositePodGroup" => {
+            default_nil(obj(m, "spec"), "disruptionMode", json!({"single": {}}));
         }
         "io.k8s.api.scheduling.v1.PriorityClass" => {
             default_nil(m, "preemptionPolicy", json!("PreemptLowerPriority"))
@@ -506,6 +521,30 @@ fn default_definition(name: &str, m: &mut Map<String, Value>, ctx: &Ctx) {
         "io.k8s.api.admissionregistration.v1.MutatingWebhook" => webhook(m, gv, true),
         "io.k8s.api.admissionregistration.v1.ValidatingWebhook" => webhook(m, gv, false),
         "io.k8s.api.admissionregistration.v1.RuleWithOperations" => default(m, "scope", json!("*")),
+        // Admission policies (MutatingAdmissionPolicy v1 is new in Kubernetes 1.37; the
+        // validating ones share the defaulters): `SetDefaults_*AdmissionPolicySpec`,
+        // `SetDefaults_MatchResources` and `SetDefaults_Rule` of the match rules.
+        "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicySpec"
+        | "io.k8s.api.admissionregistration.v1.MutatingAdmissionPolicySpec"
+        | "io.k8s.api.admissionregistration.v1beta1.MutatingAdmissionPolicySpec"
+        | "io.k8s.api.admissionregistration.v1alpha1.MutatingAdmissionPolicySpec" => {
+            default_nil(m, "failurePolicy", json!("Fail"));
+        }
+        "io.k8s.api.admissionregistration.v1.MatchResources"
+        | "io.k8s.api.admissionregistration.v1beta1.MatchResources"
+        | "io.k8s.api.admissionregistration.v1alpha1.MatchResources" => {
+            default_nil(m, "matchPolicy", json!("Equivalent"));
+            default_nil(m, "namespaceSelector", json!({}));
+            default_nil(m, "objectSelector", json!({}));
+        }
+        "io.k8s.api.admissionregistration.v1.NamedRuleWithOperations"
+        | "io.k8s.api.admissionregistration.v1beta1.NamedRuleWithOperations"
+        | "io.k8s.api.admissionregistration.v1alpha1.NamedRuleWithOperations" => {
+            default_nil(m, "scope", json!("*"));
+        }
+        "io.k8s.api.admissionregistration.v1alpha1.ParamRef" => {
+            default_nil(m, "parameterNotFoundAction", json!("Deny"));
+        }
         "io.k8s.api.admissionregistration.v1.ServiceReference" => default(m, "port", json!(443)),
         _ => {}
     }
@@ -565,6 +604,8 @@ fn stateful_set(m: &mut Map<String, Value>, gv: &str) {
         && let Some(Value::Object(ru)) = us.get_mut("rollingUpdate")
     {
         default(ru, "partition", json!(0));
+        // MaxUnavailableStatefulSet is on (beta, on by default since Kubernetes 1.37).
+        default_nil(ru, "maxUnavailable", json!(1));
     }
     // The StatefulSetAutoDeletePVC defaulting runs in every apps version (on by default
     // since Kubernetes 1.27, the libraries Argo CD v3 builds with).
@@ -629,8 +670,67 @@ fn job(m: &mut Map<String, Value>) {
     }
 }
 
+/// `SetDefaults_Volume`: a volume without a source is an `emptyDir`; an image volume pulls as
+/// a container image does (ImageVolume: on by default since Kubernetes 1.35, GA in 1.36).
+fn volume(m: &mut Map<String, Value>) {
+    if m.iter().all(|(k, v)| k == "name" || v.is_null()) {
+        m.insert("emptyDir".into(), json!({}));
+    }
+    if let Some(Value::Object(image)) = m.get_mut("image")
+        && unset(image, "pullPolicy")
+    {
+        let reference = image.get("reference").and_then(Value::as_str).unwrap_or("");
+        let policy = if image_tag(reference) == "latest" { "Always" } else { "IfNotPresent" };
+        image.insert("pullPolicy".into(), json!(policy));
+    }
+}
+
+/// `SetDefaults_PodSpec` (Kubernetes 1.37): the deprecated `serviceAccount` and
+/// `serviceAccountName` name one account, `serviceAccountName` winning when both are set.
+fn service_account_alias(m: &mut Map<String, Value>) {
+    let named = |k: &str| m.get(k).and_then(Value::as_str).filter(|s| !s.is_empty());
+    if let Some(name) = named("serviceAccountName").or_else(|| named("serviceAccount")) {
+        let name = json!(name);
+        m.insert("serviceAccountName".into(), name.clone());
+        m.insert("serviceAccount".into(), name);
+    }
+}
+
+/// `SetDefaults_PodStatus` (Kubernetes 1.37): `podIP` and `podIPs` agree, `podIP` winning.
+fn pod_status(status: &mut Map<String, Value>) {
+    let ip = status.get("podIP").and_then(Value::as_str).filter(|s| !s.is_empty());
+    let first = match status.get("podIPs") {
+        Some(Value::Array(l)) if !l.is_empty() => Some(l[0].get("ip").and_then(Value::as_str)),
+        _ => None,
+    };
+    match (ip, first) {
+        (Some(ip), None) => {
+            let ips = json!([{"ip": ip}]);
+            status.insert("podIPs".into(), ips);
+        }
+        (None, Some(first)) => {
+            if let Some(first) = first.filter(|s| !s.is_empty()) {
+                let first = json!(first);
+                status.insert("podIP".into(), first);
+            }
+        }
+        (Some(ip), Some(first)) if first != Some(ip) => {
+            let ips = json!([{"ip": ip}]);
+            status.insert("podIPs".into(), ips);
+        }
+        _ => {}
+    }
+}
+
 fn pod(m: &mut Map<String, Value>) {
+    if let Some(Value::Object(status)) = m.get_mut("status") {
+        pod_status(status);
+    }
     let spec = obj(m, "spec");
+    // A negative grace period becomes 1 (the Pod only, not pod templates).
+    if spec.get("terminationGracePeriodSeconds").and_then(Value::as_i64).is_some_and(|n| n < 0) {
+        spec.insert("terminationGracePeriodSeconds".into(), json!(1));
+    }
     for list in ["containers", "initContainers"] {
         let Some(Value::Array(cs)) = spec.get_mut(list) else { continue };
         for c in cs.iter_mut().filter_map(Value::as_object_mut) {
@@ -733,6 +833,18 @@ fn service(m: &mut Map<String, Value>) {
     }
     if ty == "LoadBalancer" {
         default(spec, "allocateLoadBalancerNodePorts", json!(true));
+        // The load balancer's addresses are virtual IPs unless the status says otherwise
+        // (LoadBalancerIPMode: on since Kubernetes 1.30, unconditional in 1.37).
+        let ingress = m
+            .get_mut("status")
+            .and_then(|s| s.get_mut("loadBalancer"))
+            .and_then(|l| l.get_mut("ingress"))
+            .and_then(Value::as_array_mut);
+        for i in ingress.into_iter().flatten().filter_map(Value::as_object_mut) {
+            if i.get("ip").and_then(Value::as_str).is_some_and(|ip| !ip.is_empty()) {
+                default_nil(i, "ipMode", json!("VIP"));
+            }
+        }
     }
 }
 

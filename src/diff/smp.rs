@@ -6,9 +6,9 @@
 //! three-way patch is the merge of the deletions patch with the delta patch (§3.2,
 //! `overwrite=true`: no conflict check), and application follows §3.3.
 //!
-//! Deliberate difference: a field the schema does not know (our table is Kubernetes 1.24
-//! plus the overlay, Argo CD's Go structs are newer) is treated as untyped (maps merged,
-//! lists replaced) instead of failing the patch.
+//! Deliberate difference: a field the schema does not know (the table is Kubernetes 1.37
+//! with the Go facts of k8s.io/api v0.37.0; a field newer than that) is treated as untyped
+//! (maps merged, lists replaced) instead of failing the patch.
 #![allow(dead_code)] // crate-internal seams of the diff pipeline; not every one is wired yet
 
 use serde_json::{Map, Value};

@@ -325,16 +325,16 @@ pub(crate) fn has_directive(v: &Value) -> bool {
     }
 }
 
-/// The merge keys of the Kubernetes 1.24 schema (`x-kubernetes-patch-merge-key`).
+/// The merge keys of the Kubernetes 1.37 schema (`x-kubernetes-patch-merge-key`).
 const MERGE_KEYS: &[&str] = &[
     "containerPort",
     "devicePath",
     "ip",
-    "key",
     "mountPath",
     "name",
     "port",
-    "rule",
+    "resourceClaimName",
+    "status",
     "topologyKey",
     "type",
     "uid",
