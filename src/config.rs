@@ -418,7 +418,17 @@ pub struct Settings {
     pub tracking_method: TrackingMethod,
     /// `application.instanceLabelKey`.
     pub instance_label_key: String,
+    /// `installationID`: when set, a tracking annotation counts only on objects whose
+    /// `argocd.argoproj.io/installation-id` annotation holds it, and desired objects get it.
+    pub installation_id: String,
+    /// The namespace Argo CD runs in: the `metadata.namespace` of `argocd-cm`, `argocd` by
+    /// default. An app outside it is tracked as `<namespace>_<name>`
+    /// ([`crate::ownership::instance_name`]).
+    pub namespace: String,
 }
+
+/// The namespace Argo CD runs in when `argocd-cm` names none.
+pub const DEFAULT_ARGOCD_NAMESPACE: &str = "argocd";
 
 impl Default for Settings {
     fn default() -> Self {
@@ -429,6 +439,8 @@ impl Default for Settings {
             sensitive_mask_annotations: Vec::new(),
             tracking_method: TrackingMethod::Annotation,
             instance_label_key: DEFAULT_INSTANCE_LABEL.to_string(),
+            installation_id: String::new(),
+            namespace: DEFAULT_ARGOCD_NAMESPACE.to_string(),
         };
         s.add_status_ignores();
         s
@@ -467,8 +479,9 @@ impl Settings {
     /// assert_eq!(s.overrides["*/*"].ignore_differences.json_pointers, ["/status"]);
     /// ```
     pub fn from_config_map(cm: &Value) -> Result<Settings, ConfigError> {
+        let empty = serde_json::Map::new();
         let data = match cm.get("data") {
-            None | Some(Value::Null) => return Settings::from_data(&BTreeMap::new()),
+            None | Some(Value::Null) => &empty,
             Some(Value::Object(m)) => m,
             Some(other) => {
                 return Err(ConfigError::Shape {
@@ -494,7 +507,13 @@ impl Settings {
             };
             map.insert(k.clone(), text);
         }
-        Settings::from_data(&map)
+        let mut s = Settings::from_data(&map)?;
+        if let Some(ns) = cm.pointer("/metadata/namespace").and_then(Value::as_str)
+            && !ns.is_empty()
+        {
+            s.namespace = ns.to_string();
+        }
+        Ok(s)
     }
 
     /// Reads settings from the `data` map of `argocd-cm`.
@@ -563,8 +582,9 @@ impl Settings {
         }
         if let Some(v) = data.get("application.resourceTrackingMethod") {
             s.tracking_method = match v.as_str() {
-                "label" | "" => TrackingMethod::Label,
-                "annotation" => TrackingMethod::Annotation,
+                "label" => TrackingMethod::Label,
+                // Argo CD reads an empty value as the default, `annotation`.
+                "annotation" | "" => TrackingMethod::Annotation,
                 "annotation+label" => TrackingMethod::AnnotationAndLabel,
                 other => {
                     return Err(ConfigError::Key {
@@ -576,6 +596,9 @@ impl Settings {
         }
         if let Some(v) = data.get("application.instanceLabelKey").filter(|v| !v.is_empty()) {
             s.instance_label_key = v.clone();
+        }
+        if let Some(v) = data.get("installationID") {
+            s.installation_id = v.clone();
         }
         s.add_status_ignores();
         Ok(s)
@@ -740,6 +763,18 @@ mod tests {
         );
         let s = Settings::from_data(&data(&[("resource.customizations.actions.Pod", "")])).unwrap();
         assert_eq!(s.overrides["Pod"].actions, None);
+    }
+
+    #[test]
+    fn empty_tracking_method_is_annotation_and_namespace_is_read() {
+        let s = Settings::from_data(&data(&[("application.resourceTrackingMethod", "")])).unwrap();
+        assert_eq!(s.tracking_method, TrackingMethod::Annotation);
+        let cm = serde_json::json!({"kind": "ConfigMap",
+            "metadata": {"name": "argocd-cm", "namespace": "gitops"},
+            "data": {"installationID": "prod"}});
+        let s = Settings::from_config_map(&cm).unwrap();
+        assert_eq!((s.namespace.as_str(), s.installation_id.as_str()), ("gitops", "prod"));
+        assert_eq!(Settings::default().namespace, "argocd");
     }
 
     #[test]

@@ -333,6 +333,25 @@ impl Comparison {
     }
 }
 
+/// Prints the notes of a comparison on stderr; without `--app` (`has_app` false), also says
+/// how to have what the app tracks compared and pruned.
+pub fn print_notes(result: &gitops_core::diff::AppDiff, has_app: bool) {
+    for note in &result.notes {
+        eprintln!("note: {note}");
+    }
+    let unnamed = result
+        .unmanaged
+        .iter()
+        .any(|u| matches!(u.reason, gitops_core::ownership::Unclaimed::NoAppName));
+    if !has_app && unnamed {
+        eprintln!(
+            "note: without --app no live object is claimed by its tracking, so nothing that is \
+             not desired is compared or pruned: pass --app APP.yaml to compare and prune what \
+             the app tracks"
+        );
+    }
+}
+
 /// Reads an Argo CD Application manifest.
 pub fn read_app(path: &Path) -> Result<Application, CliError> {
     let doc = read_document(path)?;

@@ -55,13 +55,15 @@ The Application annotation gitops-core.io/allow-prune: \"N\" lets an automated s
 prunes at most N resources through.";
 
 /// Per-resource sync status of desired against live, from the diff engine (the same
-/// comparison `gitops-core diff` makes).
+/// comparison `gitops-core diff` makes), and the live objects that are the app's (the others,
+/// which it neither compares nor prunes, are named in notes on stderr).
 fn resource_statuses(
     desired: &[Value],
     live: &[Value],
     app: &gitops_core::Application,
     settings: &gitops_core::Settings,
-) -> Result<Vec<ResourceStatus>, CliError> {
+    has_app: bool,
+) -> Result<(Vec<ResourceStatus>, Vec<Value>), CliError> {
     let mut scopes = gitops_core::Scopes::builtin();
     scopes.add_crds(desired.iter().chain(live));
     let interrupt = crate::common::deadline();
@@ -69,7 +71,13 @@ fn resource_statuses(
         .with_interrupt(&interrupt);
     let result = gitops_core::diff::diff_app(&input)
         .map_err(|e| CliError::Input(format!("comparing desired and live: {e}")))?;
-    Ok(gitops_core::sync::resource_statuses(&result).1)
+    crate::common::print_notes(&result, has_app);
+    let managed = gitops_core::ownership::managed_live(desired, live, app, settings, &scopes)
+        .managed
+        .into_iter()
+        .cloned()
+        .collect();
+    Ok((gitops_core::sync::resource_statuses(&result).1, managed))
 }
 
 struct Args {
@@ -235,7 +243,8 @@ pub fn run_plan(args: lexopt::Parser) -> Result<u8, CliError> {
         app.spec.destination.namespace = request.app_namespace.clone();
         app
     });
-    let statuses = resource_statuses(&desired, &live, &diff_app, &settings)?;
+    let (statuses, live) =
+        resource_statuses(&desired, &live, &diff_app, &settings, app_spec.is_some())?;
     request.modified = Some(
         statuses
             .iter()
@@ -334,7 +343,7 @@ pub fn run_decide(args: lexopt::Parser) -> Result<u8, CliError> {
         Some(cm) => read_settings(cm)?,
         None => gitops_core::Settings::default(),
     };
-    let resources = resource_statuses(&desired, &live, &app, &settings)?;
+    let (resources, live) = resource_statuses(&desired, &live, &app, &settings, true)?;
     // A live-only object marked `IgnoreExtraneous` stays OutOfSync itself but does not make
     // the app OutOfSync.
     let extraneous_ignored = |r: &ResourceStatus| {

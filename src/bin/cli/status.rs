@@ -85,9 +85,7 @@ pub fn run(args: lexopt::Parser) -> Result<u8, CliError> {
     let input = c.input();
     let result =
         diff::diff_app(&input).map_err(|e| CliError::Input(format!("comparing objects: {e}")))?;
-    for note in &result.notes {
-        eprintln!("note: {note}");
-    }
+    common::print_notes(&result, a.app.is_some());
     let engine = crate::health::script_engine(Some(&c.settings), None)?;
     let mut ctx = HealthContext::new(crate::common::clock_now());
     if let Some(engine) = engine.as_deref() {
