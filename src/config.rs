@@ -225,6 +225,15 @@ pub enum ConfigError {
         /// What is wrong.
         message: String,
     },
+    /// The document is not of the kind the reader takes (an Application given for argocd-cm,
+    /// a Deployment for an Application).
+    #[error("expected kind {expected}, found kind {found}")]
+    Kind {
+        /// The kind the reader takes.
+        expected: &'static str,
+        /// The document's `kind`.
+        found: String,
+    },
     /// The ConfigMap itself has the wrong shape.
     #[error("invalid argocd-cm at {path}: expected {expected}, found {found}")]
     Shape {
@@ -252,7 +261,14 @@ impl Application {
     /// assert_eq!(app.spec.destination.namespace, "bookstore");
     /// assert!(app.spec.sync_policy.has_option("CreateNamespace=true"));
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError::Kind`] for a document whose `kind` is set to anything but `Application`
+    /// (a document without `kind` is read as an Application); [`ConfigError::Application`]
+    /// for one without an Application's shape.
     pub fn from_value(value: &Value) -> Result<Application, ConfigError> {
+        check_kind(value, "Application")?;
         Application::deserialize(value)
             .map_err(|e| ConfigError::Application { path: String::new(), message: e.to_string() })
     }
@@ -269,6 +285,17 @@ impl Application {
     /// Whether the compare options hold `option` (e.g. `ServerSideDiff=true`).
     pub fn has_compare_option(&self, option: &str) -> bool {
         self.compare_options().contains(&option)
+    }
+}
+
+/// Refuses a document whose `kind` is set and is not `expected` (a document without `kind`
+/// passes: a fragment written for the reader).
+pub(crate) fn check_kind(doc: &Value, expected: &'static str) -> Result<(), ConfigError> {
+    match doc.get("kind") {
+        None | Some(Value::Null) => Ok(()),
+        Some(Value::String(k)) if k == expected => Ok(()),
+        Some(Value::String(k)) => Err(ConfigError::Kind { expected, found: k.clone() }),
+        Some(other) => Err(ConfigError::Kind { expected, found: other.to_string() }),
     }
 }
 
@@ -478,7 +505,13 @@ impl Settings {
     /// // `ignoreResourceStatusField` defaults to all kinds:
     /// assert_eq!(s.overrides["*/*"].ignore_differences.json_pointers, ["/status"]);
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError::Kind`] for a document whose `kind` is set to anything but `ConfigMap`;
+    /// [`ConfigError::Shape`] and [`ConfigError::Key`] for data that cannot be read.
     pub fn from_config_map(cm: &Value) -> Result<Settings, ConfigError> {
+        check_kind(cm, "ConfigMap")?;
         let empty = serde_json::Map::new();
         let data = match cm.get("data") {
             None | Some(Value::Null) => &empty,
@@ -763,6 +796,32 @@ mod tests {
         );
         let s = Settings::from_data(&data(&[("resource.customizations.actions.Pod", "")])).unwrap();
         assert_eq!(s.overrides["Pod"].actions, None);
+    }
+
+    #[test]
+    fn readers_refuse_other_kinds() {
+        let deployment = serde_json::json!({"apiVersion": "apps/v1", "kind": "Deployment"});
+        assert_eq!(
+            Application::from_value(&deployment).unwrap_err().to_string(),
+            "expected kind Application, found kind Deployment"
+        );
+        let app = serde_json::json!({"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
+            "data": {}});
+        assert_eq!(
+            Settings::from_config_map(&app).unwrap_err().to_string(),
+            "expected kind ConfigMap, found kind Application"
+        );
+        let cm = serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap"});
+        assert_eq!(
+            crate::sync::windows::project_windows(&cm).unwrap_err().to_string(),
+            "expected kind AppProject, found kind ConfigMap"
+        );
+        assert_eq!(
+            Application::from_value(&serde_json::json!({"kind": 3})).unwrap_err().to_string(),
+            "expected kind Application, found kind 3"
+        );
+        assert!(Application::from_value(&serde_json::json!({"metadata": {"name": "a"}})).is_ok());
+        assert!(Settings::from_config_map(&serde_json::json!({"data": {}})).is_ok());
     }
 
     #[test]

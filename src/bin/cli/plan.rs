@@ -16,14 +16,18 @@ use crate::common::{CliError, Output, read_all_objects, read_app, read_document,
 
 const PLAN_USAGE: &str = "\
 usage: gitops-core plan --desired PATH --live PATH [--app APP.yaml | -n NAMESPACE]
-                        [--argocd-cm CM.yaml] [--prune] [--revision REV] [--now RFC3339]
-                        [--output text|json|yaml] [GUARD OPTIONS]
+                        [--argocd-cm CM.yaml] [--prune] [--allow-empty] [--revision REV]
+                        [--now RFC3339] [--output text|json|yaml] [GUARD OPTIONS]
 
 Prints the sync tasks in the order Argo CD runs them: phase, wave, kind order, name.
 --desired and --live may be repeated; a directory stands for its .yaml, .yml and .json files,
 - for standard input. -n sets the destination namespace (over the app's).
 --revision and --now (the operation start) name hooks that use generateName.
 A prune that waits for confirmation (Prune=confirm) says so in its MESSAGE.
+When --desired holds no object and --prune would delete every resource of the app, the plan
+is refused unless --allow-empty is given (or the app sets syncPolicy.automated.allowEmpty),
+as Argo CD refuses such an automated sync: an empty render is more often a wrong path than
+an intent. Only what the app tracks is ever pruned (see --app).
 With a guard option, the plan is measured against the blast-radius guard too: a manual sync
 is never refused, but what the guard would say of it is printed after the tasks.";
 
@@ -93,6 +97,8 @@ struct Args {
     now: Option<String>,
     output: Output,
     prune: bool,
+    /// `--allow-empty`: plan a prune of everything from empty desired input.
+    allow_empty: bool,
     /// The blast-radius guard, when a guard option was given.
     guard: Option<BlastRadiusGuard>,
     /// `--protect-kind` values, in order (they replace the defaults).
@@ -112,6 +118,7 @@ fn parse(mut p: lexopt::Parser, usage: &str) -> Result<Option<Args>, CliError> {
         now: None,
         output: Output::Text,
         prune: false,
+        allow_empty: false,
         guard: None,
         protect: None,
         claims: Vec::new(),
@@ -129,6 +136,7 @@ fn parse(mut p: lexopt::Parser, usage: &str) -> Result<Option<Args>, CliError> {
             Long("now") => a.now = Some(p.value()?.string()?),
             Long("output") | Short('o') => a.output = Output::parse(&p.value()?.string()?)?,
             Long("prune") => a.prune = true,
+            Long("allow-empty") => a.allow_empty = true,
             Long("guard") => {
                 a.guard.get_or_insert_with(BlastRadiusGuard::default);
             }
@@ -245,6 +253,21 @@ pub fn run_plan(args: lexopt::Parser) -> Result<u8, CliError> {
     });
     let (statuses, live) =
         resource_statuses(&desired, &live, &diff_app, &settings, app_spec.is_some())?;
+    let allow_empty = a.allow_empty
+        || diff_app.spec.sync_policy.automated.as_ref().is_some_and(|au| au.allow_empty);
+    if desired.is_empty()
+        && request.prune
+        && !allow_empty
+        && !statuses.is_empty()
+        && gitops_core::sync::decide::wipes_out(&statuses)
+    {
+        return Err(CliError::Input(format!(
+            "refusing to plan: the desired input holds no object, so the sync would prune every \
+             resource of the app ({}; a wrong path or an empty render?); pass --allow-empty if \
+             that is what you want (Argo CD: syncPolicy.automated.allowEmpty)",
+            statuses.len()
+        )));
+    }
     request.modified = Some(
         statuses
             .iter()
@@ -325,6 +348,12 @@ fn print_table(p: &Plan, output: &PlanOutput) {
 /// Runs `decide`.
 pub fn run_decide(args: lexopt::Parser) -> Result<u8, CliError> {
     let Some(a) = parse(args, DECIDE_USAGE)? else { return Ok(0) };
+    if a.allow_empty {
+        return Err(CliError::Usage(format!(
+            "--allow-empty is an option of plan; decide reads the app's \
+             syncPolicy.automated.allowEmpty\n{DECIDE_USAGE}"
+        )));
+    }
     let app = read_app(&required(a.app, "--app", DECIDE_USAGE)?)?;
     let desired = objects_of(&a.desired, "--desired", DECIDE_USAGE)?;
     let live = objects_of(&a.live, "--live", DECIDE_USAGE)?;
