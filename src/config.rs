@@ -448,10 +448,52 @@ pub struct Settings {
     /// `installationID`: when set, a tracking annotation counts only on objects whose
     /// `argocd.argoproj.io/installation-id` annotation holds it, and desired objects get it.
     pub installation_id: String,
+    /// `resource.exclusions`: kinds Argo CD does not watch, on top of its built-in ones
+    /// ([`Settings::excludes`]).
+    pub resource_exclusions: Vec<FilteredResource>,
+    /// `resource.inclusions`: when an entry names a cluster, only the kinds listed are watched
+    /// there.
+    pub resource_inclusions: Vec<FilteredResource>,
     /// The namespace Argo CD runs in: the `metadata.namespace` of `argocd-cm`, `argocd` by
     /// default. An app outside it is tracked as `<namespace>_<name>`
     /// ([`crate::ownership::instance_name`]).
     pub namespace: String,
+}
+
+/// An entry of `resource.exclusions` or `resource.inclusions` (Argo CD's `FilteredResource`):
+/// API group globs, kinds (`*` for any) and cluster URL globs; an empty list matches anything.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+#[non_exhaustive]
+pub struct FilteredResource {
+    /// API group globs (`""` is the core group).
+    pub api_groups: Vec<String>,
+    /// Kinds, or `*`.
+    pub kinds: Vec<String>,
+    /// Cluster API URL globs.
+    pub clusters: Vec<String>,
+}
+
+impl FilteredResource {
+    fn matches_cluster(&self, cluster: &str) -> bool {
+        self.clusters.is_empty()
+            || self.clusters.iter().any(|c| crate::glob::glob_match(c, cluster))
+    }
+
+    fn matches(&self, group: &str, kind: &str, cluster: &str) -> bool {
+        (self.api_groups.is_empty()
+            || self.api_groups.iter().any(|g| crate::glob::glob_match(g, group)))
+            && (self.kinds.is_empty() || self.kinds.iter().any(|k| k == "*" || k == kind))
+            && self.matches_cluster(cluster)
+    }
+}
+
+/// Argo CD's built-in exclusions (`coreExcludedResources`): the `events.k8s.io` and
+/// `metrics.k8s.io` groups, core `Event`, `coordination.k8s.io` `Lease`.
+fn core_excluded(group: &str, kind: &str) -> bool {
+    matches!(group, "events.k8s.io" | "metrics.k8s.io")
+        || (group.is_empty() && kind == "Event")
+        || (group == "coordination.k8s.io" && kind == "Lease")
 }
 
 /// The namespace Argo CD runs in when `argocd-cm` names none.
@@ -467,6 +509,8 @@ impl Default for Settings {
             tracking_method: TrackingMethod::Annotation,
             instance_label_key: DEFAULT_INSTANCE_LABEL.to_string(),
             installation_id: String::new(),
+            resource_exclusions: Vec::new(),
+            resource_inclusions: Vec::new(),
             namespace: DEFAULT_ARGOCD_NAMESPACE.to_string(),
         };
         s.add_status_ignores();
@@ -630,11 +674,45 @@ impl Settings {
         if let Some(v) = data.get("application.instanceLabelKey").filter(|v| !v.is_empty()) {
             s.instance_label_key = v.clone();
         }
+        if let Some(v) = data.get("resource.exclusions") {
+            s.resource_exclusions = parse_yaml("resource.exclusions", v)?;
+        }
+        if let Some(v) = data.get("resource.inclusions") {
+            s.resource_inclusions = parse_yaml("resource.inclusions", v)?;
+        }
         if let Some(v) = data.get("installationID") {
             s.installation_id = v.clone();
         }
         s.add_status_ignores();
         Ok(s)
+    }
+
+    /// Whether Argo CD leaves a kind out on a cluster (`IsExcludedResource`): it is in the
+    /// built-in exclusions or `resource.exclusions`; else it is in `resource.inclusions`, or no
+    /// inclusion names the cluster. An excluded kind is neither watched, compared nor pruned,
+    /// and a desired object of it raises `ExcludedResourceWarning`. `cluster` is the
+    /// destination's API URL (`spec.destination.server`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let cm = serde_json::json!({"data": {"resource.exclusions":
+    ///     "- apiGroups: ['']\n  kinds: [Endpoints]\n"}});
+    /// let s = gitops_core::Settings::from_config_map(&cm).unwrap();
+    /// assert!(s.excludes("", "Endpoints", "https://kubernetes.default.svc"));
+    /// assert!(s.excludes("coordination.k8s.io", "Lease", "")); // built in
+    /// assert!(!s.excludes("", "ConfigMap", ""));
+    /// ```
+    pub fn excludes(&self, group: &str, kind: &str, cluster: &str) -> bool {
+        if core_excluded(group, kind)
+            || self.resource_exclusions.iter().any(|r| r.matches(group, kind, cluster))
+        {
+            return true;
+        }
+        if self.resource_inclusions.iter().any(|r| r.matches(group, kind, cluster)) {
+            return false;
+        }
+        self.resource_inclusions.iter().any(|r| r.matches_cluster(cluster))
     }
 
     fn add_status_ignores(&mut self) {
@@ -834,6 +912,11 @@ mod tests {
         let s = Settings::from_config_map(&cm).unwrap();
         assert_eq!((s.namespace.as_str(), s.installation_id.as_str()), ("gitops", "prod"));
         assert_eq!(Settings::default().namespace, "argocd");
+        let err = Settings::from_data(&data(&[("resource.exclusions", "- kinds: 3")])).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid argocd-cm key `resource.exclusions`: .[0].kinds: invalid type: integer `3`, expected a sequence at line 1 column 10"
+        );
     }
 
     #[test]

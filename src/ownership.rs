@@ -17,6 +17,9 @@
 //! app's name, or `<namespace>_<name>` for an app outside the namespace Argo CD runs in
 //! ([`Settings::namespace`]; apps in any namespace).
 //!
+//! An object whose kind the settings exclude ([`Settings::excludes`]) is never the app's: Argo
+//! CD does not watch it, so its live copy is not found and a desired one is not synced.
+//!
 //! Everything else (the namespace's `kube-root-ca.crt`, Endpoints, objects of other apps or of
 //! no app) is [`Unmanaged`]: not compared, not pruned. [`managed_live`] sorts a namespace dump
 //! this way; [`crate::diff::diff_app`] applies the same rule and names what it left out.
@@ -59,6 +62,9 @@ pub enum Unclaimed {
     Untracked,
     /// The application has no name, so no tracking can name it.
     NoAppName,
+    /// Its kind is excluded by the settings (Argo CD's built-in exclusions,
+    /// `resource.exclusions`, `resource.inclusions`): Argo CD does not watch it.
+    Excluded,
 }
 
 /// Why, in words: `owned by apps/Deployment web (ownerReferences)`, `tracked by application
@@ -75,6 +81,7 @@ impl std::fmt::Display for Unclaimed {
             Unclaimed::NoAppName => {
                 f.write_str("not desired, and the application has no name to track it by")
             }
+            Unclaimed::Excluded => f.write_str("its kind is excluded in the settings"),
         }
     }
 }
@@ -211,6 +218,12 @@ pub(crate) fn truncate_label(value: &str) -> Option<&str> {
     (!cut.is_empty()).then_some(cut)
 }
 
+/// Whether an object's kind is excluded on the app's destination cluster
+/// ([`Settings::excludes`]): Argo CD neither watches, compares nor prunes it.
+pub fn excluded(r: &ObjectRef, app: &Application, settings: &Settings) -> bool {
+    settings.excludes(&r.group, &r.kind, &app.spec.destination.server)
+}
+
 /// The first owner of an object with `ownerReferences`, as `group/Kind name`.
 fn first_owner(obj: &Value) -> Option<String> {
     let refs = obj.pointer("/metadata/ownerReferences")?.as_array()?;
@@ -313,12 +326,20 @@ pub fn managed_live<'v>(
     scopes: &Scopes,
 ) -> ManagedLive<'v> {
     let namespace = app.spec.destination.namespace.as_str();
-    let refs: Vec<ObjectRef> = desired.iter().map(|d| desired_ref(d, scopes, namespace)).collect();
+    let refs: Vec<ObjectRef> = desired
+        .iter()
+        .map(|d| desired_ref(d, scopes, namespace))
+        .filter(|r| !excluded(r, app, settings))
+        .collect();
     let targets: BTreeSet<_> = refs.iter().filter(|r| !r.name.is_empty()).map(pair_key).collect();
     let instance = instance_name(app, settings);
     let mut out = ManagedLive { managed: Vec::new(), unmanaged: Vec::new() };
     for obj in live {
         let r = live_ref(obj, scopes);
+        if excluded(&r, app, settings) {
+            out.unmanaged.push(Unmanaged { object: r, reason: Unclaimed::Excluded });
+            continue;
+        }
         if targets.contains(&pair_key(&r)) {
             out.managed.push(obj);
             continue;
@@ -351,6 +372,9 @@ pub(crate) fn notes(unmanaged: &[Unmanaged]) -> Vec<String> {
                 "not desired, and the application has no name to track them by".to_string(),
                 u.object.to_string(),
             ),
+            Unclaimed::Excluded => {
+                ("their kinds are excluded in the settings".to_string(), u.object.to_string())
+            }
         };
         by_reason.entry(why).or_default().push(what);
     }

@@ -432,6 +432,20 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
             });
         }
     }
+    // Kinds the settings exclude are not synced or compared (Argo CD warns, hooks included).
+    targets.retain(|_, (r, _)| {
+        if !crate::ownership::excluded(r, app, settings) {
+            return true;
+        }
+        conditions.push(Condition {
+            type_: "ExcludedResourceWarning".into(),
+            message: format!(
+                "Resource {}/{} {} is excluded in the settings",
+                r.group, r.kind, r.name
+            ),
+        });
+        false
+    });
     // Hooks are set aside; objects with a hook annotation but no valid type are dropped.
     let mut hooks = Vec::new();
     targets.retain(|_, (r, obj)| {

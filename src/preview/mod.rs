@@ -320,7 +320,15 @@ fn plan_of(
     scopes: &Scopes,
 ) -> (usize, Vec<(String, i64, String)>) {
     let app = input.app;
-    let mut request = SyncRequest::for_app(app, targets.to_vec(), "", 0);
+    // Kinds the settings exclude are not synced, and their live objects are not the app's.
+    let synced = targets
+        .iter()
+        .filter(|t| {
+            !crate::ownership::excluded(&ObjectRef::from_object_lossy(t), app, input.settings)
+        })
+        .cloned()
+        .collect();
+    let mut request = SyncRequest::for_app(app, synced, "", 0);
     request.prune = true;
     request.scopes = scopes.clone();
     // The sync sees only the app's live objects, as the comparison does.

@@ -76,6 +76,9 @@ fn resource_statuses(
     let result = gitops_core::diff::diff_app(&input)
         .map_err(|e| CliError::Input(format!("comparing desired and live: {e}")))?;
     crate::common::print_notes(&result, has_app);
+    for c in result.conditions.iter().filter(|c| c.type_ == "ExcludedResourceWarning") {
+        eprintln!("note: {}: {} (not synced)", c.type_, c.message);
+    }
     let managed = gitops_core::ownership::managed_live(desired, live, app, settings, &scopes)
         .managed
         .into_iter()
@@ -253,6 +256,10 @@ pub fn run_plan(args: lexopt::Parser) -> Result<u8, CliError> {
     });
     let (statuses, live) =
         resource_statuses(&desired, &live, &diff_app, &settings, app_spec.is_some())?;
+    // Kinds the settings exclude are not synced (the comparison warned about them).
+    request.targets.retain(|t| {
+        !gitops_core::ownership::excluded(&ObjectRef::from_object_lossy(t), &diff_app, &settings)
+    });
     let allow_empty = a.allow_empty
         || diff_app.spec.sync_policy.automated.as_ref().is_some_and(|au| au.allow_empty);
     if desired.is_empty()
