@@ -895,6 +895,16 @@ mod tests {
             "expected kind AppProject, found kind ConfigMap"
         );
         assert_eq!(
+            crate::orphans::project_settings(&cm).unwrap_err().to_string(),
+            "expected kind AppProject, found kind ConfigMap"
+        );
+        let bad = serde_json::json!({"kind": "AppProject",
+            "spec": {"orphanedResources": {"warn": "yes"}}});
+        assert_eq!(
+            crate::orphans::project_settings(&bad).unwrap_err().to_string(),
+            "invalid application at /spec/orphanedResources: invalid type: string \"yes\", expected a boolean"
+        );
+        assert_eq!(
             Application::from_value(&serde_json::json!({"kind": 3})).unwrap_err().to_string(),
             "expected kind Application, found kind 3"
         );
