@@ -448,6 +448,13 @@ pub struct Settings {
     /// `installationID`: when set, a tracking annotation counts only on objects whose
     /// `argocd.argoproj.io/installation-id` annotation holds it, and desired objects get it.
     pub installation_id: String,
+    /// `resource.ignoreResourceUpdatesEnabled` (on unless set to false): whether watch
+    /// events that change only ignored fields are skipped
+    /// ([`crate::ignore::updates::needs_refresh`]).
+    pub ignore_resource_updates_enabled: bool,
+    /// `resource.compareoptions.ignoreDifferencesOnResourceUpdates`: the update check also
+    /// leaves out the `ignoreDifferences` paths.
+    pub ignore_differences_on_resource_updates: bool,
     /// `resource.exclusions`: kinds Argo CD does not watch, on top of its built-in ones
     /// ([`Settings::excludes`]).
     pub resource_exclusions: Vec<FilteredResource>,
@@ -509,6 +516,8 @@ impl Default for Settings {
             tracking_method: TrackingMethod::Annotation,
             instance_label_key: DEFAULT_INSTANCE_LABEL.to_string(),
             installation_id: String::new(),
+            ignore_resource_updates_enabled: true,
+            ignore_differences_on_resource_updates: false,
             resource_exclusions: Vec::new(),
             resource_inclusions: Vec::new(),
             namespace: DEFAULT_ARGOCD_NAMESPACE.to_string(),
@@ -639,10 +648,12 @@ impl Settings {
             #[serde(rename_all = "camelCase", default)]
             struct CompareOptions {
                 ignore_aggregated_roles: bool,
+                ignore_differences_on_resource_updates: bool,
                 ignore_resource_status_field: Option<String>,
             }
             let o: CompareOptions = parse_yaml("resource.compareoptions", opts)?;
             s.ignore_aggregated_roles = o.ignore_aggregated_roles;
+            s.ignore_differences_on_resource_updates = o.ignore_differences_on_resource_updates;
             s.ignore_resource_status_field = match o.ignore_resource_status_field.as_deref() {
                 Some("crd") => StatusFieldMode::Crd,
                 Some("none" | "off" | "false") => StatusFieldMode::None,
@@ -673,6 +684,14 @@ impl Settings {
         }
         if let Some(v) = data.get("application.instanceLabelKey").filter(|v| !v.is_empty()) {
             s.instance_label_key = v.clone();
+        }
+        if let Some(v) = data.get("resource.ignoreResourceUpdatesEnabled").filter(|v| !v.is_empty())
+        {
+            s.ignore_resource_updates_enabled =
+                parse_go_bool(v).ok_or_else(|| ConfigError::Key {
+                    key: "resource.ignoreResourceUpdatesEnabled".into(),
+                    message: format!("`{v}` is not a boolean"),
+                })?;
         }
         if let Some(v) = data.get("resource.exclusions") {
             s.resource_exclusions = parse_yaml("resource.exclusions", v)?;
@@ -740,7 +759,7 @@ fn split_key_group_kind(gk: &str) -> Option<String> {
     }
 }
 
-fn parse_go_bool(v: &str) -> Option<bool> {
+pub(crate) fn parse_go_bool(v: &str) -> Option<bool> {
     match v {
         "1" | "t" | "T" | "TRUE" | "true" | "True" => Some(true),
         "0" | "f" | "F" | "FALSE" | "false" | "False" => Some(false),
