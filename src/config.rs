@@ -225,6 +225,15 @@ pub enum ConfigError {
         /// What is wrong.
         message: String,
     },
+    /// The document is not of the kind the reader takes (an Application given for argocd-cm,
+    /// a Deployment for an Application).
+    #[error("expected kind {expected}, found kind {found}")]
+    Kind {
+        /// The kind the reader takes.
+        expected: &'static str,
+        /// The document's `kind`.
+        found: String,
+    },
     /// The ConfigMap itself has the wrong shape.
     #[error("invalid argocd-cm at {path}: expected {expected}, found {found}")]
     Shape {
@@ -252,7 +261,14 @@ impl Application {
     /// assert_eq!(app.spec.destination.namespace, "bookstore");
     /// assert!(app.spec.sync_policy.has_option("CreateNamespace=true"));
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError::Kind`] for a document whose `kind` is set to anything but `Application`
+    /// (a document without `kind` is read as an Application); [`ConfigError::Application`]
+    /// for one without an Application's shape.
     pub fn from_value(value: &Value) -> Result<Application, ConfigError> {
+        check_kind(value, "Application")?;
         Application::deserialize(value)
             .map_err(|e| ConfigError::Application { path: String::new(), message: e.to_string() })
     }
@@ -269,6 +285,17 @@ impl Application {
     /// Whether the compare options hold `option` (e.g. `ServerSideDiff=true`).
     pub fn has_compare_option(&self, option: &str) -> bool {
         self.compare_options().contains(&option)
+    }
+}
+
+/// Refuses a document whose `kind` is set and is not `expected` (a document without `kind`
+/// passes: a fragment written for the reader).
+pub(crate) fn check_kind(doc: &Value, expected: &'static str) -> Result<(), ConfigError> {
+    match doc.get("kind") {
+        None | Some(Value::Null) => Ok(()),
+        Some(Value::String(k)) if k == expected => Ok(()),
+        Some(Value::String(k)) => Err(ConfigError::Kind { expected, found: k.clone() }),
+        Some(other) => Err(ConfigError::Kind { expected, found: other.to_string() }),
     }
 }
 
@@ -418,7 +445,66 @@ pub struct Settings {
     pub tracking_method: TrackingMethod,
     /// `application.instanceLabelKey`.
     pub instance_label_key: String,
+    /// `installationID`: when set, a tracking annotation counts only on objects whose
+    /// `argocd.argoproj.io/installation-id` annotation holds it, and desired objects get it.
+    pub installation_id: String,
+    /// `resource.ignoreResourceUpdatesEnabled` (on unless set to false): whether watch
+    /// events that change only ignored fields are skipped
+    /// ([`crate::ignore::updates::needs_refresh`]).
+    pub ignore_resource_updates_enabled: bool,
+    /// `resource.compareoptions.ignoreDifferencesOnResourceUpdates`: the update check also
+    /// leaves out the `ignoreDifferences` paths.
+    pub ignore_differences_on_resource_updates: bool,
+    /// `resource.exclusions`: kinds Argo CD does not watch, on top of its built-in ones
+    /// ([`Settings::excludes`]).
+    pub resource_exclusions: Vec<FilteredResource>,
+    /// `resource.inclusions`: when an entry names a cluster, only the kinds listed are watched
+    /// there.
+    pub resource_inclusions: Vec<FilteredResource>,
+    /// The namespace Argo CD runs in: the `metadata.namespace` of `argocd-cm`, `argocd` by
+    /// default. An app outside it is tracked as `<namespace>_<name>`
+    /// ([`crate::ownership::instance_name`]).
+    pub namespace: String,
 }
+
+/// An entry of `resource.exclusions` or `resource.inclusions` (Argo CD's `FilteredResource`):
+/// API group globs, kinds (`*` for any) and cluster URL globs; an empty list matches anything.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+#[non_exhaustive]
+pub struct FilteredResource {
+    /// API group globs (`""` is the core group).
+    pub api_groups: Vec<String>,
+    /// Kinds, or `*`.
+    pub kinds: Vec<String>,
+    /// Cluster API URL globs.
+    pub clusters: Vec<String>,
+}
+
+impl FilteredResource {
+    fn matches_cluster(&self, cluster: &str) -> bool {
+        self.clusters.is_empty()
+            || self.clusters.iter().any(|c| crate::glob::glob_match(c, cluster))
+    }
+
+    fn matches(&self, group: &str, kind: &str, cluster: &str) -> bool {
+        (self.api_groups.is_empty()
+            || self.api_groups.iter().any(|g| crate::glob::glob_match(g, group)))
+            && (self.kinds.is_empty() || self.kinds.iter().any(|k| k == "*" || k == kind))
+            && self.matches_cluster(cluster)
+    }
+}
+
+/// Argo CD's built-in exclusions (`coreExcludedResources`): the `events.k8s.io` and
+/// `metrics.k8s.io` groups, core `Event`, `coordination.k8s.io` `Lease`.
+fn core_excluded(group: &str, kind: &str) -> bool {
+    matches!(group, "events.k8s.io" | "metrics.k8s.io")
+        || (group.is_empty() && kind == "Event")
+        || (group == "coordination.k8s.io" && kind == "Lease")
+}
+
+/// The namespace Argo CD runs in when `argocd-cm` names none.
+pub const DEFAULT_ARGOCD_NAMESPACE: &str = "argocd";
 
 impl Default for Settings {
     fn default() -> Self {
@@ -429,6 +515,12 @@ impl Default for Settings {
             sensitive_mask_annotations: Vec::new(),
             tracking_method: TrackingMethod::Annotation,
             instance_label_key: DEFAULT_INSTANCE_LABEL.to_string(),
+            installation_id: String::new(),
+            ignore_resource_updates_enabled: true,
+            ignore_differences_on_resource_updates: false,
+            resource_exclusions: Vec::new(),
+            resource_inclusions: Vec::new(),
+            namespace: DEFAULT_ARGOCD_NAMESPACE.to_string(),
         };
         s.add_status_ignores();
         s
@@ -466,9 +558,16 @@ impl Settings {
     /// // `ignoreResourceStatusField` defaults to all kinds:
     /// assert_eq!(s.overrides["*/*"].ignore_differences.json_pointers, ["/status"]);
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError::Kind`] for a document whose `kind` is set to anything but `ConfigMap`;
+    /// [`ConfigError::Shape`] and [`ConfigError::Key`] for data that cannot be read.
     pub fn from_config_map(cm: &Value) -> Result<Settings, ConfigError> {
+        check_kind(cm, "ConfigMap")?;
+        let empty = serde_json::Map::new();
         let data = match cm.get("data") {
-            None | Some(Value::Null) => return Settings::from_data(&BTreeMap::new()),
+            None | Some(Value::Null) => &empty,
             Some(Value::Object(m)) => m,
             Some(other) => {
                 return Err(ConfigError::Shape {
@@ -494,7 +593,13 @@ impl Settings {
             };
             map.insert(k.clone(), text);
         }
-        Settings::from_data(&map)
+        let mut s = Settings::from_data(&map)?;
+        if let Some(ns) = cm.pointer("/metadata/namespace").and_then(Value::as_str)
+            && !ns.is_empty()
+        {
+            s.namespace = ns.to_string();
+        }
+        Ok(s)
     }
 
     /// Reads settings from the `data` map of `argocd-cm`.
@@ -543,10 +648,12 @@ impl Settings {
             #[serde(rename_all = "camelCase", default)]
             struct CompareOptions {
                 ignore_aggregated_roles: bool,
+                ignore_differences_on_resource_updates: bool,
                 ignore_resource_status_field: Option<String>,
             }
             let o: CompareOptions = parse_yaml("resource.compareoptions", opts)?;
             s.ignore_aggregated_roles = o.ignore_aggregated_roles;
+            s.ignore_differences_on_resource_updates = o.ignore_differences_on_resource_updates;
             s.ignore_resource_status_field = match o.ignore_resource_status_field.as_deref() {
                 Some("crd") => StatusFieldMode::Crd,
                 Some("none" | "off" | "false") => StatusFieldMode::None,
@@ -563,8 +670,9 @@ impl Settings {
         }
         if let Some(v) = data.get("application.resourceTrackingMethod") {
             s.tracking_method = match v.as_str() {
-                "label" | "" => TrackingMethod::Label,
-                "annotation" => TrackingMethod::Annotation,
+                "label" => TrackingMethod::Label,
+                // Argo CD reads an empty value as the default, `annotation`.
+                "annotation" | "" => TrackingMethod::Annotation,
                 "annotation+label" => TrackingMethod::AnnotationAndLabel,
                 other => {
                     return Err(ConfigError::Key {
@@ -577,8 +685,53 @@ impl Settings {
         if let Some(v) = data.get("application.instanceLabelKey").filter(|v| !v.is_empty()) {
             s.instance_label_key = v.clone();
         }
+        if let Some(v) = data.get("resource.ignoreResourceUpdatesEnabled").filter(|v| !v.is_empty())
+        {
+            s.ignore_resource_updates_enabled =
+                parse_go_bool(v).ok_or_else(|| ConfigError::Key {
+                    key: "resource.ignoreResourceUpdatesEnabled".into(),
+                    message: format!("`{v}` is not a boolean"),
+                })?;
+        }
+        if let Some(v) = data.get("resource.exclusions") {
+            s.resource_exclusions = parse_yaml("resource.exclusions", v)?;
+        }
+        if let Some(v) = data.get("resource.inclusions") {
+            s.resource_inclusions = parse_yaml("resource.inclusions", v)?;
+        }
+        if let Some(v) = data.get("installationID") {
+            s.installation_id = v.clone();
+        }
         s.add_status_ignores();
         Ok(s)
+    }
+
+    /// Whether Argo CD leaves a kind out on a cluster (`IsExcludedResource`): it is in the
+    /// built-in exclusions or `resource.exclusions`; else it is in `resource.inclusions`, or no
+    /// inclusion names the cluster. An excluded kind is neither watched, compared nor pruned,
+    /// and a desired object of it raises `ExcludedResourceWarning`. `cluster` is the
+    /// destination's API URL (`spec.destination.server`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let cm = serde_json::json!({"data": {"resource.exclusions":
+    ///     "- apiGroups: ['']\n  kinds: [Endpoints]\n"}});
+    /// let s = gitops_core::Settings::from_config_map(&cm).unwrap();
+    /// assert!(s.excludes("", "Endpoints", "https://kubernetes.default.svc"));
+    /// assert!(s.excludes("coordination.k8s.io", "Lease", "")); // built in
+    /// assert!(!s.excludes("", "ConfigMap", ""));
+    /// ```
+    pub fn excludes(&self, group: &str, kind: &str, cluster: &str) -> bool {
+        if core_excluded(group, kind)
+            || self.resource_exclusions.iter().any(|r| r.matches(group, kind, cluster))
+        {
+            return true;
+        }
+        if self.resource_inclusions.iter().any(|r| r.matches(group, kind, cluster)) {
+            return false;
+        }
+        self.resource_inclusions.iter().any(|r| r.matches_cluster(cluster))
     }
 
     fn add_status_ignores(&mut self) {
@@ -606,7 +759,7 @@ fn split_key_group_kind(gk: &str) -> Option<String> {
     }
 }
 
-fn parse_go_bool(v: &str) -> Option<bool> {
+pub(crate) fn parse_go_bool(v: &str) -> Option<bool> {
     match v {
         "1" | "t" | "T" | "TRUE" | "true" | "True" => Some(true),
         "0" | "f" | "F" | "FALSE" | "false" | "False" => Some(false),
@@ -740,6 +893,59 @@ mod tests {
         );
         let s = Settings::from_data(&data(&[("resource.customizations.actions.Pod", "")])).unwrap();
         assert_eq!(s.overrides["Pod"].actions, None);
+    }
+
+    #[test]
+    fn readers_refuse_other_kinds() {
+        let deployment = serde_json::json!({"apiVersion": "apps/v1", "kind": "Deployment"});
+        assert_eq!(
+            Application::from_value(&deployment).unwrap_err().to_string(),
+            "expected kind Application, found kind Deployment"
+        );
+        let app = serde_json::json!({"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
+            "data": {}});
+        assert_eq!(
+            Settings::from_config_map(&app).unwrap_err().to_string(),
+            "expected kind ConfigMap, found kind Application"
+        );
+        let cm = serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap"});
+        assert_eq!(
+            crate::sync::windows::project_windows(&cm).unwrap_err().to_string(),
+            "expected kind AppProject, found kind ConfigMap"
+        );
+        assert_eq!(
+            crate::orphans::project_settings(&cm).unwrap_err().to_string(),
+            "expected kind AppProject, found kind ConfigMap"
+        );
+        let bad = serde_json::json!({"kind": "AppProject",
+            "spec": {"orphanedResources": {"warn": "yes"}}});
+        assert_eq!(
+            crate::orphans::project_settings(&bad).unwrap_err().to_string(),
+            "invalid application at /spec/orphanedResources: invalid type: string \"yes\", expected a boolean"
+        );
+        assert_eq!(
+            Application::from_value(&serde_json::json!({"kind": 3})).unwrap_err().to_string(),
+            "expected kind Application, found kind 3"
+        );
+        assert!(Application::from_value(&serde_json::json!({"metadata": {"name": "a"}})).is_ok());
+        assert!(Settings::from_config_map(&serde_json::json!({"data": {}})).is_ok());
+    }
+
+    #[test]
+    fn empty_tracking_method_is_annotation_and_namespace_is_read() {
+        let s = Settings::from_data(&data(&[("application.resourceTrackingMethod", "")])).unwrap();
+        assert_eq!(s.tracking_method, TrackingMethod::Annotation);
+        let cm = serde_json::json!({"kind": "ConfigMap",
+            "metadata": {"name": "argocd-cm", "namespace": "gitops"},
+            "data": {"installationID": "prod"}});
+        let s = Settings::from_config_map(&cm).unwrap();
+        assert_eq!((s.namespace.as_str(), s.installation_id.as_str()), ("gitops", "prod"));
+        assert_eq!(Settings::default().namespace, "argocd");
+        let err = Settings::from_data(&data(&[("resource.exclusions", "- kinds: 3")])).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid argocd-cm key `resource.exclusions`: .[0].kinds: invalid type: integer `3`, expected a sequence at line 1 column 10"
+        );
     }
 
     #[test]

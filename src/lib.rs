@@ -48,6 +48,8 @@ pub mod ignore;
 mod json;
 mod managed_fields;
 pub mod object;
+pub mod orphans;
+pub mod ownership;
 pub mod preview;
 #[cfg(feature = "serve")]
 #[cfg_attr(docsrs, doc(cfg(feature = "serve")))]

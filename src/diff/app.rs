@@ -16,6 +16,10 @@ use crate::config::{
 };
 use crate::managed_fields::normalize_managed_fields;
 use crate::object::{ObjectRef, Scopes, annotation, label};
+use crate::ownership::{
+    INSTALLATION_ID_ANNOTATION, Unmanaged, desired_ref, instance_name, live_ref, object_ref,
+    self_referenced, tracked_app, truncate_label,
+};
 
 /// Argo CD's hook annotation.
 const HOOK_ANNOTATION: &str = "argocd.argoproj.io/hook";
@@ -230,8 +234,12 @@ pub struct AppDiff {
     pub hooks: Vec<ObjectRef>,
     /// Conditions (errors and warnings), sorted.
     pub conditions: Vec<Condition>,
-    /// Notes about objects left out (tracked by another app), sorted.
+    /// Notes about objects left out (see [`AppDiff::unmanaged`]), sorted.
     pub notes: Vec<String>,
+    /// Live objects that are not the app's (`crate::ownership`): not compared, not pruned;
+    /// sorted.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unmanaged: Vec<Unmanaged>,
 }
 
 impl AppDiff {
@@ -336,35 +344,6 @@ fn only_delete_hooks(obj: &Value) -> bool {
     })
 }
 
-/// The app a live object is tracked for, by the settings' tracking method.
-fn tracked_app<'v>(obj: &'v Value, settings: &Settings) -> Option<&'v str> {
-    let from_annotation = || {
-        annotation(obj, TRACKING_ID_ANNOTATION).and_then(|id| id.split_once(':')).map(|(a, _)| a)
-    };
-    let from_label = || label(obj, &settings.instance_label_key);
-    match settings.tracking_method {
-        TrackingMethod::Label => from_label(),
-        TrackingMethod::Annotation | TrackingMethod::AnnotationAndLabel => from_annotation(),
-    }
-}
-
-/// Whether a live object's tracking id names the object itself (`selfRef`).
-fn self_referenced(live: &Value, r: &ObjectRef, settings: &Settings) -> bool {
-    if settings.tracking_method == TrackingMethod::Label {
-        return true;
-    }
-    let Some(id) = annotation(live, TRACKING_ID_ANNOTATION) else { return true };
-    // `<app>:<group>/<kind>:<namespace>/<name>`
-    let Some((_, rest)) = id.split_once(':') else { return true };
-    let Some((gk, nn)) = rest.split_once(':') else { return true };
-    let Some((group, kind)) = gk.split_once('/') else { return true };
-    let (namespace, name) = nn.split_once('/').unwrap_or(("", nn));
-    group == r.group
-        && kind == r.kind
-        && name == r.name
-        && (namespace == r.namespace || namespace.is_empty() || r.namespace.is_empty())
-}
-
 /// The tracking id Argo CD gives a desired object: an object without a namespace (a
 /// cluster-scoped kind) carries the destination namespace (`UnstructuredToAppInstanceValue`).
 fn tracking_id(app: &str, r: &ObjectRef, destination_namespace: &str) -> String {
@@ -377,7 +356,10 @@ fn tracking_id(app: &str, r: &ObjectRef, destination_namespace: &str) -> String 
 ///
 /// Desired objects get the destination namespace (namespaced kinds) and the app's tracking
 /// label or annotation; duplicates keep the last one (with a `RepeatedResourceWarning`);
-/// hooks are set aside. Live objects tracked for another app are left out with a note.
+/// hooks are set aside. Only the app's live objects are compared ([`crate::ownership`]: the
+/// live copies of desired objects, and the objects whose tracking names the app and that have
+/// no `ownerReferences`); the others are left out, listed in [`AppDiff::unmanaged`] and named
+/// in [`AppDiff::notes`]: they are neither compared nor pruned.
 /// Objects pair by group, kind, namespace and name. Each pair is diffed with
 /// [`super::diff()`] under the app's options (server-side diff, server-side apply, aggregated
 /// roles, ignore rules, known types). Secrets are masked in every rendered output; the
@@ -403,11 +385,20 @@ fn tracking_id(app: &str, r: &ObjectRef, destination_namespace: &str) -> String 
 /// use gitops_core::{Application, Scopes, Settings};
 /// use serde_json::json;
 ///
-/// let live = [json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "old", "namespace": "shop"}})];
-/// let (app, settings, scopes) = (Application::default(), Settings::default(), Scopes::builtin());
+/// let live = [
+///     json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "old", "namespace": "shop",
+///         "annotations": {"argocd.argoproj.io/tracking-id": "shop:/Service:shop/old"}}}),
+///     json!({"apiVersion": "v1", "kind": "ConfigMap",
+///         "metadata": {"name": "kube-root-ca.crt", "namespace": "shop"}}),
+/// ];
+/// let app = Application::from_value(&json!({"metadata": {"name": "shop"}})).unwrap();
+/// let (settings, scopes) = (Settings::default(), Scopes::builtin());
 /// let out = diff::diff_app(&AppDiffInput::new(&[], &live, &app, &settings, &scopes)).unwrap();
 /// assert_eq!(out.sync_status, SyncStatus::OutOfSync);
 /// assert!(out.resources[0].requires_pruning);
+/// // Tracked by no application: neither compared nor pruned.
+/// assert_eq!(out.resources.len(), 1);
+/// assert_eq!(out.notes, ["not compared or pruned, tracked by no application: ConfigMap:shop/kube-root-ca.crt"]);
 /// ```
 pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
     let app = input.app;
@@ -422,7 +413,7 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
     let mut targets: BTreeMap<Key, (ObjectRef, Desired<'_>)> = BTreeMap::new();
     let mut counts: BTreeMap<String, usize> = BTreeMap::new();
     for (index, obj) in input.desired.iter().enumerate() {
-        let r = defaulted_ref(obj, input.scopes, &app.spec.destination.namespace);
+        let r = desired_ref(obj, input.scopes, &app.spec.destination.namespace);
         if r.name.is_empty() {
             // `generateName` objects are never de-duplicated or paired with live objects.
             let mut k = key(&r);
@@ -441,6 +432,20 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
             });
         }
     }
+    // Kinds the settings exclude are not synced or compared (Argo CD warns, hooks included).
+    targets.retain(|_, (r, _)| {
+        if !crate::ownership::excluded(r, app, settings) {
+            return true;
+        }
+        conditions.push(Condition {
+            type_: "ExcludedResourceWarning".into(),
+            message: format!(
+                "Resource {}/{} {} is excluded in the settings",
+                r.group, r.kind, r.name
+            ),
+        });
+        false
+    });
     // Hooks are set aside; objects with a hook annotation but no valid type are dropped.
     let mut hooks = Vec::new();
     targets.retain(|_, (r, obj)| {
@@ -455,23 +460,21 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
         true
     });
 
-    // Live objects, without those tracked for another app.
+    // The app's live objects (the ownership rule: `crate::ownership`); the others are left
+    // out with a note.
+    let instance = instance_name(app, settings);
+    let sorted =
+        crate::ownership::managed_live(input.desired, input.live, app, settings, input.scopes);
+    notes.extend(crate::ownership::notes(&sorted.unmanaged));
     let mut lives: BTreeMap<(String, String, String, String), (ObjectRef, &Value)> =
         BTreeMap::new();
-    for obj in input.live {
-        let mut r = object_ref(obj);
-        if input.scopes.is_cluster_scoped(&r.group, &r.kind) {
-            r.namespace.clear();
-        }
-        if !app_name.is_empty()
-            && let Some(owner) = tracked_app(obj, settings)
-            && owner != app_name
+    for obj in sorted.managed {
+        let r = live_ref(obj, input.scopes);
+        if let Some(owner) = tracked_app(obj, settings)
+            && !instance.is_empty()
+            && owner != instance
         {
-            if !targets.contains_key(&key(&r)) {
-                notes.push(format!("{r} is tracked by application `{owner}`: left out"));
-                continue;
-            }
-            // Desired by this app too: compared, with Argo CD's warning.
+            // Desired by this app and tracked by another: compared, with Argo CD's warning.
             let qualified = if app.metadata.namespace.is_empty() {
                 app_name.to_string()
             } else {
@@ -514,7 +517,11 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
         input.interrupt,
     ) {
         Ok(n) => n,
-        Err(e) => return Ok(failed(&targets, &lives, hooks, conditions, notes, &e)),
+        Err(e) => {
+            let mut out = failed(&targets, &lives, hooks, conditions, notes, &e);
+            out.unmanaged = sorted.unmanaged;
+            return Ok(out);
+        }
     };
     let ssd = (input.server_side_diff || app.has_compare_option("ServerSideDiff=true"))
         && !app.has_compare_option("ServerSideDiff=false");
@@ -534,7 +541,11 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
                 resources.push(c.resource);
             }
             Ok(None) => {}
-            Err(e) => return Ok(failed(&targets, &lives, hooks, conditions, notes, &e)),
+            Err(e) => {
+                let mut out = failed(&targets, &lives, hooks, conditions, notes, &e);
+                out.unmanaged = sorted.unmanaged;
+                return Ok(out);
+            }
         }
     }
     if changed_managed_namespace_metadata(app) {
@@ -543,7 +554,14 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
     hooks.sort();
     conditions.sort();
     notes.sort();
-    Ok(AppDiff { sync_status: app_status, resources, hooks, conditions, notes })
+    Ok(AppDiff {
+        sync_status: app_status,
+        resources,
+        hooks,
+        conditions,
+        notes,
+        unmanaged: sorted.unmanaged,
+    })
 }
 
 /// The identity a resource is paired by: group, kind, namespace, name.
@@ -573,31 +591,16 @@ impl Desired<'_> {
                 let mut obj = (*v).clone();
                 let app = input.app;
                 input.scopes.default_namespace(&mut obj, &app.spec.destination.namespace);
-                if !app.metadata.name.is_empty() {
+                let instance = instance_name(app, input.settings);
+                if !instance.is_empty() {
                     let namespace = &app.spec.destination.namespace;
-                    set_tracking(&mut obj, &app.metadata.name, r, namespace, input.settings);
+                    set_tracking(&mut obj, &instance, r, namespace, input.settings);
                 }
                 obj
             }
             Desired::Synthesized(v) => v.clone(),
         }
     }
-}
-
-/// The identity of a desired object once `Scopes::default_namespace` has run on it: a
-/// cluster-scoped kind has no namespace, a namespaced one without a namespace gets the
-/// destination's (when it has `metadata`).
-fn defaulted_ref(obj: &Value, scopes: &Scopes, namespace: &str) -> ObjectRef {
-    let mut r = object_ref(obj);
-    if scopes.is_cluster_scoped(&r.group, &r.kind) {
-        r.namespace.clear();
-    } else if r.namespace.is_empty()
-        && !namespace.is_empty()
-        && obj.get("metadata").is_some_and(Value::is_object)
-    {
-        r.namespace = namespace.to_string();
-    }
-    r
 }
 
 /// One resource's comparison, and whether it makes the app out of sync.
@@ -861,40 +864,45 @@ fn managed_namespace(
     Some(obj)
 }
 
+/// Argo CD's `SetAppInstance` on a desired object's working copy: the tracking id (and the
+/// installation id, or none) for the annotation methods, the instance label for the label
+/// methods (cut to 63 characters with `annotation+label`, whose label is not read back).
 fn set_tracking(
     obj: &mut Value,
-    app: &str,
+    instance: &str,
     r: &ObjectRef,
     destination_namespace: &str,
     settings: &Settings,
 ) {
-    let annotate = matches!(
-        settings.tracking_method,
-        TrackingMethod::Annotation | TrackingMethod::AnnotationAndLabel
-    );
-    let label = matches!(
-        settings.tracking_method,
-        TrackingMethod::Label | TrackingMethod::AnnotationAndLabel
-    );
-    if annotate {
-        set_annotation(obj, TRACKING_ID_ANNOTATION, tracking_id(app, r, destination_namespace));
+    let method = settings.tracking_method;
+    if matches!(method, TrackingMethod::Annotation | TrackingMethod::AnnotationAndLabel) {
+        if settings.installation_id.is_empty() {
+            if let Some(a) = obj.pointer_mut("/metadata/annotations").and_then(Value::as_object_mut)
+            {
+                a.remove(INSTALLATION_ID_ANNOTATION);
+            }
+        } else {
+            set_annotation(obj, INSTALLATION_ID_ANNOTATION, settings.installation_id.clone());
+        }
+        set_annotation(
+            obj,
+            TRACKING_ID_ANNOTATION,
+            tracking_id(instance, r, destination_namespace),
+        );
     }
-    if label && let Some(meta) = obj.get_mut("metadata").and_then(Value::as_object_mut) {
+    let value = match method {
+        TrackingMethod::Label => Some(instance),
+        TrackingMethod::AnnotationAndLabel => truncate_label(instance),
+        TrackingMethod::Annotation => None,
+    };
+    if let Some(value) = value
+        && let Some(meta) = obj.get_mut("metadata").and_then(Value::as_object_mut)
+    {
         let labels = meta.entry("labels").or_insert_with(|| Value::Object(Default::default()));
         if let Some(l) = labels.as_object_mut() {
-            l.insert(settings.instance_label_key.clone(), Value::String(app.to_string()));
+            l.insert(settings.instance_label_key.clone(), Value::String(value.to_string()));
         }
     }
-}
-
-/// The identity of an object, with an empty name for a `generateName` object (Argo CD keys
-/// those by their empty name).
-fn object_ref(obj: &Value) -> ObjectRef {
-    let mut r = ObjectRef::from_object_lossy(obj);
-    if obj.pointer("/metadata/name").and_then(Value::as_str).is_none_or(str::is_empty) {
-        r.name = String::new();
-    }
-    r
 }
 
 fn key(r: &ObjectRef) -> (String, String, String, String) {
@@ -940,5 +948,12 @@ fn failed(
     hooks.sort();
     conditions.sort();
     notes.sort();
-    AppDiff { sync_status: SyncStatus::Unknown, resources, hooks, conditions, notes }
+    AppDiff {
+        sync_status: SyncStatus::Unknown,
+        resources,
+        hooks,
+        conditions,
+        notes,
+        unmanaged: Vec::new(),
+    }
 }

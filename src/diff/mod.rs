@@ -48,7 +48,7 @@
 //! }
 //! # let cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: argocd-cm}\n";
 //! # let app = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: shop}\n";
-//! # let live = "apiVersion: v1\nkind: Service\nmetadata: {name: old, namespace: shop}\n";
+//! # let live = "apiVersion: v1\nkind: Service\nmetadata: {name: old, namespace: shop, annotations: {argocd.argoproj.io/tracking-id: 'shop:/Service:shop/old'}}\n";
 //! # assert!(!check("", live, app, cm).unwrap());
 //! ```
 

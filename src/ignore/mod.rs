@@ -46,6 +46,7 @@ mod annotation;
 #[cfg(feature = "jq")]
 mod jq_delete;
 mod pointer;
+pub mod updates;
 
 use serde::Serialize;
 use serde_json::Value;

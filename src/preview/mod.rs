@@ -314,16 +314,27 @@ fn hook_changes(
 /// The plan of a pruning sync of `targets` over `live`: its number of hook tasks, and its tasks
 /// as [`plan_tasks`] gives them.
 fn plan_of(
-    app: &Application,
+    input: &PreviewInput<'_>,
     targets: &[Value],
     live: &[Value],
     scopes: &Scopes,
 ) -> (usize, Vec<(String, i64, String)>) {
-    let mut request = SyncRequest::for_app(app, targets.to_vec(), "", 0);
+    let app = input.app;
+    // Kinds the settings exclude are not synced, and their live objects are not the app's.
+    let synced = targets
+        .iter()
+        .filter(|t| {
+            !crate::ownership::excluded(&ObjectRef::from_object_lossy(t), app, input.settings)
+        })
+        .cloned()
+        .collect();
+    let mut request = SyncRequest::for_app(app, synced, "", 0);
     request.prune = true;
     request.scopes = scopes.clone();
+    // The sync sees only the app's live objects, as the comparison does.
+    let managed = crate::ownership::managed_live(targets, live, app, input.settings, scopes);
     let observations = Observations {
-        live: live.iter().map(|o| LiveObject::new(o.clone(), None)).collect(),
+        live: managed.managed.into_iter().map(|o| LiveObject::new(o.clone(), None)).collect(),
         ..Observations::default()
     };
     let p = plan(&request, &observations);
@@ -444,8 +455,8 @@ pub fn compare(input: &PreviewInput<'_>) -> Result<AppPreview, DiffError> {
     ));
     resources.sort_by(|a, b| (a.change, &a.object).cmp(&(b.change, &b.object)));
 
-    let (hooks, head_plan) = plan_of(input.app, input.head, current, &scopes);
-    let (_, base_plan) = plan_of(input.app, input.base, current, &scopes);
+    let (hooks, head_plan) = plan_of(input, input.head, current, &scopes);
+    let (_, base_plan) = plan_of(input, input.base, current, &scopes);
     let line = |(p, w, t): &(String, i64, String)| format!("{p} {w}: {t}");
     let head_lines: BTreeSet<String> = head_plan.iter().map(line).collect();
     let base_lines: BTreeSet<String> = base_plan.iter().map(line).collect();

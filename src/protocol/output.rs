@@ -20,6 +20,10 @@ pub struct DiffOutput {
     /// Application conditions (comparison errors and warnings), sorted.
     #[schemars(with = "Vec<ConditionSchema>")]
     pub conditions: Vec<Condition>,
+    /// What the comparison left out and why (live objects the app does not own: not
+    /// compared, not pruned), sorted; absent when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
     /// The resources, sorted by group, kind, namespace and name.
     pub resources: Vec<DiffOutputResource>,
     /// The app's sync status: `Synced`, `OutOfSync` or `Unknown`.
@@ -62,6 +66,7 @@ impl DiffOutput {
     pub fn new(result: &AppDiff) -> DiffOutput {
         DiffOutput {
             conditions: result.conditions.clone(),
+            notes: result.notes.clone(),
             resources: result
                 .resources
                 .iter()

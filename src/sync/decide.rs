@@ -12,6 +12,24 @@ use crate::config::Application;
 pub use super::status::{ResourceStatus, resource_statuses};
 pub use crate::diff::SyncStatus;
 
+/// Whether a pruning sync would leave the app with nothing: every resource requires pruning
+/// (also when there is none, as Argo CD counts it). Argo CD refuses such an automated sync
+/// unless `syncPolicy.automated.allowEmpty` is set ("auto-sync will wipe out all resources");
+/// a host planning a sync from an empty render can ask the same.
+///
+/// # Examples
+///
+/// ```
+/// use gitops_core::sync::decide::{ResourceStatus, wipes_out};
+/// let r = |prune: bool| -> ResourceStatus { serde_json::from_value(serde_json::json!(
+///     {"kind": "ConfigMap", "name": "a", "status": "OutOfSync", "requiresPruning": prune})).unwrap() };
+/// assert!(wipes_out(&[r(true), r(true)]));
+/// assert!(!wipes_out(&[r(true), r(false)]));
+/// ```
+pub fn wipes_out(resources: &[ResourceStatus]) -> bool {
+    resources.iter().all(|r| r.requires_pruning)
+}
+
 /// The inputs of the decision.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -357,10 +375,7 @@ pub fn auto_sync(app: &Application, input: &AutoSyncInput) -> Decision {
         resources.dedup();
         op.resources = resources;
     }
-    if automated.prune
-        && !automated.allow_empty
-        && input.resources.iter().all(|r| r.requires_pruning)
-    {
+    if automated.prune && !automated.allow_empty && wipes_out(&input.resources) {
         return Decision::condition(format!(
             "Skipping sync attempt to {}: auto-sync will wipe out all resources",
             go_list(desired)

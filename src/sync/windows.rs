@@ -286,9 +286,13 @@ impl WindowTarget {
 ///
 /// # Errors
 ///
-/// The error of the first window that does not have a window's shape (a field of the wrong
-/// type).
+/// `expected kind AppProject, found kind <kind>` for a document whose `kind` is set to
+/// anything else; the error of the first window that does not have a window's shape (a field
+/// of the wrong type).
 pub fn project_windows(project: &serde_json::Value) -> Result<Vec<SyncWindow>, serde_json::Error> {
+    if let Err(e) = crate::config::check_kind(project, "AppProject") {
+        return Err(<serde_json::Error as serde::de::Error>::custom(e));
+    }
     match &project["spec"]["syncWindows"] {
         serde_json::Value::Null => Ok(Vec::new()),
         windows => Vec::<SyncWindow>::deserialize(windows),

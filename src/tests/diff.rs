@@ -53,6 +53,9 @@ struct Case {
     /// `argocd-cm` data (run: app).
     #[serde(default)]
     argocd_cm: Value,
+    /// An AppProject (run: app): its `orphanedResources` are looked for among `live`.
+    #[serde(default)]
+    project: Value,
     /// Annotation keys to mask (run: mask).
     #[serde(default)]
     hide_annotations: Vec<String>,
@@ -145,6 +148,10 @@ struct Expect {
     hooks: Option<usize>,
     /// App: the notes about objects left out.
     notes: Option<Vec<String>>,
+    /// App with `project`: the orphaned resources (`group/Kind/namespace/name`) and the
+    /// `OrphanedResourceWarning` message (`""` for none).
+    orphans: Option<Vec<String>>,
+    orphan_warning: Option<String>,
     /// App: pointer checks on one resource's outputs, by `group/Kind/namespace/name`.
     #[serde(default)]
     resource: Option<String>,
@@ -434,6 +441,24 @@ fn run_app(c: &Case, errs: &mut Vec<String>) {
         && &out.notes != want
     {
         errs.push(format!("notes: want {want:?}, got {:?}", out.notes));
+    }
+    if !c.project.is_null() {
+        let orphaned = crate::orphans::project_settings(&c.project).expect("project");
+        let o =
+            crate::orphans::orphaned(orphaned.as_ref(), &app, &settings, &scopes, &desired, &live);
+        let got: Vec<String> = o.resources.iter().map(|r| r.key()).collect();
+        if let Some(want) = &e.orphans
+            && &got != want
+        {
+            errs.push(format!("orphans: want {want:?}, got {got:?}"));
+        }
+        let warning =
+            o.condition.map(|c| format!("{}: {}", c.type_, c.message)).unwrap_or_default();
+        if let Some(want) = &e.orphan_warning
+            && &warning != want
+        {
+            errs.push(format!("orphanWarning: want {want:?}, got {warning:?}"));
+        }
     }
     if let Some(n) = e.hooks
         && out.hooks.len() != n

@@ -472,3 +472,36 @@ mod properties {
         }
     }
 }
+
+/// `testdata/diff/resource-updates/cases.yaml`: `ignore::updates::needs_refresh`.
+#[test]
+fn resource_updates_conformance() {
+    use crate::ignore::updates::{ResourceUpdate, needs_refresh};
+    let doc: Value =
+        serde_norway::from_str(&read("diff/resource-updates/cases.yaml")).expect("cases");
+    let mut failures = Vec::new();
+    let mut count = 0;
+    for case in doc["cases"].as_array().expect("cases") {
+        let name = case["name"].as_str().unwrap_or("");
+        if !selected(name) {
+            continue;
+        }
+        count += 1;
+        let settings = Settings::from_config_map(&serde_json::json!({"data": case["argocdCm"]}))
+            .expect("argocdCm");
+        let old = case["old"].clone();
+        let mut new = old.clone();
+        for (pointer, value) in case["newSet"].as_object().into_iter().flatten() {
+            *new.pointer_mut(pointer).unwrap_or_else(|| panic!("{name}: {pointer}")) =
+                value.clone();
+        }
+        let health = |k: &str| serde_json::from_value(case[k].clone()).ok();
+        let update = ResourceUpdate::new(&old, &new, health("oldHealth"), health("newHealth"));
+        let got = needs_refresh(&update, &settings).map_err(|e| e.to_string());
+        if got != Ok(case["expect"].as_bool().expect("expect")) {
+            failures.push(format!("{name}: got {got:?}"));
+        }
+    }
+    assert!(count >= 10 || std::env::var("GITOPS_TEST").is_ok(), "only {count} cases");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

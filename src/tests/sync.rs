@@ -188,13 +188,46 @@ fn strings(v: &Value) -> Vec<String> {
     v.as_array().map(|a| a.iter().map(bools).collect()).unwrap_or_default()
 }
 
+/// `namespaceDump`: the case's `live` is everything in the namespace; the harness plays a
+/// host that hands the plan only the app's objects (`ownership::managed_live`, with the
+/// dump's `app` and `argocdCm` data), and lists the others as `group/Kind/namespace/name
+/// reason` for `expect.unmanaged`.
+fn managed_of(case: &Value, request: &SyncRequest, obs: &mut Observations) -> Vec<String> {
+    let dump = &case["namespaceDump"];
+    if dump.is_null() {
+        return Vec::new();
+    }
+    let app = Application::from_value(&dump["app"]).expect("namespaceDump.app");
+    let settings = crate::Settings::from_config_map(&json!({"data": dump["argocdCm"]}))
+        .expect("namespaceDump.argocdCm");
+    let live: Vec<Value> = obs.live.iter().map(|l| l.object.clone()).collect();
+    let sorted =
+        crate::ownership::managed_live(&request.targets, &live, &app, &settings, &request.scopes);
+    obs.live.retain(|l| sorted.managed.contains(&&l.object));
+    sorted
+        .unmanaged
+        .iter()
+        .map(|u| {
+            let reason = serde_json::to_value(&u.reason).unwrap_or_default();
+            format!("{} {}", u.object.key(), reason)
+        })
+        .collect()
+}
+
 fn check_plan(name: &str, case: &Value) -> Result<(), String> {
     let request = request_of(case);
-    let obs = observations_of(case);
+    let mut obs = observations_of(case);
+    let unmanaged = managed_of(case, &request, &mut obs);
     let p = plan(&request, &obs);
     let got: Vec<String> = p.tasks().map(task_line).collect();
     let want = strings(&case["expect"]["tasks"]);
     let mut errs = Vec::new();
+    if unmanaged != strings(&case["expect"]["unmanaged"]) {
+        errs.push(format!(
+            "unmanaged:\n  got:  {unmanaged:#?}\n  want: {:#?}",
+            strings(&case["expect"]["unmanaged"])
+        ));
+    }
     if got != want {
         errs.push(format!("tasks:\n  got:  {got:#?}\n  want: {want:#?}"));
     }

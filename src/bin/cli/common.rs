@@ -65,9 +65,13 @@ impl Output {
 /// flags `--max-input-bytes`, `--max-objects`, `--max-string-bytes`, `--strict-keys`).
 static INPUT: OnceLock<ParseOptions> = OnceLock::new();
 
+/// `--recursive`: a PATH folder stands for the manifests of its subfolders too.
+static RECURSIVE: OnceLock<bool> = OnceLock::new();
+
 /// Takes the global input flags out of `args` and keeps them for [`parse_options`].
 pub fn take_input_flags(args: Vec<OsString>) -> Result<Vec<OsString>, CliError> {
     let mut options = ParseOptions::default();
+    let mut recursive = false;
     let mut rest = Vec::new();
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
@@ -95,10 +99,12 @@ pub fn take_input_flags(args: Vec<OsString>) -> Result<Vec<OsString>, CliError> 
             "--max-objects" => options.max_objects = number("--max-objects")?,
             "--max-string-bytes" => options.max_string_bytes = number("--max-string-bytes")?,
             "--strict-keys" => options.duplicate_keys = DuplicateKeys::Refuse,
+            "--recursive" => recursive = true,
             _ => rest.push(arg),
         }
     }
     let _ = INPUT.set(options);
+    let _ = RECURSIVE.set(recursive);
     Ok(rest)
 }
 
@@ -126,9 +132,12 @@ impl Output {
 }
 
 /// The files a PATH stands for: `-` (standard input), the file itself, or every `.yaml`,
-/// `.yml` and `.json` entry of the directory, sorted by name (not recursive). An entry that
-/// cannot be read (a dangling symbolic link, a link loop, no permission) is an error naming
-/// it, never skipped: a desired object that vanished would be marked for pruning.
+/// `.yml` and `.json` entry of the directory, sorted by path. Subfolders are read with
+/// `--recursive` (Argo CD's `directory.recurse`; a symbolic link to a folder is not followed,
+/// as Argo CD's walk does not follow it); without it, or for such a link, a note on stderr
+/// names each folder not read. An entry that cannot be read (a dangling symbolic link, a link
+/// loop, no permission) is an error naming it, never skipped: a desired object that vanished
+/// would be marked for pruning.
 pub fn files_of(path: &Path) -> Result<Vec<PathBuf>, CliError> {
     if is_stdin(path) {
         return Ok(vec![path.to_path_buf()]);
@@ -138,24 +147,48 @@ pub fn files_of(path: &Path) -> Result<Vec<PathBuf>, CliError> {
     if !meta.is_dir() {
         return Ok(vec![path.to_path_buf()]);
     }
-    let mut files = Vec::new();
-    for (p, meta) in crate::folders::entries(path)? {
-        let ext = p.extension().and_then(|e| e.to_str()).unwrap_or("");
-        if !matches!(ext, "yaml" | "yml" | "json") {
-            continue;
+    let recursive = RECURSIVE.get().copied().unwrap_or(false);
+    let (mut files, mut skipped) = (Vec::new(), Vec::new());
+    let mut folders = vec![path.to_path_buf()];
+    while let Some(dir) = folders.pop() {
+        for (p, meta) in crate::folders::entries(&dir)? {
+            let link = std::fs::symlink_metadata(&p).is_ok_and(|m| m.is_symlink());
+            let ext = p.extension().and_then(|e| e.to_str()).unwrap_or("");
+            let manifest = matches!(ext, "yaml" | "yml" | "json");
+            match meta {
+                Ok(m) if m.is_dir() => {
+                    if recursive && !link {
+                        folders.push(p);
+                    } else {
+                        skipped.push((p, link));
+                    }
+                }
+                _ if !manifest => {}
+                Ok(m) if m.is_file() => files.push(p),
+                Ok(_) => {
+                    return Err(CliError::Input(format!("{}: not a regular file", p.display())));
+                }
+                Err(e) => {
+                    let what = if link { " (a symbolic link that cannot be followed)" } else { "" };
+                    return Err(CliError::Input(format!("{}: {e}{what}", p.display())));
+                }
+            }
         }
-        match meta {
-            Ok(m) if m.is_file() => files.push(p),
-            // A directory named like a manifest is a folder, not input (not recursive).
-            Ok(m) if m.is_dir() => {}
-            Ok(_) => {
-                return Err(CliError::Input(format!("{}: not a regular file", p.display())));
-            }
-            Err(e) => {
-                let dangling = std::fs::symlink_metadata(&p).is_ok_and(|m| m.is_symlink());
-                let what = if dangling { " (a symbolic link that cannot be followed)" } else { "" };
-                return Err(CliError::Input(format!("{}: {e}{what}", p.display())));
-            }
+    }
+    files.sort();
+    skipped.sort();
+    for (folder, link) in skipped {
+        if link {
+            eprintln!(
+                "note: {}: a symbolic link to a folder, not followed: its manifests are not read",
+                folder.display()
+            );
+        } else {
+            eprintln!(
+                "note: {}: a subfolder, not read (--recursive reads subfolders, as Argo CD's \
+                 directory.recurse)",
+                folder.display()
+            );
         }
     }
     Ok(files)
@@ -325,6 +358,25 @@ impl Comparison {
             &self.scopes,
         )
         .with_interrupt(&self.interrupt)
+    }
+}
+
+/// Prints the notes of a comparison on stderr; without `--app` (`has_app` false), also says
+/// how to have what the app tracks compared and pruned.
+pub fn print_notes(result: &gitops_core::diff::AppDiff, has_app: bool) {
+    for note in &result.notes {
+        eprintln!("note: {note}");
+    }
+    let unnamed = result
+        .unmanaged
+        .iter()
+        .any(|u| matches!(u.reason, gitops_core::ownership::Unclaimed::NoAppName));
+    if !has_app && unnamed {
+        eprintln!(
+            "note: without --app no live object is claimed by its tracking, so nothing that is \
+             not desired is compared or pruned: pass --app APP.yaml to compare and prune what \
+             the app tracks"
+        );
     }
 }
 

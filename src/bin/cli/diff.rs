@@ -31,7 +31,9 @@ or - for standard input; --desired and --live may be given more than once.
 --explain      after each resource header, one line per differing field: desired and live
                values and who last wrote it (from the live object's managedFields)
 --unmanaged    list, per resource, the live fields Git never declared that a person or tool
-               added (self-heal keeps them; a Replace sync removes them)
+               added (self-heal keeps them; a Replace sync removes them), then the live
+               objects that are not the app's (neither desired nor tracked for it, or owned
+               by another object): they are not compared and never pruned
 --no-ignore-annotation
                do not read the gitops-core.io/ignore-differences annotation of desired
                objects (read by default: it ignores fields for the annotated object only)
@@ -128,9 +130,7 @@ pub fn run(args: lexopt::Parser) -> Result<u8, CliError> {
     }
     let result =
         diff::diff_app(&input).map_err(|e| CliError::Input(format!("comparing objects: {e}")))?;
-    for note in &result.notes {
-        eprintln!("note: {note}");
-    }
+    common::print_notes(&result, args.app.is_some());
     let explained = if args.explain || args.unmanaged {
         diff::explain_app(&input, &result)
     } else {
@@ -191,6 +191,25 @@ pub fn render_explained(result: &AppDiff, explained: &[ResourceExplanation], sho
     }
     if show.unmanaged {
         out.push_str(&render_unmanaged(explained));
+        out.push_str(&render_unmanaged_objects(&result.unmanaged));
+    }
+    out
+}
+
+/// The second part of `--unmanaged`: `Live objects that are not the app's (not compared, not
+/// pruned):`, then one `group/Kind namespace/name: reason` line per object (`none` when
+/// there are none).
+pub fn render_unmanaged_objects(unmanaged: &[gitops_core::ownership::Unmanaged]) -> String {
+    let mut out = "Live objects that are not the app's (not compared, not pruned):\n".to_string();
+    for u in unmanaged {
+        let o = &u.object;
+        out.push_str(&format!(
+            "  {}/{} {}/{}: {}\n",
+            o.group, o.kind, o.namespace, o.name, u.reason
+        ));
+    }
+    if unmanaged.is_empty() {
+        out.push_str("  none\n");
     }
     out
 }
@@ -238,6 +257,12 @@ pub fn json_explained(
     let mut doc = serde_json::to_value(json_output(result)).unwrap_or_default();
     if !(show.explain || show.unmanaged) {
         return doc;
+    }
+    if show.unmanaged
+        && let Some(map) = doc.as_object_mut()
+    {
+        let objects = serde_json::to_value(&result.unmanaged).unwrap_or_default();
+        map.insert("unmanagedObjects".into(), objects);
     }
     let Some(resources) = doc.get_mut("resources").and_then(|r| r.as_array_mut()) else {
         return doc;
@@ -307,6 +332,8 @@ data.a: desired "1", live "2", written by kubectl-edit (Update, 2026-12-01T10:00
 Unmanaged additions (kept by the diff and self-heal; a Replace sync removes them):
 /ConfigMap shop/settings
   metadata.labels.team: payments, written by kubectl-label (Update, 2026-12-01T11:00:00Z)
+Live objects that are not the app's (not compared, not pruned):
+  none
 "#
         );
     }
@@ -324,7 +351,7 @@ Unmanaged additions (kept by the diff and self-heal; a Replace sync removes them
         let (_, json) = outputs(Show { explain: true, unmanaged: true });
         assert_eq!(
             json,
-            r#"{"conditions":[],"resources":[{"diff":[{"op":"replace","path":"/data/a","value":"1"}],"explain":[{"desired":"1","live":"2","path":"data.a","pointer":"/data/a","writers":[{"manager":"kubectl-edit","operation":"Update","time":"2026-12-01T10:00:00Z"}]}],"group":"","kind":"ConfigMap","message":"","modified":true,"name":"settings","namespace":"shop","requiresPruning":false,"status":"OutOfSync","unmanaged":[{"live":"payments","path":"metadata.labels.team","pointer":"/metadata/labels/team","writers":[{"manager":"kubectl-label","operation":"Update","time":"2026-12-01T11:00:00Z"}]}],"version":"v1"}],"syncStatus":"OutOfSync"}"#
+            r#"{"conditions":[],"resources":[{"diff":[{"op":"replace","path":"/data/a","value":"1"}],"explain":[{"desired":"1","live":"2","path":"data.a","pointer":"/data/a","writers":[{"manager":"kubectl-edit","operation":"Update","time":"2026-12-01T10:00:00Z"}]}],"group":"","kind":"ConfigMap","message":"","modified":true,"name":"settings","namespace":"shop","requiresPruning":false,"status":"OutOfSync","unmanaged":[{"live":"payments","path":"metadata.labels.team","pointer":"/metadata/labels/team","writers":[{"manager":"kubectl-label","operation":"Update","time":"2026-12-01T11:00:00Z"}]}],"version":"v1"}],"syncStatus":"OutOfSync","unmanagedObjects":[]}"#
         );
         let (_, json) = outputs(Show { explain: false, unmanaged: true });
         assert!(json.contains("\"unmanaged\":[{") && !json.contains("\"explain\""), "{json}");

@@ -16,14 +16,18 @@ use crate::common::{CliError, Output, read_all_objects, read_app, read_document,
 
 const PLAN_USAGE: &str = "\
 usage: gitops-core plan --desired PATH --live PATH [--app APP.yaml | -n NAMESPACE]
-                        [--argocd-cm CM.yaml] [--prune] [--revision REV] [--now RFC3339]
-                        [--output text|json|yaml] [GUARD OPTIONS]
+                        [--argocd-cm CM.yaml] [--prune] [--allow-empty] [--revision REV]
+                        [--now RFC3339] [--output text|json|yaml] [GUARD OPTIONS]
 
 Prints the sync tasks in the order Argo CD runs them: phase, wave, kind order, name.
 --desired and --live may be repeated; a directory stands for its .yaml, .yml and .json files,
 - for standard input. -n sets the destination namespace (over the app's).
 --revision and --now (the operation start) name hooks that use generateName.
 A prune that waits for confirmation (Prune=confirm) says so in its MESSAGE.
+When --desired holds no object and --prune would delete every resource of the app, the plan
+is refused unless --allow-empty is given (or the app sets syncPolicy.automated.allowEmpty),
+as Argo CD refuses such an automated sync: an empty render is more often a wrong path than
+an intent. Only what the app tracks is ever pruned (see --app).
 With a guard option, the plan is measured against the blast-radius guard too: a manual sync
 is never refused, but what the guard would say of it is printed after the tasks.";
 
@@ -55,13 +59,15 @@ The Application annotation gitops-core.io/allow-prune: \"N\" lets an automated s
 prunes at most N resources through.";
 
 /// Per-resource sync status of desired against live, from the diff engine (the same
-/// comparison `gitops-core diff` makes).
+/// comparison `gitops-core diff` makes), and the live objects that are the app's (the others,
+/// which it neither compares nor prunes, are named in notes on stderr).
 fn resource_statuses(
     desired: &[Value],
     live: &[Value],
     app: &gitops_core::Application,
     settings: &gitops_core::Settings,
-) -> Result<Vec<ResourceStatus>, CliError> {
+    has_app: bool,
+) -> Result<(Vec<ResourceStatus>, Vec<Value>), CliError> {
     let mut scopes = gitops_core::Scopes::builtin();
     scopes.add_crds(desired.iter().chain(live));
     let interrupt = crate::common::deadline();
@@ -69,7 +75,16 @@ fn resource_statuses(
         .with_interrupt(&interrupt);
     let result = gitops_core::diff::diff_app(&input)
         .map_err(|e| CliError::Input(format!("comparing desired and live: {e}")))?;
-    Ok(gitops_core::sync::resource_statuses(&result).1)
+    crate::common::print_notes(&result, has_app);
+    for c in result.conditions.iter().filter(|c| c.type_ == "ExcludedResourceWarning") {
+        eprintln!("note: {}: {} (not synced)", c.type_, c.message);
+    }
+    let managed = gitops_core::ownership::managed_live(desired, live, app, settings, &scopes)
+        .managed
+        .into_iter()
+        .cloned()
+        .collect();
+    Ok((gitops_core::sync::resource_statuses(&result).1, managed))
 }
 
 struct Args {
@@ -85,6 +100,8 @@ struct Args {
     now: Option<String>,
     output: Output,
     prune: bool,
+    /// `--allow-empty`: plan a prune of everything from empty desired input.
+    allow_empty: bool,
     /// The blast-radius guard, when a guard option was given.
     guard: Option<BlastRadiusGuard>,
     /// `--protect-kind` values, in order (they replace the defaults).
@@ -104,6 +121,7 @@ fn parse(mut p: lexopt::Parser, usage: &str) -> Result<Option<Args>, CliError> {
         now: None,
         output: Output::Text,
         prune: false,
+        allow_empty: false,
         guard: None,
         protect: None,
         claims: Vec::new(),
@@ -121,6 +139,7 @@ fn parse(mut p: lexopt::Parser, usage: &str) -> Result<Option<Args>, CliError> {
             Long("now") => a.now = Some(p.value()?.string()?),
             Long("output") | Short('o') => a.output = Output::parse(&p.value()?.string()?)?,
             Long("prune") => a.prune = true,
+            Long("allow-empty") => a.allow_empty = true,
             Long("guard") => {
                 a.guard.get_or_insert_with(BlastRadiusGuard::default);
             }
@@ -235,7 +254,27 @@ pub fn run_plan(args: lexopt::Parser) -> Result<u8, CliError> {
         app.spec.destination.namespace = request.app_namespace.clone();
         app
     });
-    let statuses = resource_statuses(&desired, &live, &diff_app, &settings)?;
+    let (statuses, live) =
+        resource_statuses(&desired, &live, &diff_app, &settings, app_spec.is_some())?;
+    // Kinds the settings exclude are not synced (the comparison warned about them).
+    request.targets.retain(|t| {
+        !gitops_core::ownership::excluded(&ObjectRef::from_object_lossy(t), &diff_app, &settings)
+    });
+    let allow_empty = a.allow_empty
+        || diff_app.spec.sync_policy.automated.as_ref().is_some_and(|au| au.allow_empty);
+    if desired.is_empty()
+        && request.prune
+        && !allow_empty
+        && !statuses.is_empty()
+        && gitops_core::sync::decide::wipes_out(&statuses)
+    {
+        return Err(CliError::Input(format!(
+            "refusing to plan: the desired input holds no object, so the sync would prune every \
+             resource of the app ({}; a wrong path or an empty render?); pass --allow-empty if \
+             that is what you want (Argo CD: syncPolicy.automated.allowEmpty)",
+            statuses.len()
+        )));
+    }
     request.modified = Some(
         statuses
             .iter()
@@ -316,6 +355,12 @@ fn print_table(p: &Plan, output: &PlanOutput) {
 /// Runs `decide`.
 pub fn run_decide(args: lexopt::Parser) -> Result<u8, CliError> {
     let Some(a) = parse(args, DECIDE_USAGE)? else { return Ok(0) };
+    if a.allow_empty {
+        return Err(CliError::Usage(format!(
+            "--allow-empty is an option of plan; decide reads the app's \
+             syncPolicy.automated.allowEmpty\n{DECIDE_USAGE}"
+        )));
+    }
     let app = read_app(&required(a.app, "--app", DECIDE_USAGE)?)?;
     let desired = objects_of(&a.desired, "--desired", DECIDE_USAGE)?;
     let live = objects_of(&a.live, "--live", DECIDE_USAGE)?;
@@ -334,7 +379,7 @@ pub fn run_decide(args: lexopt::Parser) -> Result<u8, CliError> {
         Some(cm) => read_settings(cm)?,
         None => gitops_core::Settings::default(),
     };
-    let resources = resource_statuses(&desired, &live, &app, &settings)?;
+    let (resources, live) = resource_statuses(&desired, &live, &app, &settings, true)?;
     // A live-only object marked `IgnoreExtraneous` stays OutOfSync itself but does not make
     // the app OutOfSync.
     let extraneous_ignored = |r: &ResourceStatus| {

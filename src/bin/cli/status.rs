@@ -16,7 +16,8 @@ use crate::common::{self, CliError, Output};
 
 const HELP: &str = "\
 usage: gitops-core status --desired PATH --live PATH [--app APP.yaml | -n NAMESPACE]
-                          [--argocd-cm CM.yaml] [--output text|json|yaml]
+                          [--argocd-cm CM.yaml] [--project PROJECT.yaml]
+                          [--output text|json|yaml]
 
 Prints what `argocd app get` prints for an application made of your files: the sync status
 and health of the app, then one row per resource with its sync status, health, hook and
@@ -25,6 +26,9 @@ message. PATH is a file (YAML stream, JSON or List), a directory of .yaml/.yml/.
 --app            an Argo CD Application (destination namespace, ignoreDifferences, options)
 -n, --namespace  the destination namespace, without --app (overrides the app's with it)
 --argocd-cm      the argocd-cm ConfigMap (customizations, Lua health scripts)
+--project        an AppProject: with spec.orphanedResources, the objects of the destination
+                 namespace among --live that no app owns are listed after the resources, with
+                 Argo CD's OrphanedResourceWarning when orphanedResources.warn is true
 --output         text (default), json or yaml
 
 exit status: 0 Synced, 1 OutOfSync (or Unknown), 2 error";
@@ -35,6 +39,7 @@ struct Args {
     app: Option<PathBuf>,
     namespace: Option<String>,
     cm: Option<PathBuf>,
+    project: Option<PathBuf>,
     output: Output,
 }
 
@@ -46,6 +51,7 @@ fn parse(mut p: lexopt::Parser) -> Result<Option<Args>, CliError> {
         app: None,
         namespace: None,
         cm: None,
+        project: None,
         output: Output::Text,
     };
     while let Some(arg) = p.next()? {
@@ -55,6 +61,7 @@ fn parse(mut p: lexopt::Parser) -> Result<Option<Args>, CliError> {
             Long("app") => a.app = Some(PathBuf::from(p.value()?)),
             Long("namespace") | Short('n') => a.namespace = Some(p.value()?.string()?),
             Long("argocd-cm") => a.cm = Some(PathBuf::from(p.value()?)),
+            Long("project") => a.project = Some(PathBuf::from(p.value()?)),
             Long("output") | Short('o') => a.output = Output::parse(&p.value()?.string()?)?,
             Long("help") | Short('h') => {
                 outln!("{HELP}");
@@ -83,21 +90,51 @@ pub fn run(args: lexopt::Parser) -> Result<u8, CliError> {
         a.cm.as_deref(),
     )?;
     let input = c.input();
-    let result =
+    let mut result =
         diff::diff_app(&input).map_err(|e| CliError::Input(format!("comparing objects: {e}")))?;
-    for note in &result.notes {
-        eprintln!("note: {note}");
-    }
+    common::print_notes(&result, a.app.is_some());
+    let orphans = match &a.project {
+        Some(path) => {
+            let project = common::read_document(path)?;
+            let settings = gitops_core::orphans::project_settings(&project)
+                .map_err(|e| CliError::Input(format!("{}: {e}", common::display_name(path))))?;
+            let o = gitops_core::orphans::orphaned(
+                settings.as_ref(),
+                &c.app,
+                &c.settings,
+                &c.scopes,
+                &c.desired,
+                &c.live,
+            );
+            result.conditions.extend(o.condition);
+            result.conditions.sort();
+            Some(o.resources)
+        }
+        None => None,
+    };
     let engine = crate::health::script_engine(Some(&c.settings), None)?;
     let mut ctx = HealthContext::new(crate::common::clock_now());
     if let Some(engine) = engine.as_deref() {
         ctx = ctx.with_scripts(engine);
     }
     let health = app_health(&result, &c.desired, &c.live, &ctx);
-    if !a.output.print_document(&to_json(&result, &health)) {
+    let mut doc = to_json(&result, &health);
+    if let Some(orphans) = &orphans {
+        doc["orphans"] = orphans.iter().map(|r| json!(r.key())).collect();
+    }
+    if !a.output.print_document(&doc) {
         let mut out = header(&c.app, &result, &health);
         out.push('\n');
         out.push_str(&table(&result, &health));
+        if let Some(orphans) = &orphans {
+            out.push_str("\nORPHANED RESOURCES\n");
+            for r in orphans {
+                out.push_str(&format!("{}/{} {}/{}\n", r.group, r.kind, r.namespace, r.name));
+            }
+            if orphans.is_empty() {
+                out.push_str("none\n");
+            }
+        }
         common::write_out(&out);
     }
     Ok(u8::from(result.sync_status != SyncStatus::Synced))

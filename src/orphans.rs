@@ -1,0 +1,187 @@
+//! Orphaned resources, as Argo CD's controller finds them for an AppProject with
+//! `spec.orphanedResources`.
+//!
+//! An orphan is an object of the app's destination namespace that no application owns: a
+//! top-level object (no `ownerReferences`) that is not one of the app's resources
+//! ([`crate::ownership::managed_live`]) and whose tracking names no other application, with
+//! the objects it owns (found through `ownerReferences` uids), minus
+//!
+//! - what every namespace holds: the `default` ServiceAccount, the `kube-root-ca.crt`
+//!   ConfigMap, the `kubernetes` Service of `default`;
+//! - the project's `orphanedResources.ignore` entries (`group` glob, `kind` glob or empty for
+//!   any, `name` glob or empty for any);
+//! - kinds the settings exclude ([`crate::Settings::excludes`]), which Argo CD does not watch.
+//!
+//! With `orphanedResources.warn: true` and at least one orphan, the app gets the
+//! `OrphanedResourceWarning` condition "Application has N orphaned resources". Argo CD also
+//! drops orphans the project does not permit and counts as another app's only objects whose
+//! tracking names an application that exists; here the host passes the namespace's objects,
+//! and any tracking naming another application counts.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::config::{Application, ConfigError, Settings, check_kind};
+use crate::diff::Condition;
+use crate::glob::glob_match;
+use crate::object::{ObjectRef, Scopes};
+use crate::ownership::{excluded, instance_name, live_ref, managed_live, pair_key, tracked_app};
+
+/// An AppProject's `spec.orphanedResources`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+#[non_exhaustive]
+pub struct OrphanedResourcesSettings {
+    /// Whether orphans raise `OrphanedResourceWarning` (off unless `true`).
+    pub warn: Option<bool>,
+    /// Objects never counted as orphans.
+    pub ignore: Vec<OrphanedResourceKey>,
+}
+
+/// An entry of `orphanedResources.ignore`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+#[non_exhaustive]
+pub struct OrphanedResourceKey {
+    /// API group glob (`""` is the core group, matched exactly).
+    pub group: String,
+    /// Kind glob; empty matches any kind.
+    pub kind: String,
+    /// Name glob; empty matches any name.
+    pub name: String,
+}
+
+/// The orphans of an app's namespace and the condition they raise.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Orphans {
+    /// The orphaned objects, sorted.
+    pub resources: Vec<ObjectRef>,
+    /// `OrphanedResourceWarning`, when the project warns and there are orphans.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub condition: Option<Condition>,
+}
+
+/// Reads `spec.orphanedResources` of an AppProject manifest: `None` when the project does not
+/// monitor orphans (the key is absent or null).
+///
+/// # Errors
+///
+/// [`ConfigError::Kind`] for a document of another kind, [`ConfigError::Application`] (with
+/// the pointer `/spec/orphanedResources`) for settings of the wrong shape.
+pub fn project_settings(project: &Value) -> Result<Option<OrphanedResourcesSettings>, ConfigError> {
+    check_kind(project, "AppProject")?;
+    match project.pointer("/spec/orphanedResources") {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => OrphanedResourcesSettings::deserialize(v).map(Some).map_err(|e| {
+            ConfigError::Application {
+                path: "/spec/orphanedResources".into(),
+                message: e.to_string(),
+            }
+        }),
+    }
+}
+
+/// Whether every namespace holds the object, or the project ignores it
+/// (`isKnownOrphanedResourceExclusion`).
+fn ignored(r: &ObjectRef, settings: &OrphanedResourcesSettings) -> bool {
+    let core = r.group.is_empty();
+    if (core && r.kind == "Service" && r.name == "kubernetes" && r.namespace == "default")
+        || (core && r.kind == "ServiceAccount" && r.name == "default")
+        || (core && r.kind == "ConfigMap" && r.name == "kube-root-ca.crt")
+    {
+        return true;
+    }
+    settings.ignore.iter().any(|i| {
+        (i.kind.is_empty() || glob_match(&i.kind, &r.kind))
+            && glob_match(&i.group, &r.group)
+            && (i.name.is_empty() || glob_match(&i.name, &r.name))
+    })
+}
+
+/// The orphaned resources of `app`'s destination namespace among `live` (the objects the host
+/// found there and the app's own), given the app's `desired` objects and the project's
+/// `orphanedResources` (see the module documentation). No settings: no orphans.
+///
+/// # Examples
+///
+/// ```
+/// use gitops_core::{Application, Scopes, Settings};
+/// use serde_json::json;
+/// let app = Application::from_value(&json!({"metadata": {"name": "shop"},
+///     "spec": {"destination": {"namespace": "shop"}}})).unwrap();
+/// let project = json!({"kind": "AppProject", "spec": {"orphanedResources": {"warn": true}}});
+/// let orphaned = gitops_core::orphans::project_settings(&project).unwrap().unwrap();
+/// let live = [json!({"apiVersion": "v1", "kind": "Secret",
+///     "metadata": {"name": "hand-made", "namespace": "shop"}})];
+/// let o = gitops_core::orphans::orphaned(Some(&orphaned), &app, &Settings::default(),
+///     &Scopes::builtin(), &[], &live);
+/// assert_eq!(o.resources[0].name, "hand-made");
+/// assert_eq!(o.condition.unwrap().message, "Application has 1 orphaned resources");
+/// ```
+pub fn orphaned(
+    orphaned: Option<&OrphanedResourcesSettings>,
+    app: &Application,
+    settings: &Settings,
+    scopes: &Scopes,
+    desired: &[Value],
+    live: &[Value],
+) -> Orphans {
+    let Some(orphaned) = orphaned else { return Orphans::default() };
+    let namespace = app.spec.destination.namespace.as_str();
+    let instance = instance_name(app, settings);
+    let managed_refs: Vec<ObjectRef> = managed_live(desired, live, app, settings, scopes)
+        .managed
+        .into_iter()
+        .map(|o| live_ref(o, scopes))
+        .collect();
+    let managed: BTreeSet<_> = managed_refs.iter().map(pair_key).collect();
+    // Whose children each object is, by owner uid.
+    let mut children: BTreeMap<&str, Vec<&Value>> = BTreeMap::new();
+    for obj in live {
+        for o in
+            obj.pointer("/metadata/ownerReferences").and_then(Value::as_array).into_iter().flatten()
+        {
+            if let Some(uid) = o.get("uid").and_then(Value::as_str) {
+                children.entry(uid).or_default().push(obj);
+            }
+        }
+    }
+    let other_app = |obj: &Value| tracked_app(obj, settings).is_some_and(|a| a != instance);
+    let mut found: BTreeSet<ObjectRef> = BTreeSet::new();
+    let mut stack: Vec<&Value> = live
+        .iter()
+        .filter(|obj| {
+            let r = live_ref(obj, scopes);
+            !r.namespace.is_empty()
+                && r.namespace == namespace
+                && obj
+                    .pointer("/metadata/ownerReferences")
+                    .and_then(Value::as_array)
+                    .is_none_or(Vec::is_empty)
+                && !managed.contains(&pair_key(&r))
+                && !excluded(&r, app, settings)
+                && !ignored(&r, orphaned)
+        })
+        .collect();
+    let mut seen: BTreeSet<ObjectRef> = BTreeSet::new();
+    while let Some(obj) = stack.pop() {
+        let r = live_ref(obj, scopes);
+        if !seen.insert(r.clone()) || other_app(obj) || excluded(&r, app, settings) {
+            continue;
+        }
+        if let Some(uid) = obj.pointer("/metadata/uid").and_then(Value::as_str) {
+            stack.extend(children.get(uid).into_iter().flatten());
+        }
+        found.insert(r);
+    }
+    let resources: Vec<ObjectRef> = found.into_iter().collect();
+    let condition = (orphaned.warn == Some(true) && !resources.is_empty()).then(|| Condition {
+        type_: "OrphanedResourceWarning".into(),
+        message: format!("Application has {} orphaned resources", resources.len()),
+    });
+    Orphans { resources, condition }
+}
