@@ -134,10 +134,10 @@ fn parse_args() -> Result<Options, String> {
     Ok(o)
 }
 
-/// The OpenAPI v2 document the oracle builds its GVK parser from (structured-merge diff), the
-/// one gitops-core's schema table is generated from.
+/// The OpenAPI v2 document the oracle builds its GVK parser from (server-side diff's
+/// webhook-mutation removal): Kubernetes 1.37, as Argo CD 3.6 runs against it.
 fn openapi(root: &Path) -> String {
-    root.join("testdata/k8s/openapi-v2-k8s-1.24.json").to_string_lossy().into_owned()
+    root.join("testdata/k8s/openapi-v2-k8s-1.37.json").to_string_lossy().into_owned()
 }
 
 /// Lower-cased status spelling, so both `OutOfSync` and `out_of_sync` compare equal.
