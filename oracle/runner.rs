@@ -435,7 +435,6 @@ fn run(o: &Options) -> Result<u64, String> {
     let mut unexplained = 0;
     let mut outcomes: BTreeMap<String, u64> = BTreeMap::new();
     let mut recorded = std::collections::BTreeSet::new();
-    let mut found_gets = 0;
     let mut failed_both = 0;
     for _ in 0..o.cases {
         let (area, params) = generate::case(&mut rng, o.ssa);
@@ -459,7 +458,6 @@ fn run(o: &Options) -> Result<u64, String> {
             let passes = a["passes"].as_array().map_or(0, Vec::len);
             let outcome = format!("sync {} after {passes} passes", a["phase"]);
             *outcomes.entry(outcome).or_default() += 1;
-            found_gets += syncsim::found_gets(&a);
         }
         if let Area::Diff = area
             && both_fail(&a, &b)
@@ -510,12 +508,6 @@ fn run(o: &Options) -> Result<u64, String> {
     println!("resources by gitops-core's answer: {}", spread.join(", "));
     if failed_both > 0 {
         println!("diff: {failed_both} cases failed on both sides (a patch neither could build)");
-    }
-    if found_gets > 0 {
-        println!(
-            "sync: {found_gets} GETs of gitops-core's found their object and were left out \
-             (the oracle's gitops-engine makes none; testdata/SKIPPED.md)"
-        );
     }
     for (sig, (method, params, (pointer, x, y), argo_answer)) in &examples {
         let is_known = known.iter().any(|k| covers(k, sig));

@@ -360,6 +360,7 @@ fn default_definition(name: &str, m: &mut Map<String, Value>, ctx: &Ctx) {
             default(m, "securityContext", json!({}));
             default(m, "terminationGracePeriodSeconds", json!(30));
             default(m, "schedulerName", json!("default-scheduler"));
+            service_account_alias(m);
         }
         "io.k8s.api.core.v1.Container" | "io.k8s.api.core.v1.EphemeralContainer" => {
             if unset(m, "imagePullPolicy") {
@@ -494,8 +495,10 @@ fn default_definition(name: &str, m: &mut Map<String, Value>, ctx: &Ctx) {
                 m.insert("volumeLifecycleModes".into(), json!(["Persistent"]));
             }
             default_nil(m, "requiresRepublish", json!(false));
-            // SELinuxMountReadWriteOncePod is on (beta, on by default since Kubernetes 1.28).
+            // SELinuxMountReadWriteOncePod is on (GA since Kubernetes 1.37).
             default_nil(m, "seLinuxMount", json!(false));
+            // VolumeLimitScaling is on (beta, on by default since Kubernetes 1.37).
+            default_nil(m, "preventPodSchedulingIfMissing", json!(false));
         }
         "io.k8s.api.scheduling.v1.PriorityClass" => {
             default_nil(m, "preemptionPolicy", json!("PreemptLowerPriority"))
@@ -565,6 +568,8 @@ fn stateful_set(m: &mut Map<String, Value>, gv: &str) {
         && let Some(Value::Object(ru)) = us.get_mut("rollingUpdate")
     {
         default(ru, "partition", json!(0));
+        // MaxUnavailableStatefulSet is on (beta, on by default since Kubernetes 1.37).
+        default(ru, "maxUnavailable", json!(1));
     }
     // The StatefulSetAutoDeletePVC defaulting runs in every apps version (on by default
     // since Kubernetes 1.27, the libraries Argo CD v3 builds with).
@@ -629,8 +634,54 @@ fn job(m: &mut Map<String, Value>) {
     }
 }
 
+/// Kubernetes 1.37's `SetDefaults_PodSpec`: `serviceAccount` is an alias of
+/// `serviceAccountName`, the two kept equal, the name winning when both are set (empty strings
+/// stay left out, as Go's `omitempty` drops them).
+fn service_account_alias(m: &mut Map<String, Value>) {
+    let text = |k: &str| m.get(k).and_then(Value::as_str).filter(|s| !s.is_empty());
+    let Some(name) = text("serviceAccountName").or_else(|| text("serviceAccount")) else {
+        return;
+    };
+    let name = json!(name);
+    m.insert("serviceAccountName".into(), name.clone());
+    m.insert("serviceAccount".into(), name);
+}
+
+/// Kubernetes 1.37's `SetDefaults_PodStatus`: `podIP` and `podIPs` kept in step, `podIP`
+/// winning when they differ.
+fn pod_status(m: &mut Map<String, Value>) {
+    let Some(Value::Object(status)) = m.get_mut("status") else { return };
+    let ip =
+        status.get("podIP").and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_owned);
+    let first = match status.get("podIPs") {
+        Some(Value::Array(ips)) if !ips.is_empty() => {
+            Some(ips[0].get("ip").and_then(Value::as_str).unwrap_or("").to_owned())
+        }
+        _ => None,
+    };
+    match (ip, first) {
+        (Some(ip), None) => {
+            status.insert("podIPs".into(), json!([{"ip": ip}]));
+        }
+        (None, Some(first)) => {
+            if !first.is_empty() {
+                status.insert("podIP".into(), json!(first));
+            }
+        }
+        (Some(ip), Some(first)) if ip != first => {
+            status.insert("podIPs".into(), json!([{"ip": ip}]));
+        }
+        _ => {}
+    }
+}
+
 fn pod(m: &mut Map<String, Value>) {
+    pod_status(m);
     let spec = obj(m, "spec");
+    // Enforced on a Pod (not on a pod template): a negative grace period becomes 1.
+    if spec.get("terminationGracePeriodSeconds").and_then(Value::as_i64).is_some_and(|s| s < 0) {
+        spec.insert("terminationGracePeriodSeconds".into(), json!(1));
+    }
     for list in ["containers", "initContainers"] {
         let Some(Value::Array(cs)) = spec.get_mut(list) else { continue };
         for c in cs.iter_mut().filter_map(Value::as_object_mut) {

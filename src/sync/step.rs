@@ -375,16 +375,16 @@ fn run_pass(ctx: &mut Ctx<'_>) -> R<()> {
         }
         let tt = &mut *t;
         if tt.t.hook {
-            // A hook's result code is cleared when its health is taken (Argo CD records it
-            // with an empty code).
+            // A hook keeps its result code when its health is taken (Argo CD 3.6; 3.2 cleared
+            // it).
             if let Some(e) = health_error {
                 let msg = format!("failed to get resource health: {e}");
-                ctx.record(tt, None, TaskState::Error, &msg);
+                ctx.keep(tt, TaskState::Error, &msg);
             } else {
                 match health {
                     None => {
                         let msg = format!("{} created", tt.t.key.name);
-                        ctx.record(tt, None, TaskState::Succeeded, &msg);
+                        ctx.keep(tt, TaskState::Succeeded, &msg);
                     }
                     Some(h) => {
                         let state = match h.status {
@@ -400,7 +400,7 @@ fn run_pass(ctx: &mut Ctx<'_>) -> R<()> {
                         } else {
                             h.message.clone()
                         };
-                        ctx.record(tt, None, state, &msg);
+                        ctx.keep(tt, state, &msg);
                     }
                 }
             }
