@@ -1,6 +1,6 @@
 package main
 
-// The auto-sync decision as far as Argo CD v3.2.12 exports it (pkg/apis/application/v1alpha1):
+// The auto-sync decision as far as Argo CD v3.6.2 exports it (pkg/apis/application/v1alpha1):
 // SyncPolicy.IsAutomatedSyncEnabled, SyncWindows.Matches, SyncWindow.Active,
 // SyncWindows.CanSync and RetryStrategy.NextRetryAt. The controller's own decision
 // (ApplicationController.autoSync, alreadyAttemptedSync, selfHealRemainingBackoff in

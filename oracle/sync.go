@@ -507,8 +507,9 @@ type syncResult struct {
 }
 
 // dedupTargets prepares the targets as the controller's CompareAppState does before
-// reconciling (its exported DeduplicateTargetObjects, which does not compile at v3.2.12:
-// controller/cache calls settings.ValidateExternalURL, absent from that module version): a
+// reconciling (its exported DeduplicateTargetObjects did not compile at v3.2.12, where
+// controller/cache called settings.ValidateExternalURL, absent from that module version; at
+// v3.6.2 it compiles but is not called yet): a
 // namespaced (or unknown) kind without a namespace gets the app's, a cluster-scoped one loses
 // its namespace, and of several targets with one key (an unnamed one keyed by generateName
 // and position) the last stays.

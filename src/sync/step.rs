@@ -959,14 +959,13 @@ fn completed_hook_finalizers(
     (idx, actions)
 }
 
-/// The completed hooks without a live object, one task per object (a hook of several phases
-/// is looked up once).
+/// The completed hooks without a live object, each task (a hook of several phases is looked
+/// up by each of its tasks, as Argo CD's tasks each look).
 fn completed_hooks_without_live(tasks: &[RTask<'_>]) -> Vec<usize> {
-    let mut seen = std::collections::HashSet::new();
     (0..tasks.len())
         .filter(|i| {
             let t = &tasks[*i];
-            t.t.hook && t.completed() && t.t.live.is_none() && seen.insert(t.t.key.key())
+            t.t.hook && t.completed() && t.t.live.is_none()
         })
         .collect()
 }
