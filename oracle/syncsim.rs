@@ -78,6 +78,27 @@ impl Cluster {
         out
     }
 
+    /// The group versions the simulated server serves (`v1`, `apps/v1`, `example.com/v1`).
+    fn group_versions(&self) -> BTreeSet<String> {
+        let mut out: BTreeSet<String> = BUILTIN_KINDS
+            .iter()
+            .map(|(g, _, _)| if g.is_empty() { "v1".to_string() } else { format!("{g}/v1") })
+            .collect();
+        for o in self.objects.values() {
+            let r = ObjectRef::from_object_lossy(o);
+            if r.group != "apiextensions.k8s.io" || r.kind != "CustomResourceDefinition" {
+                continue;
+            }
+            let group = o["spec"]["group"].as_str().unwrap_or("");
+            for v in o["spec"]["versions"].as_array().into_iter().flatten() {
+                if let Some(name) = v["name"].as_str() {
+                    out.insert(format!("{group}/{name}"));
+                }
+            }
+        }
+        out
+    }
+
     fn cluster_scoped(&self, group: &str, kind: &str) -> bool {
         self.kinds().get(&(group.to_string(), kind.to_string())) == Some(&false)
     }
@@ -255,6 +276,22 @@ pub fn run(params: &Value) -> Result<Value, String> {
             .filter(|r| !kinds.contains_key(&(r.group.clone(), r.kind.clone())))
             .map(|r| r.group_kind())
             .collect();
+        // A host's discovery fails for a group version the server does not serve at all;
+        // it reports that error with the missing kind.
+        let served = cluster.group_versions();
+        for o in desired.iter().chain(cluster.objects.values()) {
+            let r = ObjectRef::from_object_lossy(o);
+            let gv = o["apiVersion"].as_str().unwrap_or("");
+            if obs.missing_kinds.contains(&r.group_kind()) && !served.contains(gv) {
+                obs.discovery_errors.insert(
+                    r.group_kind(),
+                    format!(
+                        "failed to discover server resources for group version {gv}: the \
+                         server could not find the requested resource"
+                    ),
+                );
+            }
+        }
         obs.namespace = match cluster.objects.get(&format!("/Namespace//{ns}")) {
             Some(o) => NamespaceLookup::Found { object: o.clone() },
             None => NamespaceLookup::NotFound,
