@@ -663,10 +663,8 @@ fn pod_status(m: &mut Map<String, Value>) {
         (Some(ip), None) => {
             status.insert("podIPs".into(), json!([{"ip": ip}]));
         }
-        (None, Some(first)) => {
-            if !first.is_empty() {
-                status.insert("podIP".into(), json!(first));
-            }
+        (None, Some(first)) if !first.is_empty() => {
+            status.insert("podIP".into(), json!(first));
         }
         (Some(ip), Some(first)) if ip != first => {
             status.insert("podIPs".into(), json!([{"ip": ip}]));
