@@ -1,6 +1,6 @@
 package main
 
-// The auto-sync decision as far as Argo CD v3.2.12 exports it (pkg/apis/application/v1alpha1):
+// The auto-sync decision as far as Argo CD v3.6.2 exports it (pkg/apis/application/v1alpha1):
 // SyncPolicy.IsAutomatedSyncEnabled, SyncWindows.Matches, SyncWindow.Active,
 // SyncWindows.CanSync and RetryStrategy.NextRetryAt. The controller's own decision
 // (ApplicationController.autoSync, alreadyAttemptedSync, selfHealRemainingBackoff in
@@ -54,7 +54,7 @@ type autosyncAnswer struct {
 // windowsAt runs the functions that read the clock, Active and CanSync, within one second of
 // the wall clock that is not the first second of a minute (a window start falls on one), so
 // that the whole second they report stands for every instant they read.
-func windowsAt(windows *v1alpha1.SyncWindows, manual bool, indices map[*v1alpha1.SyncWindow]int) (time.Time, []windowAnswer, *bool, string) {
+func windowsAt(windows *v1alpha1.SyncWindows, manual bool, indices map[*v1alpha1.InlineSyncWindow]int) (time.Time, []windowAnswer, *bool, string) {
 	for {
 		before := time.Now().UTC()
 		if before.Second() == 0 {
@@ -74,7 +74,7 @@ func windowsAt(windows *v1alpha1.SyncWindows, manual bool, indices map[*v1alpha1
 				answers = append(answers, a)
 			}
 		}
-		ok, err := windows.CanSync(manual)
+		ok, err := windows.CanSync(manual, nil)
 		after := time.Now().UTC()
 		if before.Truncate(time.Second).Equal(after.Truncate(time.Second)) {
 			var can *bool
@@ -99,7 +99,7 @@ func (s *server) autosync(raw json.RawMessage) (any, error) {
 		answer.Automated = p.App.Spec.SyncPolicy.IsAutomatedSyncEnabled()
 	}
 	all := p.Project.Spec.SyncWindows
-	indices := map[*v1alpha1.SyncWindow]int{}
+	indices := map[*v1alpha1.InlineSyncWindow]int{}
 	for i, w := range all {
 		indices[w] = i
 	}

@@ -4,13 +4,14 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 
-	gitopsdiff "github.com/argoproj/gitops-engine/pkg/diff"
-	"github.com/argoproj/gitops-engine/pkg/health"
+	gitopsdiff "github.com/argoproj/argo-cd/gitops-engine/v3/pkg/diff"
+	"github.com/argoproj/argo-cd/gitops-engine/v3/pkg/health"
 	openapiv2 "github.com/google/gnostic-models/openapiv2"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/managedfields"
@@ -60,7 +61,7 @@ func newGVKParser(path string) (*managedfields.GvkParser, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	for key, value := range map[string]any{"swagger": "2.0", "paths": map[string]any{},
-		"info": map[string]any{"title": "Kubernetes", "version": "v1.24.0"}} {
+		"info": map[string]any{"title": "Kubernetes", "version": "v1.37.0"}} {
 		if _, ok := whole[key]; !ok {
 			whole[key] = value
 		}
@@ -255,6 +256,7 @@ func (s *server) diff(params json.RawMessage) (any, error) {
 				SyncPolicy        *v1alpha1.SyncPolicy                 `json:"syncPolicy"`
 			} `json:"spec"`
 		} `json:"app"`
+		DryRuns []map[string]any `json:"dryRuns"`
 	}
 	if err := json.Unmarshal(params, &p); err != nil {
 		return nil, err
@@ -285,7 +287,10 @@ func (s *server) diff(params json.RawMessage) (any, error) {
 		if s.gvkParser == nil {
 			return nil, fmt.Errorf("ServerSideApply=true needs the OpenAPI v2 document (first argument)")
 		}
-		builder = builder.WithStructuredMergeDiff(true)
+		// Argo CD 3.6 compares an app that syncs with server-side apply by server-side
+		// diff (structured-merge diff is gone): the server's dry-run apply answers with the
+		// predicted live object. The request's `dryRuns` stand for the server's answers.
+		builder = builder.WithServerSideDiff(true).WithServerSideDryRunner(dryRunner(p.DryRuns))
 	}
 	cfg, err := builder.Build()
 	if err != nil {
@@ -305,7 +310,7 @@ func (s *server) diff(params json.RawMessage) (any, error) {
 			}
 		}
 	}
-	results, err := argodiff.StateDiffs(live, desired, cfg)
+	results, err := argodiff.StateDiffs(context.Background(), live, desired, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -329,7 +334,7 @@ func (s *server) diff(params json.RawMessage) (any, error) {
 			if err != nil {
 				return nil, err
 			}
-			if shown, err = argodiff.StateDiff(l, t, cfg); err != nil {
+			if shown, err = argodiff.StateDiff(context.Background(), l, t, cfg); err != nil {
 				return nil, err
 			}
 		}
@@ -347,4 +352,20 @@ func rawOrNull(b []byte) json.RawMessage {
 		return json.RawMessage("null")
 	}
 	return json.RawMessage(b)
+}
+
+// dryRunner answers a server-side dry-run apply with the given object of the same group,
+// kind, namespace and name (the server's predicted live object), or fails naming the object.
+type dryRunner []map[string]any
+
+func (d dryRunner) Run(_ context.Context, obj *unstructured.Unstructured, _ string) (string, error) {
+	for _, r := range d {
+		u := unstructured.Unstructured{Object: r}
+		if u.GroupVersionKind().GroupKind() == obj.GroupVersionKind().GroupKind() &&
+			u.GetNamespace() == obj.GetNamespace() && u.GetName() == obj.GetName() {
+			raw, err := json.Marshal(r)
+			return string(raw), err
+		}
+	}
+	return "", fmt.Errorf("no dry-run result for %s %s/%s", obj.GroupVersionKind().GroupKind(), obj.GetNamespace(), obj.GetName())
 }

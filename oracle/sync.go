@@ -31,10 +31,11 @@ import (
 	gosync "sync"
 	"time"
 
-	"github.com/argoproj/gitops-engine/pkg/health"
-	"github.com/argoproj/gitops-engine/pkg/sync"
-	"github.com/argoproj/gitops-engine/pkg/sync/common"
-	kubeutil "github.com/argoproj/gitops-engine/pkg/utils/kube"
+	gitopsdiff "github.com/argoproj/argo-cd/gitops-engine/v3/pkg/diff"
+	"github.com/argoproj/argo-cd/gitops-engine/v3/pkg/health"
+	"github.com/argoproj/argo-cd/gitops-engine/v3/pkg/sync"
+	"github.com/argoproj/argo-cd/gitops-engine/v3/pkg/sync/common"
+	kubeutil "github.com/argoproj/argo-cd/gitops-engine/v3/pkg/utils/kube"
 	"github.com/go-logr/logr"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -365,8 +366,14 @@ func (c *cluster) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // deletes act on the simulated cluster.
 type kubectl struct{ c *cluster }
 
-func (k *kubectl) ManageResources(*rest.Config, openapi.Resources) (kubeutil.ResourceOperations, func(), error) {
+func (k *kubectl) ManageResources(*rest.Config) (kubeutil.ResourceOperations, func(), error) {
 	return &resourceOps{k.c}, func() {}, nil
+}
+
+// ManageServerSideDiffDryRuns serves the controller's server-side diff, which a sync does
+// not run.
+func (k *kubectl) ManageServerSideDiffDryRuns(*rest.Config) (gitopsdiff.KubeApplier, func(), error) {
+	return nil, nil, fmt.Errorf("the simulated cluster runs no server-side diff")
 }
 
 func (k *kubectl) LoadOpenAPISchema(*rest.Config) (openapi.Resources, *managedfields.GvkParser, error) {
@@ -414,7 +421,7 @@ func (k *kubectl) GetAPIResources(*rest.Config, bool, kubeutil.ResourceFilter) (
 	return nil, fmt.Errorf("not simulated")
 }
 
-func (k *kubectl) GetServerVersion(*rest.Config) (string, error) { return "v1.34.0", nil }
+func (k *kubectl) GetServerVersion(*rest.Config) (string, error) { return "v1.37.0", nil }
 
 func (k *kubectl) NewDynamicClient(config *rest.Config) (dynamic.Interface, error) {
 	return dynamic.NewForConfig(config)
@@ -500,8 +507,9 @@ type syncResult struct {
 }
 
 // dedupTargets prepares the targets as the controller's CompareAppState does before
-// reconciling (its exported DeduplicateTargetObjects, which does not compile at v3.2.12:
-// controller/cache calls settings.ValidateExternalURL, absent from that module version): a
+// reconciling (its exported DeduplicateTargetObjects did not compile at v3.2.12, where
+// controller/cache called settings.ValidateExternalURL, absent from that module version; at
+// v3.6.2 it compiles but is not called yet): a
 // namespaced (or unknown) kind without a namespace gets the app's, a cluster-scoped one loses
 // its namespace, and of several targets with one key (an unnamed one keyed by generateName
 // and position) the last stays.
@@ -629,11 +637,11 @@ func (s *server) syncCase(params json.RawMessage) (any, error) {
 			}))
 		}
 		revision := syncOp.Revision
-		ctx, cleanup, err := sync.NewSyncContext(revision, reconciled, config, config, &kubectl{c}, namespace, nil, opts...)
+		ctx, cleanup, err := sync.NewSyncContext(revision, reconciled, config, config, &kubectl{c}, namespace, opts...)
 		if err != nil {
 			return nil, err
 		}
-		ctx.Sync()
+		ctx.Sync(context.Background())
 		cleanup()
 		phase, message, results = ctx.GetState()
 		c.mu.Lock()

@@ -71,7 +71,9 @@ impl ResourceAction {
     }
 }
 
-/// A parameter of an action (Argo CD's `ResourceActionParam`).
+/// A parameter of an action (Argo CD 3.6's `ResourceActionParam`: only its name; the
+/// `value`, `type` and `default` a discovery script may still return are not read, as
+/// Argo CD 3.6 reads none of them).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
 #[serde(default)]
@@ -79,13 +81,6 @@ impl ResourceAction {
 pub struct ResourceActionParam {
     /// The name the script reads it by (`actionParams[name]`).
     pub name: String,
-    /// A value the discovery script suggests.
-    pub value: String,
-    /// A type hint for the UI.
-    #[serde(rename = "type")]
-    pub type_: String,
-    /// A default value.
-    pub default: String,
 }
 
 /// What an action does to a resource.

@@ -109,12 +109,7 @@ fn read_params(m: &Map<String, Value>, at: &str) -> Result<Vec<ResourceActionPar
         let at = format!("{at}/{i}");
         let p = match item {
             Value::Array(a) if a.is_empty() => ResourceActionParam::default(),
-            Value::Object(p) => ResourceActionParam {
-                name: text_field(p, "name", &at)?,
-                value: text_field(p, "value", &at)?,
-                type_: text_field(p, "type", &at)?,
-                default: text_field(p, "default", &at)?,
-            },
+            Value::Object(p) => ResourceActionParam { name: text_field(p, "name", &at)? },
             other => return Err(bad(at, format!("expected a table, found {}", type_name(other)))),
         };
         out.push(p);

@@ -523,7 +523,11 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
             return Ok(out);
         }
     };
-    let ssd = (input.server_side_diff || app.has_compare_option("ServerSideDiff=true"))
+    // Argo CD 3.6 (`shouldUseServerSideDiff`): server-side diff also for an app that syncs
+    // with server-side apply (structured-merge diff is discontinued).
+    let ssd = (input.server_side_diff
+        || app.has_compare_option("ServerSideDiff=true")
+        || app.spec.sync_policy.has_option("ServerSideApply=true"))
         && !app.has_compare_option("ServerSideDiff=false");
     let mut keys: Vec<&Key> = targets.keys().chain(lives.keys()).collect();
     keys.sort();
@@ -644,7 +648,6 @@ impl Shared<'_, '_> {
         let (app, settings) = (input.app, input.settings);
         let base = DiffOptions {
             ignore_aggregated_roles: settings.ignore_aggregated_roles,
-            structured_merge: app.spec.sync_policy.has_option("ServerSideApply=true"),
             server_side_diff: ssd,
             ignore_mutation_webhook: !app.has_compare_option("IncludeMutationWebhook=true"),
             openapi: input.openapi,

@@ -151,24 +151,43 @@ pub(crate) fn three_way_json_merge_patch(
     Ok(apply_merge_patch(&del, &add))
 }
 
-/// RFC 7386 apply.
+/// RFC 7386 apply, as evanphx/json-patch's `MergePatch` (the one Argo CD runs): a value the
+/// patch puts where the document has none (or where the document is no object) loses its
+/// `null` members, inside lists too; a non-object value replacing an object is kept as is.
 pub(crate) fn apply_merge_patch(doc: &Value, patch: &Value) -> Value {
-    match patch {
-        Value::Object(p) => {
-            let mut out = match doc {
-                Value::Object(d) => d.clone(),
-                _ => Map::new(),
-            };
-            for (k, pv) in p {
-                if pv.is_null() {
-                    out.remove(k);
-                    continue;
-                }
-                let merged = apply_merge_patch(out.get(k).unwrap_or(&Value::Null), pv);
-                out.insert(k.clone(), merged);
-            }
-            Value::Object(out)
+    match (doc, patch) {
+        (Value::Object(d), Value::Object(p)) => Value::Object(merge_docs(d.clone(), p)),
+        (_, p) => pruned(p),
+    }
+}
+
+fn merge_docs(mut doc: Map<String, Value>, patch: &Map<String, Value>) -> Map<String, Value> {
+    for (k, pv) in patch {
+        if pv.is_null() {
+            doc.remove(k);
+            continue;
         }
+        let merged = match doc.get(k) {
+            None | Some(Value::Null) => pruned(pv),
+            Some(Value::Object(cur)) => match pv {
+                Value::Object(p) => Value::Object(merge_docs(cur.clone(), p)),
+                other => other.clone(),
+            },
+            Some(_) => pruned(pv),
+        };
+        doc.insert(k.clone(), merged);
+    }
+    doc
+}
+
+/// `pruneNulls`: an object's `null` members removed, recursively, through lists too (a `null`
+/// list element stays).
+fn pruned(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(
+            m.iter().filter(|(_, v)| !v.is_null()).map(|(k, v)| (k.clone(), pruned(v))).collect(),
+        ),
+        Value::Array(a) => Value::Array(a.iter().map(pruned).collect()),
         other => other.clone(),
     }
 }
@@ -268,6 +287,19 @@ mod tests {
             apply_merge_patch(&json!({"e": null}), &json!({"a": 1})),
             json!({"e": null, "a": 1})
         );
+    }
+
+    #[test]
+    fn nulls_inside_new_values_are_pruned_as_evanphx_does() {
+        // A list the patch brings in: its objects' nulls go, a null element stays.
+        let p = json!({"l": [{"a": null, "b": 1}, null], "n": {"x": null, "y": {"z": null}}});
+        assert_eq!(
+            apply_merge_patch(&json!({"l": [1]}), &p),
+            json!({"l": [{"b": 1}, null], "n": {"y": {}}})
+        );
+        // A non-object replacing an object is kept as is.
+        let p = json!({"o": [{"a": null}]});
+        assert_eq!(apply_merge_patch(&json!({"o": {"k": 1}}), &p), json!({"o": [{"a": null}]}));
     }
 
     #[test]

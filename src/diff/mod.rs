@@ -131,8 +131,9 @@ pub struct DiffOptions<'a> {
     /// `resource.compareoptions.ignoreAggregatedRoles`: a ClusterRole or Role with an
     /// `aggregationRule` compares without its `rules`.
     pub ignore_aggregated_roles: bool,
-    /// Structured-merge diff (the app has `ServerSideApply=true`), emulated from the live
-    /// object's `managedFields`.
+    /// Structured-merge diff, emulated from the live object's `managedFields`: Argo CD 3.2's
+    /// diff of an app with `ServerSideApply=true`. Argo CD 3.6 compares such an app by
+    /// server-side diff, and so does [`diff_app`]; this stays for callers who ask.
     pub structured_merge: bool,
     /// Server-side diff: the predicted live object is [`DiffOptions::dry_run`].
     pub server_side_diff: bool,

@@ -18,8 +18,9 @@ use crate::schema;
 ///
 /// Either side may be absent, not both. The algorithm is chosen as in spec §0: server-side
 /// diff when [`DiffOptions::server_side_diff`] is set, structured-merge diff when
-/// [`DiffOptions::structured_merge`] is set or the desired object's
-/// `argocd.argoproj.io/sync-options` holds `ServerSideApply=true`, else a three-way diff with
+/// [`DiffOptions::structured_merge`] is set (Argo CD 3.6 no longer has it; a desired object
+/// whose `argocd.argoproj.io/sync-options` holds `ServerSideApply=true` is compared as any
+/// other when server-side diff is off), else a three-way diff with
 /// the live object's `kubectl.kubernetes.io/last-applied-configuration`, falling back to a
 /// two-way diff when there is none or the three-way patch fails.
 ///
@@ -96,9 +97,9 @@ pub(crate) fn diff_objects(
     if opts.server_side_diff {
         return server_side_diff(&config, &live, opts, &object);
     }
-    let ssa_annotation =
-        crate::config::resource_sync_options(&config).contains(&"ServerSideApply=true");
-    if opts.structured_merge || ssa_annotation {
+    // Argo CD 3.6 compares an object annotated `ServerSideApply=true` by server-side diff when
+    // that is on, else by the client-side diff below: structured-merge diff only on request.
+    if opts.structured_merge {
         return structured_merge_diff(&config, &live, opts.openapi, &object);
     }
     // Step 1 of `ThreeWayDiff` on the working copies: the prediction reads them borrowed.

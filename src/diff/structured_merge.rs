@@ -673,6 +673,7 @@ pub(crate) fn server_side_diff(
         if let Some(meta) = v.get_mut("metadata").and_then(Value::as_object_mut) {
             meta.remove("managedFields");
             meta.remove("resourceVersion");
+            meta.remove("generation");
         }
         remove_annotation(v, LAST_APPLIED_ANNOTATION);
     }

@@ -743,7 +743,10 @@ pub struct Observations {
     pub outcomes: Vec<Outcome>,
     /// Kinds the API server does not serve (`group/Kind`, `Kind` for the core group).
     pub missing_kinds: BTreeSet<String>,
-    /// Other discovery errors per kind (`group/Kind`).
+    /// Other discovery errors per kind (`group/Kind`). For a kind also in `missing_kinds`,
+    /// the text is the missing kind's message (e.g. "failed to discover server resources for
+    /// group version example.com/v1: the server could not find the requested resource"),
+    /// and it is still handled as missing (`SkipDryRunOnMissingResource`, a CRD in the sync).
     pub discovery_errors: BTreeMap<String, String>,
     /// Permission errors per resource key (`group/Kind/namespace/name`).
     pub denied: BTreeMap<String, String>,

@@ -375,16 +375,16 @@ fn run_pass(ctx: &mut Ctx<'_>) -> R<()> {
         }
         let tt = &mut *t;
         if tt.t.hook {
-            // A hook's result code is cleared when its health is taken (Argo CD records it
-            // with an empty code).
+            // A hook keeps its result code when its health is taken (Argo CD 3.6; 3.2 cleared
+            // it).
             if let Some(e) = health_error {
                 let msg = format!("failed to get resource health: {e}");
-                ctx.record(tt, None, TaskState::Error, &msg);
+                ctx.keep(tt, TaskState::Error, &msg);
             } else {
                 match health {
                     None => {
                         let msg = format!("{} created", tt.t.key.name);
-                        ctx.record(tt, None, TaskState::Succeeded, &msg);
+                        ctx.keep(tt, TaskState::Succeeded, &msg);
                     }
                     Some(h) => {
                         let state = match h.status {
@@ -400,7 +400,7 @@ fn run_pass(ctx: &mut Ctx<'_>) -> R<()> {
                         } else {
                             h.message.clone()
                         };
-                        ctx.record(tt, None, state, &msg);
+                        ctx.keep(tt, state, &msg);
                     }
                 }
             }
@@ -467,9 +467,37 @@ fn run_pass(ctx: &mut Ctx<'_>) -> R<()> {
         return Ok(());
     }
     // 5. Remove the finalizer of completed hooks (in an operation dry run too, as Argo CD
-    // does: the dry run records its hooks as completed).
-    let (idx, actions) = completed_hook_finalizers(ctx, &tasks, "finalizer");
-    let outcomes = ctx.execute(actions)?;
+    // does: the dry run records its hooks as completed). A completed hook without a live
+    // object is looked up first (Argo CD 3.6: the cache may lack it): not found, it has no
+    // finalizer to remove; found, its finalizer is removed.
+    // The removals and the lookups go in one batch (Argo CD takes the hooks one by one in
+    // task order); a found hook's removal follows in the next.
+    let lookups = completed_hooks_without_live(&tasks);
+    let (mut idx, mut actions) = completed_hook_finalizers(ctx, &tasks, "finalizer");
+    let removals = actions.len();
+    actions.extend(task_actions(ctx, &tasks, &lookups, ActionKind::Get, "finalizer:get"));
+    let mut outcomes = ctx.execute(actions)?;
+    let got = outcomes.split_off(removals);
+    let mut found = Vec::new();
+    for (i, o) in lookups.iter().zip(got) {
+        match o.status {
+            OutcomeStatus::Succeeded => found.push(*i),
+            OutcomeStatus::NotFound => {}
+            OutcomeStatus::Failed => {
+                let tt = &mut tasks[*i];
+                let msg = format!(
+                    "Failed to remove hook finalizer: failed to get resource: {}",
+                    o.message
+                );
+                ctx.keep(tt, TaskState::Error, &msg);
+            }
+        }
+    }
+    if !found.is_empty() {
+        let more = task_actions(ctx, &tasks, &found, ActionKind::RemoveFinalizer, "finalizer");
+        outcomes.extend(ctx.execute(more)?);
+        idx.extend(found);
+    }
     // The keys of the hooks whose finalizer is gone, in one set, so that the tasks are walked
     // once whatever the number of hooks.
     let mut unfinalized = std::collections::HashSet::new();
@@ -929,6 +957,17 @@ fn completed_hook_finalizers(
         .collect();
     let actions = task_actions(ctx, tasks, &idx, ActionKind::RemoveFinalizer, prefix);
     (idx, actions)
+}
+
+/// The completed hooks without a live object, each task (a hook of several phases is looked
+/// up by each of its tasks, as Argo CD's tasks each look).
+fn completed_hooks_without_live(tasks: &[RTask<'_>]) -> Vec<usize> {
+    (0..tasks.len())
+        .filter(|i| {
+            let t = &tasks[*i];
+            t.t.hook && t.completed() && t.t.live.is_none()
+        })
+        .collect()
 }
 
 fn run_terminate(ctx: &mut Ctx<'_>) -> R<()> {

@@ -392,7 +392,15 @@ fn check_and_decide(
             } else {
                 format!("{}.{}", t.key.kind, t.key.group)
             };
-            t.invalid = Some(format!("{resource} \"\" not found"));
+            // The host's discovery error for the kind, when it has one (an API group version
+            // the server does not serve at all: Argo CD shows discovery's own error), else the
+            // NotFound of a kind a served group version lacks.
+            t.invalid = Some(
+                obs.discovery_errors
+                    .get(&gk)
+                    .cloned()
+                    .unwrap_or_else(|| format!("{resource} \"\" not found")),
+            );
         }
     } else if check_kinds && let Some(err) = obs.discovery_errors.get(&gk) {
         t.invalid = Some(err.clone());

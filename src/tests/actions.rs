@@ -51,7 +51,7 @@ fn argo_sample_folders_pass() {
     }
     assert!(failures.is_empty(), "{} failing:\n{}", failures.len(), failures.join("\n"));
     if std::env::var("GITOPS_TEST").is_err() {
-        assert_eq!((discovery, action), (17, 16), "cases run");
+        assert_eq!((discovery, action), (21, 26), "cases run");
     }
 }
 

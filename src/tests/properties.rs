@@ -204,6 +204,15 @@ impl Mode {
             Mode::ServerSide => DiffMode::ServerSide,
         }
     }
+
+    /// The mode `diff_app` takes: an app with `ServerSideApply=true` (the structured-merge
+    /// mode of `diff_one`) is compared by server-side diff, as in Argo CD 3.6.
+    fn expected_in_app(self) -> DiffMode {
+        match self {
+            Mode::StructuredMerge => DiffMode::ServerSide,
+            other => other.expected(),
+        }
+    }
 }
 
 /// The `fieldsV1` set of a value: object fields as `f:`, lists of named items as `k:`, lists
@@ -286,7 +295,8 @@ fn owned_set(applied: &Value) -> Value {
 /// Argo CD refuses ("no fields are managed by `argocd-controller`", spec §5.2 step 4; pinned
 /// by `server_side_diff_of_an_object_owning_nothing_is_an_error`).
 fn runs_in(mode: Mode, desired: &Value) -> bool {
-    mode != Mode::ServerSide || owned_set(desired).as_object().is_some_and(|m| !m.is_empty())
+    !matches!(mode, Mode::ServerSide | Mode::StructuredMerge)
+        || owned_set(desired).as_object().is_some_and(|m| !m.is_empty())
 }
 
 fn with_last_applied(obj: &Value, applied: &Value) -> Value {
@@ -509,7 +519,13 @@ fn diff_one(
     let scopes = Scopes::builtin();
     let (desired, live, dry) = (vec![desired.clone()], vec![live.clone()], vec![dry_run.clone()]);
     let input = AppDiffInput::new(&desired, &live, &app, settings, &scopes).with_objects(true);
-    let input = if mode == Mode::ServerSide { input.with_dry_runs(&dry) } else { input };
+    // An app with ServerSideApply=true is compared by server-side diff (Argo CD 3.6): the
+    // sync option alone turns it on, given the dry-run answers.
+    let input = match mode {
+        Mode::ServerSide => input.with_dry_runs(&dry),
+        Mode::StructuredMerge => AppDiffInput { dry_runs: &dry, ..input },
+        _ => input,
+    };
     diff::diff_app(&input)
 }
 
@@ -544,7 +560,7 @@ proptest! {
                 .map_err(|e| TestCaseError::fail(e.to_string()))?;
             prop_assert!(out.conditions.is_empty(), "{:?}: {:?}", mode, out.conditions);
             let r = &out.resources[0];
-            prop_assert_eq!(r.mode, Some(mode.expected()), "{:?}", mode);
+            prop_assert_eq!(r.mode, Some(mode.expected_in_app()), "{:?}", mode);
             prop_assert!(!r.modified, "{:?}: {}", mode, serde_json::to_string(&r.diff).unwrap_or_default());
             prop_assert_eq!(out.sync_status, diff::SyncStatus::Synced, "{:?}", mode);
 
