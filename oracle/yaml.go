@@ -3,7 +3,7 @@ package main
 import (
 	"encoding/json"
 
-	"github.com/argoproj/gitops-engine/pkg/utils/kube"
+	"github.com/argoproj/argo-cd/gitops-engine/v3/pkg/utils/kube"
 )
 
 // readYAML answers `yaml`: the text of a manifest file read as Argo CD reads the manifests of a
