@@ -889,6 +889,26 @@ pub struct HostAction {
     pub group: u32,
 }
 
+impl HostAction {
+    /// An action with nothing set but its id, kind and object.
+    pub(crate) fn new(id: String, kind: ActionKind, key: ObjectRef) -> Self {
+        HostAction {
+            id,
+            kind,
+            key,
+            object: None,
+            dry_run: false,
+            server_side: false,
+            field_manager: None,
+            client_side_apply_migration: None,
+            force: false,
+            validate: false,
+            propagation_policy: None,
+            group: 0,
+        }
+    }
+}
+
 /// The phase of a sync operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]

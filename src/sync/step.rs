@@ -176,20 +176,10 @@ impl<'a> Ctx<'a> {
     }
 
     fn action(&self, id: String, kind: ActionKind, t: &Task<'_>, group: u32) -> HostAction {
-        HostAction {
-            id,
-            kind,
-            key: t.key.clone(),
-            object: None,
-            dry_run: false,
-            server_side: false,
-            field_manager: None,
-            client_side_apply_migration: None,
-            force: false,
-            validate: false,
-            propagation_policy: (kind == ActionKind::Delete).then_some(t.propagation_policy),
-            group,
-        }
+        let mut a = HostAction::new(id, kind, t.key.clone());
+        a.propagation_policy = (kind == ActionKind::Delete).then_some(t.propagation_policy);
+        a.group = group;
+        a
     }
 
     fn health(&self, live: &Value) -> Option<&'a LiveObject> {

@@ -513,6 +513,29 @@ fn check_rows(name: &str, case: &Value) -> Result<(), String> {
                     json!({"delete": names(&p.delete), "waiting": names(&p.waiting), "kept": names(&p.kept),
                            "awaitingConfirmation": p.awaiting_confirmation, "done": p.done})
                 }
+                "deletionStep" => {
+                    let app: Application = de(&row["app"], "app");
+                    let targets: Vec<Value> =
+                        row["targets"].as_array().cloned().unwrap_or_default();
+                    let live: Vec<LiveObject> = if row["liveObjects"].is_null() {
+                        Vec::new()
+                    } else {
+                        de(&row["liveObjects"], "liveObjects")
+                    };
+                    let req =
+                        crate::sync::deletion::DeletionRequest::for_app(&app, targets).unwrap();
+                    let s = crate::sync::deletion::step(&req, &live);
+                    let actions: Vec<String> = s
+                        .actions
+                        .iter()
+                        .map(|a| match a.propagation_policy {
+                            Some(p) => format!("{} {p:?}", a.id),
+                            None => a.id.clone(),
+                        })
+                        .collect();
+                    json!({"finalizers": s.finalizers, "actions": actions, "condition": s.condition,
+                           "message": s.message, "done": s.done})
+                }
                 "fromOperation" => {
                     let app: Application = de(&row["app"], "app");
                     let r = SyncRequest::from_operation(&app, Vec::new(), 0);
