@@ -88,20 +88,9 @@ pub fn compare(params: &Value, ours: &Value, argo: &Value) -> BTreeMap<String, F
         out.insert("autosync:error".into(), (String::new(), ours.clone(), argo.clone()));
         return out;
     }
-    // A matching window in a time zone gitops-core cannot compute without a time zone
-    // database (testdata/SKIPPED.md): every difference of the windows is that one's.
-    let zone = ours["matching"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .any(|w| w["error"].as_str().is_some_and(|e| e.starts_with("unsupported time zone")));
     let mut field = |sig: &str, pointer: &str, x: &Value, y: &Value| {
         if x != y {
-            let sig = match sig {
-                "automated" | "next-retry-at" | "retry-error" => sig.to_string(),
-                _ if zone => format!("time-zone:{sig}"),
-                _ => sig.to_string(),
-            };
+            let sig = sig.to_string();
             // Argo CD converts an out-of-range float wait to a Duration as the CPU does
             // (amd64: the least int64); gitops-core saturates (testdata/SKIPPED.md).
             let sig = if sig == "next-retry-at" && x.as_i64() == Some(i64::MAX) {

@@ -27,6 +27,107 @@ pub(crate) fn civil_from_days(z: i64) -> (i64, i64, i64) {
     (if m <= 2 { yoe + era * 400 + 1 } else { yoe + era * 400 }, m, d)
 }
 
+/// A time zone as Go's `time.LoadLocation` gives it, with its offsets and daylight saving taken
+/// from the IANA database bundled into the binary (jiff's `tzdb-bundle-always`): never read from
+/// the file system or the environment. `None` is UTC.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct Location(Option<jiff::tz::TimeZone>);
+
+/// A wall-clock reading of an instant in a [`Location`] (month 1..=12, weekday 0 = Sunday).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Wall {
+    pub(crate) year: i64,
+    pub(crate) month: i64,
+    pub(crate) day: i64,
+    pub(crate) hour: i64,
+    pub(crate) minute: i64,
+    pub(crate) second: i64,
+    pub(crate) weekday: i64,
+}
+
+impl Wall {
+    /// The wall clock in UTC of unix seconds.
+    pub(crate) fn utc(secs: i64) -> Wall {
+        let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+        let (year, month, day) = civil_from_days(days);
+        Wall {
+            year,
+            month,
+            day,
+            hour: rem / 3600,
+            minute: rem % 3600 / 60,
+            second: rem % 60,
+            // 1970-01-01 was a Thursday.
+            weekday: (days + 4).rem_euclid(7),
+        }
+    }
+}
+
+impl Location {
+    /// UTC.
+    pub(crate) const UTC: Location = Location(None);
+
+    /// Go's `time.LoadLocation(name)`: `""` and `UTC` are UTC; `Local` is the controller's own
+    /// zone, UTC in Argo CD's image; a name with `..` or a leading slash is
+    /// `time: invalid location name`; any other name must be an IANA zone or link, spelled
+    /// with its exact case, else `unknown time zone <name>`.
+    pub(crate) fn load(name: &str) -> Result<Location, String> {
+        if matches!(name, "" | "UTC" | "Local") {
+            return Ok(Location::UTC);
+        }
+        if name.contains("..") || name.starts_with(['/', '\\']) {
+            return Err("time: invalid location name".to_string());
+        }
+        // jiff looks names up without regard to case and knows CLDR's `Etc/Unknown`; Go reads a
+        // file of that exact name, and there is none for `Etc/Unknown`.
+        match jiff::tz::TimeZoneDatabase::bundled().get(name) {
+            Ok(tz) if tz.iana_name() == Some(name) && name != "Etc/Unknown" => {
+                Ok(Location(Some(tz)))
+            }
+            _ => Err(format!("unknown time zone {name}")),
+        }
+    }
+
+    /// The offset from UTC in seconds at the instant `unix` (seconds).
+    pub(crate) fn offset(&self, unix: i64) -> i64 {
+        let Some(tz) = &self.0 else { return 0 };
+        let min = jiff::Timestamp::MIN.as_second();
+        let max = jiff::Timestamp::MAX.as_second();
+        match jiff::Timestamp::from_second(unix.clamp(min, max)) {
+            Ok(ts) => i64::from(tz.to_offset(ts).seconds()),
+            Err(_) => 0,
+        }
+    }
+
+    /// The wall clock of the instant `unix` in this zone.
+    pub(crate) fn wall(&self, unix: i64) -> Wall {
+        Wall::utc(unix.saturating_add(self.offset(unix)))
+    }
+
+    /// Go's `time.Date(year, month, day, hour, min, sec, 0, loc)` in unix seconds: fields out
+    /// of range carry over (month 13 is January of the next year, day 32 of May is June 1).
+    /// A wall time that a zone's clocks skip or show twice is resolved as Go does it: with the
+    /// offset at the instant `local − offset(local)`, which takes the offset before a gap
+    /// (02:30 on the day Paris springs forward is 03:30 CEST), and in an overlap the later
+    /// instant east of Greenwich (Paris: 02:30 CET), the earlier west of it (New York:
+    /// 01:30 EDT).
+    pub(crate) fn date(
+        &self,
+        year: i64,
+        month: i64,
+        day: i64,
+        hour: i64,
+        min: i64,
+        sec: i64,
+    ) -> i64 {
+        let (year, month) = (year + (month - 1).div_euclid(12), (month - 1).rem_euclid(12) + 1);
+        // days_from_civil is linear in the day, so a day past the month's end carries over.
+        let days = days_from_civil(year, month, 1) + day - 1;
+        let local = days * 86_400 + hour * 3600 + min * 60 + sec;
+        local - self.offset(local - self.offset(local))
+    }
+}
+
 /// Go's `time.Parse(time.RFC3339, s)`: `2024-05-01T10:00:00Z`, with an optional fraction and a
 /// `Z` or `±hh:mm` offset. Returns unix seconds and the nanoseconds of the fraction (digits
 /// past the ninth are dropped), or `None` for anything else, an impossible date included.

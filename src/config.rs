@@ -62,6 +62,10 @@ pub struct AppMetadata {
     /// Deletion timestamp, RFC 3339, when the Application is being deleted.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub deletion_timestamp: Option<String>,
+    /// Finalizers (`resources-finalizer.argocd.argoproj.io[/background]`, the pre- and
+    /// post-delete ones), which drive the deletion ([`crate::sync::deletion::step`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub finalizers: Vec<String>,
 }
 
 /// The spec of an Application.

@@ -111,19 +111,6 @@ pub struct RetryOutcome {
     pub next_attempt_at: i64,
 }
 
-/// Go's `time.Kitchen` (`3:04PM`) of unix seconds, in UTC.
-fn kitchen(secs: i64) -> String {
-    let day = secs.rem_euclid(86_400);
-    let (h, m) = (day / 3600, day / 60 % 60);
-    let (h12, ampm) = match h {
-        0 => (12, "AM"),
-        1..=11 => (h, "AM"),
-        12 => (12, "PM"),
-        _ => (h - 12, "PM"),
-    };
-    format!("{h12}:{m:02}{ampm}")
-}
-
 /// A retry strategy with its defaults applied (duration 5 s, factor 2, max 3 min).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -204,8 +191,8 @@ impl Retry {
     /// What the controller does when an attempt ends Failed or Error after `retry_count`
     /// retries (not for terminated operations): retry (phase back to Running, the count
     /// incremented, `finishedAt = now`) with the message
-    /// `<msg>. Retrying attempt #<n> at <h:mmAM|PM>.` (the time in UTC, Go's `time.Kitchen`,
-    /// computed with the old count, as Argo CD does), or give up, adding
+    /// `<msg>. Retrying attempt #<n> at <time>.` (the time in RFC 3339, UTC, as Argo CD 3.6.2
+    /// writes it, computed with the old count), or give up, adding
     /// ` (retried <n> times).` when there were retries.
     ///
     /// # Examples
@@ -215,7 +202,7 @@ impl Retry {
     /// let r = Retry::from_strategy(None, 5).unwrap();
     /// let next = r.after_failure("boom", 0, 1_700_000_000);
     /// assert!(next.retry);
-    /// assert_eq!(next.message, "boom. Retrying attempt #1 at 10:13PM.");
+    /// assert_eq!(next.message, "boom. Retrying attempt #1 at 2023-11-14T22:13:25Z.");
     /// assert_eq!(next.retry_count, 1);
     /// // The controller waits for the incremented count: 10 s, not the 5 s of the message.
     /// assert_eq!(next.next_attempt_at, 1_700_000_010);
@@ -228,7 +215,10 @@ impl Retry {
             let count = retry_count + 1;
             RetryOutcome {
                 retry: true,
-                message: format!("{message}. Retrying attempt #{count} at {}.", kitchen(shown)),
+                message: format!(
+                    "{message}. Retrying attempt #{count} at {}.",
+                    super::time::format_rfc3339(shown)
+                ),
                 retry_count: count,
                 next_attempt_at: self.next_retry_at(now, count),
             }

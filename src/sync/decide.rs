@@ -278,6 +278,31 @@ pub fn already_attempted(
     (same_source, last, phase)
 }
 
+/// The annotation that makes the controller leave an Application alone.
+pub const SKIP_RECONCILE_ANNOTATION: &str = "argocd.argoproj.io/skip-reconcile";
+
+/// Whether the controller skips the app altogether (`canProcessApp`): its
+/// `argocd.argoproj.io/skip-reconcile` annotation is true as Go's `strconv.ParseBool` reads it
+/// (`true`, `True`, `TRUE`, `t`, `T`, `1`). Any other value, an unreadable one included, is
+/// not a skip (Argo CD logs it at debug level). A skipped app is not compared, not synced and
+/// its operations are not processed.
+///
+/// # Examples
+///
+/// ```
+/// use gitops_core::sync::decide::skips_reconcile;
+/// let app = |v: &str| gitops_core::Application::from_value(&serde_json::json!({
+///     "metadata": {"annotations": {"argocd.argoproj.io/skip-reconcile": v}}})).unwrap();
+/// assert!(skips_reconcile(&app("True")));
+/// assert!(!skips_reconcile(&app("yes")));
+/// ```
+pub fn skips_reconcile(app: &Application) -> bool {
+    app.metadata
+        .annotations
+        .get(SKIP_RECONCILE_ANNOTATION)
+        .is_some_and(|v| matches!(v.as_str(), "1" | "t" | "T" | "true" | "TRUE" | "True"))
+}
+
 /// Decides whether an automated sync starts now (Argo CD's `autoSync`), in Argo CD's order of
 /// checks: automation enabled, no operation in progress, not being deleted, OutOfSync, not
 /// only prunes with prune off, not already attempted (unless self-heal is due), the

@@ -1,11 +1,19 @@
-//! Application deletion with cascade (§3 `Delete=`, §5.7): which live objects the controller
-//! deletes in each pass.
+//! Application deletion as a step function, like sync (Argo CD 3.6.2
+//! `finalizeApplicationDeletion`, controller/hook.go): the PreDelete hooks, the cascade
+//! deletion of the app's objects (`resources-finalizer.argocd.argoproj.io`, foreground or
+//! `/background`), the PostDelete hooks, then the cleanup of both kinds of hooks, each stage
+//! held by its finalizer; and which live objects the cascade deletes in each pass (§3
+//! `Delete=`, §5.7).
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::hooks;
-use super::options::{AppOptions, kept_at_deletion, requires_deletion_confirmation};
+use super::hooks::{self, HookDeletePolicy};
+use super::options::{
+    AppOptions, PropagationPolicy, kept_at_deletion, requires_deletion_confirmation,
+};
+use super::{ActionKind, HostAction, LiveObject};
+use crate::health::HealthStatus;
 use crate::object::ObjectRef;
 
 /// `argocd.argoproj.io/deletion-approved`: the Application annotation that approves
@@ -44,10 +52,11 @@ pub struct CascadePass {
     pub done: bool,
 }
 
-/// Which of the app's live objects to delete in this pass of a cascade deletion: objects kept
-/// by `Delete=false`, `helm.sh/resource-policy: keep` or being CRDs are left alone; if any
-/// other object is already being deleted, wait; else delete the objects of the highest wave.
-/// Hooks are not deleted here (PreDelete/PostDelete hooks are not implemented).
+/// Which of the app's live objects to delete in this pass of a cascade deletion (Argo CD
+/// 3.6.2): if any of them is already being deleted, wait; objects kept by `Delete=false`,
+/// `helm.sh/resource-policy: keep` or being CRDs are left alone; the others (hooks included)
+/// wait for `Delete=confirm`/`Prune=confirm` approval where one needs it, else the objects of
+/// the highest wave are deleted.
 ///
 /// # Examples
 ///
@@ -63,19 +72,40 @@ pub struct CascadePass {
 /// assert_eq!(pass.delete[0].name, "last");
 /// ```
 pub fn cascade_pass(live: &[Value], app: &AppOptions, approved: bool) -> CascadePass {
-    let mut pass = CascadePass::default();
+    cascade_pass_of(live, app, approved, |_| false)
+}
+
+fn being_deleted(obj: &Value) -> bool {
+    obj.get("metadata").and_then(|m| m.get("deletionTimestamp")).is_some_and(|t| !t.is_null())
+}
+
+/// [`cascade_pass`], `is_self` telling the Application itself (kept, as Argo CD's
+/// `isSelfReferencedApp`).
+fn cascade_pass_of(
+    live: &[Value],
+    app: &AppOptions,
+    approved: bool,
+    is_self: impl Fn(&ObjectRef) -> bool,
+) -> CascadePass {
+    let mut waiting: Vec<ObjectRef> =
+        live.iter().filter(|o| being_deleted(o)).map(ObjectRef::from_object_lossy).collect();
+    waiting.sort();
+    let mut pass = CascadePass { waiting, ..CascadePass::default() };
     let mut candidates: Vec<(&Value, ObjectRef)> = Vec::new();
     for obj in live {
         let r = ObjectRef::from_object_lossy(obj);
         let crd = r.group == "apiextensions.k8s.io" && r.kind == "CustomResourceDefinition";
-        if crd || kept_at_deletion(obj, app) {
+        if crd || is_self(&r) || kept_at_deletion(obj, app) {
             pass.kept.push(r);
-        } else if !hooks::is_hook(obj) {
+        } else {
             candidates.push((obj, r));
         }
     }
     pass.kept.sort();
     candidates.sort_by(|a, b| a.1.cmp(&b.1));
+    if !pass.waiting.is_empty() {
+        return pass;
+    }
     if candidates.is_empty() {
         pass.done = true;
         return pass;
@@ -84,18 +114,371 @@ pub fn cascade_pass(live: &[Value], app: &AppOptions, approved: bool) -> Cascade
         pass.awaiting_confirmation = true;
         return pass;
     }
-    pass.waiting = candidates
-        .iter()
-        .filter(|(o, _)| {
-            o.get("metadata").and_then(|m| m.get("deletionTimestamp")).is_some_and(|t| !t.is_null())
-        })
-        .map(|(_, r)| r.clone())
-        .collect();
-    if !pass.waiting.is_empty() {
-        return pass;
-    }
     let top = candidates.iter().map(|(o, _)| hooks::wave(o)).max().unwrap_or(0);
     pass.delete =
         candidates.into_iter().filter(|(o, _)| hooks::wave(o) == top).map(|(_, r)| r).collect();
     pass
+}
+
+/// The finalizer of a cascade deletion with foreground propagation.
+pub const RESOURCES_FINALIZER: &str = "resources-finalizer.argocd.argoproj.io";
+/// The same, spelled with its policy.
+pub const FOREGROUND_FINALIZER: &str = "resources-finalizer.argocd.argoproj.io/foreground";
+/// A cascade deletion with background propagation.
+pub const BACKGROUND_FINALIZER: &str = "resources-finalizer.argocd.argoproj.io/background";
+/// Runs the PreDelete hooks first (the controller adds it, and `<it>/cleanup`, while the app
+/// has PreDelete hooks).
+pub const PRE_DELETE_FINALIZER: &str = "pre-delete-finalizer.argocd.argoproj.io";
+/// Runs the PostDelete hooks after the cascade.
+pub const POST_DELETE_FINALIZER: &str = "post-delete-finalizer.argocd.argoproj.io";
+
+/// The two kinds of deletion hook.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub enum DeleteHookType {
+    /// `argocd.argoproj.io/hook: PreDelete` or `helm.sh/hook: pre-delete`.
+    PreDelete,
+    /// `argocd.argoproj.io/hook: PostDelete` or `helm.sh/hook: post-delete`.
+    PostDelete,
+}
+
+impl DeleteHookType {
+    /// Whether `obj` is a hook of this type: one of the comma-separated values (trimmed) of
+    /// its Argo CD or Helm hook annotation names it.
+    pub fn matches(self, obj: &Value) -> bool {
+        let (argo, helm) = match self {
+            DeleteHookType::PreDelete => ("PreDelete", "pre-delete"),
+            DeleteHookType::PostDelete => ("PostDelete", "post-delete"),
+        };
+        let has = |key: &str, want: &str| {
+            crate::object::annotation(obj, key)
+                .is_some_and(|v| v.split(',').any(|item| item.trim() == want))
+        };
+        has(hooks::HOOK_ANNOTATION, argo) || has(hooks::HELM_HOOK_ANNOTATION, helm)
+    }
+
+    fn finalizer(self) -> &'static str {
+        match self {
+            DeleteHookType::PreDelete => PRE_DELETE_FINALIZER,
+            DeleteHookType::PostDelete => POST_DELETE_FINALIZER,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            DeleteHookType::PreDelete => "PreDelete",
+            DeleteHookType::PostDelete => "PostDelete",
+        }
+    }
+}
+
+/// An Application being deleted, as one pass of its deletion sees it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+#[non_exhaustive]
+pub struct DeletionRequest {
+    /// The Application's finalizers.
+    pub finalizers: Vec<String>,
+    /// The Application's name and namespace (the app itself is never deleted by its cascade).
+    pub app_name: String,
+    /// The namespace the Application lives in.
+    pub app_namespace: String,
+    /// The destination namespace, given to namespaced hooks without one.
+    pub destination_namespace: String,
+    /// The app-level sync options (`Delete=`, `Prune=`).
+    pub sync_options: AppOptions,
+    /// The Application's `deletionTimestamp`, unix seconds.
+    pub deleted_at: i64,
+    /// When deletion was approved (`argocd.argoproj.io/deletion-approved`), unix seconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub approved_at: Option<i64>,
+    /// The desired objects rendered from Git, where the deletion hooks come from.
+    pub targets: Vec<Value>,
+    /// Which kinds are cluster-scoped.
+    #[serde(skip)]
+    pub scopes: crate::object::Scopes,
+}
+
+impl Default for DeletionRequest {
+    fn default() -> Self {
+        DeletionRequest {
+            finalizers: Vec::new(),
+            app_name: String::new(),
+            app_namespace: String::new(),
+            destination_namespace: String::new(),
+            sync_options: AppOptions::default(),
+            deleted_at: 0,
+            approved_at: None,
+            targets: Vec::new(),
+            scopes: crate::object::Scopes::builtin(),
+        }
+    }
+}
+
+impl DeletionRequest {
+    /// The deletion of `app` (its finalizers, deletion timestamp and approval, destination
+    /// namespace and sync options) with the hooks among `targets`.
+    ///
+    /// # Errors
+    ///
+    /// The app's `deletionTimestamp` is missing or not RFC 3339: it is not being deleted.
+    pub fn for_app(
+        app: &crate::config::Application,
+        targets: Vec<Value>,
+    ) -> Result<Self, super::time::TimeError> {
+        let stamp = app.metadata.deletion_timestamp.as_deref().unwrap_or("");
+        Ok(DeletionRequest {
+            finalizers: app.metadata.finalizers.clone(),
+            app_name: app.metadata.name.clone(),
+            app_namespace: app.metadata.namespace.clone(),
+            destination_namespace: app.spec.destination.namespace.clone(),
+            sync_options: AppOptions::new(app.spec.sync_policy.sync_options.clone()),
+            deleted_at: super::time::parse_rfc3339(stamp)?,
+            approved_at: approved_at(app),
+            targets,
+            scopes: crate::object::Scopes::builtin(),
+        })
+    }
+}
+
+/// One pass of an Application's deletion.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[must_use]
+pub struct DeletionStep {
+    /// The Application's finalizers after this pass; the host patches them when they changed.
+    pub finalizers: Vec<String>,
+    /// Create the missing deletion hooks, delete failed hooks, finished hooks or the
+    /// cascade's objects. Outcomes need not be reported: the next pass reads the live objects.
+    pub actions: Vec<HostAction>,
+    /// The `DeletionError` condition to set (`None` clears it).
+    pub condition: Option<String>,
+    /// What the pass is waiting for, or did.
+    pub message: String,
+    /// No finalizer of the controller is left: Kubernetes removes the Application.
+    pub done: bool,
+}
+
+/// `<stage>:<verb>:<group>/<Kind>/<namespace>/<name>`, an action's id.
+fn action(stage: &str, kind: ActionKind, key: ObjectRef) -> HostAction {
+    let verb = if kind == ActionKind::Create { "create" } else { "delete" };
+    let id = format!("{stage}:{verb}:{}/{}/{}/{}", key.group, key.kind, key.namespace, key.name);
+    HostAction::new(id, kind, key)
+}
+
+fn delete_action(stage: &str, obj: &Value) -> HostAction {
+    action(stage, ActionKind::Delete, ObjectRef::from_object_lossy(obj))
+}
+
+fn health_of(l: &LiveObject) -> HealthStatus {
+    l.health.as_ref().map_or(HealthStatus::Healthy, |h| h.status)
+}
+
+/// `executeHooks`: creates the hooks of `ty` that Git declares and the cluster lacks; once
+/// none is missing, waits for the running ones; a Degraded one fails the stage (it is deleted,
+/// so that the next pass creates it again). `Ok(true)` when every hook is done.
+fn execute_hooks(
+    ty: DeleteHookType,
+    req: &DeletionRequest,
+    live: &[LiveObject],
+    actions: &mut Vec<HostAction>,
+) -> Result<bool, String> {
+    let running: Vec<&LiveObject> = live.iter().filter(|l| ty.matches(&l.object)).collect();
+    let mut created = 0;
+    for target in req.targets.iter().filter(|t| ty.matches(t)) {
+        let mut obj = target.clone();
+        let r = ObjectRef::from_object_lossy(&obj);
+        if r.namespace.is_empty()
+            && !req.scopes.is_cluster_scoped(&r.group, &r.kind)
+            && let Some(meta) = obj.get_mut("metadata").and_then(Value::as_object_mut)
+        {
+            meta.insert("namespace".into(), Value::String(req.destination_namespace.clone()));
+        }
+        let key = ObjectRef::from_object_lossy(&obj);
+        if running.iter().any(|l| ObjectRef::from_object_lossy(&l.object).same_object(&key)) {
+            continue;
+        }
+        let mut a = action(ty.name(), ActionKind::Create, key);
+        a.object = Some(obj);
+        actions.push(a);
+        created += 1;
+    }
+    if created > 0 {
+        return Ok(false);
+    }
+    let mut failed: Vec<&LiveObject> = Vec::new();
+    let mut progressing = false;
+    for l in &running {
+        match health_of(l) {
+            HealthStatus::Progressing => progressing = true,
+            HealthStatus::Degraded => failed.push(l),
+            _ => {}
+        }
+    }
+    if !failed.is_empty() {
+        failed.sort_by_key(|l| ObjectRef::from_object_lossy(&l.object));
+        let names: Vec<String> = failed
+            .iter()
+            .map(|l| {
+                let r = ObjectRef::from_object_lossy(&l.object);
+                format!("{}/{}", r.namespace, r.name)
+            })
+            .collect();
+        actions.extend(failed.iter().map(|l| delete_action(ty.name(), &l.object)));
+        return Err(format!("{} hook(s) failed: {}", ty.name(), names.join(", ")));
+    }
+    Ok(!progressing)
+}
+
+/// `cleanupHooks`: deletes the hooks of `ty` whose delete policy matches the hooks' worst
+/// health (`HookSucceeded` when all are Healthy, `HookFailed` when the worst is Degraded),
+/// and waits until they are gone. `true` when nothing is left to delete.
+fn cleanup_hooks(ty: DeleteHookType, live: &[LiveObject], actions: &mut Vec<HostAction>) -> bool {
+    let mut hooks_of: Vec<&LiveObject> = live.iter().filter(|l| ty.matches(&l.object)).collect();
+    hooks_of.sort_by_key(|l| ObjectRef::from_object_lossy(&l.object));
+    let worst = hooks_of
+        .iter()
+        .map(|l| health_of(l))
+        .fold(HealthStatus::Healthy, |acc, h| if acc.is_worse(h) { h } else { acc });
+    let mut pending = 0;
+    for l in hooks_of {
+        let due = hooks::delete_policies(&l.object).iter().any(|p| {
+            (*p == HookDeletePolicy::HookFailed && worst == HealthStatus::Degraded)
+                || (*p == HookDeletePolicy::HookSucceeded && worst == HealthStatus::Healthy)
+        });
+        if due {
+            pending += 1;
+            if !being_deleted(&l.object) {
+                actions.push(delete_action(&format!("{}-cleanup", ty.name()), &l.object));
+            }
+        }
+    }
+    pending == 0
+}
+
+/// One pass of an Application's deletion (Argo CD 3.6.2 `finalizeApplicationDeletion`), in
+/// its order, each stage held by its finalizer:
+/// 1. `pre-delete-finalizer.argocd.argoproj.io`: create the PreDelete hooks Git declares and
+///    wait for them (a Degraded one is `error executing pre-delete hooks: PreDelete hook(s)
+///    failed: <ns>/<name>, ...`, the `DeletionError` condition); when they are done the
+///    finalizer goes and the pass goes on;
+/// 2. `resources-finalizer.argocd.argoproj.io` (`/foreground`, `/background`): one
+///    [`cascade_pass`] over `live`, deleting with foreground propagation, background for
+///    `/background`; when nothing is left to delete the finalizer goes;
+/// 3. `post-delete-finalizer.argocd.argoproj.io`: the PostDelete hooks, as in 1;
+/// 4. `…/cleanup` of the pre-delete, then of the post-delete finalizer: delete those hooks
+///    whose delete policy matches how they ended, and wait until they are gone.
+///
+/// `live` is what the controller reads in the pass: the app's live objects, with health.
+/// Actions are not replayed: the next pass reads the cluster again, so a stage whose last
+/// deletion ends at once finishes one pass later than in Argo CD, which reads the cluster
+/// again within the pass.
+///
+/// # Examples
+///
+/// ```
+/// use gitops_core::sync::deletion::{DeletionRequest, step};
+/// use gitops_core::sync::LiveObject;
+/// let app = gitops_core::Application::from_value(&serde_json::json!({
+///     "metadata": {"name": "shop", "namespace": "argocd",
+///                  "deletionTimestamp": "2024-05-01T00:00:00Z",
+///                  "finalizers": ["resources-finalizer.argocd.argoproj.io/background"]},
+///     "spec": {"destination": {"namespace": "shop"}}})).unwrap();
+/// let req = DeletionRequest::for_app(&app, vec![]).unwrap();
+/// let cm = serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
+///     "metadata": {"name": "web", "namespace": "shop"}});
+/// let pass = step(&req, &[LiveObject::new(cm, None)]);
+/// assert_eq!(pass.actions[0].id, "cascade:delete:/ConfigMap/shop/web");
+/// assert!(!pass.done);
+/// let last = step(&req, &[]);
+/// assert!(last.finalizers.is_empty() && last.done);
+/// ```
+pub fn step(req: &DeletionRequest, live: &[LiveObject]) -> DeletionStep {
+    let mut finalizers = req.finalizers.clone();
+    let mut actions = Vec::new();
+    let out = |finalizers: Vec<String>, actions, condition, message: String| {
+        let done = !finalizers.iter().any(|f| is_controller_finalizer(f));
+        DeletionStep { finalizers, actions, condition, message, done }
+    };
+    let has = |fs: &[String], f: &str| fs.iter().any(|x| x == f);
+    let remove = |fs: &mut Vec<String>, f: &str| fs.retain(|x| x != f);
+    if has(&finalizers, PRE_DELETE_FINALIZER) {
+        match execute_hooks(DeleteHookType::PreDelete, req, live, &mut actions) {
+            Err(e) => {
+                let e = format!("error executing pre-delete hooks: {e}");
+                return out(finalizers, actions, Some(e.clone()), e);
+            }
+            Ok(false) => {
+                return out(finalizers, actions, None, "waiting for PreDelete hooks".into());
+            }
+            Ok(true) => remove(&mut finalizers, PRE_DELETE_FINALIZER),
+        }
+    }
+    if let Some(policy_finalizer) = finalizers.iter().find(|f| is_propagation_finalizer(f)).cloned()
+    {
+        let approved = req.approved_at.is_some_and(|at| at >= req.deleted_at);
+        let is_self = |r: &ObjectRef| {
+            r.group == "argoproj.io"
+                && r.kind == "Application"
+                && r.name == req.app_name
+                && r.namespace == req.app_namespace
+        };
+        let objects: Vec<Value> = live.iter().map(|l| l.object.clone()).collect();
+        let pass = cascade_pass_of(&objects, &req.sync_options, approved, is_self);
+        let policy = if policy_finalizer == BACKGROUND_FINALIZER {
+            PropagationPolicy::Background
+        } else {
+            PropagationPolicy::Foreground
+        };
+        let message = if pass.done {
+            finalizers.retain(|f| !is_propagation_finalizer(f));
+            "deleted the application's resources".to_string()
+        } else if !pass.waiting.is_empty() {
+            format!("{} objects remaining for deletion", live.len())
+        } else if pass.awaiting_confirmation {
+            "waiting for the deletion to be confirmed".to_string()
+        } else {
+            for r in &pass.delete {
+                let mut a = action("cascade", ActionKind::Delete, r.clone());
+                a.propagation_policy = Some(policy);
+                actions.push(a);
+            }
+            format!("deleting the application's resources with {policy:?} propagation policy")
+        };
+        return out(finalizers, actions, None, message);
+    }
+    if has(&finalizers, POST_DELETE_FINALIZER) {
+        return match execute_hooks(DeleteHookType::PostDelete, req, live, &mut actions) {
+            Err(e) => out(finalizers, actions, Some(e.clone()), e),
+            Ok(false) => out(finalizers, actions, None, "waiting for PostDelete hooks".into()),
+            Ok(true) => {
+                remove(&mut finalizers, POST_DELETE_FINALIZER);
+                out(finalizers, actions, None, "PostDelete hooks done".into())
+            }
+        };
+    }
+    for ty in [DeleteHookType::PreDelete, DeleteHookType::PostDelete] {
+        let cleanup = format!("{}/cleanup", ty.finalizer());
+        if has(&finalizers, &cleanup) {
+            if cleanup_hooks(ty, live, &mut actions) {
+                remove(&mut finalizers, &cleanup);
+                return out(finalizers, actions, None, format!("{} hooks cleaned up", ty.name()));
+            }
+            return out(finalizers, actions, None, format!("deleting {} hooks", ty.name()));
+        }
+    }
+    out(finalizers, actions, None, "deleted".into())
+}
+
+fn is_propagation_finalizer(f: &str) -> bool {
+    matches!(f, RESOURCES_FINALIZER | FOREGROUND_FINALIZER | BACKGROUND_FINALIZER)
+}
+
+/// A finalizer this deletion removes (others belong to someone else).
+fn is_controller_finalizer(f: &str) -> bool {
+    is_propagation_finalizer(f)
+        || [PRE_DELETE_FINALIZER, POST_DELETE_FINALIZER]
+            .iter()
+            .any(|p| f == *p || f.strip_prefix(p).is_some_and(|rest| rest == "/cleanup"))
 }

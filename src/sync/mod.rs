@@ -98,6 +98,7 @@ pub mod deletion;
 pub mod guard;
 pub mod hooks;
 pub mod messages;
+pub mod operation;
 pub mod options;
 mod reconcile;
 mod status;
@@ -232,7 +233,8 @@ pub struct TaskFlags {
     /// The field manager, for server-side applies.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub field_manager: Option<String>,
-    /// Move managed fields of kubectl's client-side apply to the SSA manager first.
+    /// Move the managed fields of [`SyncRequest::client_side_apply_manager`] (client-side
+    /// apply, operation `Update`) to the SSA manager first.
     pub client_side_apply_migration: bool,
 }
 
@@ -524,6 +526,14 @@ pub struct SyncResource {
     pub namespace: String,
 }
 
+/// The field manager of `kubectl apply` (client-side), whose fields a server-side apply
+/// migrates by default.
+pub const CLIENT_SIDE_APPLY_MANAGER: &str = "kubectl-client-side-apply";
+
+/// The Application annotation naming another manager to migrate.
+pub const CLIENT_SIDE_APPLY_MANAGER_ANNOTATION: &str =
+    "argocd.argoproj.io/client-side-apply-migration-manager";
+
 /// A sync operation: what to sync and how. Kept by the host for the whole operation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
@@ -566,6 +576,11 @@ pub struct SyncRequest {
     /// The app's `SharedResourceWarning` condition message, if any (`FailOnSharedResource`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shared_resource_warning: Option<String>,
+    /// The field manager whose client-side-applied fields a server-side apply migrates first
+    /// (`ClientSideApplyMigration`): the app's
+    /// `argocd.argoproj.io/client-side-apply-migration-manager` annotation, else
+    /// `kubectl-client-side-apply`.
+    pub client_side_apply_manager: String,
     /// Which kinds are cluster-scoped.
     #[serde(skip)]
     pub scopes: Scopes,
@@ -594,6 +609,7 @@ impl Default for SyncRequest {
             modified: None,
             managed_namespace_metadata: None,
             shared_resource_warning: None,
+            client_side_apply_manager: CLIENT_SIDE_APPLY_MANAGER.to_string(),
             scopes: Scopes::builtin(),
         }
     }
@@ -602,7 +618,9 @@ impl Default for SyncRequest {
 impl SyncRequest {
     /// A request for a sync of `app` to `targets` at `revision`, started at `started_at` (unix
     /// seconds): destination namespace, sync options and managed namespace metadata from the
-    /// app spec, `prune` from `automated.prune`.
+    /// app spec, `prune` from `automated.prune`, the client-side apply manager to migrate from
+    /// the app's `argocd.argoproj.io/client-side-apply-migration-manager` annotation (when not
+    /// empty).
     pub fn for_app(
         app: &crate::config::Application,
         targets: Vec<Value>,
@@ -618,6 +636,13 @@ impl SyncRequest {
             revision: revision.to_string(),
             started_at,
             managed_namespace_metadata: policy.managed_namespace_metadata.clone(),
+            client_side_apply_manager: app
+                .metadata
+                .annotations
+                .get(CLIENT_SIDE_APPLY_MANAGER_ANNOTATION)
+                .filter(|m| !m.is_empty())
+                .map_or(CLIENT_SIDE_APPLY_MANAGER, String::as_str)
+                .to_string(),
             ..SyncRequest::default()
         }
     }
@@ -850,6 +875,12 @@ pub struct HostAction {
     /// The field manager for server-side apply.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub field_manager: Option<String>,
+    /// Before this server-side apply, move the fields the named manager set by client-side
+    /// apply (operation `Update`) to [`HostAction::field_manager`] (`ClientSideApplyMigration`;
+    /// the manager is [`SyncRequest::client_side_apply_manager`]). A failure is the apply's:
+    /// `Failed to perform client-side apply migration for <key>: <error>`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_side_apply_migration: Option<String>,
     /// `--force`.
     pub force: bool,
     /// Schema validation.
@@ -859,6 +890,26 @@ pub struct HostAction {
     pub propagation_policy: Option<PropagationPolicy>,
     /// Actions of one batch run group after group; inside a group in any order.
     pub group: u32,
+}
+
+impl HostAction {
+    /// An action with nothing set but its id, kind and object.
+    pub(crate) fn new(id: String, kind: ActionKind, key: ObjectRef) -> Self {
+        HostAction {
+            id,
+            kind,
+            key,
+            object: None,
+            dry_run: false,
+            server_side: false,
+            field_manager: None,
+            client_side_apply_migration: None,
+            force: false,
+            validate: false,
+            propagation_policy: None,
+            group: 0,
+        }
+    }
 }
 
 /// The phase of a sync operation.

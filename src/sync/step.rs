@@ -176,19 +176,10 @@ impl<'a> Ctx<'a> {
     }
 
     fn action(&self, id: String, kind: ActionKind, t: &Task<'_>, group: u32) -> HostAction {
-        HostAction {
-            id,
-            kind,
-            key: t.key.clone(),
-            object: None,
-            dry_run: false,
-            server_side: false,
-            field_manager: None,
-            force: false,
-            validate: false,
-            propagation_policy: (kind == ActionKind::Delete).then_some(t.propagation_policy),
-            group,
-        }
+        let mut a = HostAction::new(id, kind, t.key.clone());
+        a.propagation_policy = (kind == ActionKind::Delete).then_some(t.propagation_policy);
+        a.group = group;
+        a
     }
 
     fn health(&self, live: &Value) -> Option<&'a LiveObject> {
@@ -850,6 +841,8 @@ fn run_tasks(
         a.force = t.flags.force && matches!(kind, ActionKind::Apply | ActionKind::Replace);
         a.server_side = t.flags.server_side && !dry && kind == ActionKind::Apply;
         a.field_manager = if a.server_side { t.flags.field_manager.clone() } else { None };
+        a.client_side_apply_migration = (a.server_side && t.flags.client_side_apply_migration)
+            .then(|| ctx.req.client_side_apply_manager.clone());
         applies.push((i, a));
     }
     // Only an action the host has not answered yet is sent, so only such an action carries

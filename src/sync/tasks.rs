@@ -169,13 +169,18 @@ pub(crate) fn generated_hook_name(
     format!("{generate_name}{}", format!("{rev}-{phase}-{started_at}").to_lowercase())
 }
 
-fn uses_csa_manager(live: &Value) -> bool {
+/// Whether the live object has fields of `manager` set by client-side apply (operation
+/// `Update`): gitops-engine's `needsClientSideApplyMigration`.
+fn uses_csa_manager(live: &Value, manager: &str) -> bool {
+    if manager.is_empty() {
+        return false;
+    }
     let Some(fields) = live.get("metadata").and_then(|m| m.get("managedFields")) else {
         return false;
     };
     fields.as_array().is_some_and(|items| {
         items.iter().any(|f| {
-            f.get("manager").and_then(Value::as_str) == Some("kubectl-client-side-apply")
+            f.get("manager").and_then(Value::as_str) == Some(manager)
                 && f.get("operation").and_then(Value::as_str) == Some("Update")
         })
     })
@@ -482,8 +487,8 @@ fn decide(request: &SyncRequest, t: &mut Task<'_>, skip_dry_run: bool, options: 
         t.flags.force = force;
         t.flags.server_side = true;
         t.flags.field_manager = Some(FIELD_MANAGER.to_string());
-        t.flags.client_side_apply_migration =
-            !app.has("ClientSideApplyMigration=false") && live.is_some_and(uses_csa_manager);
+        t.flags.client_side_apply_migration = !app.has("ClientSideApplyMigration=false")
+            && live.is_some_and(|l| uses_csa_manager(l, &request.client_side_apply_manager));
     } else {
         t.action = TaskAction::Apply;
         t.flags.force = force;

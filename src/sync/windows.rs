@@ -1,9 +1,12 @@
 //! Sync windows (§5.5): which windows match an app, which are active at a time, and whether a
-//! sync may run. Schedules are 5-field cron expressions evaluated in UTC.
+//! sync may run. Schedules are 5-field cron expressions read as Argo CD reads them: in UTC
+//! shifted by the offset the window's `timeZone` has at the current instant, or in the zone of
+//! a `CRON_TZ=` prefix, with its daylight saving (zones from the IANA database bundled into
+//! the binary).
 
 use serde::{Deserialize, Serialize};
 
-use super::time::{GoDuration, civil_from_days};
+use crate::civil::{Location, Wall};
 use crate::glob::glob_match;
 
 /// A sync window of an AppProject (`spec.syncWindows[]`).
@@ -26,7 +29,9 @@ pub struct SyncWindow {
     pub clusters: Vec<String>,
     /// Manual syncs are allowed while the window blocks.
     pub manual_sync: bool,
-    /// The time zone of the schedule: `UTC` (or empty), `GMT`, or a fixed offset `Etc/GMT±N`.
+    /// The IANA time zone of the schedule (`Europe/Paris`); empty is UTC. As in Argo CD, the
+    /// schedule is read in UTC shifted by the offset this zone has at the current instant, and
+    /// a name Go cannot load (unknown, or not in its exact case) is UTC.
     pub time_zone: String,
     /// Every set list must match (instead of any).
     pub and_operator: bool,
@@ -49,7 +54,7 @@ pub struct WindowTarget {
     pub cluster_name: String,
 }
 
-/// A bad schedule, duration or time zone.
+/// A bad schedule or duration.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum WindowError {
@@ -69,32 +74,6 @@ pub enum WindowError {
         /// What is wrong, as Go's `time.ParseDuration` words it.
         message: String,
     },
-    /// A time zone other than UTC.
-    #[error("unsupported time zone `{0}`")]
-    TimeZone(String),
-}
-
-/// The offset from UTC in seconds of the zones this crate knows without a time zone database:
-/// `""`, `UTC`, `Etc/UTC`, `GMT`, `Etc/GMT` and `Etc/GMT±N` (POSIX signs: `Etc/GMT+5` is UTC−5).
-fn zone_offset(zone: &str) -> Option<i64> {
-    match zone {
-        "" | "UTC" | "Etc/UTC" | "GMT" | "Etc/GMT" | "Etc/UCT" | "UCT" | "Etc/Zulu" | "Zulu" => {
-            Some(0)
-        }
-        _ => {
-            let rest = zone.strip_prefix("Etc/GMT")?;
-            let (sign, digits) = match rest.as_bytes().first()? {
-                b'+' => (-1, &rest[1..]),
-                b'-' => (1, &rest[1..]),
-                _ => return None,
-            };
-            let hours: i64 = digits.parse().ok().filter(|h| (0..=14).contains(h))?;
-            if digits.len() > 2 || digits.starts_with('0') && digits.len() > 1 {
-                return None;
-            }
-            Some(sign * hours * 3600)
-        }
-    }
 }
 
 fn any_glob(patterns: &[String], text: &str) -> bool {
@@ -128,8 +107,10 @@ impl SyncWindow {
     }
 
     /// Whether the window is open at `now` (unix seconds): some start of the schedule lies in
-    /// (now − duration, now). As with Argo CD's cron library, a schedule with no start in the
-    /// next five years counts as open.
+    /// (now − duration, now), read on a clock shifted by the offset `time_zone` has at `now`
+    /// (so on the day clocks change the window keeps its wall-clock times, not its length). As
+    /// with Argo CD's cron library, a schedule with no start in the next five years counts as
+    /// open.
     ///
     /// # Examples
     ///
@@ -142,19 +123,30 @@ impl SyncWindow {
     /// w.duration = "1h".into();
     /// assert!(w.active(parse_rfc3339("2024-05-01T22:30:00Z").unwrap()).unwrap());
     /// assert!(!w.active(parse_rfc3339("2024-05-01T23:00:00Z").unwrap()).unwrap());
+    /// w.time_zone = "Europe/Paris".into(); // 22:00 CEST is 20:00 UTC in May
+    /// assert!(w.active(parse_rfc3339("2024-05-01T20:30:00Z").unwrap()).unwrap());
     /// ```
     pub fn active(&self, now: i64) -> Result<bool, WindowError> {
+        self.active_at(now, now)
+    }
+
+    /// Whether the window was open at `at`, its zone's offset taken at `now`, as Argo CD
+    /// takes it (`scheduleOffsetByTimeZone` reads the clock, whatever the instant checked).
+    fn active_at(&self, at: i64, now: i64) -> Result<bool, WindowError> {
         let cron = Cron::parse(&self.schedule)?;
-        let d =
-            crate::civil::parse_go_duration(&self.duration).map(GoDuration).map_err(|message| {
-                WindowError::Duration { duration: self.duration.clone(), message }
-            })?;
-        // Read after the schedule and the duration, whose errors Argo CD reports first.
-        let offset = zone_offset(&self.time_zone)
-            .ok_or_else(|| WindowError::TimeZone(self.time_zone.clone()))?;
-        let local = now.saturating_add(offset);
-        Ok(match cron.next_after(local.saturating_sub(d.seconds())) {
-            Some(next) => next < local,
+        let d = crate::civil::parse_go_duration(&self.duration).map_err(|message| {
+            WindowError::Duration { duration: self.duration.clone(), message }
+        })?;
+        // Argo CD logs a warning and uses UTC for a zone Go cannot load.
+        let offset = Location::load(&self.time_zone).unwrap_or_default().offset(now);
+        let shifted = at.saturating_add(offset);
+        // The cron library starts at the second after `shifted − duration`, a fraction of a
+        // second in the duration included.
+        let from = (i128::from(shifted) * 1_000_000_000 - i128::from(d)).div_euclid(1_000_000_000);
+        let from = from.clamp(i128::from(i64::MIN), i128::from(i64::MAX));
+        let from = i64::try_from(from).unwrap_or_default();
+        Ok(match cron.next_after(from) {
+            Some(next) => next < shifted,
             None => true,
         })
     }
@@ -193,6 +185,17 @@ impl SyncWindows {
         op_start: Option<i64>,
         now: i64,
     ) -> Result<bool, WindowError> {
+        self.can_sync_at(manual, op_start, now, now)
+    }
+
+    /// [`SyncWindows::can_sync`] at the instant `at`, the zones' offsets taken at `now`.
+    fn can_sync_at(
+        &self,
+        manual: bool,
+        op_start: Option<i64>,
+        at: i64,
+        now: i64,
+    ) -> Result<bool, WindowError> {
         if self.0.is_empty() {
             return Ok(true);
         }
@@ -200,7 +203,7 @@ impl SyncWindows {
         let mut active_allow = Vec::new();
         let mut inactive_allow = Vec::new();
         for w in &self.0 {
-            let on = w.active(now)?;
+            let on = w.active_at(at, now)?;
             match (w.kind.as_str(), on) {
                 ("deny", true) => active_deny.push(w),
                 ("allow", true) => active_allow.push(w),
@@ -211,7 +214,7 @@ impl SyncWindows {
         let overrun_ok = |ws: &[&SyncWindow]| -> Result<bool, WindowError> {
             match op_start {
                 Some(start) if ws.iter().all(|w| w.sync_overrun) => {
-                    self.can_sync(manual, None, start)
+                    self.can_sync_at(manual, None, start, now)
                 }
                 _ => Ok(false),
             }
@@ -329,8 +332,7 @@ pub fn auto_sync_blocked(
 
 /// A parsed 5-field cron schedule (the standard syntax of robfig/cron: `*`, `?`, numbers,
 /// ranges `a-b`, steps `/n`, lists `,`, month and weekday names), optionally led by
-/// `CRON_TZ=<zone> ` or `TZ=<zone> ` for a zone of a fixed offset (those of
-/// [`SyncWindow::time_zone`]).
+/// `CRON_TZ=<zone> ` or `TZ=<zone> ` naming the IANA zone the fields are read in.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Cron {
     minute: u64,
@@ -340,8 +342,8 @@ pub struct Cron {
     dow: u64,
     dom_star: bool,
     dow_star: bool,
-    /// The offset from UTC in seconds of the schedule's own zone (`CRON_TZ=`/`TZ=`), 0 without.
-    offset: i64,
+    /// The schedule's own zone (`CRON_TZ=`/`TZ=`); UTC without, or with `Local`.
+    location: Location,
 }
 
 const MONTHS: [&str; 12] =
@@ -454,12 +456,13 @@ impl Cron {
         }
         // A leading `CRON_TZ=<zone> ` or `TZ=<zone> ` names the zone the fields are read in.
         let mut spec = schedule;
-        let mut offset = 0;
+        let mut location = Location::UTC;
         if let Some(rest) = spec.strip_prefix("CRON_TZ=").or_else(|| spec.strip_prefix("TZ=")) {
             let Some((zone, fields)) = rest.split_once(' ') else {
                 return Err(err(format!("no fields after the time zone: {schedule}")));
             };
-            offset = zone_offset(zone).ok_or_else(|| WindowError::TimeZone(zone.to_string()))?;
+            location = Location::load(zone)
+                .map_err(|e| err(format!("provided bad location {zone}: {e}")))?;
             spec = fields.trim();
         }
         if spec.starts_with('@') {
@@ -479,23 +482,26 @@ impl Cron {
         let (dom, dom_star) = field(parts[2], 1, 31, &[], 0).map_err(err)?;
         let (month, _) = field(parts[3], 1, 12, &MONTHS, 1).map_err(err)?;
         let (dow, dow_star) = field(parts[4], 0, 6, &DAYS, 0).map_err(err)?;
-        Ok(Cron { minute, hour, dom, month, dow, dom_star, dow_star, offset })
+        Ok(Cron { minute, hour, dom, month, dow, dom_star, dow_star, location })
     }
 
-    fn day_matches(&self, days: i64) -> bool {
-        let (_, m, d) = civil_from_days(days);
-        // 1970-01-01 was a Thursday.
-        let wd = (days + 4).rem_euclid(7) as u32;
-        if self.month & (1 << m) == 0 {
-            return false;
-        }
-        let dom = self.dom & (1 << d) != 0;
-        let dow = self.dow & (1 << wd) != 0;
+    /// robfig/cron's `dayMatches`.
+    fn day_matches(&self, w: &Wall) -> bool {
+        let dom = self.dom & (1 << w.day) != 0;
+        let dow = self.dow & (1 << w.weekday) != 0;
         if self.dom_star || self.dow_star { dom && dow } else { dom || dow }
     }
 
-    /// The first start strictly after `t` (unix seconds), searching five years ahead; the
-    /// fields are read in the schedule's own zone when it names one.
+    fn has(bits: u64, v: i64) -> bool {
+        // Every field of a wall clock is in 0..=59.
+        u32::try_from(v).is_ok_and(|v| v < 64 && bits & (1 << v) != 0)
+    }
+
+    /// The first start strictly after `t` (unix seconds), searching until the end of the fifth
+    /// year ahead; the fields are read in the schedule's own zone when it names one, with its
+    /// daylight saving as robfig/cron's `Next` meets it: a start in the hour the clocks skip
+    /// does not happen that day (`0 2 * * *` in Paris: none on 2024-03-31), and one in the
+    /// hour they repeat happens at both passes (00:00 and 01:00 UTC on 2024-10-27).
     ///
     /// # Examples
     ///
@@ -505,37 +511,98 @@ impl Cron {
     /// let t = parse_rfc3339("2024-05-01T00:00:00Z").unwrap();
     /// let utc = Cron::parse("0 9 * * *").unwrap().next_after(t).unwrap();
     /// assert_eq!(format_rfc3339(utc), "2024-05-01T09:00:00Z");
-    /// let east = Cron::parse("CRON_TZ=Etc/GMT-2 0 9 * * *").unwrap().next_after(t).unwrap();
-    /// assert_eq!(format_rfc3339(east), "2024-05-01T07:00:00Z");
+    /// let paris = Cron::parse("CRON_TZ=Europe/Paris 0 9 * * *").unwrap().next_after(t).unwrap();
+    /// assert_eq!(format_rfc3339(paris), "2024-05-01T07:00:00Z");
     /// ```
     pub fn next_after(&self, t: i64) -> Option<i64> {
-        let wall = self.next_after_wall(t.saturating_add(self.offset))?;
-        Some(wall.saturating_sub(self.offset))
-    }
-
-    /// [`Cron::next_after`] on wall-clock seconds of the schedule's zone.
-    fn next_after_wall(&self, t: i64) -> Option<i64> {
-        let mut m = t.div_euclid(60) + 1; // minutes since the epoch
-        let limit = m + 5 * 366 * 24 * 60;
-        while m < limit {
-            let days = m.div_euclid(24 * 60);
-            if !self.day_matches(days) {
-                m = (days + 1) * 24 * 60;
-                continue;
-            }
-            let minute_of_day = m.rem_euclid(24 * 60);
-            let hour = minute_of_day / 60;
-            if self.hour & (1 << hour) == 0 {
-                m = days * 24 * 60 + (hour + 1) * 60;
-                continue;
-            }
-            if self.minute & (1 << (minute_of_day % 60)) == 0 {
-                m += 1;
-                continue;
-            }
-            return m.checked_mul(60);
+        // robfig/cron's `SpecSchedule.Next`, step for step, on whole seconds: each `goto WRAP`
+        // is a `continue 'wrap`, `time.Date` and `AddDate` are `Location::date`, and `Add` and
+        // `Truncate` work on the instant.
+        let loc = &self.location;
+        // Years 0 to 9999 and five more: further out there is no start to find.
+        if !(-62_167_219_200..=253_402_300_799).contains(&t) {
+            return None;
         }
-        None
+        let mut t = t + 1;
+        let mut added = false;
+        let year_limit = loc.wall(t).year + 5;
+        'wrap: loop {
+            if loc.wall(t).year > year_limit {
+                return None;
+            }
+            loop {
+                let w = loc.wall(t);
+                if Self::has(self.month, w.month) {
+                    break;
+                }
+                if !added {
+                    added = true;
+                    t = loc.date(w.year, w.month, 1, 0, 0, 0);
+                }
+                let w = loc.wall(t);
+                t = loc.date(w.year, w.month + 1, w.day, w.hour, w.minute, w.second);
+                if loc.wall(t).month == 1 {
+                    continue 'wrap;
+                }
+            }
+            loop {
+                let w = loc.wall(t);
+                if self.day_matches(&w) {
+                    break;
+                }
+                if !added {
+                    added = true;
+                    t = loc.date(w.year, w.month, w.day, 0, 0, 0);
+                }
+                let w = loc.wall(t);
+                t = loc.date(w.year, w.month, w.day + 1, w.hour, w.minute, w.second);
+                // Back to midnight when a change of the clocks moved it.
+                let hour = loc.wall(t).hour;
+                if hour > 12 {
+                    t += (24 - hour) * 3600;
+                } else {
+                    t -= hour * 3600;
+                }
+                if loc.wall(t).day == 1 {
+                    continue 'wrap;
+                }
+            }
+            loop {
+                let w = loc.wall(t);
+                if Self::has(self.hour, w.hour) {
+                    break;
+                }
+                if !added {
+                    added = true;
+                    t = loc.date(w.year, w.month, w.day, w.hour, 0, 0);
+                }
+                t += 3600;
+                if loc.wall(t).hour == 0 {
+                    continue 'wrap;
+                }
+            }
+            loop {
+                if Self::has(self.minute, loc.wall(t).minute) {
+                    break;
+                }
+                if !added {
+                    added = true;
+                    t = t.div_euclid(60) * 60;
+                }
+                t += 60;
+                if loc.wall(t).minute == 0 {
+                    continue 'wrap;
+                }
+            }
+            // The seconds field is `0`: the seconds up to the next whole minute do not match.
+            let second = loc.wall(t).second;
+            if second != 0 {
+                added = true;
+                t += 60 - second;
+                continue 'wrap;
+            }
+            return Some(t);
+        }
     }
 }
 
@@ -549,9 +616,10 @@ mod tests {
     fn naive_next(c: &Cron, t: i64) -> Option<i64> {
         let first = t.div_euclid(60) + 1;
         (first..first + 40 * 24 * 60).find_map(|m| {
-            let days = m.div_euclid(1440);
             let mod_day = m.rem_euclid(1440);
-            (c.day_matches(days)
+            let wall = Location::UTC.wall(m * 60);
+            (Cron::has(c.month, wall.month)
+                && c.day_matches(&wall)
                 && c.hour & (1 << (mod_day / 60)) != 0
                 && c.minute & (1 << (mod_day % 60)) != 0)
                 .then_some(m * 60)

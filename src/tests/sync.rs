@@ -12,16 +12,17 @@ use crate::Application;
 use crate::config::RetryStrategy;
 use crate::sync::backoff::{Retry, SelfHealSettings};
 use crate::sync::decide::{
-    AutoSyncInput, ResourceStatus, SyncStatus, already_attempted, auto_sync,
+    AutoSyncInput, ResourceStatus, SyncStatus, already_attempted, auto_sync, skips_reconcile,
 };
 use crate::sync::hooks;
+use crate::sync::operation::{OperationClock, after_attempt, pick_up, wave_delay_seconds};
 use crate::sync::options::{self, AppOptions};
 use crate::sync::time::{format_rfc3339, parse_rfc3339};
 use crate::sync::waves::kind_rank;
 use crate::sync::windows::{SyncWindow, SyncWindows, WindowTarget};
 use crate::sync::{
     ActionKind, HostAction, LiveObject, Observations, Outcome, ResourceResult, Step, SyncRequest,
-    SyncState, Task, TaskAction, TaskObject, plan, step, terminate,
+    SyncState, Task, TaskAction, TaskObject, WaveEvent, plan, step, terminate,
 };
 
 fn files(dir: &Path, out: &mut Vec<String>) {
@@ -113,6 +114,9 @@ fn action_line(a: &HostAction) -> String {
     let mut s = action_base(a);
     if a.server_side {
         s.push_str(&format!(" ssa={}", a.field_manager.as_deref().unwrap_or("")));
+    }
+    if let Some(m) = &a.client_side_apply_migration {
+        s.push_str(&format!(" migrate={m}"));
     }
     if a.force {
         s.push_str(" force");
@@ -542,6 +546,29 @@ fn check_rows(name: &str, case: &Value) -> Result<(), String> {
                     json!({"delete": names(&p.delete), "waiting": names(&p.waiting), "kept": names(&p.kept),
                            "awaitingConfirmation": p.awaiting_confirmation, "done": p.done})
                 }
+                "deletionStep" => {
+                    let app: Application = de(&row["app"], "app");
+                    let targets: Vec<Value> =
+                        row["targets"].as_array().cloned().unwrap_or_default();
+                    let live: Vec<LiveObject> = if row["liveObjects"].is_null() {
+                        Vec::new()
+                    } else {
+                        de(&row["liveObjects"], "liveObjects")
+                    };
+                    let req =
+                        crate::sync::deletion::DeletionRequest::for_app(&app, targets).unwrap();
+                    let s = crate::sync::deletion::step(&req, &live);
+                    let actions: Vec<String> = s
+                        .actions
+                        .iter()
+                        .map(|a| match a.propagation_policy {
+                            Some(p) => format!("{} {p:?}", a.id),
+                            None => a.id.clone(),
+                        })
+                        .collect();
+                    json!({"finalizers": s.finalizers, "actions": actions, "condition": s.condition,
+                           "message": s.message, "done": s.done})
+                }
                 "fromOperation" => {
                     let app: Application = de(&row["app"], "app");
                     let r = SyncRequest::from_operation(&app, Vec::new(), 0);
@@ -560,6 +587,32 @@ fn check_rows(name: &str, case: &Value) -> Result<(), String> {
                     let _ = (revs, phase);
                     json!(a)
                 }
+                "pickUp" | "afterAttempt" => {
+                    let op = operation_clock(&row["op"]);
+                    let picked = pick_up(&op, now);
+                    if k == "pickUp" {
+                        let mut v = serde_json::to_value(&picked.action).unwrap();
+                        v["nextPickUpAt"] = json!(format_rfc3339(picked.next_pick_up_at));
+                        if let Some(at) = v["at"].as_i64() {
+                            v["at"] = json!(format_rfc3339(at));
+                        }
+                        v
+                    } else {
+                        let o =
+                            after_attempt(&op, &picked, row["message"].as_str().unwrap_or(""), now);
+                        json!({"retry": o.retry, "message": o.message, "retryCount": o.retry_count})
+                    }
+                }
+                "nextPassAt" => {
+                    let event: WaveEvent = de(&row["wave"], "wave");
+                    let delay = wave_delay_seconds(row["ARGOCD_SYNC_WAVE_DELAY"].as_str());
+                    json!(format_rfc3339(event.next_pass_at(now, delay)))
+                }
+                "skipsReconcile" => json!(skips_reconcile(&de::<Application>(&row["app"], "app"))),
+                "csaManager" => {
+                    let app: Application = de(&row["app"], "app");
+                    json!(SyncRequest::for_app(&app, Vec::new(), "", 0).client_side_apply_manager)
+                }
                 other => json!(format!("unknown check {other}")),
             };
             if got != want {
@@ -568,6 +621,23 @@ fn check_rows(name: &str, case: &Value) -> Result<(), String> {
         }
     }
     if errs.is_empty() { Ok(()) } else { Err(format!("{name}: {}", errs.join("\n"))) }
+}
+
+/// An operation in progress as a row gives it: `phase`, `startedAt` and `finishedAt` (RFC
+/// 3339), `retryCount`, `strategy` (`syncPolicy.retry`, none: limit 5), `refresh`,
+/// `syncTimeoutSeconds`.
+fn operation_clock(v: &Value) -> OperationClock {
+    let strategy: Option<RetryStrategy> =
+        if v["strategy"].is_null() { None } else { Some(de(&v["strategy"], "strategy")) };
+    let retry = Retry::from_strategy(strategy.as_ref(), 5).unwrap();
+    let phase = de(&v["phase"], "phase");
+    let started = parse_rfc3339(v["startedAt"].as_str().unwrap_or("1970-01-01T00:00:00Z")).unwrap();
+    let mut op = OperationClock::new(phase, started, retry);
+    op.finished_at = v["finishedAt"].as_str().map(|f| parse_rfc3339(f).unwrap());
+    op.retry_count = v["retryCount"].as_i64().unwrap_or(0);
+    op.refresh = v["refresh"].as_bool().unwrap_or(false);
+    op.sync_timeout_seconds = v["syncTimeoutSeconds"].as_i64().unwrap_or(0);
+    op
 }
 
 /// Waiting messages over tasks picked by name from a plan.

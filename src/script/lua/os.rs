@@ -12,6 +12,7 @@ use mlua::{Lua, Table, Value};
 
 use super::Control;
 use super::cost::position;
+use crate::civil::Wall;
 
 const WEEKDAYS: [&str; 7] =
     ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
@@ -54,16 +55,16 @@ pub(super) fn create(lua: &Lua, control: &Rc<Control>) -> mlua::Result<Table> {
             let secs = t.map_or(c.now.get(), |t| t as i64).clamp(-(1 << 55), 1 << 55);
             let fmt = fmt.unwrap_or_else(|| "%c".to_string());
             let fmt = fmt.strip_prefix('!').unwrap_or(&fmt);
-            let tm = Civil::from_unix(secs);
+            let tm = Wall::utc(secs);
             if fmt.starts_with("*t") {
                 let t = lua.create_table()?;
                 t.raw_set("year", tm.year)?;
                 t.raw_set("month", tm.month)?;
                 t.raw_set("day", tm.day)?;
                 t.raw_set("hour", tm.hour)?;
-                t.raw_set("min", tm.min)?;
-                t.raw_set("sec", tm.sec)?;
-                t.raw_set("wday", tm.wday + 1)?;
+                t.raw_set("min", tm.minute)?;
+                t.raw_set("sec", tm.second)?;
+                t.raw_set("wday", tm.weekday + 1)?;
                 t.raw_set("yday", 0)?;
                 t.raw_set("isdst", false)?;
                 return Ok(Value::Table(t));
@@ -111,42 +112,12 @@ fn time_of_table(t: &Table) -> mlua::Result<i64> {
         .saturating_add(sec))
 }
 
-/// A broken-down UTC time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Civil {
-    year: i64,
-    month: i64,
-    day: i64,
-    hour: i64,
-    min: i64,
-    sec: i64,
-    /// 0 for Sunday.
-    wday: i64,
-}
-
-impl Civil {
-    fn from_unix(secs: i64) -> Civil {
-        let days = secs.div_euclid(86400);
-        let rem = secs.rem_euclid(86400);
-        let (year, month, day) = crate::civil::civil_from_days(days);
-        Civil {
-            year,
-            month,
-            day,
-            hour: rem / 3600,
-            min: rem % 3600 / 60,
-            sec: rem % 60,
-            wday: (days + 4).rem_euclid(7),
-        }
-    }
-}
-
 /// gopher-lua's strftime: each flag becomes a Go layout, printed in UTC.
-fn strftime(fmt: &str, t: &Civil) -> String {
+fn strftime(fmt: &str, t: &Wall) -> String {
     let mut out = String::new();
     let mut chars = fmt.chars();
     let month = MONTHS[(t.month - 1).clamp(0, 11) as usize];
-    let weekday = WEEKDAYS[t.wday.clamp(0, 6) as usize];
+    let weekday = WEEKDAYS[t.weekday.clamp(0, 6) as usize];
     let h12 = if t.hour % 12 == 0 { 12 } else { t.hour % 12 };
     let pm = t.hour >= 12;
     while let Some(c) = chars.next() {
@@ -170,21 +141,21 @@ fn strftime(fmt: &str, t: &Civil) -> String {
                 &month[..3],
                 t.year.rem_euclid(100),
                 t.hour,
-                t.min
+                t.minute
             ),
             'd' => format!("{:02}", t.day),
             'F' => format!("{:04}-{:02}-{:02}", t.year, t.month, t.day),
             'H' => format!("{:02}", t.hour),
             'I' => format!("{h12:02}"),
             'm' => format!("{:02}", t.month),
-            'M' => format!("{:02}", t.min),
+            'M' => format!("{:02}", t.minute),
             'p' => (if pm { "PM" } else { "AM" }).to_string(),
             'P' => (if pm { "pm" } else { "am" }).to_string(),
-            'S' => format!("{:02}", t.sec),
-            'w' => t.wday.to_string(),
+            'S' => format!("{:02}", t.second),
+            'w' => t.weekday.to_string(),
             // Go's layout for it is `15/04/05`: the time, not the date.
-            'x' => format!("{:02}/{:02}/{:02}", t.hour, t.min, t.sec),
-            'X' => format!("{:02}:{:02}:{:02}", t.hour, t.min, t.sec),
+            'x' => format!("{:02}/{:02}/{:02}", t.hour, t.minute, t.second),
+            'X' => format!("{:02}:{:02}:{:02}", t.hour, t.minute, t.second),
             'y' => format!("{:02}", t.year.rem_euclid(100)),
             // Go's `2006`: at least four digits, after the sign (year 1 is `0001`).
             'Y' if t.year < 0 => format!("-{:04}", t.year.unsigned_abs()),
@@ -206,16 +177,16 @@ mod tests {
     #[test]
     fn civil_round_trip() {
         for secs in [0, 86399, 951_782_400, 1_700_000_000, -1, -86401] {
-            let c = Civil::from_unix(secs);
+            let c = Wall::utc(secs);
             let back = crate::civil::days_from_civil(c.year, c.month, c.day) * 86400
                 + c.hour * 3600
-                + c.min * 60
-                + c.sec;
+                + c.minute * 60
+                + c.second;
             assert_eq!(back, secs);
         }
-        let c = Civil::from_unix(1_700_000_000);
+        let c = Wall::utc(1_700_000_000);
         assert_eq!(
-            (c.year, c.month, c.day, c.hour, c.min, c.sec, c.wday),
+            (c.year, c.month, c.day, c.hour, c.minute, c.second, c.weekday),
             (2023, 11, 14, 22, 13, 20, 2)
         );
         assert_eq!(
