@@ -15,7 +15,7 @@ use crate::config::{
     resource_sync_options, split_options,
 };
 use crate::managed_fields::normalize_managed_fields;
-use crate::object::{ObjectRef, Scopes, annotation, label};
+use crate::object::{ObjectIndex, ObjectRef, Scopes, annotation, label};
 
 /// Argo CD's hook annotation.
 const HOOK_ANNOTATION: &str = "argocd.argoproj.io/hook";
@@ -521,7 +521,8 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
     let mut keys: Vec<&Key> = targets.keys().chain(lives.keys()).collect();
     keys.sort();
     keys.dedup();
-    let shared = Shared { input, normalizer: &normalizer, ssd };
+    let dry_runs = ObjectIndex::of_objects(input.dry_runs);
+    let shared = Shared { input, normalizer: &normalizer, ssd, dry_runs: &dry_runs };
     let compared = compare_each(&keys, |k| shared.compare(targets.get(*k), lives.get(*k)));
     let mut resources = Vec::with_capacity(compared.len());
     let mut app_status = SyncStatus::Synced;
@@ -611,6 +612,8 @@ struct Shared<'s, 'a> {
     input: &'s AppDiffInput<'a>,
     normalizer: &'s AppNormalizer<'a>,
     ssd: bool,
+    /// The index of `input.dry_runs`.
+    dry_runs: &'s ObjectIndex<'a>,
 }
 
 /// Compares every key, in order: one after the other, or (feature `parallel`) spread over
@@ -637,7 +640,7 @@ impl Shared<'_, '_> {
         target: Option<&(ObjectRef, Desired<'_>)>,
         live: Option<&(ObjectRef, &Value)>,
     ) -> Result<Option<Compared>, DiffError> {
-        let Shared { input, normalizer, ssd } = *self;
+        let Shared { input, normalizer, ssd, dry_runs } = *self;
         let (app, settings) = (input.app, input.settings);
         let base = DiffOptions {
             ignore_aggregated_roles: settings.ignore_aggregated_roles,
@@ -696,8 +699,7 @@ impl Shared<'_, '_> {
                 normalize_managed_fields(l.to_mut(), t.to_mut(), &managers);
             }
         }
-        let dry_run =
-            input.dry_runs.iter().find(|d| ObjectRef::from_object_lossy(d).same_object(&r));
+        let dry_run = dry_runs.first(&r).map(|i| &input.dry_runs[i]);
         let resource_normalizer = normalizer.for_resource(own.as_ref());
         let opts = DiffOptions { dry_run, normalizer: Some(&resource_normalizer), ..base };
         // A masked Secret is compared again from its masked sides below, so it lends its

@@ -13,6 +13,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 mod decode;
+mod index;
+
+pub use index::ObjectIndex;
 
 /// The identity of a Kubernetes object: API group and version, kind, namespace and name.
 ///
