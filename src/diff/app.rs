@@ -394,7 +394,10 @@ fn tracking_id(app: &str, r: &ObjectRef, destination_namespace: &str) -> String 
 ///
 /// # Errors
 ///
-/// None today; the `Result` leaves room for input errors that cannot become a condition.
+/// [`DiffError::Interrupted`] when the host's interrupt ([`AppDiffInput::with_interrupt`], a
+/// wall-clock backstop) stopped a jq ignore rule: a stop by the clock is no property of the
+/// input, so it becomes no `Unknown` verdict; the caller may retry. A counted limit of a
+/// rule is a `ComparisonError` as above, the same on every run.
 ///
 /// # Examples
 ///
@@ -535,6 +538,8 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
                 resources.push(c.resource);
             }
             Ok(None) => {}
+            // The host's backstop decides no verdict: the caller gets the stop and may retry.
+            Err(e @ DiffError::Interrupted { .. }) => return Err(e),
             Err(e) => return Ok(failed(&targets, &lives, hooks, conditions, notes, &e)),
         }
     }
