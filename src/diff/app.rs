@@ -15,7 +15,7 @@ use crate::config::{
     resource_sync_options, split_options,
 };
 use crate::managed_fields::normalize_managed_fields;
-use crate::object::{ObjectRef, Scopes, annotation, label};
+use crate::object::{ObjectIndex, ObjectRef, Scopes, annotation, label};
 use crate::ownership::{
     INSTALLATION_ID_ANNOTATION, Unmanaged, desired_ref, instance_name, live_ref, object_ref,
     self_referenced, tracked_app, truncate_label,
@@ -376,7 +376,10 @@ fn tracking_id(app: &str, r: &ObjectRef, destination_namespace: &str) -> String 
 ///
 /// # Errors
 ///
-/// None today; the `Result` leaves room for input errors that cannot become a condition.
+/// [`DiffError::Interrupted`] when the host's interrupt ([`AppDiffInput::with_interrupt`], a
+/// wall-clock backstop) stopped a jq ignore rule: a stop by the clock is no property of the
+/// input, so it becomes no `Unknown` verdict; the caller may retry. A counted limit of a
+/// rule is a `ComparisonError` as above, the same on every run.
 ///
 /// # Examples
 ///
@@ -532,7 +535,8 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
     let mut keys: Vec<&Key> = targets.keys().chain(lives.keys()).collect();
     keys.sort();
     keys.dedup();
-    let shared = Shared { input, normalizer: &normalizer, ssd };
+    let dry_runs = ObjectIndex::of_objects(input.dry_runs);
+    let shared = Shared { input, normalizer: &normalizer, ssd, dry_runs: &dry_runs };
     let compared = compare_each(&keys, |k| shared.compare(targets.get(*k), lives.get(*k)));
     let mut resources = Vec::with_capacity(compared.len());
     let mut app_status = SyncStatus::Synced;
@@ -545,6 +549,8 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
                 resources.push(c.resource);
             }
             Ok(None) => {}
+            // The host's backstop decides no verdict: the caller gets the stop and may retry.
+            Err(e @ DiffError::Interrupted { .. }) => return Err(e),
             Err(e) => {
                 let mut out = failed(&targets, &lives, hooks, conditions, notes, &e);
                 out.unmanaged = sorted.unmanaged;
@@ -618,6 +624,8 @@ struct Shared<'s, 'a> {
     input: &'s AppDiffInput<'a>,
     normalizer: &'s AppNormalizer<'a>,
     ssd: bool,
+    /// The index of `input.dry_runs`.
+    dry_runs: &'s ObjectIndex<'a>,
 }
 
 /// Compares every key, in order: one after the other, or (feature `parallel`) spread over
@@ -644,7 +652,7 @@ impl Shared<'_, '_> {
         target: Option<&(ObjectRef, Desired<'_>)>,
         live: Option<&(ObjectRef, &Value)>,
     ) -> Result<Option<Compared>, DiffError> {
-        let Shared { input, normalizer, ssd } = *self;
+        let Shared { input, normalizer, ssd, dry_runs } = *self;
         let (app, settings) = (input.app, input.settings);
         let base = DiffOptions {
             ignore_aggregated_roles: settings.ignore_aggregated_roles,
@@ -702,8 +710,7 @@ impl Shared<'_, '_> {
                 normalize_managed_fields(l.to_mut(), t.to_mut(), &managers);
             }
         }
-        let dry_run =
-            input.dry_runs.iter().find(|d| ObjectRef::from_object_lossy(d).same_object(&r));
+        let dry_run = dry_runs.first(&r).map(|i| &input.dry_runs[i]);
         let resource_normalizer = normalizer.for_resource(own.as_ref());
         let opts = DiffOptions { dry_run, normalizer: Some(&resource_normalizer), ..base };
         // A masked Secret is compared again from its masked sides below, so it lends its

@@ -90,6 +90,16 @@ pub enum DiffError {
         /// The rule, the object and the limit.
         message: String,
     },
+    /// The host's interrupt (its wall-clock backstop) stopped a jq ignore rule on an object.
+    /// Unlike the counted limits it is not a property of the input: [`super::diff_app`]
+    /// returns it as an error instead of an `Unknown` verdict, so that no answer depends on
+    /// the clock; the caller may retry. The message names the rule, the object and the
+    /// host's reason.
+    #[error("{message}")]
+    Interrupted {
+        /// The rule, the object and the host's reason.
+        message: String,
+    },
 }
 
 /// A patch error, before the caller attaches the object: the pointer and the message.

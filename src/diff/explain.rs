@@ -46,7 +46,7 @@ use super::{AppDiff, AppDiffInput, DiffOptions, ResourceDiff, hide_secret_data};
 use crate::config::{LAST_APPLIED_ANNOTATION, TRACKING_ID_ANNOTATION};
 use crate::json::canonical_eq;
 use crate::managed_fields::{Entry, FieldSet, PathElement, find_item, managed_fields};
-use crate::object::{ObjectRef, escape_pointer_token};
+use crate::object::{ObjectIndex, ObjectRef, escape_pointer_token};
 use crate::schema::{self, Shape, TypeRef};
 
 /// Managers that stand for the API server and the built-in controllers: fields only they
@@ -828,13 +828,15 @@ pub fn explain_app(input: &AppDiffInput<'_>, result: &AppDiff) -> Vec<ResourceEx
             r
         })
         .collect();
+    let desired_at = ObjectIndex::of_refs(desired.iter().map(|(r, _)| r));
+    let live_at = ObjectIndex::of_refs(&live);
     let mut out = Vec::new();
     for r in &result.resources {
         if r.hook {
             continue;
         }
-        let l = live.iter().position(|x| x.same_object(&r.object)).map(|i| &input.live[i]);
-        let d = desired.iter().rev().find(|(x, _)| x.same_object(&r.object)).map(|(_, v)| v);
+        let l = live_at.first(&r.object).map(|i| &input.live[i]);
+        let d = desired_at.last(&r.object).map(|i| &desired[i].1);
         let changes = explain_changes(r, l, &opts);
         let unmanaged = unmanaged_fields(r, d, l, &opts);
         if changes.is_empty() && unmanaged.is_empty() {

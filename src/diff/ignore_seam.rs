@@ -131,7 +131,8 @@ fn note_limit(
     slot: &std::sync::Mutex<Option<crate::ignore::IgnoreError>>,
     result: Result<(), crate::ignore::IgnoreError>,
 ) {
-    if let Err(e @ crate::ignore::IgnoreError::JqLimit { .. }) = result {
+    use crate::ignore::IgnoreError;
+    if let Err(e @ (IgnoreError::JqLimit { .. } | IgnoreError::JqInterrupted { .. })) = result {
         slot.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(e);
     }
 }
@@ -180,11 +181,15 @@ pub(crate) struct ResourceNormalizer<'n, 'a> {
 }
 
 impl ResourceNormalizer<'_, '_> {
-    /// The jq rule a limit stopped while normalizing this resource's objects, as the
-    /// comparison error it makes.
+    /// The jq rule a limit or the host's interrupt stopped while normalizing this resource's
+    /// objects, as the comparison error it makes.
     pub(crate) fn take_limit(&self) -> Option<DiffError> {
         let e = self.limit.lock().unwrap_or_else(|e| e.into_inner()).take()?;
-        Some(DiffError::IgnoreLimit { message: e.to_string() })
+        let message = e.to_string();
+        Some(match e {
+            crate::ignore::IgnoreError::JqInterrupted { .. } => DiffError::Interrupted { message },
+            _ => DiffError::IgnoreLimit { message },
+        })
     }
 }
 

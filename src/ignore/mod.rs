@@ -98,6 +98,23 @@ pub enum IgnoreError {
         /// Which limit, with its value.
         message: String,
     },
+    /// The host's interrupt (the CLI's and `serve`'s wall-clock backstop of 1 s) stopped a
+    /// jq expression on an object. Not a limit of the input: the same rule may finish on
+    /// another run, so the caller should retry rather than decide anything from it; the rule
+    /// was not applied.
+    #[error(
+        "{rule}: jq path expression `{expression}` on {object}: {message}; the rule was not applied (the host's backstop, not a limit of the input: retry)"
+    )]
+    JqInterrupted {
+        /// The rule.
+        rule: String,
+        /// The expression, cut as in [`IgnoreError::InvalidJq`].
+        expression: String,
+        /// The object.
+        object: Box<ObjectRef>,
+        /// The host's reason.
+        message: String,
+    },
     /// The object to normalize is not a JSON object.
     #[error("cannot normalize {found}: expected an object")]
     NotAnObject {
@@ -385,8 +402,9 @@ impl IgnoreNormalizer {
     }
 
     /// The same rules with the host's backstop, asked while each jq expression runs on each
-    /// object; a stop is an [`IgnoreError::JqLimit`] (the CLI and `serve` install a 1 s
-    /// wall-clock [`crate::script::Deadline`]).
+    /// object; a stop is an [`IgnoreError::JqInterrupted`], apart from the counted limits'
+    /// [`IgnoreError::JqLimit`] (the CLI and `serve` install a 1 s wall-clock
+    /// [`crate::script::Deadline`]).
     #[must_use]
     pub fn with_interrupt(
         mut self,
@@ -562,16 +580,24 @@ fn apply_steps(
                 };
                 match jq_delete::delete(obj, path, b) {
                     Ok(()) => None,
-                    Err(crate::script::jq::JqFailure::Limit(message)) => {
-                        return Err(IgnoreError::JqLimit {
-                            rule: source.to_string(),
-                            expression: shown(text),
-                            object: Box::new(r.clone()),
-                            message,
-                        });
-                    }
                     Err(crate::script::jq::JqFailure::Eval(m)) => {
                         Some((text.as_str(), format!("jq patch returned error: {m}"), false))
+                    }
+                    // A limit, or the host's stop: the rule was not applied.
+                    Err(stop) => {
+                        let (rule, expression) = (source.to_string(), shown(text));
+                        let object = Box::new(r.clone());
+                        return Err(match stop {
+                            crate::script::jq::JqFailure::Interrupted(message) => {
+                                IgnoreError::JqInterrupted { rule, expression, object, message }
+                            }
+                            other => IgnoreError::JqLimit {
+                                rule,
+                                expression,
+                                object,
+                                message: other.to_string(),
+                            },
+                        });
                     }
                 }
             }

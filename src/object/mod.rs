@@ -13,12 +13,14 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 mod decode;
+mod index;
 // Names are checked where actions make objects.
 #[cfg(feature = "lua")]
 mod names;
 mod resolve;
 mod yaml;
 
+pub use index::ObjectIndex;
 #[cfg(feature = "lua")]
 pub(crate) use names::name_problem;
 

@@ -20,7 +20,7 @@ use serde_json::Value;
 
 use crate::config::{Application, Settings, resource_sync_options};
 use crate::diff::{AppDiff, AppDiffInput, DiffError, PatchOp, diff_app, explain_app, line_diff};
-use crate::object::{ObjectRef, Scopes};
+use crate::object::{ObjectIndex, ObjectRef, Scopes};
 use crate::sync::decide::resource_statuses;
 use crate::sync::guard::{BlastRadiusGuard, GuardVerdict, assess};
 use crate::sync::{LiveObject, Observations, Plan, SyncRequest, plan};
@@ -269,20 +269,23 @@ fn applied(input: &PreviewInput<'_>, objects: &[Value]) -> Result<Vec<Value>, Di
 
 /// The hooks among `objects`, by identity (hooks run; they are not compared).
 fn hooks_of<'v>(diff: &AppDiff, objects: &'v [Value]) -> Vec<(ObjectRef, &'v Value)> {
-    diff.hooks.iter().filter_map(|h| Some((h.clone(), find(objects, h)?))).collect()
-}
-
-/// The hook `r` among `list`.
-fn find_hook<'v>(list: &[(ObjectRef, &'v Value)], r: &ObjectRef) -> Option<&'v Value> {
-    list.iter().find(|(o, _)| o.same_object(r)).map(|(_, v)| *v)
+    let index = ObjectIndex::of_objects(objects);
+    diff.hooks.iter().filter_map(|h| Some((h.clone(), find(objects, &index, h)?))).collect()
 }
 
 /// The added, removed and changed hooks of base and head.
-fn hook_changes(
-    base: &[(ObjectRef, &Value)],
-    head: &[(ObjectRef, &Value)],
+fn hook_changes<'v>(
+    base: &[(ObjectRef, &'v Value)],
+    head: &[(ObjectRef, &'v Value)],
     guard: &BlastRadiusGuard,
 ) -> Vec<ResourceChange> {
+    let (base_at, head_at) = (
+        ObjectIndex::of_refs(base.iter().map(|(r, _)| r)),
+        ObjectIndex::of_refs(head.iter().map(|(r, _)| r)),
+    );
+    let find_hook = |list: &[(ObjectRef, &'v Value)], index: &ObjectIndex<'_>, r: &ObjectRef| {
+        index.first(r).map(|i| list[i].1)
+    };
     let mut out = Vec::new();
     let mut push = |object: &ObjectRef, change, old: Option<&Value>, new: Option<&Value>| {
         let yaml = |v: Option<&Value>| v.map(crate::diff::to_yaml).unwrap_or_default();
@@ -297,14 +300,14 @@ fn hook_changes(
         });
     };
     for (r, new) in head {
-        match find_hook(base, r) {
+        match find_hook(base, &base_at, r) {
             None => push(r, Change::Added, None, Some(new)),
             Some(old) if old != *new => push(r, Change::Changed, Some(old), Some(new)),
             Some(_) => {}
         }
     }
     for (r, old) in base {
-        if find_hook(head, r).is_none() {
+        if find_hook(head, &head_at, r).is_none() {
             push(r, Change::Removed, Some(old), None);
         }
     }
@@ -377,16 +380,11 @@ fn prune_fate(obj: &Value, app: &Application, hook: bool) -> PruneFate {
     }
 }
 
-/// The object of `r` among `objects`; an object without a namespace (as rendered, before
-/// the destination namespace is set) matches any.
-fn find<'v>(objects: &'v [Value], r: &ObjectRef) -> Option<&'v Value> {
-    objects.iter().find(|o| {
-        let k = ObjectRef::from_object_lossy(o);
-        k.group == r.group
-            && k.kind == r.kind
-            && k.name == r.name
-            && (k.namespace == r.namespace || k.namespace.is_empty())
-    })
+/// The object of `r` among `objects` (`index` their index); an object without a namespace
+/// (as rendered, before the destination namespace is set) matches any.
+fn find<'v>(objects: &'v [Value], index: &ObjectIndex<'_>, r: &ObjectRef) -> Option<&'v Value> {
+    let key = (r.group.as_str(), r.kind.as_str(), r.namespace.as_str(), r.name.as_str());
+    index.first_lenient(key, false).map(|i| &objects[i])
 }
 
 /// One application's preview: `base` and `head` compared, the head's plan, the guard's
@@ -418,6 +416,7 @@ pub fn compare(input: &PreviewInput<'_>) -> Result<AppPreview, DiffError> {
     let (changes, scopes) = compare_objects(input, input.head, &base)?;
     let (base_alone, _) = compare_objects(input, input.base, &[])?;
     let current = input.live.unwrap_or(&base);
+    let base_at = ObjectIndex::of_objects(&base);
     let mut resources = Vec::new();
     let mut unchanged = 0;
     for r in &changes.resources {
@@ -432,7 +431,7 @@ pub fn compare(input: &PreviewInput<'_>) -> Result<AppPreview, DiffError> {
             }
         };
         let prune = (change == Change::Removed).then(|| {
-            let obj = find(&base, &r.object).unwrap_or(&Value::Null);
+            let obj = find(&base, &base_at, &r.object).unwrap_or(&Value::Null);
             prune_fate(obj, input.app, r.hook)
         });
         resources.push(ResourceChange {
@@ -482,9 +481,10 @@ pub fn compare(input: &PreviewInput<'_>) -> Result<AppPreview, DiffError> {
         let drift_input =
             AppDiffInput::new(input.base, live, input.app, input.settings, &s).with_objects(true);
         let drifted = diff_app(&drift_input)?;
+        let head_at = ObjectIndex::of_objects(input.head);
         for e in explain_app(&drift_input, &drifted) {
-            let in_head = find(input.head, &e.object).is_some();
-            if e.changes.is_empty() || !in_head || find(&base, &e.object).is_none() {
+            let in_head = find(input.head, &head_at, &e.object).is_some();
+            if e.changes.is_empty() || !in_head || find(&base, &base_at, &e.object).is_none() {
                 continue;
             }
             let secret = crate::diff::is_secret(&e.object.group, &e.object.kind);

@@ -36,7 +36,7 @@ use super::options::{AppOptions, PropagationPolicy, prune_disabled};
 use super::status::ResourceStatus;
 use crate::config::Application;
 use crate::glob::{Glob, glob_match};
-use crate::object::ObjectRef;
+use crate::object::{ObjectIndex, ObjectRef};
 
 /// The Application annotation that lets an automated sync prune up to its value (a count) of
 /// resources, whatever the guard's limits and protected kinds.
@@ -300,14 +300,14 @@ pub struct GuardVerdict {
 
 /// Looks an object up among `live` by group, kind, namespace (either side empty matches, for
 /// cluster-scoped objects written with a namespace) and name.
-fn find_live<'v>(live: &'v [Value], r: &ResourceStatus) -> Option<&'v Value> {
-    live.iter().find(|o| {
-        let k = ObjectRef::from_object_lossy(o);
-        k.group == r.group
-            && k.kind == r.kind
-            && k.name == r.name
-            && (k.namespace == r.namespace || k.namespace.is_empty() || r.namespace.is_empty())
-    })
+/// `index` is the index of `live`.
+fn find_live<'v>(
+    live: &'v [Value],
+    index: &ObjectIndex<'_>,
+    r: &ResourceStatus,
+) -> Option<&'v Value> {
+    let key = (r.group.as_str(), r.kind.as_str(), r.namespace.as_str(), r.name.as_str());
+    index.first_lenient(key, true).map(|i| &live[i])
 }
 
 /// The resources a sync would delete: those that require pruning, when the sync prunes, and
@@ -321,13 +321,25 @@ pub fn prunes(
     resources: &[ResourceStatus],
     live: &[Value],
 ) -> Vec<PrunedResource> {
+    prunes_among(guard, app, prune, resources, live, &ObjectIndex::of_objects(live))
+}
+
+/// [`prunes`], with the index of `live`.
+fn prunes_among(
+    guard: &BlastRadiusGuard,
+    app: &Application,
+    prune: bool,
+    resources: &[ResourceStatus],
+    live: &[Value],
+    index: &ObjectIndex<'_>,
+) -> Vec<PrunedResource> {
     if !prune {
         return Vec::new();
     }
     let options = AppOptions::new(app.spec.sync_policy.sync_options.clone());
     let mut out: Vec<PrunedResource> = resources
         .iter()
-        .filter(|r| r.requires_pruning && !prune_disabled(find_live(live, r), &options))
+        .filter(|r| r.requires_pruning && !prune_disabled(find_live(live, index, r), &options))
         .map(|r| PrunedResource {
             group: r.group.clone(),
             kind: r.kind.clone(),
@@ -481,11 +493,14 @@ pub fn assess(
     live: &[Value],
 ) -> GuardVerdict {
     use super::decide::SyncStatus;
-    let pruned = prunes(guard, app, prune, resources, live);
+    let index = ObjectIndex::of_objects(live);
+    let pruned = prunes_among(guard, app, prune, resources, live, &index);
     let live_resources = resources
         .iter()
         .filter(|r| {
-            r.requires_pruning || r.status == SyncStatus::Synced || find_live(live, r).is_some()
+            r.requires_pruning
+                || r.status == SyncStatus::Synced
+                || find_live(live, &index, r).is_some()
         })
         .count();
     let count = pruned.len();
@@ -521,14 +536,8 @@ pub fn assess(
         AppOptions::new(app.spec.sync_policy.sync_options.clone()).propagation_policy();
     let mut claims = Vec::new();
     for p in pruned.iter().filter(|p| p.group == "apps" && p.kind == "StatefulSet") {
-        let sts = live.iter().find(|o| {
-            let k = ObjectRef::from_object_lossy(o);
-            k.group == "apps"
-                && k.kind == "StatefulSet"
-                && k.namespace == p.namespace
-                && k.name == p.name
-        });
-        if let Some(sts) = sts {
+        let r = ObjectRef::new("apps", "", "StatefulSet", &p.namespace, &p.name);
+        if let Some(sts) = index.first(&r).map(|i| &live[i]) {
             claims.extend(claims_of(sts, live, propagation));
         }
     }

@@ -13,7 +13,7 @@ use super::{
     TaskFlags, TaskObject, Wave,
 };
 use crate::config::SYNC_OPTIONS_ANNOTATION;
-use crate::object::{ObjectRef, split_api_version};
+use crate::object::{ObjectIndex, ObjectRef, split_api_version};
 
 /// The reason of a task left out by `ApplyOutOfSyncOnly` (this crate's wording; Argo CD
 /// records no result for it).
@@ -121,14 +121,10 @@ fn object_ref(key: RefKey<'_>, version: &str) -> ObjectRef {
     ObjectRef::new(key.0, version, key.1, key.2, key.3)
 }
 
-fn filter_keeps(request: &SyncRequest, key: RefKey<'_>) -> bool {
-    request.resources.is_empty()
-        || request.resources.iter().any(|r| {
-            r.name == key.3
-                && r.kind == key.1
-                && r.group == key.0
-                && (r.namespace.is_empty() || r.namespace == key.2)
-        })
+/// Whether the selective sync's resources (`selection`, their index) keep `key`: one of the
+/// same group, kind and name in its namespace or in none.
+fn filter_keeps(selection: &ObjectIndex<'_>, key: RefKey<'_>) -> bool {
+    selection.first_lenient(key, false).is_some()
 }
 
 /// Sets `metadata.namespace` (a `metadata` that is not a map becomes one).
@@ -217,6 +213,9 @@ pub(crate) fn build<'a>(request: &'a SyncRequest, obs: &'a Observations) -> Buil
     // kind and name and an empty namespace, which sorts first in its (group, kind) run, can
     // give it one.
     let mut tasks: Vec<Task<'a>> = Vec::with_capacity(rec.pairs.len() + rec.hooks.len() + 1);
+    let selection = ObjectIndex::of_keys(
+        request.resources.iter().map(|r| (&*r.group, &*r.kind, &*r.namespace, &*r.name)),
+    );
     let mut valid = true;
     // The pairs of the current (group, kind) run keyed without a namespace.
     let (mut run, mut unnamespaced) = (None, 0..0);
@@ -230,7 +229,7 @@ pub(crate) fn build<'a>(request: &'a SyncRequest, obs: &'a Observations) -> Buil
                 .map_or(rec.pairs.len(), |n| i + n);
             unnamespaced = i..end;
         }
-        if !request.resources.is_empty() && !filter_keeps(request, key) {
+        if !request.resources.is_empty() && !filter_keeps(&selection, key) {
             continue;
         }
         // Each resource task is completed here (step 6 and its action), from what was read

@@ -532,3 +532,59 @@ fn diff_conformance() {
     }
     assert!(failures.is_empty(), "failing cases:\n{}", failures.join("\n"));
 }
+
+/// Issue 27 ("the answer depends on the clock"): a jq rule stopped by a counted limit gives the
+/// same `Unknown` verdict on every run, while a stop by the host's backstop (a countdown here,
+/// the CLI's and `serve`'s 1 s of wall clock in use) gives no verdict at all: `diff_app`
+/// returns [`diff::DiffError::Interrupted`], which the caller tells apart and may retry.
+#[cfg(feature = "jq")]
+#[test]
+fn the_host_backstop_decides_no_verdict() {
+    use std::sync::Arc;
+
+    use crate::ignore::IgnoreNormalizer;
+    use crate::tests::support::Countdown;
+
+    let cm = |v: &str| {
+        serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "settings", "namespace": "shop"}, "data": {"a": v, "b": "x"}})
+    };
+    let (desired, live) = ([cm("1")], [cm("2")]);
+    let rule: crate::IgnoreDifferences = serde_json::from_value(serde_json::json!(
+        {"kind": "ConfigMap", "jqPathExpressions": [".data[] | select(test(\"x\"))"]}))
+    .expect("rule");
+    let settings = Settings::default();
+    let rules = || IgnoreNormalizer::new(std::slice::from_ref(&rule), &settings).expect("rules");
+    let (app, scopes) = (Application::default(), Scopes::builtin());
+    let input = |rules| {
+        AppDiffInput::new(&desired, &live, &app, &settings, &scopes).with_ignore_rules(rules)
+    };
+
+    // A counted limit: the same ComparisonError on every run.
+    let counted = rules().with_jq_units(30);
+    let verdicts: Vec<_> = (0..6)
+        .map(|_| {
+            let d = diff::diff_app(&input(&counted)).expect("a verdict");
+            (d.sync_status, d.conditions.iter().map(|c| c.message.clone()).collect::<Vec<_>>())
+        })
+        .collect();
+    assert!(verdicts.iter().all(|v| v == &verdicts[0]));
+    assert_eq!(verdicts[0].0, diff::SyncStatus::Unknown);
+    assert_eq!(
+        verdicts[0].1,
+        ["Failed to compare desired state to live state: ignoreDifferences[0]: jq path \
+          expression `.data[] | select(test(\"x\"))` on ConfigMap:shop/settings: cost limit of \
+          30 units exceeded; the rule was not applied"]
+    );
+
+    // The host's backstop: an error of its own, no verdict.
+    let stopped = rules().with_interrupt(Arc::new(Countdown(2)));
+    let err = diff::diff_app(&input(&stopped)).expect_err("no verdict");
+    assert!(matches!(err, diff::DiffError::Interrupted { .. }), "{err:?}");
+    assert_eq!(
+        err.to_string(),
+        "ignoreDifferences[0]: jq path expression `.data[] | select(test(\"x\"))` on \
+         ConfigMap:shop/settings: stopped by the host: the test's countdown ran out; the rule \
+         was not applied (the host's backstop, not a limit of the input: retry)"
+    );
+}

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use crate::diff::respect_ignore_differences;
 use crate::ignore::IgnoreNormalizer;
-use crate::tests::support::{read, selected, testdata};
+use crate::tests::support::{Countdown, read, selected, testdata};
 use crate::{IgnoreDifferences, ObjectRef, Settings};
 
 fn yaml(text: &str) -> Value {
@@ -128,10 +128,17 @@ fn run_ignore_case(case: &Value) -> Result<(), String> {
     let settings = settings_of(case);
     let expect = &case["expect"];
     let normalizer = match IgnoreNormalizer::new(&rules, &settings) {
-        Ok(n) => match case.get("jqUnits").and_then(Value::as_u64) {
-            Some(units) => n.with_jq_units(units),
-            None => n,
-        },
+        Ok(n) => {
+            let n = match case.get("jqUnits").and_then(Value::as_u64) {
+                Some(units) => n.with_jq_units(units),
+                None => n,
+            };
+            // A host backstop that stops after this many checks of each evaluation.
+            match case.get("jqInterruptAfterChecks").and_then(Value::as_u64) {
+                Some(checks) => n.with_interrupt(std::sync::Arc::new(Countdown(checks))),
+                None => n,
+            }
+        }
         Err(e) => {
             return match expect.get("error") {
                 Some(want) if want == &json!(e.to_string()) => Ok(()),

@@ -55,7 +55,9 @@ fn lua_contract_cases() {
         // A host interrupt that stops after a number of checks: the backstop, deterministic
         // here so the case has an exact result.
         let engine = match case.get("interruptAfterChecks").and_then(Value::as_u64) {
-            Some(n) => engine.with_interrupt(std::sync::Arc::new(Countdown(n))),
+            Some(n) => {
+                engine.with_interrupt(std::sync::Arc::new(crate::tests::support::Countdown(n)))
+            }
             None => engine,
         };
         for run in 0..runs {
@@ -128,7 +130,8 @@ fn lua_hostile_errors_name_the_object_and_the_script() {
         );
         let settings = crate::Settings::from_data(&data).expect("argocd-cm");
         let engine = match case.get("interruptAfterChecks").and_then(Value::as_u64) {
-            Some(n) => LuaEngine::default().with_interrupt(std::sync::Arc::new(Countdown(n))),
+            Some(n) => LuaEngine::default()
+                .with_interrupt(std::sync::Arc::new(crate::tests::support::Countdown(n))),
             None => LuaEngine::default(),
         };
         let scripted = ScriptedHealth::new(HealthScripts::from_settings(&settings), engine);
@@ -448,26 +451,6 @@ proptest::proptest! {
         let first = engine.eval_health("fuzz", &script, true, &obj, 0);
         let again = engine.eval_health("fuzz", &script, true, &obj, 0);
         proptest::prop_assert_eq!(first, again, "script: {}", script);
-    }
-}
-
-/// An interrupt that says stop after `n` checks of an evaluation.
-#[derive(Debug)]
-struct Countdown(u64);
-
-impl crate::script::Interrupt for Countdown {
-    fn start(&self) -> Box<dyn crate::script::InterruptCheck> {
-        Box::new(CountdownCheck(std::cell::Cell::new(self.0)))
-    }
-}
-
-struct CountdownCheck(std::cell::Cell<u64>);
-
-impl crate::script::InterruptCheck for CountdownCheck {
-    fn stop(&self) -> Option<String> {
-        let left = self.0.get();
-        self.0.set(left.saturating_sub(1));
-        (left == 0).then(|| "the test's countdown ran out".to_string())
     }
 }
 

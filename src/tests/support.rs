@@ -57,3 +57,23 @@ pub(crate) fn cases(n: u32) -> proptest::test_runner::Config {
     let n = std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(n);
     proptest::test_runner::Config::with_cases(n)
 }
+
+/// An interrupt that says stop after `n` checks of an evaluation.
+#[derive(Debug)]
+pub(crate) struct Countdown(pub(crate) u64);
+
+impl crate::script::Interrupt for Countdown {
+    fn start(&self) -> Box<dyn crate::script::InterruptCheck> {
+        Box::new(CountdownCheck(std::cell::Cell::new(self.0)))
+    }
+}
+
+struct CountdownCheck(std::cell::Cell<u64>);
+
+impl crate::script::InterruptCheck for CountdownCheck {
+    fn stop(&self) -> Option<String> {
+        let left = self.0.get();
+        self.0.set(left.saturating_sub(1));
+        (left == 0).then(|| "the test's countdown ran out".to_string())
+    }
+}

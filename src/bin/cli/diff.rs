@@ -9,6 +9,7 @@
 use std::path::PathBuf;
 
 use gitops_core::diff::{self, AppDiff, ResourceExplanation, SyncStatus};
+use gitops_core::object::ObjectIndex;
 
 use crate::common::{self, CliError, Output};
 
@@ -176,6 +177,13 @@ pub fn render_explained(result: &AppDiff, explained: &[ResourceExplanation], sho
     let header = |o: &gitops_core::ObjectRef| {
         format!("===== {}/{} {}/{} ======", o.group, o.kind, o.namespace, o.name)
     };
+    // The first explanation of each header line.
+    let mut by_header = std::collections::HashMap::new();
+    if show.explain {
+        for e in explained.iter().rev() {
+            by_header.insert(header(&e.object), e);
+        }
+    }
     let mut out = String::new();
     for line in result.render_text().lines() {
         out.push_str(line);
@@ -183,7 +191,7 @@ pub fn render_explained(result: &AppDiff, explained: &[ResourceExplanation], sho
         if !show.explain || !line.starts_with("===== ") {
             continue;
         }
-        if let Some(e) = explained.iter().find(|e| header(&e.object) == line) {
+        if let Some(e) = by_header.get(line) {
             for c in &e.changes {
                 out.push_str(&format!("{c}\n"));
             }
@@ -267,9 +275,10 @@ pub fn json_explained(
     let Some(resources) = doc.get_mut("resources").and_then(|r| r.as_array_mut()) else {
         return doc;
     };
+    let index = ObjectIndex::of_refs(explained.iter().map(|e| &e.object));
     // `DiffOutput` lists the resources of `result` in its order.
     for (r, out) in result.resources.iter().zip(resources) {
-        let e = explained.iter().find(|e| e.object.same_object(&r.object));
+        let e = index.first(&r.object).map(|i| &explained[i]);
         let Some(map) = out.as_object_mut() else { continue };
         if show.explain {
             let changes = e.map(|e| e.changes.as_slice()).unwrap_or_default();

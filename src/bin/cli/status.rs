@@ -9,6 +9,7 @@ use std::path::PathBuf;
 
 use gitops_core::diff::{self, AppDiff, SyncStatus};
 use gitops_core::health::{self, AppHealth, HealthContext, ResourceHealthInput};
+use gitops_core::object::ObjectIndex;
 use gitops_core::{Application, ObjectRef};
 use serde_json::{Value, json};
 
@@ -140,35 +141,39 @@ pub fn run(args: lexopt::Parser) -> Result<u8, CliError> {
     Ok(u8::from(result.sync_status != SyncStatus::Synced))
 }
 
-fn find<'a>(objects: &'a [Value], r: &ObjectRef) -> Option<&'a Value> {
-    objects.iter().find(|o| ObjectRef::from_object_lossy(o).same_object(r))
-}
-
 /// The app's health, from each compared resource's desired and live objects.
-pub fn app_health(
+pub fn app_health<'v>(
     result: &AppDiff,
-    desired: &[Value],
-    live: &[Value],
+    desired: &'v [Value],
+    live: &'v [Value],
     ctx: &HealthContext<'_>,
 ) -> AppHealth {
+    let (desired_at, live_at) = (ObjectIndex::of_objects(desired), ObjectIndex::of_objects(live));
+    let find = |objects: &'v [Value], index: &ObjectIndex<'_>, r: &ObjectRef| {
+        index.first(r).map(|i| &objects[i])
+    };
     let inputs: Vec<ResourceHealthInput> = result
         .resources
         .iter()
         .filter_map(|r| {
-            ResourceHealthInput::from_objects(find(desired, &r.object), find(live, &r.object), ctx)
+            let (d, l) = (find(desired, &desired_at, &r.object), find(live, &live_at, &r.object));
+            ResourceHealthInput::from_objects(d, l, ctx)
         })
         .collect();
     health::aggregate(&inputs)
 }
 
-/// The HEALTH cell of a resource: its status, `Missing` without a live object, blank for none.
-fn health_cell(r: &diff::ResourceDiff, health: &AppHealth) -> String {
-    health
-        .resources
-        .iter()
-        .find(|h| h.object.same_object(&r.object))
-        .and_then(|h| h.health.as_ref())
-        .map_or_else(String::new, |h| h.status.to_string())
+/// The HEALTH cell of each resource of `result`, in its order: the status, `Missing` without a
+/// live object, blank for none.
+fn health_cells(result: &AppDiff, health: &AppHealth) -> Vec<String> {
+    let index = ObjectIndex::of_refs(health.resources.iter().map(|h| &h.object));
+    let cell = |r: &diff::ResourceDiff| {
+        index
+            .first(&r.object)
+            .and_then(|i| health.resources[i].health.as_ref())
+            .map_or_else(String::new, |h| h.status.to_string())
+    };
+    result.resources.iter().map(cell).collect()
 }
 
 /// The lines above the table, as `argocd app get` prints them.
@@ -197,14 +202,15 @@ pub fn table(result: &AppDiff, health: &AppHealth) -> String {
     let rows: Vec<[String; 8]> = result
         .resources
         .iter()
-        .map(|r| {
+        .zip(health_cells(result, health))
+        .map(|(r, health)| {
             [
                 r.object.group.clone(),
                 r.object.kind.clone(),
                 r.object.namespace.clone(),
                 r.object.name.clone(),
                 r.status.map_or("", SyncStatus::as_str).to_string(),
-                health_cell(r, health),
+                health,
                 if r.hook { "hook".into() } else { String::new() },
                 r.message.replace(['\n', '\r', '\t'], " "),
             ]
@@ -240,14 +246,15 @@ fn to_json(result: &AppDiff, health: &AppHealth) -> Value {
     let resources: Vec<Value> = result
         .resources
         .iter()
-        .map(|r| {
+        .zip(health_cells(result, health))
+        .map(|(r, health)| {
             json!({
                 "group": r.object.group,
                 "kind": r.object.kind,
                 "namespace": r.object.namespace,
                 "name": r.object.name,
                 "status": r.status.map(SyncStatus::as_str),
-                "health": health_cell(r, health),
+                "health": health,
                 "hook": r.hook,
                 "message": r.message,
             })

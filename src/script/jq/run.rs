@@ -55,12 +55,16 @@ pub(crate) enum JqFailure {
     /// A limit of this engine stopped the expression: the caller must not carry on as if the
     /// rule had been applied.
     Limit(String),
+    /// The host's interrupt (its wall-clock backstop) stopped the expression: not a count, so
+    /// another run may finish; the caller must not carry on as if the rule had been applied,
+    /// nor decide anything from the stop.
+    Interrupted(String),
 }
 
 impl std::fmt::Display for JqFailure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            JqFailure::Eval(m) | JqFailure::Limit(m) => f.write_str(m),
+            JqFailure::Eval(m) | JqFailure::Limit(m) | JqFailure::Interrupted(m) => f.write_str(m),
         }
     }
 }
@@ -186,6 +190,8 @@ pub(crate) struct Meter<'a> {
     limit: u64,
     check: Option<Box<dyn crate::script::InterruptCheck>>,
     stopped: RefCell<Option<String>>,
+    /// The host's interrupt, not a count, stopped it.
+    interrupted: Cell<bool>,
     /// Patterns compiled when the rule was.
     fixed: &'a BTreeMap<(String, String), Arc<Compiled>>,
     /// Patterns computed and compiled during this evaluation.
@@ -199,6 +205,7 @@ impl<'a> Meter<'a> {
             limit: budget.units,
             check: budget.interrupt.map(|i| i.start()),
             stopped: RefCell::new(None),
+            interrupted: Cell::new(false),
             fixed,
             computed: RefCell::new(Vec::new()),
         }
@@ -216,7 +223,9 @@ impl<'a> Meter<'a> {
             Some(format!("cost limit of {} units exceeded", self.limit))
         } else {
             self.left.set(left - units);
-            self.check.as_ref().and_then(|c| c.stop()).map(|r| format!("stopped by the host: {r}"))
+            let stop = self.check.as_ref().and_then(|c| c.stop());
+            self.interrupted.set(stop.is_some());
+            stop.map(|r| format!("stopped by the host: {r}"))
         };
         match reason {
             Some(r) => {
@@ -231,8 +240,18 @@ impl<'a> Meter<'a> {
     /// caught the error (`try`).
     fn stopped(&self) -> Result<(), JqFailure> {
         match self.stopped.borrow().clone() {
-            Some(r) => Err(JqFailure::Limit(r)),
+            Some(r) => Err(self.failure(r)),
             None => Ok(()),
+        }
+    }
+
+    /// The failure of a charge that failed with `reason`: [`JqFailure::Interrupted`] when the
+    /// host stopped the evaluation, else [`JqFailure::Limit`].
+    fn failure(&self, reason: String) -> JqFailure {
+        if self.interrupted.get() {
+            JqFailure::Interrupted(reason)
+        } else {
+            JqFailure::Limit(reason)
         }
     }
 
@@ -364,7 +383,7 @@ impl JqPath {
                 }
                 let path = from_path(&path).map_err(JqFailure::Eval)?;
                 let units = PATH_UNITS.saturating_add(u64::try_from(path.len()).unwrap_or(0));
-                meter.charge(units).map_err(JqFailure::Limit)?;
+                meter.charge(units).map_err(|r| meter.failure(r))?;
                 out.push(path);
             }
             meter.stopped()?;
@@ -410,7 +429,7 @@ impl JqPath {
             }
             let text = first.to_string();
             let units = u64::try_from(text.len()).unwrap_or(u64::MAX) / STRING_BYTES_PER_UNIT;
-            meter.charge(units).map_err(JqFailure::Limit)?;
+            meter.charge(units).map_err(|r| meter.failure(r))?;
             match serde_json::from_str::<Value>(&text) {
                 Ok(v @ Value::Object(_)) => Ok(v),
                 Ok(other) => Err(JqFailure::Eval(format!(
@@ -472,7 +491,7 @@ fn visit(depth: usize, meter: &Meter<'_>) -> Result<(), JqFailure> {
             "the object is nested deeper than {MAX_DOC_DEPTH} levels"
         )));
     }
-    meter.charge(VALUE_UNITS).map_err(JqFailure::Limit)
+    meter.charge(VALUE_UNITS).map_err(|r| meter.failure(r))
 }
 
 fn to_val(v: &Value, depth: usize, meter: &Meter<'_>) -> Result<Val, JqFailure> {
@@ -486,7 +505,7 @@ fn to_val(v: &Value, depth: usize, meter: &Meter<'_>) -> Result<Val, JqFailure> 
         },
         Value::String(s) => {
             let units = u64::try_from(s.len()).unwrap_or(u64::MAX) / STRING_BYTES_PER_UNIT;
-            meter.charge(units).map_err(JqFailure::Limit)?;
+            meter.charge(units).map_err(|r| meter.failure(r))?;
             Val::from(s.clone())
         }
         Value::Array(a) => a

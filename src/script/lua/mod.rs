@@ -344,14 +344,8 @@ impl LuaEngine {
         now: i64,
         read: fn(Value) -> Result<T, convert::ReadError>,
     ) -> Result<T, ScriptError> {
-        let slot = usize::from(use_open_libs);
-        let taken = POOL.with(|p| p.try_borrow_mut().ok().and_then(|mut p| p[slot].take()));
-        let mut state = match taken {
-            Some(s) => s,
-            None => State::new(use_open_libs)
-                .map_err(|e| ScriptError::new(name, ScriptErrorKind::Engine(e.to_string())))?,
-        };
-        let check = self.interrupt.as_ref().map(|i| i.start());
+        // A spent request fails before it takes a state from the pool: a state taken and
+        // dropped would make the next evaluation build a new one.
         let mut limits = self.limits;
         let request_left = self.request.as_ref().map(|r| r.load(Ordering::Relaxed));
         if let Some(left) = request_left {
@@ -361,6 +355,14 @@ impl LuaEngine {
             }
             limits.instructions = limits.instructions.min(left);
         }
+        let slot = usize::from(use_open_libs);
+        let taken = POOL.with(|p| p.try_borrow_mut().ok().and_then(|mut p| p[slot].take()));
+        let mut state = match taken {
+            Some(s) => s,
+            None => State::new(use_open_libs)
+                .map_err(|e| ScriptError::new(name, ScriptErrorKind::Engine(e.to_string())))?,
+        };
+        let check = self.interrupt.as_ref().map(|i| i.start());
         let (mut result, reusable) =
             state.eval(name, source, obj, params, now, &limits, check, read);
         if let (Some(request), Some(left)) = (&self.request, request_left) {
@@ -979,5 +981,32 @@ mod address_tests {
         );
         assert_eq!(without_addresses("ratio: 0x12 and table: 0xzz"), "ratio: 0x12 and table: 0xzz");
         assert_eq!(without_addresses("ends with table: 0x"), "ends with table: 0x");
+    }
+}
+
+#[cfg(test)]
+mod request_tests {
+    use super::*;
+
+    /// A request whose budget is spent fails without touching the pool: the state stays
+    /// there for the next evaluation instead of being built again (issue 27: each further
+    /// object of a spent request cost a new Lua state, 0.23 ms).
+    #[test]
+    fn a_spent_request_keeps_the_pooled_state() {
+        let limits =
+            ScriptLimits::default().with_instructions(1_000).with_request_instructions(1_000);
+        let engine = LuaEngine::new(limits);
+        let request = engine.for_request();
+        let obj = serde_json::json!({"metadata": {"name": "w"}});
+        let spin = request.eval_health("spin", "while true do end", false, &obj, 0);
+        assert_eq!(spin.map_err(|e| e.kind), Err(ScriptErrorKind::Instructions(1_000)));
+        // Another engine's evaluation leaves a state in the pool.
+        let healthy = engine.eval_health("ok", "return {status = 'Healthy'}", false, &obj, 0);
+        assert_eq!(healthy.map(|h| h.status).as_deref(), Ok("Healthy"));
+        let pooled = || POOL.with(|p| p.borrow()[0].is_some());
+        assert!(pooled());
+        let later = request.eval_health("spin", "while true do end", false, &obj, 0);
+        assert_eq!(later.map_err(|e| e.kind), Err(ScriptErrorKind::RequestInstructions(1_000)));
+        assert!(pooled(), "a spent request leaves the pooled state where it is");
     }
 }
