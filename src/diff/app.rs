@@ -281,12 +281,13 @@ impl AppDiff {
     }
 }
 
-/// YAML text of an object (empty for `null`), keys sorted.
+/// YAML text of an object (empty for `null`), keys sorted, read back by Kubernetes' reader as
+/// the same object ([`crate::object::to_yaml`]).
 pub(crate) fn to_yaml(v: &Value) -> String {
     if v.is_null() {
         return String::new();
     }
-    serde_norway::to_string(v).unwrap_or_else(|e| format!("# cannot render yaml: {e}\n"))
+    crate::object::to_yaml(v).unwrap_or_else(|e| format!("# {e}\n"))
 }
 
 /// Hook types of an object: Argo CD's annotation, else Helm's mapped; `None` when it is not

@@ -18,9 +18,11 @@ mod index;
 #[cfg(feature = "lua")]
 mod names;
 mod resolve;
+mod write;
 mod yaml;
 
 pub use index::ObjectIndex;
+pub use write::{WriteError, to_yaml};
 #[cfg(feature = "lua")]
 pub(crate) use names::name_problem;
 

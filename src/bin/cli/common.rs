@@ -402,9 +402,9 @@ pub fn print_json(v: &impl serde::Serialize) {
     }
 }
 
-/// Prints a value as YAML.
+/// Prints a value as YAML (strings YAML 1.1 would read as other types quoted).
 pub fn print_yaml(v: &impl serde::Serialize) {
-    match serde_norway::to_string(v) {
+    match gitops_core::object::to_yaml(v) {
         Ok(s) => write_out(&s),
         Err(e) => eprintln!("gitops-core: cannot serialize output: {e}"),
     }
