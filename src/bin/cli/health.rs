@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use gitops_core::Settings;
+use gitops_core::{HealthStatus, Settings};
 use gitops_core::health::{self, AppHealth, HealthContext, ResourceHealthInput, ScriptHealth};
 
 use crate::common::{self, CliError, Output};
@@ -10,6 +10,7 @@ use crate::common::{self, CliError, Output};
 const HEALTH_USAGE: &str = "\
 usage: gitops-core health PATH... [--customizations DIR] [--argocd-cm CM.yaml]
                          [--output text|json|yaml] [--condition-fallback]
+                         [--fail-on STATUS,...]
 
 Assesses the health of the live objects in PATH (files, directories of .yaml, .yml and .json
 files, or - for standard input) as Argo CD does, and the health of an application made of
@@ -25,8 +26,13 @@ options:
                         health from status.observedGeneration and its Stalled/Failed,
                         Reconciling/Progressing and Ready/Available conditions (kstatus
                         order) instead of none
+  --fail-on STATUS,...  exit 1 when the app's health status is one of these (Healthy,
+                        Suspended, Progressing, Missing, Degraded, Unknown; case-sensitive;
+                        may be repeated), as `argocd app wait --health` fails; the output
+                        is printed first
 
-exit status: 0, or 2 on an error (a file that cannot be read or parsed, named with its document)";
+exit status: 0, 1 when the app's health status is one of --fail-on, or 2 on an error (a file
+that cannot be read or parsed, named with its document)";
 
 /// The options of `health`.
 struct HealthArgs {
@@ -35,6 +41,7 @@ struct HealthArgs {
     argocd_cm: Option<PathBuf>,
     output: Output,
     condition_fallback: bool,
+    fail_on: Vec<String>,
 }
 
 fn parse_args(mut args: lexopt::Parser) -> Result<Option<HealthArgs>, CliError> {
@@ -45,6 +52,7 @@ fn parse_args(mut args: lexopt::Parser) -> Result<Option<HealthArgs>, CliError> 
         argocd_cm: None,
         output: Output::Text,
         condition_fallback: false,
+        fail_on: Vec::new(),
     };
     while let Some(arg) = args.next()? {
         match arg {
@@ -54,6 +62,10 @@ fn parse_args(mut args: lexopt::Parser) -> Result<Option<HealthArgs>, CliError> 
                 out.output = Output::parse(&args.value()?.string()?)?;
             }
             Long("condition-fallback") => out.condition_fallback = true,
+            Long("fail-on") => {
+                let names = HealthStatus::ALL.map(HealthStatus::as_str);
+                out.fail_on.extend(common::parse_fail_on(&args.value()?.string()?, &names)?);
+            }
             Long("help") | Short('h') => {
                 outln!("{HEALTH_USAGE}");
                 return Ok(None);
@@ -149,7 +161,7 @@ pub fn run(args: lexopt::Parser) -> Result<u8, CliError> {
         }
         Output::Text => common::write_out(&to_text(&app)),
     }
-    Ok(0)
+    Ok(u8::from(args.fail_on.iter().any(|s| s == app.status.as_str())))
 }
 
 /// The JSON output: the app's status and message, and each resource, sorted by group, kind,
