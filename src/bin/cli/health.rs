@@ -2,8 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
-use gitops_core::{HealthStatus, Settings};
 use gitops_core::health::{self, AppHealth, HealthContext, ResourceHealthInput, ScriptHealth};
+use gitops_core::{HealthStatus, Settings};
 
 use crate::common::{self, CliError, Output};
 
