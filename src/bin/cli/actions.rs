@@ -245,16 +245,20 @@ fn read_action_scripts(dir: &Path) -> Result<BTreeMap<String, String>, CliError>
 /// Runs `test-actions`.
 pub fn run_tests(p: lexopt::Parser) -> Result<u8, CliError> {
     match crate::health::test_dir_argument(p, TEST_USAGE)? {
-        Some(dir) => run_test_dir(&dir),
+        Some(dir) => run_test_dir(&dir, &mut |line| common::write_out(line)),
         None => Ok(0),
     }
 }
 
+/// Runs the `action_test.yaml` files below `dir`, giving each line of the report (with its
+/// newline) to `out`.
 #[cfg(feature = "lua")]
-fn run_test_dir(dir: &Path) -> Result<u8, CliError> {
+fn run_test_dir(dir: &Path, out: &mut dyn FnMut(&str)) -> Result<u8, CliError> {
     use gitops_core::actions::{
         ActionScripts, ActionTestKind, Actions, TEST_NOW, run_action_tests,
     };
+
+    let mut say = |line: String| out(&format!("{line}\n"));
 
     let files = crate::folders::walk(dir)?;
     let actions = Actions::new(ActionScripts::new().with_directory(&read_action_scripts(dir)?))
@@ -274,8 +278,8 @@ fn run_test_dir(dir: &Path) -> Result<u8, CliError> {
             Err(e) => {
                 failed += 1;
                 unreadable = true;
-                outln!("FAIL {prefix}action_test.yaml");
-                outln!("  error: {e}");
+                say(format!("FAIL {prefix}action_test.yaml"));
+                say(format!("  error: {e}"));
                 continue;
             }
         };
@@ -286,15 +290,15 @@ fn run_test_dir(dir: &Path) -> Result<u8, CliError> {
             };
             if c.passed {
                 passed += 1;
-                outln!("PASS {prefix}{} ({what})", c.input_path);
+                say(format!("PASS {prefix}{} ({what})", c.input_path));
             } else {
                 failed += 1;
-                outln!("FAIL {prefix}{} ({what})", c.input_path);
-                outln!("  {}", c.message);
+                say(format!("FAIL {prefix}{} ({what})", c.input_path));
+                say(format!("  {}", c.message));
             }
         }
     }
-    outln!("{passed} passed, {failed} failed");
+    say(format!("{passed} passed, {failed} failed"));
     Ok(if unreadable { 2 } else { u8::from(failed > 0) })
 }
 
@@ -316,6 +320,6 @@ fn read_test_inputs(test_dir: &Path) -> Result<BTreeMap<String, String>, CliErro
 }
 
 #[cfg(not(feature = "lua"))]
-fn run_test_dir(_dir: &Path) -> Result<u8, CliError> {
+fn run_test_dir(_dir: &Path, _out: &mut dyn FnMut(&str)) -> Result<u8, CliError> {
     Err(CliError::Usage("`test-actions` needs the `lua` feature".into()))
 }

@@ -61,6 +61,26 @@ impl Output {
     }
 }
 
+/// The names of one `--fail-on` value: a comma-separated list of statuses, each one of `valid`
+/// (Argo CD's spelling, case-sensitive). An unknown name is a usage error naming it and the
+/// valid ones.
+pub fn parse_fail_on(list: &str, valid: &[&str]) -> Result<Vec<String>, CliError> {
+    list.split(',')
+        .map(str::trim)
+        .map(|name| {
+            if valid.contains(&name) {
+                Ok(name.to_string())
+            } else {
+                let (last, first) = valid.split_last().unwrap_or((&"", &[]));
+                Err(CliError::Usage(format!(
+                    "--fail-on: unknown status `{name}`: expected {} or {last}",
+                    first.join(", ")
+                )))
+            }
+        })
+        .collect()
+}
+
 /// How every command reads manifests: the limits and what a repeated key does (the global
 /// flags `--max-input-bytes`, `--max-objects`, `--max-string-bytes`, `--strict-keys`).
 static INPUT: OnceLock<ParseOptions> = OnceLock::new();

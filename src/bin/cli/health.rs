@@ -2,14 +2,15 @@
 
 use std::path::{Path, PathBuf};
 
-use gitops_core::Settings;
 use gitops_core::health::{self, AppHealth, HealthContext, ResourceHealthInput, ScriptHealth};
+use gitops_core::{HealthStatus, Settings};
 
 use crate::common::{self, CliError, Output};
 
 const HEALTH_USAGE: &str = "\
 usage: gitops-core health PATH... [--customizations DIR] [--argocd-cm CM.yaml]
                          [--output text|json|yaml] [--condition-fallback]
+                         [--fail-on STATUS,...]
 
 Assesses the health of the live objects in PATH (files, directories of .yaml, .yml and .json
 files, or - for standard input) as Argo CD does, and the health of an application made of
@@ -25,8 +26,13 @@ options:
                         health from status.observedGeneration and its Stalled/Failed,
                         Reconciling/Progressing and Ready/Available conditions (kstatus
                         order) instead of none
+  --fail-on STATUS,...  exit 1 when the app's health status is one of these (Healthy,
+                        Suspended, Progressing, Missing, Degraded, Unknown; case-sensitive;
+                        may be repeated), as `argocd app wait --health` fails; the output
+                        is printed first
 
-exit status: 0, or 2 on an error (a file that cannot be read or parsed, named with its document)";
+exit status: 0, 1 when the app's health status is one of --fail-on, or 2 on an error (a file
+that cannot be read or parsed, named with its document)";
 
 /// The options of `health`.
 struct HealthArgs {
@@ -35,6 +41,7 @@ struct HealthArgs {
     argocd_cm: Option<PathBuf>,
     output: Output,
     condition_fallback: bool,
+    fail_on: Vec<String>,
 }
 
 fn parse_args(mut args: lexopt::Parser) -> Result<Option<HealthArgs>, CliError> {
@@ -45,6 +52,7 @@ fn parse_args(mut args: lexopt::Parser) -> Result<Option<HealthArgs>, CliError> 
         argocd_cm: None,
         output: Output::Text,
         condition_fallback: false,
+        fail_on: Vec::new(),
     };
     while let Some(arg) = args.next()? {
         match arg {
@@ -54,6 +62,10 @@ fn parse_args(mut args: lexopt::Parser) -> Result<Option<HealthArgs>, CliError> 
                 out.output = Output::parse(&args.value()?.string()?)?;
             }
             Long("condition-fallback") => out.condition_fallback = true,
+            Long("fail-on") => {
+                let names = HealthStatus::ALL.map(HealthStatus::as_str);
+                out.fail_on.extend(common::parse_fail_on(&args.value()?.string()?, &names)?);
+            }
             Long("help") | Short('h') => {
                 outln!("{HEALTH_USAGE}");
                 return Ok(None);
@@ -149,7 +161,7 @@ pub fn run(args: lexopt::Parser) -> Result<u8, CliError> {
         }
         Output::Text => common::write_out(&to_text(&app)),
     }
-    Ok(0)
+    Ok(u8::from(args.fail_on.iter().any(|s| s == app.status.as_str())))
 }
 
 /// The JSON output: the app's status and message, and each resource, sorted by group, kind,
@@ -209,7 +221,7 @@ fn to_text(app: &AppHealth) -> String {
 /// Runs `test-health`.
 pub fn run_tests(args: lexopt::Parser) -> Result<u8, CliError> {
     match test_dir_argument(args, TEST_USAGE)? {
-        Some(dir) => run_test_dir(&dir),
+        Some(dir) => run_test_dir(&dir, &mut |line| common::write_out(line)),
         None => Ok(0),
     }
 }
@@ -243,9 +255,13 @@ the status and message are compared exactly. A test file, script or input that c
 is a failed case and the run goes on; it always ends with `N passed, N failed`.
 Exit 0 when every case passes, 1 when a case fails, 2 when a file could not be read.";
 
+/// Runs the `health_test.yaml` files below `dir`, giving each line of the report (with its
+/// newline) to `out`: standard output for the command, a string in tests.
 #[cfg(feature = "lua")]
-fn run_test_dir(dir: &std::path::Path) -> Result<u8, CliError> {
+fn run_test_dir(dir: &std::path::Path, out: &mut dyn FnMut(&str)) -> Result<u8, CliError> {
     use gitops_core::health::scripts::HealthScripts;
+
+    let mut say = |line: String| out(&format!("{line}\n"));
 
     let files = crate::folders::walk(dir)?;
     let scripts = HealthScripts::new().with_directory(&read_customizations(dir)?);
@@ -263,8 +279,11 @@ fn run_test_dir(dir: &std::path::Path) -> Result<u8, CliError> {
             Err(e) => {
                 failed += 1;
                 unreadable = true;
-                outln!("FAIL {}", if shown.is_empty() { "health_test.yaml".into() } else { shown });
-                outln!("  error: {e}");
+                say(format!(
+                    "FAIL {}",
+                    if shown.is_empty() { "health_test.yaml".into() } else { shown }
+                ));
+                say(format!("  error: {e}"));
                 continue;
             }
         };
@@ -276,19 +295,19 @@ fn run_test_dir(dir: &std::path::Path) -> Result<u8, CliError> {
             };
             if case.passed {
                 passed += 1;
-                outln!("PASS {name}");
+                say(format!("PASS {name}"));
                 continue;
             }
             failed += 1;
-            outln!("FAIL {name} ({})", case.script);
-            outln!("  expected: {} {:?}", case.expected.status, case.expected.message);
+            say(format!("FAIL {name} ({})", case.script));
+            say(format!("  expected: {} {:?}", case.expected.status, case.expected.message));
             match &case.got {
-                Ok(h) => outln!("  got:      {} {:?}", h.status, h.message),
-                Err(e) => outln!("  got:      error: {e}"),
+                Ok(h) => say(format!("  got:      {} {:?}", h.status, h.message)),
+                Err(e) => say(format!("  got:      error: {e}")),
             }
         }
     }
-    outln!("{passed} passed, {failed} failed");
+    say(format!("{passed} passed, {failed} failed"));
     Ok(if unreadable { 2 } else { u8::from(failed > 0) })
 }
 
@@ -335,7 +354,7 @@ fn run_test_file(
 }
 
 #[cfg(not(feature = "lua"))]
-fn run_test_dir(_dir: &std::path::Path) -> Result<u8, CliError> {
+fn run_test_dir(_dir: &std::path::Path, _out: &mut dyn FnMut(&str)) -> Result<u8, CliError> {
     Err(CliError::Usage("`test-health` needs the `lua` feature".into()))
 }
 
@@ -369,17 +388,34 @@ mod test_health_tests {
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata").join(rel)
     }
 
+    /// Runs `test-health` on a folder of testdata: its exit status (or error) and its report,
+    /// kept for the assertion messages instead of printed.
+    fn run(rel: &str) -> (Result<u8, String>, String) {
+        let mut report = String::new();
+        let code = super::run_test_dir(&testdata(rel), &mut |line| report.push_str(line));
+        (code.map_err(|e| e.to_string()), report)
+    }
+
     #[test]
     fn test_health_exit_codes() {
-        assert_eq!(super::run_test_dir(&testdata("health/customizations")).ok(), Some(0));
-        assert_eq!(super::run_test_dir(&testdata("health/lua-failing")).ok(), Some(1));
-        let err = super::run_test_dir(&testdata("health/no-such-dir")).unwrap_err().to_string();
-        assert!(err.contains("health/no-such-dir"), "{err}");
+        let (code, report) = run("health/customizations");
+        assert_eq!(code, Ok(0), "{report}");
+        assert!(report.ends_with("\n12 passed, 0 failed\n"), "{report}");
+        let (code, report) = run("health/lua-failing");
+        assert_eq!(code, Ok(1), "{report}");
+        assert!(report.ends_with("\n1 passed, 2 failed\n"), "{report}");
+        let (code, report) = run("health/no-such-dir");
+        let err = code.unwrap_err();
+        assert!(err.contains("health/no-such-dir"), "{err}\n{report}");
         // A test file that cannot be read is one failed case: the run goes on, prints its
         // summary and exits 2.
-        assert_eq!(super::run_test_dir(&testdata("health/lua-invalid")).ok(), Some(2));
+        let (code, report) = run("health/lua-invalid");
+        assert_eq!(code, Ok(2), "{report}");
+        assert!(report.ends_with("\n0 passed, 1 failed\n"), "{report}");
         // An input that cannot be found fails its case only.
-        assert_eq!(super::run_test_dir(&testdata("health/lua-missing-input")).ok(), Some(1));
+        let (code, report) = run("health/lua-missing-input");
+        assert_eq!(code, Ok(1), "{report}");
+        assert!(report.ends_with("\n0 passed, 1 failed\n"), "{report}");
     }
 }
 

@@ -3,14 +3,15 @@
 //! files: the app's sync and health status, and per resource its sync status, health, hook
 //! and message.
 //!
-//! Exit status: 0 when the app is Synced, 1 when it is not, 2 on an error.
+//! Exit status: 0 when the app is Synced, 1 when it is not, 2 on an error; with `--fail-on`,
+//! 1 exactly when the app's sync or health status is one of the list.
 
 use std::path::PathBuf;
 
 use gitops_core::diff::{self, AppDiff, SyncStatus};
 use gitops_core::health::{self, AppHealth, HealthContext, ResourceHealthInput};
 use gitops_core::object::ObjectIndex;
-use gitops_core::{Application, ObjectRef};
+use gitops_core::{Application, HealthStatus, ObjectRef};
 use serde_json::{Value, json};
 
 use crate::common::{self, CliError, Output};
@@ -18,7 +19,7 @@ use crate::common::{self, CliError, Output};
 const HELP: &str = "\
 usage: gitops-core status --desired PATH --live PATH [--app APP.yaml | -n NAMESPACE]
                           [--argocd-cm CM.yaml] [--project PROJECT.yaml]
-                          [--output text|json|yaml]
+                          [--output text|json|yaml] [--fail-on STATUS,...]
 
 Prints what `argocd app get` prints for an application made of your files: the sync status
 and health of the app, then one row per resource with its sync status, health, hook and
@@ -31,8 +32,14 @@ message. PATH is a file (YAML stream, JSON or List), a directory of .yaml/.yml/.
                  namespace among --live that no app owns are listed after the resources, with
                  Argo CD's OrphanedResourceWarning when orphanedResources.warn is true
 --output         text (default), json or yaml
+--fail-on        exit 1 when the app's health status (Healthy, Suspended, Progressing,
+                 Missing, Degraded, Unknown) or its sync status (OutOfSync, Unknown) is one
+                 of this comma-separated list (case-sensitive, may be repeated; Unknown
+                 matches either), instead of when it is not Synced: with Degraded,Missing
+                 a Healthy app that is OutOfSync exits 0
 
-exit status: 0 Synced, 1 OutOfSync (or Unknown), 2 error";
+exit status: 0 Synced, 1 OutOfSync (or Unknown), 2 error; with --fail-on, 1 when the app's
+sync or health status is one of the list, else 0 (2 error)";
 
 struct Args {
     desired: Vec<PathBuf>,
@@ -42,6 +49,7 @@ struct Args {
     cm: Option<PathBuf>,
     project: Option<PathBuf>,
     output: Output,
+    fail_on: Vec<String>,
 }
 
 fn parse(mut p: lexopt::Parser) -> Result<Option<Args>, CliError> {
@@ -54,6 +62,7 @@ fn parse(mut p: lexopt::Parser) -> Result<Option<Args>, CliError> {
         cm: None,
         project: None,
         output: Output::Text,
+        fail_on: Vec::new(),
     };
     while let Some(arg) = p.next()? {
         match arg {
@@ -64,6 +73,11 @@ fn parse(mut p: lexopt::Parser) -> Result<Option<Args>, CliError> {
             Long("argocd-cm") => a.cm = Some(PathBuf::from(p.value()?)),
             Long("project") => a.project = Some(PathBuf::from(p.value()?)),
             Long("output") | Short('o') => a.output = Output::parse(&p.value()?.string()?)?,
+            Long("fail-on") => {
+                let mut names = HealthStatus::ALL.map(HealthStatus::as_str).to_vec();
+                names.push(SyncStatus::OutOfSync.as_str());
+                a.fail_on.extend(common::parse_fail_on(&p.value()?.string()?, &names)?);
+            }
             Long("help") | Short('h') => {
                 outln!("{HELP}");
                 return Ok(None);
@@ -138,7 +152,16 @@ pub fn run(args: lexopt::Parser) -> Result<u8, CliError> {
         }
         common::write_out(&out);
     }
-    Ok(u8::from(result.sync_status != SyncStatus::Synced))
+    Ok(u8::from(fails(&a.fail_on, result.sync_status, health.status)))
+}
+
+/// Whether the exit status is 1: without `--fail-on`, when the app is not Synced; with it,
+/// when the app's sync or health status is one of the list.
+fn fails(fail_on: &[String], sync: SyncStatus, health: HealthStatus) -> bool {
+    if fail_on.is_empty() {
+        return sync != SyncStatus::Synced;
+    }
+    fail_on.iter().any(|s| s == sync.as_str() || s == health.as_str())
 }
 
 /// The app's health, from each compared resource's desired and live objects.
