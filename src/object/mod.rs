@@ -22,9 +22,9 @@ mod write;
 mod yaml;
 
 pub use index::ObjectIndex;
-pub use write::{WriteError, to_yaml};
 #[cfg(feature = "lua")]
 pub(crate) use names::name_problem;
+pub use write::{WriteError, to_yaml};
 
 /// The identity of a Kubernetes object: API group and version, kind, namespace and name.
 ///

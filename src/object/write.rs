@@ -127,10 +127,53 @@ mod tests {
 
     /// Strings YAML 1.1 reads as other types, and ones it reads as strings.
     const STRINGS: &[&str] = &[
-        "yes", "Yes", "YES", "no", "No", "on", "On", "ON", "off", "y", "Y", "n", "N", "true",
-        "False", "null", "Null", "~", "1_000", "0644", "-0644", "0b101", "0x1F", "0o17", "+1",
-        "1e3", "1.5", ".5", ".inf", "-.Inf", ".nan", "08", "2001-12-14", "190:20:30", "yES",
-        "oN", "hello", "api", "", "a b", "it's", "1.2.3", "v1", "-", "--", "0x", "1_0.5",
+        "yes",
+        "Yes",
+        "YES",
+        "no",
+        "No",
+        "on",
+        "On",
+        "ON",
+        "off",
+        "y",
+        "Y",
+        "n",
+        "N",
+        "true",
+        "False",
+        "null",
+        "Null",
+        "~",
+        "1_000",
+        "0644",
+        "-0644",
+        "0b101",
+        "0x1F",
+        "0o17",
+        "+1",
+        "1e3",
+        "1.5",
+        ".5",
+        ".inf",
+        "-.Inf",
+        ".nan",
+        "08",
+        "2001-12-14",
+        "190:20:30",
+        "yES",
+        "oN",
+        "hello",
+        "api",
+        "",
+        "a b",
+        "it's",
+        "1.2.3",
+        "v1",
+        "-",
+        "--",
+        "0x",
+        "1_0.5",
     ];
 
     /// Every string, as a value and as a key, reads back as itself.
@@ -146,7 +189,8 @@ mod tests {
 
     #[test]
     fn quoted_as_serde_norway_quotes() {
-        let text = to_yaml(&json!({"a": "yes", "b": "0644", "c": "1_000", "on": ["n", 1]})).unwrap();
+        let text =
+            to_yaml(&json!({"a": "yes", "b": "0644", "c": "1_000", "on": ["n", 1]})).unwrap();
         assert_eq!(text, "a: 'yes'\nb: '0644'\nc: '1_000'\n'on':\n- 'n'\n- 1\n");
     }
 
