@@ -406,6 +406,31 @@ fn tied(a: &[Value], b: &[Value]) -> bool {
     keys.len() == 1 && keys.iter().next().is_some_and(Option::is_some)
 }
 
+/// Whether two messages differ in one word only, each naming a task (`group/Kind/name`) of one
+/// name and of kinds Go ranks alike (custom resources): Go's unstable sort leaves such tasks in
+/// map order, so the message may name either first (the message's form of
+/// `sync:calls:tied-order`).
+fn names_tied_task(ours: &str, argo: &str) -> bool {
+    let (a, b): (Vec<&str>, Vec<&str>) = (ours.split(' ').collect(), argo.split(' ').collect());
+    if a.len() != b.len() {
+        return false;
+    }
+    let differing: Vec<(&str, &str)> =
+        a.iter().zip(&b).filter(|(x, y)| x != y).map(|(x, y)| (*x, *y)).collect();
+    let task = |w: &str| -> Option<(i32, String)> {
+        let parts: Vec<&str> = w.split('/').collect();
+        let (kind, name) = match parts.as_slice() {
+            [_, kind, name] | [kind, name] => (*kind, *name),
+            _ => return None,
+        };
+        Some((kind_rank(kind), name.to_string()))
+    };
+    match differing.as_slice() {
+        [(x, y)] => task(x).is_some_and(|t| Some(&t) == task(y).as_ref()),
+        _ => false,
+    }
+}
+
 const FAILED_TO_APPLY: &str = "one or more objects failed to apply";
 const NOT_VALID: &str = "one or more synchronization tasks are not valid";
 
@@ -417,7 +442,9 @@ const NOT_VALID: &str = "one or more synchronization tasks are not valid";
 /// running", else `sync:message`.
 fn message_signature(ours: &str, argo: &str) -> String {
     let both = |prefix: &str| ours.starts_with(prefix) && argo.starts_with(prefix);
-    if both("waiting for ") {
+    if both("waiting for ") && names_tied_task(ours, argo) {
+        "sync:message:tied-order".into()
+    } else if both("waiting for ") {
         "sync:message:waiting-for".into()
     } else if ours.starts_with("waiting for pruning confirmation of ")
         && argo.starts_with("Waiting for pruning confirmation of ")
