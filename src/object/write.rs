@@ -57,8 +57,14 @@ pub fn to_yaml<T: Serialize + ?Sized>(value: &T) -> Result<String, WriteError> {
 /// not numbers, booleans or nulls in YAML 1.1 either).
 fn needs_quotes(s: &str) -> bool {
     !s.is_empty()
-        && s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '+' | '-' | '~'))
+        && s.chars().all(word_char)
         && !matches!(resolve(s, None, true), Ok(Scalar::Str(_)))
+}
+
+/// The characters of the strings this module quotes: they need no escaping in single quotes,
+/// and a run of them ends where the plain scalar serde_norway wrote does.
+fn word_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '+' | '-' | '~')
 }
 
 fn holds_mark(v: &Yaml) -> bool {
@@ -106,7 +112,7 @@ fn unmark(text: &str) -> String {
         }
         out.push('\'');
         while let Some(&n) = chars.peek() {
-            if n.is_ascii_alphanumeric() || matches!(n, '_' | '.' | '+' | '-' | '~') {
+            if word_char(n) {
                 out.push(n);
                 chars.next();
             } else {
