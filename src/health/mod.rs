@@ -62,6 +62,7 @@ mod hook;
 mod hpa;
 mod ingress;
 mod job;
+mod kinds;
 mod pod;
 mod pvc;
 mod replicaset;
@@ -406,12 +407,29 @@ pub struct HealthContext<'a> {
     /// Opt-in: a custom resource with no script and no built-in check gets its health from
     /// its `observedGeneration` and conditions ([`condition_health`]) instead of none.
     pub condition_fallback: bool,
+    /// The built-in rules for the kinds Argo CD ships a health script for ([`builtin_rule`]):
+    /// on by default, after the host's scripts, as Argo CD's own scripts come after
+    /// `argocd-cm`'s.
+    pub builtin_rules: bool,
 }
 
 impl<'a> HealthContext<'a> {
     /// A context at `now` (unix seconds), without scripts: built-in checks only.
     pub fn new(now: i64) -> Self {
-        HealthContext { now, scripts: None, app: None, condition_fallback: false }
+        HealthContext {
+            now,
+            scripts: None,
+            app: None,
+            condition_fallback: false,
+            builtin_rules: true,
+        }
+    }
+
+    /// The same context with the built-in rules ([`builtin_rule`]) turned on or off (on by
+    /// default): off, only the host's scripts and the built-in checks of Kubernetes' own kinds
+    /// give health.
+    pub fn with_builtin_rules(self, on: bool) -> Self {
+        HealthContext { builtin_rules: on, ..self }
     }
 
     /// The same context with a script engine.
@@ -438,6 +456,7 @@ impl fmt::Debug for HealthContext<'_> {
             .field("scripts", &self.scripts.map(|_| "..."))
             .field("app", &self.app.map(ObjectRef::from_object_lossy))
             .field("condition_fallback", &self.condition_fallback)
+            .field("builtin_rules", &self.builtin_rules)
             .finish()
     }
 }
@@ -503,16 +522,14 @@ fn is_being_deleted(obj: &Value) -> bool {
 pub fn assess(obj: &Value, ctx: &HealthContext<'_>) -> Result<Option<HealthResult>, HealthError> {
     let object = ObjectRef::from_object_lossy(obj);
     if is_being_deleted(obj) && !has_hook_finalizer(obj) {
-        let from_script = match ctx.scripts.map(|s| s.health(obj, &object, ctx.now)) {
-            Some(Ok(Some(out))) if !out.deletion_message.is_empty() => Some(out.deletion_message),
+        let from_script = match scripted(obj, &object, ctx) {
+            Ok(Some(out)) if !out.deletion_message.is_empty() => Some(out.deletion_message),
             _ => None,
         };
         let message = from_script.unwrap_or_else(|| pending_deletion(obj));
         return Ok(Some(HealthResult::new(HealthStatus::Progressing, message)));
     }
-    if let Some(scripts) = ctx.scripts
-        && let Some(out) = scripts.health(obj, &object, ctx.now)?
-    {
+    if let Some(out) = scripted(obj, &object, ctx)? {
         return Ok(out.health);
     }
     match builtin(obj, &object)? {
@@ -524,6 +541,40 @@ pub fn assess(obj: &Value, ctx: &HealthContext<'_>) -> Result<Option<HealthResul
         }
         None => Ok(None),
     }
+}
+
+/// The answer of a script for the object: the host's scripts first, then the built-in rules
+/// (when on); `Ok(None)` when neither has one for the kind.
+fn scripted(
+    obj: &Value,
+    object: &ObjectRef,
+    ctx: &HealthContext<'_>,
+) -> Result<Option<ScriptOutput>, HealthError> {
+    if let Some(scripts) = ctx.scripts
+        && let Some(out) = scripts.health(obj, object, ctx.now)?
+    {
+        return Ok(Some(out));
+    }
+    if ctx.builtin_rules {
+        return kinds::evaluate(obj, object, ctx.now).transpose();
+    }
+    Ok(None)
+}
+
+/// The built-in rule for `obj`'s kind, run as Argo CD runs the script it follows (without the
+/// deletion rule of [`assess`]): `None` when Argo CD 3.6.2 ships no health script for the kind.
+/// [`builtin_kinds`] lists the kinds.
+pub fn builtin_rule(obj: &Value, now: i64) -> Option<Result<ScriptOutput, HealthError>> {
+    kinds::evaluate(obj, &ObjectRef::from_object_lossy(obj), now)
+}
+
+/// The folders (`<group>/<Kind>`, `_` a wildcard) of every built-in rule, sorted: the kinds
+/// Argo CD 3.6.2 ships a health script for.
+pub fn builtin_kinds() -> Vec<String> {
+    let mut names: Vec<String> =
+        kinds::CATALOG.iter().flat_map(|g| g.iter()).map(|r| r.name()).collect();
+    names.sort();
+    names
 }
 
 /// The built-in (Go) check for the object's group and kind, without the deletion rule and

@@ -279,9 +279,50 @@ fn apps(t: &mut Tally) {
     }
 }
 
+/// Argo CD 3.6.2's own cases for the kinds it ships a health script for
+/// (`testdata/health/argo-cd-3.6/<group>/<Kind>/health_test.yaml`), run through the built-in
+/// rules with no script loaded, as Argo CD's test runs the script: without the deletion rule.
+fn argo_cd_3_6(t: &mut Tally) {
+    let root = super::support::testdata().join("health/argo-cd-3.6");
+    let mut files: Vec<_> = super::support::all_files()
+        .into_iter()
+        .filter(|p| p.starts_with(&root) && p.ends_with("health_test.yaml"))
+        .collect();
+    files.sort();
+    for file in files {
+        let dir = file.parent().expect("a folder");
+        let rel = dir.strip_prefix(&root).expect("below the root").to_string_lossy().into_owned();
+        let doc = object(&format!("health/argo-cd-3.6/{rel}/health_test.yaml"));
+        for case in doc["tests"].as_array().expect("tests") {
+            let input = case["inputPath"].as_str().expect("inputPath");
+            let name = format!("argo-cd-3.6/{rel}/{input}");
+            if !selected(&name) {
+                continue;
+            }
+            let obj = object(&format!("health/argo-cd-3.6/{rel}/{input}"));
+            let got = match health::builtin_rule(&obj, 0) {
+                None => "no built-in rule".to_string(),
+                Some(Ok(out)) => match out.health {
+                    Some(h) => format!("{:?} {:?}", h.status, h.message),
+                    None => "empty health".to_string(),
+                },
+                Some(Err(e)) => format!("error {:?}", e.to_string()),
+            };
+            let want = &case["healthStatus"];
+            let want = format!(
+                "{:?} {:?}",
+                status(&want["status"]),
+                want["message"].as_str().unwrap_or("")
+            );
+            t.check(&name, got, want);
+        }
+    }
+}
+
 #[test]
 fn health_conformance() {
     let mut t = Tally::default();
+    argo_cd_3_6(&mut t);
     builtin(&mut t);
     objects(&mut t);
     fallback(&mut t);

@@ -1,0 +1,71 @@
+//! `cert-manager.io`: Certificate, Issuer and ClusterIssuer, as Argo CD 3.6.2's scripts.
+
+use super::{Env, Fault, Hs, Lv, Rule};
+
+pub(super) const RULES: &[Rule] = &[
+    Rule { group: "cert-manager.io", kind: "Certificate", check: certificate },
+    Rule { group: "cert-manager.io", kind: "Issuer", check: issuer },
+    Rule { group: "cert-manager.io", kind: "ClusterIssuer", check: cluster_issuer },
+];
+
+/// The conditions, when `status` and `status.conditions` are both set.
+fn conditions<'a>(env: &Env<'a>) -> Result<Option<Lv<'a>>, Fault> {
+    let status = env.obj.get("status")?;
+    if status.is_nil() {
+        return Ok(None);
+    }
+    let conditions = status.get("conditions")?;
+    Ok((!conditions.is_nil()).then_some(conditions))
+}
+
+/// The first `Ready` condition that is `True` (Healthy) or `False` (Degraded), with its
+/// message.
+fn ready(conditions: Lv<'_>) -> Result<Option<Hs>, Fault> {
+    for c in conditions.items()? {
+        if c.get("type")?.is("Ready") {
+            let status = c.get("status")?;
+            if status.is("False") {
+                return Ok(Some(Hs::new("Degraded", c.get("message")?)));
+            }
+            if status.is("True") {
+                return Ok(Some(Hs::new("Healthy", c.get("message")?)));
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// An `Issuing` condition that is `True` first (Progressing), then Ready; else Progressing,
+/// `Waiting for certificate`.
+fn certificate(env: &Env<'_>) -> Result<Hs, Fault> {
+    if let Some(conditions) = conditions(env)? {
+        for c in conditions.items()? {
+            if c.get("type")?.is("Issuing") && c.get("status")?.is("True") {
+                return Ok(Hs::new("Progressing", c.get("message")?));
+            }
+        }
+        if let Some(hs) = ready(conditions)? {
+            return Ok(hs);
+        }
+    }
+    Ok(Hs::new("Progressing", "Waiting for certificate"))
+}
+
+/// Ready; else Progressing, `Initializing issuer`.
+fn issuer(env: &Env<'_>) -> Result<Hs, Fault> {
+    ready_or(env, "Initializing issuer")
+}
+
+/// Ready; else Progressing, `Initializing ClusterIssuer`.
+fn cluster_issuer(env: &Env<'_>) -> Result<Hs, Fault> {
+    ready_or(env, "Initializing ClusterIssuer")
+}
+
+fn ready_or(env: &Env<'_>, waiting: &str) -> Result<Hs, Fault> {
+    if let Some(conditions) = conditions(env)?
+        && let Some(hs) = ready(conditions)?
+    {
+        return Ok(hs);
+    }
+    Ok(Hs::new("Progressing", waiting))
+}
