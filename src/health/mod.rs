@@ -320,19 +320,28 @@ impl HealthError {
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub struct ScriptOutput {
-    /// The health. `None` is Argo CD's *empty* health: the script returned `nil`, nothing,
-    /// `{}`, a list, or a table whose `status` or `message` is not a string. An empty health
-    /// is final (the built-in check is not consulted) and counts as no health.
+    /// The health. `None` is Argo CD's *empty* health: the script returned `{}`, a list, or a
+    /// table whose `status` or `message` is not a string. An empty health is final (no
+    /// built-in rule or check is consulted) and counts as no health.
     pub health: Option<HealthResult>,
     /// The table's `deletionMessage`, empty when absent. Used only for an object being
     /// deleted.
     pub deletion_message: String,
+    /// The script returned `nil` or nothing ([`ScriptOutput::nil`]).
+    pub(crate) returned_nil: bool,
 }
 
 impl ScriptOutput {
     /// An output from its parts.
     pub fn new(health: Option<HealthResult>, deletion_message: impl Into<String>) -> Self {
-        ScriptOutput { health, deletion_message: deletion_message.into() }
+        ScriptOutput { health, deletion_message: deletion_message.into(), returned_nil: false }
+    }
+
+    /// What a script that returned `nil` (or nothing) gives: no health of its own, and, as in
+    /// Argo CD 3.6.2, [`assess`] then runs the built-in check of the kind (not a built-in
+    /// rule: the kind's script was found, it just gave no answer).
+    pub fn nil() -> Self {
+        ScriptOutput { returned_nil: true, ..ScriptOutput::default() }
     }
 }
 
@@ -461,39 +470,70 @@ impl fmt::Debug for HealthContext<'_> {
     }
 }
 
-/// The message for an object being deleted: `Pending deletion`, or
-/// `Pending deletion; blocked by finalizers: a, b` when it has finalizers.
-fn pending_deletion(obj: &Value) -> String {
-    let finalizers: Vec<&str> = obj
-        .pointer("/metadata/finalizers")
-        .and_then(Value::as_array)
-        .map(|f| f.iter().filter_map(Value::as_str).filter(|s| !s.is_empty()).collect())
-        .unwrap_or_default();
-    if finalizers.is_empty() {
+/// `metadata.finalizers` as Go's `GetFinalizers` reads it: every item when all are strings
+/// (empty ones included), none when the field is not a list of strings.
+fn finalizers(obj: &Value) -> Vec<&str> {
+    let Some(items) = obj.pointer("/metadata/finalizers").and_then(Value::as_array) else {
+        return Vec::new();
+    };
+    items.iter().map(Value::as_str).collect::<Option<Vec<&str>>>().unwrap_or_default()
+}
+
+/// The health of an object being deleted that no script gave a `deletionMessage` for:
+/// Progressing, `Pending deletion`, or `Pending deletion; blocked by finalizers: a, b` while
+/// it has finalizers.
+fn pending_deletion(obj: &Value) -> HealthResult {
+    let finalizers = finalizers(obj);
+    let message = if finalizers.is_empty() {
         "Pending deletion".to_string()
     } else {
         format!("Pending deletion; blocked by finalizers: {}", finalizers.join(", "))
-    }
+    };
+    HealthResult::new(HealthStatus::Progressing, message)
 }
 
-/// Whether `metadata.deletionTimestamp` is set.
+/// Whether the object is being deleted as Argo CD's `pendingDeletionHealth` reads it:
+/// `metadata.deletionTimestamp` is an RFC 3339 time other than Go's zero time (a value that is
+/// not such a string reads as no timestamp), and `metadata.finalizers` does not hold the hook
+/// finalizer.
 fn is_being_deleted(obj: &Value) -> bool {
-    !matches!(obj.pointer("/metadata/deletionTimestamp"), None | Some(Value::Null))
+    /// Go's zero `time.Time`, 0001-01-01T00:00:00Z, in unix seconds.
+    const GO_ZERO_TIME: i64 = -62_135_596_800;
+    let stamp = obj.pointer("/metadata/deletionTimestamp").and_then(Value::as_str);
+    let set = stamp
+        .and_then(crate::civil::parse_rfc3339)
+        .is_some_and(|(secs, nanos)| (secs, nanos) != (GO_ZERO_TIME, 0));
+    set && !finalizers(obj).contains(&HOOK_FINALIZER)
 }
 
-/// The health of one object (Argo CD's `GetResourceHealth`).
+/// The health of one object (Argo CD 3.6.2's `GetResourceHealth`).
 ///
 /// - `Ok(Some(health))`: the object's health;
-/// - `Ok(None)`: no health: no script and no built-in check for the kind (and no condition
-///   fallback for it), or a script returned Argo CD's empty health;
+/// - `Ok(None)`: no health: no script, no built-in rule and no built-in check for the kind
+///   (and no condition fallback for it), or a script returned Argo CD's empty health;
 /// - `Err(e)`: the check failed; the object's health is `e.health()` (Unknown with the error
 ///   text).
 ///
-/// An object being deleted (with `metadata.deletionTimestamp` and without the
-/// `argocd.argoproj.io/hook-finalizer`) is Progressing whatever its kind: with the script's
-/// `deletionMessage` when a script returns one, else `Pending deletion`, or
-/// `Pending deletion; blocked by finalizers: <finalizers>` while it has finalizers. A script
-/// that fails for such an object does not change that answer.
+/// The first of these that has an answer for the kind gives it:
+///
+/// 1. the host's scripts ([`HealthContext::with_scripts`]): with Lua, `argocd-cm`'s exact
+///    key, then its glob keys, then a `resource_customizations/` folder the host passed
+///    ([`scripts::HealthScripts`]);
+/// 2. the built-in rules for the kinds Argo CD 3.6.2 ships a script for ([`builtin_rule`]:
+///    exact group and kind, then the wildcard folders), unless turned off with
+///    [`HealthContext::with_builtin_rules`];
+/// 3. the built-in checks of Kubernetes' kinds ([`builtin`]);
+/// 4. with [`HealthContext::with_condition_fallback`], the conditions of a custom resource.
+///
+/// A script's answer is final, even the empty health; a script that returns `nil` gives no
+/// answer and the built-in check of step 3 runs, as in Argo CD. A failing script or check is
+/// an error, also for an object being deleted.
+///
+/// An object being deleted (a `metadata.deletionTimestamp`, without the
+/// `argocd.argoproj.io/hook-finalizer`) takes, when a script or rule returned a
+/// `deletionMessage`, that script's status with the `deletionMessage`; otherwise it is
+/// Progressing, `Pending deletion`, or `Pending deletion; blocked by finalizers: <finalizers>`
+/// while it has finalizers, whatever its kind.
 ///
 /// Never panics, on any value.
 ///
@@ -511,6 +551,17 @@ fn is_being_deleted(obj: &Value) -> bool {
 /// assert_eq!(h.status, HealthStatus::Progressing);
 /// assert_eq!(h.message, "Pending deletion; blocked by finalizers: example.com/cleanup");
 ///
+/// // A kind Argo CD ships a health script for, assessed by its built-in rule:
+/// let certificate = serde_json::json!({
+///     "apiVersion": "cert-manager.io/v1", "kind": "Certificate",
+///     "metadata": {"name": "tls"},
+///     "status": {"conditions": [{"type": "Ready", "status": "True",
+///                                "message": "Certificate is up to date and has not expired"}]}});
+/// let h = health::assess(&certificate, &ctx).unwrap().unwrap();
+/// assert_eq!(h.status, HealthStatus::Healthy);
+/// // Without the built-in rules, Argo CD's kinds of Kubernetes only:
+/// assert_eq!(health::assess(&certificate, &ctx.with_builtin_rules(false)), Ok(None));
+///
 /// let hpa = serde_json::json!({
 ///     "apiVersion": "autoscaling/v2beta2", "kind": "HorizontalPodAutoscaler",
 ///     "metadata": {"name": "h"}});
@@ -521,44 +572,70 @@ fn is_being_deleted(obj: &Value) -> bool {
 /// ```
 pub fn assess(obj: &Value, ctx: &HealthContext<'_>) -> Result<Option<HealthResult>, HealthError> {
     let object = ObjectRef::from_object_lossy(obj);
-    if is_being_deleted(obj) && !has_hook_finalizer(obj) {
-        let from_script = match scripted(obj, &object, ctx) {
-            Ok(Some(out)) if !out.deletion_message.is_empty() => Some(out.deletion_message),
-            _ => None,
-        };
-        let message = from_script.unwrap_or_else(|| pending_deletion(obj));
-        return Ok(Some(HealthResult::new(HealthStatus::Progressing, message)));
+    let deleting = is_being_deleted(obj);
+    match scripted(obj, &object, ctx)? {
+        Scripted::Answer(out) if deleting => {
+            return Ok(Some(match out.health {
+                Some(h) if !out.deletion_message.is_empty() => {
+                    HealthResult::new(h.status, out.deletion_message)
+                }
+                _ => pending_deletion(obj),
+            }));
+        }
+        Scripted::Answer(out) => return Ok(out.health),
+        Scripted::Nil => {
+            let health = builtin(obj, &object)?;
+            return Ok(if deleting { Some(pending_deletion(obj)) } else { health });
+        }
+        Scripted::None => {}
     }
-    if let Some(out) = scripted(obj, &object, ctx)? {
-        return Ok(out.health);
-    }
-    match builtin(obj, &object)? {
-        Some(h) => Ok(Some(h)),
+    let health = match builtin(obj, &object)? {
+        Some(h) => Some(h),
         None if ctx.condition_fallback
             && !crate::schema::is_builtin(&object.group, &object.version, &object.kind) =>
         {
-            condition_health(obj, &object).map(Some)
+            // The fallback is this crate's own: an object being deleted is pending deletion
+            // before its conditions are read.
+            if deleting {
+                return Ok(Some(pending_deletion(obj)));
+            }
+            Some(condition_health(obj, &object)?)
         }
-        None => Ok(None),
-    }
+        None => None,
+    };
+    Ok(if deleting { Some(pending_deletion(obj)) } else { health })
+}
+
+/// What the scripts say about an object.
+enum Scripted {
+    /// A script ran and answered (the empty health included): final.
+    Answer(ScriptOutput),
+    /// A script ran and returned `nil`: no answer, and no other script either; the built-in
+    /// check decides.
+    Nil,
+    /// No script for the kind.
+    None,
 }
 
 /// The answer of a script for the object: the host's scripts first, then the built-in rules
-/// (when on); `Ok(None)` when neither has one for the kind.
+/// (when on). Like Argo CD, which finds one script per kind, a host script that returns `nil`
+/// does not hand over to the built-in rule.
 fn scripted(
     obj: &Value,
     object: &ObjectRef,
     ctx: &HealthContext<'_>,
-) -> Result<Option<ScriptOutput>, HealthError> {
+) -> Result<Scripted, HealthError> {
     if let Some(scripts) = ctx.scripts
         && let Some(out) = scripts.health(obj, object, ctx.now)?
     {
-        return Ok(Some(out));
+        return Ok(if out.returned_nil { Scripted::Nil } else { Scripted::Answer(out) });
     }
-    if ctx.builtin_rules {
-        return kinds::evaluate(obj, object, ctx.now).transpose();
+    if ctx.builtin_rules
+        && let Some(out) = kinds::evaluate(obj, object, ctx.now)
+    {
+        return out.map(Scripted::Answer);
     }
-    Ok(None)
+    Ok(Scripted::None)
 }
 
 /// The built-in rule for `obj`'s kind, run as Argo CD runs the script it follows (without the
@@ -567,6 +644,9 @@ fn scripted(
 pub fn builtin_rule(obj: &Value, now: i64) -> Option<Result<ScriptOutput, HealthError>> {
     kinds::evaluate(obj, &ObjectRef::from_object_lossy(obj), now)
 }
+
+/// The Argo CD release whose health scripts the built-in rules follow ([`builtin_rule`]).
+pub const BUILTIN_RULES_ARGO_CD: &str = "3.6.2";
 
 /// The folders (`<group>/<Kind>`, `_` a wildcard) of every built-in rule, sorted: the kinds
 /// Argo CD 3.6.2 ships a health script for.

@@ -196,8 +196,11 @@ mod with_lua {
     impl From<LuaHealth> for ScriptOutput {
         fn from(h: LuaHealth) -> ScriptOutput {
             // The engine gives one of the six codes or "" (the empty health).
+            if h.returned_nil {
+                return ScriptOutput::nil();
+            }
             let health = h.status.parse().ok().map(|status| HealthResult::new(status, h.message));
-            ScriptOutput { health, deletion_message: h.deletion_message }
+            ScriptOutput::new(health, h.deletion_message)
         }
     }
 
@@ -366,7 +369,8 @@ mod with_lua {
         /// What the script gave: its health, or the error text (also when the input file
         /// could not be read: the case fails and the others still run).
         pub got: Result<LuaHealth, String>,
-        /// Whether `got` equals `expected` (status and message, exactly).
+        /// Whether `got` equals `expected` (status, message and `deletionMessage`, exactly, as
+        /// Argo CD's test compares them).
         pub passed: bool,
     }
 
@@ -386,13 +390,16 @@ mod with_lua {
     ///
     /// `test_yaml` is the file's text, `inputs` the text of each `inputPath` it names. Each
     /// case's script is found by the object's kind in `scripts`, as Argo CD's own test does,
-    /// and falls back to `default_script` (the `health.lua` beside the file). Scripts run
-    /// directly, without the deletion rule, with open libraries for directory scripts.
+    /// and falls back to `default_script` (the `health.lua` beside the file). Without one,
+    /// the case runs through the built-in rule of the object's kind
+    /// ([`builtin_rule`](crate::health::builtin_rule), named `built-in <group>/<Kind>`), and
+    /// fails when there is none. Scripts and rules run directly, without the deletion rule,
+    /// with open libraries for directory scripts.
     pub fn run_health_tests(
         test_yaml: &str,
         inputs: &BTreeMap<String, String>,
         scripts: &HealthScripts,
-        default_script: &HealthScript,
+        default_script: Option<&HealthScript>,
         engine: &LuaEngine,
         now: i64,
     ) -> Result<Vec<HealthTestCase>, HealthTestError> {
@@ -425,7 +432,8 @@ mod with_lua {
             let expected = LuaHealth {
                 status: text_of("status"),
                 message: text_of("message"),
-                deletion_message: String::new(),
+                deletion_message: text_of("deletionMessage"),
+                returned_nil: false,
             };
             // An input that cannot be read fails its case; the other cases still run.
             let obj = match inputs.get(input_path) {
@@ -437,9 +445,11 @@ mod with_lua {
             let obj = match obj {
                 Ok(obj) => obj,
                 Err(message) => {
+                    let script =
+                        default_script.map_or_else(|| "built-in".into(), |s| s.name.clone());
                     out.push(HealthTestCase {
                         input_path: input_path.clone(),
-                        script: default_script.name.clone(),
+                        script,
                         expected,
                         got: Err(message),
                         passed: false,
@@ -448,22 +458,52 @@ mod with_lua {
                 }
             };
             let r = ObjectRef::from_object_lossy(&obj);
-            let script = scripts.find(&r.group, &r.kind).unwrap_or_else(|| default_script.clone());
-            let got = engine
-                .eval_health(&script.name, &script.source, script.use_open_libs, &obj, now)
-                .map_err(|e| e.reason());
-            let passed = got
-                .as_ref()
-                .is_ok_and(|g| g.status == expected.status && g.message == expected.message);
+            let (script, got) = match scripts.find(&r.group, &r.kind).or(default_script.cloned()) {
+                Some(script) => {
+                    let got = engine
+                        .eval_health(&script.name, &script.source, script.use_open_libs, &obj, now)
+                        .map_err(|e| e.reason());
+                    (script.name, got)
+                }
+                None => builtin_case(&obj, &r, now),
+            };
+            // As Argo CD's test compares the whole health: the deletionMessage too.
+            let passed = got.as_ref().is_ok_and(|g| {
+                g.status == expected.status
+                    && g.message == expected.message
+                    && g.deletion_message == expected.deletion_message
+            });
             out.push(HealthTestCase {
                 input_path: input_path.clone(),
-                script: script.name,
+                script,
                 expected,
                 got,
                 passed,
             });
         }
         Ok(out)
+    }
+
+    /// A case run through the built-in rule of the object's kind: the rule's name
+    /// (`built-in <group>/<Kind>`) and its answer as a script's.
+    fn builtin_case(obj: &Value, r: &ObjectRef, now: i64) -> (String, Result<LuaHealth, String>) {
+        let Some(rule) = crate::health::kinds::find(&r.group, &r.kind) else {
+            return (
+                "built-in".into(),
+                Err(format!("no health.lua and no built-in rule for {}", r.group_kind())),
+            );
+        };
+        let got = match crate::health::kinds::evaluate(obj, r, now) {
+            Some(Ok(out)) => Ok(LuaHealth {
+                status: out.health.as_ref().map_or("", |h| h.status.as_str()).to_string(),
+                message: out.health.map(|h| h.message).unwrap_or_default(),
+                deletion_message: out.deletion_message,
+                returned_nil: out.returned_nil,
+            }),
+            Some(Err(e)) => Err(e.to_string()),
+            None => Err(format!("no health.lua and no built-in rule for {}", r.group_kind())),
+        };
+        (format!("built-in {}", rule.name()), got)
     }
 
     /// A member of an object, with the name matched case-insensitively (the file is read

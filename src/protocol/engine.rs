@@ -59,6 +59,8 @@ pub(crate) struct Config {
     pub(crate) customizations: BTreeMap<String, String>,
     /// Limits of the engines.
     pub(crate) limits: Limits,
+    /// The built-in health rules; `None` is on.
+    pub(crate) builtin_rules: Option<bool>,
 }
 
 /// `diff` params after checking.
@@ -94,6 +96,8 @@ pub(crate) struct HealthInput {
     pub(crate) customizations: Option<BTreeMap<String, String>>,
     pub(crate) now: Option<Timestamp>,
     pub(crate) condition_fallback: bool,
+    /// Left out, the configured setting.
+    pub(crate) builtin_rules: Option<bool>,
 }
 
 /// `plan` params after checking.
@@ -311,7 +315,10 @@ pub(crate) fn engine_health(state: &mut State, input: HealthInput) -> Result<Val
         )
     });
     let scripts = own_scripts.as_ref().unwrap_or(&state.engines.scripts);
-    let ctx = HealthContext::new(now).with_condition_fallback(input.condition_fallback);
+    let builtin_rules = input.builtin_rules.or(state.config.builtin_rules).unwrap_or(true);
+    let ctx = HealthContext::new(now)
+        .with_condition_fallback(input.condition_fallback)
+        .with_builtin_rules(builtin_rules);
     #[cfg(feature = "lua")]
     // One request, one budget for all its scripts, and the host's backstop per evaluation.
     let engine = request_engine(state);

@@ -39,14 +39,14 @@
 //! | method | params | result |
 //! |---|---|---|
 //! | `diff` | `desired`, `live`, `app`?, `argocdCm`? ([`DiffParams`]) | what `gitops-core diff --output json` prints ([`output::DiffOutput`]) |
-//! | `health` | `objects`, `argocdCm`?, `customizations`?, `now`? ([`HealthParams`]) | what `gitops-core health --output json` prints ([`output::HealthOutput`]) |
+//! | `health` | `objects`, `argocdCm`?, `customizations`?, `now`?, `conditionFallback`?, `builtinRules`? ([`HealthParams`]) | what `gitops-core health --output json` prints ([`output::HealthOutput`]) |
 //! | `plan` | `desired`, `live`, `app`?, `argocdCm`? ([`PlanParams`]) | what `gitops-core plan --output json` prints |
 //! | `decide` | `app`, `desired`, `live`, `revision`, `now`, `argocdCm`?, `guard`?, `claims`? ([`DecideParams`]) | what `gitops-core decide --output json` prints ([`output::DecideOutput`]; `guard` only with a guard) |
 //! | `step` | `request` (`sync::SyncRequest`), `state`? (`sync::SyncState`), `observations`? (`sync::Observations`), `now` ([`StepParams`]) | the library's `sync::Step`: `state` (pass it back next time), `actions`, `done`, `wave` |
-//! | `configure` | `protocolVersion`?, `argocdCm`?, `app`?, `customizations`?, `limits`? ([`ConfigureParams`]); params given (`{}` too) replace the whole configuration, params left out or null change nothing | [`ConfigureResult`] |
+//! | `configure` | `protocolVersion`?, `argocdCm`?, `app`?, `customizations`?, `limits`?, `builtinRules`? ([`ConfigureParams`]); params given (`{}` too) replace the whole configuration, params left out or null change nothing | [`ConfigureResult`] |
 //! | `actions.list` | `object`, `argocdCm`?, `customizations`?, `now`? ([`ActionsListParams`]) | what `gitops-core actions list --output json` prints ([`output::ActionsListOutput`]) |
 //! | `actions.run` | `object`, `action`, `parameters`?, `argocdCm`?, `customizations`?, `now`?, `showSecrets`? ([`ActionsRunParams`]) | what `gitops-core actions run --output json` prints ([`output::ActionsRunOutput`]), a Secret's values masked unless `showSecrets`; a failing action is an `engine_error` naming the script and the object |
-//! | `hello` | none | the handshake: `protocolVersion`, `engineVersion`, `methods`, `features`, `limits` ([`HelloResult`]) |
+//! | `hello` | none | the handshake: `protocolVersion`, `engineVersion`, `methods`, `features`, `limits`, `builtinHealth` (the Argo CD release the built-in health rules follow and their kinds, [`BuiltinHealth`]) ([`HelloResult`]) |
 //!
 //! `step` has no CLI command: it is the sync step function of `gitops_core::sync` over the
 //! wire. The host keeps `request` and the returned `state` between passes (as Argo CD keeps
@@ -142,7 +142,7 @@ pub use error::ProtocolError;
 pub use schema::json_schema;
 pub use server::Server;
 pub use wire::{
-    ActionsListParams, ActionsRunParams, ConfigureParams, ConfigureResult,
+    ActionsListParams, ActionsRunParams, BuiltinHealth, ConfigureParams, ConfigureResult,
     DEFAULT_MAX_REQUEST_BYTES, DecideParams, DiffParams, ErrorCode, ErrorObject, HealthParams,
     HelloParams, HelloResult, Limits, Method, Outcome, PROTOCOL_VERSION, PlanParams, Request,
     Response, StepParams,

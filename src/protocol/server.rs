@@ -15,9 +15,9 @@ use super::engine::{
 use super::error::ProtocolError;
 use super::time::Timestamp;
 use super::wire::{
-    ActionsListParams, ActionsRunParams, ConfigureParams, ConfigureResult, DecideParams,
-    DiffParams, HealthParams, HelloParams, HelloResult, Method, PROTOCOL_VERSION, PlanParams,
-    Request, Response, StepParams,
+    ActionsListParams, ActionsRunParams, BuiltinHealth, ConfigureParams, ConfigureResult,
+    DecideParams, DiffParams, HealthParams, HelloParams, HelloResult, Method, PROTOCOL_VERSION,
+    PlanParams, Request, Response, StepParams,
 };
 
 /// A `serve` protocol server without I/O: give it each line read, write out each line it
@@ -426,6 +426,7 @@ fn handle_hello(state: &mut State, params: Value) -> Result<Value, ProtocolError
         methods: engine::available_methods(),
         features: features.iter().filter(|(_, on)| *on).map(|(f, _)| f.to_string()).collect(),
         limits,
+        builtin_health: BuiltinHealth::of_this_build(),
     };
     serde_json::to_value(result).map_err(|e| ProtocolError::Engine {
         message: format!("cannot serialize the result: {e}"),
@@ -454,6 +455,7 @@ fn replace_configuration(state: &mut State, params: Value) -> Result<(), Protoco
         app,
         customizations: p.customizations,
         limits,
+        builtin_rules: p.builtin_rules,
     };
     engine::engine_configure(state, config)
 }
@@ -477,6 +479,7 @@ fn handle_health(state: &mut State, params: Value) -> Result<Value, ProtocolErro
         customizations: p.customizations,
         now: p.now.as_deref().map(|t| timestamp(t, "/params/now")).transpose()?,
         condition_fallback: p.condition_fallback,
+        builtin_rules: p.builtin_rules,
     };
     engine::engine_health(state, input)
 }

@@ -269,6 +269,11 @@ pub struct ConfigureParams {
     /// Limits.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limits: Option<Limits>,
+    /// The built-in health rules for the kinds Argo CD ships a script for (`hello` lists
+    /// them), for every `health` request that does not set its own; left out, on. Off, only
+    /// scripts and the checks of Kubernetes' own kinds give health.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub builtin_rules: Option<bool>,
 }
 
 /// Limits set by `configure`. Left out, each keeps its default.
@@ -328,6 +333,32 @@ pub struct HelloResult {
     pub features: Vec<String>,
     /// The limits in force: `maxRequestBytes` always, the others when configured.
     pub limits: Limits,
+    /// The built-in health rules: the kinds Argo CD ships a health script for, assessed
+    /// without Lua (on unless `configure` or the request sets `builtinRules: false`).
+    pub builtin_health: BuiltinHealth,
+}
+
+/// The built-in health rules of this build, as `hello` lists them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct BuiltinHealth {
+    /// The Argo CD release whose health scripts the rules follow
+    /// ([`crate::health::BUILTIN_RULES_ARGO_CD`]).
+    pub argo_cd: String,
+    /// Each kind as its script folder, `<group>/<Kind>` (`_` a wildcard), sorted
+    /// ([`crate::health::builtin_kinds`]).
+    pub kinds: Vec<String>,
+}
+
+impl BuiltinHealth {
+    /// The rules of this build.
+    pub fn of_this_build() -> Self {
+        BuiltinHealth {
+            argo_cd: crate::health::BUILTIN_RULES_ARGO_CD.to_string(),
+            kinds: crate::health::builtin_kinds(),
+        }
+    }
 }
 
 /// `diff` params: the inputs of `gitops-core diff`.
@@ -376,6 +407,10 @@ pub struct HealthParams {
     /// conditions instead of none. Left out, off.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub condition_fallback: bool,
+    /// The built-in health rules, as `gitops-core health` without `--no-builtin-health`;
+    /// left out, the configured setting (on unless `configure` turned them off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub builtin_rules: Option<bool>,
 }
 
 /// `actions.list` params: the inputs of `gitops-core actions list`.

@@ -64,6 +64,9 @@ impl ScriptHealth for Fixed {
         if self.0 == "empty" {
             return Ok(Some(ScriptOutput::new(None, "")));
         }
+        if self.0 == "nil" {
+            return Ok(Some(ScriptOutput::nil()));
+        }
         if let Some(message) = self.0["error"].as_str() {
             return Err(HealthError::script(object, "stand-in", message));
         }
@@ -115,12 +118,47 @@ fn objects(t: &mut Tally) {
         }
         let now = case["now"].as_i64().unwrap_or(0);
         let script = case.get("script").map(|s| Fixed(s.clone()));
-        let mut ctx = HealthContext::new(now);
+        #[cfg(feature = "lua")]
+        let lua = lua_scripts(&case);
+        #[cfg(not(feature = "lua"))]
+        if case.get("argocdCm").is_some() || case.get("customizations").is_some() {
+            continue;
+        }
+        let mut ctx = HealthContext::new(now)
+            .with_builtin_rules(case["builtinRules"].as_bool().unwrap_or(true))
+            .with_condition_fallback(case["fallback"] == true);
         if let Some(s) = &script {
+            ctx = ctx.with_scripts(s);
+        }
+        #[cfg(feature = "lua")]
+        if let Some(s) = &lua {
             ctx = ctx.with_scripts(s);
         }
         check_single(t, &name, &case, &ctx);
     }
+}
+
+/// The Lua scripts of a single-object case: its `argocdCm` (the ConfigMap's `data`) and its
+/// `customizations` (a `resource_customizations/` folder: path to script), if it has either.
+#[cfg(feature = "lua")]
+fn lua_scripts(case: &Value) -> Option<crate::health::scripts::ScriptedHealth> {
+    use crate::health::scripts::{HealthScripts, ScriptedHealth};
+    if case.get("argocdCm").is_none() && case.get("customizations").is_none() {
+        return None;
+    }
+    let mut scripts = HealthScripts::new();
+    if let Some(data) = case.get("argocdCm") {
+        let cm = json!({"data": data});
+        scripts = scripts.with_settings(&crate::Settings::from_config_map(&cm).expect("argocd-cm"));
+    }
+    if let Some(Value::Object(files)) = case.get("customizations") {
+        let files = files
+            .iter()
+            .map(|(k, v)| (k.clone(), v.as_str().expect("script text").to_string()))
+            .collect();
+        scripts = scripts.with_directory(&files);
+    }
+    Some(ScriptedHealth::new(scripts, Default::default()))
 }
 
 /// Assesses a single-object case's `object` and checks it against its `expected` or `error`.
@@ -317,6 +355,51 @@ fn argo_cd_3_6(t: &mut Tally) {
             t.check(&name, got, want);
         }
     }
+}
+
+/// The README's list of the built-in kinds, between its `builtin-kinds` markers: one line per
+/// API group, its kinds sorted. `GITOPS_REGENERATE=1` rewrites it.
+fn readme_kinds() -> String {
+    let mut groups: std::collections::BTreeMap<&str, Vec<&str>> = Default::default();
+    let kinds = health::builtin_kinds();
+    for name in &kinds {
+        let (group, kind) = name.rsplit_once('/').unwrap_or(("", name));
+        groups.entry(group).or_default().push(kind);
+    }
+    let mut out = format!(
+        "{} kinds in {} groups, following Argo CD {}:\n\n",
+        kinds.len(),
+        groups.len(),
+        health::BUILTIN_RULES_ARGO_CD
+    );
+    for (group, kinds) in groups {
+        out.push_str(&format!("- `{group}`: {}\n", kinds.join(", ")));
+    }
+    out
+}
+
+/// The README lists exactly `health::builtin_kinds()`, so the list cannot drift from the code.
+#[test]
+fn readme_lists_the_builtin_kinds() {
+    const START: &str = "<!-- builtin-kinds:start -->\n";
+    const END: &str = "<!-- builtin-kinds:end -->";
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
+    let readme = std::fs::read_to_string(&path).expect("README.md");
+    let (Some(a), Some(b)) = (readme.find(START), readme.find(END)) else {
+        panic!("README.md has no {START:?} ... {END:?} block");
+    };
+    let (a, want) = (a + START.len(), readme_kinds());
+    if std::env::var("GITOPS_REGENERATE").is_ok_and(|v| v == "1") {
+        let text = format!("{}{want}{}", &readme[..a], &readme[b..]);
+        std::fs::write(&path, text).expect("writing README.md");
+        return;
+    }
+    assert_eq!(
+        &readme[a..b],
+        want,
+        "README.md's built-in kinds are out of date: run \
+         `GITOPS_REGENERATE=1 cargo test --lib readme_lists_the_builtin_kinds`"
+    );
 }
 
 #[test]

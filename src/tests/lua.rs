@@ -68,6 +68,7 @@ fn lua_contract_cases() {
                         status: text(exp, "status"),
                         message: text(exp, "message"),
                         deletion_message: text(exp, "deletionMessage"),
+                        returned_nil: exp["returnedNil"] == true,
                     };
                     *h == want
                 }
@@ -226,7 +227,7 @@ fn run_folder(root: &str) -> (usize, Vec<String>) {
             .iter()
             .filter_map(|(p, t)| p.strip_prefix(dir).map(|rel| (rel.to_string(), t.clone())))
             .collect();
-        let cases = run_health_tests(yaml, &inputs, &scripts, &default_script, &engine, now)
+        let cases = run_health_tests(yaml, &inputs, &scripts, Some(&default_script), &engine, now)
             .unwrap_or_else(|e| panic!("{path}: {e}"));
         for c in cases {
             if !selected(&c.input_path) {

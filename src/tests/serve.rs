@@ -4,7 +4,8 @@
 //! A conversation file has one line per event: `> ` and a request line to send (`>` alone or
 //! followed by blanks sends a blank line), `< ` and the exact response expected, `#` for
 //! comments, `# needs: jq` to run only in builds with those features. `$ENGINE_VERSION` in an
-//! expected line stands for the crate version. The same files
+//! expected line stands for the crate version, `$BUILTIN_HEALTH_KINDS` for the JSON list of
+//! `health::builtin_kinds()`. The same files
 //! drive the built binary through pipes in `src/tests/serve_pipes.rs`.
 
 use crate::protocol::{Outcome, Response, Server, json_schema};
@@ -15,6 +16,11 @@ use crate::protocol::schema::TypedRequest;
 
 #[path = "transcript.rs"]
 mod transcript;
+
+/// `$BUILTIN_HEALTH_KINDS` of the conversations: the kinds as JSON.
+fn builtin_kinds() -> String {
+    serde_json::to_string(&crate::health::builtin_kinds()).expect("a list of strings")
+}
 
 #[test]
 fn conversations() {
@@ -54,7 +60,7 @@ fn conversations() {
             }
             got.push(line);
         }
-        if let Some(diff) = script.compare(&got, env!("CARGO_PKG_VERSION")) {
+        if let Some(diff) = script.compare(&got, env!("CARGO_PKG_VERSION"), &builtin_kinds()) {
             failures.push(format!("serve/{name}: {diff}"));
         }
         ran += 1;
@@ -211,7 +217,7 @@ fn conversations_follow_the_schema() {
             if let Some(rest) = line.strip_prefix('>') {
                 last_request = serde_json::from_str(rest.trim()).ok();
             } else if let Some(rest) = line.strip_prefix("< ") {
-                let rest = rest.replace("$ENGINE_VERSION", env!("CARGO_PKG_VERSION"));
+                let rest = transcript::fill(rest, env!("CARGO_PKG_VERSION"), &builtin_kinds());
                 let value: serde_json::Value = serde_json::from_str(&rest)
                     .unwrap_or_else(|e| panic!("{at}: response is not JSON: {e}"));
                 responses += 1;

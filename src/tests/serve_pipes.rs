@@ -112,6 +112,7 @@ fn conversations_through_pipes() {
         .collect();
     names.sort();
     assert!(!names.is_empty());
+    let kinds = serde_json::to_string(&gitops_core::health::builtin_kinds()).unwrap();
     for path in names {
         let script = transcript::Transcript::parse(&std::fs::read_to_string(&path).unwrap());
         if !script.runnable() {
@@ -125,7 +126,7 @@ fn conversations_through_pipes() {
         let stdout = String::from_utf8(out.stdout).unwrap();
         assert!(stdout.is_empty() || stdout.ends_with('\n'));
         let got: Vec<String> = stdout.lines().map(str::to_string).collect();
-        if let Some(diff) = script.compare(&got, env!("CARGO_PKG_VERSION")) {
+        if let Some(diff) = script.compare(&got, env!("CARGO_PKG_VERSION"), &kinds) {
             panic!("{}: {diff}", path.display());
         }
     }

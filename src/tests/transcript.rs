@@ -38,15 +38,15 @@ impl Transcript {
             .all(|f| (f != "jq" || cfg!(feature = "jq")) && (f != "lua" || cfg!(feature = "lua")))
     }
 
-    /// The expected responses with `$ENGINE_VERSION` filled in.
-    pub fn expected(&self, version: &str) -> Vec<String> {
-        self.responses.iter().map(|r| r.replace("$ENGINE_VERSION", version)).collect()
+    /// The expected responses with `$ENGINE_VERSION` and `$BUILTIN_HEALTH_KINDS` filled in.
+    pub fn expected(&self, version: &str, kinds: &str) -> Vec<String> {
+        self.responses.iter().map(|r| fill(r, version, kinds)).collect()
     }
 
     /// `None` when `got` is what the script expects, else a description of the first
     /// difference.
-    pub fn compare(&self, got: &[String], version: &str) -> Option<String> {
-        let want = self.expected(version);
+    pub fn compare(&self, got: &[String], version: &str, kinds: &str) -> Option<String> {
+        let want = self.expected(version, kinds);
         for (i, (w, g)) in want.iter().zip(got).enumerate() {
             if w != g {
                 return Some(format!("response {}:\n  want {w}\n  got  {g}", i + 1));
@@ -62,4 +62,11 @@ impl Transcript {
         }
         None
     }
+}
+
+/// An expected line with its placeholders filled in: `$ENGINE_VERSION` (the crate version)
+/// and `$BUILTIN_HEALTH_KINDS` (`kinds`: the JSON list of `health::builtin_kinds()`, which
+/// grows with every rule and is checked against the README's list elsewhere).
+pub fn fill(line: &str, version: &str, kinds: &str) -> String {
+    line.replace("$ENGINE_VERSION", version).replace("$BUILTIN_HEALTH_KINDS", kinds)
 }

@@ -10,7 +10,7 @@ use crate::common::{self, CliError, Output};
 const HEALTH_USAGE: &str = "\
 usage: gitops-core health PATH... [--customizations DIR] [--argocd-cm CM.yaml]
                          [--output text|json|yaml] [--condition-fallback]
-                         [--fail-on STATUS,...]
+                         [--no-builtin-health] [--fail-on STATUS,...]
 
 Assesses the health of the live objects in PATH (files, directories of .yaml, .yml and .json
 files, or - for standard input) as Argo CD does, and the health of an application made of
@@ -22,10 +22,14 @@ options:
   --argocd-cm CM.yaml   an argocd-cm ConfigMap, for its resource.customizations health scripts
   --output FORMAT       text (default): the resource table and the app health;
                         json or yaml: {\"status\", \"message\", \"resources\": [...]}
-  --condition-fallback  a custom resource with no built-in check and no script gets its
-                        health from status.observedGeneration and its Stalled/Failed,
-                        Reconciling/Progressing and Ready/Available conditions (kstatus
-                        order) instead of none
+  --condition-fallback  a custom resource with no script, no built-in rule and no
+                        built-in check gets its health from status.observedGeneration and
+                        its Stalled/Failed, Reconciling/Progressing and Ready/Available
+                        conditions (kstatus order) instead of none
+  --no-builtin-health   without the built-in rules for the kinds Argo CD 3.6.2 ships a
+                        health script for (cert-manager, Argo Rollouts, Flux...): only the
+                        scripts of --customizations and --argocd-cm, and the checks of
+                        Kubernetes' own kinds, give health
   --fail-on STATUS,...  exit 1 when the app's health status is one of these (Healthy,
                         Suspended, Progressing, Missing, Degraded, Unknown; case-sensitive;
                         may be repeated), as `argocd app wait --health` fails; the output
@@ -41,6 +45,7 @@ struct HealthArgs {
     argocd_cm: Option<PathBuf>,
     output: Output,
     condition_fallback: bool,
+    builtin_rules: bool,
     fail_on: Vec<String>,
 }
 
@@ -52,6 +57,7 @@ fn parse_args(mut args: lexopt::Parser) -> Result<Option<HealthArgs>, CliError> 
         argocd_cm: None,
         output: Output::Text,
         condition_fallback: false,
+        builtin_rules: true,
         fail_on: Vec::new(),
     };
     while let Some(arg) = args.next()? {
@@ -62,6 +68,7 @@ fn parse_args(mut args: lexopt::Parser) -> Result<Option<HealthArgs>, CliError> 
                 out.output = Output::parse(&args.value()?.string()?)?;
             }
             Long("condition-fallback") => out.condition_fallback = true,
+            Long("no-builtin-health") => out.builtin_rules = false,
             Long("fail-on") => {
                 let names = HealthStatus::ALL.map(HealthStatus::as_str);
                 out.fail_on.extend(common::parse_fail_on(&args.value()?.string()?, &names)?);
@@ -146,7 +153,8 @@ pub fn run(args: lexopt::Parser) -> Result<u8, CliError> {
     }
 
     let mut ctx = HealthContext::new(crate::common::clock_now())
-        .with_condition_fallback(args.condition_fallback);
+        .with_condition_fallback(args.condition_fallback)
+        .with_builtin_rules(args.builtin_rules);
     if let Some(engine) = engine.as_deref() {
         ctx = ctx.with_scripts(engine);
     }
@@ -250,9 +258,11 @@ const TEST_USAGE: &str = "\
 usage: gitops-core test-health DIR
 
 Runs every health_test.yaml below DIR (Argo CD's resource_customizations layout): each case's
-object goes through the health.lua found for its kind (or the one beside the test file), and
-the status and message are compared exactly. A test file, script or input that cannot be read
-is a failed case and the run goes on; it always ends with `N passed, N failed`.
+object goes through the health.lua found for its kind (or the one beside the test file);
+without one, through the built-in rule of its kind (the kinds Argo CD 3.6.2 ships a script
+for). The status, message and deletionMessage are compared exactly; each case names what ran
+(the script's path, or `built-in <group>/<Kind>`). A test file, script or input that cannot
+be read is a failed case and the run goes on; it always ends with `N passed, N failed`.
 Exit 0 when every case passes, 1 when a case fails, 2 when a file could not be read.";
 
 /// Runs the `health_test.yaml` files below `dir`, giving each line of the report (with its
@@ -295,20 +305,31 @@ fn run_test_dir(dir: &std::path::Path, out: &mut dyn FnMut(&str)) -> Result<u8, 
             };
             if case.passed {
                 passed += 1;
-                say(format!("PASS {name}"));
+                say(format!("PASS {name} ({})", case.script));
                 continue;
             }
             failed += 1;
             say(format!("FAIL {name} ({})", case.script));
-            say(format!("  expected: {} {:?}", case.expected.status, case.expected.message));
+            say(format!("  expected: {}", show_health(&case.expected)));
             match &case.got {
-                Ok(h) => say(format!("  got:      {} {:?}", h.status, h.message)),
+                Ok(h) => say(format!("  got:      {}", show_health(h))),
                 Err(e) => say(format!("  got:      error: {e}")),
             }
         }
     }
     say(format!("{passed} passed, {failed} failed"));
     Ok(if unreadable { 2 } else { u8::from(failed > 0) })
+}
+
+/// A health as a failed case shows it: the status and the quoted message, and the
+/// `deletionMessage` when there is one.
+#[cfg(feature = "lua")]
+fn show_health(h: &gitops_core::script::LuaHealth) -> String {
+    let mut out = format!("{} {:?}", h.status, h.message);
+    if !h.deletion_message.is_empty() {
+        out.push_str(&format!(" deletionMessage {:?}", h.deletion_message));
+    }
+    out
 }
 
 /// The cases of one `health_test.yaml`.
@@ -326,11 +347,15 @@ fn run_test_file(
 
     let test_dir = test.parent().unwrap_or(dir);
     let script_path = test_dir.join("health.lua");
-    let default_script = HealthScript::new(
-        relative(dir, &script_path),
-        crate::common::read_text(&script_path)?,
-        true,
-    );
+    // No script beside the test file: the cases test the built-in rules.
+    let default_script = match std::fs::symlink_metadata(&script_path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        _ => Some(HealthScript::new(
+            relative(dir, &script_path),
+            crate::common::read_text(&script_path)?,
+            true,
+        )),
+    };
     let mut inputs = BTreeMap::new();
     let below = crate::folders::walk(test_dir)?;
     for f in below {
@@ -343,7 +368,7 @@ fn run_test_file(
         }
     }
     let text = crate::common::read_text(test)?;
-    run_health_tests(&text, &inputs, scripts, &default_script, engine, now).map_err(|e| {
+    run_health_tests(&text, &inputs, scripts, default_script.as_ref(), engine, now).map_err(|e| {
         let file = if e.file == "health_test.yaml" {
             test.display().to_string()
         } else {
@@ -416,6 +441,11 @@ mod test_health_tests {
         let (code, report) = run("health/lua-missing-input");
         assert_eq!(code, Ok(1), "{report}");
         assert!(report.ends_with("\n0 passed, 1 failed\n"), "{report}");
+        // Argo CD 3.6.2's cases, with no script: the built-in rules, every case passing.
+        let (code, report) = run("health/argo-cd-3.6");
+        assert_eq!(code, Ok(0), "{report}");
+        assert!(report.contains("(built-in cert-manager.io/Certificate)\n"), "{report}");
+        assert!(report.ends_with(" passed, 0 failed\n"), "{report}");
     }
 }
 

@@ -20,6 +20,7 @@ const HELP: &str = "\
 usage: gitops-core status --desired PATH --live PATH [--app APP.yaml | -n NAMESPACE]
                           [--argocd-cm CM.yaml] [--project PROJECT.yaml]
                           [--output text|json|yaml] [--fail-on STATUS,...]
+                          [--no-builtin-health]
 
 Prints what `argocd app get` prints for an application made of your files: the sync status
 and health of the app, then one row per resource with its sync status, health, hook and
@@ -37,6 +38,10 @@ message. PATH is a file (YAML stream, JSON or List), a directory of .yaml/.yml/.
                  of this comma-separated list (case-sensitive, may be repeated; Unknown
                  matches either), instead of when it is not Synced: with Degraded,Missing
                  a Healthy app that is OutOfSync exits 0
+--no-builtin-health
+                 without the built-in rules for the kinds Argo CD 3.6.2 ships a health
+                 script for: only argocd-cm's scripts and the checks of Kubernetes' own
+                 kinds give health
 
 exit status: 0 Synced, 1 OutOfSync (or Unknown), 2 error; with --fail-on, 1 when the app's
 sync or health status is one of the list, else 0 (2 error)";
@@ -50,6 +55,7 @@ struct Args {
     project: Option<PathBuf>,
     output: Output,
     fail_on: Vec<String>,
+    builtin_rules: bool,
 }
 
 fn parse(mut p: lexopt::Parser) -> Result<Option<Args>, CliError> {
@@ -63,6 +69,7 @@ fn parse(mut p: lexopt::Parser) -> Result<Option<Args>, CliError> {
         project: None,
         output: Output::Text,
         fail_on: Vec::new(),
+        builtin_rules: true,
     };
     while let Some(arg) = p.next()? {
         match arg {
@@ -73,6 +80,7 @@ fn parse(mut p: lexopt::Parser) -> Result<Option<Args>, CliError> {
             Long("argocd-cm") => a.cm = Some(PathBuf::from(p.value()?)),
             Long("project") => a.project = Some(PathBuf::from(p.value()?)),
             Long("output") | Short('o') => a.output = Output::parse(&p.value()?.string()?)?,
+            Long("no-builtin-health") => a.builtin_rules = false,
             Long("fail-on") => {
                 let mut names = HealthStatus::ALL.map(HealthStatus::as_str).to_vec();
                 names.push(SyncStatus::OutOfSync.as_str());
@@ -128,7 +136,8 @@ pub fn run(args: lexopt::Parser) -> Result<u8, CliError> {
         None => None,
     };
     let engine = crate::health::script_engine(Some(&c.settings), None)?;
-    let mut ctx = HealthContext::new(crate::common::clock_now());
+    let mut ctx =
+        HealthContext::new(crate::common::clock_now()).with_builtin_rules(a.builtin_rules);
     if let Some(engine) = engine.as_deref() {
         ctx = ctx.with_scripts(engine);
     }

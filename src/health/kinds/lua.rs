@@ -373,13 +373,17 @@ impl Hs {
         else {
             return ScriptOutput::default();
         };
-        let health = match status.parse::<HealthStatus>() {
-            Ok(s) => HealthResult::new(s, message),
-            Err(_) => {
-                HealthResult::new(HealthStatus::Unknown, "Lua returned an invalid health status")
-            }
-        };
-        ScriptOutput::new(Some(health), deletion)
+        match status.parse::<HealthStatus>() {
+            Ok(s) => ScriptOutput::new(Some(HealthResult::new(s, message)), deletion),
+            // Argo CD answers with a new health here: the table's deletionMessage is dropped.
+            Err(_) => ScriptOutput::new(
+                Some(HealthResult::new(
+                    HealthStatus::Unknown,
+                    "Lua returned an invalid health status",
+                )),
+                "",
+            ),
+        }
     }
 }
 
@@ -434,5 +438,10 @@ mod tests {
         let bad = Hs::new(Field::Absent, "m").finish().health.unwrap();
         assert_eq!(bad.to_string(), "Unknown (Lua returned an invalid health status)");
         assert_eq!(Hs::new("healthy", "m").finish().health.unwrap().status, HealthStatus::Unknown);
+        // An invalid status is a new health in Argo CD: the deletionMessage does not survive.
+        let bad = Hs::new("Deleting", "m").with_deletion_message("being deleted").finish();
+        assert_eq!(bad.deletion_message, "");
+        let good = Hs::new("Progressing", "m").with_deletion_message("being deleted").finish();
+        assert_eq!(good.deletion_message, "being deleted");
     }
 }

@@ -25,6 +25,11 @@ pub struct LuaHealth {
     /// `deletionMessage`: what to show while the object is being deleted, `""` when absent.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub deletion_message: String,
+    /// Whether the script returned `nil` (or nothing), the one empty health that is not an
+    /// answer: Argo CD 3.6.2 then runs the built-in check of the kind, as if there were no
+    /// script.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub returned_nil: bool,
 }
 
 impl LuaHealth {
@@ -117,7 +122,7 @@ const MARSHAL_WRAP: &str = "json: error calling MarshalJSON for type json.jsonVa
 /// Reads the script's last return value (Argo CD's `getHealthStatus`).
 pub(super) fn read_health(v: Value) -> Result<LuaHealth, ReadError> {
     let t = match v {
-        Value::Nil => return Ok(LuaHealth::default()),
+        Value::Nil => return Ok(LuaHealth { returned_nil: true, ..LuaHealth::default() }),
         Value::Table(t) => t,
         other => {
             return Err(ReadError::Result(format!(
@@ -159,6 +164,7 @@ pub(super) fn read_health(v: Value) -> Result<LuaHealth, ReadError> {
             status: "Unknown".into(),
             message: INVALID_STATUS.into(),
             deletion_message: String::new(),
+            returned_nil: false,
         });
     }
     Ok(h)

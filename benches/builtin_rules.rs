@@ -1,0 +1,105 @@
+//! The built-in health rules against the same kinds' scripts on the Lua engine, side by side
+//! in one run, per object (issue 29: a rule must be at least 20 times faster).
+//!
+//! `cargo bench --bench builtin_rules`. Each kind is benchmarked twice on each of Argo CD
+//! 3.6.2's fixtures for it (`testdata/health/argo-cd-3.6/<group>/<Kind>/testdata/`):
+//! `<kind>_builtin` runs `health::builtin_rule` (the lookup in the catalog included),
+//! `<kind>_lua` runs a script with the same behaviour on a warm `LuaEngine` (the compiled
+//! script cached, the object converted each call, as Argo CD runs its scripts). The scripts
+//! are written for this benchmark (the project holds no Argo CD script); before measuring, the
+//! benchmark checks that script and rule give the same answer on every fixture.
+#![allow(clippy::disallowed_methods)] // the benchmark reads its inputs from testdata/
+
+use std::path::PathBuf;
+
+use gitops_core::health;
+use gitops_core::script::LuaEngine;
+use serde_json::Value;
+
+fn main() {
+    divan::main();
+}
+
+/// A script with the behaviour of the built-in `cert-manager.io/Certificate` rule: an
+/// `Issuing=True` condition first, then the first decided `Ready` condition, else waiting.
+const CERTIFICATE_LUA: &str = r#"
+if obj.status ~= nil and obj.status.conditions ~= nil then
+  for _, c in ipairs(obj.status.conditions) do
+    if c.type == "Issuing" and c.status == "True" then
+      return {status = "Progressing", message = c.message}
+    end
+  end
+  for _, c in ipairs(obj.status.conditions) do
+    if c.type == "Ready" then
+      if c.status == "False" then
+        return {status = "Degraded", message = c.message}
+      end
+      if c.status == "True" then
+        return {status = "Healthy", message = c.message}
+      end
+    end
+  end
+end
+return {status = "Progressing", message = "Waiting for certificate"}
+"#;
+
+/// The fixtures of one kind, by file name.
+fn fixtures(kind_dir: &str) -> Vec<(String, Value)> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata/health/argo-cd-3.6")
+        .join(kind_dir)
+        .join("testdata");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .map(|p| {
+            let text = std::fs::read_to_string(&p).expect("read testdata");
+            let obj = gitops_core::object::parse_documents(&text).expect("yaml").remove(0);
+            (p.file_name().expect("a file").to_string_lossy().into_owned(), obj)
+        })
+        .collect()
+}
+
+fn certificates() -> Vec<(String, Value)> {
+    let objects = fixtures("cert-manager.io/Certificate");
+    // The script is a fair stand-in only if it answers as the rule does.
+    let engine = LuaEngine::default();
+    for (name, obj) in &objects {
+        let rule = health::builtin_rule(obj, 0).expect("a rule").expect("no error");
+        let lua = gitops_core::health::ScriptOutput::from(
+            engine.eval_health("certificate", CERTIFICATE_LUA, true, obj, 0).expect("runs"),
+        );
+        assert_eq!(rule, lua, "{name}: the script and the rule differ");
+    }
+    objects
+}
+
+fn names() -> Vec<String> {
+    fixtures("cert-manager.io/Certificate").into_iter().map(|(n, _)| n).collect()
+}
+
+fn certificate(name: &str) -> Value {
+    certificates().into_iter().find(|(n, _)| n == name).expect("a fixture").1
+}
+
+/// `cert-manager.io/Certificate`: the built-in rule, per object.
+#[divan::bench(args = names(), sample_count = 100, sample_size = 100)]
+fn certificate_builtin(bencher: divan::Bencher, file: &str) {
+    let obj = certificate(file);
+    bencher.bench_local(|| health::builtin_rule(divan::black_box(&obj), 0));
+}
+
+/// `cert-manager.io/Certificate`: the same through its script on a warm Lua engine.
+#[divan::bench(args = names(), sample_count = 100, sample_size = 100)]
+fn certificate_lua(bencher: divan::Bencher, file: &str) {
+    let obj = certificate(file);
+    let engine = LuaEngine::default();
+    engine.eval_health("certificate", CERTIFICATE_LUA, true, &obj, 0).expect("runs");
+    bencher.bench_local(|| {
+        engine.eval_health("certificate", divan::black_box(CERTIFICATE_LUA), true, &obj, 0)
+    });
+}
