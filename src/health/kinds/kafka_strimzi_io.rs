@@ -4,19 +4,31 @@
 use super::shapes_c::status_conditions;
 use super::{Env, Fault, Hs, Rule};
 
-pub(super) const RULES: &[Rule] = &[
-    Rule { group: "kafka.strimzi.io", kind: "Kafka", check: kafka },
-    Rule { group: "kafka.strimzi.io", kind: "KafkaBridge", check: kafka_bridge },
-    Rule { group: "kafka.strimzi.io", kind: "KafkaConnect", check: kafka_connect },
-    Rule { group: "kafka.strimzi.io", kind: "KafkaConnector", check: kafka_connector },
-    Rule { group: "kafka.strimzi.io", kind: "KafkaTopic", check: kafka_topic },
-    Rule { group: "kafka.strimzi.io", kind: "KafkaUser", check: kafka_user },
+/// The kinds (with their waiting message) read by [`strimzi`], by the index its rule passes.
+const KINDS: [(&str, &str); 6] = [
+    ("Kafka", "Waiting for Kafka Cluster"),
+    ("KafkaBridge", "Waiting for KafkaBridge"),
+    ("KafkaConnect", "Waiting for Kafka Connect"),
+    ("KafkaConnector", "Waiting for KafkaConnector"),
+    ("KafkaTopic", "Waiting for Kafka Topic"),
+    ("KafkaUser", "Waiting for Kafka User"),
 ];
 
-/// The first condition that is `NotReady` and `True` (Degraded, with its message; when
-/// `creating_waits`, not while its reason is `Creating`) or `Ready` and `True` (Healthy, no
-/// message); else Progressing, `waiting`.
-fn strimzi(env: &Env<'_>, waiting: &str, creating_waits: bool) -> Result<Hs, Fault> {
+pub(super) const RULES: &[Rule] = &[
+    Rule { group: "kafka.strimzi.io", kind: KINDS[0].0, check: strimzi::<0> },
+    Rule { group: "kafka.strimzi.io", kind: KINDS[1].0, check: strimzi::<1> },
+    Rule { group: "kafka.strimzi.io", kind: KINDS[2].0, check: strimzi::<2> },
+    Rule { group: "kafka.strimzi.io", kind: KINDS[3].0, check: strimzi::<3> },
+    Rule { group: "kafka.strimzi.io", kind: KINDS[4].0, check: strimzi::<4> },
+    Rule { group: "kafka.strimzi.io", kind: KINDS[5].0, check: strimzi::<5> },
+];
+
+/// The first condition that is `NotReady` and `True` (Degraded, with its message; for Kafka
+/// itself, not while its reason is `Creating`) or `Ready` and `True` (Healthy, no message);
+/// else Progressing, waiting.
+fn strimzi<const I: usize>(env: &Env<'_>) -> Result<Hs, Fault> {
+    let (kind, waiting) = KINDS[I];
+    let creating_waits = kind == "Kafka";
     if let Some(conditions) = status_conditions(env)? {
         for c in conditions.items()? {
             if c.get("type")?.is("NotReady")
@@ -31,34 +43,4 @@ fn strimzi(env: &Env<'_>, waiting: &str, creating_waits: bool) -> Result<Hs, Fau
         }
     }
     Ok(Hs::new("Progressing", waiting))
-}
-
-/// NotReady (unless Creating) or Ready; else `Waiting for Kafka Cluster`.
-fn kafka(env: &Env<'_>) -> Result<Hs, Fault> {
-    strimzi(env, "Waiting for Kafka Cluster", true)
-}
-
-/// NotReady or Ready; else `Waiting for KafkaBridge`.
-fn kafka_bridge(env: &Env<'_>) -> Result<Hs, Fault> {
-    strimzi(env, "Waiting for KafkaBridge", false)
-}
-
-/// NotReady or Ready; else `Waiting for Kafka Connect`.
-fn kafka_connect(env: &Env<'_>) -> Result<Hs, Fault> {
-    strimzi(env, "Waiting for Kafka Connect", false)
-}
-
-/// NotReady or Ready; else `Waiting for KafkaConnector`.
-fn kafka_connector(env: &Env<'_>) -> Result<Hs, Fault> {
-    strimzi(env, "Waiting for KafkaConnector", false)
-}
-
-/// NotReady or Ready; else `Waiting for Kafka Topic`.
-fn kafka_topic(env: &Env<'_>) -> Result<Hs, Fault> {
-    strimzi(env, "Waiting for Kafka Topic", false)
-}
-
-/// NotReady or Ready; else `Waiting for Kafka User`.
-fn kafka_user(env: &Env<'_>) -> Result<Hs, Fault> {
-    strimzi(env, "Waiting for Kafka User", false)
 }

@@ -3,17 +3,28 @@
 
 use super::{Env, Fault, Hs, Rule};
 
+/// The kinds (with the status field they read) read by [`keptn`], by the index its rule
+/// passes.
+const KINDS: [(&str, &str); 5] = [
+    ("KeptnAppVersion", "status"),
+    ("KeptnEvaluation", "overallStatus"),
+    ("KeptnTask", "status"),
+    ("KeptnWorkloadInstance", "status"),
+    ("KeptnWorkloadVersion", "status"),
+];
+
 pub(super) const RULES: &[Rule] = &[
-    Rule { group: "lifecycle.keptn.sh", kind: "KeptnAppVersion", check: app_version },
-    Rule { group: "lifecycle.keptn.sh", kind: "KeptnEvaluation", check: evaluation },
-    Rule { group: "lifecycle.keptn.sh", kind: "KeptnTask", check: task },
-    Rule { group: "lifecycle.keptn.sh", kind: "KeptnWorkloadInstance", check: workload_instance },
-    Rule { group: "lifecycle.keptn.sh", kind: "KeptnWorkloadVersion", check: workload_version },
+    Rule { group: "lifecycle.keptn.sh", kind: KINDS[0].0, check: keptn::<0> },
+    Rule { group: "lifecycle.keptn.sh", kind: KINDS[1].0, check: keptn::<1> },
+    Rule { group: "lifecycle.keptn.sh", kind: KINDS[2].0, check: keptn::<2> },
+    Rule { group: "lifecycle.keptn.sh", kind: KINDS[3].0, check: keptn::<3> },
+    Rule { group: "lifecycle.keptn.sh", kind: KINDS[4].0, check: keptn::<4> },
 ];
 
 /// `status.<field>`: `Succeeded` Healthy, `Failed` Degraded, else Progressing, each with
 /// `<kind> is healthy` (degraded, progressing).
-fn keptn(env: &Env<'_>, field: &str, kind: &str) -> Result<Hs, Fault> {
+fn keptn<const I: usize>(env: &Env<'_>) -> Result<Hs, Fault> {
+    let (kind, field) = KINDS[I];
     let v = env.obj.get("status")?.get(field)?;
     let (status, word) = if v.is("Succeeded") {
         ("Healthy", "healthy")
@@ -23,29 +34,4 @@ fn keptn(env: &Env<'_>, field: &str, kind: &str) -> Result<Hs, Fault> {
         ("Progressing", "progressing")
     };
     Ok(Hs::new(status, format!("{kind} is {word}")))
-}
-
-/// `status.status`.
-fn app_version(env: &Env<'_>) -> Result<Hs, Fault> {
-    keptn(env, "status", "KeptnAppVersion")
-}
-
-/// `status.overallStatus`.
-fn evaluation(env: &Env<'_>) -> Result<Hs, Fault> {
-    keptn(env, "overallStatus", "KeptnEvaluation")
-}
-
-/// `status.status`.
-fn task(env: &Env<'_>) -> Result<Hs, Fault> {
-    keptn(env, "status", "KeptnTask")
-}
-
-/// `status.status`.
-fn workload_instance(env: &Env<'_>) -> Result<Hs, Fault> {
-    keptn(env, "status", "KeptnWorkloadInstance")
-}
-
-/// `status.status`.
-fn workload_version(env: &Env<'_>) -> Result<Hs, Fault> {
-    keptn(env, "status", "KeptnWorkloadVersion")
 }

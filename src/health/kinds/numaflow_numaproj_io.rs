@@ -6,10 +6,28 @@ use super::shapes_c::lua_eq;
 use super::{Env, Fault, Hs, Lv, Rule};
 
 pub(super) const RULES: &[Rule] = &[
-    Rule { group: "numaflow.numaproj.io", kind: "InterStepBufferService", check: isb_service },
-    Rule { group: "numaflow.numaproj.io", kind: "MonoVertex", check: mono_vertex },
-    Rule { group: "numaflow.numaproj.io", kind: "Pipeline", check: pipeline },
-    Rule { group: "numaflow.numaproj.io", kind: "Vertex", check: vertex },
+    Rule { group: "numaflow.numaproj.io", kind: KINDS[0].kind, check: numaflow::<0> },
+    Rule { group: "numaflow.numaproj.io", kind: KINDS[1].kind, check: numaflow::<1> },
+    Rule { group: "numaflow.numaproj.io", kind: KINDS[2].kind, check: numaflow::<2> },
+    Rule { group: "numaflow.numaproj.io", kind: KINDS[3].kind, check: numaflow::<3> },
+];
+
+/// The kinds read by [`numaflow`], by the index its rule passes.
+const KINDS: [Shape; 4] = [
+    Shape {
+        kind: "InterStepBufferService",
+        condition_message: true,
+        progressive: true,
+        paused: &[],
+    },
+    Shape { kind: "MonoVertex", condition_message: false, progressive: true, paused: &["Paused"] },
+    Shape {
+        kind: "Pipeline",
+        condition_message: false,
+        progressive: true,
+        paused: &["Paused", "Pausing"],
+    },
+    Shape { kind: "Vertex", condition_message: true, progressive: false, paused: &["Paused"] },
 ];
 
 /// How one kind reads its status.
@@ -27,7 +45,8 @@ struct Shape {
 
 /// At the observed generation: a `False` condition, phase `Failed` or a failed progressive
 /// upgrade is Degraded; a paused phase or `Running` is Healthy; else Progressing.
-fn numaflow(env: &Env<'_>, shape: &Shape) -> Result<Hs, Fault> {
+fn numaflow<const I: usize>(env: &Env<'_>) -> Result<Hs, Fault> {
+    let shape = &KINDS[I];
     let waiting = || Hs::new("Progressing", format!("Waiting for {} status", shape.kind));
     let status = env.obj.get("status")?;
     if status.is_nil() {
@@ -75,52 +94,4 @@ fn numaflow(env: &Env<'_>, shape: &Shape) -> Result<Hs, Fault> {
         }
     }
     Ok(waiting())
-}
-
-/// The numaflow shape with the `False` condition's message, progressive, never paused.
-fn isb_service(env: &Env<'_>) -> Result<Hs, Fault> {
-    numaflow(
-        env,
-        &Shape {
-            kind: "InterStepBufferService",
-            condition_message: true,
-            progressive: true,
-            paused: &[],
-        },
-    )
-}
-
-/// The numaflow shape, progressive, paused when `Paused`.
-fn mono_vertex(env: &Env<'_>) -> Result<Hs, Fault> {
-    numaflow(
-        env,
-        &Shape {
-            kind: "MonoVertex",
-            condition_message: false,
-            progressive: true,
-            paused: &["Paused"],
-        },
-    )
-}
-
-/// The numaflow shape, progressive, paused when `Paused` or `Pausing`.
-fn pipeline(env: &Env<'_>) -> Result<Hs, Fault> {
-    numaflow(
-        env,
-        &Shape {
-            kind: "Pipeline",
-            condition_message: false,
-            progressive: true,
-            paused: &["Paused", "Pausing"],
-        },
-    )
-}
-
-/// The numaflow shape with the `False` condition's message, not progressive, paused when
-/// `Paused`.
-fn vertex(env: &Env<'_>) -> Result<Hs, Fault> {
-    numaflow(
-        env,
-        &Shape { kind: "Vertex", condition_message: true, progressive: false, paused: &["Paused"] },
-    )
 }

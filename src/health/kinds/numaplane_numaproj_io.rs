@@ -6,18 +6,48 @@ use super::shapes_c::lua_eq;
 use super::{Env, Fault, Hs, Lv, Rule};
 
 pub(super) const RULES: &[Rule] = &[
-    Rule { group: "numaplane.numaproj.io", kind: "ISBServiceRollout", check: isb_service },
-    Rule { group: "numaplane.numaproj.io", kind: "MonoVertexRollout", check: mono_vertex },
-    Rule {
-        group: "numaplane.numaproj.io",
-        kind: "NumaflowControllerRollout",
-        check: numaflow_controller,
+    Rule { group: "numaplane.numaproj.io", kind: KINDS[0].kind, check: rollout::<0> },
+    Rule { group: "numaplane.numaproj.io", kind: KINDS[1].kind, check: rollout::<1> },
+    Rule { group: "numaplane.numaproj.io", kind: KINDS[2].kind, check: rollout::<2> },
+    Rule { group: "numaplane.numaproj.io", kind: KINDS[3].kind, check: rollout::<3> },
+];
+
+/// The kinds read by [`rollout`], by the index its rule passes.
+const KINDS: [Rollout; 4] = [
+    Rollout {
+        kind: "ISBServiceRollout",
+        failed_reason: Some("ISBSvcFailed"),
+        progressive: true,
+        paused: None,
+        unknown: "Unknown status",
     },
-    Rule { group: "numaplane.numaproj.io", kind: "PipelineRollout", check: pipeline },
+    Rollout {
+        kind: "MonoVertexRollout",
+        failed_reason: Some("MonoVertexFailed"),
+        progressive: true,
+        paused: Some("MonoVertexPausingOrPaused"),
+        unknown: "Unknown MonoVertex status",
+    },
+    Rollout {
+        kind: "NumaflowControllerRollout",
+        failed_reason: None,
+        progressive: false,
+        paused: None,
+        unknown: "Unknown status",
+    },
+    Rollout {
+        kind: "PipelineRollout",
+        failed_reason: Some("PipelineFailed"),
+        progressive: true,
+        paused: Some("PipelinePausingOrPaused"),
+        unknown: "Unknown Pipeline status",
+    },
 ];
 
 /// How one rollout kind reads its status.
 struct Rollout {
+    /// The kind.
+    kind: &'static str,
     /// The `ChildResourcesHealthy` `False` reason that degrades (`None`: any reason but
     /// `Progressing`).
     failed_reason: Option<&'static str>,
@@ -44,7 +74,8 @@ fn each<'a>(conditions: Lv<'a>) -> Result<impl Iterator<Item = Lv<'a>>, Fault> {
 /// Progressing (not reconciled, an upgrade in progress, a child progressing), then Degraded
 /// (phase `Failed`, a failed child, a failed progressive upgrade), then paused, then a
 /// healthy child; else Unknown.
-fn rollout(env: &Env<'_>, r: &Rollout) -> Result<Hs, Fault> {
+fn rollout<const I: usize>(env: &Env<'_>) -> Result<Hs, Fault> {
+    let r = &KINDS[I];
     let status = env.obj.get("status")?;
     if status.is_nil() {
         return Ok(Hs::new("Progressing", "Not yet reconciled"));
@@ -103,58 +134,4 @@ fn rollout(env: &Env<'_>, r: &Rollout) -> Result<Hs, Fault> {
         }
     }
     Ok(Hs::new("Unknown", Field::from(r.unknown)))
-}
-
-/// The rollout shape: fails on `ISBSvcFailed`, progressive, never paused.
-fn isb_service(env: &Env<'_>) -> Result<Hs, Fault> {
-    rollout(
-        env,
-        &Rollout {
-            failed_reason: Some("ISBSvcFailed"),
-            progressive: true,
-            paused: None,
-            unknown: "Unknown status",
-        },
-    )
-}
-
-/// The rollout shape: fails on `MonoVertexFailed`, progressive, paused by
-/// `MonoVertexPausingOrPaused`.
-fn mono_vertex(env: &Env<'_>) -> Result<Hs, Fault> {
-    rollout(
-        env,
-        &Rollout {
-            failed_reason: Some("MonoVertexFailed"),
-            progressive: true,
-            paused: Some("MonoVertexPausingOrPaused"),
-            unknown: "Unknown MonoVertex status",
-        },
-    )
-}
-
-/// The rollout shape: fails on any reason but `Progressing`, not progressive, never paused.
-fn numaflow_controller(env: &Env<'_>) -> Result<Hs, Fault> {
-    rollout(
-        env,
-        &Rollout {
-            failed_reason: None,
-            progressive: false,
-            paused: None,
-            unknown: "Unknown status",
-        },
-    )
-}
-
-/// The rollout shape: fails on `PipelineFailed`, progressive, paused by
-/// `PipelinePausingOrPaused`.
-fn pipeline(env: &Env<'_>) -> Result<Hs, Fault> {
-    rollout(
-        env,
-        &Rollout {
-            failed_reason: Some("PipelineFailed"),
-            progressive: true,
-            paused: Some("PipelinePausingOrPaused"),
-            unknown: "Unknown Pipeline status",
-        },
-    )
 }

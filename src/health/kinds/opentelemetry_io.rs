@@ -73,3 +73,24 @@ fn collector(env: &Env<'_>) -> Result<Hs, Fault> {
     }
     Ok(Hs::new("Progressing", "Replicas are starting up"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::ready_total;
+
+    #[test]
+    fn replicas_are_read_as_luas_pattern_reads_them() {
+        for (text, want) in [
+            ("2/2", Some((2.0, 2.0))),
+            ("ready 12/30 pods", Some((12.0, 30.0))),
+            ("1/x then 3/4", Some((3.0, 4.0))),
+            ("007/8", Some((7.0, 8.0))),
+            ("/3", None),
+            ("12/", None),
+            ("1 / 2", None),
+            ("", None),
+        ] {
+            assert_eq!(ready_total(text), want, "{text}");
+        }
+    }
+}

@@ -4,18 +4,24 @@
 use super::shapes_c::lua_lt;
 use super::{Env, Fault, Hs, Lv, Rule};
 
+/// The kinds read by [`phase`], by the index its rule passes.
+const PHASED: [&str; 6] =
+    ["Connect", "ControlCenter", "Kafka", "KsqlDB", "SchemaRegistry", "Zookeeper"];
+
 pub(super) const RULES: &[Rule] = &[
-    Rule { group: "platform.confluent.io", kind: "Connect", check: connect },
+    Rule { group: "platform.confluent.io", kind: PHASED[0], check: phase::<0> },
     Rule { group: "platform.confluent.io", kind: "Connector", check: connector },
-    Rule { group: "platform.confluent.io", kind: "ControlCenter", check: control_center },
-    Rule { group: "platform.confluent.io", kind: "Kafka", check: kafka },
-    Rule { group: "platform.confluent.io", kind: "KsqlDB", check: ksqldb },
-    Rule { group: "platform.confluent.io", kind: "SchemaRegistry", check: schema_registry },
-    Rule { group: "platform.confluent.io", kind: "Zookeeper", check: zookeeper },
+    Rule { group: "platform.confluent.io", kind: PHASED[1], check: phase::<1> },
+    Rule { group: "platform.confluent.io", kind: PHASED[2], check: phase::<2> },
+    Rule { group: "platform.confluent.io", kind: PHASED[3], check: phase::<3> },
+    Rule { group: "platform.confluent.io", kind: PHASED[4], check: phase::<4> },
+    Rule { group: "platform.confluent.io", kind: PHASED[5], check: phase::<5> },
 ];
 
-/// `status.phase`: `RUNNING` Healthy, `PROVISIONING` Progressing; else waiting for `name`.
-fn phase(env: &Env<'_>, name: &str) -> Result<Hs, Fault> {
+/// `status.phase`: `RUNNING` Healthy, `PROVISIONING` Progressing; else waiting, each naming
+/// the kind `PHASED[I]`.
+fn phase<const I: usize>(env: &Env<'_>) -> Result<Hs, Fault> {
+    let name = PHASED[I];
     let status = env.obj.get("status")?;
     if !status.is_nil() {
         let phase = status.get("phase")?;
@@ -27,36 +33,6 @@ fn phase(env: &Env<'_>, name: &str) -> Result<Hs, Fault> {
         }
     }
     Ok(Hs::new("Progressing", format!("Waiting for {name}")))
-}
-
-/// The phase of a Connect.
-fn connect(env: &Env<'_>) -> Result<Hs, Fault> {
-    phase(env, "Connect")
-}
-
-/// The phase of a ControlCenter.
-fn control_center(env: &Env<'_>) -> Result<Hs, Fault> {
-    phase(env, "ControlCenter")
-}
-
-/// The phase of a Kafka.
-fn kafka(env: &Env<'_>) -> Result<Hs, Fault> {
-    phase(env, "Kafka")
-}
-
-/// The phase of a KsqlDB.
-fn ksqldb(env: &Env<'_>) -> Result<Hs, Fault> {
-    phase(env, "KsqlDB")
-}
-
-/// The phase of a SchemaRegistry.
-fn schema_registry(env: &Env<'_>) -> Result<Hs, Fault> {
-    phase(env, "SchemaRegistry")
-}
-
-/// The phase of a Zookeeper.
-fn zookeeper(env: &Env<'_>) -> Result<Hs, Fault> {
-    phase(env, "Zookeeper")
 }
 
 /// `status.state`: `CREATED` with the connector `RUNNING` and no failed task count is

@@ -7,36 +7,30 @@ use super::shapes_c::lua_lt;
 use super::{Env, Fault, Hs, Lv, Rule};
 
 pub(super) const RULES: &[Rule] = &[
-    Rule { group: "policies.kyverno.io", kind: "DeletingPolicy", check: deleting },
-    Rule { group: "policies.kyverno.io", kind: "GeneratingPolicy", check: generating },
-    Rule { group: "policies.kyverno.io", kind: "ImageValidatingPolicy", check: image_validating },
-    Rule { group: "policies.kyverno.io", kind: "MutatingPolicy", check: mutating },
-    Rule {
-        group: "policies.kyverno.io",
-        kind: "NamespacedDeletingPolicy",
-        check: namespaced_deleting,
-    },
-    Rule {
-        group: "policies.kyverno.io",
-        kind: "NamespacedGeneratingPolicy",
-        check: namespaced_generating,
-    },
-    Rule {
-        group: "policies.kyverno.io",
-        kind: "NamespacedImageValidatingPolicy",
-        check: namespaced_image_validating,
-    },
-    Rule {
-        group: "policies.kyverno.io",
-        kind: "NamespacedMutatingPolicy",
-        check: namespaced_mutating,
-    },
-    Rule {
-        group: "policies.kyverno.io",
-        kind: "NamespacedValidatingPolicy",
-        check: namespaced_validating,
-    },
-    Rule { group: "policies.kyverno.io", kind: "ValidatingPolicy", check: validating },
+    Rule { group: "policies.kyverno.io", kind: KINDS[0].kind, check: policy::<0> },
+    Rule { group: "policies.kyverno.io", kind: KINDS[1].kind, check: policy::<1> },
+    Rule { group: "policies.kyverno.io", kind: KINDS[2].kind, check: policy::<2> },
+    Rule { group: "policies.kyverno.io", kind: KINDS[3].kind, check: policy::<3> },
+    Rule { group: "policies.kyverno.io", kind: KINDS[4].kind, check: policy::<4> },
+    Rule { group: "policies.kyverno.io", kind: KINDS[5].kind, check: policy::<5> },
+    Rule { group: "policies.kyverno.io", kind: KINDS[6].kind, check: policy::<6> },
+    Rule { group: "policies.kyverno.io", kind: KINDS[7].kind, check: policy::<7> },
+    Rule { group: "policies.kyverno.io", kind: KINDS[8].kind, check: policy::<8> },
+    Rule { group: "policies.kyverno.io", kind: KINDS[9].kind, check: policy::<9> },
+];
+
+/// The kinds read by [`policy`], by the index its rule passes.
+const KINDS: [Ready; 10] = [
+    Ready { kind: "DeletingPolicy", webhook: false, status_message: true },
+    Ready { kind: "GeneratingPolicy", webhook: false, status_message: true },
+    Ready { kind: "ImageValidatingPolicy", webhook: true, status_message: true },
+    Ready { kind: "MutatingPolicy", webhook: true, status_message: false },
+    Ready { kind: "NamespacedDeletingPolicy", webhook: false, status_message: true },
+    Ready { kind: "NamespacedGeneratingPolicy", webhook: false, status_message: true },
+    Ready { kind: "NamespacedImageValidatingPolicy", webhook: true, status_message: true },
+    Ready { kind: "NamespacedMutatingPolicy", webhook: true, status_message: false },
+    Ready { kind: "NamespacedValidatingPolicy", webhook: true, status_message: false },
+    Ready { kind: "ValidatingPolicy", webhook: true, status_message: false },
 ];
 
 /// How one kind reads a ready policy.
@@ -60,7 +54,8 @@ fn status_message_or(cs: Lv<'_>, default: &str) -> Result<Field, Fault> {
 /// `status.conditionStatus`: a condition observed at an older generation waits; `ready`
 /// `true` is Healthy (with a `True` condition's message); else Degraded with the first
 /// `False` condition (`<type>: <message>`) or the status's message.
-fn policy(env: &Env<'_>, r: &Ready) -> Result<Hs, Fault> {
+fn policy<const I: usize>(env: &Env<'_>) -> Result<Hs, Fault> {
+    let r = &KINDS[I];
     let status = env.obj.get("status")?;
     let cs = if status.is_nil() { Lv::Nil } else { status.get("conditionStatus")? };
     if cs.is_nil() {
@@ -114,57 +109,4 @@ fn policy(env: &Env<'_>, r: &Ready) -> Result<Hs, Fault> {
         }
     }
     Ok(Hs::new("Degraded", status_message_or(cs, "Policy is not ready")?))
-}
-
-/// Ready by any `True` condition, or the status's message.
-fn deleting(env: &Env<'_>) -> Result<Hs, Fault> {
-    policy(env, &Ready { kind: "DeletingPolicy", webhook: false, status_message: true })
-}
-
-/// Ready by any `True` condition, or the status's message.
-fn generating(env: &Env<'_>) -> Result<Hs, Fault> {
-    policy(env, &Ready { kind: "GeneratingPolicy", webhook: false, status_message: true })
-}
-
-/// Ready by `WebhookConfigured`, or the status's message.
-fn image_validating(env: &Env<'_>) -> Result<Hs, Fault> {
-    policy(env, &Ready { kind: "ImageValidatingPolicy", webhook: true, status_message: true })
-}
-
-/// Ready by `WebhookConfigured`.
-fn mutating(env: &Env<'_>) -> Result<Hs, Fault> {
-    policy(env, &Ready { kind: "MutatingPolicy", webhook: true, status_message: false })
-}
-
-/// Ready by any `True` condition, or the status's message.
-fn namespaced_deleting(env: &Env<'_>) -> Result<Hs, Fault> {
-    policy(env, &Ready { kind: "NamespacedDeletingPolicy", webhook: false, status_message: true })
-}
-
-/// Ready by any `True` condition, or the status's message.
-fn namespaced_generating(env: &Env<'_>) -> Result<Hs, Fault> {
-    policy(env, &Ready { kind: "NamespacedGeneratingPolicy", webhook: false, status_message: true })
-}
-
-/// Ready by `WebhookConfigured`, or the status's message.
-fn namespaced_image_validating(env: &Env<'_>) -> Result<Hs, Fault> {
-    policy(
-        env,
-        &Ready { kind: "NamespacedImageValidatingPolicy", webhook: true, status_message: true },
-    )
-}
-
-/// Ready by `WebhookConfigured`.
-fn namespaced_mutating(env: &Env<'_>) -> Result<Hs, Fault> {
-    policy(env, &Ready { kind: "NamespacedMutatingPolicy", webhook: true, status_message: false })
-}
-
-/// Ready by `WebhookConfigured`.
-fn namespaced_validating(env: &Env<'_>) -> Result<Hs, Fault> {
-    policy(env, &Ready { kind: "NamespacedValidatingPolicy", webhook: true, status_message: false })
-}
-
-/// Ready by `WebhookConfigured`.
-fn validating(env: &Env<'_>) -> Result<Hs, Fault> {
-    policy(env, &Ready { kind: "ValidatingPolicy", webhook: true, status_message: false })
 }

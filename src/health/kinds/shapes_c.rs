@@ -114,3 +114,26 @@ pub(super) fn flux_counts(env: &Env<'_>, pending: &str, two_pending: &str) -> Re
     }
     Ok(Hs::new("Progressing", "Status unknown"))
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn equality_and_order_follow_lua() {
+        let v = json!({"a": {}, "b": {}});
+        let (a, b) = (Lv::of(&v["a"]), Lv::of(&v["b"]));
+        assert!(lua_eq(a, a) && !lua_eq(a, b));
+        assert!(!lua_eq(Lv::Num(1.0), Lv::Str("1")) && lua_eq(Lv::Nil, Lv::Nil));
+        assert_eq!(lua_lt(Lv::Num(1.0), Lv::Num(2.0)), Ok(true));
+        assert_eq!(lua_lt(Lv::Str("10"), Lv::Str("9")), Ok(true));
+        assert_eq!(
+            lua_lt(Lv::Num(0.0), Lv::Str("1")).unwrap_err().to_string(),
+            "attempt to compare number with string"
+        );
+        assert!(starts_with_method(Lv::Nil, "x").is_err());
+        assert_eq!(starts_with_method(Lv::Str("ERROR, x"), "ERROR"), Ok(true));
+    }
+}
