@@ -18,6 +18,43 @@
 pub(crate) mod lua;
 
 mod cert_manager_io;
+mod kafka_strimzi_io;
+mod karpenter_k8s_aws;
+mod karpenter_sh;
+mod keda_sh;
+mod kiali_io;
+mod kro_run;
+mod kubernetes_client_io;
+mod kubevirt_io;
+mod kustomize_toolkit_fluxcd_io;
+mod kyverno_io;
+mod lifecycle_keptn_sh;
+mod logstash_k8s_elastic_co;
+mod mariadb_mmontes_io;
+mod medusa_k8ssandra_io;
+mod metrics_keptn_sh;
+mod microgateway_airlock_com;
+mod minio_min_io;
+mod monitoring_coreos_com;
+mod networking_gke_io;
+mod nmstate_io;
+mod notification_toolkit_fluxcd_io;
+mod numaflow_numaproj_io;
+mod numaplane_numaproj_io;
+mod objectbucket_io;
+mod ocs_openshift_io;
+mod onepassword_com;
+mod openfaas_com;
+mod opentelemetry_io;
+mod operator_knative_dev;
+mod operator_openshift_io;
+mod operator_victoriametrics_com;
+mod operators_coreos_com;
+mod pkg_crossplane_io;
+mod platform_confluent_io;
+mod policies_kyverno_io;
+mod policy;
+mod shapes_c;
 
 use serde_json::Value;
 
@@ -73,7 +110,45 @@ impl Rule {
 }
 
 /// Every built-in rule, a list per API group module.
-pub(crate) const CATALOG: &[&[Rule]] = &[cert_manager_io::RULES];
+pub(crate) const CATALOG: &[&[Rule]] = &[
+    cert_manager_io::RULES,
+    kafka_strimzi_io::RULES,
+    karpenter_k8s_aws::RULES,
+    karpenter_sh::RULES,
+    keda_sh::RULES,
+    kiali_io::RULES,
+    kro_run::RULES,
+    kubernetes_client_io::RULES,
+    kubevirt_io::RULES,
+    kustomize_toolkit_fluxcd_io::RULES,
+    kyverno_io::RULES,
+    lifecycle_keptn_sh::RULES,
+    logstash_k8s_elastic_co::RULES,
+    mariadb_mmontes_io::RULES,
+    medusa_k8ssandra_io::RULES,
+    metrics_keptn_sh::RULES,
+    microgateway_airlock_com::RULES,
+    minio_min_io::RULES,
+    monitoring_coreos_com::RULES,
+    networking_gke_io::RULES,
+    nmstate_io::RULES,
+    notification_toolkit_fluxcd_io::RULES,
+    numaflow_numaproj_io::RULES,
+    numaplane_numaproj_io::RULES,
+    objectbucket_io::RULES,
+    ocs_openshift_io::RULES,
+    onepassword_com::RULES,
+    openfaas_com::RULES,
+    opentelemetry_io::RULES,
+    operator_knative_dev::RULES,
+    operator_openshift_io::RULES,
+    operator_victoriametrics_com::RULES,
+    operators_coreos_com::RULES,
+    pkg_crossplane_io::RULES,
+    platform_confluent_io::RULES,
+    policies_kyverno_io::RULES,
+    policy::RULES,
+];
 
 /// The built-in rule for a group and kind, by Argo CD's lookup: exact first, then wildcard
 /// folders in the order of their paths.

@@ -1,0 +1,93 @@
+//! `microgateway.airlock.com`: every kind (`microgateway.airlock.com/_`), as Argo CD 3.6.2's
+//! script.
+
+use std::borrow::Cow;
+
+use super::lua::number_text;
+use super::shapes_c::{lua_eq, or};
+use super::{Env, Fault, Hs, Lv, Rule};
+
+pub(super) const RULES: &[Rule] =
+    &[Rule { group: "microgateway.airlock.com", kind: "_", check: any_kind }];
+
+/// `string.match(kind, "Policy$") ~= nil`: a kind ending in `Policy` (a number is read as its
+/// text; anything else is an error).
+fn is_policy(kind: Lv<'_>) -> Result<bool, Fault> {
+    match kind {
+        Lv::Nil => Ok(false),
+        Lv::Str(s) => Ok(s.ends_with("Policy")),
+        Lv::Num(n) => Ok(number_text(n).ends_with("Policy")),
+        other => Err(Fault::new(format!(
+            "bad argument #1 to match (string expected, got {})",
+            other.type_name()
+        ))),
+    }
+}
+
+/// `(ancestor.ancestorRef.name or "")` as text.
+fn ancestor_name<'a>(ancestor: Lv<'a>) -> Result<Cow<'a, str>, Fault> {
+    or(ancestor.path(&["ancestorRef", "name"])?, Lv::Str("")).text()
+}
+
+/// A kind not ending in `Policy` is Healthy. A policy waits until every condition of every
+/// ancestor observed its generation; then an ancestor whose `Accepted` or `ResolvedRefs` is
+/// not `True` makes it Degraded, an `Accepted` `True` Healthy, and an ancestor with no
+/// `Accepted` Degraded (the last ancestor read decides).
+fn any_kind(env: &Env<'_>) -> Result<Hs, Fault> {
+    let kind = env.obj.get("kind")?;
+    let kind_text = or(kind, Lv::Str("Policy")).text()?;
+    let mut hs = Hs::new("Progressing", format!("Waiting for {kind_text} status"));
+    if !is_policy(kind)? {
+        return Ok(Hs::new("Healthy", format!("{} is healthy", kind.text()?)));
+    }
+    let status = env.obj.get("status")?;
+    if status.is_nil() {
+        return Ok(hs);
+    }
+    let ancestors = status.get("ancestors")?;
+    if ancestors.is_nil() {
+        return Ok(hs);
+    }
+    let generation = env.obj.path(&["metadata", "generation"])?;
+    if !generation.is_nil() {
+        for ancestor in ancestors.items()? {
+            for c in ancestor.get("conditions")?.items()? {
+                let observed = c.get("observedGeneration")?;
+                if observed.is_nil() || !lua_eq(observed, generation) {
+                    let name = ancestor_name(ancestor)?;
+                    hs.message =
+                        format!("Waiting for Ancestor {name} to update {kind_text} status").into();
+                    return Ok(hs);
+                }
+            }
+        }
+    }
+    for ancestor in ancestors.items()? {
+        let mut accepted = false;
+        for c in ancestor.get("conditions")?.items()? {
+            let t = c.get("type")?;
+            if t.is("Accepted") {
+                accepted = true;
+                if !c.get("status")?.is("True") {
+                    return not_true(ancestor, c);
+                }
+                hs = Hs::new("Healthy", format!("{kind_text} is healthy"));
+            }
+            if c.get("type")?.is("ResolvedRefs") && !c.get("status")?.is("True") {
+                return not_true(ancestor, c);
+            }
+        }
+        if !accepted {
+            let name = ancestor_name(ancestor)?;
+            hs = Hs::new("Degraded", format!("Ancestor {name}: {kind_text} is not accepted"));
+        }
+    }
+    Ok(hs)
+}
+
+/// Degraded, `Ancestor <name>: <the condition's message>`.
+fn not_true(ancestor: Lv<'_>, c: Lv<'_>) -> Result<Hs, Fault> {
+    let name = ancestor_name(ancestor)?;
+    let message = c.get("message")?.text()?;
+    Ok(Hs::new("Degraded", format!("Ancestor {name}: {message}")))
+}
