@@ -1,18 +1,28 @@
 //! Health assessment: Argo CD's built-in rules, Lua scripts and app aggregation.
 //!
-//! [`assess`] gives the health of one object, following Argo CD's `GetResourceHealth`:
+//! [`assess`] gives the health of one object, following Argo CD 3.6.2's `GetResourceHealth`;
+//! the first of these with an answer for the kind gives it:
 //!
-//! 1. an object being deleted (`metadata.deletionTimestamp`, without Argo CD's hook
-//!    finalizer) is Progressing, with the script's `deletionMessage` when a script gives one,
-//!    else `Pending deletion`, naming the pending finalizers when there are any;
-//! 2. a health script, when the host passed a [`ScriptHealth`] engine and it has a script for
-//!    the kind (its result is final, even an empty one);
+//! 1. a health script, when the host passed a [`ScriptHealth`] engine and it has a script for
+//!    the kind (with Lua, [`scripts::HealthScripts`]: `argocd-cm`'s exact key, its wildcard
+//!    keys, then a `resource_customizations/` folder of the host's). Its result is final,
+//!    even an empty one; a script that returns `nil` hands over to step 3;
+//! 2. the built-in rule for the kinds Argo CD 3.6.2 ships a Lua health script for
+//!    ([`builtin_kinds`], [`builtin_rule`]: cert-manager, Argo Rollouts, Flux, Crossplane...),
+//!    written in Rust, with the script's status and message on every input, unless turned
+//!    off with [`HealthContext::with_builtin_rules`]; [`BUILTIN_RULES_ARGO_CD`] names the
+//!    release they follow;
 //! 3. the built-in check for the kind (Deployment, StatefulSet, DaemonSet, ReplicaSet, Pod,
 //!    Service, Ingress, PersistentVolumeClaim, Job, HorizontalPodAutoscaler, APIService and
 //!    Argo Workflow), with Argo CD's exact messages;
 //! 4. with [`HealthContext::with_condition_fallback`], for a custom resource (a kind that is
 //!    not built into Kubernetes), its health read from its conditions ([`condition_health`]);
 //! 5. otherwise no health (`None`).
+//!
+//! A failing script, rule or check makes the object Unknown with its error. An object being
+//! deleted (`metadata.deletionTimestamp`, without Argo CD's hook finalizer) is Progressing,
+//! `Pending deletion`, naming the pending finalizers when there are any, unless its script or
+//! rule returned a `deletionMessage`: then that script's status with the `deletionMessage`.
 //!
 //! [`aggregate`] rolls the health of an application's resources up into the app's health,
 //! the worst status winning, with Argo CD's "Caused by" message.
@@ -356,13 +366,16 @@ impl ScriptOutput {
 /// lookup: argocd-cm exact key, argocd-cm glob, built-in exact, built-in wildcard) and runs it
 /// with `obj` as the global `obj`, its `os.time`/`os.date` reading `now`. It returns:
 ///
-/// - `Ok(None)` when no script applies to the kind: [`assess`] goes on to the built-in check;
-/// - `Ok(Some(output))` when a script ran: its result is final, even an empty one;
+/// - `Ok(None)` when no script applies to the kind: [`assess`] goes on to the built-in rule,
+///   then the built-in check;
+/// - `Ok(Some(output))` when a script ran: its result is final, even an empty one, except
+///   [`ScriptOutput::nil`] (the script returned `nil`), which hands over to the built-in
+///   check (not to the built-in rule), as in Argo CD;
 /// - `Err(HealthError::Script { .. })` when the script failed: the object is Unknown with the
 ///   error's text.
 ///
-/// It is called for objects being deleted too, for their `deletionMessage`; the status a script
-/// returns for such an object is not used.
+/// It is called for objects being deleted too: a `deletionMessage` it returns is shown with
+/// its status; without one, such an object is Progressing, `Pending deletion`.
 ///
 /// # Examples
 ///

@@ -58,7 +58,6 @@ mod shapes_c;
 
 use serde_json::Value;
 
-use crate::glob::glob_match;
 use crate::health::{HealthError, ScriptOutput};
 use crate::object::ObjectRef;
 
@@ -101,11 +100,32 @@ impl Rule {
 
     fn matches(&self, group: &str, kind: &str) -> bool {
         if self.is_wildcard() {
-            glob_match(&self.group.replace('_', "*"), group)
-                && glob_match(&self.kind.replace('_', "*"), kind)
+            folder_match(self.group.as_bytes(), group.as_bytes())
+                && folder_match(self.kind.as_bytes(), kind.as_bytes())
         } else {
-            self.group == group && self.kind == kind
+            self.kind == kind && self.group == group
         }
+    }
+
+    /// The order of the folders' paths (`<group>/<Kind>`), byte by byte, as Argo CD sorts its
+    /// wildcard folders.
+    fn path_order(&self, other: &Rule) -> std::cmp::Ordering {
+        let path = |r: &Rule| r.group.bytes().chain([b'/']).chain(r.kind.bytes());
+        path(self).cmp(path(other))
+    }
+}
+
+/// Whether a folder name matches one segment (the group or the kind) as Argo CD's doublestar
+/// match of the folder path does, with `_` read as `*`: any run of bytes other than `/`.
+/// (No folder of Argo CD's holds another glob character.)
+fn folder_match(pattern: &[u8], text: &[u8]) -> bool {
+    match pattern.split_first() {
+        None => text.is_empty(),
+        Some((b'_', rest)) => {
+            let run = text.iter().position(|&b| b == b'/').unwrap_or(text.len());
+            (0..=run).any(|i| folder_match(rest, &text[i..]))
+        }
+        Some((c, rest)) => text.first() == Some(c) && folder_match(rest, &text[1..]),
     }
 }
 
@@ -153,13 +173,16 @@ pub(crate) const CATALOG: &[&[Rule]] = &[
 /// The built-in rule for a group and kind, by Argo CD's lookup: exact first, then wildcard
 /// folders in the order of their paths.
 pub(crate) fn find(group: &str, kind: &str) -> Option<&'static Rule> {
-    let rules = || CATALOG.iter().flat_map(|g| g.iter());
+    find_in(CATALOG, group, kind)
+}
+
+/// [`find`] in a catalog; no allocation (it runs for every object assessed).
+fn find_in<'r>(catalog: &[&'r [Rule]], group: &str, kind: &str) -> Option<&'r Rule> {
+    let rules = || catalog.iter().flat_map(|g| g.iter());
     if let Some(r) = rules().find(|r| !r.is_wildcard() && r.matches(group, kind)) {
         return Some(r);
     }
-    let mut wild: Vec<&'static Rule> = rules().filter(|r| r.is_wildcard()).collect();
-    wild.sort_by_key(|r| (r.group, r.kind));
-    wild.into_iter().find(|r| r.matches(group, kind))
+    rules().filter(|r| r.is_wildcard() && r.matches(group, kind)).min_by(|a, b| a.path_order(b))
 }
 
 /// Runs the built-in rule for `obj`'s kind: `None` when there is none; else what the script
@@ -176,4 +199,37 @@ pub(crate) fn evaluate(
             .map(Hs::finish)
             .map_err(|f| HealthError::script(object, format!("built-in {}", rule.name()), f.0)),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stand_in(_: &Env<'_>) -> Result<Hs, Fault> {
+        Ok(Hs::status("Healthy"))
+    }
+
+    const fn rule(group: &'static str, kind: &'static str) -> Rule {
+        Rule { group, kind, check: stand_in }
+    }
+
+    /// Argo CD's lookup of its built-in scripts: the exact folder first, then the first
+    /// wildcard folder in path order (`_.b.io/_` before `_.io/_`), `_` matching any text but
+    /// `/`, within its segment only.
+    #[test]
+    fn lookup_is_exact_then_wildcards_in_path_order() {
+        const WILD: &[Rule] =
+            &[rule("_.io", "_"), rule("_.b.io", "_"), rule("a.b.io", "Thing_"), rule("_", "X")];
+        const EXACT: &[Rule] = &[rule("a.b.io", "Thing")];
+        let catalog: &[&[Rule]] = &[WILD, EXACT];
+        let found = |g: &str, k: &str| find_in(catalog, g, k).map(Rule::name);
+        assert_eq!(found("a.b.io", "Thing").as_deref(), Some("a.b.io/Thing"));
+        assert_eq!(found("a.b.io", "Things").as_deref(), Some("_.b.io/_"));
+        assert_eq!(found("c.io", "Thing").as_deref(), Some("_.io/_"));
+        assert_eq!(found("b.io", "Thing").as_deref(), Some("_.io/_"));
+        assert_eq!(found("io", "X").as_deref(), Some("_/X"));
+        assert_eq!(found("io", "Y"), None);
+        assert_eq!(found("x.io", "a/b"), None, "`_` does not cross `/`");
+        assert_eq!(found("", "X").as_deref(), Some("_/X"), "`_` matches the empty text");
+    }
 }
