@@ -1,7 +1,9 @@
 //! The built-in health rules against the same kinds' scripts on the Lua engine, side by side
 //! in one run, per object (issue 29: a rule must be at least 20 times faster).
 //!
-//! `cargo bench --bench builtin_rules`. Each kind is benchmarked twice on each of Argo CD
+//! `cargo bench --bench builtin_rules`. Two kinds, cert-manager's Certificate (two loops over
+//! the conditions) and Flux's Kustomization (a count over the conditions, a message built from
+//! the object), are each benchmarked twice on each of Argo CD
 //! 3.6.2's fixtures for it (`testdata/health/argo-cd-3.6/<group>/<Kind>/testdata/`):
 //! `<kind>_builtin` runs `health::builtin_rule` (the lookup in the catalog included),
 //! `<kind>_lua` runs a script with the same behaviour on a warm `LuaEngine` (the compiled
@@ -43,6 +45,37 @@ end
 return {status = "Progressing", message = "Waiting for certificate"}
 "#;
 
+/// A script with the behaviour of the built-in `kustomize.toolkit.fluxcd.io/Kustomization`
+/// rule: suspended, else Flux's count of its `Ready` and `Reconciling` conditions.
+const KUSTOMIZATION_LUA: &str = r#"
+if obj.spec ~= nil and obj.spec.suspend == true then
+  return {status = "Suspended", message = obj.kind .. " is suspended"}
+end
+if obj.status ~= nil and obj.status.conditions ~= nil then
+  local pending, ready, message = 0, 0, ""
+  for _, c in ipairs(obj.status.conditions) do
+    if c.type == "Ready" then
+      if c.status == "True" then
+        ready = ready + 1
+      elseif c.status == "Unknown" then
+        pending = pending + 1
+      end
+      message = c.reason
+    elseif c.type == "Reconciling" and c.status == "True" then
+      pending = pending + 1
+    end
+  end
+  local status = "Degraded"
+  if pending == 2 then
+    status = "Progressing"
+  elseif ready == 1 then
+    status = "Healthy"
+  end
+  return {status = status, message = message}
+end
+return {status = "Progressing", message = "Status unknown"}
+"#;
+
 /// The fixtures of one kind, by file name.
 fn fixtures(kind_dir: &str) -> Vec<(String, Value)> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -64,42 +97,66 @@ fn fixtures(kind_dir: &str) -> Vec<(String, Value)> {
         .collect()
 }
 
-fn certificates() -> Vec<(String, Value)> {
-    let objects = fixtures("cert-manager.io/Certificate");
-    // The script is a fair stand-in only if it answers as the rule does.
+/// The fixtures of one kind, checked: the script is a fair stand-in only if it answers as the
+/// rule does on every one.
+fn checked(kind_dir: &str, script: &str) -> Vec<(String, Value)> {
+    let objects = fixtures(kind_dir);
     let engine = LuaEngine::default();
     for (name, obj) in &objects {
         let rule = health::builtin_rule(obj, 0).expect("a rule").expect("no error");
-        let lua = gitops_core::health::ScriptOutput::from(
-            engine.eval_health("certificate", CERTIFICATE_LUA, true, obj, 0).expect("runs"),
+        let lua = health::ScriptOutput::from(
+            engine.eval_health(kind_dir, script, true, obj, 0).expect("runs"),
         );
-        assert_eq!(rule, lua, "{name}: the script and the rule differ");
+        assert_eq!(rule, lua, "{kind_dir} {name}: the script and the rule differ");
     }
     objects
 }
 
-fn names() -> Vec<String> {
-    fixtures("cert-manager.io/Certificate").into_iter().map(|(n, _)| n).collect()
+fn fixture(kind_dir: &str, script: &str, name: &str) -> Value {
+    checked(kind_dir, script).into_iter().find(|(n, _)| n == name).expect("a fixture").1
 }
 
-fn certificate(name: &str) -> Value {
-    certificates().into_iter().find(|(n, _)| n == name).expect("a fixture").1
+fn names(kind_dir: &str) -> Vec<String> {
+    fixtures(kind_dir).into_iter().map(|(n, _)| n).collect()
 }
 
-/// `cert-manager.io/Certificate`: the built-in rule, per object.
-#[divan::bench(args = names(), sample_count = 100, sample_size = 100)]
-fn certificate_builtin(bencher: divan::Bencher, file: &str) {
-    let obj = certificate(file);
+/// The built-in rule on one object, per call.
+fn builtin(bencher: divan::Bencher, kind_dir: &str, script: &str, file: &str) {
+    let obj = fixture(kind_dir, script, file);
     bencher.bench_local(|| health::builtin_rule(divan::black_box(&obj), 0));
 }
 
-/// `cert-manager.io/Certificate`: the same through its script on a warm Lua engine.
-#[divan::bench(args = names(), sample_count = 100, sample_size = 100)]
-fn certificate_lua(bencher: divan::Bencher, file: &str) {
-    let obj = certificate(file);
+/// The script on one object on a warm Lua engine, per call.
+fn lua(bencher: divan::Bencher, kind_dir: &str, script: &str, file: &str) {
+    let obj = fixture(kind_dir, script, file);
     let engine = LuaEngine::default();
-    engine.eval_health("certificate", CERTIFICATE_LUA, true, &obj, 0).expect("runs");
-    bencher.bench_local(|| {
-        engine.eval_health("certificate", divan::black_box(CERTIFICATE_LUA), true, &obj, 0)
-    });
+    engine.eval_health(kind_dir, script, true, &obj, 0).expect("runs");
+    bencher.bench_local(|| engine.eval_health(kind_dir, divan::black_box(script), true, &obj, 0));
+}
+
+const CERTIFICATE: &str = "cert-manager.io/Certificate";
+const KUSTOMIZATION: &str = "kustomize.toolkit.fluxcd.io/Kustomization";
+
+/// `cert-manager.io/Certificate`: the built-in rule.
+#[divan::bench(args = names(CERTIFICATE), sample_count = 100, sample_size = 100)]
+fn certificate_builtin(bencher: divan::Bencher, file: &str) {
+    builtin(bencher, CERTIFICATE, CERTIFICATE_LUA, file);
+}
+
+/// `cert-manager.io/Certificate`: the same through its script.
+#[divan::bench(args = names(CERTIFICATE), sample_count = 100, sample_size = 100)]
+fn certificate_lua(bencher: divan::Bencher, file: &str) {
+    lua(bencher, CERTIFICATE, CERTIFICATE_LUA, file);
+}
+
+/// `kustomize.toolkit.fluxcd.io/Kustomization`: the built-in rule.
+#[divan::bench(args = names(KUSTOMIZATION), sample_count = 100, sample_size = 100)]
+fn kustomization_builtin(bencher: divan::Bencher, file: &str) {
+    builtin(bencher, KUSTOMIZATION, KUSTOMIZATION_LUA, file);
+}
+
+/// `kustomize.toolkit.fluxcd.io/Kustomization`: the same through its script.
+#[divan::bench(args = names(KUSTOMIZATION), sample_count = 100, sample_size = 100)]
+fn kustomization_lua(bencher: divan::Bencher, file: &str) {
+    lua(bencher, KUSTOMIZATION, KUSTOMIZATION_LUA, file);
 }

@@ -94,17 +94,11 @@ impl Rule {
         format!("{}/{}", self.group, self.kind)
     }
 
-    fn is_wildcard(&self) -> bool {
-        self.group.contains('_') || self.kind.contains('_')
-    }
-
+    /// Whether the folder matches, `_` read as `*` (a folder without `_` only matches its
+    /// own group and kind).
     fn matches(&self, group: &str, kind: &str) -> bool {
-        if self.is_wildcard() {
-            folder_match(self.group.as_bytes(), group.as_bytes())
-                && folder_match(self.kind.as_bytes(), kind.as_bytes())
-        } else {
-            self.kind == kind && self.group == group
-        }
+        folder_match(self.group.as_bytes(), group.as_bytes())
+            && folder_match(self.kind.as_bytes(), kind.as_bytes())
     }
 
     /// The order of the folders' paths (`<group>/<Kind>`), byte by byte, as Argo CD sorts its
@@ -176,13 +170,24 @@ pub(crate) fn find(group: &str, kind: &str) -> Option<&'static Rule> {
     find_in(CATALOG, group, kind)
 }
 
-/// [`find`] in a catalog; no allocation (it runs for every object assessed).
+/// [`find`] in a catalog. It runs for every object assessed: no allocation, and the exact
+/// pass compares names only (a folder spelled as the object's group and kind is the one
+/// Argo CD reads first, `_` or not).
+///
+/// Each list of the catalog holds one group's rules (`one_group_per_list` checks it), so the
+/// group is compared once per list.
 fn find_in<'r>(catalog: &[&'r [Rule]], group: &str, kind: &str) -> Option<&'r Rule> {
-    let rules = || catalog.iter().flat_map(|g| g.iter());
-    if let Some(r) = rules().find(|r| !r.is_wildcard() && r.matches(group, kind)) {
+    let lists = || catalog.iter().filter_map(|rules| Some((rules.first()?.group, *rules)));
+    let mut exact = lists().filter(|(g, _)| *g == group).flat_map(|(_, rules)| rules);
+    if let Some(r) = exact.find(|r| r.kind == kind) {
         return Some(r);
     }
-    rules().filter(|r| r.is_wildcard() && r.matches(group, kind)).min_by(|a, b| a.path_order(b))
+    // A folder without `_` matches here only as itself, which the exact pass tried.
+    lists()
+        .filter(|(g, _)| folder_match(g.as_bytes(), group.as_bytes()))
+        .flat_map(|(_, rules)| rules)
+        .filter(|r| r.matches(group, kind))
+        .min_by(|a, b| a.path_order(b))
 }
 
 /// Runs the built-in rule for `obj`'s kind: `None` when there is none; else what the script
@@ -213,15 +218,26 @@ mod tests {
         Rule { group, kind, check: stand_in }
     }
 
+    /// The lookup compares a list's group once: every list of the catalog holds one group.
+    #[test]
+    fn one_group_per_list() {
+        for rules in CATALOG {
+            let groups: std::collections::BTreeSet<&str> = rules.iter().map(|r| r.group).collect();
+            assert!(groups.len() == 1, "a catalog list with groups {groups:?}");
+        }
+    }
+
     /// Argo CD's lookup of its built-in scripts: the exact folder first, then the first
     /// wildcard folder in path order (`_.b.io/_` before `_.io/_`), `_` matching any text but
     /// `/`, within its segment only.
     #[test]
     fn lookup_is_exact_then_wildcards_in_path_order() {
-        const WILD: &[Rule] =
-            &[rule("_.io", "_"), rule("_.b.io", "_"), rule("a.b.io", "Thing_"), rule("_", "X")];
-        const EXACT: &[Rule] = &[rule("a.b.io", "Thing")];
-        let catalog: &[&[Rule]] = &[WILD, EXACT];
+        let catalog: &[&[Rule]] = &[
+            &[rule("_.io", "_")],
+            &[rule("_.b.io", "_")],
+            &[rule("a.b.io", "Thing_"), rule("a.b.io", "Thing")],
+            &[rule("_", "X")],
+        ];
         let found = |g: &str, k: &str| find_in(catalog, g, k).map(Rule::name);
         assert_eq!(found("a.b.io", "Thing").as_deref(), Some("a.b.io/Thing"));
         assert_eq!(found("a.b.io", "Things").as_deref(), Some("_.b.io/_"));
@@ -231,5 +247,7 @@ mod tests {
         assert_eq!(found("io", "Y"), None);
         assert_eq!(found("x.io", "a/b"), None, "`_` does not cross `/`");
         assert_eq!(found("", "X").as_deref(), Some("_/X"), "`_` matches the empty text");
+        // A folder spelled as the object's names is read first, as Argo CD's exact read does.
+        assert_eq!(found("_.io", "_").as_deref(), Some("_.io/_"));
     }
 }
