@@ -18,6 +18,25 @@
 pub(crate) mod lua;
 
 mod cert_manager_io;
+mod policy_open_cluster_management_io;
+mod postgresql_cnpg_io;
+mod proclaim_dogmatiq_io;
+mod projectcontour_io;
+mod promoter_argoproj_io;
+mod psmdb_percona_com;
+mod pulumi_com;
+mod pxc_percona_com;
+mod rabbitmq_com;
+mod rds_aws_crossplane_io;
+mod rollouts_kruise_io;
+mod route53_aws_crossplane_io;
+mod route_openshift_io;
+mod s3_aws_crossplane_io;
+mod services_cloud_sap_com;
+mod serving_knative_dev;
+mod shapes_d;
+mod snapshot_storage_k8s_io;
+mod solr_apache_org;
 
 use serde_json::Value;
 
@@ -73,7 +92,27 @@ impl Rule {
 }
 
 /// Every built-in rule, a list per API group module.
-pub(crate) const CATALOG: &[&[Rule]] = &[cert_manager_io::RULES];
+pub(crate) const CATALOG: &[&[Rule]] = &[
+    cert_manager_io::RULES,
+    policy_open_cluster_management_io::RULES,
+    postgresql_cnpg_io::RULES,
+    proclaim_dogmatiq_io::RULES,
+    projectcontour_io::RULES,
+    promoter_argoproj_io::RULES,
+    psmdb_percona_com::RULES,
+    pulumi_com::RULES,
+    pxc_percona_com::RULES,
+    rabbitmq_com::RULES,
+    rds_aws_crossplane_io::RULES,
+    rollouts_kruise_io::RULES,
+    route53_aws_crossplane_io::RULES,
+    route_openshift_io::RULES,
+    s3_aws_crossplane_io::RULES,
+    services_cloud_sap_com::RULES,
+    serving_knative_dev::RULES,
+    snapshot_storage_k8s_io::RULES,
+    solr_apache_org::RULES,
+];
 
 /// The built-in rule for a group and kind, by Argo CD's lookup: exact first, then wildcard
 /// folders in the order of their paths.
