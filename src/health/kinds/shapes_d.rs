@@ -143,3 +143,40 @@ pub(super) fn crossplane_ready_synced(env: &Env<'_>, what: &str) -> Result<super
     }
     Ok(Hs::new("Progressing", format!("Waiting for {what} to be created")))
 }
+
+/// A message a script builds: a value read from the object, or text it concatenated.
+#[derive(Clone, Debug)]
+pub(super) enum Text<'a> {
+    /// A value as read (`msg = condition.reason`).
+    Read(Lv<'a>),
+    /// Text built with `..`.
+    Built(String),
+}
+
+impl<'a> Text<'a> {
+    /// The value, as an operand of `..`.
+    pub(super) fn lv(&self) -> Lv<'_> {
+        match self {
+            Text::Read(v) => *v,
+            Text::Built(s) => Lv::Str(s),
+        }
+    }
+
+    /// `self .. parts[0] .. parts[1] ...`.
+    pub(super) fn append(&mut self, parts: &[Lv<'_>]) -> Result<(), Fault> {
+        let mut all = Vec::with_capacity(parts.len() + 1);
+        all.push(self.lv());
+        all.extend_from_slice(parts);
+        let s = cat(&all)?;
+        *self = Text::Built(s);
+        Ok(())
+    }
+
+    /// The message field of the returned table.
+    pub(super) fn field(self) -> super::lua::Field {
+        match self {
+            Text::Read(v) => v.into(),
+            Text::Built(s) => s.into(),
+        }
+    }
+}
