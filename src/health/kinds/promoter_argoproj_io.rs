@@ -748,3 +748,41 @@ fn promotion_strategy(env: &Env<'_>) -> Result<Hs, Fault> {
         ),
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::*;
+
+    fn env(branch: Value) -> Value {
+        json!({"branch": branch, "proposed": {"dry": {"sha": "abc"}},
+               "active": {"dry": {"sha": "abc"}, "commitStatuses": [{"key": "k", "phase": "pending"}]}})
+    }
+
+    /// The summary lists environments in the order gopher-lua's `pairs` walks the table the
+    /// script builds (integer keys ascending, then the others as first inserted), which is
+    /// what Argo CD 3.6.2 printed for this object; LuaJIT's hash order differs.
+    #[test]
+    fn non_successful_environments_in_gopher_lua_order() {
+        let obj = json!({
+            "apiVersion": "promoter.argoproj.io/v1alpha1", "kind": "PromotionStrategy",
+            "metadata": {"name": "p", "generation": 1},
+            "status": {"conditions": [{"type": "Ready", "status": "True"}],
+                       "environments": [env(json!("env/b")), env(json!(5)), env(json!("env/a")),
+                                        env(json!(2)), env(json!("env/b"))]}});
+        let e = Env { obj: Lv::of(&obj), json: &obj, now: 0 };
+        let health = promotion_strategy(&e).unwrap().finish().health.unwrap();
+        assert_eq!(
+            health.message,
+            "Environments are up-to-date, but some environments have non-successful commit \
+             statuses: 2 (0 failed, 1 pending), 5 (0 failed, 1 pending), env/b (0 failed, 1 \
+             pending), env/a (0 failed, 1 pending)."
+        );
+        // A missing branch is the script's `table index is nil`.
+        let mut bad = obj.clone();
+        bad["status"]["environments"][0].as_object_mut().unwrap().remove("branch");
+        let e = Env { obj: Lv::of(&bad), json: &bad, now: 0 };
+        assert!(promotion_strategy(&e).is_err());
+    }
+}
