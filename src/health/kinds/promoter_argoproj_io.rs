@@ -331,7 +331,7 @@ fn pull_request(env: &Env<'_>) -> Result<Hs, Fault> {
 // GitCommitStatus, WebRequestCommitStatus, TimedCommitStatus: a phase per environment.
 
 /// One of the kinds that report a phase per environment.
-struct Gate3 {
+struct PerEnvironment {
     deleting: &'static str,
     texts: Texts,
     reconciled: &'static str,
@@ -343,7 +343,7 @@ struct Gate3 {
 
 /// Ready; then any environment in `failure` is Degraded, any other not in `success` is
 /// Progressing (naming their branches), else Healthy with the count.
-fn environments(env: &Env<'_>, k: &Gate3) -> Result<Hs, Fault> {
+fn environments(env: &Env<'_>, k: &PerEnvironment) -> Result<Hs, Fault> {
     if deleting(env)? {
         return Ok(deleted_plain(k.deleting));
     }
@@ -384,7 +384,7 @@ fn environments(env: &Env<'_>, k: &Gate3) -> Result<Hs, Fault> {
 fn git_commit_status(env: &Env<'_>) -> Result<Hs, Fault> {
     environments(
         env,
-        &Gate3 {
+        &PerEnvironment {
             deleting: "GitCommitStatus is being deleted",
             texts: Texts {
                 initial: "Initializing git commit validation",
@@ -406,7 +406,7 @@ fn git_commit_status(env: &Env<'_>) -> Result<Hs, Fault> {
 fn web_request_commit_status(env: &Env<'_>) -> Result<Hs, Fault> {
     environments(
         env,
-        &Gate3 {
+        &PerEnvironment {
             deleting: "WebRequestCommitStatus is being deleted",
             texts: Texts {
                 initial: "Initializing web request commit validation",
@@ -428,7 +428,7 @@ fn web_request_commit_status(env: &Env<'_>) -> Result<Hs, Fault> {
 fn timed_commit_status(env: &Env<'_>) -> Result<Hs, Fault> {
     environments(
         env,
-        &Gate3 {
+        &PerEnvironment {
             deleting: "TimedCommitStatus is being deleted",
             texts: Texts {
                 initial: "Initializing timed commit gate",

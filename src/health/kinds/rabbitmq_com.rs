@@ -42,44 +42,27 @@ fn topology(env: &Env<'_>, what: &str) -> Result<Hs, Fault> {
     Ok(Hs::new("Unknown", format!("RabbitMQ {what} status is unknown")))
 }
 
-/// A binding's Ready condition.
-fn binding(env: &Env<'_>) -> Result<Hs, Fault> {
-    topology(env, "binding")
+/// One rule per topology kind, each [`topology`] with the kind's name.
+macro_rules! topology_rules {
+    ($($rule:ident => $what:literal),* $(,)?) => {
+        $(
+            #[doc = concat!("A ", $what, "'s Ready condition.")]
+            fn $rule(env: &Env<'_>) -> Result<Hs, Fault> {
+                topology(env, $what)
+            }
+        )*
+    };
 }
 
-/// An exchange's Ready condition.
-fn exchange(env: &Env<'_>) -> Result<Hs, Fault> {
-    topology(env, "exchange")
-}
-
-/// A permission's Ready condition.
-fn permission(env: &Env<'_>) -> Result<Hs, Fault> {
-    topology(env, "permission")
-}
-
-/// A policy's Ready condition.
-fn policy(env: &Env<'_>) -> Result<Hs, Fault> {
-    topology(env, "policy")
-}
-
-/// A queue's Ready condition.
-fn queue(env: &Env<'_>) -> Result<Hs, Fault> {
-    topology(env, "queue")
-}
-
-/// A shovel's Ready condition.
-fn shovel(env: &Env<'_>) -> Result<Hs, Fault> {
-    topology(env, "shovel")
-}
-
-/// A user's Ready condition.
-fn user(env: &Env<'_>) -> Result<Hs, Fault> {
-    topology(env, "user")
-}
-
-/// A vhost's Ready condition.
-fn vhost(env: &Env<'_>) -> Result<Hs, Fault> {
-    topology(env, "vhost")
+topology_rules! {
+    binding => "binding",
+    exchange => "exchange",
+    permission => "permission",
+    policy => "policy",
+    queue => "queue",
+    shovel => "shovel",
+    user => "user",
+    vhost => "vhost",
 }
 
 /// A failed reconcile is Degraded; `Unknown` availability or replicas Progressing; scaled to
