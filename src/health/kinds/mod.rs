@@ -55,6 +55,37 @@ mod platform_confluent_io;
 mod policies_kyverno_io;
 mod policy;
 mod shapes_c;
+mod policy_open_cluster_management_io;
+mod postgresql_cnpg_io;
+mod proclaim_dogmatiq_io;
+mod projectcontour_io;
+mod promoter_argoproj_io;
+mod psmdb_percona_com;
+mod pulumi_com;
+mod pxc_percona_com;
+mod rabbitmq_com;
+mod rds_aws_crossplane_io;
+mod rollouts_kruise_io;
+mod route53_aws_crossplane_io;
+mod route_openshift_io;
+mod s3_aws_crossplane_io;
+mod services_cloud_sap_com;
+mod serving_knative_dev;
+mod serving_kserve_io;
+mod shapes_d;
+mod snapshot_storage_k8s_io;
+mod solr_apache_org;
+mod source_toolkit_fluxcd_io;
+mod sparkoperator_k8s_io;
+mod spot_io;
+mod stacks_crossplane_io;
+mod tekton_dev;
+mod tower_ansible_com;
+mod trident_netapp_io;
+mod trust_cert_manager_io;
+mod velero_io;
+mod work_karmada_io;
+mod zookeeper_pravega_io;
 
 use serde_json::Value;
 
@@ -148,6 +179,36 @@ pub(crate) const CATALOG: &[&[Rule]] = &[
     platform_confluent_io::RULES,
     policies_kyverno_io::RULES,
     policy::RULES,
+    policy_open_cluster_management_io::RULES,
+    postgresql_cnpg_io::RULES,
+    proclaim_dogmatiq_io::RULES,
+    projectcontour_io::RULES,
+    promoter_argoproj_io::RULES,
+    psmdb_percona_com::RULES,
+    pulumi_com::RULES,
+    pxc_percona_com::RULES,
+    rabbitmq_com::RULES,
+    rds_aws_crossplane_io::RULES,
+    rollouts_kruise_io::RULES,
+    route53_aws_crossplane_io::RULES,
+    route_openshift_io::RULES,
+    s3_aws_crossplane_io::RULES,
+    services_cloud_sap_com::RULES,
+    serving_knative_dev::RULES,
+    serving_kserve_io::RULES,
+    snapshot_storage_k8s_io::RULES,
+    solr_apache_org::RULES,
+    source_toolkit_fluxcd_io::RULES,
+    sparkoperator_k8s_io::RULES,
+    spot_io::RULES,
+    stacks_crossplane_io::RULES,
+    tekton_dev::RULES,
+    tower_ansible_com::RULES,
+    trident_netapp_io::RULES,
+    trust_cert_manager_io::RULES,
+    velero_io::RULES,
+    work_karmada_io::RULES,
+    zookeeper_pravega_io::RULES,
 ];
 
 /// The built-in rule for a group and kind, by Argo CD's lookup: exact first, then wildcard
