@@ -192,12 +192,15 @@ def drift_controller_fields(ns, path):
 
 def drift_scale(ns, path):
     kubectl("scale", "deployment", "web", "-n", ns, "--replicas", "5")
-    d = drift_diff(ns, path, "--explain")
+    try:
+        d = drift_diff(ns, path, "--explain")
+    finally:
+        kubectl("scale", "deployment", "web", "-n", ns, "--replicas", "2")
     expect(d.returncode == 1, f"diff after kubectl scale said {d.returncode}:\n{d.stdout}")
     expect("<   replicas: 5" in d.stdout and ">   replicas: 2" in d.stdout, f"no replicas in the diff:\n{d.stdout}")
-    expect(re.search(r"spec\.replicas: desired 2, live 5, written by kubectl \(Update, scale, ", d.stdout),
+    # The API server records no time for a write through the scale subresource.
+    expect("spec.replicas: desired 2, live 5, written by kubectl (Update, scale)\n" in d.stdout,
            f"--explain does not name kubectl's scale:\n{d.stdout}")
-    kubectl("scale", "deployment", "web", "-n", ns, "--replicas", "2")
 
 
 def drift_set_env(ns, path):
@@ -213,7 +216,7 @@ def drift_label(ns, path):
     kubectl("label", "deployment", "web", "-n", ns, "owner=ops")
     d = drift_diff(ns, path, "--unmanaged")
     expect(d.returncode == 0, f"kubectl label made a diff:\n{d.stdout}")
-    expect(re.search(r"metadata\.labels\.owner: \"ops\", written by kubectl-label \(Update, ", d.stdout),
+    expect(re.search(r"metadata\.labels\.owner: ops, written by kubectl-label \(Update, ", d.stdout),
            f"--unmanaged does not list the label:\n{d.stdout}")
 
 
@@ -224,8 +227,8 @@ def drift_edit(ns, path):
     d = drift_diff(ns, path, "--explain")
     expect(d.returncode == 1, f"an edit of a declared field made no diff:\n{d.stdout}")
     expect("image: registry.example/web:hotfix" in d.stdout, f"no image in the diff:\n{d.stdout}")
-    expect(re.search(r"image: desired \"registry.example/web:1.0\", live \"registry.example/web:hotfix\", "
-                     r"written by kubectl-patch \(Update, ", d.stdout), f"--explain does not name kubectl-patch:\n{d.stdout}")
+    expect(re.search(r"spec\.template\.spec\.containers\[name=web\]\.image: desired registry\.example/web:1\.0, "
+                     r"live registry\.example/web:hotfix, written by kubectl-patch \(Update, ", d.stdout), f"--explain does not name kubectl-patch:\n{d.stdout}")
 
 
 def scenario_2():
@@ -249,7 +252,7 @@ def health_of(kind, name, ns):
                  kubectl("get", kind, name, "-n", ns, "-o", "json").stdout)
     out = run([GITOPS_CORE, "health", live, "--output", "json"]).stdout
     r = json.loads(out)["resources"][0]
-    return r.get("health", {}).get("status", ""), r.get("health", {}).get("message", "")
+    return r.get("status", ""), r.get("message", "")
 
 
 def health_deployment_progressing_to_healthy():
@@ -291,7 +294,7 @@ def health_job_completes():
         seen.append(status)
         return status == "Healthy"
     wait_until("the Job's completion", 90, done)
-    expect(seen[0] == "Progressing" or "Progressing" in seen or seen == ["Healthy"], f"{seen}")
+    expect(seen[0] == "Progressing", f"a Job just created is not Progressing: {seen}")
 
 
 def health_deployment_degraded():
