@@ -509,7 +509,9 @@ def incident_sync_fail_hook():
     a.manifest("web.yaml", deploy())
     out = a.host("sync", ok=(1,))
     expect("Phase:              Failed" in out, out)
-    expect(re.search(r"Job\s+e2e-app-syncfail\s+cleanup\s+Succeeded\s+.*SyncFail", out), f"no SyncFail hook run:\n{out}")
+    expect(re.search(r"Job\s+e2e-app-syncfail\s+cleanup\s+Synced\s+SyncFail\s+Reached expected number of succeeded pods", out),
+           f"no SyncFail hook run:\n{out}")
+    expect(a.get("job", "cleanup")["status"].get("succeeded") == 1, "the SyncFail Job did not succeed")
     expect(a.get("deployment", "web", check=False) is None, "the Deployment was applied after the failed PreSync hook")
 
 

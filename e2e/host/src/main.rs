@@ -15,7 +15,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use gitops_core::diff::{AppDiff, AppDiffInput, diff_app, respect_ignore_differences};
 use gitops_core::health::{HealthContext, ResourceHealthInput, aggregate, assess};
 use gitops_core::ignore::IgnoreNormalizer;
-use gitops_core::ownership::{instance_name, tracked_app};
+use gitops_core::ownership::{instance_name, managed_live, tracked_app};
 use gitops_core::sync::decide::{AutoSyncInput, auto_sync};
 use gitops_core::sync::time::format_rfc3339;
 use gitops_core::sync::{
@@ -210,6 +210,9 @@ impl App {
                     r.namespace.clone()
                 };
                 let id = format!("{instance}:{}/{}:{ns}/{}", r.group, r.kind, r.name);
+                if !ns.is_empty() && r.namespace.is_empty() {
+                    obj["metadata"]["namespace"] = json!(ns);
+                }
                 if !obj["metadata"]["annotations"].is_object() {
                     obj["metadata"]["annotations"] = json!({});
                 }
@@ -276,11 +279,20 @@ async fn observe(cluster: &mut Cluster, app: &App, now: i64) -> Result<Seen, Str
                 || wanted.contains(&format!("{}/{}/{}/{}", r.group, r.kind, r.namespace, r.name))
         })
         .collect();
-    let dry_runs =
-        if app.server_side_diff() { cluster.dry_run_all(&desired).await } else { Vec::new() };
-    let input = AppDiffInput::new(&desired, &live, &app.app, &app.settings, &scopes)
-        .with_objects(true)
-        .with_dry_runs(&dry_runs);
+    // The app's own: what it tracks without an owner (a ReplicaSet carries its Deployment's
+    // tracking annotation, but its owner makes it the Deployment's), and the desired objects.
+    let live: Vec<Value> = managed_live(&desired, &live, &app.app, &app.settings, &scopes)
+        .managed
+        .into_iter()
+        .cloned()
+        .collect();
+    let dry_runs;
+    let mut input =
+        AppDiffInput::new(&desired, &live, &app.app, &app.settings, &scopes).with_objects(true);
+    if app.server_side_diff() {
+        dry_runs = cluster.dry_run_all(&desired).await;
+        input = input.with_dry_runs(&dry_runs);
+    }
     let diff = diff_app(&input).map_err(|e| e.to_string())?;
     let ctx = HealthContext::new(now).with_app(&app.app_value);
     let mut inputs = Vec::new();
