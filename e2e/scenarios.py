@@ -535,6 +535,29 @@ data: {a: "1"}
            f"wave 1 ({cm['metadata']['creationTimestamp']}) before wave 0 was healthy ({available['lastTransitionTime']})")
 
 
+def incident_generate_name_hook_deleted():
+    a = App("postsync")
+    a.manifest("web.yaml", deploy())
+    a.manifest("smoke.yaml", """apiVersion: batch/v1
+kind: Job
+metadata:
+  generateName: smoke-
+  annotations: {argocd.argoproj.io/hook: PostSync, argocd.argoproj.io/hook-delete-policy: HookSucceeded}
+spec:
+  backoffLimit: 0
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: smoke, image: registry.example/smoke:1}]
+""")
+    out = a.host("sync")
+    expect("Phase:              Succeeded" in out, out)
+    row = re.search(r"Job\s+e2e-app-postsync\s+(smoke-\S+)\s+Synced\s+PostSync", out)
+    expect(row, f"no PostSync hook named from generateName:\n{out}")
+    jobs = json.loads(kubectl("get", "jobs", "-n", a.ns, "-o", "json").stdout)["items"]
+    expect(jobs == [], f"HookSucceeded left {[j['metadata']['name'] for j in jobs]} (hook {row.group(1)})")
+
+
 def scenario_3():
     case("3 incident: self-heal undoes a scale", incident_self_heal)
     case("3 incident: kubectl set env is never undone, a Replace sync removes it", incident_set_env_then_replace)
@@ -545,6 +568,8 @@ def scenario_3():
     case("3 incident: a PreSync migration Job runs before the Deployment", incident_presync_before_deployment)
     case("3 incident: a failed hook runs the SyncFail hook", incident_sync_fail_hook)
     case("3 incident: sync waves wait for health", incident_waves_wait_for_health)
+    case("3 hooks: a PostSync hook named by generateName runs, HookSucceeded deletes it",
+         incident_generate_name_hook_deleted)
 
 
 # ---------------------------------------------------------------------------------------------
