@@ -28,9 +28,12 @@ or - for standard input; --desired and --live may be given more than once.
 --output       text (default, as `argocd app diff`), json or yaml
 --show-secrets print Secret values instead of masks
 --dry-run      server-side diff: the results of `kubectl apply --server-side --dry-run=server
-               --field-manager=argocd-controller` of the desired objects (PATH as above)
+               --field-manager=argocd-controller --force-conflicts -o json
+               --show-managed-fields` of the desired objects (PATH as above); without
+               --show-managed-fields kubectl leaves out the managedFields the diff needs
 --explain      after each resource header, one line per differing field: desired and live
-               values and who last wrote it (from the live object's managedFields)
+               values and who last wrote it (from the live object's managedFields, which
+               `kubectl get` prints only with --show-managed-fields)
 --unmanaged    list, per resource, the live fields Git never declared that a person or tool
                added (self-heal keeps them; a Replace sync removes them), then the live
                objects that are not the app's (neither desired nor tracked for it, or owned
