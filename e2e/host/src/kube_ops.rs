@@ -202,14 +202,16 @@ impl Cluster {
         } else {
             format!("{}.{}/{}", ar.kind.to_lowercase(), ar.group, key.name)
         };
-        let dry = if a.dry_run { " (dry run)" } else { "" };
         let object = a.object.clone().unwrap_or(Value::Null);
         let typed = || {
             serde_json::from_value::<DynamicObject>(object.clone())
                 .map_err(|e| format!("{what}: {e}"))
         };
         let post =
-            |manager: &str| PostParams { dry_run: a.dry_run, field_manager: Some(manager.into()) };
+            |manager: &str| PostParams { dry_run: false, field_manager: Some(manager.into()) };
+        if a.dry_run {
+            return self.client_dry_run(a, &api, ar, &what).await.map(Some);
+        }
         match a.kind {
             ActionKind::Get => match api.get_opt(&key.name).await.map_err(api_error)? {
                 Some(_) => Ok(Some(String::new())),
@@ -217,12 +219,10 @@ impl Cluster {
             },
             ActionKind::Apply if a.server_side => {
                 let manager = a.field_manager.as_deref().unwrap_or(SSA_MANAGER);
-                // Argo CD's server-side apply forces conflicts; a client dry run is a server one
-                // here (kubectl runs server-side apply's dry run on the server too).
-                let mut params = PatchParams::apply(manager).force();
-                params.dry_run = a.dry_run;
+                // Argo CD's server-side apply forces conflicts.
+                let params = PatchParams::apply(manager).force();
                 api.patch(&key.name, &params, &Patch::Apply(&object)).await.map_err(api_error)?;
-                Ok(Some(format!("{what} serverside-applied{dry}")))
+                Ok(Some(format!("{what} serverside-applied")))
             }
             ActionKind::Apply => {
                 // Read afresh: the patch is computed against what the server holds now.
@@ -231,7 +231,6 @@ impl Cluster {
                 let request =
                     client_side_apply(&object, fresh.as_ref()).map_err(|e| e.to_string())?;
                 let params = PatchParams {
-                    dry_run: a.dry_run,
                     field_manager: Some(CLIENT_SIDE_APPLY_MANAGER.into()),
                     ..PatchParams::default()
                 };
@@ -251,10 +250,10 @@ impl Cluster {
                     _ => Ok("unchanged"),
                 };
                 match result {
-                    Ok(verb) => Ok(Some(format!("{what} {verb}{dry}"))),
+                    Ok(verb) => Ok(Some(format!("{what} {verb}"))),
                     // `kubectl apply --force`: a patch the server refuses is done by deleting
                     // and creating the object again.
-                    Err(e) if a.force && fresh.is_some() && !a.dry_run => {
+                    Err(e) if a.force && fresh.is_some() => {
                         let _ = e;
                         self.recreate(&api, &key.name, &with_last_applied(&object)).await?;
                         Ok(Some(format!("{what} replaced")))
@@ -264,7 +263,7 @@ impl Cluster {
             }
             ActionKind::Create => {
                 api.create(&post("argocd-controller"), &typed()?).await.map_err(api_error)?;
-                Ok(Some(format!("{what} created{dry}")))
+                Ok(Some(format!("{what} created")))
             }
             ActionKind::Replace | ActionKind::Update => {
                 let fresh = api.get_opt(&key.name).await.map_err(api_error)?;
@@ -273,9 +272,9 @@ impl Cluster {
                         api.create(&post("argocd-controller"), &typed()?)
                             .await
                             .map_err(api_error)?;
-                        Ok(Some(format!("{what} created{dry}")))
+                        Ok(Some(format!("{what} created")))
                     }
-                    Some(_) if a.force && !a.dry_run => {
+                    Some(_) if a.force => {
                         self.recreate(&api, &key.name, &object).await?;
                         Ok(Some(format!("{what} replaced")))
                     }
@@ -285,20 +284,19 @@ impl Cluster {
                         api.replace(&key.name, &post("argocd-controller"), &obj)
                             .await
                             .map_err(api_error)?;
-                        Ok(Some(format!("{what} replaced{dry}")))
+                        Ok(Some(format!("{what} replaced")))
                     }
                 }
             }
             ActionKind::Delete => {
-                if a.dry_run {
-                    return Ok(Some(format!("{what} deleted{dry}")));
-                }
-                let mut params = DeleteParams::default();
-                params.propagation_policy = Some(match a.propagation_policy.unwrap_or_default() {
-                    PropagationPolicy::Background => kube::api::PropagationPolicy::Background,
-                    PropagationPolicy::Orphan => kube::api::PropagationPolicy::Orphan,
-                    _ => kube::api::PropagationPolicy::Foreground,
-                });
+                let params = DeleteParams {
+                    propagation_policy: Some(match a.propagation_policy.unwrap_or_default() {
+                        PropagationPolicy::Background => kube::api::PropagationPolicy::Background,
+                        PropagationPolicy::Orphan => kube::api::PropagationPolicy::Orphan,
+                        _ => kube::api::PropagationPolicy::Foreground,
+                    }),
+                    ..DeleteParams::default()
+                };
                 match api.delete(&key.name, &params).await {
                     Ok(_) => Ok(Some(format!("{what} deleted"))),
                     Err(e) if is_not_found(&e) => Ok(None),
@@ -326,6 +324,35 @@ impl Cluster {
             }
             _ => Err(format!("gitops-host: action {:?} is not known to this host", a.kind)),
         }
+    }
+
+    /// A dry run as Argo CD makes it, always on the client (`kubectl ... --dry-run=client`,
+    /// server-side apply included: the dry run checks the manifests, not the server): the
+    /// kind must be served, and an apply's patch must be computable against the live object.
+    async fn client_dry_run(
+        &self,
+        a: &HostAction,
+        api: &Api<DynamicObject>,
+        ar: &ApiResource,
+        what: &str,
+    ) -> Result<String, String> {
+        let object = a.object.clone().unwrap_or(Value::Null);
+        let verb = match a.kind {
+            ActionKind::Apply => {
+                let fresh =
+                    api.get_opt(&a.key.name).await.map_err(api_error)?.map(|o| to_value(o, ar));
+                match client_side_apply(&object, fresh.as_ref()).map_err(|e| e.to_string())? {
+                    ClientSideApply::Create(_) => "created",
+                    ClientSideApply::Unchanged => "unchanged",
+                    _ => "configured",
+                }
+            }
+            ActionKind::Create => "created",
+            ActionKind::Replace | ActionKind::Update => "replaced",
+            ActionKind::Delete => "deleted",
+            _ => "",
+        };
+        Ok(format!("{what} {verb} (dry run)"))
     }
 
     /// Deletes the object, waits until it is gone, and creates it again (`--force`).

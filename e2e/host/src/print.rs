@@ -33,6 +33,10 @@ fn table(rows: &[Vec<String>]) -> String {
     out
 }
 
+/// The resource table's columns, in `argocd app get` and `argocd app sync`.
+const COLUMNS: [&str; 8] =
+    ["GROUP", "KIND", "NAMESPACE", "NAME", "STATUS", "HEALTH", "HOOK", "MESSAGE"];
+
 fn field(name: &str, value: &str) -> String {
     format!("{:<20}{value}\n", format!("{name}:"))
 }
@@ -61,11 +65,7 @@ pub fn app_get(
         out += &field("Condition", &format!("{}: {}", c.type_, c.message));
     }
     out.push('\n');
-    let mut rows = vec![
-        ["GROUP", "KIND", "NAMESPACE", "NAME", "STATUS", "HEALTH", "HOOK", "MESSAGE"]
-            .map(String::from)
-            .to_vec(),
-    ];
+    let mut rows = vec![COLUMNS.map(String::from).to_vec()];
     for r in &diff.resources {
         let o = &r.object;
         let status = r.status.map(|s| s.as_str().to_string()).unwrap_or_default();
@@ -102,11 +102,7 @@ pub fn app_sync(
     out += &field("Phase", &json_str(&serde_json::to_value(state.phase).unwrap_or(Value::Null)));
     out += &field("Message", &state.message);
     out.push('\n');
-    let mut rows = vec![
-        ["GROUP", "KIND", "NAMESPACE", "NAME", "STATUS", "HEALTH", "HOOK", "MESSAGE"]
-            .map(String::from)
-            .to_vec(),
-    ];
+    let mut rows = vec![COLUMNS.map(String::from).to_vec()];
     for r in &state.results {
         let k = &r.key;
         let status = match r.status {
