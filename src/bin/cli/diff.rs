@@ -112,6 +112,25 @@ fn parse(mut p: lexopt::Parser) -> Result<Option<Args>, CliError> {
     }))
 }
 
+/// A note on stderr for each explained live object that has no `metadata.managedFields`: its
+/// writers are unknown, most often because `kubectl get` left them out (it prints them only
+/// with `--show-managed-fields`).
+fn note_unrecorded_writers(live: &[serde_json::Value], explained: &[ResourceExplanation]) {
+    for e in explained.iter().filter(|e| !e.changes.is_empty() || !e.unmanaged.is_empty()) {
+        let unrecorded = live.iter().any(|o| {
+            gitops_core::ObjectRef::from_object_lossy(o).same_object(&e.object)
+                && o.pointer("/metadata/managedFields").is_none()
+        });
+        if unrecorded {
+            eprintln!(
+                "note: {} has no managedFields, so no writer is known (`kubectl get` prints them \
+                 only with --show-managed-fields)",
+                e.object
+            );
+        }
+    }
+}
+
 /// Runs the command.
 pub fn run(args: lexopt::Parser) -> Result<u8, CliError> {
     let Some(args) = parse(args)? else { return Ok(0) };
@@ -140,6 +159,7 @@ pub fn run(args: lexopt::Parser) -> Result<u8, CliError> {
     } else {
         Vec::new()
     };
+    note_unrecorded_writers(&c.live, &explained);
     let show = Show { explain: args.explain, unmanaged: args.unmanaged };
     match args.output {
         Output::Json | Output::Yaml => {
