@@ -20,8 +20,8 @@ fn before(a: Lv<'_>, b: Lv<'_>) -> Result<bool, Fault> {
     lt(ta, tb)
 }
 
-/// The conditions sorted by `lastTransitionTime` (as gopher-lua's `table.sort` sorts a short
-/// list: insertion sort), then the first `Ready` `True` (Healthy) or `HasErrors` `True`
+/// The conditions sorted by `lastTransitionTime` (as gopher-lua's `table.sort` sorts up to 12
+/// items: Go's insertion sort; longer lists may order ties otherwise, see `SKIPPED.md`), then the first `Ready` `True` (Healthy) or `HasErrors` `True`
 /// (Degraded, `Has Errors: <message>`); else Progressing; waiting without conditions.
 fn keycloak(env: &Env<'_>) -> Result<Hs, Fault> {
     let status = env.obj.get("status")?;
