@@ -267,12 +267,13 @@ fn listener_set(env: &Env<'_>) -> Result<Hs, Fault> {
     if status.is_nil() {
         return Ok(hs);
     }
-    if !generation(env)?.is_nil() {
+    let generation = generation(env)?;
+    if !generation.is_nil() {
         let conditions = status.get("conditions")?;
         if !conditions.is_nil() {
             for c in conditions.items()? {
                 let g = c.get("observedGeneration")?;
-                if !g.is_nil() && !eq(g, generation(env)?) {
+                if !g.is_nil() && !eq(g, generation) {
                     return Ok(hs);
                 }
             }
@@ -357,11 +358,12 @@ fn backend_tls_policy(env: &Env<'_>) -> Result<Hs, Fault> {
     if status.is_nil() || status.get("ancestors")?.is_nil() {
         return Ok(hs);
     }
-    if !generation(env)?.is_nil() {
+    let generation = generation(env)?;
+    if !generation.is_nil() {
         for a in status.get("ancestors")?.items()? {
             for c in a.get("conditions")?.items()? {
                 let g = c.get("observedGeneration")?;
-                if !g.is_nil() && !eq(g, generation(env)?) {
+                if !g.is_nil() && !eq(g, generation) {
                     let message = cat(&[
                         Lv::Str("Waiting for Ancestor "),
                         ancestor_name(a)?,

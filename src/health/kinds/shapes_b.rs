@@ -193,9 +193,11 @@ pub(super) fn generation_observed(
     if conditions.is_nil() || conditions.len()? == 0 {
         return Ok(false);
     }
+    // The script reads `obj.metadata.generation` again for each condition: the same value,
+    // and no error once the first read passed.
     for c in conditions.items()? {
         let g = c.get("observedGeneration")?;
-        if !g.is_nil() && !eq(g, env.obj.path(&["metadata", "generation"])?) {
+        if !g.is_nil() && !eq(g, generation) {
             return Ok(false);
         }
     }
