@@ -86,6 +86,31 @@ mod trust_cert_manager_io;
 mod velero_io;
 mod work_karmada_io;
 mod zookeeper_pravega_io;
+mod core_humio_com;
+mod core_spinkube_dev;
+mod datadoghq_com;
+mod db_atlasgo_io;
+mod elasticsearch_k8s_elastic_co;
+mod external_secrets_io;
+mod flagger_app;
+mod flink_apache_org;
+mod game_kruise_io;
+mod gateway_envoyproxy_io;
+mod gateway_networking_k8s_io;
+mod gateway_solo_io;
+mod gloo_solo_io;
+mod grafana_integreatly_org;
+mod grafana_org_operator_kubitus_project_gitlab_io;
+mod helm_toolkit_fluxcd_io;
+mod iam_aws_crossplane_io;
+mod iammanager_keikoproj_io;
+mod image_toolkit_fluxcd_io;
+mod install_istio_io;
+mod jaegertracing_io;
+mod k8s_keycloak_org;
+mod k8s_mariadb_com;
+mod kafka_banzaicloud_io;
+mod shapes_b;
 
 use serde_json::Value;
 
@@ -209,6 +234,30 @@ pub(crate) const CATALOG: &[&[Rule]] = &[
     velero_io::RULES,
     work_karmada_io::RULES,
     zookeeper_pravega_io::RULES,
+    core_humio_com::RULES,
+    core_spinkube_dev::RULES,
+    datadoghq_com::RULES,
+    db_atlasgo_io::RULES,
+    elasticsearch_k8s_elastic_co::RULES,
+    external_secrets_io::RULES,
+    flagger_app::RULES,
+    flink_apache_org::RULES,
+    game_kruise_io::RULES,
+    gateway_envoyproxy_io::RULES,
+    gateway_networking_k8s_io::RULES,
+    gateway_solo_io::RULES,
+    gloo_solo_io::RULES,
+    grafana_integreatly_org::RULES,
+    grafana_org_operator_kubitus_project_gitlab_io::RULES,
+    helm_toolkit_fluxcd_io::RULES,
+    iam_aws_crossplane_io::RULES,
+    iammanager_keikoproj_io::RULES,
+    image_toolkit_fluxcd_io::RULES,
+    install_istio_io::RULES,
+    jaegertracing_io::RULES,
+    k8s_keycloak_org::RULES,
+    k8s_mariadb_com::RULES,
+    kafka_banzaicloud_io::RULES,
 ];
 
 /// The built-in rule for a group and kind, by Argo CD's lookup: exact first, then wildcard
