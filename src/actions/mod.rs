@@ -22,13 +22,13 @@
 //! [`run_action_tests`] runs an `action_test.yaml` in Argo CD's format and compares as Argo
 //! CD's own test does.
 
+mod kinds;
 mod lookup;
-#[cfg(feature = "lua")]
 mod result;
-#[cfg(feature = "lua")]
 mod run;
-#[cfg(feature = "lua")]
 mod testing;
+
+use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -37,14 +37,26 @@ use crate::diff::PatchOp;
 use crate::object::ObjectRef;
 
 pub use lookup::{ActionScript, ActionScripts};
-#[cfg(feature = "lua")]
-#[cfg_attr(docsrs, doc(cfg(feature = "lua")))]
 pub use run::Actions;
-#[cfg(feature = "lua")]
-#[cfg_attr(docsrs, doc(cfg(feature = "lua")))]
 pub use testing::{
     ActionTestCase, ActionTestError, ActionTestKind, ArgoTestNormalizer, TEST_NOW, run_action_tests,
 };
+
+/// The built-in actions, by `<group>/<Kind>` (`Kind` for the core group): every action Argo
+/// CD 3.6.2 ships a script for, in Rust (`src/actions/kinds/`). They answer where no script of
+/// `argocd-cm` or of a directory replaces them ([`ActionScripts`]) and need no Lua.
+///
+/// ```
+/// let all = gitops_core::actions::builtin_actions();
+/// assert_eq!(all["apps/Deployment"], ["pause", "restart", "resume", "scale"]);
+/// assert_eq!(all["batch/CronJob"], ["create-job", "resume", "suspend"]);
+/// ```
+pub fn builtin_actions() -> BTreeMap<String, Vec<String>> {
+    kinds::all()
+        .into_iter()
+        .map(|k| (k.name(), k.actions.iter().map(|(n, _)| (*n).to_string()).collect()))
+        .collect()
+}
 
 /// An action an object offers (Argo CD's `ResourceAction`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

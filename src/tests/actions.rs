@@ -1,31 +1,62 @@
-//! Resource actions: Argo CD's sample folders under `testdata/actions/resource_customizations/`
-//! (every `action_test.yaml`, exact), and the contract and hostile cases of
-//! `testdata/actions/cases.yaml`.
+//! Resource actions: Argo CD 3.6.2's cases under `testdata/actions/argo-cd-3.6/` run through
+//! the built-in actions with no script loaded, the folders of our own scripts under
+//! `testdata/actions/resource_customizations/` (every `action_test.yaml`, exact), and the
+//! contract and hostile cases of `testdata/actions/cases.yaml`.
 
 use std::collections::BTreeMap;
 
+#[cfg(feature = "lua")]
 use serde_json::Value;
 
 use crate::actions::{ActionScripts, ActionTestKind, Actions, TEST_NOW, run_action_tests};
+#[cfg(feature = "lua")]
 use crate::script::{LuaEngine, ScriptLimits};
-use crate::tests::lua::{files_below, text};
-use crate::tests::support::{read, selected, testdata};
+#[cfg(feature = "lua")]
+use crate::tests::lua::text;
+#[cfg(feature = "lua")]
+use crate::tests::support::read;
+use crate::tests::support::{files_below, selected, testdata};
 
-/// Every case of every sample folder passes, with exact expectations on top of Argo CD's test:
-/// a discovery lists exactly the expected actions (Argo only checks that each discovered one
-/// is expected), and an action gives as many resources as its expected file holds.
+/// Every case of Argo CD 3.6.2's `action_test.yaml` files passes on the built-in actions,
+/// with no script loaded, with the exact expectations of [`run_folders`].
+#[test]
+fn builtin_actions_pass_argo_cd_3_6() {
+    let files = files_below(&testdata().join("actions/argo-cd-3.6"));
+    assert!(!files.keys().any(|p| p.ends_with(".lua")), "no Argo CD script is in the project");
+    let actions = Actions::new(ActionScripts::new());
+    let (discovery, action, failures) = run_folders(&files, &actions);
+    assert!(failures.is_empty(), "{} failing:\n{}", failures.len(), failures.join("\n"));
+    if std::env::var("GITOPS_TEST").is_err() {
+        assert_eq!((discovery, action), (95, 115), "cases run");
+    }
+}
+
+/// Every case of every sample folder passes, with exact expectations on top of Argo CD's test.
+#[cfg(feature = "lua")]
 #[test]
 fn argo_sample_folders_pass() {
     let files = files_below(&testdata().join("actions/resource_customizations"));
     let actions = Actions::new(ActionScripts::new().with_directory(&files));
+    let (discovery, action, failures) = run_folders(&files, &actions);
+    assert!(failures.is_empty(), "{} failing:\n{}", failures.len(), failures.join("\n"));
+    if std::env::var("GITOPS_TEST").is_err() {
+        assert_eq!((discovery, action), (21, 26), "cases run");
+    }
+}
+
+/// Runs every `action_test.yaml` among `files` on `actions`: a discovery lists exactly the
+/// expected actions (Argo only checks that each discovered one is expected), and an action
+/// gives as many resources as its expected file holds. Gives the discovery and action cases
+/// run and the failures.
+fn run_folders(files: &BTreeMap<String, String>, actions: &Actions) -> (usize, usize, Vec<String>) {
     let (mut discovery, mut action, mut failures) = (0, 0, Vec::new());
-    for (path, yaml) in &files {
+    for (path, yaml) in files {
         let Some(dir) = path.strip_suffix("action_test.yaml") else { continue };
         let inputs: BTreeMap<String, String> = files
             .iter()
             .filter_map(|(p, t)| p.strip_prefix(dir).map(|rel| (rel.to_string(), t.clone())))
             .collect();
-        let cases = run_action_tests(yaml, &inputs, &actions, TEST_NOW).expect(path);
+        let cases = run_action_tests(yaml, &inputs, actions, TEST_NOW).expect(path);
         for c in cases {
             let name = format!("{dir}{:?}/{}/{}", c.kind, c.action, c.input_path);
             if !selected(&name) {
@@ -49,16 +80,14 @@ fn argo_sample_folders_pass() {
             }
         }
     }
-    assert!(failures.is_empty(), "{} failing:\n{}", failures.len(), failures.join("\n"));
-    if std::env::var("GITOPS_TEST").is_err() {
-        assert_eq!((discovery, action), (21, 26), "cases run");
-    }
+    (discovery, action, failures)
 }
 
 /// The cases of `testdata/actions/cases.yaml`: the contract (clock, parameters, empty maps, new
 /// style) and hostile scripts (loops, huge results, creates the policy refuses, patches of
 /// other objects, results that are not objects), each with its exact result or error. After a
 /// failing case the same engine runs the next one as usual.
+#[cfg(feature = "lua")]
 #[test]
 fn action_cases() {
     let doc: Value = serde_norway::from_str(&read("actions/cases.yaml")).expect("cases.yaml");
@@ -153,6 +182,7 @@ fn action_cases() {
 /// with `mergeBuiltinActions` (its actions winning by name); an action runs the override's
 /// definition, else the folder's script; a `_` folder matches as a wildcard; an unknown action
 /// is an error naming the object.
+#[cfg(feature = "lua")]
 #[test]
 fn argocd_cm_over_folders_and_merge() {
     let mut files = files_below(&testdata().join("actions/resource_customizations"));
@@ -216,6 +246,7 @@ fn argocd_cm_over_folders_and_merge() {
     );
 }
 
+#[cfg(feature = "lua")]
 mod properties {
     use std::collections::BTreeMap;
 
@@ -223,7 +254,7 @@ mod properties {
     use serde_json::{Value, json};
 
     use crate::actions::{ActionScripts, Actions, TEST_NOW};
-    use crate::tests::lua::files_below;
+    use crate::tests::support::files_below;
     use crate::tests::support::testdata;
 
     fn object() -> impl Strategy<Value = (Value, &'static str)> {
