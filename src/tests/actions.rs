@@ -31,6 +31,66 @@ fn builtin_actions_pass_argo_cd_3_6() {
     }
 }
 
+/// The README lists every built-in kind with its actions, one table row each, and no other.
+#[test]
+fn readme_lists_the_builtin_actions() {
+    let readme = std::fs::read_to_string(testdata().join("../README.md")).expect("README");
+    let rows: Vec<&str> = readme
+        .lines()
+        .skip_while(|l| *l != "| Kind | Built-in actions |")
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .collect();
+    let want: Vec<String> = crate::actions::builtin_actions()
+        .into_iter()
+        .map(|(kind, names)| format!("| `{kind}` | {} |", names.join(", ")))
+        .collect();
+    assert_eq!(rows, want);
+}
+
+/// The scenarios of Argo CD 3.6.2's `argoproj.io/Application/actions/actions_test.yaml` (a
+/// `given`/`when`/`expect` file Argo CD's own test runner does not read): the built-in
+/// `toggle-auto-sync` on `given` gives an object holding every field of `expect`, and nothing
+/// else changes but `spec.syncPolicy.automated`.
+#[test]
+fn builtin_toggle_auto_sync_scenarios() {
+    let doc: serde_json::Value = serde_norway::from_str(&crate::tests::support::read(
+        "actions/argo-cd-3.6/argoproj.io/Application/actions/actions_test.yaml",
+    ))
+    .expect("yaml");
+    let actions = Actions::new(ActionScripts::new());
+    let tests = doc["tests"].as_array().expect("tests");
+    assert_eq!(tests.len(), 4);
+    for (i, t) in tests.iter().enumerate() {
+        let action = t["when"]["action"].as_str().expect("action");
+        let got = actions.run(&t["given"], action, &BTreeMap::new(), TEST_NOW).expect("runs");
+        let resource = &got.resources[0].resource;
+        assert!(contains(resource, &t["expect"]), "scenario {i}: {resource}");
+        let (mut a, mut b) = (resource.clone(), t["given"].clone());
+        for v in [&mut a, &mut b] {
+            if let Some(p) = v["spec"]["syncPolicy"].as_object_mut() {
+                p.remove("automated");
+            }
+            // A null or absent `syncPolicy` comes back holding only `automated`.
+            let spec = v["spec"].as_object_mut().expect("spec");
+            if spec.get("syncPolicy").is_some_and(|p| p.is_null() || p == &serde_json::json!({})) {
+                spec.remove("syncPolicy");
+            }
+        }
+        assert_eq!(a, b, "scenario {i}: only automated changes");
+    }
+}
+
+/// Whether `got` holds every field of `want` with the same value.
+fn contains(got: &serde_json::Value, want: &serde_json::Value) -> bool {
+    match (got, want) {
+        (serde_json::Value::Object(g), serde_json::Value::Object(w)) => {
+            w.iter().all(|(k, v)| g.get(k).is_some_and(|gv| contains(gv, v)))
+        }
+        _ => got == want,
+    }
+}
+
 /// Every case of every sample folder passes, with exact expectations on top of Argo CD's test.
 #[cfg(feature = "lua")]
 #[test]
