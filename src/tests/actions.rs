@@ -306,7 +306,6 @@ fn argocd_cm_over_folders_and_merge() {
     );
 }
 
-#[cfg(feature = "lua")]
 mod properties {
     use std::collections::BTreeMap;
 
@@ -347,34 +346,41 @@ mod properties {
         #![proptest_config(crate::tests::support::cases(64))]
 
         /// Running an action twice gives the same bytes, never changes the input object, and its
-        /// RFC 6902 patch applied to the input gives the patched object.
+        /// RFC 6902 patch applied to the input gives the patched object: a script's and a
+        /// built-in's.
         #[test]
         fn running_an_action_is_deterministic_and_leaves_the_input((obj, action) in object(), replicas in "[0-9]{1,3}") {
-            let files = files_below(&testdata().join("actions/resource_customizations"));
-            let actions = Actions::new(ActionScripts::new().with_directory(&files));
-            let before = obj.clone();
-            let params = BTreeMap::from([("replicas".to_string(), replicas)]);
-            let a = actions.run(&obj, action, &params, TEST_NOW);
-            let b = actions.run(&obj, action, &params, TEST_NOW);
-            prop_assert_eq!(&obj, &before);
-            // The RFC 6902 patch turns the input into the patched object.
-            if let Ok(r) = &a {
-                for res in r.resources.iter().filter(|r| r.operation == crate::actions::Operation::Patch) {
-                    let ops: json_patch::Patch =
-                        serde_json::from_value(serde_json::to_value(&res.patch).expect("json")).expect("patch");
-                    let mut patched = obj.clone();
-                    json_patch::patch(&mut patched, &ops).expect("applies");
-                    prop_assert_eq!(&patched, &res.resource);
-                }
+            // Our scripts on the Lua engine (with the `lua` feature), and the built-ins.
+            let mut all = vec![Actions::new(ActionScripts::new())];
+            if cfg!(feature = "lua") {
+                let files = files_below(&testdata().join("actions/resource_customizations"));
+                all.push(Actions::new(ActionScripts::new().with_directory(&files)));
             }
-            let a = a.map(|r| serde_json::to_string(&r).expect("json")).map_err(|e| e.to_string());
-            let b = b.map(|r| serde_json::to_string(&r).expect("json")).map_err(|e| e.to_string());
-            prop_assert!(a.is_ok(), "{:?}", a);
-            prop_assert_eq!(a, b);
-            let d1 = actions.discover(&obj, TEST_NOW).map_err(|e| e.to_string());
-            let d2 = actions.discover(&obj, TEST_NOW).map_err(|e| e.to_string());
-            prop_assert_eq!(d1, d2);
-            prop_assert_eq!(&obj, &before);
+            for actions in &all {
+                let before = obj.clone();
+                let params = BTreeMap::from([("replicas".to_string(), replicas.clone())]);
+                let a = actions.run(&obj, action, &params, TEST_NOW);
+                let b = actions.run(&obj, action, &params, TEST_NOW);
+                prop_assert_eq!(&obj, &before);
+                // The RFC 6902 patch turns the input into the patched object.
+                if let Ok(r) = &a {
+                    for res in r.resources.iter().filter(|r| r.operation == crate::actions::Operation::Patch) {
+                        let ops: json_patch::Patch =
+                            serde_json::from_value(serde_json::to_value(&res.patch).expect("json")).expect("patch");
+                        let mut patched = obj.clone();
+                        json_patch::patch(&mut patched, &ops).expect("applies");
+                        prop_assert_eq!(&patched, &res.resource);
+                    }
+                }
+                let a = a.map(|r| serde_json::to_string(&r).expect("json")).map_err(|e| e.to_string());
+                let b = b.map(|r| serde_json::to_string(&r).expect("json")).map_err(|e| e.to_string());
+                prop_assert!(a.is_ok(), "{:?}", a);
+                prop_assert_eq!(a, b);
+                let d1 = actions.discover(&obj, TEST_NOW).map_err(|e| e.to_string());
+                let d2 = actions.discover(&obj, TEST_NOW).map_err(|e| e.to_string());
+                prop_assert_eq!(d1, d2);
+                prop_assert_eq!(&obj, &before);
+            }
         }
     }
 }
