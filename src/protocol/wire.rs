@@ -328,6 +328,9 @@ pub struct HelloResult {
     pub features: Vec<String>,
     /// The limits in force: `maxRequestBytes` always, the others when configured.
     pub limits: Limits,
+    /// The kinds with built-in resource actions (`<group>/<Kind>`, sorted): those Argo CD
+    /// 3.6.2 ships action scripts for (see `actions::builtin_actions`).
+    pub builtin_action_kinds: Vec<String>,
 }
 
 /// `diff` params: the inputs of `gitops-core diff`.
