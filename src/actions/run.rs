@@ -117,7 +117,9 @@ impl Actions {
         let object = ObjectRef::from_object_lossy(obj);
         let mut found = BTreeMap::new();
         for script in self.scripts.discovery(&object.group, &object.kind) {
-            let json = self.eval(&script, obj, &object, &BTreeMap::new(), now, open_libs)?;
+            let json = self
+                .eval(&script, obj, &object, &BTreeMap::new(), now, open_libs)
+                .map_err(encoding_in_discovery)?;
             read_discovery(&json, &mut found).map_err(|b| result_error(&script, &object, b))?;
         }
         let mut out: Vec<ResourceAction> = found.into_values().collect();
@@ -178,6 +180,21 @@ impl Actions {
                 reason: e.reason(),
             },
         )
+    }
+}
+
+/// Argo CD 3.6's discovery names a table it cannot encode as JSON
+/// (`error in converting to lua table: json: ...`); a run does not.
+fn encoding_in_discovery(e: ActionError) -> ActionError {
+    match e {
+        ActionError::Script { script, object, reason } if reason.starts_with("json: ") => {
+            ActionError::Script {
+                script,
+                object,
+                reason: format!("error in converting to lua table: {reason}"),
+            }
+        }
+        other => other,
     }
 }
 
