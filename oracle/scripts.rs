@@ -237,11 +237,26 @@ fn lua_position(text: &str) -> Option<&str> {
 
 /// The signature of two failures: `raise-vs-fault` when Argo CD's script raised a Lua runtime
 /// error and gitops-core's built-in (no script loaded) failed in its own words; `lua-error-text`
-/// when both Lua engines raised at the same line; otherwise `None` (an unexplained pair).
+/// when both Lua engines raised at the same line (`lua-concat-line`: a concatenation over
+/// several lines, which each engine places on another of them); `result-type` when both refuse a value of the
+/// wrong type in the script's result; otherwise `None` (an unexplained pair).
 fn failure_class(ours: &str, argo: &str, builtin_fault: bool) -> Option<&'static str> {
+    // The script's result has a value of the wrong type: Go's JSON reading refuses it, and
+    // gitops-core names the pointer of the value.
+    if argo.contains("json: cannot unmarshal") && ours.contains(": result at `") {
+        return Some("result-type");
+    }
     match (lua_position(argo), lua_position(ours)) {
         (Some(_), None) if builtin_fault => Some("raise-vs-fault"),
         (Some(a), Some(b)) if a == b => Some("lua-error-text"),
+        // A concatenation written over several lines: LuaJIT runs it as one instruction and
+        // names its last line, gopher-lua the line of the operation that failed.
+        (Some(_), Some(_))
+            if argo.contains("cannot perform concat operation")
+                && ours.contains("attempt to concatenate") =>
+        {
+            Some("lua-concat-line")
+        }
         _ => None,
     }
 }
