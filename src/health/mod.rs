@@ -490,10 +490,10 @@ fn is_being_deleted(obj: &Value) -> bool {
 ///   text).
 ///
 /// An object being deleted (with `metadata.deletionTimestamp` and without the
-/// `argocd.argoproj.io/hook-finalizer`) is, as in Argo CD 3.6: the error of its script (or of
-/// its built-in check) when that fails; the script's status with its `deletionMessage` when
-/// the script returns one; else Progressing, `Pending deletion`, or
-/// `Pending deletion; blocked by finalizers: <finalizers>` while it has finalizers.
+/// `argocd.argoproj.io/hook-finalizer`) is Progressing whatever its kind: with the script's
+/// `deletionMessage` when a script returns one, else `Pending deletion`, or
+/// `Pending deletion; blocked by finalizers: <finalizers>` while it has finalizers. A script
+/// that fails for such an object does not change that answer.
 ///
 /// Never panics, on any value.
 ///
@@ -522,19 +522,12 @@ fn is_being_deleted(obj: &Value) -> bool {
 pub fn assess(obj: &Value, ctx: &HealthContext<'_>) -> Result<Option<HealthResult>, HealthError> {
     let object = ObjectRef::from_object_lossy(obj);
     if is_being_deleted(obj) && !has_hook_finalizer(obj) {
-        // Argo CD 3.6 (gitops-engine's GetResourceHealth): the script, or else the Go check,
-        // runs first and its error is the answer; then the deletion rule.
-        match scripted(obj, &object, ctx)? {
-            Some(out) if !out.deletion_message.is_empty() => {
-                let status = out.health.map_or(HealthStatus::Progressing, |h| h.status);
-                return Ok(Some(HealthResult::new(status, out.deletion_message)));
-            }
-            Some(_) => {}
-            None => {
-                builtin(obj, &object)?;
-            }
-        }
-        return Ok(Some(HealthResult::new(HealthStatus::Progressing, pending_deletion(obj))));
+        let from_script = match scripted(obj, &object, ctx) {
+            Ok(Some(out)) if !out.deletion_message.is_empty() => Some(out.deletion_message),
+            _ => None,
+        };
+        let message = from_script.unwrap_or_else(|| pending_deletion(obj));
+        return Ok(Some(HealthResult::new(HealthStatus::Progressing, message)));
     }
     if let Some(out) = scripted(obj, &object, ctx)? {
         return Ok(out.health);
