@@ -238,13 +238,24 @@ fn lua_position(text: &str) -> Option<&str> {
 /// The signature of two failures: `raise-vs-fault` when Argo CD's script raised a Lua runtime
 /// error and gitops-core's built-in (no script loaded) failed in its own words; `lua-error-text`
 /// when both Lua engines raised at the same line (`lua-concat-line`: a concatenation over
-/// several lines, which each engine places on another of them); `result-type` when both refuse a value of the
+/// several lines, which each engine places on another of them); `encode-vs-fault` when
+/// gopher-json cannot encode the script's table and the built-in refuses it for the same
+/// reason; `result-type` when both refuse a value of the
 /// wrong type in the script's result; otherwise `None` (an unexplained pair).
 fn failure_class(ours: &str, argo: &str, builtin_fault: bool) -> Option<&'static str> {
     // The script's result has a value of the wrong type: Go's JSON reading refuses it, and
     // gitops-core names the pointer of the value.
     if argo.contains("json: cannot unmarshal") && ours.contains(": result at `") {
         return Some("result-type");
+    }
+    // gopher-json could not encode the script's table (`cannot encode mixed or invalid key
+    // types`); the built-in refuses the same table, naming the field, without Go's wrapping.
+    if let Some((_, reason)) = argo.rsplit_once("json.jsonValue: ")
+        && builtin_fault
+        && lua_position(ours).is_none()
+        && ours.contains(reason)
+    {
+        return Some("encode-vs-fault");
     }
     match (lua_position(argo), lua_position(ours)) {
         (Some(_), None) if builtin_fault => Some("raise-vs-fault"),
