@@ -147,7 +147,8 @@ impl Actions {
             let name = source.name("discovery");
             let json = match source {
                 Found::Script(script) => {
-                    self.eval(&script, obj, &object, &BTreeMap::new(), now, open_libs)?
+                    self.eval(&script, obj, &object, &BTreeMap::new(), now, open_libs)
+                        .map_err(encoding_in_discovery)?
                 }
                 Found::Builtin(kind) => (kind.discover)(table::Lv::of(obj))
                     .map_err(|f| builtin_error(&name, &object, f))?,
@@ -257,6 +258,21 @@ impl Actions {
                 reason: e.reason(),
             },
         )
+    }
+}
+
+/// Argo CD 3.6's discovery names a table it cannot encode as JSON
+/// (`error in converting to lua table: json: ...`); a run does not.
+fn encoding_in_discovery(e: ActionError) -> ActionError {
+    match e {
+        ActionError::Script { script, object, reason } if reason.starts_with("json: ") => {
+            ActionError::Script {
+                script,
+                object,
+                reason: format!("error in converting to lua table: {reason}"),
+            }
+        }
+        other => other,
     }
 }
 
