@@ -17,7 +17,39 @@
 #[allow(dead_code)]
 pub(crate) mod lua;
 
+mod acid_zalan_do;
+mod acme_cert_manager_io;
+mod addons_cluster_x_k8s_io;
+mod addons_projectcapsule_dev;
+mod any_cnrm_cloud_google_com;
+mod any_crossplane_io;
+mod any_services_k8s_aws;
+mod any_upbound_io;
+mod apiextensions_k8s_io;
+mod apps_3scale_net;
+mod apps_kruise_io;
+mod apps_openshift_io;
+mod argoproj_io;
+mod astra_netapp_io;
+mod batch;
+mod beat_k8s_elastic_co;
+mod bitnami_com;
+mod camel_apache_org;
+mod capabilities_3scale_net;
+mod capsule_clastix_io;
+mod cassandra_rook_io;
+mod cdi_kubevirt_io;
+mod ceph_rook_io;
 mod cert_manager_io;
+mod certmanager_k8s_io;
+mod clickhouse_altinity_com;
+mod clickhouse_keeper_altinity_com;
+mod cloudfront_aws_crossplane_io;
+mod cluster_x_k8s_io;
+mod controlplane_cluster_x_k8s_io;
+mod coralogix_com;
+mod core_gardener_cloud;
+mod shapes_a;
 
 use serde_json::Value;
 
@@ -73,7 +105,40 @@ impl Rule {
 }
 
 /// Every built-in rule, a list per API group module.
-pub(crate) const CATALOG: &[&[Rule]] = &[cert_manager_io::RULES];
+pub(crate) const CATALOG: &[&[Rule]] = &[
+    acid_zalan_do::RULES,
+    acme_cert_manager_io::RULES,
+    addons_cluster_x_k8s_io::RULES,
+    addons_projectcapsule_dev::RULES,
+    any_cnrm_cloud_google_com::RULES,
+    any_crossplane_io::RULES,
+    any_services_k8s_aws::RULES,
+    any_upbound_io::RULES,
+    apiextensions_k8s_io::RULES,
+    apps_3scale_net::RULES,
+    apps_kruise_io::RULES,
+    apps_openshift_io::RULES,
+    argoproj_io::RULES,
+    astra_netapp_io::RULES,
+    batch::RULES,
+    beat_k8s_elastic_co::RULES,
+    bitnami_com::RULES,
+    camel_apache_org::RULES,
+    capabilities_3scale_net::RULES,
+    capsule_clastix_io::RULES,
+    cassandra_rook_io::RULES,
+    cdi_kubevirt_io::RULES,
+    ceph_rook_io::RULES,
+    cert_manager_io::RULES,
+    certmanager_k8s_io::RULES,
+    clickhouse_altinity_com::RULES,
+    clickhouse_keeper_altinity_com::RULES,
+    cloudfront_aws_crossplane_io::RULES,
+    cluster_x_k8s_io::RULES,
+    controlplane_cluster_x_k8s_io::RULES,
+    coralogix_com::RULES,
+    core_gardener_cloud::RULES,
+];
 
 /// The built-in rule for a group and kind, by Argo CD's lookup: exact first, then wildcard
 /// folders in the order of their paths.
