@@ -7,7 +7,7 @@
 //! (`resolve.rs`), an alias decoded again each time it is met, merge keys (`<<`) spread in, and
 //! go-yaml v2's limit on aliasing applied to what the decoding builds.
 
-use libyaml_safer::{EventData, Mark, Parser};
+use libyaml_safer::{EventData, Mark, Parser, ScalarStyle};
 use serde_json::Value;
 
 use super::decode::{Context, MapBuilder, wrong_merge};
@@ -44,9 +44,36 @@ enum Kind {
     },
 }
 
+/// The message of a text libyaml-safer panics on.
+const SCANNER_FAILED: &str = "the YAML scanner (libyaml-safer) failed on this text";
+
 /// Reads every document of a YAML stream.
 pub(super) fn read(
     text: &str,
+    options: &ParseOptions,
+    warnings: &mut Vec<ParseWarning>,
+) -> Result<Vec<Value>, ParseError> {
+    let before = warnings.len();
+    match read_text(text, None, options, warnings) {
+        // libyaml-safer 0.3 also panics on a block scalar whose last line ends the text: it
+        // reads a line break past the end, where libyaml reads none. With a line break added
+        // the text reads the same, but for that block scalar, which keeps the added break
+        // (`|`, `|+`, `>`): it is taken off again.
+        Err(ParseError::Syntax { message, .. })
+            if message == SCANNER_FAILED && !text.ends_with(['\n', '\r']) =>
+        {
+            warnings.truncate(before);
+            read_text(&format!("{text}\n"), Some(text.len()), options, warnings)
+        }
+        other => other,
+    }
+}
+
+/// [`read`] on the text as given; `added_break` is the length of the text before a line break
+/// [`read`] added to it.
+fn read_text(
+    text: &str,
+    added_break: Option<usize>,
     options: &ParseOptions,
     warnings: &mut Vec<ParseWarning>,
 ) -> Result<Vec<Value>, ParseError> {
@@ -75,10 +102,10 @@ pub(super) fn read(
             .map_err(|_| ParseError::Syntax {
                 document,
                 format: "yaml",
-                message: "the YAML scanner (libyaml-safer) failed on this text".to_string(),
+                message: SCANNER_FAILED.to_string(),
             })?
             .map_err(|e| syntax(document, &e))?;
-        let mark = event.start_mark;
+        let (mark, end) = (event.start_mark, event.end_mark);
         let (kind, anchor, opens) = match event.data {
             EventData::StreamEnd => break,
             EventData::StreamStart { .. } => continue,
@@ -112,7 +139,14 @@ pub(super) fn read(
                 };
                 (Kind::Alias { target, name: anchor }, None, false)
             }
-            EventData::Scalar { anchor, tag, value, plain_implicit, .. } => {
+            EventData::Scalar { anchor, tag, mut value, plain_implicit, style, .. } => {
+                if let Some(len) = added_break
+                    && matches!(style, ScalarStyle::Literal | ScalarStyle::Folded)
+                    && end.index > len as u64
+                    && value.ends_with('\n')
+                {
+                    value.pop();
+                }
                 (Kind::Scalar { value, tag, plain: plain_implicit }, anchor, false)
             }
             EventData::SequenceStart { anchor, .. } => (Kind::Seq(Vec::new()), anchor, true),

@@ -282,7 +282,6 @@ fn apps(t: &mut Tally) {
 /// Argo CD 3.6.2's cases left out, each with its reason in `testdata/SKIPPED.md` ("Argo CD
 /// 3.6.2 health cases").
 const SKIPPED_3_6: &[&str] = &[
-    "argo-cd-3.6/apps.openshift.io/DeploymentConfig/testdata/degraded.yaml",
     // Until the pkg.crossplane.io rules are in.
     "argo-cd-3.6/_.crossplane.io/_/testdata/provider_degraded.yaml",
 ];
