@@ -53,7 +53,6 @@ mod shapes_a;
 
 use serde_json::Value;
 
-use crate::glob::glob_match;
 use crate::health::{HealthError, ScriptOutput};
 use crate::object::ObjectRef;
 
@@ -96,12 +95,34 @@ impl Rule {
 
     fn matches(&self, group: &str, kind: &str) -> bool {
         if self.is_wildcard() {
-            glob_match(&self.group.replace('_', "*"), group)
-                && glob_match(&self.kind.replace('_', "*"), kind)
+            wild_match(self.group, group) && wild_match(self.kind, kind)
         } else {
             self.group == group && self.kind == kind
         }
     }
+}
+
+/// Whether `text` matches the folder name `pattern`, in which `_` stands for any run of
+/// characters (Argo CD turns it into a glob's `*`; the folder names hold no other glob
+/// character). Allocates nothing: the lookup runs for every object.
+fn wild_match(pattern: &str, text: &str) -> bool {
+    let mut parts = pattern.split('_').peekable();
+    let Some(mut rest) = text.strip_prefix(parts.next().unwrap_or_default()) else {
+        return false;
+    };
+    if parts.peek().is_none() {
+        return rest.is_empty();
+    }
+    while let Some(part) = parts.next() {
+        if parts.peek().is_none() {
+            return rest.ends_with(part);
+        }
+        match rest.find(part) {
+            Some(i) => rest = &rest[i + part.len()..],
+            None => return false,
+        }
+    }
+    true
 }
 
 /// Every built-in rule, a list per API group module.
@@ -147,9 +168,8 @@ pub(crate) fn find(group: &str, kind: &str) -> Option<&'static Rule> {
     if let Some(r) = rules().find(|r| !r.is_wildcard() && r.matches(group, kind)) {
         return Some(r);
     }
-    let mut wild: Vec<&'static Rule> = rules().filter(|r| r.is_wildcard()).collect();
-    wild.sort_by_key(|r| (r.group, r.kind));
-    wild.into_iter().find(|r| r.matches(group, kind))
+    // The first matching wildcard folder in the order of their paths.
+    rules().filter(|r| r.is_wildcard() && r.matches(group, kind)).min_by_key(|r| (r.group, r.kind))
 }
 
 /// Runs the built-in rule for `obj`'s kind: `None` when there is none; else what the script
@@ -166,4 +186,30 @@ pub(crate) fn evaluate(
             .map(Hs::finish)
             .map_err(|f| HealthError::script(object, format!("built-in {}", rule.name()), f.0)),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wildcard_folders_match_as_argo_cd_globs_do() {
+        assert!(wild_match("_.crossplane.io", "pkg.crossplane.io"));
+        assert!(wild_match("_.crossplane.io", "a.b.crossplane.io"));
+        assert!(!wild_match("_.crossplane.io", "crossplane.io"));
+        assert!(!wild_match("_.crossplane.io", "pkg.crossplane.io.x"));
+        assert!(wild_match("_", ""));
+        assert!(wild_match("a_b_c", "abc") && wild_match("a_b_c", "axxbyyc"));
+        assert!(!wild_match("a_b_c", "acb"));
+        assert!(wild_match("apps", "apps") && !wild_match("apps", "apps2"));
+        assert_eq!(
+            find("pkg.crossplane.io", "X").map(Rule::name).as_deref(),
+            Some("_.crossplane.io/_")
+        );
+        assert_eq!(
+            find("cloudfront.aws.crossplane.io", "Distribution").map(Rule::name).as_deref(),
+            Some("cloudfront.aws.crossplane.io/Distribution")
+        );
+        assert!(find("crossplane.io", "X").is_none());
+    }
 }
