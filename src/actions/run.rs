@@ -146,10 +146,9 @@ impl Actions {
         for source in self.scripts.discovery_sources(&object.group, &object.kind) {
             let name = source.name("discovery");
             let json = match source {
-                Found::Script(script) => {
-                    self.eval(&script, obj, &object, &BTreeMap::new(), now, open_libs)
-                        .map_err(encoding_in_discovery)?
-                }
+                Found::Script(script) => self
+                    .eval(&script, obj, &object, &BTreeMap::new(), now, open_libs)
+                    .map_err(encoding_in_discovery)?,
                 Found::Builtin(kind) => (kind.discover)(table::Lv::of(obj))
                     .map_err(|f| builtin_error(&name, &object, f))?,
             };

@@ -17,7 +17,62 @@
 #[allow(dead_code)]
 pub(crate) mod lua;
 
+mod acid_zalan_do;
+mod acme_cert_manager_io;
+mod addons_cluster_x_k8s_io;
+mod addons_projectcapsule_dev;
+mod any_cnrm_cloud_google_com;
+mod any_crossplane_io;
+mod any_services_k8s_aws;
+mod any_upbound_io;
+mod apiextensions_k8s_io;
+mod apps_3scale_net;
+mod apps_kruise_io;
+mod apps_openshift_io;
+mod argoproj_io;
+mod astra_netapp_io;
+mod batch;
+mod beat_k8s_elastic_co;
+mod bitnami_com;
+mod camel_apache_org;
+mod capabilities_3scale_net;
+mod capsule_clastix_io;
+mod cassandra_rook_io;
+mod cdi_kubevirt_io;
+mod ceph_rook_io;
 mod cert_manager_io;
+mod certmanager_k8s_io;
+mod clickhouse_altinity_com;
+mod clickhouse_keeper_altinity_com;
+mod cloudfront_aws_crossplane_io;
+mod cluster_x_k8s_io;
+mod controlplane_cluster_x_k8s_io;
+mod coralogix_com;
+mod core_gardener_cloud;
+mod core_humio_com;
+mod core_spinkube_dev;
+mod datadoghq_com;
+mod db_atlasgo_io;
+mod elasticsearch_k8s_elastic_co;
+mod external_secrets_io;
+mod flagger_app;
+mod flink_apache_org;
+mod game_kruise_io;
+mod gateway_envoyproxy_io;
+mod gateway_networking_k8s_io;
+mod gateway_solo_io;
+mod gloo_solo_io;
+mod grafana_integreatly_org;
+mod grafana_org_operator_kubitus_project_gitlab_io;
+mod helm_toolkit_fluxcd_io;
+mod iam_aws_crossplane_io;
+mod iammanager_keikoproj_io;
+mod image_toolkit_fluxcd_io;
+mod install_istio_io;
+mod jaegertracing_io;
+mod k8s_keycloak_org;
+mod k8s_mariadb_com;
+mod kafka_banzaicloud_io;
 mod kafka_strimzi_io;
 mod karpenter_k8s_aws;
 mod karpenter_sh;
@@ -54,7 +109,6 @@ mod pkg_crossplane_io;
 mod platform_confluent_io;
 mod policies_kyverno_io;
 mod policy;
-mod shapes_c;
 mod policy_open_cluster_management_io;
 mod postgresql_cnpg_io;
 mod proclaim_dogmatiq_io;
@@ -72,6 +126,9 @@ mod s3_aws_crossplane_io;
 mod services_cloud_sap_com;
 mod serving_knative_dev;
 mod serving_kserve_io;
+mod shapes_a;
+mod shapes_b;
+mod shapes_c;
 mod shapes_d;
 mod snapshot_storage_k8s_io;
 mod solr_apache_org;
@@ -86,35 +143,9 @@ mod trust_cert_manager_io;
 mod velero_io;
 mod work_karmada_io;
 mod zookeeper_pravega_io;
-mod core_humio_com;
-mod core_spinkube_dev;
-mod datadoghq_com;
-mod db_atlasgo_io;
-mod elasticsearch_k8s_elastic_co;
-mod external_secrets_io;
-mod flagger_app;
-mod flink_apache_org;
-mod game_kruise_io;
-mod gateway_envoyproxy_io;
-mod gateway_networking_k8s_io;
-mod gateway_solo_io;
-mod gloo_solo_io;
-mod grafana_integreatly_org;
-mod grafana_org_operator_kubitus_project_gitlab_io;
-mod helm_toolkit_fluxcd_io;
-mod iam_aws_crossplane_io;
-mod iammanager_keikoproj_io;
-mod image_toolkit_fluxcd_io;
-mod install_istio_io;
-mod jaegertracing_io;
-mod k8s_keycloak_org;
-mod k8s_mariadb_com;
-mod kafka_banzaicloud_io;
-mod shapes_b;
 
 use serde_json::Value;
 
-use crate::glob::glob_match;
 use crate::health::{HealthError, ScriptOutput};
 use crate::object::ObjectRef;
 
@@ -157,12 +188,34 @@ impl Rule {
 
     fn matches(&self, group: &str, kind: &str) -> bool {
         if self.is_wildcard() {
-            glob_match(&self.group.replace('_', "*"), group)
-                && glob_match(&self.kind.replace('_', "*"), kind)
+            wild_match(self.group, group) && wild_match(self.kind, kind)
         } else {
             self.group == group && self.kind == kind
         }
     }
+}
+
+/// Whether `text` matches the folder name `pattern`, in which `_` stands for any run of
+/// characters (Argo CD turns it into a glob's `*`; the folder names hold no other glob
+/// character). Allocates nothing: the lookup runs for every object.
+fn wild_match(pattern: &str, text: &str) -> bool {
+    let mut parts = pattern.split('_').peekable();
+    let Some(mut rest) = text.strip_prefix(parts.next().unwrap_or_default()) else {
+        return false;
+    };
+    if parts.peek().is_none() {
+        return rest.is_empty();
+    }
+    while let Some(part) = parts.next() {
+        if parts.peek().is_none() {
+            return rest.ends_with(part);
+        }
+        match rest.find(part) {
+            Some(i) => rest = &rest[i + part.len()..],
+            None => return false,
+        }
+    }
+    true
 }
 
 /// Every built-in rule, a list per API group module.
@@ -258,6 +311,37 @@ pub(crate) const CATALOG: &[&[Rule]] = &[
     k8s_keycloak_org::RULES,
     k8s_mariadb_com::RULES,
     kafka_banzaicloud_io::RULES,
+    acid_zalan_do::RULES,
+    acme_cert_manager_io::RULES,
+    addons_cluster_x_k8s_io::RULES,
+    addons_projectcapsule_dev::RULES,
+    any_cnrm_cloud_google_com::RULES,
+    any_crossplane_io::RULES,
+    any_services_k8s_aws::RULES,
+    any_upbound_io::RULES,
+    apiextensions_k8s_io::RULES,
+    apps_3scale_net::RULES,
+    apps_kruise_io::RULES,
+    apps_openshift_io::RULES,
+    argoproj_io::RULES,
+    astra_netapp_io::RULES,
+    batch::RULES,
+    beat_k8s_elastic_co::RULES,
+    bitnami_com::RULES,
+    camel_apache_org::RULES,
+    capabilities_3scale_net::RULES,
+    capsule_clastix_io::RULES,
+    cassandra_rook_io::RULES,
+    cdi_kubevirt_io::RULES,
+    ceph_rook_io::RULES,
+    certmanager_k8s_io::RULES,
+    clickhouse_altinity_com::RULES,
+    clickhouse_keeper_altinity_com::RULES,
+    cloudfront_aws_crossplane_io::RULES,
+    cluster_x_k8s_io::RULES,
+    controlplane_cluster_x_k8s_io::RULES,
+    coralogix_com::RULES,
+    core_gardener_cloud::RULES,
 ];
 
 /// The built-in rule for a group and kind, by Argo CD's lookup: exact first, then wildcard
@@ -267,9 +351,8 @@ pub(crate) fn find(group: &str, kind: &str) -> Option<&'static Rule> {
     if let Some(r) = rules().find(|r| !r.is_wildcard() && r.matches(group, kind)) {
         return Some(r);
     }
-    let mut wild: Vec<&'static Rule> = rules().filter(|r| r.is_wildcard()).collect();
-    wild.sort_by_key(|r| (r.group, r.kind));
-    wild.into_iter().find(|r| r.matches(group, kind))
+    // The first matching wildcard folder in the order of their paths.
+    rules().filter(|r| r.is_wildcard() && r.matches(group, kind)).min_by_key(|r| (r.group, r.kind))
 }
 
 /// Runs the built-in rule for `obj`'s kind: `None` when there is none; else what the script
@@ -286,4 +369,30 @@ pub(crate) fn evaluate(
             .map(Hs::finish)
             .map_err(|f| HealthError::script(object, format!("built-in {}", rule.name()), f.0)),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wildcard_folders_match_as_argo_cd_globs_do() {
+        assert!(wild_match("_.crossplane.io", "pkg.crossplane.io"));
+        assert!(wild_match("_.crossplane.io", "a.b.crossplane.io"));
+        assert!(!wild_match("_.crossplane.io", "crossplane.io"));
+        assert!(!wild_match("_.crossplane.io", "pkg.crossplane.io.x"));
+        assert!(wild_match("_", ""));
+        assert!(wild_match("a_b_c", "abc") && wild_match("a_b_c", "axxbyyc"));
+        assert!(!wild_match("a_b_c", "acb"));
+        assert!(wild_match("apps", "apps") && !wild_match("apps", "apps2"));
+        assert_eq!(
+            find("pkg.crossplane.io", "X").map(Rule::name).as_deref(),
+            Some("_.crossplane.io/_")
+        );
+        assert_eq!(
+            find("cloudfront.aws.crossplane.io", "Distribution").map(Rule::name).as_deref(),
+            Some("cloudfront.aws.crossplane.io/Distribution")
+        );
+        assert!(find("crossplane.io", "X").is_none());
+    }
 }
