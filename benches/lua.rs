@@ -17,10 +17,9 @@ fn main() {
     divan::main();
 }
 
-fn testdata(rel: &str) -> String {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata").join(rel);
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
+#[path = "support/testdata.rs"]
+mod support;
+use support::testdata;
 
 struct Input {
     script: String,

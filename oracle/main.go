@@ -1,5 +1,5 @@
 // Command oracle answers a subset of the gitops-core `serve` JSON-lines protocol
-// (configure, diff, health; sync and autosync of its own) with Argo CD's own Go packages, for differential testing.
+// (configure, diff, health; sync, autosync, yaml and scripts of its own) with Argo CD's own Go packages, for differential testing.
 package main
 
 import (
@@ -142,7 +142,7 @@ func (s *server) handle(method string, params json.RawMessage) (any, error) {
 		for k, v := range p.Customizations {
 			s.customizations[k] = v
 		}
-		return map[string]any{"protocolVersion": 1, "methods": []string{"configure", "diff", "health", "sync", "autosync"}}, nil
+		return map[string]any{"protocolVersion": 1, "methods": []string{"configure", "diff", "health", "sync", "autosync", "yaml", "scripts", "scripts.files"}}, nil
 	case "health":
 		return s.health(params)
 	case "diff":
@@ -153,6 +153,10 @@ func (s *server) handle(method string, params json.RawMessage) (any, error) {
 		return s.autosync(params)
 	case "yaml":
 		return readYAML(params)
+	case "scripts":
+		return scriptsCase(params)
+	case "scripts.files":
+		return scriptFiles(params)
 	default:
 		return nil, fmt.Errorf("unknown method `%s`", method)
 	}
@@ -198,22 +202,30 @@ func (s *server) health(params json.RawMessage) (any, error) {
 	appStatus := health.HealthStatusHealthy
 	resources := []resourceHealth{}
 	for _, obj := range objects(p.Objects) {
-		gvk := obj.GroupVersionKind()
-		r := resourceHealth{Group: gvk.Group, Kind: gvk.Kind, Name: obj.GetName(), Namespace: obj.GetNamespace()}
-		h, err := health.GetResourceHealth(obj, lua.ResourceHealthOverrides(overrides))
-		if err != nil {
-			st := string(health.HealthStatusUnknown)
-			r.Status, r.Message = &st, err.Error()
-		} else if h != nil {
-			st := string(h.Status)
-			r.Status, r.Message = &st, h.Message
-		}
+		r := healthOf(obj, lua.ResourceHealthOverrides(overrides))
 		if r.Status != nil && health.IsWorse(appStatus, health.HealthStatusCode(*r.Status)) {
 			appStatus = health.HealthStatusCode(*r.Status)
 		}
 		resources = append(resources, r)
 	}
 	return map[string]any{"status": string(appStatus), "resources": resources}, nil
+}
+
+// healthOf is one resource's health as the controller's setApplicationHealth keeps it:
+// gitops-engine's GetResourceHealth; on an error the resource keeps the health that comes with
+// it (Unknown, the unwrapped text; the wrapped error is the app's condition).
+func healthOf(obj *unstructured.Unstructured, overrides health.HealthOverride) resourceHealth {
+	gvk := obj.GroupVersionKind()
+	r := resourceHealth{Group: gvk.Group, Kind: gvk.Kind, Name: obj.GetName(), Namespace: obj.GetNamespace()}
+	h, err := health.GetResourceHealth(obj, overrides)
+	if h != nil {
+		st := string(h.Status)
+		r.Status, r.Message = &st, h.Message
+	} else if err != nil {
+		st := string(health.HealthStatusUnknown)
+		r.Status, r.Message = &st, err.Error()
+	}
+	return r
 }
 
 func trimHealthLua(key string) string {

@@ -2,7 +2,7 @@
 //! (Argo CD's own packages, `oracle/main.go`), compared field by field.
 //!
 //! `cargo run --example oracle -- --gitops-core PATH --oracle PATH [--cases N] [--seed S]
-//! [--save DIR] [--ssa] [--only AREA]`, or `--case FILE [--show] [--save DIR]` (one saved
+//! [--save DIR] [--ssa] [--only AREA] [--scripts-from-module]`, or `--case FILE [--show] [--save DIR]` (one saved
 //! request; with `--save`, an agreed answer is recorded as `DIR/<FILE's name>`), or `--bench ROUNDS`;
 //! `oracle/run` builds both programs and calls this. Every case is generated from the seed
 //! alone, so a run is reproducible. A divergence whose signature is listed in
@@ -29,6 +29,8 @@ use gitops_core as engine;
 mod autosync;
 #[path = "objects.rs"]
 mod objects;
+#[path = "scripts.rs"]
+mod scripts;
 #[path = "syncsim.rs"]
 mod syncsim;
 #[path = "yaml.rs"]
@@ -101,6 +103,7 @@ struct Options {
     ssa: bool,
     only: Option<String>,
     show: bool,
+    scripts_from_module: bool,
 }
 
 fn parse_args() -> Result<Options, String> {
@@ -115,6 +118,7 @@ fn parse_args() -> Result<Options, String> {
         ssa: false,
         only: None,
         show: false,
+        scripts_from_module: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -130,6 +134,7 @@ fn parse_args() -> Result<Options, String> {
             "--ssa" => o.ssa = true,
             "--only" => o.only = Some(value()?),
             "--show" => o.show = true,
+            "--scripts-from-module" => o.scripts_from_module = true,
             other => return Err(format!("unknown argument {other}")),
         }
     }
@@ -453,6 +458,15 @@ fn run(o: &Options) -> Result<u64, String> {
             );
         }
     }
+    if o.only.as_deref().is_none_or(|only| only == "scripts") {
+        // Argo CD's shipped health and action scripts against the built-in rules: as many
+        // objects as cases, besides the cases of the other areas (an object takes ~3 ms).
+        let n = o.cases;
+        let save = o.save.as_deref();
+        let r = scripts::run(n, o.seed, &mut argo, &known, o.scripts_from_module, save)?;
+        per_area.insert("scripts", (r.cases, r.explained, r.unexplained));
+        unexplained += r.unexplained;
+    }
     for _ in 0..o.cases {
         let (area, params) = generate::case(&mut rng, o.ssa);
         if o.only.as_deref().is_some_and(|only| only != area.name()) {
@@ -552,6 +566,10 @@ fn one_case(o: &Options, file: &Path) -> Result<u64, String> {
     let text = std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
     let case: Value =
         serde_json::from_str(&text).map_err(|e| format!("{}: {e}", file.display()))?;
+    if case["method"] == "scripts" {
+        let (_, mut argo) = start(o, Path::new(env!("CARGO_MANIFEST_DIR")), &["serve"])?;
+        return scripts::one(&case["params"], &mut argo, o.scripts_from_module);
+    }
     let area = match case["method"].as_str() {
         Some("diff") => Area::Diff,
         Some("sync") => Area::Sync,

@@ -26,8 +26,8 @@
 //!
 //! ## Feature flags
 //!
-//! - `lua` (default): Lua health scripts and resource actions, on a vendored LuaJIT with the JIT
-//!   off. Needs a C compiler.
+//! - `lua` (default): Lua health scripts and resource action scripts, on a vendored LuaJIT with
+//!   the JIT off. Needs a C compiler. The built-in resource actions need no Lua.
 //! - `jq` (default): jq path expressions in `ignoreDifferences`, on jaq. Pure Rust.
 //! - `cli` (default): the `gitops-core` command-line tool; turns on `serve`.
 //! - `serve`: the JSON-lines protocol of `gitops-core serve` (module `protocol`) and its JSON

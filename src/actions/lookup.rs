@@ -2,8 +2,29 @@
 
 use std::collections::BTreeMap;
 
+use super::kinds::{self, Kind};
 use crate::config::{ResourceActions, Settings};
 use crate::glob::glob_match;
+
+/// Where a kind's discovery or action comes from: a script, or a built-in.
+#[derive(Debug, Clone)]
+pub(super) enum Found {
+    /// A Lua script.
+    Script(ActionScript),
+    /// A built-in kind (its discovery, or the action of the name asked for).
+    Builtin(&'static Kind),
+}
+
+impl Found {
+    /// How results and errors name it: the script's name, or
+    /// `built-in <group>/<Kind>/actions/<what>` (`what` is `discovery` or the action).
+    pub(super) fn name(&self, what: &str) -> String {
+        match self {
+            Found::Script(s) => s.name.clone(),
+            Found::Builtin(k) => format!("built-in {}/actions/{what}", k.name()),
+        }
+    }
+}
 
 /// One action or discovery script and where it came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,11 +61,15 @@ struct Folder {
 ///    exactly `group/Kind`, then the first override in byte order whose key is a glob
 ///    matching it (Argo CD 3 reads only the exact key for actions; see `testdata/SKIPPED.md`);
 /// 2. the directory's `group/Kind/actions/` folder, then the first folder in byte order whose
-///    path holds `_` and matches with `_` read as `*`, segment by segment.
+///    path holds `_` and matches with `_` read as `*`, segment by segment;
+/// 3. with no folder for the kind, the built-in actions of the kinds Argo CD 3.6.2 ships
+///    scripts for (on by default, [`ActionScripts::with_builtin_actions`]): a folder replaces
+///    them, as a host's `resource_customizations/` replaces Argo CD's.
 ///
 /// Discovery runs the override's `discovery.lua` alone, or, with `mergeBuiltinActions`, that
-/// script and then the directory's. An action runs the override's definition of that name,
-/// else the directory's `actions/<name>/action.lua`, as Argo CD's `GetResourceAction` does.
+/// script and then the directory's (or the built-in). An action runs the override's
+/// definition of that name, else the directory's `actions/<name>/action.lua` (or the
+/// built-in), as Argo CD's `GetResourceAction` does.
 ///
 /// # Examples
 ///
@@ -63,18 +88,57 @@ struct Folder {
 /// assert_eq!(scripts.action("apps", "Deployment", "restart").unwrap().source, "return obj");
 /// assert!(scripts.action("apps", "Deployment", "scale").is_none());
 /// ```
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ActionScripts {
     overrides: BTreeMap<String, ResourceActions>,
     exact: BTreeMap<String, Folder>,
     /// (segment globs, folder), sorted by path.
     wildcard: Vec<(Vec<String>, Folder)>,
+    builtin: bool,
+}
+
+impl Default for ActionScripts {
+    fn default() -> Self {
+        ActionScripts {
+            overrides: BTreeMap::new(),
+            exact: BTreeMap::new(),
+            wildcard: Vec::new(),
+            builtin: true,
+        }
+    }
 }
 
 impl ActionScripts {
-    /// No scripts.
+    /// No scripts; the built-in actions on.
     pub fn new() -> Self {
         ActionScripts::default()
+    }
+
+    /// The same with the built-in actions on (the default) or off: off, a kind has only the
+    /// actions of `argocd-cm` and the directory.
+    ///
+    /// ```
+    /// use gitops_core::actions::ActionScripts;
+    /// assert!(ActionScripts::new().has_builtin("apps", "Deployment"));
+    /// assert!(!ActionScripts::new().with_builtin_actions(false).has_builtin("apps", "Deployment"));
+    /// ```
+    #[must_use]
+    pub fn with_builtin_actions(mut self, on: bool) -> Self {
+        self.builtin = on;
+        self
+    }
+
+    /// Whether the built-in actions of a kind are in use: they are on, the kind has them and
+    /// no directory folder replaces them.
+    pub fn has_builtin(&self, group: &str, kind: &str) -> bool {
+        self.builtin_for(&crate::object::group_kind_key(group, kind), group, kind).is_some()
+    }
+
+    fn builtin_for(&self, key: &str, group: &str, kind: &str) -> Option<&'static Kind> {
+        if !self.builtin || self.find_folder(key).is_some() {
+            return None;
+        }
+        kinds::find(group, kind)
     }
 
     /// The `actions` of `argocd-cm`.
@@ -129,7 +193,7 @@ impl ActionScripts {
         self
     }
 
-    /// Whether there are no scripts at all.
+    /// Whether there are no scripts at all (built-in actions are not scripts).
     pub fn is_empty(&self) -> bool {
         self.overrides.is_empty() && self.exact.is_empty() && self.wildcard.is_empty()
     }
@@ -155,12 +219,25 @@ impl ActionScripts {
     }
 
     /// The discovery scripts for a kind, in the order they run (an earlier script's action
-    /// wins over a later one of the same name); empty when the kind has no actions.
+    /// wins over a later one of the same name); empty when the kind has no actions. Built-in
+    /// actions are not scripts and are not listed.
     pub fn discovery(&self, group: &str, kind: &str) -> Vec<ActionScript> {
+        self.discovery_sources(group, kind)
+            .into_iter()
+            .filter_map(|f| match f {
+                Found::Script(s) => Some(s),
+                Found::Builtin(_) => None,
+            })
+            .collect()
+    }
+
+    /// The discoveries for a kind, scripts and built-in, in the order they run.
+    pub(super) fn discovery_sources(&self, group: &str, kind: &str) -> Vec<Found> {
         let key = crate::object::group_kind_key(group, kind);
         let mut out = Vec::new();
         if let Some((k, a)) = self.find_override(&key) {
-            out.push(ActionScript::new(format!("argocd-cm {k} discovery.lua"), &a.discovery_lua));
+            let name = format!("argocd-cm {k} discovery.lua");
+            out.push(Found::Script(ActionScript::new(name, &a.discovery_lua)));
             if !a.merge_builtin_actions {
                 return out;
             }
@@ -168,24 +245,37 @@ impl ActionScripts {
         if let Some(f) = self.find_folder(&key)
             && let Some(source) = &f.discovery
         {
-            out.push(ActionScript::new(format!("{}/actions/discovery.lua", f.path), source));
+            let name = format!("{}/actions/discovery.lua", f.path);
+            out.push(Found::Script(ActionScript::new(name, source)));
+        } else if let Some(b) = self.builtin_for(&key, group, kind) {
+            out.push(Found::Builtin(b));
         }
         out
     }
 
-    /// The script of one action of a kind.
+    /// The script of one action of a kind (`None` for a built-in action).
     pub fn action(&self, group: &str, kind: &str, action: &str) -> Option<ActionScript> {
+        match self.action_source(group, kind, action)? {
+            Found::Script(s) => Some(s),
+            Found::Builtin(_) => None,
+        }
+    }
+
+    /// Where one action of a kind comes from.
+    pub(super) fn action_source(&self, group: &str, kind: &str, action: &str) -> Option<Found> {
         let key = crate::object::group_kind_key(group, kind);
         if let Some((k, a)) = self.find_override(&key)
             && let Some(d) = a.definitions.iter().find(|d| d.name == action)
         {
-            return Some(ActionScript::new(
-                format!("argocd-cm {k} action {action}"),
-                &d.action_lua,
-            ));
+            let name = format!("argocd-cm {k} action {action}");
+            return Some(Found::Script(ActionScript::new(name, &d.action_lua)));
         }
-        let f = self.find_folder(&key)?;
-        let source = f.actions.get(action)?;
-        Some(ActionScript::new(format!("{}/actions/{action}/action.lua", f.path), source))
+        if let Some(f) = self.find_folder(&key) {
+            let source = f.actions.get(action)?;
+            let name = format!("{}/actions/{action}/action.lua", f.path);
+            return Some(Found::Script(ActionScript::new(name, source)));
+        }
+        let b = self.builtin_for(&key, group, kind)?;
+        b.action(action).map(|_| Found::Builtin(b))
     }
 }

@@ -1,11 +1,15 @@
 //! Resource actions: Argo CD's Lua `discovery.lua` and `action.lua` scripts, run on the health
-//! sandbox, with their answers as data.
+//! sandbox, and the built-in actions of the kinds Argo CD 3.6.2 ships scripts for, with their
+//! answers as data.
 //!
 //! A kind may offer actions (`restart` a Deployment, `resume` a Rollout, `create-job` from a
 //! CronJob, `scale` with a parameter). [`ActionScripts`] finds the scripts of a kind in
 //! `argocd-cm` (`resource.customizations.actions.<group_Kind>`: `discovery.lua`,
-//! `definitions`, `mergeBuiltinActions`) and in a `resource_customizations/`-style directory.
-//! With the `lua` feature, [`Actions`] runs them:
+//! `definitions`, `mergeBuiltinActions`) and in a `resource_customizations/`-style directory,
+//! and, where no directory folder replaces them, the built-in actions
+//! ([`builtin_actions`]: every action Argo CD 3.6.2 ships, in Rust, giving what its script
+//! gives on every input). [`Actions`] runs them (scripts need the `lua` feature; the built-ins
+//! do not):
 //!
 //! - [`Actions::discover`] gives the actions an object offers ([`ResourceAction`]: name,
 //!   disabled, icon class, display name, parameters), sorted by name;
@@ -17,18 +21,19 @@
 //! Nothing is applied: the host patches or creates what it gets back. Scripts run with the
 //! limits of health scripts ([`crate::script::ScriptLimits`]) and without the open libraries,
 //! as Argo CD's API server runs them: `require("os")` gives the safe `os`, whose clock is the
-//! `now` the host passes; parameters arrive as the `actionParams` table.
+//! `now` the host passes; parameters arrive as the `actionParams` table. A built-in reads the
+//! same `now` and parameters, and its result is read exactly as a script's.
 //!
 //! [`run_action_tests`] runs an `action_test.yaml` in Argo CD's format and compares as Argo
 //! CD's own test does.
 
+mod kinds;
 mod lookup;
-#[cfg(feature = "lua")]
 mod result;
-#[cfg(feature = "lua")]
 mod run;
-#[cfg(feature = "lua")]
 mod testing;
+
+use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -37,14 +42,26 @@ use crate::diff::PatchOp;
 use crate::object::ObjectRef;
 
 pub use lookup::{ActionScript, ActionScripts};
-#[cfg(feature = "lua")]
-#[cfg_attr(docsrs, doc(cfg(feature = "lua")))]
 pub use run::Actions;
-#[cfg(feature = "lua")]
-#[cfg_attr(docsrs, doc(cfg(feature = "lua")))]
 pub use testing::{
     ActionTestCase, ActionTestError, ActionTestKind, ArgoTestNormalizer, TEST_NOW, run_action_tests,
 };
+
+/// The built-in actions, by `<group>/<Kind>` (`Kind` for the core group): every action Argo
+/// CD 3.6.2 ships a script for, in Rust (`src/actions/kinds/`). They answer where no script of
+/// `argocd-cm` or of a directory replaces them ([`ActionScripts`]) and need no Lua.
+///
+/// ```
+/// let all = gitops_core::actions::builtin_actions();
+/// assert_eq!(all["apps/Deployment"], ["pause", "restart", "resume", "scale"]);
+/// assert_eq!(all["batch/CronJob"], ["create-job", "resume", "suspend"]);
+/// ```
+pub fn builtin_actions() -> BTreeMap<String, Vec<String>> {
+    kinds::all()
+        .into_iter()
+        .map(|k| (k.name(), k.actions.iter().map(|(n, _)| (*n).to_string()).collect()))
+        .collect()
+}
 
 /// An action an object offers (Argo CD's `ResourceAction`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

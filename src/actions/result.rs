@@ -286,8 +286,9 @@ fn describe(r: &ObjectRef) -> String {
 }
 
 /// Lua cannot tell an empty map from an empty list, and an empty table encodes as `[]`:
-/// where the source has a map and the result an empty list, the source's map is put back,
-/// recursively through maps and lists (Argo CD's `cleanReturnedObj`).
+/// where the source has a map and the result an empty list, the result gets an empty map
+/// (not the source's: a script that removed every key of a map removed them), recursively
+/// through maps and lists (Argo CD's `cleanReturnedObj`).
 fn clean_returned(new: Value, old: &Value) -> Value {
     match (new, old) {
         (Value::Object(mut n), Value::Object(o)) => {
@@ -295,7 +296,9 @@ fn clean_returned(new: Value, old: &Value) -> Value {
                 if let Some(new_v) = n.get_mut(k) {
                     let taken = std::mem::take(new_v);
                     *new_v = match (taken, old_v) {
-                        (Value::Array(a), Value::Object(_)) if a.is_empty() => old_v.clone(),
+                        (Value::Array(a), Value::Object(_)) if a.is_empty() => {
+                            Value::Object(serde_json::Map::new())
+                        }
                         (Value::Array(a), Value::Object(_)) => Value::Array(a),
                         (other, _) => clean_returned(other, old_v),
                     };
@@ -328,6 +331,19 @@ mod tests {
         assert_eq!(
             clean_returned(new, &old),
             json!({"a": {}, "b": [], "c": [{"d": {}}], "e": {"f": {}}, "g": [1]})
+        );
+    }
+
+    #[test]
+    fn a_map_a_script_emptied_stays_empty() {
+        // keda.sh/ScaledObject `resume` sets its only annotation to nil: Argo CD 3.6.2 patches
+        // an empty map (found by oracle/run --only scripts --scripts-from-module).
+        let old = json!({"metadata": {"annotations": {"autoscaling.keda.sh/paused": "true"}},
+            "spec": {"template": {"metadata": {"creationTimestamp": null}}}});
+        let new = json!({"metadata": {"annotations": []}, "spec": {"template": {"metadata": []}}});
+        assert_eq!(
+            clean_returned(new, &old),
+            json!({"metadata": {"annotations": {}}, "spec": {"template": {"metadata": {}}}})
         );
     }
 

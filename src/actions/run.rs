@@ -1,9 +1,11 @@
-//! Running discovery and action scripts on the Lua engine.
+//! Running discovery and action scripts on the Lua engine, and the built-in actions.
 
 use std::collections::BTreeMap;
 
 use serde_json::Value;
 
+use super::kinds::table;
+use super::lookup::Found;
 use super::result::{Bad, read_discovery, read_impacted};
 use super::{
     ActionError, ActionPolicy, ActionResult, ActionScript, ActionScripts, ImpactedResource,
@@ -11,16 +13,36 @@ use super::{
 };
 use crate::diff::hide_secret_data;
 use crate::object::ObjectRef;
+#[cfg(feature = "lua")]
 use crate::script::{LuaEngine, ScriptError};
 
 /// Action scripts, the engine that runs them and the policy their results are checked
-/// against.
+/// against; the built-in actions of the kinds Argo CD 3.6.2 ships scripts for where no script
+/// replaces them (see [`ActionScripts`]). Built-in actions need no Lua; scripts need the `lua`
+/// feature.
 ///
 /// # Examples
+///
+/// A Deployment offers `restart` out of the box:
+///
+/// ```
+/// use std::collections::BTreeMap;
+/// use gitops_core::actions::{ActionScripts, Actions};
+///
+/// let obj = serde_json::json!({"apiVersion": "apps/v1", "kind": "Deployment",
+///     "metadata": {"name": "api", "namespace": "shop"},
+///     "spec": {"template": {"metadata": {}}}});
+/// let actions = Actions::new(ActionScripts::new());
+/// let offered = actions.discover(&obj, 0).unwrap();
+/// assert!(offered.iter().any(|a| a.name == "restart" && !a.disabled));
+/// let done = actions.run(&obj, "restart", &BTreeMap::new(), 1_700_000_000).unwrap();
+/// assert_eq!(done.script, "built-in apps/Deployment/actions/restart");
+/// ```
 ///
 /// Restart a Deployment with a script from `argocd-cm`:
 ///
 /// ```
+/// # #[cfg(feature = "lua")] {
 /// use std::collections::BTreeMap;
 /// use gitops_core::actions::{ActionScripts, Actions, Operation};
 /// use gitops_core::Settings;
@@ -52,10 +74,12 @@ use crate::script::{LuaEngine, ScriptError};
 ///     r.resource["spec"]["template"]["metadata"]["annotations"]["kubectl.kubernetes.io/restartedAt"],
 ///     "2023-11-14T22:13:20Z"
 /// );
+/// # }
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct Actions {
     scripts: ActionScripts,
+    #[cfg(feature = "lua")]
     engine: LuaEngine,
     policy: ActionPolicy,
     reveal_secrets: bool,
@@ -66,6 +90,7 @@ impl Actions {
     pub fn new(scripts: ActionScripts) -> Self {
         Actions {
             scripts,
+            #[cfg(feature = "lua")]
             engine: LuaEngine::default(),
             policy: ActionPolicy::default(),
             reveal_secrets: false,
@@ -73,6 +98,8 @@ impl Actions {
     }
 
     /// The same with another engine (its limits apply to every script).
+    #[cfg(feature = "lua")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "lua")))]
     #[must_use]
     pub fn with_engine(mut self, engine: LuaEngine) -> Self {
         self.engine = engine;
@@ -116,9 +143,16 @@ impl Actions {
     ) -> Result<Vec<ResourceAction>, ActionError> {
         let object = ObjectRef::from_object_lossy(obj);
         let mut found = BTreeMap::new();
-        for script in self.scripts.discovery(&object.group, &object.kind) {
-            let json = self.eval(&script, obj, &object, &BTreeMap::new(), now, open_libs)?;
-            read_discovery(&json, &mut found).map_err(|b| result_error(&script, &object, b))?;
+        for source in self.scripts.discovery_sources(&object.group, &object.kind) {
+            let name = source.name("discovery");
+            let json = match source {
+                Found::Script(script) => self
+                    .eval(&script, obj, &object, &BTreeMap::new(), now, open_libs)
+                    .map_err(encoding_in_discovery)?,
+                Found::Builtin(kind) => (kind.discover)(table::Lv::of(obj))
+                    .map_err(|f| builtin_error(&name, &object, f))?,
+            };
+            read_discovery(&json, &mut found).map_err(|b| result_error(&name, &object, b))?;
         }
         let mut out: Vec<ResourceAction> = found.into_values().collect();
         out.sort_by(|a, b| a.name.cmp(&b.name));
@@ -135,10 +169,24 @@ impl Actions {
         now: i64,
     ) -> Result<ActionResult, ActionError> {
         let object = ObjectRef::from_object_lossy(obj);
-        let Some(script) = self.scripts.action(&object.group, &object.kind, name) else {
-            return Err(ActionError::NotFound { object: Box::new(object), action: name.into() });
-        };
-        self.run_script(&script, name, obj, params, now)
+        match self.scripts.action_source(&object.group, &object.kind, name) {
+            Some(Found::Script(script)) => self.run_script(&script, name, obj, params, now),
+            Some(found @ Found::Builtin(kind)) => {
+                let script = found.name(name);
+                let json = match kind.action(name) {
+                    Some(run) => run(table::view(obj), &table::Call { params, now })
+                        .map_err(|f| builtin_error(&script, &object, f))?,
+                    None => {
+                        return Err(ActionError::NotFound {
+                            object: Box::new(object),
+                            action: name.into(),
+                        });
+                    }
+                };
+                self.finish(name, script, json, obj, &object)
+            }
+            None => Err(ActionError::NotFound { object: Box::new(object), action: name.into() }),
+        }
     }
 
     /// Runs a given action script (as [`Actions::run`] does once the script is found).
@@ -152,16 +200,47 @@ impl Actions {
     ) -> Result<ActionResult, ActionError> {
         let object = ObjectRef::from_object_lossy(obj);
         let json = self.eval(script, obj, &object, params, now, false)?;
+        self.finish(name, script.name.clone(), json, obj, &object)
+    }
+
+    /// Reads an action's result (a script's or a built-in's, the same way) and masks Secrets.
+    fn finish(
+        &self,
+        name: &str,
+        script: String,
+        json: Value,
+        obj: &Value,
+        object: &ObjectRef,
+    ) -> Result<ActionResult, ActionError> {
         let mut resources =
-            read_impacted(json, obj, &self.policy).map_err(|b| result_error(script, &object, b))?;
+            read_impacted(json, obj, &self.policy).map_err(|b| result_error(&script, object, b))?;
         if !self.reveal_secrets {
             for r in &mut resources {
                 mask_secret(r, obj);
             }
         }
-        Ok(ActionResult { action: name.to_string(), script: script.name.clone(), resources })
+        Ok(ActionResult { action: name.to_string(), script, resources })
     }
 
+    #[cfg(not(feature = "lua"))]
+    #[allow(clippy::unused_self)]
+    fn eval(
+        &self,
+        script: &ActionScript,
+        _: &Value,
+        object: &ObjectRef,
+        _: &BTreeMap<String, String>,
+        _: i64,
+        _: bool,
+    ) -> Result<Value, ActionError> {
+        Err(ActionError::Script {
+            script: script.name.clone(),
+            object: Box::new(object.clone()),
+            reason: "Lua scripts need the `lua` feature".into(),
+        })
+    }
+
+    #[cfg(feature = "lua")]
     fn eval(
         &self,
         script: &ActionScript,
@@ -178,6 +257,21 @@ impl Actions {
                 reason: e.reason(),
             },
         )
+    }
+}
+
+/// Argo CD 3.6's discovery names a table it cannot encode as JSON
+/// (`error in converting to lua table: json: ...`); a run does not.
+fn encoding_in_discovery(e: ActionError) -> ActionError {
+    match e {
+        ActionError::Script { script, object, reason } if reason.starts_with("json: ") => {
+            ActionError::Script {
+                script,
+                object,
+                reason: format!("error in converting to lua table: {reason}"),
+            }
+        }
+        other => other,
     }
 }
 
@@ -201,9 +295,18 @@ fn mask_secret(r: &mut ImpactedResource, source: &Value) {
     }
 }
 
-fn result_error(script: &ActionScript, object: &ObjectRef, b: Bad) -> ActionError {
+/// A built-in's error: what the script would have raised.
+fn builtin_error(script: &str, object: &ObjectRef, f: table::Fault) -> ActionError {
+    ActionError::Script {
+        script: script.to_string(),
+        object: Box::new(object.clone()),
+        reason: f.0,
+    }
+}
+
+fn result_error(script: &str, object: &ObjectRef, b: Bad) -> ActionError {
     ActionError::Result {
-        script: script.name.clone(),
+        script: script.to_string(),
         object: Box::new(object.clone()),
         pointer: b.pointer,
         message: b.message,

@@ -48,6 +48,9 @@ pub struct ActionTestCase {
     pub passed: bool,
     /// Why it failed (empty when it passed).
     pub message: String,
+    /// What ran: the discovery scripts (joined by `, `) or the action's script, by name;
+    /// `built-in <group>/<Kind>/actions/<name>` for a built-in action.
+    pub script: String,
 }
 
 impl ActionTestCase {
@@ -62,6 +65,7 @@ impl ActionTestCase {
             expected_objects: 0,
             passed: false,
             message: String::new(),
+            script: String::new(),
         }
     }
 
@@ -196,6 +200,9 @@ pub fn run_action_tests(
                 continue;
             }
         };
+        let o = ObjectRef::from_object_lossy(&obj);
+        let sources = actions.scripts().discovery_sources(&o.group, &o.kind);
+        case.script = sources.iter().map(|f| f.name("discovery")).collect::<Vec<_>>().join(", ");
         match actions.discover_with(&obj, now, true) {
             Err(e) => out.push(case.fail(e.to_string())),
             Ok(got) => {
@@ -224,7 +231,7 @@ pub fn run_action_tests(
         if action.is_empty() || input_path.is_empty() {
             return Err(fail(format!("actionTests/{i}: missing `action` or `inputPath`")));
         }
-        let case = ActionTestCase::new(ActionTestKind::Action, action, input_path);
+        let mut case = ActionTestCase::new(ActionTestKind::Action, action, input_path);
         let params = match params_of(t) {
             Ok(p) => p,
             Err(m) => return Err(fail(format!("actionTests/{i}/parameters: {m}"))),
@@ -236,6 +243,12 @@ pub fn run_action_tests(
                 continue;
             }
         };
+        let o = ObjectRef::from_object_lossy(&source);
+        case.script = actions
+            .scripts()
+            .action_source(&o.group, &o.kind, action)
+            .map(|f| f.name(action))
+            .unwrap_or_default();
         let ran = actions.run(&source, action, &params, now);
         let expected_error = text(t, "expectedErrorMessage");
         if !expected_error.is_empty() {

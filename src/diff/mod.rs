@@ -76,7 +76,6 @@ use serde_json::Value;
 pub use crate::managed_fields::normalize_managed_fields;
 pub(crate) use app::to_yaml;
 pub use app::{AppDiff, AppDiffInput, Condition, ResourceDiff, SyncStatus, diff_app};
-#[cfg(feature = "lua")]
 pub(crate) use compare::json_patch_ops;
 pub use error::DiffError;
 pub use explain::{

@@ -72,7 +72,7 @@ mod hook;
 mod hpa;
 mod ingress;
 mod job;
-mod kinds;
+pub(crate) mod kinds;
 mod pod;
 mod pvc;
 mod replicaset;

@@ -15,14 +15,12 @@ use serde_json::{Map, Value};
 mod decode;
 mod index;
 // Names are checked where actions make objects.
-#[cfg(feature = "lua")]
 mod names;
 mod resolve;
 mod write;
 mod yaml;
 
 pub use index::ObjectIndex;
-#[cfg(feature = "lua")]
 pub(crate) use names::name_problem;
 pub use write::{WriteError, to_yaml};
 

@@ -7,7 +7,7 @@
 //! (`resolve.rs`), an alias decoded again each time it is met, merge keys (`<<`) spread in, and
 //! go-yaml v2's limit on aliasing applied to what the decoding builds.
 
-use libyaml_safer::{EventData, Mark, Parser};
+use libyaml_safer::{EventData, Mark, Parser, ScalarStyle};
 use serde_json::Value;
 
 use super::decode::{Context, MapBuilder, wrong_merge};
@@ -44,6 +44,9 @@ enum Kind {
     },
 }
 
+/// The message of a text libyaml-safer panics on.
+const SCANNER_FAILED: &str = "the YAML scanner (libyaml-safer) failed on this text";
+
 /// Reads every document of a YAML stream.
 pub(super) fn read(
     text: &str,
@@ -53,13 +56,33 @@ pub(super) fn read(
     // libyaml-safer 0.3 reads past the end of a text that ends in a backslash (a double-quoted
     // scalar's escape); a line break after it ends the text the same way for every reading
     // but a block scalar's last line.
-    let ended;
-    let text = if text.ends_with('\\') {
-        ended = format!("{text}\n");
-        &ended
-    } else {
-        text
-    };
+    if text.ends_with('\\') {
+        return read_events(&format!("{text}\n"), false, options, warnings);
+    }
+    let before = warnings.len();
+    match read_events(text, false, options, warnings) {
+        // libyaml-safer 0.3 also panics on a block scalar whose last line runs to the end of
+        // a text with no final line break, where libyaml ends the scalar there. Read again
+        // with a line break added, and the one it adds to that scalar taken off: the scalar
+        // libyaml reads (`k: |` then `  a` at the end is `a`, not `a` and a line break).
+        Err(ParseError::Syntax { message, .. })
+            if message == SCANNER_FAILED && !text.is_empty() && !text.ends_with(['\n', '\r']) =>
+        {
+            warnings.truncate(before);
+            read_events(&format!("{text}\n"), true, options, warnings)
+        }
+        other => other,
+    }
+}
+
+/// [`read`] on the events of `text`; `added_break`: `text` ends in a line break [`read`]
+/// added, taken off the block scalar that runs to the end.
+fn read_events(
+    text: &str,
+    added_break: bool,
+    options: &ParseOptions,
+    warnings: &mut Vec<ParseWarning>,
+) -> Result<Vec<Value>, ParseError> {
     let mut parser = Parser::new();
     parser.set_input(text.as_bytes());
     let mut docs = Vec::new();
@@ -75,10 +98,11 @@ pub(super) fn read(
             .map_err(|_| ParseError::Syntax {
                 document,
                 format: "yaml",
-                message: "the YAML scanner (libyaml-safer) failed on this text".to_string(),
+                message: SCANNER_FAILED.to_string(),
             })?
             .map_err(|e| syntax(document, &e))?;
         let mark = event.start_mark;
+        let end = event.end_mark.index;
         let (kind, anchor, opens) = match event.data {
             EventData::StreamEnd => break,
             EventData::StreamStart { .. } => continue,
@@ -112,7 +136,14 @@ pub(super) fn read(
                 };
                 (Kind::Alias { target, name: anchor }, None, false)
             }
-            EventData::Scalar { anchor, tag, value, plain_implicit, .. } => {
+            EventData::Scalar { anchor, tag, mut value, plain_implicit, style, .. } => {
+                if added_break
+                    && matches!(style, ScalarStyle::Literal | ScalarStyle::Folded)
+                    && usize::try_from(end).is_ok_and(|end| end == text.len())
+                    && value.ends_with('\n')
+                {
+                    value.pop();
+                }
                 (Kind::Scalar { value, tag, plain: plain_implicit }, anchor, false)
             }
             EventData::SequenceStart { anchor, .. } => (Kind::Seq(Vec::new()), anchor, true),

@@ -137,12 +137,8 @@ pub(crate) struct DecideInput {
 
 /// The methods this build answers, in protocol order.
 pub(crate) fn available_methods() -> Vec<Method> {
-    // Resource actions are Lua scripts.
-    let lua = cfg!(feature = "lua");
-    Method::ALL
-        .into_iter()
-        .filter(|m| lua || !matches!(m, Method::ActionsList | Method::ActionsRun))
-        .collect()
+    // Resource actions answer without Lua too: the built-in ones need none.
+    Method::ALL.into_iter().collect()
 }
 
 /// What `configure` builds once for every later request.
@@ -222,8 +218,8 @@ fn scripts(settings: &crate::Settings, customizations: &BTreeMap<String, String>
 
 /// `actions.list` and `actions.run`: the configured action scripts, or the request's own
 /// (its `argocdCm` and `customizations`, each left out taking the configured one), on the warm
-/// Lua engine. A failing action is an `engine_error` naming the script and the object.
-#[cfg(feature = "lua")]
+/// Lua engine; the built-in actions where no script replaces them. A failing action is an
+/// `engine_error` naming the script and the object.
 pub(crate) fn engine_actions(
     state: &mut State,
     input: ActionsInput,
@@ -237,9 +233,9 @@ pub(crate) fn engine_actions(
     } else {
         state.engines.actions.clone()
     };
-    let actions = Actions::new(scripts)
-        .with_engine(request_engine(state))
-        .with_reveal_secrets(input.reveal_secrets);
+    let actions = Actions::new(scripts).with_reveal_secrets(input.reveal_secrets);
+    #[cfg(feature = "lua")]
+    let actions = actions.with_engine(request_engine(state));
     let failed = |e: ActionError| ProtocolError::Engine {
         message: e.to_string(),
         object: Some(Box::new(e.object().clone())),
@@ -255,13 +251,6 @@ pub(crate) fn engine_actions(
             to_result(&super::output::ActionsRunOutput::new(&r))
         }
     }
-}
-
-/// Without the `lua` feature there are no resource actions.
-#[cfg(not(feature = "lua"))]
-pub(crate) fn engine_actions(_: &mut State, input: ActionsInput) -> Result<Value, ProtocolError> {
-    let method = if input.action.is_some() { Method::ActionsRun } else { Method::ActionsList };
-    Err(ProtocolError::Unavailable { method })
 }
 
 fn to_result(output: &impl Serialize) -> Result<Value, ProtocolError> {

@@ -46,7 +46,7 @@
 //! | `configure` | `protocolVersion`?, `argocdCm`?, `app`?, `customizations`?, `limits`?, `builtinRules`? ([`ConfigureParams`]); params given (`{}` too) replace the whole configuration, params left out or null change nothing | [`ConfigureResult`] |
 //! | `actions.list` | `object`, `argocdCm`?, `customizations`?, `now`? ([`ActionsListParams`]) | what `gitops-core actions list --output json` prints ([`output::ActionsListOutput`]) |
 //! | `actions.run` | `object`, `action`, `parameters`?, `argocdCm`?, `customizations`?, `now`?, `showSecrets`? ([`ActionsRunParams`]) | what `gitops-core actions run --output json` prints ([`output::ActionsRunOutput`]), a Secret's values masked unless `showSecrets`; a failing action is an `engine_error` naming the script and the object |
-//! | `hello` | none | the handshake: `protocolVersion`, `engineVersion`, `methods`, `features`, `limits`, `builtinHealth` (the Argo CD release the built-in health rules follow and their kinds, [`BuiltinHealth`]) ([`HelloResult`]) |
+//! | `hello` | none | the handshake: `protocolVersion`, `engineVersion`, `methods`, `features`, `limits`, `builtinActionKinds`, `builtinHealth` (the Argo CD release the built-in health rules follow and their kinds, [`BuiltinHealth`]) ([`HelloResult`]) |
 //!
 //! `step` has no CLI command: it is the sync step function of `gitops_core::sync` over the
 //! wire. The host keeps `request` and the returned `state` between passes (as Argo CD keeps

@@ -336,6 +336,9 @@ pub struct HelloResult {
     /// The built-in health rules: the kinds Argo CD ships a health script for, assessed
     /// without Lua (on unless `configure` or the request sets `builtinRules: false`).
     pub builtin_health: BuiltinHealth,
+    /// The kinds with built-in resource actions (`<group>/<Kind>`, sorted): those Argo CD
+    /// 3.6.2 ships action scripts for (see `actions::builtin_actions`).
+    pub builtin_action_kinds: Vec<String>,
 }
 
 /// The built-in health rules of this build, as `hello` lists them.

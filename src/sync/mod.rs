@@ -92,6 +92,7 @@
 //! assert_eq!(order, ["migrate", "settings"]);
 //! ```
 
+pub mod apply;
 pub mod backoff;
 pub mod decide;
 pub mod deletion;

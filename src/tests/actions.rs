@@ -1,31 +1,122 @@
-//! Resource actions: Argo CD's sample folders under `testdata/actions/resource_customizations/`
-//! (every `action_test.yaml`, exact), and the contract and hostile cases of
-//! `testdata/actions/cases.yaml`.
+//! Resource actions: Argo CD 3.6.2's cases under `testdata/actions/argo-cd-3.6/` run through
+//! the built-in actions with no script loaded, the folders of our own scripts under
+//! `testdata/actions/resource_customizations/` (every `action_test.yaml`, exact), and the
+//! contract and hostile cases of `testdata/actions/cases.yaml`.
 
 use std::collections::BTreeMap;
 
+#[cfg(feature = "lua")]
 use serde_json::Value;
 
 use crate::actions::{ActionScripts, ActionTestKind, Actions, TEST_NOW, run_action_tests};
+#[cfg(feature = "lua")]
 use crate::script::{LuaEngine, ScriptLimits};
-use crate::tests::lua::{files_below, text};
-use crate::tests::support::{read, selected, testdata};
+#[cfg(feature = "lua")]
+use crate::tests::lua::text;
+#[cfg(feature = "lua")]
+use crate::tests::support::read;
+use crate::tests::support::{files_below, selected, testdata};
 
-/// Every case of every sample folder passes, with exact expectations on top of Argo CD's test:
-/// a discovery lists exactly the expected actions (Argo only checks that each discovered one
-/// is expected), and an action gives as many resources as its expected file holds.
+/// Every case of Argo CD 3.6.2's `action_test.yaml` files passes on the built-in actions,
+/// with no script loaded, with the exact expectations of [`run_folders`].
+#[test]
+fn builtin_actions_pass_argo_cd_3_6() {
+    let files = files_below(&testdata().join("actions/argo-cd-3.6"));
+    assert!(!files.keys().any(|p| p.ends_with(".lua")), "no Argo CD script is in the project");
+    let actions = Actions::new(ActionScripts::new());
+    let (discovery, action, failures) = run_folders(&files, &actions);
+    assert!(failures.is_empty(), "{} failing:\n{}", failures.len(), failures.join("\n"));
+    if std::env::var("GITOPS_TEST").is_err() {
+        assert_eq!((discovery, action), (95, 115), "cases run");
+    }
+}
+
+/// The README lists every built-in kind with its actions, one table row each, and no other.
+#[test]
+fn readme_lists_the_builtin_actions() {
+    let readme = std::fs::read_to_string(testdata().join("../README.md")).expect("README");
+    let rows: Vec<&str> = readme
+        .lines()
+        .skip_while(|l| *l != "| Kind | Built-in actions |")
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .collect();
+    let want: Vec<String> = crate::actions::builtin_actions()
+        .into_iter()
+        .map(|(kind, names)| format!("| `{kind}` | {} |", names.join(", ")))
+        .collect();
+    assert_eq!(rows, want);
+}
+
+/// The scenarios of Argo CD 3.6.2's `argoproj.io/Application/actions/actions_test.yaml` (a
+/// `given`/`when`/`expect` file Argo CD's own test runner does not read): the built-in
+/// `toggle-auto-sync` on `given` gives an object holding every field of `expect`, and nothing
+/// else changes but `spec.syncPolicy.automated`.
+#[test]
+fn builtin_toggle_auto_sync_scenarios() {
+    let doc: serde_json::Value = serde_norway::from_str(&crate::tests::support::read(
+        "actions/argo-cd-3.6/argoproj.io/Application/actions/actions_test.yaml",
+    ))
+    .expect("yaml");
+    let actions = Actions::new(ActionScripts::new());
+    let tests = doc["tests"].as_array().expect("tests");
+    assert_eq!(tests.len(), 4);
+    for (i, t) in tests.iter().enumerate() {
+        let action = t["when"]["action"].as_str().expect("action");
+        let got = actions.run(&t["given"], action, &BTreeMap::new(), TEST_NOW).expect("runs");
+        let resource = &got.resources[0].resource;
+        assert!(contains(resource, &t["expect"]), "scenario {i}: {resource}");
+        let (mut a, mut b) = (resource.clone(), t["given"].clone());
+        for v in [&mut a, &mut b] {
+            if let Some(p) = v["spec"]["syncPolicy"].as_object_mut() {
+                p.remove("automated");
+            }
+            // A null or absent `syncPolicy` comes back holding only `automated`.
+            let spec = v["spec"].as_object_mut().expect("spec");
+            if spec.get("syncPolicy").is_some_and(|p| p.is_null() || p == &serde_json::json!({})) {
+                spec.remove("syncPolicy");
+            }
+        }
+        assert_eq!(a, b, "scenario {i}: only automated changes");
+    }
+}
+
+/// Whether `got` holds every field of `want` with the same value.
+fn contains(got: &serde_json::Value, want: &serde_json::Value) -> bool {
+    match (got, want) {
+        (serde_json::Value::Object(g), serde_json::Value::Object(w)) => {
+            w.iter().all(|(k, v)| g.get(k).is_some_and(|gv| contains(gv, v)))
+        }
+        _ => got == want,
+    }
+}
+
+/// Every case of every sample folder passes, with exact expectations on top of Argo CD's test.
+#[cfg(feature = "lua")]
 #[test]
 fn argo_sample_folders_pass() {
     let files = files_below(&testdata().join("actions/resource_customizations"));
     let actions = Actions::new(ActionScripts::new().with_directory(&files));
+    let (discovery, action, failures) = run_folders(&files, &actions);
+    assert!(failures.is_empty(), "{} failing:\n{}", failures.len(), failures.join("\n"));
+    if std::env::var("GITOPS_TEST").is_err() {
+        assert_eq!((discovery, action), (21, 26), "cases run");
+    }
+}
+
+/// Runs every `action_test.yaml` among `files` on `actions`: a discovery lists exactly the
+/// expected actions (Argo only checks that each discovered one is expected), and an action
+/// gives as many resources as its expected file holds. Gives the discovery and action cases
+/// run and the failures.
+fn run_folders(files: &BTreeMap<String, String>, actions: &Actions) -> (usize, usize, Vec<String>) {
     let (mut discovery, mut action, mut failures) = (0, 0, Vec::new());
-    for (path, yaml) in &files {
+    for (path, yaml) in files {
         let Some(dir) = path.strip_suffix("action_test.yaml") else { continue };
         let inputs: BTreeMap<String, String> = files
             .iter()
             .filter_map(|(p, t)| p.strip_prefix(dir).map(|rel| (rel.to_string(), t.clone())))
             .collect();
-        let cases = run_action_tests(yaml, &inputs, &actions, TEST_NOW).expect(path);
+        let cases = run_action_tests(yaml, &inputs, actions, TEST_NOW).expect(path);
         for c in cases {
             let name = format!("{dir}{:?}/{}/{}", c.kind, c.action, c.input_path);
             if !selected(&name) {
@@ -49,16 +140,14 @@ fn argo_sample_folders_pass() {
             }
         }
     }
-    assert!(failures.is_empty(), "{} failing:\n{}", failures.len(), failures.join("\n"));
-    if std::env::var("GITOPS_TEST").is_err() {
-        assert_eq!((discovery, action), (21, 26), "cases run");
-    }
+    (discovery, action, failures)
 }
 
 /// The cases of `testdata/actions/cases.yaml`: the contract (clock, parameters, empty maps, new
 /// style) and hostile scripts (loops, huge results, creates the policy refuses, patches of
 /// other objects, results that are not objects), each with its exact result or error. After a
 /// failing case the same engine runs the next one as usual.
+#[cfg(feature = "lua")]
 #[test]
 fn action_cases() {
     let doc: Value = serde_norway::from_str(&read("actions/cases.yaml")).expect("cases.yaml");
@@ -153,6 +242,7 @@ fn action_cases() {
 /// with `mergeBuiltinActions` (its actions winning by name); an action runs the override's
 /// definition, else the folder's script; a `_` folder matches as a wildcard; an unknown action
 /// is an error naming the object.
+#[cfg(feature = "lua")]
 #[test]
 fn argocd_cm_over_folders_and_merge() {
     let mut files = files_below(&testdata().join("actions/resource_customizations"));
@@ -223,7 +313,7 @@ mod properties {
     use serde_json::{Value, json};
 
     use crate::actions::{ActionScripts, Actions, TEST_NOW};
-    use crate::tests::lua::files_below;
+    use crate::tests::support::files_below;
     use crate::tests::support::testdata;
 
     fn object() -> impl Strategy<Value = (Value, &'static str)> {
@@ -256,34 +346,41 @@ mod properties {
         #![proptest_config(crate::tests::support::cases(64))]
 
         /// Running an action twice gives the same bytes, never changes the input object, and its
-        /// RFC 6902 patch applied to the input gives the patched object.
+        /// RFC 6902 patch applied to the input gives the patched object: a script's and a
+        /// built-in's.
         #[test]
         fn running_an_action_is_deterministic_and_leaves_the_input((obj, action) in object(), replicas in "[0-9]{1,3}") {
-            let files = files_below(&testdata().join("actions/resource_customizations"));
-            let actions = Actions::new(ActionScripts::new().with_directory(&files));
-            let before = obj.clone();
-            let params = BTreeMap::from([("replicas".to_string(), replicas)]);
-            let a = actions.run(&obj, action, &params, TEST_NOW);
-            let b = actions.run(&obj, action, &params, TEST_NOW);
-            prop_assert_eq!(&obj, &before);
-            // The RFC 6902 patch turns the input into the patched object.
-            if let Ok(r) = &a {
-                for res in r.resources.iter().filter(|r| r.operation == crate::actions::Operation::Patch) {
-                    let ops: json_patch::Patch =
-                        serde_json::from_value(serde_json::to_value(&res.patch).expect("json")).expect("patch");
-                    let mut patched = obj.clone();
-                    json_patch::patch(&mut patched, &ops).expect("applies");
-                    prop_assert_eq!(&patched, &res.resource);
-                }
+            // Our scripts on the Lua engine (with the `lua` feature), and the built-ins.
+            let mut all = vec![Actions::new(ActionScripts::new())];
+            if cfg!(feature = "lua") {
+                let files = files_below(&testdata().join("actions/resource_customizations"));
+                all.push(Actions::new(ActionScripts::new().with_directory(&files)));
             }
-            let a = a.map(|r| serde_json::to_string(&r).expect("json")).map_err(|e| e.to_string());
-            let b = b.map(|r| serde_json::to_string(&r).expect("json")).map_err(|e| e.to_string());
-            prop_assert!(a.is_ok(), "{:?}", a);
-            prop_assert_eq!(a, b);
-            let d1 = actions.discover(&obj, TEST_NOW).map_err(|e| e.to_string());
-            let d2 = actions.discover(&obj, TEST_NOW).map_err(|e| e.to_string());
-            prop_assert_eq!(d1, d2);
-            prop_assert_eq!(&obj, &before);
+            for actions in &all {
+                let before = obj.clone();
+                let params = BTreeMap::from([("replicas".to_string(), replicas.clone())]);
+                let a = actions.run(&obj, action, &params, TEST_NOW);
+                let b = actions.run(&obj, action, &params, TEST_NOW);
+                prop_assert_eq!(&obj, &before);
+                // The RFC 6902 patch turns the input into the patched object.
+                if let Ok(r) = &a {
+                    for res in r.resources.iter().filter(|r| r.operation == crate::actions::Operation::Patch) {
+                        let ops: json_patch::Patch =
+                            serde_json::from_value(serde_json::to_value(&res.patch).expect("json")).expect("patch");
+                        let mut patched = obj.clone();
+                        json_patch::patch(&mut patched, &ops).expect("applies");
+                        prop_assert_eq!(&patched, &res.resource);
+                    }
+                }
+                let a = a.map(|r| serde_json::to_string(&r).expect("json")).map_err(|e| e.to_string());
+                let b = b.map(|r| serde_json::to_string(&r).expect("json")).map_err(|e| e.to_string());
+                prop_assert!(a.is_ok(), "{:?}", a);
+                prop_assert_eq!(a, b);
+                let d1 = actions.discover(&obj, TEST_NOW).map_err(|e| e.to_string());
+                let d2 = actions.discover(&obj, TEST_NOW).map_err(|e| e.to_string());
+                prop_assert_eq!(d1, d2);
+                prop_assert_eq!(&obj, &before);
+            }
         }
     }
 }

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use crate::health::scripts::{HealthScript, HealthScripts, run_health_tests};
 use crate::script::{LuaEngine, LuaHealth, ScriptLimits};
-use crate::tests::support::{read, selected, testdata};
+use crate::tests::support::{files_below, read, selected, testdata};
 
 pub(crate) fn text(v: &Value, key: &str) -> String {
     v.get(key).and_then(Value::as_str).unwrap_or_default().to_string()
@@ -190,25 +190,6 @@ fn case_object(case: &Value, default_obj: &Value) -> Value {
         obj["spec"]["big"] = Value::String("a".repeat(usize::try_from(n).expect("fits")));
     }
     obj
-}
-
-/// Every file below `dir`, by path relative to it.
-pub(crate) fn files_below(dir: &std::path::Path) -> BTreeMap<String, String> {
-    fn walk(base: &std::path::Path, dir: &std::path::Path, out: &mut BTreeMap<String, String>) {
-        for entry in std::fs::read_dir(dir).expect("read_dir") {
-            let p = entry.expect("entry").path();
-            if p.is_dir() {
-                walk(base, &p, out);
-            } else {
-                let rel = p.strip_prefix(base).expect("below base");
-                let rel = rel.to_string_lossy().replace('\\', "/");
-                out.insert(rel, std::fs::read_to_string(&p).expect("read"));
-            }
-        }
-    }
-    let mut out = BTreeMap::new();
-    walk(dir, dir, &mut out);
-    out
 }
 
 /// Runs every `health_test.yaml` below `root`; gives (passed, failed case names).

@@ -1,7 +1,6 @@
 //! Integration-style tests: they read `testdata/` and use only the public API.
 #![allow(clippy::disallowed_methods)] // tests read files from testdata/
 
-#[cfg(feature = "lua")]
 mod actions;
 mod diff;
 mod explain;

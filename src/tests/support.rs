@@ -77,3 +77,26 @@ impl crate::script::InterruptCheck for CountdownCheck {
         (left == 0).then(|| "the test's countdown ran out".to_string())
     }
 }
+
+/// Every file below `dir`, by path relative to it.
+pub(crate) fn files_below(dir: &std::path::Path) -> std::collections::BTreeMap<String, String> {
+    fn walk(
+        base: &std::path::Path,
+        dir: &std::path::Path,
+        out: &mut std::collections::BTreeMap<String, String>,
+    ) {
+        for entry in std::fs::read_dir(dir).expect("read_dir") {
+            let p = entry.expect("entry").path();
+            if p.is_dir() {
+                walk(base, &p, out);
+            } else {
+                let rel = p.strip_prefix(base).expect("below base");
+                let rel = rel.to_string_lossy().replace('\\', "/");
+                out.insert(rel, std::fs::read_to_string(&p).expect("read"));
+            }
+        }
+    }
+    let mut out = std::collections::BTreeMap::new();
+    walk(dir, dir, &mut out);
+    out
+}

@@ -659,6 +659,24 @@ fn check_waiting(name: &str, case: &Value) -> Result<(), String> {
     if errs.is_empty() { Ok(()) } else { Err(format!("{name}: {}", errs.join("\n"))) }
 }
 
+/// `sync::apply::client_side_apply`: the request kubectl apply makes (testdata/sync/client-side-apply.yaml).
+fn check_client_side_apply(name: &str, case: &Value) -> Result<(), String> {
+    use crate::sync::apply::{ClientSideApply, client_side_apply};
+    let live = case.get("live").filter(|l| !l.is_null());
+    let got = match client_side_apply(&case["target"], live) {
+        Ok(ClientSideApply::Create(o)) => serde_json::json!({"create": o}),
+        Ok(ClientSideApply::StrategicMergePatch(p)) => serde_json::json!({"strategic": p}),
+        Ok(ClientSideApply::MergePatch(p)) => serde_json::json!({"merge": p}),
+        Ok(ClientSideApply::Unchanged) => serde_json::json!({"unchanged": true}),
+        Err(e) => serde_json::json!({"error": e.to_string()}),
+    };
+    if got == case["expect"] {
+        Ok(())
+    } else {
+        Err(format!("{name}: got {got}, want {}", case["expect"]))
+    }
+}
+
 #[test]
 fn sync_conformance() {
     let mut all = Vec::new();
@@ -683,6 +701,7 @@ fn sync_conformance() {
                     "decide" => check_decide(&name, &case),
                     "rows" => check_rows(&name, &case),
                     "waiting" => check_waiting(&name, &case),
+                    "client-side-apply" => check_client_side_apply(&name, &case),
                     other => Err(format!("{name}: unknown kind {other}")),
                 };
                 if let Err(e) = r {

@@ -7,10 +7,11 @@ use crate::common::{self, CliError, Output};
 
 const ACTIONS_USAGE: &str = "\
 usage: gitops-core actions list OBJ [--customizations DIR] [--argocd-cm CM.yaml]
-                                    [--output text|json|yaml]
+                                    [--no-builtin-actions] [--output text|json|yaml]
        gitops-core actions run OBJ NAME [--param NAME=VALUE]... [--now RFC3339]
                                         [--customizations DIR] [--argocd-cm CM.yaml]
-                                        [--output yaml|json] [--show-secrets]
+                                        [--no-builtin-actions] [--output yaml|json]
+                                        [--show-secrets]
 
 Argo CD's resource actions on one object (OBJ: a YAML or JSON file, or - for standard input).
 `list` prints the actions the object offers (its kind's discovery.lua); `run` runs one
@@ -19,13 +20,16 @@ and the RFC 6902 patch against OBJ) or an object to create (a Job or Workflow), 
 values masked as diff masks them (--show-secrets shows them). A created object without a
 namespace is created in OBJ's; names are checked as the API server checks them. Nothing is
 applied. Scripts run in the health-script sandbox, without the open libraries, as Argo CD's
-API server runs them.
+API server runs them. The kinds Argo CD 3.6.2 ships actions for (restart a Deployment,
+create a Job from a CronJob, suspend a Flux Kustomization, ...) have them built in, with no
+Lua; a DIR folder for the kind replaces them, and argocd-cm's actions come first.
 
 options:
   --customizations DIR  scripts in the layout of Argo CD's resource_customizations/
                         (<group>/<Kind>/actions/discovery.lua, .../actions/NAME/action.lua)
   --argocd-cm CM.yaml   an argocd-cm ConfigMap, for its resource.customizations.actions
                         (definitions, discovery.lua, mergeBuiltinActions); it wins over DIR
+  --no-builtin-actions  only the actions of argocd-cm and DIR, none built in
   --param NAME=VALUE    an action parameter, the script's actionParams[NAME] (repeatable)
   --now RFC3339         the clock of os.date and os.time (default: now)
   --output FORMAT       list: text (default), json or yaml; run: yaml (default) or json
@@ -38,7 +42,8 @@ const TEST_USAGE: &str = "\
 usage: gitops-core test-actions DIR
 
 Runs every action_test.yaml below DIR (Argo CD's resource_customizations layout) with the
-scripts below DIR, as Argo CD's own test does: a discovery case passes when every discovered
+scripts below DIR, as Argo CD's own test does; a kind with no scripts there runs its built-in
+actions, and its lines end in `, built-in`. A discovery case passes when every discovered
 action is in its `result` (a field left out there is its zero value); an action case passes
 when it fails with exactly its expectedErrorMessage, or when each impacted resource matches an
 object of its expectedOutputPath (by kind, name and namespace; a Job created from a CronJob or
@@ -58,6 +63,7 @@ struct Args {
     now: Option<String>,
     output: Option<Output>,
     show_secrets: bool,
+    no_builtin: bool,
 }
 
 fn parse_args(mut p: lexopt::Parser) -> Result<Option<Args>, CliError> {
@@ -72,6 +78,7 @@ fn parse_args(mut p: lexopt::Parser) -> Result<Option<Args>, CliError> {
         now: None,
         output: None,
         show_secrets: false,
+        no_builtin: false,
     };
     let usage = |m: String| CliError::Usage(format!("{m}\n{ACTIONS_USAGE}"));
     while let Some(arg) = p.next()? {
@@ -87,6 +94,7 @@ fn parse_args(mut p: lexopt::Parser) -> Result<Option<Args>, CliError> {
             }
             Long("now") => a.now = Some(p.value()?.string()?),
             Long("show-secrets") => a.show_secrets = true,
+            Long("no-builtin-actions") => a.no_builtin = true,
             Long("output") | Short('o') => a.output = Some(Output::parse(&p.value()?.string()?)?),
             Long("help") | Short('h') => {
                 outln!("{ACTIONS_USAGE}");
@@ -119,7 +127,6 @@ fn parse_args(mut p: lexopt::Parser) -> Result<Option<Args>, CliError> {
 }
 
 /// Runs `actions`.
-#[cfg(feature = "lua")]
 pub fn run(p: lexopt::Parser) -> Result<u8, CliError> {
     use gitops_core::actions::{ActionScripts, Actions};
 
@@ -127,7 +134,8 @@ pub fn run(p: lexopt::Parser) -> Result<u8, CliError> {
     let mut scripts = match &a.argocd_cm {
         Some(cm) => ActionScripts::from_settings(&common::read_settings(cm)?),
         None => ActionScripts::new(),
-    };
+    }
+    .with_builtin_actions(!a.no_builtin);
     if let Some(dir) = &a.customizations {
         if !dir.is_dir() {
             return Err(CliError::Input(format!("{}: not a directory", dir.display())));
@@ -141,10 +149,10 @@ pub fn run(p: lexopt::Parser) -> Result<u8, CliError> {
             .map_err(|e| CliError::Usage(format!("--now: {e}")))?,
         None => common::clock_now(),
     };
+    let actions = Actions::new(scripts).with_reveal_secrets(a.show_secrets);
     // One run is one request, each script under the 1 s deadline.
-    let actions = Actions::new(scripts)
-        .with_engine(crate::health::lua_engine().for_request())
-        .with_reveal_secrets(a.show_secrets);
+    #[cfg(feature = "lua")]
+    let actions = actions.with_engine(crate::health::lua_engine().for_request());
     if a.command == "list" {
         let found = match actions.discover(&obj, now) {
             Ok(f) => f,
@@ -174,16 +182,7 @@ pub fn run(p: lexopt::Parser) -> Result<u8, CliError> {
     }
 }
 
-#[cfg(not(feature = "lua"))]
-pub fn run(p: lexopt::Parser) -> Result<u8, CliError> {
-    if parse_args(p)?.is_none() {
-        return Ok(0);
-    }
-    Err(CliError::Usage("`actions` needs the `lua` feature".into()))
-}
-
 /// The text of `actions list`: one row per action.
-#[cfg(feature = "lua")]
 fn list_text(found: &[gitops_core::actions::ResourceAction]) -> String {
     if found.is_empty() {
         return "no actions\n".to_string();
@@ -227,7 +226,6 @@ fn list_text(found: &[gitops_core::actions::ResourceAction]) -> String {
 
 /// The action scripts below a directory in the layout of Argo CD's `resource_customizations/`,
 /// by path relative to it, for `ActionScripts::with_directory`.
-#[cfg(feature = "lua")]
 fn read_action_scripts(dir: &Path) -> Result<BTreeMap<String, String>, CliError> {
     let files = crate::folders::walk(dir)?;
     let mut out = BTreeMap::new();
@@ -252,7 +250,6 @@ pub fn run_tests(p: lexopt::Parser) -> Result<u8, CliError> {
 
 /// Runs the `action_test.yaml` files below `dir`, giving each line of the report (with its
 /// newline) to `out`.
-#[cfg(feature = "lua")]
 fn run_test_dir(dir: &Path, out: &mut dyn FnMut(&str)) -> Result<u8, CliError> {
     use gitops_core::actions::{
         ActionScripts, ActionTestKind, Actions, TEST_NOW, run_action_tests,
@@ -261,8 +258,9 @@ fn run_test_dir(dir: &Path, out: &mut dyn FnMut(&str)) -> Result<u8, CliError> {
     let mut say = |line: String| out(&format!("{line}\n"));
 
     let files = crate::folders::walk(dir)?;
-    let actions = Actions::new(ActionScripts::new().with_directory(&read_action_scripts(dir)?))
-        .with_engine(crate::health::lua_engine());
+    let actions = Actions::new(ActionScripts::new().with_directory(&read_action_scripts(dir)?));
+    #[cfg(feature = "lua")]
+    let actions = actions.with_engine(crate::health::lua_engine());
     let (mut passed, mut failed, mut unreadable) = (0usize, 0usize, false);
     for test in files.iter().filter(|f| f.file_name().is_some_and(|n| n == "action_test.yaml")) {
         let test_dir = test.parent().unwrap_or(dir);
@@ -284,10 +282,13 @@ fn run_test_dir(dir: &Path, out: &mut dyn FnMut(&str)) -> Result<u8, CliError> {
             }
         };
         for c in cases {
-            let what = match c.kind {
+            let mut what = match c.kind {
                 ActionTestKind::Discovery => "discovery".to_string(),
                 _ => format!("action {}", c.action),
             };
+            if c.script.starts_with("built-in ") {
+                what.push_str(", built-in");
+            }
             if c.passed {
                 passed += 1;
                 say(format!("PASS {prefix}{} ({what})", c.input_path));
@@ -304,7 +305,6 @@ fn run_test_dir(dir: &Path, out: &mut dyn FnMut(&str)) -> Result<u8, CliError> {
 
 /// The `.yaml`, `.yml` and `.json` files below a test's folder, by path relative to it; one
 /// that cannot be read fails only the cases that use it.
-#[cfg(feature = "lua")]
 fn read_test_inputs(test_dir: &Path) -> Result<BTreeMap<String, String>, CliError> {
     let below = crate::folders::walk(test_dir)?;
     let mut inputs = BTreeMap::new();
@@ -317,9 +317,4 @@ fn read_test_inputs(test_dir: &Path) -> Result<BTreeMap<String, String>, CliErro
         }
     }
     Ok(inputs)
-}
-
-#[cfg(not(feature = "lua"))]
-fn run_test_dir(_dir: &Path, _out: &mut dyn FnMut(&str)) -> Result<u8, CliError> {
-    Err(CliError::Usage("`test-actions` needs the `lua` feature".into()))
 }

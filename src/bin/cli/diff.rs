@@ -28,9 +28,12 @@ or - for standard input; --desired and --live may be given more than once.
 --output       text (default, as `argocd app diff`), json or yaml
 --show-secrets print Secret values instead of masks
 --dry-run      server-side diff: the results of `kubectl apply --server-side --dry-run=server
-               --field-manager=argocd-controller` of the desired objects (PATH as above)
+               --field-manager=argocd-controller --force-conflicts -o json
+               --show-managed-fields` of the desired objects (PATH as above); without
+               --show-managed-fields kubectl leaves out the managedFields the diff needs
 --explain      after each resource header, one line per differing field: desired and live
-               values and who last wrote it (from the live object's managedFields)
+               values and who last wrote it (from the live object's managedFields, which
+               `kubectl get` prints only with --show-managed-fields)
 --unmanaged    list, per resource, the live fields Git never declared that a person or tool
                added (self-heal keeps them; a Replace sync removes them), then the live
                objects that are not the app's (neither desired nor tracked for it, or owned
@@ -109,6 +112,25 @@ fn parse(mut p: lexopt::Parser) -> Result<Option<Args>, CliError> {
     }))
 }
 
+/// A note on stderr for each explained live object that has no `metadata.managedFields`: its
+/// writers are unknown, most often because `kubectl get` left them out (it prints them only
+/// with `--show-managed-fields`).
+fn note_unrecorded_writers(live: &[serde_json::Value], explained: &[ResourceExplanation]) {
+    for e in explained.iter().filter(|e| !e.changes.is_empty() || !e.unmanaged.is_empty()) {
+        let unrecorded = live.iter().any(|o| {
+            gitops_core::ObjectRef::from_object_lossy(o).same_object(&e.object)
+                && o.pointer("/metadata/managedFields").is_none()
+        });
+        if unrecorded {
+            eprintln!(
+                "note: {} has no managedFields, so no writer is known (`kubectl get` prints them \
+                 only with --show-managed-fields)",
+                e.object
+            );
+        }
+    }
+}
+
 /// Runs the command.
 pub fn run(args: lexopt::Parser) -> Result<u8, CliError> {
     let Some(args) = parse(args)? else { return Ok(0) };
@@ -137,6 +159,7 @@ pub fn run(args: lexopt::Parser) -> Result<u8, CliError> {
     } else {
         Vec::new()
     };
+    note_unrecorded_writers(&c.live, &explained);
     let show = Show { explain: args.explain, unmanaged: args.unmanaged };
     match args.output {
         Output::Json | Output::Yaml => {

@@ -1,9 +1,11 @@
-//! `cert-manager.io`: Certificate, Issuer and ClusterIssuer, as Argo CD 3.6.2's scripts.
+//! `cert-manager.io`: Certificate, CertificateRequest, Issuer and ClusterIssuer, as Argo CD
+//! 3.6.2's scripts.
 
 use super::{Env, Fault, Hs, Lv, Rule};
 
 pub(super) const RULES: &[Rule] = &[
     Rule { group: "cert-manager.io", kind: "Certificate", check: certificate },
+    Rule { group: "cert-manager.io", kind: "CertificateRequest", check: certificate_request },
     Rule { group: "cert-manager.io", kind: "Issuer", check: issuer },
     Rule { group: "cert-manager.io", kind: "ClusterIssuer", check: cluster_issuer },
 ];
@@ -49,6 +51,31 @@ fn certificate(env: &Env<'_>) -> Result<Hs, Fault> {
         }
     }
     Ok(Hs::new("Progressing", "Waiting for certificate"))
+}
+
+/// A `True` Denied or InvalidRequest condition is Degraded; then the first Ready condition:
+/// `True` Healthy, reason Pending Progressing, else Degraded; else Progressing, `Waiting for
+/// certificate request`.
+fn certificate_request(env: &Env<'_>) -> Result<Hs, Fault> {
+    if let Some(conditions) = conditions(env)? {
+        for c in conditions.items()? {
+            let kind = c.get("type")?;
+            if (kind.is("Denied") || kind.is("InvalidRequest")) && c.get("status")?.is("True") {
+                return Ok(Hs::new("Degraded", c.get("message")?));
+            }
+        }
+        if let Some(c) = conditions.find_type("Ready")? {
+            let health = if c.get("status")?.is("True") {
+                "Healthy"
+            } else if c.get("reason")?.is("Pending") {
+                "Progressing"
+            } else {
+                "Degraded"
+            };
+            return Ok(Hs::new(health, c.get("message")?));
+        }
+    }
+    Ok(Hs::new("Progressing", "Waiting for certificate request"))
 }
 
 /// Ready; else Progressing, `Initializing issuer`.

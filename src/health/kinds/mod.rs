@@ -17,7 +17,62 @@
 #[allow(dead_code)]
 pub(crate) mod lua;
 
+mod acid_zalan_do;
+mod acme_cert_manager_io;
+mod addons_cluster_x_k8s_io;
+mod addons_projectcapsule_dev;
+mod any_cnrm_cloud_google_com;
+mod any_crossplane_io;
+mod any_services_k8s_aws;
+mod any_upbound_io;
+mod apiextensions_k8s_io;
+mod apps_3scale_net;
+mod apps_kruise_io;
+mod apps_openshift_io;
+mod argoproj_io;
+mod astra_netapp_io;
+mod batch;
+mod beat_k8s_elastic_co;
+mod bitnami_com;
+mod camel_apache_org;
+mod capabilities_3scale_net;
+mod capsule_clastix_io;
+mod cassandra_rook_io;
+mod cdi_kubevirt_io;
+mod ceph_rook_io;
 mod cert_manager_io;
+mod certmanager_k8s_io;
+mod clickhouse_altinity_com;
+mod clickhouse_keeper_altinity_com;
+mod cloudfront_aws_crossplane_io;
+mod cluster_x_k8s_io;
+mod controlplane_cluster_x_k8s_io;
+mod coralogix_com;
+mod core_gardener_cloud;
+mod core_humio_com;
+mod core_spinkube_dev;
+mod datadoghq_com;
+mod db_atlasgo_io;
+mod elasticsearch_k8s_elastic_co;
+mod external_secrets_io;
+mod flagger_app;
+mod flink_apache_org;
+mod game_kruise_io;
+mod gateway_envoyproxy_io;
+mod gateway_networking_k8s_io;
+mod gateway_solo_io;
+mod gloo_solo_io;
+mod grafana_integreatly_org;
+mod grafana_org_operator_kubitus_project_gitlab_io;
+mod helm_toolkit_fluxcd_io;
+mod iam_aws_crossplane_io;
+mod iammanager_keikoproj_io;
+mod image_toolkit_fluxcd_io;
+mod install_istio_io;
+mod jaegertracing_io;
+mod k8s_keycloak_org;
+mod k8s_mariadb_com;
+mod kafka_banzaicloud_io;
 mod kafka_strimzi_io;
 mod karpenter_k8s_aws;
 mod karpenter_sh;
@@ -54,7 +109,40 @@ mod pkg_crossplane_io;
 mod platform_confluent_io;
 mod policies_kyverno_io;
 mod policy;
+mod policy_open_cluster_management_io;
+mod postgresql_cnpg_io;
+mod proclaim_dogmatiq_io;
+mod projectcontour_io;
+mod promoter_argoproj_io;
+mod psmdb_percona_com;
+mod pulumi_com;
+mod pxc_percona_com;
+mod rabbitmq_com;
+mod rds_aws_crossplane_io;
+mod rollouts_kruise_io;
+mod route53_aws_crossplane_io;
+mod route_openshift_io;
+mod s3_aws_crossplane_io;
+mod services_cloud_sap_com;
+mod serving_knative_dev;
+mod serving_kserve_io;
+mod shapes_a;
+mod shapes_b;
 mod shapes_c;
+mod shapes_d;
+mod snapshot_storage_k8s_io;
+mod solr_apache_org;
+mod source_toolkit_fluxcd_io;
+mod sparkoperator_k8s_io;
+mod spot_io;
+mod stacks_crossplane_io;
+mod tekton_dev;
+mod tower_ansible_com;
+mod trident_netapp_io;
+mod trust_cert_manager_io;
+mod velero_io;
+mod work_karmada_io;
+mod zookeeper_pravega_io;
 
 use serde_json::Value;
 
@@ -162,6 +250,91 @@ pub(crate) const CATALOG: &[&[Rule]] = &[
     platform_confluent_io::RULES,
     policies_kyverno_io::RULES,
     policy::RULES,
+    policy_open_cluster_management_io::RULES,
+    postgresql_cnpg_io::RULES,
+    proclaim_dogmatiq_io::RULES,
+    projectcontour_io::RULES,
+    promoter_argoproj_io::RULES,
+    psmdb_percona_com::RULES,
+    pulumi_com::RULES,
+    pxc_percona_com::RULES,
+    rabbitmq_com::RULES,
+    rds_aws_crossplane_io::RULES,
+    rollouts_kruise_io::RULES,
+    route53_aws_crossplane_io::RULES,
+    route_openshift_io::RULES,
+    s3_aws_crossplane_io::RULES,
+    services_cloud_sap_com::RULES,
+    serving_knative_dev::RULES,
+    serving_kserve_io::RULES,
+    snapshot_storage_k8s_io::RULES,
+    solr_apache_org::RULES,
+    source_toolkit_fluxcd_io::RULES,
+    sparkoperator_k8s_io::RULES,
+    spot_io::RULES,
+    stacks_crossplane_io::RULES,
+    tekton_dev::RULES,
+    tower_ansible_com::RULES,
+    trident_netapp_io::RULES,
+    trust_cert_manager_io::RULES,
+    velero_io::RULES,
+    work_karmada_io::RULES,
+    zookeeper_pravega_io::RULES,
+    core_humio_com::RULES,
+    core_spinkube_dev::RULES,
+    datadoghq_com::RULES,
+    db_atlasgo_io::RULES,
+    elasticsearch_k8s_elastic_co::RULES,
+    external_secrets_io::RULES,
+    flagger_app::RULES,
+    flink_apache_org::RULES,
+    game_kruise_io::RULES,
+    gateway_envoyproxy_io::RULES,
+    gateway_networking_k8s_io::RULES,
+    gateway_solo_io::RULES,
+    gloo_solo_io::RULES,
+    grafana_integreatly_org::RULES,
+    grafana_org_operator_kubitus_project_gitlab_io::RULES,
+    helm_toolkit_fluxcd_io::RULES,
+    iam_aws_crossplane_io::RULES,
+    iammanager_keikoproj_io::RULES,
+    image_toolkit_fluxcd_io::RULES,
+    install_istio_io::RULES,
+    jaegertracing_io::RULES,
+    k8s_keycloak_org::RULES,
+    k8s_mariadb_com::RULES,
+    kafka_banzaicloud_io::RULES,
+    acid_zalan_do::RULES,
+    acme_cert_manager_io::RULES,
+    addons_cluster_x_k8s_io::RULES,
+    addons_projectcapsule_dev::RULES,
+    any_cnrm_cloud_google_com::RULES,
+    any_crossplane_io::RULES,
+    any_services_k8s_aws::RULES,
+    any_upbound_io::RULES,
+    apiextensions_k8s_io::RULES,
+    apps_3scale_net::RULES,
+    apps_kruise_io::RULES,
+    apps_openshift_io::RULES,
+    argoproj_io::RULES,
+    astra_netapp_io::RULES,
+    batch::RULES,
+    beat_k8s_elastic_co::RULES,
+    bitnami_com::RULES,
+    camel_apache_org::RULES,
+    capabilities_3scale_net::RULES,
+    capsule_clastix_io::RULES,
+    cassandra_rook_io::RULES,
+    cdi_kubevirt_io::RULES,
+    ceph_rook_io::RULES,
+    certmanager_k8s_io::RULES,
+    clickhouse_altinity_com::RULES,
+    clickhouse_keeper_altinity_com::RULES,
+    cloudfront_aws_crossplane_io::RULES,
+    cluster_x_k8s_io::RULES,
+    controlplane_cluster_x_k8s_io::RULES,
+    coralogix_com::RULES,
+    core_gardener_cloud::RULES,
 ];
 
 /// The built-in rule for a group and kind, by Argo CD's lookup: exact first, then wildcard
@@ -216,6 +389,20 @@ mod tests {
 
     const fn rule(group: &'static str, kind: &'static str) -> Rule {
         Rule { group, kind, check: stand_in }
+    }
+
+    #[test]
+    fn folder_names_match_as_globs() {
+        let m = |p: &str, t: &str| folder_match(p.as_bytes(), t.as_bytes());
+        assert!(m("_.crossplane.io", "pkg.crossplane.io"));
+        assert!(m("_.crossplane.io", "a.b.crossplane.io"));
+        assert!(!m("_.crossplane.io", "crossplane.io"));
+        assert!(!m("_.crossplane.io", "pkg.crossplane.io.x"));
+        assert!(m("_", ""));
+        assert!(m("a_b_c", "abc") && m("a_b_c", "axxbyyc"));
+        assert!(!m("a_b_c", "acb"));
+        assert!(m("apps", "apps") && !m("apps", "apps2"));
+        assert!(!m("_", "a/b"), "`_` does not cross `/`, as doublestar's `*`");
     }
 
     /// The lookup compares a list's group once: every list of the catalog holds one group.

@@ -117,7 +117,7 @@ impl From<mlua::Error> for ReadError {
 }
 
 const INVALID_STATUS: &str = "Lua returned an invalid health status";
-const MARSHAL_WRAP: &str = "json: error calling MarshalJSON for type json.jsonValue: ";
+const MARSHAL_WRAP: &str = "json: error calling MarshalJSON for type *json.jsonValue: ";
 
 /// Reads the script's last return value (Argo CD's `getHealthStatus`).
 pub(super) fn read_health(v: Value) -> Result<LuaHealth, ReadError> {

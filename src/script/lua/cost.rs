@@ -109,6 +109,11 @@ fn charged(
                 mlua::Error::RuntimeError(m) => super::strip_traceback(&m).to_string(),
                 other => super::strip_traceback(&other.to_string()).to_string(),
             };
+            // An error raised by Lua code the function called back (a `table.sort`
+            // comparator) has its own position already: passed on as gopher-lua does.
+            if has_position(&text) {
+                return mlua::Error::RuntimeError(text);
+            }
             let text = text.replace("to '?'", &format!("to '{name}'"));
             mlua::Error::RuntimeError(format!("{}{text}", position(lua)))
         })
@@ -279,6 +284,14 @@ pub(super) fn copy(len: usize) -> u64 {
 
 /// `<chunk>:<line>: ` of the Lua code calling the current library function, as `luaL_error`
 /// prefixes its messages; empty when the caller is not Lua code.
+/// Whether an error text starts with a script position (`<string>:12: `).
+fn has_position(text: &str) -> bool {
+    text.strip_prefix("<string>:").is_some_and(|rest| {
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        digits > 0 && rest[digits..].starts_with(": ")
+    })
+}
+
 pub(super) fn position(lua: &Lua) -> String {
     lua.inspect_stack(1, |d| {
         let line = d.current_line()?;

@@ -12,24 +12,7 @@ use mlua::{Lua, Table, Value};
 
 use super::Control;
 use super::cost::position;
-use crate::civil::Wall;
-
-const WEEKDAYS: [&str; 7] =
-    ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
-const MONTHS: [&str; 12] = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-];
+use crate::civil::{Wall, strftime};
 
 /// Builds the safe `os` table.
 pub(super) fn create(lua: &Lua, control: &Rc<Control>) -> mlua::Result<Table> {
@@ -110,64 +93,6 @@ fn time_of_table(t: &Table) -> mlua::Result<i64> {
         .saturating_add(hour.saturating_mul(3600))
         .saturating_add(min.saturating_mul(60))
         .saturating_add(sec))
-}
-
-/// gopher-lua's strftime: each flag becomes a Go layout, printed in UTC.
-fn strftime(fmt: &str, t: &Wall) -> String {
-    let mut out = String::new();
-    let mut chars = fmt.chars();
-    let month = MONTHS[(t.month - 1).clamp(0, 11) as usize];
-    let weekday = WEEKDAYS[t.weekday.clamp(0, 6) as usize];
-    let h12 = if t.hour % 12 == 0 { 12 } else { t.hour % 12 };
-    let pm = t.hour >= 12;
-    while let Some(c) = chars.next() {
-        if c != '%' {
-            out.push(c);
-            continue;
-        }
-        let Some(f) = chars.next() else {
-            out.push('%');
-            break;
-        };
-        let piece = match f {
-            // Go's layout for it is `mon`, which is not a layout element: printed as is.
-            'a' => "mon".to_string(),
-            'A' => weekday.to_string(),
-            'b' => month[..3].to_string(),
-            'B' => month.to_string(),
-            'c' => format!(
-                "{:02} {} {:02} {:02}:{:02} UTC",
-                t.day,
-                &month[..3],
-                t.year.rem_euclid(100),
-                t.hour,
-                t.minute
-            ),
-            'd' => format!("{:02}", t.day),
-            'F' => format!("{:04}-{:02}-{:02}", t.year, t.month, t.day),
-            'H' => format!("{:02}", t.hour),
-            'I' => format!("{h12:02}"),
-            'm' => format!("{:02}", t.month),
-            'M' => format!("{:02}", t.minute),
-            'p' => (if pm { "PM" } else { "AM" }).to_string(),
-            'P' => (if pm { "pm" } else { "am" }).to_string(),
-            'S' => format!("{:02}", t.second),
-            'w' => t.weekday.to_string(),
-            // Go's layout for it is `15/04/05`: the time, not the date.
-            'x' => format!("{:02}/{:02}/{:02}", t.hour, t.minute, t.second),
-            'X' => format!("{:02}:{:02}:{:02}", t.hour, t.minute, t.second),
-            'y' => format!("{:02}", t.year.rem_euclid(100)),
-            // Go's `2006`: at least four digits, after the sign (year 1 is `0001`).
-            'Y' if t.year < 0 => format!("-{:04}", t.year.unsigned_abs()),
-            'Y' => format!("{:04}", t.year),
-            'z' => "+0000".to_string(),
-            'Z' => "UTC".to_string(),
-            '%' => "%".to_string(),
-            other => format!("%{other}"),
-        };
-        out.push_str(&piece);
-    }
-    out
 }
 
 #[cfg(test)]

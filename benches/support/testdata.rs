@@ -1,0 +1,35 @@
+//! Reading the benchmarks' inputs from `testdata/` (shared by the benchmarks through `#[path]`).
+#![allow(dead_code)] // each benchmark uses what it needs
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// `testdata/<rel>`.
+pub fn path(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata").join(rel)
+}
+
+/// The text of `testdata/<rel>`.
+pub fn testdata(rel: &str) -> String {
+    let path = path(rel);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Every file below `testdata/<rel>`, by path relative to it.
+pub fn files(rel: &str) -> BTreeMap<String, String> {
+    fn walk(base: &Path, dir: &Path, out: &mut BTreeMap<String, String>) {
+        for entry in std::fs::read_dir(dir).expect("read_dir") {
+            let p = entry.expect("entry").path();
+            if p.is_dir() {
+                walk(base, &p, out);
+            } else {
+                let rel = p.strip_prefix(base).expect("below").to_string_lossy().replace('\\', "/");
+                out.insert(rel, std::fs::read_to_string(&p).expect("read"));
+            }
+        }
+    }
+    let base = path(rel);
+    let mut out = BTreeMap::new();
+    walk(&base, &base, &mut out);
+    out
+}

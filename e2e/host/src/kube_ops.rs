@@ -1,0 +1,400 @@
+//! The host's hands: discovery, listing, and each step action carried out with kube-rs the
+//! way Argo CD's controller carries it out with kubectl's code.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use gitops_core::sync::apply::{ClientSideApply, client_side_apply};
+use gitops_core::sync::{
+    ActionKind, CLIENT_SIDE_APPLY_MANAGER, HostAction, Outcome, PropagationPolicy,
+};
+use gitops_core::{ObjectRef, Scope, Scopes};
+use kube::api::{
+    Api, ApiResource, DeleteParams, DynamicObject, ListParams, Patch, PatchParams, PostParams,
+};
+use kube::discovery::{ApiCapabilities, Discovery, Scope as KubeScope, verbs};
+use kube::{Client, Config};
+use serde_json::{Value, json};
+
+/// Argo CD's server-side apply field manager.
+const SSA_MANAGER: &str = gitops_core::diff::ARGOCD_MANAGER;
+/// The finalizer Argo CD puts on hooks.
+const HOOK_FINALIZER: &str = "argocd.argoproj.io/hook-finalizer";
+/// Kinds never listed for the app: Argo CD's default resource exclusions and the API
+/// server's churn.
+const NOT_LISTED: &[(&str, &str)] = &[
+    ("", "Event"),
+    ("events.k8s.io", "Event"),
+    ("", "Endpoints"),
+    ("discovery.k8s.io", "EndpointSlice"),
+    ("coordination.k8s.io", "Lease"),
+    ("", "ComponentStatus"),
+];
+
+/// A connection to the cluster and what discovery found in it.
+pub struct Cluster {
+    client: Client,
+    resources: BTreeMap<(String, String), (ApiResource, ApiCapabilities)>,
+    by_version: BTreeMap<(String, String, String), (ApiResource, ApiCapabilities)>,
+}
+
+fn api_error(e: kube::Error) -> String {
+    match e {
+        kube::Error::Api(s) => s.message,
+        other => other.to_string(),
+    }
+}
+
+fn is_not_found(e: &kube::Error) -> bool {
+    matches!(e, kube::Error::Api(s) if s.code == 404)
+}
+
+impl Cluster {
+    /// Connects with the kubeconfig (`KUBECONFIG`, else `~/.kube/config`, else in-cluster).
+    pub async fn connect() -> Result<Cluster, String> {
+        let config = Config::infer().await.map_err(|e| format!("kubeconfig: {e}"))?;
+        let client = Client::try_from(config).map_err(|e| format!("client: {e}"))?;
+        Ok(Cluster { client, resources: BTreeMap::new(), by_version: BTreeMap::new() })
+    }
+
+    /// Runs discovery again (a CRD applied by the sync adds a kind).
+    pub async fn discover(&mut self) -> Result<(), String> {
+        let discovery = Discovery::new(self.client.clone())
+            .run()
+            .await
+            .map_err(|e| format!("discovery: {e}"))?;
+        self.resources.clear();
+        self.by_version.clear();
+        for group in discovery.groups() {
+            for (ar, caps) in group.recommended_resources() {
+                self.resources
+                    .insert((ar.group.clone(), ar.kind.clone()), (ar.clone(), caps.clone()));
+            }
+            for version in group.versions() {
+                for (ar, caps) in group.versioned_resources(version) {
+                    self.by_version.insert(
+                        (ar.group.clone(), ar.version.clone(), ar.kind.clone()),
+                        (ar.clone(), caps.clone()),
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Every kind's scope as the server serves it, over the built-in table.
+    pub fn scopes(&self) -> Scopes {
+        let mut scopes = Scopes::builtin();
+        for ((group, kind), (_, caps)) in &self.resources {
+            let scope = match caps.scope {
+                KubeScope::Namespaced => Scope::Namespaced,
+                KubeScope::Cluster => Scope::Cluster,
+            };
+            scopes.insert(group, kind, scope);
+        }
+        scopes
+    }
+
+    /// Kinds among `targets` the server does not serve (`group/Kind`, `Kind` for the core
+    /// group), for `Observations::missing_kinds`.
+    pub fn missing_kinds(&self, targets: &[Value]) -> BTreeSet<String> {
+        targets
+            .iter()
+            .map(ObjectRef::from_object_lossy)
+            .filter(|r| {
+                !self.by_version.contains_key(&(r.group.clone(), r.version.clone(), r.kind.clone()))
+            })
+            .map(|r| if r.group.is_empty() { r.kind } else { format!("{}/{}", r.group, r.kind) })
+            .collect()
+    }
+
+    fn resource(&self, r: &ObjectRef) -> Option<&(ApiResource, ApiCapabilities)> {
+        self.by_version
+            .get(&(r.group.clone(), r.version.clone(), r.kind.clone()))
+            .or_else(|| self.resources.get(&(r.group.clone(), r.kind.clone())))
+    }
+
+    fn api(&self, ar: &ApiResource, caps: &ApiCapabilities, namespace: &str) -> Api<DynamicObject> {
+        match caps.scope {
+            KubeScope::Namespaced => Api::namespaced_with(self.client.clone(), namespace, ar),
+            KubeScope::Cluster => Api::all_with(self.client.clone(), ar),
+        }
+    }
+
+    /// Every object of every listable kind in the cluster (preferred versions), with its
+    /// apiVersion and kind, as Argo CD's cluster cache holds them.
+    pub async fn list_all(&self) -> Result<Vec<Value>, String> {
+        let mut out = Vec::new();
+        for ((group, kind), (ar, caps)) in &self.resources {
+            if !caps.supports_operation(verbs::LIST)
+                || NOT_LISTED.contains(&(group.as_str(), kind.as_str()))
+            {
+                continue;
+            }
+            let api: Api<DynamicObject> = Api::all_with(self.client.clone(), ar);
+            let list = api
+                .list(&ListParams::default())
+                .await
+                .map_err(|e| format!("list {}: {}", ar.plural, api_error(e)))?;
+            for item in list {
+                out.push(to_value(item, ar));
+            }
+        }
+        Ok(out)
+    }
+
+    /// The namespace, for `CreateNamespace=true`.
+    pub async fn namespace(&self, name: &str) -> Result<Option<Value>, String> {
+        if name.is_empty() {
+            return Ok(None);
+        }
+        let r = ObjectRef::new("", "v1", "Namespace", "", name);
+        let Some((ar, caps)) = self.resource(&r) else { return Ok(None) };
+        self.api(ar, caps, "")
+            .get_opt(name)
+            .await
+            .map(|o| o.map(|o| to_value(o, ar)))
+            .map_err(api_error)
+    }
+
+    /// Server-side dry runs of the desired objects with Argo CD's field manager, for
+    /// server-side diff (`kubectl apply --server-side --dry-run=server
+    /// --field-manager=argocd-controller --force-conflicts`). An object whose dry run fails
+    /// is left out (the comparison then says so).
+    pub async fn dry_run_all(&self, desired: &[Value]) -> Vec<Value> {
+        let mut out = Vec::new();
+        for d in desired {
+            let r = ObjectRef::from_object_lossy(d);
+            let Some((ar, caps)) = self.resource(&r) else { continue };
+            let mut params = PatchParams::apply(SSA_MANAGER).force();
+            params.dry_run = true;
+            let api = self.api(ar, caps, &r.namespace);
+            if let Ok(o) = api.patch(&r.name, &params, &Patch::Apply(d)).await {
+                out.push(to_value(o, ar));
+            }
+        }
+        out
+    }
+
+    /// Carries out one step action and says how it went, with kubectl's words
+    /// (`deployment.apps/api configured`).
+    pub async fn carry_out(&self, a: &HostAction) -> Outcome {
+        match self.try_carry_out(a).await {
+            Ok(Some(message)) => Outcome::ok(&a.id, &message),
+            Ok(None) => Outcome::not_found(&a.id),
+            Err(message) => Outcome::failed(&a.id, &message),
+        }
+    }
+
+    async fn try_carry_out(&self, a: &HostAction) -> Result<Option<String>, String> {
+        let key = &a.key;
+        let Some((ar, caps)) = self.resource(key) else {
+            return Err(format!(
+                "resource mapping not found for name: \"{}\" namespace: \"{}\" from \"\": no matches for kind \"{}\" in version \"{}\"",
+                key.name,
+                key.namespace,
+                key.kind,
+                key.api_version()
+            ));
+        };
+        let api = self.api(ar, caps, &key.namespace);
+        let what = if ar.group.is_empty() {
+            format!("{}/{}", ar.kind.to_lowercase(), key.name)
+        } else {
+            format!("{}.{}/{}", ar.kind.to_lowercase(), ar.group, key.name)
+        };
+        let object = a.object.clone().unwrap_or(Value::Null);
+        let typed = || {
+            serde_json::from_value::<DynamicObject>(object.clone())
+                .map_err(|e| format!("{what}: {e}"))
+        };
+        let post =
+            |manager: &str| PostParams { dry_run: false, field_manager: Some(manager.into()) };
+        if a.dry_run {
+            return self.client_dry_run(a, &api, ar, &what).await.map(Some);
+        }
+        match a.kind {
+            ActionKind::Get => match api.get_opt(&key.name).await.map_err(api_error)? {
+                Some(_) => Ok(Some(String::new())),
+                None => Ok(None),
+            },
+            ActionKind::Apply if a.server_side => {
+                let manager = a.field_manager.as_deref().unwrap_or(SSA_MANAGER);
+                // Argo CD's server-side apply forces conflicts.
+                let params = PatchParams::apply(manager).force();
+                api.patch(&key.name, &params, &Patch::Apply(&object)).await.map_err(api_error)?;
+                Ok(Some(format!("{what} serverside-applied")))
+            }
+            ActionKind::Apply => {
+                // Read afresh: the patch is computed against what the server holds now.
+                let fresh =
+                    api.get_opt(&key.name).await.map_err(api_error)?.map(|o| to_value(o, ar));
+                let request =
+                    client_side_apply(&object, fresh.as_ref()).map_err(|e| e.to_string())?;
+                let params = PatchParams {
+                    field_manager: Some(CLIENT_SIDE_APPLY_MANAGER.into()),
+                    ..PatchParams::default()
+                };
+                let result = match &request {
+                    ClientSideApply::Create(obj) => {
+                        let obj = serde_json::from_value::<DynamicObject>(obj.clone())
+                            .map_err(|e| format!("{what}: {e}"))?;
+                        api.create(&post(CLIENT_SIDE_APPLY_MANAGER), &obj).await.map(|_| "created")
+                    }
+                    ClientSideApply::StrategicMergePatch(p) => api
+                        .patch(&key.name, &params, &Patch::Strategic(p))
+                        .await
+                        .map(|_| "configured"),
+                    ClientSideApply::MergePatch(p) => {
+                        api.patch(&key.name, &params, &Patch::Merge(p)).await.map(|_| "configured")
+                    }
+                    _ => Ok("unchanged"),
+                };
+                match result {
+                    Ok(verb) => Ok(Some(format!("{what} {verb}"))),
+                    // `kubectl apply --force`: a patch the server refuses is done by deleting
+                    // and creating the object again.
+                    Err(e) if a.force && fresh.is_some() => {
+                        let _ = e;
+                        self.recreate(&api, &key.name, &with_last_applied(&object)).await?;
+                        Ok(Some(format!("{what} replaced")))
+                    }
+                    Err(e) => Err(api_error(e)),
+                }
+            }
+            ActionKind::Create => {
+                api.create(&post("argocd-controller"), &typed()?).await.map_err(api_error)?;
+                Ok(Some(format!("{what} created")))
+            }
+            ActionKind::Replace | ActionKind::Update => {
+                let fresh = api.get_opt(&key.name).await.map_err(api_error)?;
+                match fresh {
+                    None => {
+                        api.create(&post("argocd-controller"), &typed()?)
+                            .await
+                            .map_err(api_error)?;
+                        Ok(Some(format!("{what} created")))
+                    }
+                    Some(_) if a.force => {
+                        self.recreate(&api, &key.name, &object).await?;
+                        Ok(Some(format!("{what} replaced")))
+                    }
+                    Some(f) => {
+                        let mut obj = typed()?;
+                        obj.metadata.resource_version = f.metadata.resource_version.clone();
+                        api.replace(&key.name, &post("argocd-controller"), &obj)
+                            .await
+                            .map_err(api_error)?;
+                        Ok(Some(format!("{what} replaced")))
+                    }
+                }
+            }
+            ActionKind::Delete => {
+                let params = DeleteParams {
+                    propagation_policy: Some(match a.propagation_policy.unwrap_or_default() {
+                        PropagationPolicy::Background => kube::api::PropagationPolicy::Background,
+                        PropagationPolicy::Orphan => kube::api::PropagationPolicy::Orphan,
+                        _ => kube::api::PropagationPolicy::Foreground,
+                    }),
+                    ..DeleteParams::default()
+                };
+                match api.delete(&key.name, &params).await {
+                    Ok(_) => Ok(Some(format!("{what} deleted"))),
+                    Err(e) if is_not_found(&e) => Ok(None),
+                    Err(e) => Err(api_error(e)),
+                }
+            }
+            ActionKind::RemoveFinalizer => {
+                let Some(fresh) = api.get_opt(&key.name).await.map_err(api_error)? else {
+                    return Ok(None);
+                };
+                let kept: Vec<String> = fresh
+                    .metadata
+                    .finalizers
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter(|f| f != HOOK_FINALIZER)
+                    .collect();
+                let patch = json!({"metadata": {"finalizers": kept,
+                    "resourceVersion": fresh.metadata.resource_version}});
+                match api.patch(&key.name, &PatchParams::default(), &Patch::Merge(&patch)).await {
+                    Ok(_) => Ok(Some(String::new())),
+                    Err(e) if is_not_found(&e) => Ok(None),
+                    Err(e) => Err(api_error(e)),
+                }
+            }
+            _ => Err(format!("gitops-host: action {:?} is not known to this host", a.kind)),
+        }
+    }
+
+    /// A dry run as Argo CD makes it, always on the client (`kubectl ... --dry-run=client`,
+    /// server-side apply included: the dry run checks the manifests, not the server): the
+    /// kind must be served, and an apply's patch must be computable against the live object.
+    async fn client_dry_run(
+        &self,
+        a: &HostAction,
+        api: &Api<DynamicObject>,
+        ar: &ApiResource,
+        what: &str,
+    ) -> Result<String, String> {
+        let object = a.object.clone().unwrap_or(Value::Null);
+        let verb = match a.kind {
+            ActionKind::Apply => {
+                let fresh =
+                    api.get_opt(&a.key.name).await.map_err(api_error)?.map(|o| to_value(o, ar));
+                match client_side_apply(&object, fresh.as_ref()).map_err(|e| e.to_string())? {
+                    ClientSideApply::Create(_) => "created",
+                    ClientSideApply::Unchanged => "unchanged",
+                    _ => "configured",
+                }
+            }
+            ActionKind::Create => "created",
+            ActionKind::Replace | ActionKind::Update => "replaced",
+            ActionKind::Delete => "deleted",
+            _ => "",
+        };
+        Ok(format!("{what} {verb} (dry run)"))
+    }
+
+    /// Deletes the object, waits until it is gone, and creates it again (`--force`).
+    async fn recreate(
+        &self,
+        api: &Api<DynamicObject>,
+        name: &str,
+        object: &Value,
+    ) -> Result<(), String> {
+        let params = DeleteParams::foreground();
+        match api.delete(name, &params).await {
+            Ok(_) => {}
+            Err(e) if is_not_found(&e) => {}
+            Err(e) => return Err(api_error(e)),
+        }
+        for _ in 0..120 {
+            if api.get_opt(name).await.map_err(api_error)?.is_none() {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+        }
+        let obj =
+            serde_json::from_value::<DynamicObject>(object.clone()).map_err(|e| e.to_string())?;
+        api.create(&PostParams::default(), &obj).await.map_err(api_error)?;
+        Ok(())
+    }
+}
+
+/// The target as `kubectl apply` creates it: with its last-applied annotation.
+fn with_last_applied(object: &Value) -> Value {
+    match client_side_apply(object, None) {
+        Ok(ClientSideApply::Create(o)) => o,
+        _ => object.clone(),
+    }
+}
+
+/// A listed object as JSON with its apiVersion and kind (list items carry neither).
+fn to_value(o: DynamicObject, ar: &ApiResource) -> Value {
+    let mut v = serde_json::to_value(o).unwrap_or(Value::Null);
+    if let Value::Object(m) = &mut v {
+        m.insert("apiVersion".into(), json!(ar.api_version));
+        m.insert("kind".into(), json!(ar.kind));
+    }
+    v
+}

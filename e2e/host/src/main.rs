@@ -1,0 +1,533 @@
+//! gitops-host: a reference host for gitops-core. The library decides (diff, health, plan,
+//! `step`, `decide`); this program is its hands against a real API server through kube-rs:
+//! it lists the app's live objects by tracking, carries out each step action as Argo CD
+//! does, waits by reading the objects again, and prints what `argocd app get` and
+//! `argocd app sync` print. The cluster comes from the kubeconfig (`KUBECONFIG`, or
+//! `~/.kube/config`).
+
+// The host is where files, the clock and the network are touched; the library never does.
+#![allow(clippy::disallowed_methods)]
+
+mod kube_ops;
+mod print;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use gitops_core::diff::{AppDiff, AppDiffInput, diff_app, respect_ignore_differences};
+use gitops_core::health::{HealthContext, ResourceHealthInput, aggregate, assess};
+use gitops_core::ignore::IgnoreNormalizer;
+use gitops_core::ownership::{instance_name, managed_live, tracked_app};
+use gitops_core::sync::decide::{AutoSyncInput, auto_sync};
+use gitops_core::sync::time::format_rfc3339;
+use gitops_core::sync::{
+    LiveObject, NamespaceLookup, Observations, OperationPhase, SyncRequest, SyncState,
+    modified_by_key, resource_statuses, step,
+};
+use gitops_core::{Application, ObjectRef, Scopes, Settings, parse_manifests};
+use serde_json::{Value, json};
+
+use kube_ops::Cluster;
+
+const USAGE: &str = "usage: gitops-host get|sync|reconcile --app APP.yaml --manifests PATH...
+                   [--argocd-cm CM.yaml] [--status STATUS.json] [--revision REV]
+                   [--prune] [--dry-run] [--force] [--sync-option OPT]... [--timeout SECONDS]
+
+  get        what `argocd app get` prints: the app's sync and health status and one row per
+             resource (status, health, hook, message)
+  sync       a manual sync (`argocd app sync`): plan and `step` carried out against the
+             cluster until the operation ends; prints the operation and its results
+  reconcile  one pass of the controller: compare, then the automated sync or self-heal that
+             `decide` starts (or why none runs), as `argocd app get` would show afterwards
+
+--app          the Argo CD Application (destination namespace, sync policy and options,
+               ignoreDifferences)
+--manifests    the rendered manifests: a file (YAML stream, JSON or List) or a folder of
+               .yaml/.yml/.json files; repeatable. An empty folder is an empty render.
+--argocd-cm    the argocd-cm ConfigMap (tracking method, customizations)
+--status       a JSON file holding the Application's `status` between runs (read when it
+               exists, written after a sync): operationState, sync history; what Argo CD
+               keeps on the Application resource
+--revision     the revision the manifests were rendered from (default: manual)
+--prune, --dry-run, --force, --sync-option OPT
+               the options of `argocd app sync` (sync only); --sync-option replaces the app's
+               syncOptions for this operation, as the operation's syncOptions do
+--timeout      give up waiting after this many seconds (default 300)
+
+exit status: 0 synced and (for sync) succeeded, 1 out of sync or the operation failed,
+2 an error";
+
+/// What the command line asks for.
+struct Args {
+    command: String,
+    app: PathBuf,
+    manifests: Vec<PathBuf>,
+    argocd_cm: Option<PathBuf>,
+    status: Option<PathBuf>,
+    revision: String,
+    prune: bool,
+    dry_run: bool,
+    force: bool,
+    sync_options: Option<Vec<String>>,
+    timeout: u64,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut it = std::env::args().skip(1);
+    let command = it.next().ok_or_else(|| USAGE.to_string())?;
+    if command == "--help" || command == "help" {
+        println!("{USAGE}");
+        std::process::exit(0);
+    }
+    let mut a = Args {
+        command,
+        app: PathBuf::new(),
+        manifests: Vec::new(),
+        argocd_cm: None,
+        status: None,
+        revision: "manual".into(),
+        prune: false,
+        dry_run: false,
+        force: false,
+        sync_options: None,
+        timeout: 300,
+    };
+    while let Some(flag) = it.next() {
+        let mut value = || it.next().ok_or_else(|| format!("{flag} needs a value"));
+        match flag.as_str() {
+            "--app" => a.app = value()?.into(),
+            "--manifests" => a.manifests.push(value()?.into()),
+            "--argocd-cm" => a.argocd_cm = Some(value()?.into()),
+            "--status" => a.status = Some(value()?.into()),
+            "--revision" => a.revision = value()?,
+            "--timeout" => a.timeout = value()?.parse().map_err(|e| format!("--timeout: {e}"))?,
+            "--sync-option" => a.sync_options.get_or_insert_with(Vec::new).push(value()?),
+            "--prune" => a.prune = true,
+            "--dry-run" => a.dry_run = true,
+            "--force" => a.force = true,
+            other => return Err(format!("unknown option {other}\n{USAGE}")),
+        }
+    }
+    if !matches!(a.command.as_str(), "get" | "sync" | "reconcile") {
+        return Err(format!("unknown command {}\n{USAGE}", a.command));
+    }
+    if a.app.as_os_str().is_empty() || a.manifests.is_empty() {
+        return Err(format!("--app and --manifests are required\n{USAGE}"));
+    }
+    Ok(a)
+}
+
+fn read(path: &Path) -> Result<String, String> {
+    std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The objects of a file or of a folder's .yaml/.yml/.json files (sorted by name).
+fn read_manifests(path: &Path) -> Result<Vec<Value>, String> {
+    let mut files = Vec::new();
+    if path.is_dir() {
+        let entries = std::fs::read_dir(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        for e in entries {
+            let p = e.map_err(|e| format!("{}: {e}", path.display()))?.path();
+            if p.extension().is_some_and(|x| x == "yaml" || x == "yml" || x == "json") {
+                files.push(p);
+            }
+        }
+        files.sort();
+    } else {
+        files.push(path.to_path_buf());
+    }
+    let mut out = Vec::new();
+    for f in files {
+        out.extend(parse_manifests(&read(&f)?).map_err(|e| format!("{}: {e}", f.display()))?);
+    }
+    Ok(out)
+}
+
+fn now() -> i64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64)
+}
+
+/// The app, its settings and its desired objects, stamped with the app's tracking id.
+struct App {
+    app: Application,
+    app_value: Value,
+    settings: Settings,
+    desired: Vec<Value>,
+    revision: String,
+    status_path: Option<PathBuf>,
+}
+
+impl App {
+    fn load(args: &Args) -> Result<App, String> {
+        let mut app_value = parse_manifests(&read(&args.app)?)
+            .map_err(|e| format!("{}: {e}", args.app.display()))?
+            .into_iter()
+            .next()
+            .ok_or_else(|| format!("{}: no Application", args.app.display()))?;
+        if let Some(p) = args.status.as_ref().filter(|p| p.exists()) {
+            let status: Value =
+                serde_json::from_str(&read(p)?).map_err(|e| format!("{}: {e}", p.display()))?;
+            app_value["status"] = status;
+        }
+        let app = Application::from_value(&app_value).map_err(|e| e.to_string())?;
+        let settings = match &args.argocd_cm {
+            Some(p) => Settings::from_config_map(
+                parse_manifests(&read(p)?)
+                    .map_err(|e| e.to_string())?
+                    .first()
+                    .unwrap_or(&Value::Null),
+            )
+            .map_err(|e| e.to_string())?,
+            None => Settings::default(),
+        };
+        let mut desired = Vec::new();
+        for m in &args.manifests {
+            desired.extend(read_manifests(m)?);
+        }
+        Ok(App {
+            app,
+            app_value,
+            settings,
+            desired,
+            revision: args.revision.clone(),
+            status_path: args.status.clone(),
+        })
+    }
+
+    /// The desired objects with the app's tracking id (annotation tracking, Argo CD 3's
+    /// default), as the controller stamps them before it compares and syncs.
+    fn stamped(&self, scopes: &Scopes) -> Vec<Value> {
+        let instance = instance_name(&self.app, &self.settings);
+        let dest = &self.app.spec.destination.namespace;
+        self.desired
+            .iter()
+            .cloned()
+            .map(|mut obj| {
+                let r = ObjectRef::from_object_lossy(&obj);
+                let ns = if scopes.is_cluster_scoped(&r.group, &r.kind) {
+                    String::new()
+                } else if r.namespace.is_empty() {
+                    dest.clone()
+                } else {
+                    r.namespace.clone()
+                };
+                let id = format!("{instance}:{}/{}:{ns}/{}", r.group, r.kind, r.name);
+                if !ns.is_empty() && r.namespace.is_empty() {
+                    obj["metadata"]["namespace"] = json!(ns);
+                }
+                if !obj["metadata"]["annotations"].is_object() {
+                    obj["metadata"]["annotations"] = json!({});
+                }
+                obj["metadata"]["annotations"]["argocd.argoproj.io/tracking-id"] = json!(id);
+                obj
+            })
+            .collect()
+    }
+
+    /// Whether the app compares by server-side diff (Argo CD 3.6: `ServerSideApply=true` or the
+    /// compare option `ServerSideDiff=true`), so the host runs the dry runs.
+    fn server_side_diff(&self) -> bool {
+        let options = &self.app.spec.sync_policy.sync_options;
+        let compare = self
+            .app
+            .metadata
+            .annotations
+            .get("argocd.argoproj.io/compare-options")
+            .cloned()
+            .unwrap_or_default();
+        (options.iter().any(|o| o == "ServerSideApply=true")
+            && !compare.contains("ServerSideDiff=false"))
+            || compare.contains("ServerSideDiff=true")
+    }
+
+    fn save_status(&self, status: &Value) -> Result<(), String> {
+        if let Some(p) = &self.status_path {
+            let text = serde_json::to_string_pretty(status).map_err(|e| e.to_string())? + "\n";
+            std::fs::write(p, text).map_err(|e| format!("{}: {e}", p.display()))?;
+        }
+        Ok(())
+    }
+}
+
+/// One look at the cluster: the app's live objects, the comparison and the health.
+struct Seen {
+    live: Vec<Value>,
+    desired: Vec<Value>,
+    scopes: Scopes,
+    diff: AppDiff,
+    health: gitops_core::health::AppHealth,
+    health_of: BTreeMap<String, gitops_core::HealthResult>,
+}
+
+async fn observe(cluster: &mut Cluster, app: &App, now: i64) -> Result<Seen, String> {
+    cluster.discover().await?;
+    let scopes = cluster.scopes();
+    let desired = app.stamped(&scopes);
+    let instance = instance_name(&app.app, &app.settings);
+    let wanted: std::collections::BTreeSet<String> = desired
+        .iter()
+        .map(|d| {
+            let r = ObjectRef::from_object_lossy(d);
+            format!("{}/{}/{}/{}", r.group, r.kind, r.namespace, r.name)
+        })
+        .collect();
+    let live: Vec<Value> = cluster
+        .list_all()
+        .await?
+        .into_iter()
+        .filter(|o| {
+            let r = ObjectRef::from_object_lossy(o);
+            tracked_app(o, &app.settings) == Some(instance.as_str())
+                || wanted.contains(&format!("{}/{}/{}/{}", r.group, r.kind, r.namespace, r.name))
+        })
+        .collect();
+    // The app's own: what it tracks without an owner (a ReplicaSet carries its Deployment's
+    // tracking annotation, but its owner makes it the Deployment's), and the desired objects.
+    let live: Vec<Value> = managed_live(&desired, &live, &app.app, &app.settings, &scopes)
+        .managed
+        .into_iter()
+        .cloned()
+        .collect();
+    let dry_runs;
+    let mut input =
+        AppDiffInput::new(&desired, &live, &app.app, &app.settings, &scopes).with_objects(true);
+    if app.server_side_diff() {
+        dry_runs = cluster.dry_run_all(&desired).await;
+        input = input.with_dry_runs(&dry_runs);
+    }
+    let diff = diff_app(&input).map_err(|e| e.to_string())?;
+    let ctx = HealthContext::new(now).with_app(&app.app_value);
+    let mut inputs = Vec::new();
+    let mut health_of = BTreeMap::new();
+    for r in &diff.resources {
+        let l = live.iter().find(|o| ObjectRef::from_object_lossy(o).same_object(&r.object));
+        let d = desired.iter().find(|o| ObjectRef::from_object_lossy(o).same_object(&r.object));
+        if r.requires_pruning && l.is_none() {
+            continue;
+        }
+        if let Some(input) = ResourceHealthInput::from_objects(d, l, &ctx) {
+            if let Some(h) = &input.health {
+                health_of.insert(r.object.key(), h.clone());
+            }
+            if !r.requires_pruning {
+                inputs.push(input);
+            }
+        }
+    }
+    let health = aggregate(&inputs);
+    Ok(Seen { live, desired, scopes, diff, health, health_of })
+}
+
+/// The live objects with their health, for `step`.
+fn live_objects(seen: &Seen, now: i64) -> Vec<LiveObject> {
+    let ctx = HealthContext::new(now);
+    seen.live
+        .iter()
+        .map(|o| match assess(o, &ctx) {
+            Ok(h) => LiveObject::new(o.clone(), h),
+            Err(e) => {
+                let mut l = LiveObject::new(o.clone(), Some(e.health()));
+                l.health_error = Some(e.to_string());
+                l
+            }
+        })
+        .collect()
+}
+
+/// Drives one sync operation to its end with `step`, carrying out every action.
+async fn run_sync(
+    cluster: &mut Cluster,
+    app: &App,
+    mut request: SyncRequest,
+    timeout: Duration,
+) -> Result<SyncState, String> {
+    let deadline = Instant::now() + timeout;
+    let mut state = SyncState::default();
+    loop {
+        let now = now();
+        let seen = observe(cluster, app, now).await?;
+        request.scopes = seen.scopes.clone();
+        if request.modified.is_none() {
+            request.modified = Some(modified_by_key(&seen.diff));
+        }
+        if request.sync_options.has("RespectIgnoreDifferences=true") {
+            let normalizer = IgnoreNormalizer::new(&app.app.spec.ignore_differences, &app.settings)
+                .map_err(|e| e.to_string())?;
+            let lives: Vec<Option<Value>> = request
+                .targets
+                .iter()
+                .map(|t| {
+                    let r = ObjectRef::from_object_lossy(t);
+                    seen.live
+                        .iter()
+                        .find(|l| ObjectRef::from_object_lossy(l).same_object(&r))
+                        .cloned()
+                })
+                .collect();
+            let targets: Vec<Option<Value>> = request.targets.iter().cloned().map(Some).collect();
+            let respected = respect_ignore_differences(&normalizer, &targets, &lives)
+                .map_err(|e| e.to_string())?;
+            request.normalized_targets =
+                Some(respected.into_iter().filter_map(|r| r.object).collect());
+        }
+        let mut observations = Observations::default();
+        observations.live = live_objects(&seen, now);
+        observations.now = now;
+        observations.missing_kinds = cluster.missing_kinds(&request.targets);
+        observations.namespace = match cluster.namespace(&request.app_namespace).await {
+            Ok(Some(object)) => NamespaceLookup::Found { object },
+            Ok(None) => NamespaceLookup::NotFound,
+            Err(message) => NamespaceLookup::Error { message },
+        };
+        let next = loop {
+            let next = step(&request, &state, &observations);
+            state = next.state.clone();
+            if next.actions.is_empty() {
+                break next;
+            }
+            let mut actions = next.actions.clone();
+            actions.sort_by_key(|a| a.group);
+            let mut outcomes = Vec::new();
+            for a in &actions {
+                outcomes.push(cluster.carry_out(a).await);
+            }
+            observations.outcomes = outcomes;
+        };
+        if next.done {
+            return Ok(state);
+        }
+        if Instant::now() >= deadline {
+            state.phase = OperationPhase::Failed;
+            state.message =
+                format!("gitops-host: no end after {} s: {}", timeout.as_secs(), state.message);
+            return Ok(state);
+        }
+        // Argo CD looks again after a wave (2 s by default); this host re-reads every second.
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+}
+
+/// The Application status after an operation, as Argo CD records it.
+fn record(
+    app: &App,
+    request: &SyncRequest,
+    state: &SyncState,
+    started: i64,
+    attempts: u32,
+) -> Value {
+    let mut status = if app.app.status.is_object() { app.app.status.clone() } else { json!({}) };
+    let results: Vec<Value> =
+        state.results.iter().map(|r| serde_json::to_value(r).unwrap_or(Value::Null)).collect();
+    let phase = serde_json::to_value(state.phase).unwrap_or(Value::Null);
+    status["operationState"] = json!({
+        "phase": phase,
+        "message": state.message,
+        "startedAt": format_rfc3339(started),
+        "finishedAt": format_rfc3339(now()),
+        "operation": {"sync": {
+            "revision": request.revision,
+            "prune": request.prune,
+            "syncOptions": request.sync_options.0,
+            "autoHealAttemptsCount": attempts,
+        }},
+        "syncResult": {
+            "revision": request.revision,
+            "source": app.app_value["spec"]["source"],
+            "resources": results,
+        },
+    });
+    status
+}
+
+async fn run(args: Args) -> Result<i32, String> {
+    let app = App::load(&args)?;
+    let mut cluster = Cluster::connect().await?;
+    let timeout = Duration::from_secs(args.timeout);
+    match args.command.as_str() {
+        "get" => {
+            let seen = observe(&mut cluster, &app, now()).await?;
+            print!("{}", print::app_get(&app.app, &seen.diff, &seen.health, &seen.health_of));
+            Ok(i32::from(seen.diff.sync_status != gitops_core::diff::SyncStatus::Synced))
+        }
+        "sync" => {
+            let started = now();
+            let seen = observe(&mut cluster, &app, started).await?;
+            let mut request =
+                SyncRequest::for_app(&app.app, seen.desired.clone(), &app.revision, started);
+            request.prune = args.prune;
+            request.dry_run = args.dry_run;
+            request.force = args.force;
+            if let Some(options) = &args.sync_options {
+                request.sync_options = gitops_core::sync::AppOptions::new(options.clone());
+            }
+            let state = run_sync(&mut cluster, &app, request.clone(), timeout).await?;
+            if !args.dry_run {
+                app.save_status(&record(&app, &request, &state, started, 0))?;
+            }
+            let after = observe(&mut cluster, &app, now()).await?;
+            print!("{}", print::app_sync(&app.app, &request, &state, &after.health_of));
+            Ok(i32::from(state.phase != OperationPhase::Succeeded))
+        }
+        _ => {
+            let started = now();
+            let seen = observe(&mut cluster, &app, started).await?;
+            let (status, resources) = resource_statuses(&seen.diff);
+            let mut input =
+                AutoSyncInput::new(status, resources, vec![app.revision.clone()], started);
+            input.live = seen.live.clone();
+            let decision = auto_sync(&app.app, &input);
+            println!("Decision:           {}", if decision.sync { "sync" } else { "no sync" });
+            println!("Reason:             {}", decision.message);
+            if let Some(c) = &decision.condition {
+                println!("Condition:          SyncError: {c}");
+            }
+            let Some(op) = decision.operation.filter(|_| decision.sync) else {
+                print!("\n{}", print::app_get(&app.app, &seen.diff, &seen.health, &seen.health_of));
+                return Ok(i32::from(
+                    seen.diff.sync_status != gitops_core::diff::SyncStatus::Synced,
+                ));
+            };
+            let mut with_op = app.app.clone();
+            with_op.operation = json!({"sync": {
+                "revision": op.revisions.first().cloned().unwrap_or_default(),
+                "prune": op.prune,
+                "syncOptions": op.sync_options,
+                "resources": op.resources.iter().map(|r| json!({
+                    "group": r.group, "kind": r.kind, "name": r.name, "namespace": r.namespace,
+                })).collect::<Vec<_>>(),
+            }});
+            let mut request = SyncRequest::from_operation(&with_op, seen.desired.clone(), started);
+            request.modified = Some(modified_by_key(&seen.diff));
+            let state = run_sync(&mut cluster, &app, request.clone(), timeout).await?;
+            app.save_status(&record(&app, &request, &state, started, op.auto_heal_attempts_count))?;
+            let after = observe(&mut cluster, &app, now()).await?;
+            print!("\n{}", print::app_sync(&app.app, &request, &state, &after.health_of));
+            Ok(i32::from(state.phase != OperationPhase::Succeeded))
+        }
+    }
+}
+
+fn main() {
+    let args = match parse_args() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("gitops-host: {e}");
+            std::process::exit(2);
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("gitops-host: {e}");
+            std::process::exit(2);
+        }
+    };
+    match runtime.block_on(run(args)) {
+        Ok(code) => std::process::exit(code),
+        Err(e) => {
+            eprintln!("gitops-host: {e}");
+            std::process::exit(2);
+        }
+    }
+}

@@ -1,0 +1,94 @@
+//! `apps`: DaemonSet, Deployment and StatefulSet, as Argo CD 3.6.2's scripts.
+
+use serde_json::Value;
+
+use super::table::{self, Call, Fault, Field, Lv, out, set};
+use super::{Kind, actions, entry, flag, one_param};
+
+pub(super) const KINDS: &[Kind] = &[
+    Kind {
+        group: "apps",
+        kind: "DaemonSet",
+        discover: discover_restart,
+        actions: &[("restart", restart)],
+    },
+    Kind {
+        group: "apps",
+        kind: "Deployment",
+        discover: discover_deployment,
+        actions: &[("pause", pause), ("restart", restart), ("resume", resume), ("scale", scale)],
+    },
+    Kind {
+        group: "apps",
+        kind: "StatefulSet",
+        discover: discover_statefulset,
+        actions: &[("restart", restart), ("scale", scale)],
+    },
+];
+
+const REDO: &str = "fa fa-fw fa-redo";
+const PLUS: &str = "fa fa-fw fa-plus-circle";
+
+/// `restart`, always enabled.
+fn discover_restart(_: Lv<'_>) -> Result<Value, Fault> {
+    Ok(actions([("restart", entry(None, Some(REDO), None))]))
+}
+
+/// `restart` and `scale` (with its `replicas` parameter), always enabled.
+fn discover_statefulset(_: Lv<'_>) -> Result<Value, Fault> {
+    Ok(actions([("restart", entry(None, Some(REDO), None)), ("scale", scale_entry())]))
+}
+
+fn scale_entry() -> Value {
+    let mut e = entry(None, Some(PLUS), None);
+    if let Value::Object(m) = &mut e {
+        m.insert("params".into(), one_param("replicas", None));
+    }
+    e
+}
+
+/// `restart`, `scale`, and `pause` or `resume` by `spec.paused` (`pause` is disabled by its
+/// value, whatever it is; `resume` by its truth).
+fn discover_deployment(obj: Lv<'_>) -> Result<Value, Fault> {
+    let p = obj.fields(&["spec", "paused"])?;
+    let paused = if p.is_nil() { Lv::Bool(false) } else { p };
+    Ok(actions([
+        ("restart", entry(None, Some(REDO), None)),
+        ("pause", entry(out(paused)?, Some("fa fa-fw fa-pause-circle"), None)),
+        ("resume", entry(flag(!paused.truthy()), Some("fa fa-fw fa-play-circle"), None)),
+        ("scale", scale_entry()),
+    ]))
+}
+
+/// Sets `kubectl.kubernetes.io/restartedAt` on the pod template's annotations to the time.
+pub(super) fn restart(mut obj: Value, call: &Call<'_>) -> Result<Value, Fault> {
+    table::ensure(&mut obj, &["spec", "template"], "metadata")?;
+    let now = call.date("!%Y-%m-%dT%XZ");
+    table::annotate(&mut obj, &["spec", "template", "metadata"], RESTARTED_AT, now)?;
+    table::done(obj)
+}
+
+const RESTARTED_AT: &str = "kubectl.kubernetes.io/restartedAt";
+
+/// `spec.paused = true`.
+pub(super) fn pause(mut obj: Value, _: &Call<'_>) -> Result<Value, Fault> {
+    table::set_bool(&mut obj, &["spec"], "paused", true)?;
+    table::done(obj)
+}
+
+/// Removes `spec.paused`.
+fn resume(mut obj: Value, _: &Call<'_>) -> Result<Value, Fault> {
+    set(&mut obj, &["spec"], "paused", None)?;
+    table::done(obj)
+}
+
+/// `spec.replicas` from the `replicas` parameter read as a number; `invalid number: <text>`
+/// when it is not one.
+fn scale(mut obj: Value, call: &Call<'_>) -> Result<Value, Fault> {
+    let text = call.param("replicas");
+    let Some(n) = table::tonumber(text) else {
+        return Err(Fault::new(format!("invalid number: {}", text.text()?)));
+    };
+    set(&mut obj, &["spec"], "replicas", Some(table::number(n)?))?;
+    table::done(obj)
+}

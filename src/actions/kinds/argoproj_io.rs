@@ -1,0 +1,384 @@
+//! `argoproj.io`: AnalysisRun, Application, CronWorkflow, Rollout and WorkflowTemplate, as Argo
+//! CD 3.6.2's scripts.
+
+use serde_json::Value;
+
+use super::apps::pause;
+use super::table::{self, Call, Fault, Field, Lv, deep_copy, lua_eq, out, set};
+use super::{Kind, actions, entry, flag};
+
+pub(super) const KINDS: &[Kind] = &[
+    Kind {
+        group: "argoproj.io",
+        kind: "AnalysisRun",
+        discover: discover_analysis_run,
+        actions: &[("terminate", terminate)],
+    },
+    Kind {
+        group: "argoproj.io",
+        kind: "Application",
+        discover: discover_application,
+        actions: &[("toggle-auto-sync", toggle_auto_sync)],
+    },
+    Kind {
+        group: "argoproj.io",
+        kind: "CronWorkflow",
+        discover: discover_create_workflow,
+        actions: &[("create-workflow", create_from_cron_workflow)],
+    },
+    Kind {
+        group: "argoproj.io",
+        kind: "Rollout",
+        discover: discover_rollout,
+        actions: &[
+            ("abort", abort),
+            ("pause", pause),
+            ("promote-full", promote_full),
+            ("restart", restart),
+            ("resume", resume),
+            ("retry", retry),
+            ("skip-current-step", skip_current_step),
+        ],
+    },
+    Kind {
+        group: "argoproj.io",
+        kind: "WorkflowTemplate",
+        discover: discover_create_workflow,
+        actions: &[("create-workflow", create_from_workflow_template)],
+    },
+];
+
+/// `table.getn(v)`: the length of a table, an error for anything else.
+fn getn(v: Lv<'_>) -> Result<usize, Fault> {
+    match v {
+        Lv::Table(_) => v.len(),
+        other => Err(Fault::new(format!(
+            "bad argument #1 to getn (table expected, got {})",
+            other.type_name()
+        ))),
+    }
+}
+
+/// The number `v` for Lua's `<` and `>` against a number; an error for anything else.
+fn compared(v: Lv<'_>) -> Result<f64, Fault> {
+    v.num().ok_or_else(|| Fault::new(format!("attempt to compare number with {}", v.type_name())))
+}
+
+/// `terminate`, disabled by `spec.terminate` (its value when true in Lua's sense) or a
+/// finished phase.
+fn discover_analysis_run(obj: Lv<'_>) -> Result<Value, Fault> {
+    let t = obj.fields(&["spec", "terminate"])?;
+    let disabled = if t.truthy() {
+        out(t)?
+    } else {
+        let phase = obj.fields(&["status", "phase"])?;
+        flag(["Successful", "Failed", "Error", "Inconclusive"].iter().any(|p| phase.is(p)))
+    };
+    Ok(actions([("terminate", entry(disabled, None, None))]))
+}
+
+/// `spec.terminate = true`.
+fn terminate(mut obj: Value, _: &Call<'_>) -> Result<Value, Fault> {
+    table::set_bool(&mut obj, &["spec"], "terminate", true)?;
+    table::done(obj)
+}
+
+/// Whether automated sync is on: `automated` set with `enabled` true or absent.
+fn auto_sync(automated: Lv<'_>) -> Result<bool, Fault> {
+    let enabled = automated.field("enabled")?;
+    Ok(enabled.is_bool(true) || enabled.is_nil())
+}
+
+/// `toggle-auto-sync`, named for what it does now.
+fn discover_application(obj: Lv<'_>) -> Result<Value, Fault> {
+    let spec = obj.field("spec")?;
+    let mut on = false;
+    if !spec.is_nil() {
+        let policy = spec.field("syncPolicy")?;
+        if !policy.is_nil() {
+            let automated = policy.field("automated")?;
+            if !automated.is_nil() {
+                on = auto_sync(automated)?;
+            }
+        }
+    }
+    let name = if on { "Disable Auto-Sync" } else { "Enable Auto-Sync" };
+    Ok(actions([("toggle-auto-sync", entry(flag(false), None, Some(name)))]))
+}
+
+/// Turns automated sync off (`enabled = false`) when on, else on (`enabled = true`, making
+/// `automated` when absent), keeping its other fields.
+fn toggle_auto_sync(mut obj: Value, _: &Call<'_>) -> Result<Value, Fault> {
+    table::ensure(&mut obj, &[], "spec")?;
+    table::ensure(&mut obj, &["spec"], "syncPolicy")?;
+    let automated = table::read(&obj, &["spec", "syncPolicy", "automated"])?;
+    let enabled = !automated.is_nil() && auto_sync(automated)?;
+    let at = ["spec", "syncPolicy", "automated"];
+    if enabled {
+        table::set_bool(&mut obj, &at, "enabled", false)?;
+    } else if automated.is_nil() {
+        let on = table::table([("enabled", Some(Value::Bool(true)))]);
+        set(&mut obj, &["spec", "syncPolicy"], "automated", Some(on))?;
+    } else {
+        table::set_bool(&mut obj, &at, "enabled", true)?;
+    }
+    table::done(obj)
+}
+
+/// `create-workflow`, always enabled.
+fn discover_create_workflow(_: Lv<'_>) -> Result<Value, Fault> {
+    Ok(actions([(
+        "create-workflow",
+        entry(None, Some("fa fa-fw fa-plus"), Some("Create Workflow")),
+    )]))
+}
+
+/// `{apiVersion, kind, name, uid}` of the source, as an owner reference.
+pub(super) fn owner(obj: Lv<'_>, extra: &[(&str, Option<Value>)]) -> Result<Value, Fault> {
+    let meta = obj.field("metadata")?;
+    let mut members = vec![
+        ("apiVersion", out(obj.field("apiVersion")?)?),
+        ("kind", out(obj.field("kind")?)?),
+        ("name", out(meta.field("name")?)?),
+        ("uid", out(meta.field("uid")?)?),
+    ];
+    members.extend(extra.iter().cloned());
+    Ok(table::table(members))
+}
+
+/// `[{operation = "create", resource = ...}]`.
+pub(super) fn create(resource: Value) -> Value {
+    let entry =
+        table::table([("operation", Some(Value::from("create"))), ("resource", Some(resource))]);
+    table::encode(Value::Array(vec![entry]))
+}
+
+/// `<name>-<stamp>`: the source's name (a string or number) and the time.
+pub(super) fn generated_name(obj: Lv<'_>, call: &Call<'_>, format: &str) -> Result<String, Fault> {
+    let name = obj.fields(&["metadata", "name"])?.text()?;
+    Ok(format!("{name}-{}", call.date(format)))
+}
+
+/// A Workflow from a CronWorkflow, as `argo submit --from=CronWorkflow/<name>` makes it: the
+/// `workflowMetadata` labels, annotations and finalizers (empty tables left out), the
+/// `cron-workflow` label, the controller's instance label, the scheduled time, the owner
+/// reference and the `workflowSpec`.
+fn create_from_cron_workflow(obj: Value, call: &Call<'_>) -> Result<Value, Fault> {
+    let o = Lv::of(&obj);
+    let name = generated_name(o, call, "!%Y%m%d%H%M")?;
+    let meta = o.field("metadata")?;
+    let mut wf = table::table([
+        ("apiVersion", Some(Value::from("argoproj.io/v1alpha1"))),
+        ("kind", Some(Value::from("Workflow"))),
+    ]);
+    let mut m = table::table([
+        ("name", Some(Value::String(name))),
+        ("namespace", out(meta.field("namespace")?)?),
+        ("labels", Some(table::empty())),
+        ("annotations", Some(table::empty())),
+    ]);
+    let wm = o.fields(&["spec", "workflowMetadata"])?;
+    if !wm.is_nil() {
+        for key in ["labels", "annotations"] {
+            let v = wm.field(key)?;
+            if !v.is_nil() {
+                set(&mut m, &[], key, deep_copy(v)?)?;
+            }
+        }
+    }
+    set(&mut m, &["labels"], "workflows.argoproj.io/cron-workflow", out(meta.field("name")?)?)?;
+    let labels = meta.field("labels")?;
+    const INSTANCE: &str = "workflows.argoproj.io/controller-instanceid";
+    if !labels.is_nil() {
+        let id = labels.field(INSTANCE)?;
+        if !id.is_nil() {
+            set(&mut m, &["labels"], INSTANCE, out(id)?)?;
+        }
+    }
+    let scheduled = call.date("!%Y-%m-%dT%H:%M:%SZ");
+    table::set_text(&mut m, &["annotations"], "workflows.argoproj.io/scheduled-time", scheduled)?;
+    let mut finalizers = Vec::new();
+    if !wm.is_nil() {
+        let f = wm.field("finalizers")?;
+        if !f.is_nil() {
+            for item in f.items()? {
+                finalizers.extend(out(item)?);
+            }
+        }
+    }
+    set(&mut wf, &[], "finalizers", Some(Value::Array(finalizers)))?;
+    set(&mut m, &[], "ownerReferences", Some(Value::Array(vec![owner(o, &[])?])))?;
+    set(&mut wf, &[], "metadata", Some(m))?;
+    set(&mut wf, &[], "spec", deep_copy(o.fields(&["spec", "workflowSpec"])?)?)?;
+    Ok(create(table::encode(wf)))
+}
+
+/// A Workflow from a WorkflowTemplate, as `argo submit --from=workflowtemplate/<name>` makes
+/// it: a `workflowTemplateRef` to the template, its label and owner reference.
+fn create_from_workflow_template(obj: Value, call: &Call<'_>) -> Result<Value, Fault> {
+    let o = Lv::of(&obj);
+    let name = generated_name(o, call, "!%Y%m%d%H%M")?;
+    let meta = o.field("metadata")?;
+    let source_name = out(meta.field("name")?)?;
+    let labels = table::table([("workflows.argoproj.io/workflow-template", source_name.clone())]);
+    let m = table::table([
+        ("name", Some(Value::String(name))),
+        ("namespace", out(meta.field("namespace")?)?),
+        ("labels", Some(labels)),
+        ("ownerReferences", Some(Value::Array(vec![owner(o, &[])?]))),
+    ]);
+    let spec = table::table([("workflowTemplateRef", Some(table::table([("name", source_name)])))]);
+    let wf = table::table([
+        ("apiVersion", Some(Value::from("argoproj.io/v1alpha1"))),
+        ("kind", Some(Value::from("Workflow"))),
+        ("metadata", Some(m)),
+        ("spec", Some(spec)),
+    ]);
+    Ok(create(table::encode(wf)))
+}
+
+/// Restart (always), resume (while paused), abort, retry and pause (during an update),
+/// promote-full (by the controller's version: canary only before v0.10) and skip-current-step
+/// (a canary not at its last step).
+fn discover_rollout(obj: Lv<'_>) -> Result<Value, Fault> {
+    let status = obj.field("status")?;
+    let pcs = if status.is_nil() { Lv::Nil } else { status.field("pauseConditions")? };
+    let paused = if !status.is_nil() && !pcs.is_nil() {
+        Lv::Bool(getn(pcs)? > 0)
+    } else {
+        let p = obj.fields(&["spec", "paused"])?;
+        if p.is_nil() { Lv::Bool(false) } else { p }
+    };
+    let fully =
+        status.is_nil() || lua_eq(status.field("currentPodHash")?, status.field("stableRS")?);
+    let abort_v = if fully { Lv::Nil } else { status.field("abort")? };
+    let abort = if fully { flag(true) } else { out(abort_v)? };
+    let retry = flag(fully || !abort_v.truthy());
+    let pause = if fully {
+        flag(true)
+    } else if abort_v.truthy() {
+        out(abort_v)?
+    } else {
+        out(obj.fields(&["spec", "paused"])?)?
+    };
+    let mut promote = flag(true);
+    if !status.is_nil() && !fully {
+        let generation = table::tonumber(status.field("observedGeneration")?);
+        let older = match generation {
+            None => true,
+            Some(g) => g > compared(obj.fields(&["metadata", "generation"])?)?,
+        };
+        if older {
+            promote = flag(!obj.fields(&["spec", "strategy", "blueGreen"])?.is_nil());
+        } else {
+            promote = flag(false);
+        }
+    }
+    let canary = obj.fields(&["spec", "strategy", "canary"])?;
+    let skip = canary.is_nil() || {
+        let steps = canary.field("steps")?;
+        steps.is_nil()
+            || status.is_nil()
+            || status.field("currentStepIndex")?.is_num(getn(steps)? as f64)
+    };
+    Ok(actions([
+        ("restart", entry(flag(false), None, Some("Restart Pods"))),
+        ("resume", entry(flag(!paused.truthy()), None, None)),
+        ("abort", entry(abort, None, None)),
+        ("retry", entry(retry, None, None)),
+        ("pause", entry(pause, None, None)),
+        ("promote-full", entry(promote, None, None)),
+        ("skip-current-step", entry(flag(skip), None, None)),
+    ]))
+}
+
+/// `status.abort = true`.
+fn abort(mut obj: Value, _: &Call<'_>) -> Result<Value, Fault> {
+    table::set_bool(&mut obj, &["status"], "abort", true)?;
+    table::done(obj)
+}
+
+/// Removes `status.abort`.
+fn retry(mut obj: Value, _: &Call<'_>) -> Result<Value, Fault> {
+    set(&mut obj, &["status"], "abort", None)?;
+    table::done(obj)
+}
+
+/// `spec.restartAt` = the time.
+fn restart(mut obj: Value, call: &Call<'_>) -> Result<Value, Fault> {
+    table::set_text(&mut obj, &["spec"], "restartAt", call.date("!%Y-%m-%dT%XZ"))?;
+    table::done(obj)
+}
+
+/// Removes the pause conditions (when there are any) and sets a true `spec.paused` to false.
+fn resume(mut obj: Value, _: &Call<'_>) -> Result<Value, Fault> {
+    let status = table::read(&obj, &["status"])?;
+    if !status.is_nil() {
+        let pcs = status.field("pauseConditions")?;
+        if !pcs.is_nil() && getn(pcs)? > 0 {
+            set(&mut obj, &["status"], "pauseConditions", None)?;
+        }
+    }
+    if table::read(&obj, &["spec", "paused"])?.truthy() {
+        table::set_bool(&mut obj, &["spec"], "paused", false)?;
+    }
+    table::done(obj)
+}
+
+/// With a status: before v0.10 (`observedGeneration` not a number or newer than the
+/// generation) removes `abort` and moves a canary to its last step; else
+/// `status.promoteFull = true`.
+fn promote_full(mut obj: Value, _: &Call<'_>) -> Result<Value, Fault> {
+    let o = Lv::of(&obj);
+    let status = o.field("status")?;
+    if status.is_nil() {
+        return table::done(obj);
+    }
+    let older = match table::tonumber(status.field("observedGeneration")?) {
+        None => true,
+        Some(g) => g > compared(o.fields(&["metadata", "generation"])?)?,
+    };
+    if older {
+        let steps = o
+            .fields(&["spec", "strategy", "canary", "steps"])
+            .and_then(|s| if s.is_nil() { Ok(None) } else { getn(s).map(Some) });
+        set(&mut obj, &["status"], "abort", None)?;
+        if let Some(n) = steps? {
+            set(&mut obj, &["status"], "currentStepIndex", Some(table::number(n as f64)?))?;
+        }
+    } else {
+        table::set_bool(&mut obj, &["status"], "promoteFull", true)?;
+    }
+    table::done(obj)
+}
+
+/// A canary not at its last step moves one step on, its pause conditions removed.
+fn skip_current_step(mut obj: Value, _: &Call<'_>) -> Result<Value, Fault> {
+    let o = Lv::of(&obj);
+    let status = o.field("status")?;
+    if status.is_nil() {
+        return table::done(obj);
+    }
+    let canary = o.fields(&["spec", "strategy", "canary"])?;
+    if canary.is_nil() {
+        return table::done(obj);
+    }
+    let steps = canary.field("steps")?;
+    if steps.is_nil() {
+        return table::done(obj);
+    }
+    let index = status.field("currentStepIndex")?;
+    let n = getn(steps)?;
+    let i = index.num().ok_or_else(|| {
+        Fault::new(format!("attempt to compare {} with number", index.type_name()))
+    })?;
+    if i < n as f64 {
+        let pcs = status.field("pauseConditions")?;
+        let clear = !pcs.is_nil() && getn(pcs)? > 0;
+        if clear {
+            set(&mut obj, &["status"], "pauseConditions", None)?;
+        }
+        set(&mut obj, &["status"], "currentStepIndex", Some(table::number(i + 1.0)?))?;
+    }
+    table::done(obj)
+}

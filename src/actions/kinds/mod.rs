@@ -1,0 +1,133 @@
+//! The built-in resource actions: every action Argo CD 3.6.2 ships a Lua script for
+//! (`resource_customizations/<group>/<Kind>/actions/`), written in Rust. They need no Lua and
+//! no sandbox, and give what the scripts give on every input: the same actions, `disabled`
+//! flags, icons, display names and parameters from discovery, the same objects from a run.
+//!
+//! [`CATALOG`] is the one list of the built-in kinds and the file each lives in: a module per
+//! family of API groups (`apps.rs`, `fluxcd.rs` for the `*.toolkit.fluxcd.io` groups, ...).
+//! [`table`] is the vocabulary the actions are written in: the object as a script holds and
+//! changes it, and the returned table as the Lua engine encodes it. A built-in returns what
+//! the script returns, as JSON; the result is then read exactly as a script's result is.
+//!
+//! Argo CD looks built-in actions up by the exact group and kind (no wildcard folders).
+
+pub(crate) mod table;
+
+mod apps;
+mod argoproj_io;
+mod batch;
+mod capsule;
+mod cnpg;
+mod fluxcd;
+mod keda;
+mod numaproj;
+mod others;
+
+use serde_json::Value;
+
+use table::{Call, Fault, Lv};
+
+/// The discovery of one kind: the table its `discovery.lua` returns.
+pub(crate) type Discover = fn(Lv<'_>) -> Result<Value, Fault>;
+
+/// One action: the object (as [`table::view`] gives it) in, the table its `action.lua`
+/// returns out.
+pub(crate) type Run = fn(Value, &Call<'_>) -> Result<Value, Fault>;
+
+/// The built-in actions of one kind.
+#[derive(Clone, Copy)]
+pub(crate) struct Kind {
+    /// The API group, as Argo CD's folder names it.
+    pub(crate) group: &'static str,
+    /// The kind.
+    pub(crate) kind: &'static str,
+    /// What `discovery.lua` decides.
+    pub(crate) discover: Discover,
+    /// Each `actions/<name>/action.lua`, by name.
+    pub(crate) actions: &'static [(&'static str, Run)],
+}
+
+impl Kind {
+    /// `<group>/<Kind>`, the path of Argo CD's folder.
+    pub(crate) fn name(&self) -> String {
+        crate::object::group_kind_key(self.group, self.kind)
+    }
+
+    /// The action called `name`.
+    pub(crate) fn action(&self, name: &str) -> Option<Run> {
+        self.actions.iter().find(|(n, _)| *n == name).map(|(_, run)| *run)
+    }
+}
+
+impl std::fmt::Debug for Kind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Kind").field("group", &self.group).field("kind", &self.kind).finish()
+    }
+}
+
+/// Every built-in kind, a list per module.
+pub(crate) const CATALOG: &[&[Kind]] = &[
+    apps::KINDS,
+    argoproj_io::KINDS,
+    batch::KINDS,
+    capsule::KINDS,
+    cnpg::KINDS,
+    fluxcd::KINDS,
+    keda::KINDS,
+    numaproj::KINDS,
+    others::KINDS,
+];
+
+/// The built-in actions of a group and kind.
+pub(crate) fn find(group: &str, kind: &str) -> Option<&'static Kind> {
+    CATALOG.iter().flat_map(|k| k.iter()).find(|k| k.group == group && k.kind == kind)
+}
+
+/// Every built-in kind, sorted by `<group>/<Kind>`.
+pub(crate) fn all() -> Vec<&'static Kind> {
+    let mut all: Vec<&'static Kind> = CATALOG.iter().flat_map(|k| k.iter()).collect();
+    all.sort_by_key(|k| (k.group, k.kind));
+    all
+}
+
+/// An action entry of a discovery table: `{disabled = ..., iconClass = ..., displayName = ...}`
+/// with the members that are set.
+pub(crate) fn entry(disabled: Option<Value>, icon: Option<&str>, display: Option<&str>) -> Value {
+    table::table([
+        ("disabled", disabled),
+        ("iconClass", icon.map(Value::from)),
+        ("displayName", display.map(Value::from)),
+    ])
+}
+
+/// A discovery table: its actions by name.
+pub(crate) fn actions<'k>(entries: impl IntoIterator<Item = (&'k str, Value)>) -> Value {
+    table::encode(Value::Object(entries.into_iter().map(|(k, v)| (k.to_string(), v)).collect()))
+}
+
+/// `{{name = "<param>"}}`, the `params` of an action taking one parameter.
+pub(crate) fn one_param(name: &str, default: Option<Value>) -> Value {
+    Value::Array(vec![table::table([("name", Some(Value::from(name))), ("default", default)])])
+}
+
+/// A boolean as a `disabled` member.
+pub(crate) fn flag(b: bool) -> Option<Value> {
+    Some(Value::Bool(b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The catalog holds each kind once, and Argo CD 3.6.2's 39 kinds with their 103 action
+    /// scripts (PerconaServerMongoDB's `pause` is offered but has no script, as in Argo CD).
+    #[test]
+    fn catalog_lists_each_kind_once() {
+        let all = all();
+        let mut names: Vec<String> = all.iter().map(|k| k.name()).collect();
+        names.dedup();
+        assert_eq!(names.len(), all.len());
+        assert_eq!(all.len(), 39);
+        assert_eq!(all.iter().map(|k| k.actions.len()).sum::<usize>(), 103);
+    }
+}

@@ -1,0 +1,376 @@
+//! The vocabulary of the built-in actions: an object as an action script holds and changes it,
+//! and the table it returns, encoded as the Lua engine encodes it.
+//!
+//! Reading goes through the health rules' [`Lv`] (Lua's rules for absent fields, lists, truth
+//! and text). Changing follows Lua too:
+//!
+//! - the object a script gets has its `null` members and list items gone and its numbers as
+//!   Lua numbers ([`view`]);
+//! - `t.k = v` needs `t` to be a table: on `nil`, a boolean, a number or a string it is an
+//!   error; a list given a named field is a table the encoder refuses ([`set`]);
+//! - the returned table is encoded as gopher-json encodes it: an empty table is `[]`, a number
+//!   that is not finite is an error ([`encode`], [`number`]).
+//!
+//! The results then go through the same reading as a script's result
+//! (`actions::result`), so a built-in and its script give the same bytes.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value};
+
+pub(crate) use crate::health::kinds::lua::{Fault, Lv};
+
+/// What an action reads besides the object: `actionParams` and the clock of `os.date`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Call<'a> {
+    /// `actionParams`: name → text.
+    pub(crate) params: &'a BTreeMap<String, String>,
+    /// `os.date`'s clock, in unix seconds.
+    pub(crate) now: i64,
+}
+
+impl Call<'_> {
+    /// `actionParams[name]`: the text, or `nil`.
+    pub(crate) fn param(&self, name: &str) -> Lv<'_> {
+        self.params.get(name).map_or(Lv::Nil, |s| Lv::Str(s))
+    }
+
+    /// `os.date(format)` on the call's clock (a leading `!` asks for UTC, the only zone).
+    pub(crate) fn date(&self, format: &str) -> String {
+        crate::civil::os_date(format, self.now)
+    }
+}
+
+/// Indexing as an action script indexes: Argo CD runs actions without the string library, so
+/// a string has no fields and indexing one is an error (a health script's [`Lv::get`] reads
+/// `nil` there); the rest is [`Lv::get`].
+pub(crate) trait Field<'a> {
+    /// `v.key`.
+    fn field(self, key: &str) -> Result<Lv<'a>, Fault>;
+    /// `v.a.b.c`.
+    fn fields(self, keys: &[&str]) -> Result<Lv<'a>, Fault>;
+}
+
+impl<'a> Field<'a> for Lv<'a> {
+    fn field(self, key: &str) -> Result<Lv<'a>, Fault> {
+        match self {
+            Lv::Str(_) => {
+                Err(Fault::new(format!("attempt to index a string value (field `{key}`)")))
+            }
+            v => v.get(key),
+        }
+    }
+
+    fn fields(self, keys: &[&str]) -> Result<Lv<'a>, Fault> {
+        keys.iter().try_fold(self, |v, k| v.field(k))
+    }
+}
+
+/// A JSON value as a script holds it: `null` members and `null` list items gone (the later
+/// items move down), numbers as the engine reads Lua numbers back.
+pub(crate) fn view(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(
+            m.iter().filter(|(_, v)| !v.is_null()).map(|(k, v)| (k.clone(), view(v))).collect(),
+        ),
+        Value::Array(a) => Value::Array(a.iter().filter(|v| !v.is_null()).map(view).collect()),
+        Value::Number(n) => number(n.as_f64().unwrap_or(0.0)).unwrap_or(Value::Null),
+        other => other.clone(),
+    }
+}
+
+/// A Lua number as the engine encodes it: an integral value as an integer, any other finite
+/// value as a float; `NaN` and the infinities are errors, as in gopher-json.
+pub(crate) fn number(n: f64) -> Result<Value, Fault> {
+    if n.is_nan() {
+        return Err(Fault::new("json: unsupported value: NaN"));
+    }
+    if n.is_infinite() {
+        let s = if n > 0.0 { "+Inf" } else { "-Inf" };
+        return Err(Fault::new(format!("json: unsupported value: {s}")));
+    }
+    // The engine reads a number back as an integer when it is one in i64's range (`-0` stays
+    // a float).
+    const TWO_63: f64 = 9_223_372_036_854_775_808.0;
+    if n.fract() == 0.0 && (-TWO_63..TWO_63).contains(&n) && !(n == 0.0 && n.is_sign_negative()) {
+        return Ok(Value::from(n as i64));
+    }
+    Ok(serde_json::Number::from_f64(n).map_or(Value::Null, Value::Number))
+}
+
+/// A value read from the object as the script's result holds it: `None` for `nil` (no member).
+pub(crate) fn out(v: Lv<'_>) -> Result<Option<Value>, Fault> {
+    Ok(match v {
+        Lv::Nil => None,
+        Lv::Bool(b) => Some(Value::Bool(b)),
+        Lv::Num(n) => Some(number(n)?),
+        Lv::Str(s) => Some(Value::String(s.to_string())),
+        Lv::Table(t) => Some(encode(view(t))),
+    })
+}
+
+/// A returned table as gopher-json encodes it: every empty table (`{}` or `[]`) as `[]`.
+pub(crate) fn encode(v: Value) -> Value {
+    match v {
+        Value::Object(m) if m.is_empty() => Value::Array(Vec::new()),
+        Value::Object(m) => Value::Object(m.into_iter().map(|(k, v)| (k, encode(v))).collect()),
+        Value::Array(a) => Value::Array(a.into_iter().map(encode).collect()),
+        other => other,
+    }
+}
+
+/// A table literal: its members, `nil` ones left out (`{}` when all are).
+pub(crate) fn table<'k>(members: impl IntoIterator<Item = (&'k str, Option<Value>)>) -> Value {
+    Value::Object(members.into_iter().filter_map(|(k, v)| Some((k.to_string(), v?))).collect())
+}
+
+/// Lua's `==`: equal scalars (`nil` equals `nil`); two tables from the object are never the
+/// same table.
+pub(crate) fn lua_eq(a: Lv<'_>, b: Lv<'_>) -> bool {
+    match (a, b) {
+        (Lv::Table(_), _) | (_, Lv::Table(_)) => false,
+        (a, b) => a == b,
+    }
+}
+
+/// `tonumber(v)` as gopher-lua (Argo CD's Lua) reads it: a number as it is; a string (spaces,
+/// tabs and newlines trimmed) as Go's `strconv.ParseInt(s, 0, 64)` reads it (`0x1f`, `0o17`,
+/// `0b101`, and a leading `0` for octal: `010` is 8), else as `strconv.ParseFloat` does
+/// (`1.5`, `1e3`, `inf`, `NaN`; out of range, as `1e400`, is no number); `None` otherwise.
+pub(crate) fn tonumber(v: Lv<'_>) -> Option<f64> {
+    let s = match v {
+        Lv::Num(n) => return Some(n),
+        Lv::Str(s) => s.trim_matches([' ', '\t', '\n']),
+        _ => return None,
+    };
+    go_parse_int(s).map(|i| i as f64).or_else(|| go_parse_float(s))
+}
+
+/// Go's `strconv.ParseInt(s, 0, 64)`, without the underscores Go allows after a base prefix.
+fn go_parse_int(s: &str) -> Option<i64> {
+    let (negative, body) = match s.as_bytes().first() {
+        Some(b'-') => (true, &s[1..]),
+        Some(b'+') => (false, &s[1..]),
+        _ => (false, s),
+    };
+    let prefixed = |p: [&str; 2]| body.strip_prefix(p[0]).or_else(|| body.strip_prefix(p[1]));
+    let (radix, digits) = if let Some(d) = prefixed(["0x", "0X"]) {
+        (16, d)
+    } else if let Some(d) = prefixed(["0b", "0B"]) {
+        (2, d)
+    } else if let Some(d) = prefixed(["0o", "0O"]) {
+        (8, d)
+    } else if body.len() > 1 && body.starts_with('0') {
+        (8, &body[1..])
+    } else {
+        (10, body)
+    };
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_alphanumeric()) {
+        return None;
+    }
+    let magnitude = u64::from_str_radix(digits, radix).ok()?;
+    if negative {
+        0i64.checked_sub_unsigned(magnitude).or((magnitude == 1 << 63).then_some(i64::MIN))
+    } else {
+        i64::try_from(magnitude).ok()
+    }
+}
+
+/// Go's `strconv.ParseFloat(s, 64)` for decimal text and the names of infinity and NaN; a
+/// value out of range is an error there, so `None`.
+fn go_parse_float(s: &str) -> Option<f64> {
+    let lower = s.to_ascii_lowercase();
+    let body = lower.trim_start_matches(['+', '-']);
+    if matches!(body, "inf" | "infinity" | "nan") {
+        return lower.parse().ok();
+    }
+    if s.contains('_') || body.starts_with("0x") {
+        return None;
+    }
+    s.parse::<f64>().ok().filter(|v| v.is_finite())
+}
+
+/// `{}`: a new empty table.
+pub(crate) fn empty() -> Value {
+    Value::Object(Map::new())
+}
+
+/// The value at `path` (read as [`Field::fields`]).
+pub(crate) fn read<'a>(obj: &'a Value, path: &[&str]) -> Result<Lv<'a>, Fault> {
+    Lv::of(obj).fields(path)
+}
+
+/// `obj.<path>.key = value` (`None` is `nil`: the member goes). The table at `path` is read
+/// with Lua's rules; it must be a table. A list with items given a named field is a table
+/// gopher-json cannot encode, an error here (no built-in reads such a table again).
+pub(crate) fn set(
+    obj: &mut Value,
+    path: &[&str],
+    key: &str,
+    value: Option<Value>,
+) -> Result<(), Fault> {
+    match read(obj, path)? {
+        Lv::Table(_) => {}
+        other => {
+            return Err(Fault::new(format!(
+                "attempt to index a {} value (field `{key}`)",
+                other.type_name()
+            )));
+        }
+    }
+    // The path holds tables all the way (anything else reads as nil and fails above).
+    let mut t = obj;
+    for k in path {
+        let Some(next) = t.get_mut(*k) else {
+            return Err(Fault::new(format!("attempt to index a nil value (field `{k}`)")));
+        };
+        t = next;
+    }
+    match (t, value) {
+        (Value::Object(m), Some(v)) => {
+            m.insert(key.to_string(), v);
+        }
+        (Value::Object(m), None) => {
+            m.remove(key);
+        }
+        (Value::Array(_), None) => {}
+        (t @ Value::Array(_), Some(v)) if t.as_array().is_some_and(Vec::is_empty) => {
+            *t = Value::Object(Map::from_iter([(key.to_string(), v)]));
+        }
+        (Value::Array(_), Some(_)) => {
+            return Err(Fault::new(format!(
+                "cannot encode mixed or invalid key types (a list given the field `{key}`)"
+            )));
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// `if obj.<path>.key == nil then obj.<path>.key = {} end`.
+pub(crate) fn ensure(obj: &mut Value, path: &[&str], key: &str) -> Result<(), Fault> {
+    if read(obj, path)?.field(key)?.is_nil() {
+        set(obj, path, key, Some(empty()))?;
+    }
+    Ok(())
+}
+
+/// `obj.<path>.key = "text"`.
+pub(crate) fn set_text(
+    obj: &mut Value,
+    path: &[&str],
+    key: &str,
+    text: impl Into<String>,
+) -> Result<(), Fault> {
+    set(obj, path, key, Some(Value::String(text.into())))
+}
+
+/// `obj.<path>.key = true` (or `false`).
+pub(crate) fn set_bool(obj: &mut Value, path: &[&str], key: &str, b: bool) -> Result<(), Fault> {
+    set(obj, path, key, Some(Value::Bool(b)))
+}
+
+/// `obj.<path>.annotations[name] = "text"` after making `annotations` a table when it is nil,
+/// as most actions do (`path` leads to the metadata).
+pub(crate) fn annotate(
+    obj: &mut Value,
+    meta: &[&str],
+    name: &str,
+    text: impl Into<String>,
+) -> Result<(), Fault> {
+    ensure(obj, meta, "annotations")?;
+    let mut at = meta.to_vec();
+    at.push("annotations");
+    set_text(obj, &at, name, text)
+}
+
+/// `return obj`: the object as the result holds it.
+pub(crate) fn done(obj: Value) -> Result<Value, Fault> {
+    Ok(encode(obj))
+}
+
+/// Lua's `deepCopy` of the create actions: a copy of a table without its empty tables (an
+/// empty table copies as `nil`; a table whose members all copy as `nil` is an empty table); a
+/// list left with a gap is an error, as gopher-json refuses a sparse array. Anything that is
+/// not a table is itself.
+pub(crate) fn deep_copy(v: Lv<'_>) -> Result<Option<Value>, Fault> {
+    let Lv::Table(t) = v else { return out(v) };
+    match t {
+        Value::Object(m) => {
+            if m.values().all(Value::is_null) {
+                return Ok(None);
+            }
+            let mut copy = Map::new();
+            for (k, item) in m {
+                if let Some(c) = deep_copy(Lv::of(item))? {
+                    copy.insert(k.clone(), c);
+                }
+            }
+            Ok(Some(encode(Value::Object(copy))))
+        }
+        Value::Array(a) => {
+            let items: Vec<&Value> = a.iter().filter(|v| !v.is_null()).collect();
+            if items.is_empty() {
+                return Ok(None);
+            }
+            let copies =
+                items.into_iter().map(|i| deep_copy(Lv::of(i))).collect::<Result<Vec<_>, _>>()?;
+            let last = copies.iter().rposition(Option::is_some).map_or(0, |i| i + 1);
+            let mut list = Vec::with_capacity(last);
+            for c in copies.into_iter().take(last) {
+                match c {
+                    Some(c) => list.push(c),
+                    None => return Err(Fault::new("cannot encode sparse array")),
+                }
+            }
+            Ok(Some(encode(Value::Array(list))))
+        }
+        _ => out(v),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn changes_follow_lua() {
+        let mut o = view(&json!({"a": {"b": null, "l": [1, null, 2.5], "e": []}, "s": "x"}));
+        assert_eq!(o, json!({"a": {"l": [1, 2.5], "e": []}, "s": "x"}));
+        set_text(&mut o, &["a", "e"], "k", "v").unwrap();
+        assert_eq!(o["a"]["e"], json!({"k": "v"}));
+        assert!(set_text(&mut o, &["a", "l"], "k", "v").is_err());
+        assert!(set_text(&mut o, &["s"], "k", "v").is_err());
+        assert!(set_text(&mut o, &["z"], "k", "v").is_err());
+        annotate(&mut o, &["m"], "x", "y").unwrap_err();
+        ensure(&mut o, &[], "m").unwrap();
+        annotate(&mut o, &["m"], "x", "y").unwrap();
+        assert_eq!(encode(json!({"a": {}, "b": [{}]})), json!({"a": [], "b": [[]]}));
+        assert_eq!(number(3.0).unwrap(), json!(3));
+        assert_eq!(number(0.5).unwrap(), json!(0.5));
+        assert_eq!(number(-0.0).unwrap(), json!(-0.0));
+        assert_eq!(number(1e20).unwrap(), json!(1e20));
+        assert!(number(f64::INFINITY).is_err());
+        for (text, n) in [("3", 3.0), (" 7\n", 7.0), ("010", 8.0), ("0x10", 16.0), ("-0b11", -3.0)]
+        {
+            assert_eq!(tonumber(Lv::Str(text)), Some(n), "{text}");
+        }
+        for (text, n) in [("1.5", 1.5), ("1e3", 1000.0), ("089", 89.0), ("+Inf", f64::INFINITY)] {
+            assert_eq!(tonumber(Lv::Str(text)), Some(n), "{text}");
+        }
+        assert!(tonumber(Lv::Str("nan")).is_some_and(f64::is_nan));
+        for text in ["", "abc", "1e400", "1_000", "0x", "- 1", "++1"] {
+            assert_eq!(tonumber(Lv::Str(text)), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn deep_copy_drops_empty_tables() {
+        let v = json!({"a": {}, "b": {"c": {}}, "d": [1, {}], "e": "x"});
+        assert_eq!(deep_copy(Lv::of(&v)).unwrap(), Some(json!({"b": [], "d": [1], "e": "x"})));
+        assert!(deep_copy(Lv::of(&json!([{}, 1]))).is_err());
+        assert_eq!(deep_copy(Lv::of(&json!({}))).unwrap(), None);
+    }
+}
