@@ -274,3 +274,37 @@ fn a_prepared_app_is_send_and_sync() {
     fn send_sync<T: Send + Sync>() {}
     send_sync::<PreparedApp>();
 }
+
+/// The destination Namespace under `managedNamespaceMetadata`: synthesized while live, gone
+/// when deleted, back when re-added.
+#[test]
+fn the_managed_namespace_follows_its_live_object() {
+    let app = json!({"metadata": {"name": "shop", "namespace": "argocd"},
+        "spec": {"destination": {"namespace": NS},
+            "syncPolicy": {"managedNamespaceMetadata": {"labels": {"team": "a"}}}}});
+    let cm = json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "argocd-cm", "namespace": "argocd"}, "data": {}});
+    let case = Case {
+        desired: vec![object((0, 0), 1, 0, false)],
+        app,
+        cm,
+        live: vec![],
+        steps: vec![
+            vec![Event::Put((4, 0), 0, 1)],
+            vec![Event::Delete((4, 0))],
+            vec![Event::Put((4, 0), 0, 1)],
+        ],
+        reveal: false,
+    };
+    let full_app = Application::from_value(&case.app).unwrap_or_default();
+    let settings = Settings::from_config_map(&case.cm).unwrap_or_default();
+    let mut state = BTreeMap::new();
+    to_event(&Event::Put((4, 0), 0, 1), &mut state);
+    let (d, _) = full(&case, &state, &full_app, &settings, &HealthContext::new(0));
+    // The Namespace is compared (synthesized), not pruned.
+    let ns = d.resources.iter().find(|r| r.object.kind == "Namespace");
+    assert_eq!(ns.map(|r| r.requires_pruning), Some(false), "{d:#?}");
+    if let Err(e) = check(&case) {
+        panic!("{e}");
+    }
+}
