@@ -80,7 +80,8 @@ pub struct Reconciled {
     pub removed: Vec<ObjectRef>,
     /// Resources whose recorded health changed or appeared ([`AppHealth::resources`]).
     pub health: Vec<ResourceHealth>,
-    /// The notes about live objects left out ([`AppDiff::notes`]), when they changed.
+    /// The notes about live objects left out ([`AppDiff::notes`]), when an event touched
+    /// an object left out (they may read the same).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub notes: Option<Vec<String>>,
 }
@@ -274,15 +275,20 @@ impl PreparedApp {
     /// what changed. Events apply in order; the last one for an identity wins.
     pub fn apply(&mut self, changes: &[LiveChange], ctx: &HealthContext<'_>) -> Reconciled {
         let failed_before = self.failure().is_some();
-        let notes_before = self.notes();
+        let unmanaged_before: Vec<Option<Unmanaged>> =
+            changes.iter().map(|c| self.unmanaged.get(&self.change_key(c)).cloned()).collect();
         let keys = self.take(changes.to_vec());
+        // The notes are read again only when an event touched an object left out.
+        let notes_changed = changes
+            .iter()
+            .zip(unmanaged_before)
+            .any(|(c, b)| self.unmanaged.get(&self.change_key(c)) != b.as_ref());
         let before: BTreeMap<Key, (Option<ResourceDiff>, Option<ResourceHealth>)> =
             keys.iter().map(|k| (k.clone(), self.row(k))).collect();
         self.recompute(&keys, ctx);
         let failed_now = self.failure().is_some();
         let mut out = self.rollups();
-        let notes = self.notes();
-        out.notes = (notes != notes_before).then_some(notes);
+        out.notes = notes_changed.then(|| self.notes());
         for (k, (diff_before, health_before)) in before {
             let (diff_now, health_now) = self.row(&k);
             match (&diff_before, &diff_now) {
@@ -341,6 +347,15 @@ impl PreparedApp {
         let inputs: Vec<ResourceHealthInput> =
             self.resources.values().filter_map(|s| s.health.clone()).collect();
         health::aggregate(&inputs)
+    }
+
+    /// The identity an event is about.
+    fn change_key(&self, change: &LiveChange) -> Key {
+        match change {
+            LiveChange::Added(v) | LiveChange::Modified(v) | LiveChange::Deleted(v) => {
+                live_key(v, &self.scopes)
+            }
+        }
     }
 
     /// Records the events in the live state; the identities they touch.
