@@ -36,7 +36,7 @@ fn object(id: (usize, usize), content: u8, tracking: u8, live: bool) -> Value {
             "data": {"x": content.to_string(), "y": (content % 2).to_string()}}),
         1 => json!({"apiVersion": "v1", "kind": "Secret",
             "metadata": {"name": name, "namespace": NS},
-            "data": {"token": if content % 2 == 0 { "QUJD" } else { "REVG" }}}),
+            "data": {"token": if content.is_multiple_of(2) { "QUJD" } else { "REVG" }}}),
         2 => {
             let mut d = json!({"apiVersion": "apps/v1", "kind": "Deployment",
                 "metadata": {"name": name, "namespace": NS, "generation": 1},
