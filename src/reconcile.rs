@@ -131,8 +131,11 @@ struct HealthRollup {
 /// use gitops_core::{Application, Scopes, Settings};
 /// use serde_json::json;
 ///
+/// // The live object carries the tracking the app gives its desired objects.
 /// let cm = |v: &str| json!({"apiVersion": "v1", "kind": "ConfigMap",
-///     "metadata": {"name": "web", "namespace": "shop"}, "data": {"k": v}});
+///     "metadata": {"name": "web", "namespace": "shop", "annotations":
+///         {"argocd.argoproj.io/tracking-id": "shop:/ConfigMap:shop/web"}},
+///     "data": {"k": v}});
 /// let desired = [cm("1")];
 /// let app = Application::from_value(&json!({"metadata": {"name": "shop"},
 ///     "spec": {"destination": {"namespace": "shop"}}})).unwrap();
