@@ -54,6 +54,7 @@ pub mod preview;
 #[cfg(feature = "serve")]
 #[cfg_attr(docsrs, doc(cfg(feature = "serve")))]
 pub mod protocol;
+pub mod reconcile;
 pub mod schema;
 pub mod script;
 pub mod sync;

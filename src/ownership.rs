@@ -336,21 +336,33 @@ pub fn managed_live<'v>(
     let mut out = ManagedLive { managed: Vec::new(), unmanaged: Vec::new() };
     for obj in live {
         let r = live_ref(obj, scopes);
-        if excluded(&r, app, settings) {
-            out.unmanaged.push(Unmanaged { object: r, reason: Unclaimed::Excluded });
-            continue;
-        }
-        if targets.contains(&pair_key(&r)) {
-            out.managed.push(obj);
-            continue;
-        }
-        match claim(obj, &instance, settings) {
+        let desired = targets.contains(&pair_key(&r));
+        match sort_one(obj, &r, desired, &instance, app, settings) {
             Ok(()) => out.managed.push(obj),
             Err(reason) => out.unmanaged.push(Unmanaged { object: r, reason }),
         }
     }
     out.unmanaged.sort();
     out
+}
+
+/// Whether one live object (identity `r`, `desired` when a desired object pairs with it) is
+/// the app's, as [`managed_live`] decides it: `Ok`, or why not.
+pub(crate) fn sort_one(
+    obj: &Value,
+    r: &ObjectRef,
+    desired: bool,
+    instance: &str,
+    app: &Application,
+    settings: &Settings,
+) -> Result<(), Unclaimed> {
+    if excluded(r, app, settings) {
+        return Err(Unclaimed::Excluded);
+    }
+    if desired {
+        return Ok(());
+    }
+    claim(obj, instance, settings)
 }
 
 /// The notes a comparison gives about the objects it left out: one per reason (one per other

@@ -407,14 +407,101 @@ fn tracking_id(app: &str, r: &ObjectRef, destination_namespace: &str) -> String 
 pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
     let app = input.app;
     let settings = input.settings;
-    let app_name = app.metadata.name.as_str();
-    let mut conditions = Vec::new();
+    let Targets { map: mut targets, mut hooks, mut conditions } = targets(input);
     let mut notes = Vec::new();
 
+    // The app's live objects (the ownership rule: `crate::ownership`); the others are left
+    // out with a note.
+    let instance = instance_name(app, settings);
+    let sorted =
+        crate::ownership::managed_live(input.desired, input.live, app, settings, input.scopes);
+    notes.extend(crate::ownership::notes(&sorted.unmanaged));
+    let mut lives: BTreeMap<(String, String, String, String), (ObjectRef, &Value)> =
+        BTreeMap::new();
+    for obj in sorted.managed {
+        let r = live_ref(obj, input.scopes);
+        conditions.extend(shared_warning(app, settings, &instance, &r, obj));
+        lives.insert(key(&r), (r, obj));
+    }
+    if let Some(ns) = managed_namespace(app, &targets, &lives) {
+        let r = object_ref(&ns);
+        targets.insert(key(&r), (r, Desired::Synthesized(ns)));
+    }
+    conditions.extend(targets.values().filter_map(|(r, _)| invalid_spec(r, input.scopes)));
+
+    let normalizer = match AppNormalizer::new(
+        &app.spec.ignore_differences,
+        settings,
+        input.ignore_rules,
+        input.interrupt,
+    ) {
+        Ok(n) => n,
+        Err(e) => {
+            let mut out = failed(&targets, &lives, hooks, conditions, notes, &e);
+            out.unmanaged = sorted.unmanaged;
+            return Ok(out);
+        }
+    };
+    let ssd = server_side(input);
+    let mut keys: Vec<&Key> = targets.keys().chain(lives.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    let dry_runs = ObjectIndex::of_objects(input.dry_runs);
+    let shared = Shared { input, normalizer: &normalizer, ssd, dry_runs: &dry_runs };
+    let compared = compare_each(&keys, |k| shared.compare(targets.get(*k), lives.get(*k)));
+    let mut resources = Vec::with_capacity(compared.len());
+    let mut app_status = SyncStatus::Synced;
+    for c in compared {
+        match c {
+            Ok(Some(c)) => {
+                if c.out_of_sync {
+                    app_status = SyncStatus::OutOfSync;
+                }
+                resources.push(c.resource);
+            }
+            Ok(None) => {}
+            // The host's backstop decides no verdict: the caller gets the stop and may retry.
+            Err(e @ DiffError::Interrupted { .. }) => return Err(e),
+            Err(e) => {
+                let mut out = failed(&targets, &lives, hooks, conditions, notes, &e);
+                out.unmanaged = sorted.unmanaged;
+                return Ok(out);
+            }
+        }
+    }
+    if changed_managed_namespace_metadata(app) {
+        app_status = SyncStatus::OutOfSync;
+    }
+    hooks.sort();
+    conditions.sort();
+    notes.sort();
+    Ok(AppDiff {
+        sync_status: app_status,
+        resources,
+        hooks,
+        conditions,
+        notes,
+        unmanaged: sorted.unmanaged,
+    })
+}
+
+/// The desired side of a comparison: the targets by identity (destination namespace applied,
+/// duplicates resolved, excluded kinds and hooks set aside), the hooks, and the conditions
+/// the desired objects raise on their own.
+pub(crate) struct Targets<'a> {
+    pub(crate) map: BTreeMap<Key, (ObjectRef, Desired<'a>)>,
+    pub(crate) hooks: Vec<ObjectRef>,
+    pub(crate) conditions: Vec<Condition>,
+}
+
+/// Builds the [`Targets`] of an input (the first part of [`diff_app`]).
+pub(crate) fn targets<'a>(input: &AppDiffInput<'a>) -> Targets<'a> {
+    let (app, settings) = (input.app, input.settings);
+    let mut conditions = Vec::new();
     // Targets: identities with the destination namespace, de-duplication (last wins). The
     // objects stay borrowed; each gets its namespace and tracking on its own working copy
     // when its turn comes ([`Desired::object`]).
-    let mut targets: BTreeMap<Key, (ObjectRef, Desired<'_>)> = BTreeMap::new();
+    let mut targets: BTreeMap<Key, (ObjectRef, Desired<'a>)> = BTreeMap::new();
     let mut counts: BTreeMap<String, usize> = BTreeMap::new();
     for (index, obj) in input.desired.iter().enumerate() {
         let r = desired_ref(obj, input.scopes, &app.spec.destination.namespace);
@@ -464,124 +551,97 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
         true
     });
 
-    // The app's live objects (the ownership rule: `crate::ownership`); the others are left
-    // out with a note.
-    let instance = instance_name(app, settings);
-    let sorted =
-        crate::ownership::managed_live(input.desired, input.live, app, settings, input.scopes);
-    notes.extend(crate::ownership::notes(&sorted.unmanaged));
-    let mut lives: BTreeMap<(String, String, String, String), (ObjectRef, &Value)> =
-        BTreeMap::new();
-    for obj in sorted.managed {
-        let r = live_ref(obj, input.scopes);
-        if let Some(owner) = tracked_app(obj, settings)
-            && !instance.is_empty()
-            && owner != instance
-        {
-            // Desired by this app and tracked by another: compared, with Argo CD's warning.
-            let qualified = if app.metadata.namespace.is_empty() {
-                app_name.to_string()
-            } else {
-                format!("{}/{app_name}", app.metadata.namespace)
-            };
-            conditions.push(Condition {
-                type_: "SharedResourceWarning".into(),
-                message: format!(
-                    "{}/{} is part of applications {qualified} and {}",
-                    r.kind,
-                    r.name,
-                    owner.replace('_', "/")
-                ),
-            });
-        }
-        lives.insert(key(&r), (r, obj));
-    }
-    if let Some(ns) = managed_namespace(app, &targets, &lives) {
-        let r = object_ref(&ns);
-        targets.insert(key(&r), (r, Desired::Synthesized(ns)));
-    }
-    for (r, _) in targets.values() {
-        if r.namespace.is_empty()
-            && input.scopes.scope(&r.group, &r.kind) == Some(crate::object::Scope::Namespaced)
-        {
-            conditions.push(Condition {
-                type_: "InvalidSpecError".into(),
-                message: format!(
-                    "Namespace for {} {}/{}, Kind={} is missing.",
-                    r.name, r.group, r.version, r.kind
-                ),
-            });
-        }
-    }
+    Targets { map: targets, hooks, conditions }
+}
 
-    let normalizer = match AppNormalizer::new(
-        &app.spec.ignore_differences,
-        settings,
-        input.ignore_rules,
-        input.interrupt,
-    ) {
-        Ok(n) => n,
-        Err(e) => {
-            let mut out = failed(&targets, &lives, hooks, conditions, notes, &e);
-            out.unmanaged = sorted.unmanaged;
-            return Ok(out);
-        }
+/// Argo CD's `SharedResourceWarning` for a live object of the app whose tracking names
+/// another app: it is desired here and compared, with the warning.
+pub(crate) fn shared_warning(
+    app: &Application,
+    settings: &Settings,
+    instance: &str,
+    r: &ObjectRef,
+    obj: &Value,
+) -> Option<Condition> {
+    let owner = tracked_app(obj, settings)?;
+    if instance.is_empty() || owner == instance {
+        return None;
+    }
+    let app_name = app.metadata.name.as_str();
+    let qualified = if app.metadata.namespace.is_empty() {
+        app_name.to_string()
+    } else {
+        format!("{}/{app_name}", app.metadata.namespace)
     };
-    // Argo CD 3.6 (`shouldUseServerSideDiff`): server-side diff also for an app that syncs
-    // with server-side apply (structured-merge diff is discontinued).
-    let ssd = (input.server_side_diff
-        || app.has_compare_option("ServerSideDiff=true")
-        || app.spec.sync_policy.has_option("ServerSideApply=true"))
-        && !app.has_compare_option("ServerSideDiff=false");
-    let mut keys: Vec<&Key> = targets.keys().chain(lives.keys()).collect();
-    keys.sort();
-    keys.dedup();
-    let dry_runs = ObjectIndex::of_objects(input.dry_runs);
-    let shared = Shared { input, normalizer: &normalizer, ssd, dry_runs: &dry_runs };
-    let compared = compare_each(&keys, |k| shared.compare(targets.get(*k), lives.get(*k)));
-    let mut resources = Vec::with_capacity(compared.len());
-    let mut app_status = SyncStatus::Synced;
-    for c in compared {
-        match c {
-            Ok(Some(c)) => {
-                if c.out_of_sync {
-                    app_status = SyncStatus::OutOfSync;
-                }
-                resources.push(c.resource);
-            }
-            Ok(None) => {}
-            // The host's backstop decides no verdict: the caller gets the stop and may retry.
-            Err(e @ DiffError::Interrupted { .. }) => return Err(e),
-            Err(e) => {
-                let mut out = failed(&targets, &lives, hooks, conditions, notes, &e);
-                out.unmanaged = sorted.unmanaged;
-                return Ok(out);
-            }
-        }
-    }
-    if changed_managed_namespace_metadata(app) {
-        app_status = SyncStatus::OutOfSync;
-    }
-    hooks.sort();
-    conditions.sort();
-    notes.sort();
-    Ok(AppDiff {
-        sync_status: app_status,
-        resources,
-        hooks,
-        conditions,
-        notes,
-        unmanaged: sorted.unmanaged,
+    Some(Condition {
+        type_: "SharedResourceWarning".into(),
+        message: format!(
+            "{}/{} is part of applications {qualified} and {}",
+            r.kind,
+            r.name,
+            owner.replace('_', "/")
+        ),
     })
 }
 
+/// Argo CD's `InvalidSpecError` for a target of a namespaced kind left without a namespace.
+pub(crate) fn invalid_spec(r: &ObjectRef, scopes: &Scopes) -> Option<Condition> {
+    (r.namespace.is_empty()
+        && scopes.scope(&r.group, &r.kind) == Some(crate::object::Scope::Namespaced))
+    .then(|| Condition {
+        type_: "InvalidSpecError".into(),
+        message: format!(
+            "Namespace for {} {}/{}, Kind={} is missing.",
+            r.name, r.group, r.version, r.kind
+        ),
+    })
+}
+
+/// Argo CD 3.6 (`shouldUseServerSideDiff`): server-side diff when the host asks or the app
+/// does, also for an app that syncs with server-side apply (structured-merge diff is
+/// discontinued), unless the app turns it off.
+pub(crate) fn server_side(input: &AppDiffInput<'_>) -> bool {
+    let app = input.app;
+    (input.server_side_diff
+        || app.has_compare_option("ServerSideDiff=true")
+        || app.spec.sync_policy.has_option("ServerSideApply=true"))
+        && !app.has_compare_option("ServerSideDiff=false")
+}
+
+/// A resource whose comparison failed: `Unknown`, nothing else known.
+pub(crate) fn unknown(object: ObjectRef) -> ResourceDiff {
+    ResourceDiff {
+        object,
+        status: Some(SyncStatus::Unknown),
+        modified: false,
+        requires_pruning: false,
+        requires_deletion_confirmation: false,
+        hook: false,
+        diff: Vec::new(),
+        normalized_live: Value::Null,
+        predicted_live: Value::Null,
+        mode: None,
+        message: String::new(),
+        respected_target: None,
+    }
+}
+
+/// The `ComparisonError` condition of a comparison that failed.
+pub(crate) fn comparison_error(err: &DiffError) -> Condition {
+    Condition {
+        type_: "ComparisonError".into(),
+        message: format!("Failed to compare desired state to live state: {err}"),
+    }
+}
+
 /// The identity a resource is paired by: group, kind, namespace, name.
-type Key = (String, String, String, String);
+pub(crate) type Key = (String, String, String, String);
 
 /// A desired object until its comparison: rendered (borrowed from the input; its working copy
 /// gets the destination namespace and the app's tracking), or synthesized by the comparison
 /// (the managed namespace).
-enum Desired<'a> {
+#[derive(Debug)]
+pub(crate) enum Desired<'a> {
     Rendered(&'a Value),
     Synthesized(Value),
 }
@@ -596,7 +656,7 @@ impl Desired<'_> {
     }
 
     /// The working copy of the desired object: namespace defaulting and tracking applied.
-    fn object(&self, r: &ObjectRef, input: &AppDiffInput<'_>) -> Value {
+    pub(crate) fn object(&self, r: &ObjectRef, input: &AppDiffInput<'_>) -> Value {
         match self {
             Desired::Rendered(v) => {
                 let mut obj = (*v).clone();
@@ -615,18 +675,19 @@ impl Desired<'_> {
 }
 
 /// One resource's comparison, and whether it makes the app out of sync.
-struct Compared {
-    resource: ResourceDiff,
-    out_of_sync: bool,
+#[derive(Debug)]
+pub(crate) struct Compared {
+    pub(crate) resource: ResourceDiff,
+    pub(crate) out_of_sync: bool,
 }
 
 /// What every resource's comparison shares: the input, the app's ignore rules, the mode.
-struct Shared<'s, 'a> {
-    input: &'s AppDiffInput<'a>,
-    normalizer: &'s AppNormalizer<'a>,
-    ssd: bool,
+pub(crate) struct Shared<'s, 'a> {
+    pub(crate) input: &'s AppDiffInput<'a>,
+    pub(crate) normalizer: &'s AppNormalizer<'a>,
+    pub(crate) ssd: bool,
     /// The index of `input.dry_runs`.
-    dry_runs: &'s ObjectIndex<'a>,
+    pub(crate) dry_runs: &'s ObjectIndex<'a>,
 }
 
 /// Compares every key, in order: one after the other, or (feature `parallel`) spread over
@@ -648,7 +709,7 @@ fn compare_each<T: Send>(keys: &[&Key], f: impl Fn(&&Key) -> T + Sync + Send) ->
 
 impl Shared<'_, '_> {
     /// Compares one resource: its desired object (`target`), its live object, or both.
-    fn compare(
+    pub(crate) fn compare(
         &self,
         target: Option<&(ObjectRef, Desired<'_>)>,
         live: Option<&(ObjectRef, &Value)>,
@@ -779,7 +840,7 @@ impl Shared<'_, '_> {
 
 /// `HasChangedManagedNamespaceMetadata`: the spec's `managedNamespaceMetadata` differs from
 /// what the last sync applied (`status.operationState.syncResult.managedNamespaceMetadata`).
-fn changed_managed_namespace_metadata(app: &Application) -> bool {
+pub(crate) fn changed_managed_namespace_metadata(app: &Application) -> bool {
     let Some(spec) = &app.spec.sync_policy.managed_namespace_metadata else { return false };
     let Some(result) = app.status.pointer("/operationState/syncResult").filter(|v| v.is_object())
     else {
@@ -853,13 +914,25 @@ fn managed_namespace(
     targets: &BTreeMap<Key, (ObjectRef, Desired<'_>)>,
     lives: &BTreeMap<(String, String, String, String), (ObjectRef, &Value)>,
 ) -> Option<Value> {
-    let meta = app.spec.sync_policy.managed_namespace_metadata.as_ref()?;
-    let ns = app.spec.destination.namespace.as_str();
-    let k = (String::new(), "Namespace".to_string(), String::new(), ns.to_string());
+    let k = managed_namespace_key(app)?;
     if targets.contains_key(&k) {
         return None;
     }
     let (_, live) = lives.get(&k)?;
+    synthesized_namespace(app, live)
+}
+
+/// The identity of the destination namespace when the app has `managedNamespaceMetadata`.
+pub(crate) fn managed_namespace_key(app: &Application) -> Option<Key> {
+    app.spec.sync_policy.managed_namespace_metadata.as_ref()?;
+    let ns = app.spec.destination.namespace.as_str();
+    Some((String::new(), "Namespace".to_string(), String::new(), ns.to_string()))
+}
+
+/// The desired Namespace [`managed_namespace`] synthesizes from the live one.
+pub(crate) fn synthesized_namespace(app: &Application, live: &Value) -> Option<Value> {
+    let meta = app.spec.sync_policy.managed_namespace_metadata.as_ref()?;
+    let ns = app.spec.destination.namespace.as_str();
     let mut obj = serde_json::json!({"apiVersion": "v1", "kind": "Namespace",
         "metadata": {"name": ns}});
     if !meta.labels.is_empty() {
@@ -916,7 +989,7 @@ fn set_tracking(
     }
 }
 
-fn key(r: &ObjectRef) -> (String, String, String, String) {
+pub(crate) fn key(r: &ObjectRef) -> (String, String, String, String) {
     (r.group.clone(), r.kind.clone(), r.namespace.clone(), r.name.clone())
 }
 
@@ -929,10 +1002,7 @@ fn failed(
     mut notes: Vec<String>,
     err: &DiffError,
 ) -> AppDiff {
-    conditions.push(Condition {
-        type_: "ComparisonError".into(),
-        message: format!("Failed to compare desired state to live state: {err}"),
-    });
+    conditions.push(comparison_error(err));
     let mut keys: Vec<_> = targets.keys().chain(lives.keys()).cloned().collect();
     keys.sort();
     keys.dedup();
@@ -940,20 +1010,7 @@ fn failed(
         .into_iter()
         .filter_map(|k| {
             let r = lives.get(&k).map(|(r, _)| r).or_else(|| targets.get(&k).map(|(r, _)| r))?;
-            Some(ResourceDiff {
-                object: r.clone(),
-                status: Some(SyncStatus::Unknown),
-                modified: false,
-                requires_pruning: false,
-                requires_deletion_confirmation: false,
-                hook: false,
-                diff: Vec::new(),
-                normalized_live: Value::Null,
-                predicted_live: Value::Null,
-                mode: None,
-                message: String::new(),
-                respected_target: None,
-            })
+            Some(unknown(r.clone()))
         })
         .collect();
     hooks.sort();

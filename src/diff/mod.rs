@@ -76,12 +76,19 @@ use serde_json::Value;
 pub use crate::managed_fields::normalize_managed_fields;
 pub(crate) use app::to_yaml;
 pub use app::{AppDiff, AppDiffInput, Condition, ResourceDiff, SyncStatus, diff_app};
+/// Seams of the application comparison for the prepared app (`crate::reconcile`).
+pub(crate) use app::{
+    Compared, Desired, Key, Shared, Targets, changed_managed_namespace_metadata, comparison_error,
+    invalid_spec, key, managed_namespace_key, server_side, shared_warning, synthesized_namespace,
+    targets, unknown,
+};
 pub(crate) use compare::json_patch_ops;
 pub use error::DiffError;
 pub use explain::{
     ExplainOptions, FieldChange, FieldWriter, ResourceExplanation, SYSTEM_MANAGERS, UnmanagedField,
     explain_app, explain_changes, unmanaged_fields,
 };
+pub(crate) use ignore_seam::AppNormalizer;
 pub use linediff::line_diff;
 pub(crate) use mask::is_secret;
 pub use mask::{MASK_ANNOTATION_VALUE, hide_secret_data};

@@ -192,41 +192,17 @@ pub fn aggregate(resources: &[ResourceHealthInput]) -> AppHealth {
     let mut recorded = Vec::with_capacity(sorted.len());
 
     for r in sorted {
-        let mut record = |health: Option<HealthResult>| {
-            recorded.push(ResourceHealth { object: r.object.clone(), health });
-        };
-        if r.hook {
-            record(None);
+        let c = contribution(r);
+        recorded.push(ResourceHealth { object: r.object.clone(), health: c.recorded });
+        if !c.counts {
             continue;
         }
         contains_resources = true;
-        if r.live {
-            contains_live = true;
+        contains_live |= c.live;
+        if error.is_none() {
+            error = c.error.cloned();
         }
-        if r.live && r.ignore_health {
-            record(None);
-            continue;
-        }
-        let health = if r.live {
-            if error.is_none() {
-                error = r.error.clone();
-            }
-            r.health.clone()
-        } else {
-            Some(HealthResult::status(HealthStatus::Missing))
-        };
-        let Some(health) = health else {
-            record(None);
-            continue;
-        };
-        let s = health.status;
-        record(Some(health));
-        if !r.live && s == HealthStatus::Missing {
-            continue;
-        }
-        if is_application(&r.object) && matches!(s, HealthStatus::Missing | HealthStatus::Unknown) {
-            continue;
-        }
+        let Some(s) = c.status else { continue };
         if status.is_worse(s) {
             status = s;
             causes = vec![&r.object];
@@ -235,9 +211,63 @@ pub fn aggregate(resources: &[ResourceHealthInput]) -> AppHealth {
         }
     }
 
-    if contains_resources && !contains_live && status.is_worse(HealthStatus::Missing) {
+    if all_missing(contains_resources, contains_live, status) {
         status = HealthStatus::Missing;
         causes.clear();
     }
     AppHealth { status, message: format_causes(&causes), resources: recorded, error }
+}
+
+/// The "everything is missing" rule: resources that count, none live, and nothing worse than
+/// Missing make the app Missing with no causes.
+pub(crate) fn all_missing(
+    contains_resources: bool,
+    contains_live: bool,
+    status: HealthStatus,
+) -> bool {
+    contains_resources && !contains_live && status.is_worse(HealthStatus::Missing)
+}
+
+/// What one resource adds to its app's health ([`aggregate`]'s rule for one resource).
+pub(crate) struct Contribution<'r> {
+    /// The health recorded for it on the app.
+    pub(crate) recorded: Option<HealthResult>,
+    /// Whether it counts at all (not a hook).
+    pub(crate) counts: bool,
+    /// Whether it counts as live.
+    pub(crate) live: bool,
+    /// Its failed health check, when that counts.
+    pub(crate) error: Option<&'r HealthError>,
+    /// The status it ranks with, when it ranks.
+    pub(crate) status: Option<HealthStatus>,
+}
+
+/// One resource's [`Contribution`]: hooks are left out; a live resource with `ignore_health`
+/// or without health adds no status; a resource that is not live is recorded Missing but
+/// does not rank; a child Application that is Missing or Unknown does not rank.
+pub(crate) fn contribution(r: &ResourceHealthInput) -> Contribution<'_> {
+    let mut c =
+        Contribution { recorded: None, counts: false, live: r.live, error: None, status: None };
+    if r.hook {
+        c.live = false;
+        return c;
+    }
+    c.counts = true;
+    if r.live && r.ignore_health {
+        return c;
+    }
+    if r.live {
+        c.error = r.error.as_ref();
+    }
+    c.recorded =
+        if r.live { r.health.clone() } else { Some(HealthResult::status(HealthStatus::Missing)) };
+    let Some(s) = c.recorded.as_ref().map(|h| h.status) else { return c };
+    if !r.live && s == HealthStatus::Missing {
+        return c;
+    }
+    if is_application(&r.object) && matches!(s, HealthStatus::Missing | HealthStatus::Unknown) {
+        return c;
+    }
+    c.status = Some(s);
+    c
 }

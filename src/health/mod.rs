@@ -81,6 +81,7 @@ mod statefulset;
 mod workflow;
 
 pub use app::{AppHealth, ResourceHealth, ResourceHealthInput, aggregate, format_causes};
+pub(crate) use app::{all_missing, contribution};
 pub use application::is_application_itself;
 pub use fallback::condition_health;
 pub use hook::{HOOK_FINALIZER, IGNORE_HEALTHCHECK_ANNOTATION, has_hook_finalizer, is_hook};

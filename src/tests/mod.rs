@@ -14,6 +14,7 @@ mod oracle_replay;
 mod parse;
 mod preview;
 mod properties;
+mod reconcile;
 #[cfg(feature = "serve")]
 mod serve;
 mod smp;

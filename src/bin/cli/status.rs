@@ -9,9 +9,9 @@
 use std::path::PathBuf;
 
 use gitops_core::diff::{self, AppDiff, SyncStatus};
-use gitops_core::health::{self, AppHealth, HealthContext, ResourceHealthInput};
+use gitops_core::health::{AppHealth, HealthContext};
 use gitops_core::object::ObjectIndex;
-use gitops_core::{Application, HealthStatus, ObjectRef};
+use gitops_core::{Application, HealthStatus};
 use serde_json::{Value, json};
 
 use crate::common::{self, CliError, Output};
@@ -141,7 +141,7 @@ pub fn run(args: lexopt::Parser) -> Result<u8, CliError> {
     if let Some(engine) = engine.as_deref() {
         ctx = ctx.with_scripts(engine);
     }
-    let health = app_health(&result, &c.desired, &c.live, &ctx);
+    let health = gitops_core::reconcile::app_health(&result, &c.desired, &c.live, &ctx);
     let mut doc = to_json(&result, &health);
     if let Some(orphans) = &orphans {
         doc["orphans"] = orphans.iter().map(|r| json!(r.key())).collect();
@@ -171,28 +171,6 @@ fn fails(fail_on: &[String], sync: SyncStatus, health: HealthStatus) -> bool {
         return sync != SyncStatus::Synced;
     }
     fail_on.iter().any(|s| s == sync.as_str() || s == health.as_str())
-}
-
-/// The app's health, from each compared resource's desired and live objects.
-pub fn app_health<'v>(
-    result: &AppDiff,
-    desired: &'v [Value],
-    live: &'v [Value],
-    ctx: &HealthContext<'_>,
-) -> AppHealth {
-    let (desired_at, live_at) = (ObjectIndex::of_objects(desired), ObjectIndex::of_objects(live));
-    let find = |objects: &'v [Value], index: &ObjectIndex<'_>, r: &ObjectRef| {
-        index.first(r).map(|i| &objects[i])
-    };
-    let inputs: Vec<ResourceHealthInput> = result
-        .resources
-        .iter()
-        .filter_map(|r| {
-            let (d, l) = (find(desired, &desired_at, &r.object), find(live, &live_at, &r.object));
-            ResourceHealthInput::from_objects(d, l, ctx)
-        })
-        .collect();
-    health::aggregate(&inputs)
 }
 
 /// The HEALTH cell of each resource of `result`, in its order: the status, `Missing` without a

@@ -1,0 +1,637 @@
+//! A prepared application: the desired side of a comparison done once, the live side
+//! re-decided only where a watch event touched it.
+//!
+//! A controller compares an app on every watch event that touches one of its objects.
+//! [`diff_app`](crate::diff::diff_app) redoes the whole comparison each time. A [`PreparedApp`] is built once from
+//! the desired objects, the Application, the settings and the scopes (one
+//! [`AppDiffInput`]): the targets with their destination namespace and tracking, the hooks,
+//! the compiled ignore rules, the conditions the desired objects raise and the pairing set of
+//! the ownership rule are made there. Then [`PreparedApp::apply`] takes live changes as watch
+//! events deliver them ([`LiveChange`]), compares again only the resources they touch, updates
+//! the roll-ups (app sync status, app health, conditions) and answers with what changed
+//! ([`Reconciled`]).
+//!
+//! The answers are [`diff_app`](crate::diff::diff_app)'s and [`app_health`]'s over the same state, byte for byte:
+//! [`PreparedApp::diff`] and [`PreparedApp::health`] give the whole of them
+//! (`src/tests/reconcile.rs` checks it on random sequences of changes). The state is one live
+//! object per identity (group, kind, namespace, name), as a watch cache holds it; the last
+//! event for an identity wins.
+//!
+//! It owns no clock and does no I/O: the health context (the time, the scripts) is an
+//! argument of each call, and only the resources a call touches are assessed with it; a host
+//! whose health rules read the time and wants them read again calls
+//! [`PreparedApp::reassess`]. It is `Send + Sync`.
+//!
+//! Memory: besides the desired objects (kept once as given and once as prepared working
+//! copies), each resource holds its live object, its [`ResourceDiff`] (the patch only, unless
+//! the input keeps objects) and its health; about the size of its two objects plus a few
+//! hundred bytes.
+//!
+//! Not carried over from the input: the host's wall-clock interrupt of jq rules (counted
+//! limits still apply) and lent compiled rules (the rules are compiled here from the app).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::config::{Application, Settings};
+use crate::diff::{
+    AppDiff, AppDiffInput, AppNormalizer, Compared, Condition, Desired, DiffError, Key,
+    ResourceDiff, Shared, SyncStatus, Targets,
+};
+use crate::health::{
+    self, AppHealth, HealthContext, HealthError, HealthStatus, ResourceHealth, ResourceHealthInput,
+};
+use crate::ignore::IgnoreNormalizer;
+use crate::object::{ObjectIndex, ObjectRef, RefParts, Scopes};
+use crate::ownership::{Unmanaged, instance_name, live_ref};
+
+/// A watch event for one live object of the app's cluster.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum LiveChange {
+    /// The object appeared (or is listed again).
+    Added(Value),
+    /// The object changed.
+    Modified(Value),
+    /// The object is gone (its last known state, or anything with its identity).
+    Deleted(Value),
+}
+
+/// What one [`PreparedApp::apply`] changed, and the app's roll-ups after it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Reconciled {
+    /// The app's sync status.
+    pub sync_status: SyncStatus,
+    /// The app's health status.
+    pub health_status: HealthStatus,
+    /// The app's health message (`Caused by ...`).
+    pub health_message: String,
+    /// The app's conditions, sorted ([`AppDiff::conditions`]).
+    pub conditions: Vec<Condition>,
+    /// Resources whose row changed or appeared, in their order ([`AppDiff::resources`]);
+    /// while the comparison fails (a `ComparisonError`), and on the change into or out of
+    /// that, every resource.
+    pub resources: Vec<ResourceDiff>,
+    /// Resources that are gone, sorted.
+    pub removed: Vec<ObjectRef>,
+    /// Resources whose recorded health changed or appeared ([`AppHealth::resources`]).
+    pub health: Vec<ResourceHealth>,
+    /// The notes about live objects left out ([`AppDiff::notes`]), when an event touched
+    /// an object left out (they may read the same).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub notes: Option<Vec<String>>,
+}
+
+/// One resource of the app: its comparison and its health.
+#[derive(Debug)]
+struct Slot {
+    /// The resource (the live object's identity when live, else the desired one's).
+    object: ObjectRef,
+    /// The comparison, or the error that failed it.
+    compared: Result<Compared, DiffError>,
+    /// The health input, when [`ResourceHealthInput::from_objects`] gives one.
+    health: Option<ResourceHealthInput>,
+}
+
+/// The options of the input the app was prepared from.
+#[derive(Debug, Clone, Copy)]
+struct Flags {
+    server_side_diff: bool,
+    reveal_secrets: bool,
+    ignore_annotation: bool,
+    keep_objects: bool,
+}
+
+/// The app's health roll-up, kept up to date resource by resource ([`health::aggregate`]'s
+/// rule, without visiting every resource).
+#[derive(Debug, Default)]
+struct HealthRollup {
+    /// Resources that count (not hooks).
+    counted: usize,
+    /// Of those, the live ones.
+    live: usize,
+    /// The ranking resources by status severity, in resource order.
+    ranked: BTreeMap<u8, (HealthStatus, BTreeMap<Key, ObjectRef>)>,
+    /// The failed health checks that count, in resource order.
+    errors: BTreeMap<Key, HealthError>,
+}
+
+/// An application prepared for repeated comparisons: see the [module documentation](self).
+///
+/// # Examples
+///
+/// ```
+/// use gitops_core::diff::{AppDiffInput, SyncStatus};
+/// use gitops_core::health::HealthContext;
+/// use gitops_core::reconcile::{LiveChange, PreparedApp};
+/// use gitops_core::{Application, Scopes, Settings};
+/// use serde_json::json;
+///
+/// // The live object carries the tracking the app gives its desired objects.
+/// let cm = |v: &str| json!({"apiVersion": "v1", "kind": "ConfigMap",
+///     "metadata": {"name": "web", "namespace": "shop", "annotations":
+///         {"argocd.argoproj.io/tracking-id": "shop:/ConfigMap:shop/web"}},
+///     "data": {"k": v}});
+/// let desired = [cm("1")];
+/// let app = Application::from_value(&json!({"metadata": {"name": "shop"},
+///     "spec": {"destination": {"namespace": "shop"}}})).unwrap();
+/// let (settings, scopes) = (Settings::default(), Scopes::builtin());
+/// let ctx = HealthContext::new(0);
+/// let input = AppDiffInput::new(&desired, &[], &app, &settings, &scopes);
+/// let mut prepared = PreparedApp::new(&input, &ctx);
+/// assert_eq!(prepared.diff().sync_status, SyncStatus::OutOfSync); // missing
+///
+/// let step = prepared.apply(&[LiveChange::Added(cm("1"))], &ctx);
+/// assert_eq!(step.sync_status, SyncStatus::Synced);
+/// assert_eq!(step.resources.len(), 1);
+/// let step = prepared.apply(&[LiveChange::Modified(cm("2"))], &ctx);
+/// assert_eq!(step.sync_status, SyncStatus::OutOfSync);
+/// ```
+#[derive(Debug)]
+pub struct PreparedApp {
+    app: Application,
+    settings: Settings,
+    scopes: Scopes,
+    /// The desired objects as given (health reads them).
+    desired: Vec<Value>,
+    dry_runs: Vec<Value>,
+    openapi: Option<Value>,
+    flags: Flags,
+    /// The compiled ignore rules, or the error that fails every comparison.
+    rules: Result<IgnoreNormalizer, DiffError>,
+    /// The targets, each with its prepared working copy.
+    targets: BTreeMap<Key, (ObjectRef, Desired<'static>)>,
+    /// The synthesized destination Namespace (`managedNamespaceMetadata`), while live.
+    namespace_target: Option<(ObjectRef, Desired<'static>)>,
+    /// Its identity, when the app has `managedNamespaceMetadata` and does not desire it.
+    namespace_key: Option<Key>,
+    hooks: Vec<ObjectRef>,
+    /// The conditions the desired objects raise, sorted.
+    desired_conditions: Vec<Condition>,
+    /// The identities a desired object pairs with (the ownership rule's).
+    paired: BTreeSet<Key>,
+    /// The first desired object of each identity as written.
+    first_desired: BTreeMap<Key, usize>,
+    instance: String,
+    ssd: bool,
+    /// `managedNamespaceMetadata` changed since the last sync: OutOfSync whatever else.
+    metadata_changed: bool,
+    /// The live objects, one per identity.
+    live: BTreeMap<Key, Value>,
+    /// The live objects that are not the app's.
+    unmanaged: BTreeMap<Key, Unmanaged>,
+    /// `SharedResourceWarning`s of the app's live objects.
+    shared: BTreeMap<Key, Condition>,
+    resources: BTreeMap<Key, Slot>,
+    /// Resources that make the app out of sync.
+    out_of_sync: BTreeSet<Key>,
+    /// Resources whose comparison failed, in order.
+    errors: BTreeMap<Key, DiffError>,
+    health: HealthRollup,
+}
+
+/// The identity of an object as written (the namespace as it stands).
+fn raw_key(obj: &Value) -> Key {
+    let (g, k, n, m) = RefParts::of(obj).key();
+    (g.to_string(), k.to_string(), n.to_string(), m.to_string())
+}
+
+/// The identity a live object pairs by.
+fn live_key(obj: &Value, scopes: &Scopes) -> Key {
+    crate::diff::key(&live_ref(obj, scopes))
+}
+
+impl PreparedApp {
+    /// Prepares `input`'s desired side, then takes `input.live` as the first live state
+    /// (assessing health with `ctx`).
+    pub fn new(input: &AppDiffInput<'_>, ctx: &HealthContext<'_>) -> Self {
+        let (app, settings) = (input.app, input.settings);
+        let Targets { map, mut hooks, conditions } = crate::diff::targets(input);
+        hooks.sort();
+        let mut desired_conditions = conditions;
+        desired_conditions
+            .extend(map.values().filter_map(|(r, _)| crate::diff::invalid_spec(r, input.scopes)));
+        let targets: BTreeMap<Key, (ObjectRef, Desired<'static>)> = map
+            .iter()
+            .map(|(k, (r, d))| (k.clone(), (r.clone(), Desired::Synthesized(d.object(r, input)))))
+            .collect();
+        let namespace = app.spec.destination.namespace.as_str();
+        let paired = input
+            .desired
+            .iter()
+            .map(|d| crate::ownership::desired_ref(d, input.scopes, namespace))
+            .filter(|r| !crate::ownership::excluded(r, app, settings) && !r.name.is_empty())
+            .map(|r| crate::diff::key(&r))
+            .collect();
+        let mut first_desired = BTreeMap::new();
+        for (i, d) in input.desired.iter().enumerate() {
+            first_desired.entry(raw_key(d)).or_insert(i);
+        }
+        let rules = IgnoreNormalizer::for_app(app, settings)
+            .map_err(|e| DiffError::IgnoreRules { message: e.to_string() });
+        let namespace_key =
+            crate::diff::managed_namespace_key(app).filter(|k| !targets.contains_key(k));
+        let mut prepared = PreparedApp {
+            app: app.clone(),
+            settings: settings.clone(),
+            scopes: input.scopes.clone(),
+            desired: input.desired.to_vec(),
+            dry_runs: input.dry_runs.to_vec(),
+            openapi: input.openapi.cloned(),
+            flags: Flags {
+                server_side_diff: input.server_side_diff,
+                reveal_secrets: input.reveal_secrets,
+                ignore_annotation: input.ignore_annotation,
+                keep_objects: input.keep_objects,
+            },
+            rules,
+            targets,
+            namespace_target: None,
+            namespace_key,
+            hooks,
+            desired_conditions,
+            paired,
+            first_desired,
+            instance: instance_name(app, settings),
+            ssd: crate::diff::server_side(input),
+            metadata_changed: crate::diff::changed_managed_namespace_metadata(app),
+            live: BTreeMap::new(),
+            unmanaged: BTreeMap::new(),
+            shared: BTreeMap::new(),
+            resources: BTreeMap::new(),
+            out_of_sync: BTreeSet::new(),
+            errors: BTreeMap::new(),
+            health: HealthRollup::default(),
+        };
+        let changes: Vec<LiveChange> = input.live.iter().cloned().map(LiveChange::Added).collect();
+        let mut keys: BTreeSet<Key> = prepared.targets.keys().cloned().collect();
+        keys.extend(prepared.take(changes));
+        prepared.recompute(&keys, ctx);
+        prepared
+    }
+
+    /// Takes watch events, compares again only the resources they touch, and answers with
+    /// what changed. Events apply in order; the last one for an identity wins.
+    pub fn apply(&mut self, changes: &[LiveChange], ctx: &HealthContext<'_>) -> Reconciled {
+        let failed_before = self.failure().is_some();
+        let unmanaged_before: Vec<Option<Unmanaged>> =
+            changes.iter().map(|c| self.unmanaged.get(&self.change_key(c)).cloned()).collect();
+        let keys = self.take(changes.to_vec());
+        // The notes are read again only when an event touched an object left out.
+        let notes_changed = changes
+            .iter()
+            .zip(unmanaged_before)
+            .any(|(c, b)| self.unmanaged.get(&self.change_key(c)) != b.as_ref());
+        let before: BTreeMap<Key, (Option<ResourceDiff>, Option<ResourceHealth>)> =
+            keys.iter().map(|k| (k.clone(), self.row(k))).collect();
+        self.recompute(&keys, ctx);
+        let failed_now = self.failure().is_some();
+        let mut out = self.rollups();
+        out.notes = notes_changed.then(|| self.notes());
+        for (k, (diff_before, health_before)) in before {
+            let (diff_now, health_now) = self.row(&k);
+            match (&diff_before, &diff_now) {
+                (Some(b), None) => out.removed.push(b.object.clone()),
+                (_, Some(n)) if diff_before.as_ref() != Some(n) => out.resources.push(n.clone()),
+                _ => {}
+            }
+            if let Some(h) = health_now.filter(|h| Some(h) != health_before.as_ref()) {
+                out.health.push(h);
+            }
+        }
+        if failed_before || failed_now {
+            out.resources = self.resources.keys().filter_map(|k| self.row(k).0).collect();
+        }
+        out
+    }
+
+    /// Assesses the health of every resource again with `ctx` (a new time, new scripts),
+    /// and answers with what changed.
+    pub fn reassess(&mut self, ctx: &HealthContext<'_>) -> Reconciled {
+        let keys: BTreeSet<Key> = self.resources.keys().cloned().collect();
+        let before: Vec<Option<ResourceHealth>> = keys.iter().map(|k| self.row(k).1).collect();
+        for k in &keys {
+            self.assess(k, ctx);
+        }
+        let mut out = self.rollups();
+        for (k, b) in keys.iter().zip(before) {
+            if let Some(h) = self.row(k).1.filter(|h| Some(h) != b.as_ref()) {
+                out.health.push(h);
+            }
+        }
+        out
+    }
+
+    /// The whole comparison, as [`diff_app`](crate::diff::diff_app) gives it for the current state.
+    pub fn diff(&self) -> AppDiff {
+        let unmanaged = {
+            let mut u: Vec<Unmanaged> = self.unmanaged.values().cloned().collect();
+            u.sort();
+            u
+        };
+        let resources = self.resources.keys().filter_map(|k| self.row(k).0).collect();
+        let sync_status = self.diff_status();
+        AppDiff {
+            sync_status,
+            resources,
+            hooks: self.hooks.clone(),
+            conditions: self.conditions(),
+            notes: crate::ownership::notes(&unmanaged),
+            unmanaged,
+        }
+    }
+
+    /// The app's health, as [`app_health`] gives it for the current state.
+    pub fn health(&self) -> AppHealth {
+        let inputs: Vec<ResourceHealthInput> =
+            self.resources.values().filter_map(|s| s.health.clone()).collect();
+        health::aggregate(&inputs)
+    }
+
+    /// The identity an event is about.
+    fn change_key(&self, change: &LiveChange) -> Key {
+        match change {
+            LiveChange::Added(v) | LiveChange::Modified(v) | LiveChange::Deleted(v) => {
+                live_key(v, &self.scopes)
+            }
+        }
+    }
+
+    /// Records the events in the live state; the identities they touch.
+    fn take(&mut self, changes: Vec<LiveChange>) -> BTreeSet<Key> {
+        let mut keys = BTreeSet::new();
+        for change in changes {
+            let (obj, present) = match change {
+                LiveChange::Added(v) | LiveChange::Modified(v) => (v, true),
+                LiveChange::Deleted(v) => (v, false),
+            };
+            let k = live_key(&obj, &self.scopes);
+            self.unmanaged.remove(&k);
+            self.shared.remove(&k);
+            if present {
+                let r = live_ref(&obj, &self.scopes);
+                let desired = self.paired.contains(&k);
+                let (app, settings) = (&self.app, &self.settings);
+                match crate::ownership::sort_one(&obj, &r, desired, &self.instance, app, settings) {
+                    Ok(()) => {
+                        let w =
+                            crate::diff::shared_warning(app, settings, &self.instance, &r, &obj);
+                        if let Some(c) = w {
+                            self.shared.insert(k.clone(), c);
+                        }
+                    }
+                    Err(reason) => {
+                        self.unmanaged.insert(k.clone(), Unmanaged { object: r, reason });
+                    }
+                }
+                self.live.insert(k.clone(), obj);
+            } else {
+                self.live.remove(&k);
+            }
+            keys.insert(k);
+        }
+        // The synthesized Namespace follows the live one.
+        if let Some(nk) = self.namespace_key.clone().filter(|nk| keys.contains(nk)) {
+            self.namespace_target = self.managed_live(&nk).and_then(|live| {
+                let ns = crate::diff::synthesized_namespace(&self.app, live)?;
+                let r = crate::ownership::object_ref(&ns);
+                Some((r, Desired::Synthesized(ns)))
+            });
+        }
+        keys
+    }
+
+    /// The live object of an identity when it is the app's.
+    fn managed_live(&self, k: &Key) -> Option<&Value> {
+        self.live.get(k).filter(|_| !self.unmanaged.contains_key(k))
+    }
+
+    /// The target of an identity.
+    fn target(&self, k: &Key) -> Option<&(ObjectRef, Desired<'static>)> {
+        self.targets.get(k).or_else(|| {
+            self.namespace_target.as_ref().filter(|_| self.namespace_key.as_ref() == Some(k))
+        })
+    }
+
+    /// Compares the resources of `keys` again, and assesses their health.
+    fn recompute(&mut self, keys: &BTreeSet<Key>, ctx: &HealthContext<'_>) {
+        let input = AppDiffInput {
+            desired: &self.desired,
+            live: &[],
+            app: &self.app,
+            settings: &self.settings,
+            scopes: &self.scopes,
+            dry_runs: &self.dry_runs,
+            server_side_diff: self.flags.server_side_diff,
+            reveal_secrets: self.flags.reveal_secrets,
+            ignore_rules: self.rules.as_ref().ok(),
+            openapi: self.openapi.as_ref(),
+            ignore_annotation: self.flags.ignore_annotation,
+            keep_objects: self.flags.keep_objects,
+            interrupt: None,
+        };
+        let normalizer = match &self.rules {
+            Ok(rules) => AppNormalizer::new(&[], &self.settings, Some(rules), None),
+            Err(e) => Err(e.clone()),
+        };
+        let dry_runs = ObjectIndex::of_objects(&self.dry_runs);
+        let mut slots = Vec::with_capacity(keys.len());
+        for k in keys {
+            let target = self.target(k);
+            let live = self.managed_live(k).map(|v| (live_ref(v, &self.scopes), v));
+            let object = match (&live, target) {
+                (Some((r, _)), _) | (None, Some((r, _))) => r.clone(),
+                (None, None) => {
+                    slots.push((k.clone(), None));
+                    continue;
+                }
+            };
+            let compared = match &normalizer {
+                Ok(n) => {
+                    let shared =
+                        Shared { input: &input, normalizer: n, ssd: self.ssd, dry_runs: &dry_runs };
+                    match shared.compare(target, live.as_ref()) {
+                        Ok(Some(c)) => Ok(c),
+                        Ok(None) => {
+                            slots.push((k.clone(), None));
+                            continue;
+                        }
+                        Err(e) => Err(e),
+                    }
+                }
+                Err(e) => Err(e.clone()),
+            };
+            slots.push((k.clone(), Some(Slot { object, compared, health: None })));
+        }
+        for (k, slot) in slots {
+            self.forget(&k);
+            let Some(slot) = slot else { continue };
+            match &slot.compared {
+                Ok(c) if c.out_of_sync => {
+                    self.out_of_sync.insert(k.clone());
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    self.errors.insert(k.clone(), e.clone());
+                }
+            }
+            self.resources.insert(k.clone(), slot);
+            self.assess(&k, ctx);
+        }
+    }
+
+    /// Removes a resource from the roll-ups (its slot stays until replaced).
+    fn forget(&mut self, k: &Key) {
+        self.out_of_sync.remove(k);
+        self.errors.remove(k);
+        self.unrank(k);
+        self.resources.remove(k);
+    }
+
+    /// Takes a resource's health out of the health roll-up.
+    fn unrank(&mut self, k: &Key) {
+        let Some(input) = self.resources.get(k).and_then(|s| s.health.as_ref()) else { return };
+        let c = health::contribution(input);
+        let h = &mut self.health;
+        if c.counts {
+            h.counted -= 1;
+            h.live -= usize::from(c.live);
+        }
+        if let Some(s) = c.status
+            && let Some((_, set)) = h.ranked.get_mut(&s.severity())
+        {
+            set.remove(k);
+        }
+        h.errors.remove(k);
+    }
+
+    /// Assesses a resource's health with `ctx` and ranks it.
+    fn assess(&mut self, k: &Key, ctx: &HealthContext<'_>) {
+        self.unrank(k);
+        let Some(slot) = self.resources.get(k) else { return };
+        let key = crate::diff::key(&slot.object);
+        let d = self.first_desired.get(&key).map(|&i| &self.desired[i]);
+        let l = self.live.get(k).filter(|v| raw_key(v) == key);
+        let input = ResourceHealthInput::from_objects(d, l, ctx);
+        if let Some(input) = &input {
+            let c = health::contribution(input);
+            let h = &mut self.health;
+            if c.counts {
+                h.counted += 1;
+                h.live += usize::from(c.live);
+            }
+            if let Some(s) = c.status {
+                let entry = h.ranked.entry(s.severity()).or_insert((s, BTreeMap::new()));
+                entry.1.insert(k.clone(), input.object.clone());
+            }
+            if let Some(e) = c.error {
+                h.errors.insert(k.clone(), e.clone());
+            }
+        }
+        if let Some(slot) = self.resources.get_mut(k) {
+            slot.health = input;
+        }
+    }
+
+    /// The error that fails the whole comparison, if any: the rules', else the first
+    /// resource's.
+    fn failure(&self) -> Option<&DiffError> {
+        self.rules.as_ref().err().or_else(|| self.errors.values().next())
+    }
+
+    /// The row of a resource in [`AppDiff::resources`] and in [`AppHealth::resources`].
+    fn row(&self, k: &Key) -> (Option<ResourceDiff>, Option<ResourceHealth>) {
+        let Some(slot) = self.resources.get(k) else { return (None, None) };
+        let diff = match (&slot.compared, self.failure()) {
+            (Ok(c), None) => c.resource.clone(),
+            _ => crate::diff::unknown(slot.object.clone()),
+        };
+        let health = slot.health.as_ref().map(|input| {
+            let recorded = health::contribution(input).recorded;
+            ResourceHealth { object: input.object.clone(), health: recorded }
+        });
+        (Some(diff), health)
+    }
+
+    /// The app's conditions, sorted.
+    fn conditions(&self) -> Vec<Condition> {
+        let mut out = self.desired_conditions.clone();
+        out.extend(self.shared.values().cloned());
+        if let Some((r, _)) = &self.namespace_target {
+            out.extend(crate::diff::invalid_spec(r, &self.scopes));
+        }
+        if let Some(e) = self.failure() {
+            out.push(crate::diff::comparison_error(e));
+        }
+        out.sort();
+        out
+    }
+
+    /// The notes about live objects left out, sorted.
+    fn notes(&self) -> Vec<String> {
+        let mut u: Vec<Unmanaged> = self.unmanaged.values().cloned().collect();
+        u.sort();
+        crate::ownership::notes(&u)
+    }
+
+    /// The roll-ups, with no rows.
+    fn rollups(&self) -> Reconciled {
+        let h = &self.health;
+        let worst = h.ranked.values().rev().find(|(_, set)| !set.is_empty());
+        let (mut status, mut causes): (HealthStatus, Vec<&ObjectRef>) = match worst {
+            Some((s, set)) if HealthStatus::Healthy.is_worse(*s) => (*s, set.values().collect()),
+            _ => (HealthStatus::Healthy, Vec::new()),
+        };
+        if health::all_missing(h.counted > 0, h.live > 0, status) {
+            status = HealthStatus::Missing;
+            causes.clear();
+        }
+        Reconciled {
+            sync_status: self.diff_status(),
+            health_status: status,
+            health_message: health::format_causes(&causes),
+            conditions: self.conditions(),
+            resources: Vec::new(),
+            removed: Vec::new(),
+            health: Vec::new(),
+            notes: None,
+        }
+    }
+
+    /// The app's sync status.
+    fn diff_status(&self) -> SyncStatus {
+        if self.failure().is_some() {
+            SyncStatus::Unknown
+        } else if self.out_of_sync.is_empty() && !self.metadata_changed {
+            SyncStatus::Synced
+        } else {
+            SyncStatus::OutOfSync
+        }
+    }
+}
+
+/// The app's health from a comparison ([`diff_app`](crate::diff::diff_app)'s result), each resource assessed from
+/// its first desired and first live object among `desired` and `live` (what `gitops-core
+/// status` shows, and what [`PreparedApp::health`] answers).
+pub fn app_health(
+    result: &AppDiff,
+    desired: &[Value],
+    live: &[Value],
+    ctx: &HealthContext<'_>,
+) -> AppHealth {
+    let (desired_at, live_at) = (ObjectIndex::of_objects(desired), ObjectIndex::of_objects(live));
+    let inputs: Vec<ResourceHealthInput> = result
+        .resources
+        .iter()
+        .filter_map(|r| {
+            let d = desired_at.first(&r.object).map(|i| &desired[i]);
+            let l = live_at.first(&r.object).map(|i| &live[i]);
+            ResourceHealthInput::from_objects(d, l, ctx)
+        })
+        .collect();
+    health::aggregate(&inputs)
+}
