@@ -258,6 +258,21 @@ impl<'a> Lv<'a> {
     }
 }
 
+/// `a or b`: `a` unless it is `nil` or `false`, then `b`.
+pub(crate) fn or<'a>(a: Lv<'a>, b: Lv<'a>) -> Lv<'a> {
+    if a.truthy() { a } else { b }
+}
+
+/// `a .. b .. c ...`: strings and numbers joined ([`Lv::text`]); the concat fault for any other
+/// operand.
+pub(crate) fn cat(parts: &[Lv<'_>]) -> Result<String, Fault> {
+    let mut out = String::new();
+    for p in parts {
+        out.push_str(&p.text()?);
+    }
+    Ok(out)
+}
+
 /// A number as gopher-lua's `tostring` and `..` write it: an integral value as an integer
 /// (`3`, `-1`), any other as Go's shortest `%v` (`0.5`, `1e+21`, `NaN`, `+Inf`).
 pub(crate) fn number_text(n: f64) -> String {

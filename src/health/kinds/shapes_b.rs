@@ -8,6 +8,7 @@
 
 use std::cmp::Ordering;
 
+pub(super) use super::lua::{cat, or};
 use super::{Env, Fault, Hs, Lv};
 
 /// `a == b`: same type and value; a table only equals itself (the same node of the object).
@@ -69,20 +70,6 @@ pub(super) fn to_number(v: Lv<'_>) -> Option<f64> {
         }
         _ => None,
     }
-}
-
-/// `v or d`: `v` unless it is `nil` or `false`.
-pub(super) fn or<'a>(v: Lv<'a>, d: Lv<'a>) -> Lv<'a> {
-    if v.truthy() { v } else { d }
-}
-
-/// `a .. b .. c ...`: strings and numbers joined; an error for any other operand.
-pub(super) fn cat(parts: &[Lv<'_>]) -> Result<String, Fault> {
-    let mut out = String::new();
-    for p in parts {
-        out.push_str(&p.text()?);
-    }
-    Ok(out)
 }
 
 /// `string.format("%d", v)` in gopher-lua (Go's `fmt` on the value): a number truncated to

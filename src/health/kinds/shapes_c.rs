@@ -1,6 +1,7 @@
 //! Shapes shared by several built-in rules: the conditions of `status`, Lua's `==` and `<`,
 //! a string's `find` method, the Ready condition and Flux's Ready/Reconciling count.
 
+pub(super) use super::lua::or;
 use super::{Env, Fault, Hs, Lv};
 
 /// `obj.status ~= nil and obj.status.conditions ~= nil`: the conditions, when both are set.
@@ -34,11 +35,6 @@ pub(super) fn lua_lt(a: Lv<'_>, b: Lv<'_>) -> Result<bool, Fault> {
             Err(Fault::new(format!("attempt to compare {} with {}", a.type_name(), b.type_name())))
         }
     }
-}
-
-/// `a or b`: `a` when it is true in Lua's sense, else `b`.
-pub(super) fn or<'a>(a: Lv<'a>, b: Lv<'a>) -> Lv<'a> {
-    if a.truthy() { a } else { b }
 }
 
 /// `s:find("^prefix") ~= nil`: a method call, so only a string has it; anything else is an

@@ -6,6 +6,7 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
+pub(super) use super::lua::cat;
 use super::{Env, Fault, Lv};
 
 /// `a == b` between two values read from the object: no conversion; tables are equal only
@@ -24,15 +25,6 @@ pub(super) fn lua_eq(a: Lv<'_>, b: Lv<'_>) -> bool {
 /// `v or "default"`.
 pub(super) fn or<'a>(v: Lv<'a>, default: &'a str) -> Lv<'a> {
     if v.truthy() { v } else { Lv::Str(default) }
-}
-
-/// `a .. b .. c ...`: every operand a string or a number, else the concat fault.
-pub(super) fn cat(parts: &[Lv<'_>]) -> Result<String, Fault> {
-    let mut out = String::new();
-    for p in parts {
-        out.push_str(&p.text()?);
-    }
-    Ok(out)
 }
 
 /// `table.concat(list, sep)` over the values `table.insert` put in the list (a `nil` is not
