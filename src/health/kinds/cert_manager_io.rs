@@ -1,6 +1,7 @@
 //! `cert-manager.io`: Certificate, CertificateRequest, Issuer and ClusterIssuer, as Argo CD
 //! 3.6.2's scripts.
 
+use super::lua::status_conditions;
 use super::{Env, Fault, Hs, Lv, Rule};
 
 pub(super) const RULES: &[Rule] = &[
@@ -9,16 +10,6 @@ pub(super) const RULES: &[Rule] = &[
     Rule { group: "cert-manager.io", kind: "Issuer", check: issuer },
     Rule { group: "cert-manager.io", kind: "ClusterIssuer", check: cluster_issuer },
 ];
-
-/// The conditions, when `status` and `status.conditions` are both set.
-fn conditions<'a>(env: &Env<'a>) -> Result<Option<Lv<'a>>, Fault> {
-    let status = env.obj.get("status")?;
-    if status.is_nil() {
-        return Ok(None);
-    }
-    let conditions = status.get("conditions")?;
-    Ok((!conditions.is_nil()).then_some(conditions))
-}
 
 /// The first `Ready` condition that is `True` (Healthy) or `False` (Degraded), with its
 /// message.
@@ -40,7 +31,7 @@ fn ready(conditions: Lv<'_>) -> Result<Option<Hs>, Fault> {
 /// An `Issuing` condition that is `True` first (Progressing), then Ready; else Progressing,
 /// `Waiting for certificate`.
 fn certificate(env: &Env<'_>) -> Result<Hs, Fault> {
-    if let Some(conditions) = conditions(env)? {
+    if let Some(conditions) = status_conditions(env.obj)? {
         for c in conditions.items()? {
             if c.get("type")?.is("Issuing") && c.get("status")?.is("True") {
                 return Ok(Hs::new("Progressing", c.get("message")?));
@@ -57,7 +48,7 @@ fn certificate(env: &Env<'_>) -> Result<Hs, Fault> {
 /// `True` Healthy, reason Pending Progressing, else Degraded; else Progressing, `Waiting for
 /// certificate request`.
 fn certificate_request(env: &Env<'_>) -> Result<Hs, Fault> {
-    if let Some(conditions) = conditions(env)? {
+    if let Some(conditions) = status_conditions(env.obj)? {
         for c in conditions.items()? {
             let kind = c.get("type")?;
             if (kind.is("Denied") || kind.is("InvalidRequest")) && c.get("status")?.is("True") {
@@ -89,7 +80,7 @@ fn cluster_issuer(env: &Env<'_>) -> Result<Hs, Fault> {
 }
 
 fn ready_or(env: &Env<'_>, waiting: &str) -> Result<Hs, Fault> {
-    if let Some(conditions) = conditions(env)?
+    if let Some(conditions) = status_conditions(env.obj)?
         && let Some(hs) = ready(conditions)?
     {
         return Ok(hs);

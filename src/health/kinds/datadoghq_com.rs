@@ -9,7 +9,7 @@ pub(super) const RULES: &[Rule] =
 /// Degraded for the first `Error` condition that is `True` (`<reason>: <message>`), then for
 /// the first `Valid` condition that is `False`; else Healthy.
 fn datadog_metric(env: &Env<'_>) -> Result<Hs, Fault> {
-    if let Some(conditions) = status_conditions(env)? {
+    if let Some(conditions) = status_conditions(env.obj)? {
         for c in conditions.items()? {
             if c.get("type")?.is("Error") && c.get("status")?.is("True") {
                 let reason = or(c.get("reason")?, Lv::Str(""));

@@ -10,7 +10,7 @@ pub(super) const RULES: &[Rule] = &[
 
 /// The first `Ready` condition, if any.
 fn ready<'a>(env: &Env<'a>) -> Result<Option<Lv<'a>>, Fault> {
-    match status_conditions(env)? {
+    match status_conditions(env.obj)? {
         Some(conditions) => conditions.find_type("Ready"),
         None => Ok(None),
     }

@@ -19,7 +19,7 @@ pub(super) const RULES: &[Rule] = &[
 /// The last condition (new ones are appended): `Ready` `True` Healthy, `PartiallyReady` or
 /// `NotReady` `True` Degraded, with its message; else Progressing.
 fn cluster_external_secret(env: &Env<'_>) -> Result<Hs, Fault> {
-    if let Some(conditions) = status_conditions(env)? {
+    if let Some(conditions) = status_conditions(env.obj)? {
         let last = conditions.at(conditions.len()?)?;
         let t = last.get("type")?;
         let is_true = |last: super::Lv<'_>| Ok::<_, Fault>(last.get("status")?.is("True"));

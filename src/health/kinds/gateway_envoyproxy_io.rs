@@ -29,7 +29,7 @@ pub(super) const RULES: &[Rule] = &[
 /// The first `Accepted` condition: Progressing when it observed another generation, else
 /// Healthy when `True`, Degraded otherwise, with its message; Progressing without one.
 fn backend(env: &Env<'_>) -> Result<Hs, Fault> {
-    if let Some(conditions) = status_conditions(env)? {
+    if let Some(conditions) = status_conditions(env.obj)? {
         for c in conditions.items()? {
             if c.get("type")?.is("Accepted") {
                 let observed = c.get("observedGeneration")?;

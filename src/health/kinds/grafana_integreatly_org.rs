@@ -48,7 +48,7 @@ fn datasource(env: &Env<'_>) -> Result<Hs, Fault> {
 fn conditions_message(env: &Env<'_>, degrades: fn(Lv<'_>, Lv<'_>) -> bool) -> Result<Hs, Fault> {
     let mut health = "Progressing";
     let mut message = String::new();
-    if let Some(conditions) = status_conditions(env)? {
+    if let Some(conditions) = status_conditions(env.obj)? {
         for c in conditions.items()? {
             let status = c.get("status")?;
             if status.is_nil() {

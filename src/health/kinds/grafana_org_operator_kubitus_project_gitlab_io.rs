@@ -10,7 +10,7 @@ pub(super) const RULES: &[Rule] =
 /// The first `Ready` condition, with its message: `False` Degraded, `True` Healthy, else
 /// Progressing; without one, Progressing, `Waiting ...`.
 fn any_kind(env: &Env<'_>) -> Result<Hs, Fault> {
-    if let Some(conditions) = status_conditions(env)?
+    if let Some(conditions) = status_conditions(env.obj)?
         && let Some(c) = conditions.find_type("Ready")?
     {
         let s = c.get("status")?;

@@ -25,7 +25,7 @@ fn reason_message(c: Lv<'_>) -> Result<String, Fault> {
 /// condition read; Progressing without one (with that message, if any was read).
 fn ready_condition(env: &Env<'_>) -> Result<Hs, Fault> {
     let mut message = Field::from(NO_STATUS);
-    if let Some(conditions) = status_conditions(env)? {
+    if let Some(conditions) = status_conditions(env.obj)? {
         for c in conditions.items()? {
             message = c.get("message")?.into();
             if c.get("type")?.is("Ready") {
@@ -44,7 +44,7 @@ fn first_false(
     message: fn(Lv<'_>) -> Result<Field, Fault>,
     failed: fn(Lv<'_>) -> Result<bool, Fault>,
 ) -> Result<Hs, Fault> {
-    let Some(conditions) = status_conditions(env)? else {
+    let Some(conditions) = status_conditions(env.obj)? else {
         return Ok(Hs::new("Progressing", NO_STATUS));
     };
     let mut last = Field::Absent;
@@ -76,7 +76,7 @@ fn backup(env: &Env<'_>) -> Result<Hs, Fault> {
 /// `True`, with its `<reason> <message>`; else Progressing with the last one's.
 fn sql_job(env: &Env<'_>) -> Result<Hs, Fault> {
     let mut message = Field::from(NO_STATUS);
-    if let Some(conditions) = status_conditions(env)? {
+    if let Some(conditions) = status_conditions(env.obj)? {
         for c in conditions.items()? {
             message = reason_message(c)?.into();
             let reason = c.get("reason")?;

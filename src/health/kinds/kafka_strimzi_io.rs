@@ -29,7 +29,7 @@ pub(super) const RULES: &[Rule] = &[
 fn strimzi<const I: usize>(env: &Env<'_>) -> Result<Hs, Fault> {
     let (kind, waiting) = KINDS[I];
     let creating_waits = kind == "Kafka";
-    if let Some(conditions) = status_conditions(env)? {
+    if let Some(conditions) = status_conditions(env.obj)? {
         for c in conditions.items()? {
             if c.get("type")?.is("NotReady")
                 && c.get("status")?.is("True")

@@ -9,7 +9,7 @@ pub(super) const RULES: &[Rule] =
 /// The first decided Ready condition (Healthy `EC2NodeClass is ready`, or Degraded with its
 /// message); else Progressing.
 fn ec2_node_class(env: &Env<'_>) -> Result<Hs, Fault> {
-    if let Some(conditions) = status_conditions(env)?
+    if let Some(conditions) = status_conditions(env.obj)?
         && let Some(hs) = ready_condition(conditions, Some("EC2NodeClass is ready"))?
     {
         return Ok(hs);

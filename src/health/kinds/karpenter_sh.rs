@@ -31,7 +31,7 @@ fn node_claim(env: &Env<'_>) -> Result<Hs, Fault> {
             }
         }
     }
-    if let Some(conditions) = status_conditions(env)? {
+    if let Some(conditions) = status_conditions(env.obj)? {
         if let Some(c) = first_true(conditions, "Disrupting")? {
             return Ok(Hs::new("Suspended", c.get("message")?));
         }
@@ -53,7 +53,7 @@ fn node_claim(env: &Env<'_>) -> Result<Hs, Fault> {
 
 /// The first decided Ready condition, with its message; else Progressing.
 fn node_pool(env: &Env<'_>) -> Result<Hs, Fault> {
-    if let Some(conditions) = status_conditions(env)?
+    if let Some(conditions) = status_conditions(env.obj)?
         && let Some(hs) = ready_condition(conditions, None)?
     {
         return Ok(hs);

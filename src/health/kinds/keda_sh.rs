@@ -14,7 +14,7 @@ pub(super) const RULES: &[Rule] = &[
 fn keda(env: &Env<'_>, degrading: (&str, &str), waiting: &str) -> Result<Hs, Fault> {
     let (mut healthy, mut degraded, mut suspended) = (false, false, false);
     let mut message = Lv::Nil;
-    if let Some(conditions) = status_conditions(env)? {
+    if let Some(conditions) = status_conditions(env.obj)? {
         for c in conditions.items()? {
             let status = c.get("status")?;
             let t = c.get("type")?;

@@ -8,7 +8,7 @@ pub(super) const RULES: &[Rule] = &[Rule { group: "kiali.io", kind: "Kiali", che
 /// The first condition that is `Successful` `True` (Healthy), `Failure` `True` (Degraded) or
 /// `Running` with reason `Running` (Progressing), with its message; else `Waiting for Kiali`.
 fn kiali(env: &Env<'_>) -> Result<Hs, Fault> {
-    if let Some(conditions) = status_conditions(env)? {
+    if let Some(conditions) = status_conditions(env.obj)? {
         for c in conditions.items()? {
             let message = c.get("message")?;
             if c.get("type")?.is("Successful") && c.get("status")?.is("True") {

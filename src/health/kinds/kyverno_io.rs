@@ -11,7 +11,7 @@ pub(super) const RULES: &[Rule] = &[
 /// The first `Ready` condition: `True` Healthy, anything else Degraded, with its message;
 /// else Progressing.
 fn cluster_policy(env: &Env<'_>) -> Result<Hs, Fault> {
-    if let Some(conditions) = status_conditions(env)?
+    if let Some(conditions) = status_conditions(env.obj)?
         && let Some(c) = conditions.find_type("Ready")?
     {
         let status = if c.get("status")?.is("True") { "Healthy" } else { "Degraded" };
@@ -23,7 +23,7 @@ fn cluster_policy(env: &Env<'_>) -> Result<Hs, Fault> {
 /// Healthy when a `Ready` condition is `True` with reason `Succeeded` and message `Ready`;
 /// else Progressing.
 fn policy(env: &Env<'_>) -> Result<Hs, Fault> {
-    if let Some(conditions) = status_conditions(env)? {
+    if let Some(conditions) = status_conditions(env.obj)? {
         for c in conditions.items()? {
             if c.get("type")?.is("Ready")
                 && c.get("status")?.is("True")

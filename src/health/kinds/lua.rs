@@ -258,6 +258,17 @@ impl<'a> Lv<'a> {
     }
 }
 
+/// `obj.status ~= nil and obj.status.conditions ~= nil`: the conditions, when `status` and
+/// `status.conditions` are both set (either read with [`Lv::get`]'s faults).
+pub(crate) fn status_conditions(obj: Lv<'_>) -> Result<Option<Lv<'_>>, Fault> {
+    let status = obj.get("status")?;
+    if status.is_nil() {
+        return Ok(None);
+    }
+    let conditions = status.get("conditions")?;
+    Ok((!conditions.is_nil()).then_some(conditions))
+}
+
 /// `a or b`: `a` unless it is `nil` or `false`, then `b`.
 pub(crate) fn or<'a>(a: Lv<'a>, b: Lv<'a>) -> Lv<'a> {
     if a.truthy() { a } else { b }

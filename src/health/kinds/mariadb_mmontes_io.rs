@@ -9,7 +9,7 @@ pub(super) const RULES: &[Rule] =
 /// The first `False` condition: Degraded when its reason is `Failed`, else Progressing;
 /// with none, Healthy with the last condition's message.
 fn mariadb(env: &Env<'_>) -> Result<Hs, Fault> {
-    if let Some(conditions) = status_conditions(env)? {
+    if let Some(conditions) = status_conditions(env.obj)? {
         let mut message = Lv::Nil;
         for c in conditions.items()? {
             message = c.get("message")?;

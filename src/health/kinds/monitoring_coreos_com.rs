@@ -14,7 +14,7 @@ pub(super) const RULES: &[Rule] = &[
 /// is `SomePodsNotReady`, Degraded otherwise, with its message (or reason). None: waiting.
 fn available(env: &Env<'_>) -> Result<Hs, Fault> {
     let mut hs = Hs::new("Progressing", "Waiting for initialization");
-    if let Some(conditions) = status_conditions(env)? {
+    if let Some(conditions) = status_conditions(env.obj)? {
         for c in conditions.items()? {
             if c.get("type")?.is("Available") && !c.get("status")?.is("True") {
                 let status = if c.get("reason")?.is("SomePodsNotReady") {

@@ -10,7 +10,7 @@ pub(super) const RULES: &[Rule] =
 /// The first `True` condition of type Available (Healthy), Degraded, Progressing or Ignored
 /// (Suspended), with `<reason>: <message>` (the reason alone when there is no message).
 fn policy(env: &Env<'_>) -> Result<Hs, Fault> {
-    if let Some(conditions) = status_conditions(env)? {
+    if let Some(conditions) = status_conditions(env.obj)? {
         for c in conditions.items()? {
             if !c.get("status")?.is("True") {
                 continue;

@@ -12,7 +12,7 @@ fn storage_cluster(env: &Env<'_>) -> Result<Hs, Fault> {
     let mut found: [Option<Lv<'_>>; 3] = [None, None, None];
     const TYPES: [(&str, &str); 3] =
         [("Degraded", "Degraded"), ("Progressing", "Progressing"), ("Available", "Healthy")];
-    if let Some(conditions) = status_conditions(env)? {
+    if let Some(conditions) = status_conditions(env.obj)? {
         for (_, c) in conditions.members()? {
             for (i, (t, _)) in TYPES.iter().enumerate() {
                 if c.get("type")?.is(t) && c.get("status")?.is("True") {

@@ -8,7 +8,7 @@ pub(super) const RULES: &[Rule] =
 
 /// The first decided Ready condition, with its message; else Progressing.
 fn item(env: &Env<'_>) -> Result<Hs, Fault> {
-    if let Some(conditions) = status_conditions(env)?
+    if let Some(conditions) = status_conditions(env.obj)?
         && let Some(hs) = ready_condition(conditions, None)?
     {
         return Ok(hs);

@@ -9,7 +9,7 @@ pub(super) const RULES: &[Rule] =
 /// The first condition that is `Ready` `False` or `Stalled` `True` (Degraded), or `Ready`
 /// `True` (Healthy with replicas, else Suspended); else Progressing.
 fn function(env: &Env<'_>) -> Result<Hs, Fault> {
-    if let Some(conditions) = status_conditions(env)? {
+    if let Some(conditions) = status_conditions(env.obj)? {
         for c in conditions.items()? {
             if c.get("type")?.is("Ready") && c.get("status")?.is("False") {
                 return Ok(Hs::new("Degraded", c.get("message")?));

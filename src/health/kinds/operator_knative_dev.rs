@@ -12,7 +12,7 @@ pub(super) const RULES: &[Rule] = &[
 /// `Unknown` status, makes it Progressing with the list; all of `truthy` `True` Healthy;
 /// else Degraded with the list.
 fn knative(env: &Env<'_>, name: &str, truthy: &[&str], falsy: &[&str]) -> Result<Hs, Fault> {
-    let Some(conditions) = status_conditions(env)? else {
+    let Some(conditions) = status_conditions(env.obj)? else {
         return Ok(Hs::new("Progressing", format!("Waiting for {name}")));
     };
     let (mut num_true, mut num_false) = (0, 0);

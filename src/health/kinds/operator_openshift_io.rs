@@ -12,7 +12,7 @@ pub(super) const RULES: &[Rule] = &[Rule {
 /// The first condition that is `Degraded` `True` (Degraded), `DeploymentReplicasAllAvailable`
 /// `False` or `Progressing` `True` (Progressing), or `Available` `True` (Healthy).
 fn ingress_controller(env: &Env<'_>) -> Result<Hs, Fault> {
-    if let Some(conditions) = status_conditions(env)? {
+    if let Some(conditions) = status_conditions(env.obj)? {
         for (_, c) in conditions.members()? {
             let t = c.get("type")?;
             let status = c.get("status")?;

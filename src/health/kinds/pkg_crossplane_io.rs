@@ -9,7 +9,7 @@ pub(super) const RULES: &[Rule] =
 /// The last `Installed` and `Healthy` conditions: both `True` is Healthy, either seen but not
 /// both `True` Degraded, with their reasons; neither seen, Progressing.
 fn provider(env: &Env<'_>) -> Result<Hs, Fault> {
-    if let Some(conditions) = status_conditions(env)? {
+    if let Some(conditions) = status_conditions(env.obj)? {
         let (mut installed, mut healthy) = (false, false);
         let (mut installed_reason, mut healthy_reason) = (Lv::Nil, Lv::Nil);
         for c in conditions.items()? {

@@ -10,7 +10,7 @@ pub(super) const RULES: &[Rule] =
 /// at once; any other makes it Healthy; each names its reason.
 fn pod_disruption_budget(env: &Env<'_>) -> Result<Hs, Fault> {
     let mut hs = Hs::new("Progressing", "Waiting for status");
-    if let Some(conditions) = status_conditions(env)? {
+    if let Some(conditions) = status_conditions(env.obj)? {
         for c in conditions.items()? {
             let reason = c.get("reason")?;
             let degraded = c.get("status")?.is("False") && !reason.is("InsufficientPods");

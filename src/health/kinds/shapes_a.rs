@@ -5,6 +5,7 @@
 use std::cmp::Ordering;
 
 use super::lua::Field;
+pub(super) use super::lua::status_conditions;
 use super::{Fault, Hs, Lv};
 
 /// Lua's `a == b`: no conversion between types; two tables are equal only when they are the
@@ -85,16 +86,6 @@ pub(super) fn getn(v: Lv<'_>, what: &str) -> Result<usize, Fault> {
             other.type_name()
         ))),
     }
-}
-
-/// `obj.status.conditions` when `obj.status ~= nil and obj.status.conditions ~= nil`.
-pub(super) fn status_conditions(obj: Lv<'_>) -> Result<Option<Lv<'_>>, Fault> {
-    let status = obj.get("status")?;
-    if status.is_nil() {
-        return Ok(None);
-    }
-    let conditions = status.get("conditions")?;
-    Ok((!conditions.is_nil()).then_some(conditions))
 }
 
 /// What a matched condition's health says.

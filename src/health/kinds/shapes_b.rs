@@ -8,6 +8,7 @@
 
 use std::cmp::Ordering;
 
+pub(super) use super::lua::status_conditions;
 pub(super) use super::lua::{cat, or};
 use super::{Env, Fault, Hs, Lv};
 
@@ -148,16 +149,6 @@ fn go_float(s: &str) -> Option<f64> {
     s.parse::<f64>().ok()
 }
 
-/// `obj.status.conditions` when `obj.status ~= nil` and it is set.
-pub(super) fn status_conditions<'a>(env: &Env<'a>) -> Result<Option<Lv<'a>>, Fault> {
-    let status = env.obj.get("status")?;
-    if status.is_nil() {
-        return Ok(None);
-    }
-    let conditions = status.get("conditions")?;
-    Ok((!conditions.is_nil()).then_some(conditions))
-}
-
 /// Whether the conditions of a Gateway API status entry (a route's parent, a policy's
 /// ancestor) are of the object's generation: yes when the object has no generation; no when
 /// the entry has no conditions; else when none names another generation. `strict`: a missing
@@ -194,7 +185,7 @@ pub(super) fn generation_observed(
 /// The first `Ready` condition that is `False` (Degraded) or `True` (Healthy), with its
 /// message; else Progressing with `waiting`.
 pub(super) fn ready_or(env: &Env<'_>, waiting: &'static str) -> Result<Hs, Fault> {
-    if let Some(conditions) = status_conditions(env)? {
+    if let Some(conditions) = status_conditions(env.obj)? {
         for c in conditions.items()? {
             if c.get("type")?.is("Ready") {
                 let status = c.get("status")?;
@@ -274,7 +265,7 @@ impl FluxCount {
             let kind = env.obj.get("kind")?;
             return Ok(Hs::new("Suspended", cat(&[kind, Lv::Str(" is suspended")])?));
         }
-        let Some(conditions) = status_conditions(env)? else {
+        let Some(conditions) = status_conditions(env.obj)? else {
             return Ok(Hs::new("Progressing", "Status unknown"));
         };
         let (mut progressing, mut succeeded) = (0u32, 0u32);

@@ -2,17 +2,8 @@
 //! a string's `find` method, the Ready condition and Flux's Ready/Reconciling count.
 
 pub(super) use super::lua::or;
+pub(super) use super::lua::status_conditions;
 use super::{Env, Fault, Hs, Lv};
-
-/// `obj.status ~= nil and obj.status.conditions ~= nil`: the conditions, when both are set.
-pub(super) fn status_conditions<'a>(env: &Env<'a>) -> Result<Option<Lv<'a>>, Fault> {
-    let status = env.obj.get("status")?;
-    if status.is_nil() {
-        return Ok(None);
-    }
-    let conditions = status.get("conditions")?;
-    Ok((!conditions.is_nil()).then_some(conditions))
-}
 
 /// Lua's `a == b`: the same type and value, never converting; a table only equals itself.
 pub(super) fn lua_eq(a: Lv<'_>, b: Lv<'_>) -> bool {
@@ -82,7 +73,7 @@ pub(super) fn flux_counts(env: &Env<'_>, pending: &str, two_pending: &str) -> Re
         let kind = env.obj.get("kind")?.text()?;
         return Ok(Hs::new("Suspended", format!("{kind} is suspended")));
     }
-    if let Some(conditions) = status_conditions(env)? {
+    if let Some(conditions) = status_conditions(env.obj)? {
         let (mut pending_count, mut succeeded) = (0, 0);
         let mut message = Lv::Str("");
         for c in conditions.items()? {
