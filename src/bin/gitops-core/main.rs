@@ -6,25 +6,15 @@
 #![allow(clippy::disallowed_methods)]
 
 #[macro_use]
-#[path = "cli/common.rs"]
 mod common;
-#[path = "cli/actions.rs"]
 mod actions;
-#[path = "cli/demo.rs"]
 mod demo;
-#[path = "cli/diff.rs"]
 mod diff;
-#[path = "cli/folders.rs"]
 mod folders;
-#[path = "cli/health.rs"]
 mod health;
-#[path = "cli/plan.rs"]
 mod plan;
-#[path = "cli/preview.rs"]
 mod preview;
-#[path = "cli/serve.rs"]
 mod serve;
-#[path = "cli/status.rs"]
 mod status;
 
 use std::process::ExitCode;
@@ -52,7 +42,7 @@ run `gitops-core <command> --help` for the options of a command; a PATH of `-` i
 input (read once).
 
 ",
-    include_str!("cli/input-flags.txt")
+    include_str!("input-flags.txt")
 );
 
 fn main() -> ExitCode {
