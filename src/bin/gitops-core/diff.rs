@@ -132,16 +132,17 @@ fn note_unrecorded_writers(live: &[serde_json::Value], explained: &[ResourceExpl
 }
 
 /// Runs the command.
-pub fn run(args: lexopt::Parser) -> Result<u8, CliError> {
+pub fn run(input: &common::Input, args: lexopt::Parser) -> Result<u8, CliError> {
     let Some(args) = parse(args)? else { return Ok(0) };
     let c = common::Comparison::read(
+        input,
         &args.desired,
         &args.live,
         args.app.as_deref(),
         args.namespace.as_deref(),
         args.cm.as_deref(),
     )?;
-    let dry_runs = common::read_all_objects(&args.dry_run)?;
+    let dry_runs = common::read_all_objects(input, &args.dry_run)?;
     let mut input = c
         .input()
         .with_reveal_secrets(args.show_secrets)

@@ -47,8 +47,8 @@ input (read once).
 
 fn main() -> ExitCode {
     let args: Vec<_> = std::env::args_os().skip(1).collect();
-    let args = match common::take_input_flags(args) {
-        Ok(args) => args,
+    let (input, args) = match common::take_input_flags(args) {
+        Ok(taken) => taken,
         Err(e) => {
             eprintln!("gitops-core: {e}");
             return ExitCode::from(2);
@@ -62,8 +62,10 @@ fn main() -> ExitCode {
     let rest: Vec<_> = args.collect();
     let result = match command.to_string_lossy().as_ref() {
         // `help SUBCOMMAND` is `SUBCOMMAND --help`.
-        "help" if !rest.is_empty() => dispatch(&rest[0].to_string_lossy(), vec!["--help".into()]),
-        name => dispatch(name, rest),
+        "help" if !rest.is_empty() => {
+            dispatch(&input, &rest[0].to_string_lossy(), vec!["--help".into()])
+        }
+        name => dispatch(&input, name, rest),
     };
     match result {
         Ok(code) => ExitCode::from(code),
@@ -74,19 +76,23 @@ fn main() -> ExitCode {
     }
 }
 
-fn dispatch(command: &str, rest: Vec<std::ffi::OsString>) -> Result<u8, common::CliError> {
+fn dispatch(
+    input: &common::Input,
+    command: &str,
+    rest: Vec<std::ffi::OsString>,
+) -> Result<u8, common::CliError> {
     let parser = lexopt::Parser::from_args(rest);
     match command {
         "demo" => demo::run(parser),
-        "diff" => diff::run(parser),
-        "status" => status::run(parser),
-        "health" => health::run(parser),
-        "test-health" => health::run_tests(parser),
-        "actions" => actions::run(parser),
-        "test-actions" => actions::run_tests(parser),
-        "plan" => plan::run_plan(parser),
-        "decide" => plan::run_decide(parser),
-        "preview" => preview::run(parser),
+        "diff" => diff::run(input, parser),
+        "status" => status::run(input, parser),
+        "health" => health::run(input, parser),
+        "test-health" => health::run_tests(input, parser),
+        "actions" => actions::run(input, parser),
+        "test-actions" => actions::run_tests(input, parser),
+        "plan" => plan::run_plan(input, parser),
+        "decide" => plan::run_decide(input, parser),
+        "preview" => preview::run(input, parser),
         "serve" => serve::run(parser),
         "help" | "--help" | "-h" => {
             outln!("{USAGE}");
