@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use crate::common::{self, CliError, Output};
 
-const ACTIONS_USAGE: &str = "\
+pub const ACTIONS_USAGE: &str = "\
 usage: gitops-core actions list OBJ [--customizations DIR] [--argocd-cm CM.yaml]
                                     [--no-builtin-actions] [--output text|json|yaml]
        gitops-core actions run OBJ NAME [--param NAME=VALUE]... [--now RFC3339]
@@ -38,7 +38,7 @@ options:
 exit status: 0, 1 when the action fails (a script error or a result that is refused, printed
 on stderr), 2 on a usage error or a file that cannot be read";
 
-const TEST_USAGE: &str = "\
+pub const TEST_USAGE: &str = "\
 usage: gitops-core test-actions DIR
 
 Runs every action_test.yaml below DIR (Argo CD's resource_customizations layout) with the
@@ -103,7 +103,7 @@ fn parse_args(mut p: lexopt::Parser) -> Result<Option<Args>, CliError> {
             Value(v) if a.command.is_empty() => a.command = v.string()?,
             Value(v) if a.obj.is_none() => a.obj = Some(v.into()),
             Value(v) if a.name.is_none() && a.command == "run" => a.name = Some(v.string()?),
-            other => return Err(usage(other.unexpected().to_string())),
+            other => return Err(usage(crate::completion::unexpected(other, ACTIONS_USAGE))),
         }
     }
     match a.command.as_str() {

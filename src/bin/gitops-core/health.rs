@@ -7,7 +7,7 @@ use gitops_core::{HealthStatus, Settings};
 
 use crate::common::{self, CliError, Output};
 
-const HEALTH_USAGE: &str = "\
+pub const HEALTH_USAGE: &str = "\
 usage: gitops-core health PATH... [--customizations DIR] [--argocd-cm CM.yaml]
                          [--output text|json|yaml] [--condition-fallback]
                          [--no-builtin-health] [--fail-on STATUS,...]
@@ -79,7 +79,10 @@ fn parse_args(mut args: lexopt::Parser) -> Result<Option<HealthArgs>, CliError> 
             }
             Value(path) => out.paths.push(path.into()),
             other => {
-                return Err(CliError::Usage(format!("{}\n{HEALTH_USAGE}", other.unexpected())));
+                return Err(CliError::Usage(format!(
+                    "{}\n{HEALTH_USAGE}",
+                    crate::completion::unexpected(other, HEALTH_USAGE)
+                )));
             }
         }
     }
@@ -251,13 +254,13 @@ pub fn test_dir_argument(
                 outln!("{usage}");
                 return Ok(None);
             }
-            other => return Err(other.unexpected().into()),
+            other => return Err(CliError::Usage(crate::completion::unexpected(other, usage))),
         }
     }
     dir.map(Some).ok_or_else(|| CliError::Usage(usage.into()))
 }
 
-const TEST_USAGE: &str = "\
+pub const TEST_USAGE: &str = "\
 usage: gitops-core test-health DIR
 
 Runs every health_test.yaml below DIR (Argo CD's resource_customizations layout): each case's

@@ -16,7 +16,7 @@ use crate::common::{
     CliError, Input, Output, read_all_objects, read_app, read_document, read_settings,
 };
 
-const PLAN_USAGE: &str = "\
+pub const PLAN_USAGE: &str = "\
 usage: gitops-core plan --desired PATH --live PATH [--app APP.yaml | -n NAMESPACE]
                         [--argocd-cm CM.yaml] [--prune] [--allow-empty] [--revision REV]
                         [--now RFC3339] [--output text|json|yaml] [GUARD OPTIONS]
@@ -33,7 +33,7 @@ an intent. Only what the app tracks is ever pruned (see --app).
 With a guard option, the plan is measured against the blast-radius guard too: a manual sync
 is never refused, but what the guard would say of it is printed after the tasks.";
 
-const DECIDE_USAGE: &str = "\
+pub const DECIDE_USAGE: &str = "\
 usage: gitops-core decide --app APP.yaml --desired PATH --live PATH --revision REV...
                           [--argocd-cm CM.yaml] [--project PROJECT.yaml] [--now RFC3339]
                           [--output text|json|yaml] [GUARD OPTIONS]
@@ -43,7 +43,7 @@ A multi-source app (spec.sources) takes one --revision per source, in spec.sourc
 With --project, the AppProject's sync windows that match the app are checked first.
 With a guard option, an automated sync that would prune too much is refused.";
 
-const GUARD_USAGE: &str = "
+pub const GUARD_USAGE: &str = "
 guard options (any but --claims turns the blast-radius guard on):
   --guard                      the guard with its defaults: --max-prune-fraction 0.5, no
                                --max-prune, protected kinds apps/StatefulSet,
@@ -179,7 +179,10 @@ fn parse(mut p: lexopt::Parser, usage: &str) -> Result<Option<Args>, CliError> {
                 return Ok(None);
             }
             other => {
-                return Err(CliError::Usage(format!("{}\n{full_usage}", other.unexpected())));
+                return Err(CliError::Usage(format!(
+                    "{}\n{full_usage}",
+                    crate::completion::unexpected(other, &full_usage)
+                )));
             }
         }
     }

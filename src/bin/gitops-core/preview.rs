@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use crate::common::{CliError, Input, files_of, read_all_objects, read_app, read_settings};
 
-const USAGE: &str = "\
+pub const USAGE: &str = "\
 usage: gitops-core preview --base DIR --head DIR [--live DIR] [--app APP.yaml]...
                            [--argocd-cm CM.yaml] [--output markdown|text|json]
                            [--max-bytes N]
@@ -102,7 +102,10 @@ pub fn run(input: &Input, mut p: lexopt::Parser) -> Result<u8, CliError> {
                 outln!("{USAGE}");
                 return Ok(0);
             }
-            other => return Err(CliError::Usage(format!("{}\n{USAGE}", other.unexpected()))),
+            other => {
+                let message = crate::completion::unexpected(other, USAGE);
+                return Err(CliError::Usage(format!("{message}\n{USAGE}")));
+            }
         }
     }
     let missing = |flag: &str| CliError::Usage(format!("missing {flag}\n{USAGE}"));

@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 
 use crate::common::{self, CliError, Output};
 
-const HELP: &str = "\
+pub const HELP: &str = "\
 usage: gitops-core status --desired PATH --live PATH [--app APP.yaml | -n NAMESPACE]
                           [--argocd-cm CM.yaml] [--project PROJECT.yaml]
                           [--output text|json|yaml] [--fail-on STATUS,...]
@@ -90,7 +90,10 @@ fn parse(mut p: lexopt::Parser) -> Result<Option<Args>, CliError> {
                 outln!("{HELP}");
                 return Ok(None);
             }
-            other => return Err(CliError::Usage(format!("{}\n{HELP}", other.unexpected()))),
+            other => {
+                let message = crate::completion::unexpected(other, HELP);
+                return Err(CliError::Usage(format!("{message}\n{HELP}")));
+            }
         }
     }
     if a.desired.is_empty() {
