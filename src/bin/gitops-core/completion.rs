@@ -170,7 +170,8 @@ fn zsh() -> String {
     let mut cases = String::new();
     for (name, summary, flags) in commands() {
         list.push_str(&format!("        '{name}:{}'\n", summary.replace('\'', "'\\''")));
-        let specs: Vec<String> = flags.iter().map(|f| format!("'{f}'")).collect();
+        // Any flag may be given again (`--desired` and `--live` are repeated).
+        let specs: Vec<String> = flags.iter().map(|f| format!("'*{f}'")).collect();
         cases.push_str(&format!(
             "        {name}) _arguments '*:file:_files' {} ;;\n",
             specs.join(" ")
@@ -274,5 +275,26 @@ mod tests {
             std::process::Command::new("bash").arg("-c").arg(format!("{script}{probe}")).output();
         let Ok(out) = run else { return }; // no bash on this machine
         assert_eq!(String::from_utf8_lossy(&out.stdout), "diff\n--explain\n");
+    }
+
+    /// The fish script completes a command (with its summary) and a flag of it, run in fish
+    /// where there is one; the zsh script parses (`zsh -n`) where zsh is.
+    #[test]
+    fn fish_completes_and_zsh_parses() {
+        let probe = format!(
+            "{}\ncomplete -C 'gitops-core di'\ncomplete -C 'gitops-core diff --expl'\n",
+            super::fish()
+        );
+        if let Ok(out) = std::process::Command::new("fish").arg("-c").arg(&probe).output() {
+            assert_eq!(
+                String::from_utf8_lossy(&out.stdout),
+                "diff\tcompare desired and live objects (exit 1 when they differ)\n--explain\n"
+            );
+        }
+        if let Ok(out) =
+            std::process::Command::new("zsh").arg("-n").arg("-c").arg(super::zsh()).output()
+        {
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        }
     }
 }

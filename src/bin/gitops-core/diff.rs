@@ -74,8 +74,10 @@ struct Args {
     explain: bool,
     unmanaged: bool,
     ignore_annotation: bool,
-    format: DiffFormat,
-    color: ColorChoice,
+    /// `--diff-format`, when given.
+    format: Option<DiffFormat>,
+    /// `--color`, when given.
+    color: Option<ColorChoice>,
 }
 
 /// `--diff-format`.
@@ -97,7 +99,7 @@ fn parse(mut p: lexopt::Parser) -> Result<Option<Args>, CliError> {
     let mut dry_run = Vec::new();
     let (mut explain, mut unmanaged) = (false, false);
     let mut ignore_annotation = true;
-    let (mut format, mut color) = (DiffFormat::Unified, ColorChoice::Auto);
+    let (mut format, mut color) = (None, None);
     while let Some(arg) = p.next()? {
         match arg {
             Long("desired") => desired.push(PathBuf::from(p.value()?)),
@@ -115,8 +117,8 @@ fn parse(mut p: lexopt::Parser) -> Result<Option<Args>, CliError> {
             Long("no-ignore-annotation") => ignore_annotation = false,
             Long("diff-format") => {
                 format = match p.value()?.string()?.as_str() {
-                    "unified" => DiffFormat::Unified,
-                    "classic" => DiffFormat::Classic,
+                    "unified" => Some(DiffFormat::Unified),
+                    "classic" => Some(DiffFormat::Classic),
                     other => {
                         return Err(CliError::Usage(format!(
                             "--diff-format: unknown format `{other}`: expected unified or classic"
@@ -124,7 +126,7 @@ fn parse(mut p: lexopt::Parser) -> Result<Option<Args>, CliError> {
                     }
                 }
             }
-            Long("color") => color = ColorChoice::parse(&p.value()?.string()?)?,
+            Long("color") => color = Some(ColorChoice::parse(&p.value()?.string()?)?),
             Long("help") | Short('h') => {
                 outln!("{HELP}");
                 return Ok(None);
@@ -218,6 +220,12 @@ pub fn run(input: &common::Input, args: lexopt::Parser) -> Result<u8, CliError> 
             let texts = result.texts().map_err(|e| CliError::Input(e.to_string()))?;
             let program = std::env::var("KUBECTL_EXTERNAL_DIFF").ok();
             if let Some((program, words)) = program.as_deref().and_then(crate::external::command) {
+                if args.format.is_some() || args.color.is_some() {
+                    eprintln!(
+                        "note: KUBECTL_EXTERNAL_DIFF is set: {program} prints the diff, so \
+                         --diff-format and --color do not apply"
+                    );
+                }
                 external_status = Some(crate::external::run(&program, &words, &texts)?);
                 if show.explain {
                     common::write_out(&render_section(
@@ -241,8 +249,8 @@ pub fn run(input: &common::Input, args: lexopt::Parser) -> Result<u8, CliError> 
                 let terminal = std::io::stdout().is_terminal();
                 let no_color = std::env::var_os("NO_COLOR");
                 let style = Style {
-                    format: args.format,
-                    color: args.color.enabled(terminal, no_color.as_deref()),
+                    format: args.format.unwrap_or_default(),
+                    color: args.color.unwrap_or_default().enabled(terminal, no_color.as_deref()),
                 };
                 common::write_out(&render_explained(&texts, &result, &explained, show, style));
             }
