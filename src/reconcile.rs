@@ -342,6 +342,7 @@ impl PreparedApp {
             conditions: self.conditions(),
             notes: crate::ownership::notes(&unmanaged),
             unmanaged,
+            objects_kept: self.flags.keep_objects,
         }
     }
 

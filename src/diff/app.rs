@@ -240,6 +240,86 @@ pub struct AppDiff {
     /// sorted.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unmanaged: Vec<Unmanaged>,
+    /// Whether the comparison kept the normalised and predicted objects
+    /// ([`AppDiffInput::with_objects`]), which the text diff ([`AppDiff::texts`]) needs. Not
+    /// serialized: an `AppDiff` read back from JSON has no text diff.
+    #[serde(skip)]
+    pub(crate) objects_kept: bool,
+}
+
+/// One object of the text diff ([`AppDiff::texts`]): the YAML of its normalised live object
+/// and of its predicted live object (the live object as it would be once the desired one is
+/// applied), as `kubectl diff` writes them into its `LIVE` and `MERGED` folders.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ObjectText {
+    /// The object.
+    pub object: ObjectRef,
+    /// The live YAML; `None` when there is no live object (it would be created).
+    pub live: Option<String>,
+    /// The predicted live YAML; `None` when the object would be pruned.
+    pub merged: Option<String>,
+}
+
+impl ObjectText {
+    /// The file name `kubectl diff` gives the object in its folders:
+    /// `group.version.Kind.namespace.name`, without `group.` for the core group
+    /// (kubectl's `InfoObject.Name` in `pkg/cmd/diff/diff.go`), e.g.
+    /// `apps.v1.Deployment.shop.api`, `v1.Namespace..shop`.
+    pub fn file_name(&self) -> String {
+        let o = &self.object;
+        let group = if o.group.is_empty() { String::new() } else { format!("{}.", o.group) };
+        format!("{group}{}.{}.{}.{}", o.version, o.kind, o.namespace, o.name)
+    }
+
+    /// [`ObjectText::file_name`] for a header line: a control character of the name (a line
+    /// break in hostile input) is escaped, so that the name stays on its line.
+    fn shown_name(&self) -> String {
+        let name = self.file_name();
+        if !name.contains(char::is_control) {
+            return name;
+        }
+        name.chars()
+            .map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() })
+            .collect()
+    }
+
+    /// What `argocd app diff` prints for the object: a `===== group/Kind namespace/name
+    /// ======` header and the [`super::line_diff`] of the two YAML texts (classic `diff`).
+    pub fn classic(&self) -> String {
+        let o = &self.object;
+        let mut out = format!("===== {}/{} {}/{} ======\n", o.group, o.kind, o.namespace, o.name);
+        out.push_str(&super::line_diff(
+            self.live.as_deref().unwrap_or_default(),
+            self.merged.as_deref().unwrap_or_default(),
+        ));
+        out
+    }
+
+    /// What `kubectl diff` prints for the object (`diff -u -N` of its files in the `live` and
+    /// `merged` folders): a `diff -u -N live/NAME merged/NAME` line, then
+    /// [`ObjectText::hunks`]. Empty when the texts are equal.
+    pub fn unified(&self) -> String {
+        let hunks = self.hunks();
+        if hunks.is_empty() {
+            return String::new();
+        }
+        let name = self.shown_name();
+        format!("diff -u -N live/{name} merged/{name}\n{hunks}")
+    }
+
+    /// The [`super::unified_diff`] of the two YAML texts: `--- live/NAME` and
+    /// `+++ merged/NAME` lines naming the files ([`ObjectText::file_name`]), then the hunks.
+    /// A side without an object reads as an empty file. Empty when the texts are equal.
+    pub fn hunks(&self) -> String {
+        let name = self.shown_name();
+        super::unified_diff(
+            self.live.as_deref().unwrap_or_default(),
+            self.merged.as_deref().unwrap_or_default(),
+            &format!("live/{name}"),
+            &format!("merged/{name}"),
+        )
+    }
 }
 
 impl AppDiff {
@@ -249,13 +329,19 @@ impl AppDiff {
         self.resources.iter().any(|r| r.status == Some(SyncStatus::OutOfSync))
     }
 
-    /// What `argocd app diff` prints: for every modified, missing or extraneous resource, a
-    /// `===== group/Kind namespace/name ======` header and the [`super::line_diff`] of the
-    /// normalised live YAML and the predicted live YAML. Secrets are masked unless the input
-    /// asked otherwise. It needs the objects: a comparison made without
-    /// [`AppDiffInput::with_objects`] renders nothing.
-    pub fn render_text(&self) -> String {
-        let mut out = String::new();
+    /// The objects of the text diff, in the order of [`AppDiff::resources`]: every modified,
+    /// missing or extraneous resource (not hooks), with the YAML of its normalised live object
+    /// and of its predicted live object. Secrets are masked unless the input asked otherwise.
+    ///
+    /// # Errors
+    ///
+    /// [`DiffError::ObjectsNotKept`] when the comparison did not keep the objects (made
+    /// without [`AppDiffInput::with_objects`], or read back from JSON).
+    pub fn texts(&self) -> Result<Vec<ObjectText>, DiffError> {
+        if !self.objects_kept {
+            return Err(DiffError::ObjectsNotKept);
+        }
+        let mut out = Vec::new();
         for r in &self.resources {
             if r.hook || r.status.is_none() && !r.modified {
                 continue;
@@ -268,16 +354,34 @@ impl AppDiff {
             if !(r.modified || live_missing || target_missing) {
                 continue;
             }
-            out.push_str(&format!(
-                "===== {}/{} {}/{} ======\n",
-                r.object.group, r.object.kind, r.object.namespace, r.object.name
-            ));
-            out.push_str(&super::line_diff(
-                &to_yaml(&r.normalized_live),
-                &to_yaml(&r.predicted_live),
-            ));
+            let yaml = |v: &Value| (!v.is_null()).then(|| to_yaml(v));
+            out.push(ObjectText {
+                object: r.object.clone(),
+                live: yaml(&r.normalized_live),
+                merged: yaml(&r.predicted_live),
+            });
         }
-        out
+        Ok(out)
+    }
+
+    /// What `argocd app diff` prints: [`ObjectText::classic`] of every object of
+    /// [`AppDiff::texts`].
+    ///
+    /// # Errors
+    ///
+    /// [`DiffError::ObjectsNotKept`], as [`AppDiff::texts`].
+    pub fn render_text(&self) -> Result<String, DiffError> {
+        Ok(self.texts()?.iter().map(ObjectText::classic).collect())
+    }
+
+    /// What `kubectl diff` prints: [`ObjectText::unified`] of every object of
+    /// [`AppDiff::texts`].
+    ///
+    /// # Errors
+    ///
+    /// [`DiffError::ObjectsNotKept`], as [`AppDiff::texts`].
+    pub fn render_unified(&self) -> Result<String, DiffError> {
+        Ok(self.texts()?.iter().map(ObjectText::unified).collect())
     }
 }
 
@@ -439,6 +543,7 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
         Err(e) => {
             let mut out = failed(&targets, &lives, hooks, conditions, notes, &e);
             out.unmanaged = sorted.unmanaged;
+            out.objects_kept = input.keep_objects;
             return Ok(out);
         }
     };
@@ -465,6 +570,7 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
             Err(e) => {
                 let mut out = failed(&targets, &lives, hooks, conditions, notes, &e);
                 out.unmanaged = sorted.unmanaged;
+                out.objects_kept = input.keep_objects;
                 return Ok(out);
             }
         }
@@ -482,6 +588,7 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
         conditions,
         notes,
         unmanaged: sorted.unmanaged,
+        objects_kept: input.keep_objects,
     })
 }
 
@@ -1023,5 +1130,6 @@ fn failed(
         conditions,
         notes,
         unmanaged: Vec::new(),
+        objects_kept: false,
     }
 }

@@ -66,6 +66,12 @@ pub enum DiffError {
         /// What went wrong.
         message: String,
     },
+    /// The text diff of a comparison that did not keep the objects it needs.
+    #[error(
+        "the text diff needs the normalised and predicted objects, which this comparison did \
+         not keep: compare with AppDiffInput::with_objects(true)"
+    )]
+    ObjectsNotKept,
     /// `metadata.managedFields` of the live object cannot be read.
     #[error("{object}: invalid managed fields at {path}: {message}")]
     ManagedFields {

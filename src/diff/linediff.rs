@@ -1,5 +1,28 @@
-//! A line diff in the classic `diff` output format, which `argocd app diff` prints (it runs
-//! `diff` on the live and the target YAML).
+//! Line diffs: the classic `diff` output format, which `argocd app diff` prints (it runs
+//! `diff` on the live and the target YAML), and the unified format of `diff -u`, which
+//! `kubectl diff` prints.
+
+/// The lines of `old` and `new` that differ, in the unified format of `diff -u`: a `--- OLD`
+/// and a `+++ NEW` line naming the two sides, then hunks headed `@@ -l,s +l,s @@` with up to
+/// three lines of context around the changes, removed lines prefixed `-`, added ones `+`,
+/// kept ones a space. Empty when the texts have the same lines.
+///
+/// The alignment is Myers' (the `similar` crate), with no time limit, so the output is
+/// deterministic.
+///
+/// # Examples
+///
+/// ```
+/// let out = gitops_core::diff::unified_diff("a\nb\nc\n", "a\nB\nc\n", "live/x", "merged/x");
+/// assert_eq!(out, "--- live/x\n+++ merged/x\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n");
+/// ```
+pub fn unified_diff(old: &str, new: &str, old_name: &str, new_name: &str) -> String {
+    similar::TextDiff::from_lines(old, new)
+        .unified_diff()
+        .context_radius(3)
+        .header(old_name, new_name)
+        .to_string()
+}
 
 /// The lines of `old` and `new` that differ, in the classic `diff` format: hunks headed
 /// `3c3`, `5a6,7`, `9d8`, removed lines prefixed `< `, added lines `> `, a `---` between the
@@ -100,6 +123,88 @@ mod tests {
         assert_eq!(
             line_diff("a\nb\nc\nd\n", "a\nx\nc\ny\n"),
             "2c2\n< b\n---\n> x\n4c4\n< d\n---\n> y\n"
+        );
+    }
+}
+
+#[cfg(test)]
+mod unified {
+    use serde_json::json;
+
+    use crate::diff::{AppDiffInput, DiffError, ObjectText, diff_app, unified_diff};
+    use crate::{Application, ObjectRef, Scopes, Settings};
+
+    fn text(
+        group: &str,
+        namespace: &str,
+        name: &str,
+        live: Option<&str>,
+        merged: Option<&str>,
+    ) -> ObjectText {
+        let object = ObjectRef {
+            group: group.into(),
+            version: "v1".into(),
+            kind: "Thing".into(),
+            namespace: namespace.into(),
+            name: name.into(),
+        };
+        ObjectText { object, live: live.map(Into::into), merged: merged.map(Into::into) }
+    }
+
+    #[test]
+    fn unified_format() {
+        assert_eq!(unified_diff("a\n", "a\n", "x", "y"), "");
+        assert_eq!(unified_diff("", "a\nb\n", "x", "y"), "--- x\n+++ y\n@@ -0,0 +1,2 @@\n+a\n+b\n");
+        assert_eq!(unified_diff("a\n", "", "x", "y"), "--- x\n+++ y\n@@ -1 +0,0 @@\n-a\n");
+        // Changes more than six lines apart make two hunks of three context lines.
+        let old = "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n";
+        let new = "x\n2\n3\n4\n5\n6\n7\n8\n9\ny\n";
+        assert_eq!(
+            unified_diff(old, new, "x", "y"),
+            "--- x\n+++ y\n@@ -1,4 +1,4 @@\n-1\n+x\n 2\n 3\n 4\n@@ -7,4 +7,4 @@\n 7\n 8\n 9\n-10\n+y\n"
+        );
+    }
+
+    #[test]
+    fn object_texts() {
+        let t = text("apps", "shop", "web", None, Some("a: 1\n"));
+        assert_eq!(t.file_name(), "apps.v1.Thing.shop.web");
+        assert_eq!(
+            t.unified(),
+            "diff -u -N live/apps.v1.Thing.shop.web merged/apps.v1.Thing.shop.web\n\
+             --- live/apps.v1.Thing.shop.web\n+++ merged/apps.v1.Thing.shop.web\n@@ -0,0 +1 @@\n+a: 1\n"
+        );
+        assert_eq!(t.classic(), "===== apps/Thing shop/web ======\n0a1\n> a: 1\n");
+        let t = text("", "", "all", Some("a: 1\n"), Some("a: 1\n"));
+        assert_eq!(t.file_name(), "v1.Thing..all");
+        assert_eq!(t.unified(), "");
+        // A line break in a hostile name stays escaped on the header lines.
+        let t = text("", "shop", "a\n+++ b", Some("a: 1\n"), None);
+        assert!(
+            t.hunks().starts_with("--- live/v1.Thing.shop.a\\n+++ b\n+++ merged/"),
+            "{}",
+            t.hunks()
+        );
+    }
+
+    #[test]
+    fn texts_need_the_objects() {
+        let desired = vec![json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "a", "namespace": "shop"}, "data": {"k": "1"}})];
+        let (app, settings, scopes) =
+            (Application::default(), Settings::default(), Scopes::builtin());
+        let input = AppDiffInput::new(&desired, &[], &app, &settings, &scopes);
+        let out = diff_app(&input).expect("compares");
+        assert_eq!(out.render_text(), Err(DiffError::ObjectsNotKept));
+        assert_eq!(out.render_unified(), Err(DiffError::ObjectsNotKept));
+        assert_eq!(
+            DiffError::ObjectsNotKept.to_string(),
+            "the text diff needs the normalised and predicted objects, which this comparison did \
+             not keep: compare with AppDiffInput::with_objects(true)"
+        );
+        let out = diff_app(&input.with_objects(true)).expect("compares");
+        assert!(
+            out.render_unified().expect("kept").starts_with("diff -u -N live/v1.ConfigMap.shop.a ")
         );
     }
 }

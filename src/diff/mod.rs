@@ -43,7 +43,7 @@
 //!     for r in &result.resources {
 //!         println!("{} {:?} pruning={} ops={}", r.object, r.status, r.requires_pruning, r.diff.len());
 //!     }
-//!     print!("{}", result.render_text());
+//!     print!("{}", result.render_text()?);
 //!     Ok(result.sync_status == SyncStatus::Synced)
 //! }
 //! # let cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: argocd-cm}\n";
@@ -75,7 +75,7 @@ use serde_json::Value;
 
 pub use crate::managed_fields::normalize_managed_fields;
 pub(crate) use app::to_yaml;
-pub use app::{AppDiff, AppDiffInput, Condition, ResourceDiff, SyncStatus, diff_app};
+pub use app::{AppDiff, AppDiffInput, Condition, ObjectText, ResourceDiff, SyncStatus, diff_app};
 /// Seams of the application comparison for the prepared app (`crate::reconcile`).
 pub(crate) use app::{
     Compared, Desired, Key, Shared, Targets, changed_managed_namespace_metadata, comparison_error,
@@ -89,7 +89,7 @@ pub use explain::{
     explain_app, explain_changes, unmanaged_fields,
 };
 pub(crate) use ignore_seam::AppNormalizer;
-pub use linediff::line_diff;
+pub use linediff::{line_diff, unified_diff};
 pub(crate) use mask::is_secret;
 pub use mask::{MASK_ANNOTATION_VALUE, hide_secret_data};
 pub use pipeline::diff;

@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::config::{Application, Settings, resource_sync_options};
-use crate::diff::{AppDiff, AppDiffInput, DiffError, PatchOp, diff_app, explain_app, line_diff};
+use crate::diff::{AppDiff, AppDiffInput, DiffError, ObjectText, PatchOp, diff_app, explain_app};
 use crate::object::{ObjectIndex, ObjectRef, Scopes};
 use crate::sync::decide::resource_statuses;
 use crate::sync::guard::{BlastRadiusGuard, GuardVerdict, assess};
@@ -122,7 +122,8 @@ pub struct ResourceChange {
     pub protected: bool,
     /// RFC 6902 operations from base to head (Secret values masked).
     pub patch: Vec<PatchOp>,
-    /// The line diff of base and head YAML (Secret values masked).
+    /// The unified diff (`diff -u`, as `kubectl diff` prints it: [`ObjectText::hunks`]) of
+    /// base and head YAML (Secret values masked).
     pub text_diff: String,
 }
 
@@ -288,7 +289,7 @@ fn hook_changes<'v>(
     };
     let mut out = Vec::new();
     let mut push = |object: &ObjectRef, change, old: Option<&Value>, new: Option<&Value>| {
-        let yaml = |v: Option<&Value>| v.map(crate::diff::to_yaml).unwrap_or_default();
+        let yaml = |v: Option<&Value>| v.map(crate::diff::to_yaml);
         out.push(ResourceChange {
             object: object.clone(),
             change,
@@ -296,7 +297,8 @@ fn hook_changes<'v>(
             hook: true,
             protected: guard.protects(&object.group, &object.kind),
             patch: Vec::new(),
-            text_diff: line_diff(&yaml(old), &yaml(new)),
+            text_diff: ObjectText { object: object.clone(), live: yaml(old), merged: yaml(new) }
+                .hunks(),
         });
     };
     for (r, new) in head {
@@ -441,10 +443,14 @@ pub fn compare(input: &PreviewInput<'_>) -> Result<AppPreview, DiffError> {
             hook: r.hook,
             protected: input.guard.protects(&r.object.group, &r.object.kind),
             patch: r.diff.clone(),
-            text_diff: line_diff(
-                &crate::diff::to_yaml(&r.normalized_live),
-                &crate::diff::to_yaml(&r.predicted_live),
-            ),
+            text_diff: ObjectText {
+                object: r.object.clone(),
+                live: (!r.normalized_live.is_null())
+                    .then(|| crate::diff::to_yaml(&r.normalized_live)),
+                merged: (!r.predicted_live.is_null())
+                    .then(|| crate::diff::to_yaml(&r.predicted_live)),
+            }
+            .hunks(),
         });
     }
     resources.extend(hook_changes(

@@ -121,18 +121,13 @@ fn fence_for(text: &str) -> String {
     "`".repeat((longest + 1).max(3))
 }
 
-/// The classic line diff with `-`/`+` prefixes, which code-hosting sites colour.
+/// The unified diff in a ```diff block, which code-hosting sites colour.
 fn diff_block(text: &str) -> String {
     let fence = fence_for(text);
+    // The text is already in the unified form that ```diff highlights.
     let mut out = format!("{fence}diff\n");
     for line in text.lines() {
-        if let Some(rest) = line.strip_prefix("< ") {
-            let _ = writeln!(out, "-{rest}");
-        } else if let Some(rest) = line.strip_prefix("> ") {
-            let _ = writeln!(out, "+{rest}");
-        } else {
-            let _ = writeln!(out, "{line}");
-        }
+        let _ = writeln!(out, "{line}");
     }
     let _ = writeln!(out, "{fence}");
     out

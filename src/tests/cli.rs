@@ -2,8 +2,10 @@
 //! built binary started with its arguments (from the crate's folder), what it reads on
 //! standard input, and the exact exit status, standard output and standard error.
 //!
-//! A case's `setup` makes files and symbolic links in a fresh temporary folder first; `$TMP`
-//! in the arguments and the expected texts stands for that folder. `stdout: closed` runs the
+//! A case's `setup` makes files (`executable` ones with mode 755) and symbolic links in a fresh
+//! temporary folder first; `$TMP` in the arguments, the environment and the expected texts
+//! stands for that folder. `env` sets environment variables; `KUBECTL_EXTERNAL_DIFF` and
+//! `NO_COLOR` are unset unless a case sets them. `stdout: closed` runs the
 //! command with its output pipe already closed, `stdout: full` with `/dev/full` as output.
 //!
 //! This file is its own test target (`[[test]] cli` in Cargo.toml): only test targets get the
@@ -30,6 +32,9 @@ struct Case {
     stdin: Option<String>,
     #[serde(default)]
     setup: Setup,
+    /// Environment variables of the command.
+    #[serde(default)]
+    env: BTreeMap<String, String>,
     /// Features of the crate the case needs (`lua`, `jq`).
     #[serde(default)]
     needs: Vec<String>,
@@ -51,6 +56,9 @@ struct Setup {
     /// Symbolic links to make, by path under `$TMP`, to the target given (as written).
     #[serde(default)]
     symlinks: BTreeMap<String, String>,
+    /// Files of `files` made executable (mode 755), by path under `$TMP`.
+    #[serde(default)]
+    executable: Vec<String>,
 }
 
 fn root() -> PathBuf {
@@ -79,7 +87,17 @@ fn run_case(case: &Case, tmp: &Path) -> Result<(), String> {
             .map_err(|e| e.to_string())?;
         std::os::unix::fs::symlink(subst(target), &p).map_err(|e| e.to_string())?;
     }
+    for rel in &case.setup.executable {
+        use std::os::unix::fs::PermissionsExt;
+        let p = tmp.join(rel);
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755))
+            .map_err(|e| format!("{}: {e}", p.display()))?;
+    }
     let mut cmd = Command::new(BIN);
+    cmd.env_remove("KUBECTL_EXTERNAL_DIFF").env_remove("NO_COLOR");
+    for (name, value) in &case.env {
+        cmd.env(name, subst(value));
+    }
     cmd.args(case.args.iter().map(|a| subst(a))).current_dir(root()).stderr(Stdio::piped());
     cmd.stdin(if case.stdin.is_some() { Stdio::piped() } else { Stdio::null() });
     match case.stdout.as_str() {

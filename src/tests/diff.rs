@@ -482,8 +482,12 @@ fn run_app(c: &Case, errs: &mut Vec<String>) {
                     errs,
                 );
                 check_pointers("live", &r.normalized_live, &e.live, &e.live_absent, errs);
-                let text =
-                    format!("{} {} {}", r.normalized_live, r.predicted_live, out.render_text());
+                let text = format!(
+                    "{} {} {}",
+                    r.normalized_live,
+                    r.predicted_live,
+                    out.render_text().unwrap_or_else(|e| e.to_string())
+                );
                 check_output(&text, &e.output_contains, &e.output_lacks, errs);
             }
         }

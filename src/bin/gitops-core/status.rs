@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 
 use crate::common::{self, CliError, Output};
 
-const HELP: &str = "\
+pub const HELP: &str = "\
 usage: gitops-core status --desired PATH --live PATH [--app APP.yaml | -n NAMESPACE]
                           [--argocd-cm CM.yaml] [--project PROJECT.yaml]
                           [--output text|json|yaml] [--fail-on STATUS,...]
@@ -90,7 +90,10 @@ fn parse(mut p: lexopt::Parser) -> Result<Option<Args>, CliError> {
                 outln!("{HELP}");
                 return Ok(None);
             }
-            other => return Err(CliError::Usage(format!("{}\n{HELP}", other.unexpected()))),
+            other => {
+                let message = crate::completion::unexpected(other, HELP);
+                return Err(CliError::Usage(format!("{message}\n{HELP}")));
+            }
         }
     }
     if a.desired.is_empty() {
@@ -103,22 +106,23 @@ fn parse(mut p: lexopt::Parser) -> Result<Option<Args>, CliError> {
 }
 
 /// Runs the command.
-pub fn run(args: lexopt::Parser) -> Result<u8, CliError> {
+pub fn run(input: &common::Input, args: lexopt::Parser) -> Result<u8, CliError> {
     let Some(a) = parse(args)? else { return Ok(0) };
     let c = common::Comparison::read(
+        input,
         &a.desired,
         &a.live,
         a.app.as_deref(),
         a.namespace.as_deref(),
         a.cm.as_deref(),
     )?;
-    let input = c.input();
-    let mut result =
-        diff::diff_app(&input).map_err(|e| CliError::Input(format!("comparing objects: {e}")))?;
+    let comparison = c.input();
+    let mut result = diff::diff_app(&comparison)
+        .map_err(|e| CliError::Input(format!("comparing objects: {e}")))?;
     common::print_notes(&result, a.app.is_some());
     let orphans = match &a.project {
         Some(path) => {
-            let project = common::read_document(path)?;
+            let project = common::read_document(input, path)?;
             let settings = gitops_core::orphans::project_settings(&project)
                 .map_err(|e| CliError::Input(format!("{}: {e}", common::display_name(path))))?;
             let o = gitops_core::orphans::orphaned(
@@ -135,7 +139,7 @@ pub fn run(args: lexopt::Parser) -> Result<u8, CliError> {
         }
         None => None,
     };
-    let engine = crate::health::script_engine(Some(&c.settings), None)?;
+    let engine = crate::health::script_engine(input, Some(&c.settings), None)?;
     let mut ctx =
         HealthContext::new(crate::common::clock_now()).with_builtin_rules(a.builtin_rules);
     if let Some(engine) = engine.as_deref() {

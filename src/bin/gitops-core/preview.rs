@@ -9,9 +9,9 @@ use gitops_core::sync::guard::BlastRadiusGuard;
 use lexopt::prelude::*;
 use serde_json::{Value, json};
 
-use crate::common::{CliError, files_of, read_all_objects, read_app, read_settings};
+use crate::common::{CliError, Input, files_of, read_all_objects, read_app, read_settings};
 
-const USAGE: &str = "\
+pub const USAGE: &str = "\
 usage: gitops-core preview --base DIR --head DIR [--live DIR] [--app APP.yaml]...
                            [--argocd-cm CM.yaml] [--output markdown|text|json]
                            [--max-bytes N]
@@ -54,20 +54,20 @@ fn app_dirs(dir: &Path) -> Result<Vec<(String, PathBuf)>, CliError> {
 
 /// The objects of app `name` under DIR (none when DIR has no folder for it). Every file read
 /// must lie inside DIR, symbolic links resolved.
-fn objects(dir: &Path, name: &str, single: bool) -> Result<Vec<Value>, CliError> {
+fn objects(input: &Input, dir: &Path, name: &str, single: bool) -> Result<Vec<Value>, CliError> {
     let path = if single { dir.to_path_buf() } else { dir.join(name) };
     if !single && !path.is_dir() {
         return Ok(Vec::new());
     }
-    let files = files_of(&path)?;
+    let files = files_of(input, &path)?;
     for f in &files {
         crate::folders::confine(dir, f)?;
     }
-    read_all_objects(&files)
+    read_all_objects(input, &files)
 }
 
 /// Runs `preview`.
-pub fn run(mut p: lexopt::Parser) -> Result<u8, CliError> {
+pub fn run(input: &Input, mut p: lexopt::Parser) -> Result<u8, CliError> {
     let (mut base, mut head, mut live) = (None, None, None);
     let mut apps: Vec<PathBuf> = Vec::new();
     let mut cm: Option<PathBuf> = None;
@@ -102,14 +102,17 @@ pub fn run(mut p: lexopt::Parser) -> Result<u8, CliError> {
                 outln!("{USAGE}");
                 return Ok(0);
             }
-            other => return Err(CliError::Usage(format!("{}\n{USAGE}", other.unexpected()))),
+            other => {
+                let message = crate::completion::unexpected(other, USAGE);
+                return Err(CliError::Usage(format!("{message}\n{USAGE}")));
+            }
         }
     }
     let missing = |flag: &str| CliError::Usage(format!("missing {flag}\n{USAGE}"));
     let base = base.ok_or_else(|| missing("--base"))?;
     let head = head.ok_or_else(|| missing("--head"))?;
-    let settings = cm.as_deref().map(read_settings).transpose()?.unwrap_or_default();
-    let specs = apps.iter().map(|a| read_app(a)).collect::<Result<Vec<_>, _>>()?;
+    let settings = cm.as_deref().map(|p| read_settings(input, p)).transpose()?.unwrap_or_default();
+    let specs = apps.iter().map(|a| read_app(input, a)).collect::<Result<Vec<_>, _>>()?;
 
     let base_dirs = app_dirs(&base)?;
     let head_dirs = app_dirs(&head)?;
@@ -149,14 +152,14 @@ pub fn run(mut p: lexopt::Parser) -> Result<u8, CliError> {
             None => Application::from_value(&json!({"metadata": {"name": name}}))
                 .map_err(|e| CliError::Input(format!("app {name}: {e}")))?,
         };
-        let base_objects = objects(&base, name, single)?;
-        let head_objects = objects(&head, name, single)?;
-        let live_objects = live.as_deref().map(|l| objects(l, name, single)).transpose()?;
-        let mut input = PreviewInput::new(&app, &settings, &base_objects, &head_objects, &guard);
+        let base_objects = objects(input, &base, name, single)?;
+        let head_objects = objects(input, &head, name, single)?;
+        let live_objects = live.as_deref().map(|l| objects(input, l, name, single)).transpose()?;
+        let mut request = PreviewInput::new(&app, &settings, &base_objects, &head_objects, &guard);
         if let Some(l) = &live_objects {
-            input = input.with_live(l);
+            request = request.with_live(l);
         }
-        previews.push(compare(&input).map_err(|e| CliError::Input(format!("app {name}: {e}")))?);
+        previews.push(compare(&request).map_err(|e| CliError::Input(format!("app {name}: {e}")))?);
     }
     let preview = Preview::new(previews);
     match format {

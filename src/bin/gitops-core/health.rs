@@ -7,7 +7,7 @@ use gitops_core::{HealthStatus, Settings};
 
 use crate::common::{self, CliError, Output};
 
-const HEALTH_USAGE: &str = "\
+pub const HEALTH_USAGE: &str = "\
 usage: gitops-core health PATH... [--customizations DIR] [--argocd-cm CM.yaml]
                          [--output text|json|yaml] [--condition-fallback]
                          [--no-builtin-health] [--fail-on STATUS,...]
@@ -79,7 +79,10 @@ fn parse_args(mut args: lexopt::Parser) -> Result<Option<HealthArgs>, CliError> 
             }
             Value(path) => out.paths.push(path.into()),
             other => {
-                return Err(CliError::Usage(format!("{}\n{HEALTH_USAGE}", other.unexpected())));
+                return Err(CliError::Usage(format!(
+                    "{}\n{HEALTH_USAGE}",
+                    crate::completion::unexpected(other, HEALTH_USAGE)
+                )));
             }
         }
     }
@@ -95,6 +98,7 @@ fn parse_args(mut args: lexopt::Parser) -> Result<Option<HealthArgs>, CliError> 
 /// and from a `resource_customizations/`-style directory, with the default limits.
 #[cfg(feature = "lua")]
 pub fn script_engine(
+    input: &common::Input,
     settings: Option<&Settings>,
     customizations: Option<&Path>,
 ) -> Result<Option<Box<dyn ScriptHealth>>, CliError> {
@@ -104,7 +108,7 @@ pub fn script_engine(
         None => HealthScripts::new(),
     };
     if let Some(dir) = customizations {
-        scripts = scripts.with_directory(&read_customizations(dir)?);
+        scripts = scripts.with_directory(&read_customizations(input, dir)?);
     }
     // One CLI run is one request: its scripts share the request budget.
     Ok(Some(Box::new(ScriptedHealth::new(scripts, lua_engine().for_request()))))
@@ -120,25 +124,27 @@ pub fn lua_engine() -> gitops_core::script::LuaEngine {
 /// Without the `lua` feature only the built-in checks run.
 #[cfg(not(feature = "lua"))]
 pub fn script_engine(
+    input: &common::Input,
     settings: Option<&Settings>,
     customizations: Option<&Path>,
 ) -> Result<Option<Box<dyn ScriptHealth>>, CliError> {
-    let _ = (settings, customizations);
+    let _ = (input, settings, customizations);
     Ok(None)
 }
 
 /// Runs `health`.
-pub fn run(args: lexopt::Parser) -> Result<u8, CliError> {
+pub fn run(input: &common::Input, args: lexopt::Parser) -> Result<u8, CliError> {
     let Some(args) = parse_args(args)? else {
         return Ok(0);
     };
-    let settings = args.argocd_cm.as_deref().map(common::read_settings).transpose()?;
+    let settings =
+        args.argocd_cm.as_deref().map(|p| common::read_settings(input, p)).transpose()?;
     if let Some(dir) = &args.customizations
         && !dir.is_dir()
     {
         return Err(CliError::Input(format!("{}: not a directory", dir.display())));
     }
-    let engine = script_engine(settings.as_ref(), args.customizations.as_deref())?;
+    let engine = script_engine(input, settings.as_ref(), args.customizations.as_deref())?;
     if engine.is_none() && (settings.is_some() || args.customizations.is_some()) {
         eprintln!(
             "gitops-core: warning: health scripts are not available in this build; \
@@ -146,10 +152,10 @@ pub fn run(args: lexopt::Parser) -> Result<u8, CliError> {
         );
     }
     // Health needs no name: any object with apiVersion and kind is assessed.
-    let options = common::parse_options().with_require_name(false);
+    let options = input.options.clone().with_require_name(false);
     let mut objects = Vec::new();
     for p in &args.paths {
-        objects.extend(common::read_objects_with(p, &options)?);
+        objects.extend(common::read_objects_with(input, p, &options)?);
     }
 
     let mut ctx = HealthContext::new(crate::common::clock_now())
@@ -227,9 +233,9 @@ fn to_text(app: &AppHealth) -> String {
 }
 
 /// Runs `test-health`.
-pub fn run_tests(args: lexopt::Parser) -> Result<u8, CliError> {
+pub fn run_tests(input: &common::Input, args: lexopt::Parser) -> Result<u8, CliError> {
     match test_dir_argument(args, TEST_USAGE)? {
-        Some(dir) => run_test_dir(&dir, &mut |line| common::write_out(line)),
+        Some(dir) => run_test_dir(input, &dir, &mut |line| common::write_out(line)),
         None => Ok(0),
     }
 }
@@ -248,13 +254,13 @@ pub fn test_dir_argument(
                 outln!("{usage}");
                 return Ok(None);
             }
-            other => return Err(other.unexpected().into()),
+            other => return Err(CliError::Usage(crate::completion::unexpected(other, usage))),
         }
     }
     dir.map(Some).ok_or_else(|| CliError::Usage(usage.into()))
 }
 
-const TEST_USAGE: &str = "\
+pub const TEST_USAGE: &str = "\
 usage: gitops-core test-health DIR
 
 Runs every health_test.yaml below DIR (Argo CD's resource_customizations layout): each case's
@@ -268,13 +274,17 @@ Exit 0 when every case passes, 1 when a case fails, 2 when a file could not be r
 /// Runs the `health_test.yaml` files below `dir`, giving each line of the report (with its
 /// newline) to `out`: standard output for the command, a string in tests.
 #[cfg(feature = "lua")]
-fn run_test_dir(dir: &std::path::Path, out: &mut dyn FnMut(&str)) -> Result<u8, CliError> {
+fn run_test_dir(
+    input: &common::Input,
+    dir: &std::path::Path,
+    out: &mut dyn FnMut(&str),
+) -> Result<u8, CliError> {
     use gitops_core::health::scripts::HealthScripts;
 
     let mut say = |line: String| out(&format!("{line}\n"));
 
     let files = crate::folders::walk(dir)?;
-    let scripts = HealthScripts::new().with_directory(&read_customizations(dir)?);
+    let scripts = HealthScripts::new().with_directory(&read_customizations(input, dir)?);
     let engine = lua_engine();
     let now = crate::common::clock_now();
     let (mut passed, mut failed, mut unreadable) = (0usize, 0usize, false);
@@ -284,7 +294,7 @@ fn run_test_dir(dir: &std::path::Path, out: &mut dyn FnMut(&str)) -> Result<u8, 
         // A test file, script or input that cannot be read is one failed case; the run goes
         // on and still ends with its summary.
         // Each test file is one request.
-        let cases = match run_test_file(dir, test, &scripts, &engine.for_request(), now) {
+        let cases = match run_test_file(input, dir, test, &scripts, &engine.for_request(), now) {
             Ok(cases) => cases,
             Err(e) => {
                 failed += 1;
@@ -335,6 +345,7 @@ fn show_health(h: &gitops_core::script::LuaHealth) -> String {
 /// The cases of one `health_test.yaml`.
 #[cfg(feature = "lua")]
 fn run_test_file(
+    input: &common::Input,
     dir: &std::path::Path,
     test: &std::path::Path,
     scripts: &gitops_core::health::scripts::HealthScripts,
@@ -352,7 +363,7 @@ fn run_test_file(
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         _ => Some(HealthScript::new(
             relative(dir, &script_path),
-            crate::common::read_text(&script_path)?,
+            crate::common::read_text(input, &script_path)?,
             true,
         )),
     };
@@ -362,12 +373,12 @@ fn run_test_file(
         let ext = f.extension().and_then(|e| e.to_str()).unwrap_or("");
         if matches!(ext, "yaml" | "yml" | "json") {
             // An input that cannot be read fails only the cases that use it.
-            if let Ok(text) = crate::common::read_text(&f) {
+            if let Ok(text) = crate::common::read_text(input, &f) {
                 inputs.insert(relative(test_dir, &f), text);
             }
         }
     }
-    let text = crate::common::read_text(test)?;
+    let text = crate::common::read_text(input, test)?;
     run_health_tests(&text, &inputs, scripts, default_script.as_ref(), engine, now).map_err(|e| {
         let file = if e.file == "health_test.yaml" {
             test.display().to_string()
@@ -379,7 +390,11 @@ fn run_test_file(
 }
 
 #[cfg(not(feature = "lua"))]
-fn run_test_dir(_dir: &std::path::Path, _out: &mut dyn FnMut(&str)) -> Result<u8, CliError> {
+fn run_test_dir(
+    _input: &common::Input,
+    _dir: &std::path::Path,
+    _out: &mut dyn FnMut(&str),
+) -> Result<u8, CliError> {
     Err(CliError::Usage("`test-health` needs the `lua` feature".into()))
 }
 
@@ -388,12 +403,13 @@ fn run_test_dir(_dir: &std::path::Path, _out: &mut dyn FnMut(&str)) -> Result<u8
 /// `HealthScripts::with_directory` (also what `health --customizations DIR` needs).
 #[cfg(feature = "lua")]
 pub fn read_customizations(
+    input: &common::Input,
     dir: &std::path::Path,
 ) -> Result<std::collections::BTreeMap<String, String>, CliError> {
     let files = crate::folders::walk(dir)?;
     let mut out = std::collections::BTreeMap::new();
     for f in files.iter().filter(|f| f.file_name().is_some_and(|n| n == "health.lua")) {
-        out.insert(relative(dir, f), crate::common::read_text(f)?);
+        out.insert(relative(dir, f), crate::common::read_text(input, f)?);
     }
     Ok(out)
 }
@@ -417,7 +433,10 @@ mod test_health_tests {
     /// kept for the assertion messages instead of printed.
     fn run(rel: &str) -> (Result<u8, String>, String) {
         let mut report = String::new();
-        let code = super::run_test_dir(&testdata(rel), &mut |line| report.push_str(line));
+        let code =
+            super::run_test_dir(&crate::common::Input::default(), &testdata(rel), &mut |line| {
+                report.push_str(line)
+            });
         (code.map_err(|e| e.to_string()), report)
     }
 
@@ -498,7 +517,10 @@ apps   Deployment  bookstore-dev  api       Degraded  Deployment \"api\" exceede
         let file = dir.join("bad.yaml");
         std::fs::write(&file, "apiVersion: v1\nkind: Pod\nmetadata: {name: a}\n---\nkind: Pod\n")
             .unwrap(); // test scaffolding
-        let result = super::run(lexopt::Parser::from_args([file.as_os_str()]));
+        let result = super::run(
+            &crate::common::Input::default(),
+            lexopt::Parser::from_args([file.as_os_str()]),
+        );
         let _ = std::fs::remove_dir_all(&dir);
         let Err(crate::common::CliError::Input(message)) = result else {
             panic!("expected an input error, got {result:?}");
@@ -508,12 +530,18 @@ apps   Deployment  bookstore-dev  api       Degraded  Deployment \"api\" exceede
 
     #[test]
     fn usage_errors() {
-        let result = super::run(lexopt::Parser::from_args(["--output", "xml", "x.yaml"]));
+        let result = super::run(
+            &crate::common::Input::default(),
+            lexopt::Parser::from_args(["--output", "xml", "x.yaml"]),
+        );
         assert!(
             matches!(&result, Err(crate::common::CliError::Usage(m)) if m == "unknown output `xml`: expected text, json or yaml"),
             "{result:?}"
         );
-        let result = super::run(lexopt::Parser::from_args(Vec::<&str>::new()));
+        let result = super::run(
+            &crate::common::Input::default(),
+            lexopt::Parser::from_args(Vec::<&str>::new()),
+        );
         assert!(
             matches!(&result, Err(crate::common::CliError::Usage(m)) if m.starts_with("no PATH given")),
             "{result:?}"

@@ -10,7 +10,7 @@ const DESIRED: &str = include_str!("../../../testdata/demo/desired.yaml");
 const LIVE: &str = include_str!("../../../testdata/demo/live.yaml");
 const APP: &str = include_str!("../../../testdata/demo/app.yaml");
 
-const HELP: &str = "\
+pub const HELP: &str = "\
 usage: gitops-core demo
 
 Compares the built-in bookstore app (Git) with its drifted live state and prints the sync
@@ -26,7 +26,10 @@ pub fn run(mut args: lexopt::Parser) -> Result<u8, CliError> {
                 outln!("{HELP}");
                 Ok(0)
             }
-            other => Err(CliError::Usage(format!("{}\n{HELP}", other.unexpected()))),
+            other => Err(CliError::Usage(format!(
+                "{}\n{HELP}",
+                crate::completion::unexpected(other, HELP)
+            ))),
         };
     }
     crate::common::write_out(&run_render()?);
@@ -53,7 +56,7 @@ fn run_render() -> Result<String, CliError> {
     let result = diff::diff_app(&input)
         .map_err(|e| CliError::Input(format!("comparing the demo app: {e}")))?;
     let explained = diff::explain_app(&input, &result);
-    Ok(render(&app, &result, &desired, &live, &explained))
+    render(&app, &result, &desired, &live, &explained)
 }
 
 fn render(
@@ -62,14 +65,15 @@ fn render(
     desired: &[serde_json::Value],
     live: &[serde_json::Value],
     explained: &[ResourceExplanation],
-) -> String {
+) -> Result<String, CliError> {
     // The demo's clock is fixed so its output is the same on every run.
     let ctx = gitops_core::health::HealthContext::new(0);
     let health = gitops_core::reconcile::app_health(result, desired, live, &ctx);
     let mut out = crate::status::header(app, result, &health);
     out.push('\n');
     out.push_str(&crate::status::table(result, &health));
-    let text = result.render_text();
+    // The demo shows what `argocd app diff` prints: the classic form.
+    let text = result.render_text().map_err(|e| CliError::Input(format!("the demo app: {e}")))?;
     if !text.is_empty() {
         out.push('\n');
         out.push_str(&text);
@@ -82,7 +86,7 @@ fn render(
     ));
     out.push('\n');
     out.push_str(&crate::diff::render_unmanaged(explained));
-    out
+    Ok(out)
 }
 
 #[cfg(test)]

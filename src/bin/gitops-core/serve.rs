@@ -11,7 +11,7 @@ use gitops_core::protocol::{DEFAULT_MAX_REQUEST_BYTES, Server};
 
 use crate::common::CliError;
 
-const USAGE: &str = "\
+pub const USAGE: &str = "\
 usage: gitops-core serve [--max-request-bytes N]
 
 Reads one JSON request per line on standard input and writes one JSON response per line on
@@ -42,7 +42,10 @@ pub fn run(mut args: lexopt::Parser) -> Result<u8, CliError> {
                 outln!("{USAGE}");
                 return Ok(0);
             }
-            other => return Err(CliError::Usage(format!("{}\n{USAGE}", other.unexpected()))),
+            other => {
+                let message = crate::completion::unexpected(other, USAGE);
+                return Err(CliError::Usage(format!("{message}\n{USAGE}")));
+            }
         }
     }
     // Each script evaluation stops after 1 s of wall clock, whatever the counts say.

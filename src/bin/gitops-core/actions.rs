@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use crate::common::{self, CliError, Output};
 
-const ACTIONS_USAGE: &str = "\
+pub const ACTIONS_USAGE: &str = "\
 usage: gitops-core actions list OBJ [--customizations DIR] [--argocd-cm CM.yaml]
                                     [--no-builtin-actions] [--output text|json|yaml]
        gitops-core actions run OBJ NAME [--param NAME=VALUE]... [--now RFC3339]
@@ -38,7 +38,7 @@ options:
 exit status: 0, 1 when the action fails (a script error or a result that is refused, printed
 on stderr), 2 on a usage error or a file that cannot be read";
 
-const TEST_USAGE: &str = "\
+pub const TEST_USAGE: &str = "\
 usage: gitops-core test-actions DIR
 
 Runs every action_test.yaml below DIR (Argo CD's resource_customizations layout) with the
@@ -103,7 +103,7 @@ fn parse_args(mut p: lexopt::Parser) -> Result<Option<Args>, CliError> {
             Value(v) if a.command.is_empty() => a.command = v.string()?,
             Value(v) if a.obj.is_none() => a.obj = Some(v.into()),
             Value(v) if a.name.is_none() && a.command == "run" => a.name = Some(v.string()?),
-            other => return Err(usage(other.unexpected().to_string())),
+            other => return Err(usage(crate::completion::unexpected(other, ACTIONS_USAGE))),
         }
     }
     match a.command.as_str() {
@@ -127,12 +127,12 @@ fn parse_args(mut p: lexopt::Parser) -> Result<Option<Args>, CliError> {
 }
 
 /// Runs `actions`.
-pub fn run(p: lexopt::Parser) -> Result<u8, CliError> {
+pub fn run(input: &common::Input, p: lexopt::Parser) -> Result<u8, CliError> {
     use gitops_core::actions::{ActionScripts, Actions};
 
     let Some(a) = parse_args(p)? else { return Ok(0) };
     let mut scripts = match &a.argocd_cm {
-        Some(cm) => ActionScripts::from_settings(&common::read_settings(cm)?),
+        Some(cm) => ActionScripts::from_settings(&common::read_settings(input, cm)?),
         None => ActionScripts::new(),
     }
     .with_builtin_actions(!a.no_builtin);
@@ -140,10 +140,10 @@ pub fn run(p: lexopt::Parser) -> Result<u8, CliError> {
         if !dir.is_dir() {
             return Err(CliError::Input(format!("{}: not a directory", dir.display())));
         }
-        scripts = scripts.with_directory(&read_action_scripts(dir)?);
+        scripts = scripts.with_directory(&read_action_scripts(input, dir)?);
     }
     let obj_path = a.obj.as_deref().unwrap_or(Path::new("-"));
-    let obj = common::read_document(obj_path)?;
+    let obj = common::read_document(input, obj_path)?;
     let now = match &a.now {
         Some(s) => gitops_core::sync::time::parse_rfc3339(s)
             .map_err(|e| CliError::Usage(format!("--now: {e}")))?,
@@ -226,7 +226,10 @@ fn list_text(found: &[gitops_core::actions::ResourceAction]) -> String {
 
 /// The action scripts below a directory in the layout of Argo CD's `resource_customizations/`,
 /// by path relative to it, for `ActionScripts::with_directory`.
-fn read_action_scripts(dir: &Path) -> Result<BTreeMap<String, String>, CliError> {
+fn read_action_scripts(
+    input: &common::Input,
+    dir: &Path,
+) -> Result<BTreeMap<String, String>, CliError> {
     let files = crate::folders::walk(dir)?;
     let mut out = BTreeMap::new();
     for f in &files {
@@ -234,23 +237,27 @@ fn read_action_scripts(dir: &Path) -> Result<BTreeMap<String, String>, CliError>
         let is_script = rel.contains("/actions/")
             && (rel.ends_with("/actions/discovery.lua") || rel.ends_with("/action.lua"));
         if is_script {
-            out.insert(rel, common::read_text(f)?);
+            out.insert(rel, common::read_text(input, f)?);
         }
     }
     Ok(out)
 }
 
 /// Runs `test-actions`.
-pub fn run_tests(p: lexopt::Parser) -> Result<u8, CliError> {
+pub fn run_tests(input: &common::Input, p: lexopt::Parser) -> Result<u8, CliError> {
     match crate::health::test_dir_argument(p, TEST_USAGE)? {
-        Some(dir) => run_test_dir(&dir, &mut |line| common::write_out(line)),
+        Some(dir) => run_test_dir(input, &dir, &mut |line| common::write_out(line)),
         None => Ok(0),
     }
 }
 
 /// Runs the `action_test.yaml` files below `dir`, giving each line of the report (with its
 /// newline) to `out`.
-fn run_test_dir(dir: &Path, out: &mut dyn FnMut(&str)) -> Result<u8, CliError> {
+fn run_test_dir(
+    input: &common::Input,
+    dir: &Path,
+    out: &mut dyn FnMut(&str),
+) -> Result<u8, CliError> {
     use gitops_core::actions::{
         ActionScripts, ActionTestKind, Actions, TEST_NOW, run_action_tests,
     };
@@ -258,7 +265,8 @@ fn run_test_dir(dir: &Path, out: &mut dyn FnMut(&str)) -> Result<u8, CliError> {
     let mut say = |line: String| out(&format!("{line}\n"));
 
     let files = crate::folders::walk(dir)?;
-    let actions = Actions::new(ActionScripts::new().with_directory(&read_action_scripts(dir)?));
+    let actions =
+        Actions::new(ActionScripts::new().with_directory(&read_action_scripts(input, dir)?));
     #[cfg(feature = "lua")]
     let actions = actions.with_engine(crate::health::lua_engine());
     let (mut passed, mut failed, mut unreadable) = (0usize, 0usize, false);
@@ -266,8 +274,8 @@ fn run_test_dir(dir: &Path, out: &mut dyn FnMut(&str)) -> Result<u8, CliError> {
         let test_dir = test.parent().unwrap_or(dir);
         let shown = crate::health::relative(dir, test_dir);
         let prefix = if shown.is_empty() { String::new() } else { format!("{shown}/") };
-        let cases = read_test_inputs(test_dir).and_then(|inputs| {
-            let text = common::read_text(test)?;
+        let cases = read_test_inputs(input, test_dir).and_then(|inputs| {
+            let text = common::read_text(input, test)?;
             run_action_tests(&text, &inputs, &actions, TEST_NOW)
                 .map_err(|e| CliError::Input(format!("{}: {}", test.display(), e.message)))
         });
@@ -305,13 +313,16 @@ fn run_test_dir(dir: &Path, out: &mut dyn FnMut(&str)) -> Result<u8, CliError> {
 
 /// The `.yaml`, `.yml` and `.json` files below a test's folder, by path relative to it; one
 /// that cannot be read fails only the cases that use it.
-fn read_test_inputs(test_dir: &Path) -> Result<BTreeMap<String, String>, CliError> {
+fn read_test_inputs(
+    input: &common::Input,
+    test_dir: &Path,
+) -> Result<BTreeMap<String, String>, CliError> {
     let below = crate::folders::walk(test_dir)?;
     let mut inputs = BTreeMap::new();
     for f in below {
         let ext = f.extension().and_then(|e| e.to_str()).unwrap_or("");
         if matches!(ext, "yaml" | "yml" | "json")
-            && let Ok(text) = common::read_text(&f)
+            && let Ok(text) = common::read_text(input, &f)
         {
             inputs.insert(crate::health::relative(test_dir, &f), text);
         }

@@ -1,21 +1,26 @@
 //! `gitops-core diff --desired PATH --live PATH [--app APP.yaml] [--argocd-cm CM.yaml]
-//! [--output text|json] [--explain] [--unmanaged]`: compares desired and live objects as Argo
-//! CD does; `--explain` names who last wrote each differing field, `--unmanaged` lists the
-//! live fields Git never declared that someone added.
+//! [--output text|json] [--diff-format unified|classic] [--color auto|always|never]
+//! [--explain] [--unmanaged]`: compares desired and live objects as Argo CD does and prints
+//! the text diff as `kubectl diff` does (unified) or as `argocd app diff` does (classic), or
+//! runs `KUBECTL_EXTERNAL_DIFF`; `--explain` names who last wrote each differing field,
+//! `--unmanaged` lists the live fields Git never declared that someone added.
 //!
 //! Exit status: 0 when nothing differs, 1 when something does (a resource requiring pruning
-//! included), 2 on an error (the message names the file, the document and the field).
+//! included), 2 on an error (the message names the file, the document and the field); with
+//! `KUBECTL_EXTERNAL_DIFF`, the program's 0 or 1.
 
 use std::path::PathBuf;
 
-use gitops_core::diff::{self, AppDiff, ResourceExplanation, SyncStatus};
+use gitops_core::diff::{self, AppDiff, ObjectText, ResourceExplanation, SyncStatus};
 use gitops_core::object::ObjectIndex;
 
 use crate::common::{self, CliError, Output};
+use crate::paint::ColorChoice;
 
-const HELP: &str = "\
+pub const HELP: &str = "\
 usage: gitops-core diff --desired PATH --live PATH [--app APP.yaml | -n NAMESPACE]
                         [--argocd-cm CM.yaml] [--output text|json|yaml] [--show-secrets]
+                        [--diff-format unified|classic] [--color auto|always|never]
                         [--dry-run PATH] [--explain] [--unmanaged] [--no-ignore-annotation]
 
 PATH is a file (YAML stream, JSON or List), a directory (its .yaml/.yml/.json files, sorted)
@@ -25,7 +30,14 @@ or - for standard input; --desired and --live may be given more than once.
                the destination namespace: without --app, namespaced objects without a
                namespace get it (with --app, it replaces the app's)
 --argocd-cm    the argocd-cm ConfigMap (resource customizations, compare options, tracking)
---output       text (default, as `argocd app diff`), json or yaml
+--output       text (default), json or yaml
+--diff-format  the text diff: unified (default, as `kubectl diff` prints it: per object a
+               `diff -u -N live/NAME merged/NAME` line, `---`/`+++` lines and `@@` hunks,
+               NAME as kubectl names the file: group.version.Kind.namespace.name) or
+               classic (as `argocd app diff` prints it: `===== group/Kind namespace/name
+               ======` and `4c4` hunks)
+--color        colour the text diff: auto (default: on a terminal, unless NO_COLOR is set),
+               always or never
 --show-secrets print Secret values instead of masks
 --dry-run      server-side diff: the results of `kubectl apply --server-side --dry-run=server
                --field-manager=argocd-controller --force-conflicts -o json
@@ -42,6 +54,11 @@ or - for standard input; --desired and --live may be given more than once.
                do not read the gitops-core.io/ignore-differences annotation of desired
                objects (read by default: it ignores fields for the annotated object only)
 
+KUBECTL_EXTERNAL_DIFF names a program run instead of printing the text diff, as `kubectl diff`
+runs it: on a LIVE and a MERGED folder with one YAML file per object (words after the program
+made of letters, digits, - and = are passed after the folders); its exit status 0 or 1 is
+passed through, any other is an error.
+
 exit status: 0 nothing differs, 1 something differs, 2 error";
 
 /// The parsed arguments.
@@ -57,6 +74,20 @@ struct Args {
     explain: bool,
     unmanaged: bool,
     ignore_annotation: bool,
+    /// `--diff-format`, when given.
+    format: Option<DiffFormat>,
+    /// `--color`, when given.
+    color: Option<ColorChoice>,
+}
+
+/// `--diff-format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DiffFormat {
+    /// `diff -u`, as `kubectl diff` prints it.
+    #[default]
+    Unified,
+    /// The classic `diff` format, as `argocd app diff` prints it.
+    Classic,
 }
 
 fn parse(mut p: lexopt::Parser) -> Result<Option<Args>, CliError> {
@@ -68,6 +99,7 @@ fn parse(mut p: lexopt::Parser) -> Result<Option<Args>, CliError> {
     let mut dry_run = Vec::new();
     let (mut explain, mut unmanaged) = (false, false);
     let mut ignore_annotation = true;
+    let (mut format, mut color) = (None, None);
     while let Some(arg) = p.next()? {
         match arg {
             Long("desired") => desired.push(PathBuf::from(p.value()?)),
@@ -83,11 +115,26 @@ fn parse(mut p: lexopt::Parser) -> Result<Option<Args>, CliError> {
             Long("explain") => explain = true,
             Long("unmanaged") => unmanaged = true,
             Long("no-ignore-annotation") => ignore_annotation = false,
+            Long("diff-format") => {
+                format = match p.value()?.string()?.as_str() {
+                    "unified" => Some(DiffFormat::Unified),
+                    "classic" => Some(DiffFormat::Classic),
+                    other => {
+                        return Err(CliError::Usage(format!(
+                            "--diff-format: unknown format `{other}`: expected unified or classic"
+                        )));
+                    }
+                }
+            }
+            Long("color") => color = Some(ColorChoice::parse(&p.value()?.string()?)?),
             Long("help") | Short('h') => {
                 outln!("{HELP}");
                 return Ok(None);
             }
-            other => return Err(CliError::Usage(format!("{}\n{HELP}", other.unexpected()))),
+            other => {
+                let message = crate::completion::unexpected(other, HELP);
+                return Err(CliError::Usage(format!("{message}\n{HELP}")));
+            }
         }
     }
     let missing = |what: &str| CliError::Usage(format!("missing --{what}\n{HELP}"));
@@ -109,6 +156,8 @@ fn parse(mut p: lexopt::Parser) -> Result<Option<Args>, CliError> {
         explain,
         unmanaged,
         ignore_annotation,
+        format,
+        color,
     }))
 }
 
@@ -132,16 +181,17 @@ fn note_unrecorded_writers(live: &[serde_json::Value], explained: &[ResourceExpl
 }
 
 /// Runs the command.
-pub fn run(args: lexopt::Parser) -> Result<u8, CliError> {
+pub fn run(input: &common::Input, args: lexopt::Parser) -> Result<u8, CliError> {
     let Some(args) = parse(args)? else { return Ok(0) };
     let c = common::Comparison::read(
+        input,
         &args.desired,
         &args.live,
         args.app.as_deref(),
         args.namespace.as_deref(),
         args.cm.as_deref(),
     )?;
-    let dry_runs = common::read_all_objects(&args.dry_run)?;
+    let dry_runs = common::read_all_objects(input, &args.dry_run)?;
     let mut input = c
         .input()
         .with_reveal_secrets(args.show_secrets)
@@ -161,11 +211,50 @@ pub fn run(args: lexopt::Parser) -> Result<u8, CliError> {
     };
     note_unrecorded_writers(&c.live, &explained);
     let show = Show { explain: args.explain, unmanaged: args.unmanaged };
+    let mut external_status = None;
     match args.output {
         Output::Json | Output::Yaml => {
             args.output.print_document(&json_explained(&result, &explained, show));
         }
-        Output::Text => common::write_out(&render_explained(&result, &explained, show)),
+        Output::Text => {
+            let texts = result.texts().map_err(|e| CliError::Input(e.to_string()))?;
+            let program = std::env::var("KUBECTL_EXTERNAL_DIFF").ok();
+            if let Some((program, words)) = program.as_deref().and_then(crate::external::command) {
+                if args.format.is_some() || args.color.is_some() {
+                    eprintln!(
+                        "note: KUBECTL_EXTERNAL_DIFF is set: {program} prints the diff, so \
+                         --diff-format and --color do not apply"
+                    );
+                }
+                external_status = Some(crate::external::run(&program, &words, &texts)?);
+                if show.explain {
+                    common::write_out(&render_section(
+                        "Who wrote the differences (--explain):",
+                        "nothing differs",
+                        explained.iter().map(|e| {
+                            (&e.object, e.changes.iter().map(|c| c.to_string()).collect())
+                        }),
+                    ));
+                }
+                let rest = Show { explain: false, ..show };
+                common::write_out(&render_explained(
+                    &[],
+                    &result,
+                    &explained,
+                    rest,
+                    Style::default(),
+                ));
+            } else {
+                use std::io::IsTerminal;
+                let terminal = std::io::stdout().is_terminal();
+                let no_color = std::env::var_os("NO_COLOR");
+                let style = Style {
+                    format: args.format.unwrap_or_default(),
+                    color: args.color.unwrap_or_default().enabled(terminal, no_color.as_deref()),
+                };
+                common::write_out(&render_explained(&texts, &result, &explained, show, style));
+            }
+        }
     }
     if result.sync_status == SyncStatus::Unknown {
         let messages: Vec<&str> = result
@@ -176,7 +265,19 @@ pub fn run(args: lexopt::Parser) -> Result<u8, CliError> {
             .collect();
         return Err(CliError::Input(messages.join("; ")));
     }
+    if let Some(status) = external_status {
+        return Ok(status);
+    }
     Ok(if result.has_differences() { 1 } else { 0 })
+}
+
+/// How the text diff is printed.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Style {
+    /// Unified or classic.
+    pub format: DiffFormat,
+    /// In colour.
+    pub color: bool,
 }
 
 /// The JSON document of `--output json`: the library's, which `serve` answers too.
@@ -193,32 +294,46 @@ pub struct Show {
     pub unmanaged: bool,
 }
 
-/// The text output: the diff with, under each resource header, the explanation lines of its
-/// differing fields (`--explain`); then, for `--unmanaged`, an `Unmanaged additions` section
-/// with one block per resource (`none` when there is nothing).
-pub fn render_explained(result: &AppDiff, explained: &[ResourceExplanation], show: Show) -> String {
-    let header = |o: &gitops_core::ObjectRef| {
-        format!("===== {}/{} {}/{} ======", o.group, o.kind, o.namespace, o.name)
-    };
-    // The first explanation of each header line.
-    let mut by_header = std::collections::HashMap::new();
-    if show.explain {
-        for e in explained.iter().rev() {
-            by_header.insert(header(&e.object), e);
-        }
-    }
+/// The text output: the diff of `texts` in `style` with, under each object's first header
+/// line, the explanation lines of its differing fields (`--explain`); then, for
+/// `--unmanaged`, an `Unmanaged additions` section with one block per resource (`none` when
+/// there is nothing).
+pub fn render_explained(
+    texts: &[ObjectText],
+    result: &AppDiff,
+    explained: &[ResourceExplanation],
+    show: Show,
+    style: Style,
+) -> String {
+    let index = ObjectIndex::of_refs(explained.iter().map(|e| &e.object));
     let mut out = String::new();
-    for line in result.render_text().lines() {
-        out.push_str(line);
-        out.push('\n');
-        if !show.explain || !line.starts_with("===== ") {
-            continue;
+    for t in texts {
+        let mut block = match style.format {
+            DiffFormat::Unified => t.unified(),
+            DiffFormat::Classic => t.classic(),
+        };
+        let changes = match index.first(&t.object) {
+            Some(i) if show.explain => explained[i].changes.as_slice(),
+            _ => &[],
+        };
+        if block.is_empty() && !changes.is_empty() {
+            // The YAML texts are the same but the objects differ: the header still carries
+            // the explanation.
+            let name = t.file_name();
+            block = format!("diff -u -N live/{name} merged/{name}\n");
         }
-        if let Some(e) = by_header.get(line) {
-            for c in &e.changes {
-                out.push_str(&format!("{c}\n"));
-            }
+        if style.color {
+            block = match style.format {
+                DiffFormat::Unified => crate::paint::unified(&block),
+                DiffFormat::Classic => crate::paint::classic(&block),
+            };
         }
+        let (header, rest) = block.split_at(block.find('\n').map_or(block.len(), |i| i + 1));
+        out.push_str(header);
+        for c in changes {
+            out.push_str(&format!("{c}\n"));
+        }
+        out.push_str(rest);
     }
     if show.unmanaged {
         out.push_str(&render_unmanaged(explained));
@@ -321,7 +436,7 @@ mod tests {
     use gitops_core::{Scopes, Settings};
     use serde_json::json;
 
-    use super::{Show, json_explained, render_explained};
+    use super::{DiffFormat, Show, Style, json_explained, render_explained};
 
     fn objects() -> (Vec<serde_json::Value>, Vec<serde_json::Value>) {
         let desired = vec![json!({"apiVersion": "v1", "kind": "ConfigMap",
@@ -340,6 +455,10 @@ mod tests {
     }
 
     fn outputs(show: Show) -> (String, String) {
+        outputs_in(show, Style { format: DiffFormat::Classic, color: false })
+    }
+
+    fn outputs_in(show: Show, style: Style) -> (String, String) {
         let (desired, live) = objects();
         let (app, settings, scopes) =
             (gitops_core::Application::default(), Settings::default(), Scopes::builtin());
@@ -347,7 +466,8 @@ mod tests {
         let result = diff::diff_app(&input).unwrap(); // fixed, valid input
         let explained = diff::explain_app(&input, &result);
         let json = serde_json::to_string(&json_explained(&result, &explained, show)).unwrap(); // plain data
-        (render_explained(&result, &explained, show), json)
+        let texts = result.texts().unwrap(); // kept
+        (render_explained(&texts, &result, &explained, show, style), json)
     }
 
     #[test]
@@ -367,6 +487,28 @@ Unmanaged additions (kept by the diff and self-heal; a Replace sync removes them
 Live objects that are not the app's (not compared, not pruned):
   none
 "#
+        );
+    }
+
+    #[test]
+    fn unified_with_explain_in_colour() {
+        let style = Style { format: DiffFormat::Unified, color: true };
+        let (text, _) = outputs_in(Show { explain: true, unmanaged: false }, style);
+        assert_eq!(
+            text,
+            "\x1b[1mdiff -u -N live/v1.ConfigMap.shop.settings merged/v1.ConfigMap.shop.settings\x1b[0m
+data.a: desired \"1\", live \"2\", written by kubectl-edit (Update, 2026-12-01T10:00:00Z)
+\x1b[1m--- live/v1.ConfigMap.shop.settings\x1b[0m
+\x1b[1m+++ merged/v1.ConfigMap.shop.settings\x1b[0m
+\x1b[36m@@ -1,6 +1,6 @@\x1b[0m
+ apiVersion: v1
+ data:
+\x1b[31m-  a: '2'\x1b[0m
+\x1b[32m+  a: '1'\x1b[0m
+ kind: ConfigMap
+ metadata:
+   labels:
+"
         );
     }
 

@@ -5,8 +5,6 @@ use std::ffi::OsString;
 use std::fmt;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use gitops_core::object::{DuplicateKeys, ParseOptions};
 use gitops_core::{Application, Settings};
@@ -81,15 +79,21 @@ pub fn parse_fail_on(list: &str, valid: &[&str]) -> Result<Vec<String>, CliError
         .collect()
 }
 
-/// How every command reads manifests: the limits and what a repeated key does (the global
-/// flags `--max-input-bytes`, `--max-objects`, `--max-string-bytes`, `--strict-keys`).
-static INPUT: OnceLock<ParseOptions> = OnceLock::new();
+/// How every command reads its inputs, from the global input flags (`--max-input-bytes`,
+/// `--max-objects`, `--max-string-bytes`, `--strict-keys`, `--recursive`), passed down to each
+/// command; it also remembers whether standard input was read.
+#[derive(Debug, Default)]
+pub struct Input {
+    /// The limits and what a repeated key does.
+    pub options: ParseOptions,
+    /// `--recursive`: a PATH folder stands for the manifests of its subfolders too.
+    pub recursive: bool,
+    /// Standard input is read at most once: a second `-` is an error.
+    stdin_taken: std::cell::Cell<bool>,
+}
 
-/// `--recursive`: a PATH folder stands for the manifests of its subfolders too.
-static RECURSIVE: OnceLock<bool> = OnceLock::new();
-
-/// Takes the global input flags out of `args` and keeps them for [`parse_options`].
-pub fn take_input_flags(args: Vec<OsString>) -> Result<Vec<OsString>, CliError> {
+/// Takes the global input flags out of `args`: the [`Input`] they make and the other arguments.
+pub fn take_input_flags(args: Vec<OsString>) -> Result<(Input, Vec<OsString>), CliError> {
     let mut options = ParseOptions::default();
     let mut recursive = false;
     let mut rest = Vec::new();
@@ -123,14 +127,7 @@ pub fn take_input_flags(args: Vec<OsString>) -> Result<Vec<OsString>, CliError> 
             _ => rest.push(arg),
         }
     }
-    let _ = INPUT.set(options);
-    let _ = RECURSIVE.set(recursive);
-    Ok(rest)
-}
-
-/// The options every command reads manifests with.
-pub fn parse_options() -> ParseOptions {
-    INPUT.get().cloned().unwrap_or_default()
+    Ok((Input { options, recursive, stdin_taken: std::cell::Cell::new(false) }, rest))
 }
 
 impl Output {
@@ -158,7 +155,7 @@ impl Output {
 /// names each folder not read. An entry that cannot be read (a dangling symbolic link, a link
 /// loop, no permission) is an error naming it, never skipped: a desired object that vanished
 /// would be marked for pruning.
-pub fn files_of(path: &Path) -> Result<Vec<PathBuf>, CliError> {
+pub fn files_of(input: &Input, path: &Path) -> Result<Vec<PathBuf>, CliError> {
     if is_stdin(path) {
         return Ok(vec![path.to_path_buf()]);
     }
@@ -167,7 +164,7 @@ pub fn files_of(path: &Path) -> Result<Vec<PathBuf>, CliError> {
     if !meta.is_dir() {
         return Ok(vec![path.to_path_buf()]);
     }
-    let recursive = RECURSIVE.get().copied().unwrap_or(false);
+    let recursive = input.recursive;
     let (mut files, mut skipped) = (Vec::new(), Vec::new());
     let mut folders = vec![path.to_path_buf()];
     while let Some(dir) = folders.pop() {
@@ -219,18 +216,15 @@ pub fn is_stdin(path: &Path) -> bool {
     path.as_os_str() == "-"
 }
 
-/// Standard input is read at most once: a second `-` is an error.
-static STDIN_TAKEN: AtomicBool = AtomicBool::new(false);
-
 /// Reads a file, or standard input for `-`, as text, naming it in the error. Text longer than
 /// `--max-input-bytes` is refused before it is all read.
-pub fn read_text(path: &Path) -> Result<String, CliError> {
-    let limit = parse_options().max_bytes;
+pub fn read_text(input: &Input, path: &Path) -> Result<String, CliError> {
+    let limit = input.options.max_bytes;
     let name =
         if is_stdin(path) { "standard input".to_string() } else { path.display().to_string() };
     let fail = |e: std::io::Error| CliError::Input(format!("{name}: {e}"));
     let reader: Box<dyn Read> = if is_stdin(path) {
-        if STDIN_TAKEN.swap(true, Ordering::SeqCst) {
+        if input.stdin_taken.replace(true) {
             return Err(CliError::Usage("standard input (`-`) can be read only once".into()));
         }
         Box::new(std::io::stdin().lock())
@@ -254,15 +248,19 @@ pub fn display_name(path: &Path) -> String {
 
 /// Reads the objects of every file under PATH (see [`files_of`]). Warnings of the reading go
 /// to stderr, naming the file.
-pub fn read_objects(path: &Path) -> Result<Vec<Value>, CliError> {
-    read_objects_with(path, &parse_options())
+pub fn read_objects(input: &Input, path: &Path) -> Result<Vec<Value>, CliError> {
+    read_objects_with(input, path, &input.options)
 }
 
 /// [`read_objects`] with other options (health reads objects without a name).
-pub fn read_objects_with(path: &Path, options: &ParseOptions) -> Result<Vec<Value>, CliError> {
+pub fn read_objects_with(
+    input: &Input,
+    path: &Path,
+    options: &ParseOptions,
+) -> Result<Vec<Value>, CliError> {
     let mut out = Vec::new();
-    for file in files_of(path)? {
-        let text = read_text(&file)?;
+    for file in files_of(input, path)? {
+        let text = read_text(input, &file)?;
         let name = display_name(&file);
         let read = gitops_core::object::parse_manifests_with(&text, options)
             .map_err(|e| CliError::Input(format!("{name}: {e}")))?;
@@ -280,19 +278,19 @@ pub fn warn(message: &str) {
 }
 
 /// Reads objects from several paths, in order.
-pub fn read_all_objects(paths: &[PathBuf]) -> Result<Vec<Value>, CliError> {
+pub fn read_all_objects(input: &Input, paths: &[PathBuf]) -> Result<Vec<Value>, CliError> {
     let mut out = Vec::new();
     for p in paths {
-        out.extend(read_objects(p)?);
+        out.extend(read_objects(input, p)?);
     }
     Ok(out)
 }
 
 /// Reads one YAML or JSON document.
-pub fn read_document(path: &Path) -> Result<Value, CliError> {
-    let text = read_text(path)?;
+pub fn read_document(input: &Input, path: &Path) -> Result<Value, CliError> {
+    let text = read_text(input, path)?;
     let name = display_name(path);
-    let (docs, warnings) = gitops_core::object::parse_documents_with(&text, &parse_options())
+    let (docs, warnings) = gitops_core::object::parse_documents_with(&text, &input.options)
         .map_err(|e| CliError::Input(format!("{name}: {e}")))?;
     for w in &warnings {
         warn(&format!("{name}: {w}"));
@@ -306,12 +304,13 @@ pub fn read_document(path: &Path) -> Result<Value, CliError> {
 /// `-n` when both are given), or an empty one in `-n`'s namespace. Without either, a note on
 /// stderr says that namespaced desired objects without a namespace will not pair.
 pub fn app_for(
+    input: &Input,
     app: Option<&Path>,
     namespace: Option<&str>,
     desired: &[Value],
 ) -> Result<Application, CliError> {
     let mut out = match app {
-        Some(p) => read_app(p)?,
+        Some(p) => read_app(input, p)?,
         None => Application::default(),
     };
     if let Some(ns) = namespace {
@@ -353,16 +352,17 @@ pub struct Comparison {
 impl Comparison {
     /// Reads every input of a comparison.
     pub fn read(
+        input: &Input,
         desired: &[PathBuf],
         live: &[PathBuf],
         app: Option<&Path>,
         namespace: Option<&str>,
         argocd_cm: Option<&Path>,
     ) -> Result<Comparison, CliError> {
-        let desired = read_all_objects(desired)?;
-        let live = read_all_objects(live)?;
-        let app = app_for(app, namespace, &desired)?;
-        let settings = argocd_cm.map(read_settings).transpose()?.unwrap_or_default();
+        let desired = read_all_objects(input, desired)?;
+        let live = read_all_objects(input, live)?;
+        let app = app_for(input, app, namespace, &desired)?;
+        let settings = argocd_cm.map(|p| read_settings(input, p)).transpose()?.unwrap_or_default();
         let mut scopes = gitops_core::Scopes::builtin();
         scopes.add_crds(desired.iter().chain(&live));
         Ok(Comparison { desired, live, app, settings, scopes, interrupt: deadline() })
@@ -401,15 +401,15 @@ pub fn print_notes(result: &gitops_core::diff::AppDiff, has_app: bool) {
 }
 
 /// Reads an Argo CD Application manifest.
-pub fn read_app(path: &Path) -> Result<Application, CliError> {
-    let doc = read_document(path)?;
+pub fn read_app(input: &Input, path: &Path) -> Result<Application, CliError> {
+    let doc = read_document(input, path)?;
     Application::from_value(&doc)
         .map_err(|e| CliError::Input(format!("{}: {e}", display_name(path))))
 }
 
 /// Reads an `argocd-cm` ConfigMap.
-pub fn read_settings(path: &Path) -> Result<Settings, CliError> {
-    let doc = read_document(path)?;
+pub fn read_settings(input: &Input, path: &Path) -> Result<Settings, CliError> {
+    let doc = read_document(input, path)?;
     Settings::from_config_map(&doc)
         .map_err(|e| CliError::Input(format!("{}: {e}", display_name(path))))
 }

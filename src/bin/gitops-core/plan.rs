@@ -12,9 +12,11 @@ use gitops_core::sync::{LiveObject, Observations, Plan, SyncRequest, hooks, plan
 use lexopt::prelude::*;
 use serde_json::{Value, json};
 
-use crate::common::{CliError, Output, read_all_objects, read_app, read_document, read_settings};
+use crate::common::{
+    CliError, Input, Output, read_all_objects, read_app, read_document, read_settings,
+};
 
-const PLAN_USAGE: &str = "\
+pub const PLAN_USAGE: &str = "\
 usage: gitops-core plan --desired PATH --live PATH [--app APP.yaml | -n NAMESPACE]
                         [--argocd-cm CM.yaml] [--prune] [--allow-empty] [--revision REV]
                         [--now RFC3339] [--output text|json|yaml] [GUARD OPTIONS]
@@ -31,7 +33,7 @@ an intent. Only what the app tracks is ever pruned (see --app).
 With a guard option, the plan is measured against the blast-radius guard too: a manual sync
 is never refused, but what the guard would say of it is printed after the tasks.";
 
-const DECIDE_USAGE: &str = "\
+pub const DECIDE_USAGE: &str = "\
 usage: gitops-core decide --app APP.yaml --desired PATH --live PATH --revision REV...
                           [--argocd-cm CM.yaml] [--project PROJECT.yaml] [--now RFC3339]
                           [--output text|json|yaml] [GUARD OPTIONS]
@@ -41,7 +43,7 @@ A multi-source app (spec.sources) takes one --revision per source, in spec.sourc
 With --project, the AppProject's sync windows that match the app are checked first.
 With a guard option, an automated sync that would prune too much is refused.";
 
-const GUARD_USAGE: &str = "
+pub const GUARD_USAGE: &str = "
 guard options (any but --claims turns the blast-radius guard on):
   --guard                      the guard with its defaults: --max-prune-fraction 0.5, no
                                --max-prune, protected kinds apps/StatefulSet,
@@ -177,7 +179,10 @@ fn parse(mut p: lexopt::Parser, usage: &str) -> Result<Option<Args>, CliError> {
                 return Ok(None);
             }
             other => {
-                return Err(CliError::Usage(format!("{}\n{full_usage}", other.unexpected())));
+                return Err(CliError::Usage(format!(
+                    "{}\n{full_usage}",
+                    crate::completion::unexpected(other, &full_usage)
+                )));
             }
         }
     }
@@ -196,11 +201,16 @@ fn parse(mut p: lexopt::Parser, usage: &str) -> Result<Option<Args>, CliError> {
 }
 
 /// The objects of every PATH given for a repeatable flag (at least one).
-fn objects_of(paths: &[PathBuf], flag: &str, usage: &str) -> Result<Vec<Value>, CliError> {
+fn objects_of(
+    input: &Input,
+    paths: &[PathBuf],
+    flag: &str,
+    usage: &str,
+) -> Result<Vec<Value>, CliError> {
     if paths.is_empty() {
         return Err(CliError::Usage(format!("missing {flag}\n{usage}")));
     }
-    read_all_objects(paths)
+    read_all_objects(input, paths)
 }
 
 fn required<T>(v: Option<T>, flag: &str, usage: &str) -> Result<T, CliError> {
@@ -208,15 +218,15 @@ fn required<T>(v: Option<T>, flag: &str, usage: &str) -> Result<T, CliError> {
 }
 
 /// Runs `plan`.
-pub fn run_plan(args: lexopt::Parser) -> Result<u8, CliError> {
+pub fn run_plan(input: &Input, args: lexopt::Parser) -> Result<u8, CliError> {
     let Some(a) = parse(args, PLAN_USAGE)? else { return Ok(0) };
-    let desired = objects_of(&a.desired, "--desired", PLAN_USAGE)?;
-    let live = objects_of(&a.live, "--live", PLAN_USAGE)?;
+    let desired = objects_of(input, &a.desired, "--desired", PLAN_USAGE)?;
+    let live = objects_of(input, &a.live, "--live", PLAN_USAGE)?;
     let settings = match &a.cm {
-        Some(cm) => read_settings(cm)?,
+        Some(cm) => read_settings(input, cm)?,
         None => gitops_core::Settings::default(),
     };
-    let app_spec = a.app.as_deref().map(read_app).transpose()?;
+    let app_spec = a.app.as_deref().map(|p| read_app(input, p)).transpose()?;
     let mut request = match &app_spec {
         Some(app) => {
             let app = app.clone();
@@ -289,7 +299,7 @@ pub fn run_plan(args: lexopt::Parser) -> Result<u8, CliError> {
     // A manual sync is never refused: the guard only says what it would find.
     let verdict = match &a.guard {
         Some(guard) => {
-            let claims = read_all_objects(&a.claims)?;
+            let claims = read_all_objects(input, &a.claims)?;
             let guard_live: Vec<Value> = live.iter().chain(&claims).cloned().collect();
             Some(assess(guard, &diff_app, request.prune, &statuses, &guard_live))
         }
@@ -353,7 +363,7 @@ fn print_table(p: &Plan, output: &PlanOutput) {
 }
 
 /// Runs `decide`.
-pub fn run_decide(args: lexopt::Parser) -> Result<u8, CliError> {
+pub fn run_decide(input: &Input, args: lexopt::Parser) -> Result<u8, CliError> {
     let Some(a) = parse(args, DECIDE_USAGE)? else { return Ok(0) };
     if a.allow_empty {
         return Err(CliError::Usage(format!(
@@ -361,9 +371,9 @@ pub fn run_decide(args: lexopt::Parser) -> Result<u8, CliError> {
              syncPolicy.automated.allowEmpty\n{DECIDE_USAGE}"
         )));
     }
-    let app = read_app(&required(a.app, "--app", DECIDE_USAGE)?)?;
-    let desired = objects_of(&a.desired, "--desired", DECIDE_USAGE)?;
-    let live = objects_of(&a.live, "--live", DECIDE_USAGE)?;
+    let app = read_app(input, &required(a.app, "--app", DECIDE_USAGE)?)?;
+    let desired = objects_of(input, &a.desired, "--desired", DECIDE_USAGE)?;
+    let live = objects_of(input, &a.live, "--live", DECIDE_USAGE)?;
     if a.revisions.is_empty() {
         return Err(CliError::Usage(format!("missing --revision\n{DECIDE_USAGE}")));
     }
@@ -376,7 +386,7 @@ pub fn run_decide(args: lexopt::Parser) -> Result<u8, CliError> {
         None => crate::common::clock_now(),
     };
     let settings = match &a.cm {
-        Some(cm) => read_settings(cm)?,
+        Some(cm) => read_settings(input, cm)?,
         None => gitops_core::Settings::default(),
     };
     let (resources, live) = resource_statuses(&desired, &live, &app, &settings, true)?;
@@ -404,14 +414,14 @@ pub fn run_decide(args: lexopt::Parser) -> Result<u8, CliError> {
     // The controller looks at auto-sync only when the project's windows allow it.
     let blocked = match &a.project {
         Some(path) => {
-            let project = read_document(path)?;
+            let project = read_document(input, path)?;
             let windows = project_windows(&project)
                 .map_err(|e| CliError::Input(format!("{}: {e}", path.display())))?;
             auto_sync_blocked(&windows, &app, now)
         }
         None => None,
     };
-    let claims = read_all_objects(&a.claims)?;
+    let claims = read_all_objects(input, &a.claims)?;
     let (out, verdict) = if let Some(message) = blocked {
         let out = serde_json::to_value(DecideOutput::blocked(message))
             .map_err(|e| CliError::Input(format!("cannot print the decision: {e}")))?;
