@@ -103,7 +103,6 @@ mod reconcile;
 mod status;
 mod step;
 mod tasks;
-pub mod time;
 pub mod waves;
 pub mod windows;
 
@@ -581,10 +580,6 @@ pub struct SyncResource {
 /// migrates by default.
 pub const CLIENT_SIDE_APPLY_MANAGER: &str = "kubectl-client-side-apply";
 
-/// The Application annotation naming another manager to migrate.
-pub const CLIENT_SIDE_APPLY_MANAGER_ANNOTATION: &str =
-    "argocd.argoproj.io/client-side-apply-migration-manager";
-
 /// A sync operation: what to sync and how. Kept by the host for the whole operation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
@@ -690,7 +685,7 @@ impl SyncRequest {
             client_side_apply_manager: app
                 .metadata
                 .annotations
-                .get(CLIENT_SIDE_APPLY_MANAGER_ANNOTATION)
+                .get(vocabulary::CLIENT_SIDE_APPLY_MANAGER_ANNOTATION)
                 .filter(|m| !m.is_empty())
                 .map_or(CLIENT_SIDE_APPLY_MANAGER, String::as_str)
                 .to_string(),

@@ -16,7 +16,6 @@ use crate::sync::decide::{
     AutoSyncInput, ResourceStatus, SyncStatus, already_attempted, auto_sync, skips_reconcile,
 };
 use crate::sync::operation::{OperationClock, after_attempt, pick_up, wave_delay_seconds};
-use crate::sync::time::{format_rfc3339, parse_rfc3339};
 use crate::sync::waves::kind_rank;
 use crate::sync::windows::{SyncWindow, SyncWindows, WindowTarget};
 use crate::sync::{
@@ -25,6 +24,7 @@ use crate::sync::{
 };
 use crate::vocabulary::{
     self as hooks, self as options, AppOptions, ResourceOptions, csv, first_option_value,
+    format_rfc3339, parse_rfc3339,
 };
 
 fn files(dir: &Path, out: &mut Vec<String>) {
