@@ -37,7 +37,6 @@
 #![warn(missing_docs)]
 
 pub mod actions;
-mod civil;
 pub mod config;
 pub mod diff;
 #[doc(hidden)]
@@ -58,6 +57,7 @@ pub mod reconcile;
 pub mod schema;
 pub mod script;
 pub mod sync;
+pub mod vocabulary;
 
 #[cfg(test)]
 mod tests;

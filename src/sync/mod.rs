@@ -97,15 +97,12 @@ pub mod backoff;
 pub mod decide;
 pub mod deletion;
 pub mod guard;
-pub mod hooks;
 pub mod messages;
 pub mod operation;
-pub mod options;
 mod reconcile;
 mod status;
 mod step;
 mod tasks;
-pub mod time;
 pub mod waves;
 pub mod windows;
 
@@ -119,10 +116,11 @@ use serde_json::Value;
 use crate::config::ManagedNamespaceMetadata;
 use crate::health::HealthResult;
 use crate::object::{ObjectRef, Scopes};
+use crate::vocabulary::{
+    self, AppOptions, HookDeletePolicy, HookType, PropagationPolicy, ResourceOptions,
+};
 
 pub use decide::{ResourceStatus, SyncStatus, resource_statuses};
-pub use hooks::{HookDeletePolicy, HookType};
-pub use options::{AppOptions, PropagationPolicy};
 pub use step::{step, terminate};
 pub use tasks::plan;
 
@@ -154,6 +152,34 @@ impl Phase {
             Phase::SyncFail => "SyncFail",
         }
     }
+
+    /// The phase a hook of type `t` runs in, `None` for `Skip`.
+    pub(crate) fn of_hook(t: HookType) -> Option<Phase> {
+        match t {
+            HookType::PreSync => Some(Phase::PreSync),
+            HookType::Sync => Some(Phase::Sync),
+            HookType::PostSync => Some(Phase::PostSync),
+            HookType::SyncFail => Some(Phase::SyncFail),
+            _ => None,
+        }
+    }
+}
+
+/// The phases an object runs in (gitops-engine `pkg/sync/sync_phase.go`, `syncPhases`):
+/// `[Sync]` for a resource, one per distinct hook type for a hook (in PreSync, Sync, PostSync,
+/// SyncFail order), none for `Skip`.
+pub(crate) fn sync_phases(obj: &Value) -> Vec<Phase> {
+    if vocabulary::is_skip(obj) {
+        return Vec::new();
+    }
+    if !vocabulary::is_hook(obj) {
+        return vec![Phase::Sync];
+    }
+    let mut phases: Vec<Phase> =
+        vocabulary::hook_types(obj).into_iter().filter_map(Phase::of_hook).collect();
+    phases.sort();
+    phases.dedup();
+    phases
 }
 
 impl fmt::Display for Phase {
@@ -398,6 +424,28 @@ pub struct Task<'a> {
     /// The build error of this task (discovery or permission), which makes the plan invalid.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub invalid: Option<String>,
+    /// The sync options of the target and the live object, read once when the task is built.
+    #[serde(skip)]
+    #[cfg_attr(feature = "serve", schemars(skip))]
+    pub(crate) options: TaskOptions,
+}
+
+/// The sync-options annotations of a task's target and live object, read once when the task
+/// is built, for the rules that decide its action. They are read from the objects the task
+/// carries, so tasks with equal objects have equal options: equality does not look at them
+/// (and a task read back from JSON, which carries none, equals the one written).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct TaskOptions {
+    /// The target's.
+    pub target: ResourceOptions,
+    /// The live object's.
+    pub live: ResourceOptions,
+}
+
+impl PartialEq for TaskOptions {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
 }
 
 fn owned_target<'de, 'a, D: serde::Deserializer<'de>>(
@@ -448,6 +496,7 @@ impl Task<'_> {
             requires_confirmation: self.requires_confirmation,
             unmodified: self.unmodified,
             invalid: self.invalid,
+            options: self.options,
         }
     }
 
@@ -530,10 +579,6 @@ pub struct SyncResource {
 /// The field manager of `kubectl apply` (client-side), whose fields a server-side apply
 /// migrates by default.
 pub const CLIENT_SIDE_APPLY_MANAGER: &str = "kubectl-client-side-apply";
-
-/// The Application annotation naming another manager to migrate.
-pub const CLIENT_SIDE_APPLY_MANAGER_ANNOTATION: &str =
-    "argocd.argoproj.io/client-side-apply-migration-manager";
 
 /// A sync operation: what to sync and how. Kept by the host for the whole operation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -640,7 +685,7 @@ impl SyncRequest {
             client_side_apply_manager: app
                 .metadata
                 .annotations
-                .get(CLIENT_SIDE_APPLY_MANAGER_ANNOTATION)
+                .get(vocabulary::CLIENT_SIDE_APPLY_MANAGER_ANNOTATION)
                 .filter(|m| !m.is_empty())
                 .map_or(CLIENT_SIDE_APPLY_MANAGER, String::as_str)
                 .to_string(),

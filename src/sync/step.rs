@@ -11,7 +11,6 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde_json::Value;
 
-use super::hooks::HOOK_FINALIZER;
 use super::messages::{self, Wait};
 use super::reconcile::{RefKey, ref_key};
 use super::tasks::{Built, build, decide_action};
@@ -22,6 +21,7 @@ use super::{
 };
 use crate::health::HealthStatus;
 use crate::object::ObjectRef;
+use crate::vocabulary::{drop_hook_finalizer, has_hook_finalizer};
 
 /// The pass needs outcomes it does not have yet.
 struct Suspend;
@@ -81,20 +81,6 @@ impl RTask<'_> {
 
 fn has_deletion_timestamp(obj: &Value) -> bool {
     obj.get("metadata").and_then(|m| m.get("deletionTimestamp")).is_some_and(|v| !v.is_null())
-}
-
-/// Takes the hook finalizer off a live object.
-fn drop_hook_finalizer(obj: &mut Value) {
-    if let Some(f) = obj.pointer_mut("/metadata/finalizers").and_then(Value::as_array_mut) {
-        f.retain(|x| x.as_str() != Some(HOOK_FINALIZER));
-    }
-}
-
-fn has_hook_finalizer(obj: &Value) -> bool {
-    obj.get("metadata")
-        .and_then(|m| m.get("finalizers"))
-        .and_then(Value::as_array)
-        .is_some_and(|f| f.iter().any(|x| x.as_str() == Some(HOOK_FINALIZER)))
 }
 
 impl<'a> Ctx<'a> {
@@ -291,7 +277,7 @@ pub fn step(request: &SyncRequest, state: &SyncState, observations: &Observation
 
 fn run_pass(ctx: &mut Ctx<'_>) -> R<()> {
     let app = &ctx.req.sync_options;
-    if app.has("FailOnSharedResource=true")
+    if app.fail_on_shared_resource()
         && let Some(msg) = &ctx.req.shared_resource_warning
     {
         ctx.set(OperationPhase::Failed, format!("Shared resource found: {msg}"));
@@ -321,7 +307,7 @@ fn run_pass(ctx: &mut Ctx<'_>) -> R<()> {
         ctx.set(OperationPhase::Failed, messages::not_valid(&msgs));
         return Ok(());
     }
-    let out_of_sync_only = app.has("ApplyOutOfSyncOnly=true");
+    let out_of_sync_only = app.apply_out_of_sync_only();
     // 1. The first pass: namespace creation, then the dry run.
     if ctx.results.is_empty() {
         let ns = ctx.req.app_namespace.as_str();

@@ -4,16 +4,14 @@ use std::borrow::Cow;
 
 use serde_json::{Value, json};
 
-use super::hooks::{self, HOOK_FINALIZER, HookFacts};
-use super::options::{self, FIELD_MANAGER};
-use super::reconcile::{self, Edit, Pair, RefKey, has_options, ref_key};
+use super::reconcile::{self, Edit, Pair, RefKey, ref_key};
 use super::waves;
 use super::{
     NamespaceEdit, NamespaceLookup, Observations, Phase, Plan, SyncRequest, Task, TaskAction,
-    TaskFlags, TaskObject, Wave,
+    TaskFlags, TaskObject, TaskOptions, Wave,
 };
-use crate::config::SYNC_OPTIONS_ANNOTATION;
 use crate::object::{ObjectIndex, ObjectRef, split_api_version};
+use crate::vocabulary::{self, FIELD_MANAGER, HookFacts, ResourceOptions, SYNC_OPTIONS_ANNOTATION};
 
 /// The reason of a task left out by `ApplyOutOfSyncOnly` (this crate's wording; Argo CD
 /// records no result for it).
@@ -78,7 +76,7 @@ pub fn plan<'a>(request: &'a SyncRequest, observations: &'a Observations) -> Pla
 
 /// A task of an owned target (a hook, the auto-created namespace), whose key is read from it.
 fn owned_task<'a>(phase: Phase, target: Value, live: Option<Cow<'a, Value>>) -> Task<'a> {
-    let (hook, wave) = (hooks::is_hook(&target), hooks::wave(&target));
+    let (hook, wave) = (vocabulary::is_hook(&target), vocabulary::wave(&target));
     let key = ObjectRef::from_object_lossy(&target);
     task_of(phase, key, Some(TaskObject::new(target)), live, hook, wave)
 }
@@ -94,7 +92,7 @@ fn task_of<'a>(
 ) -> Task<'a> {
     let obj = target.as_ref().map(TaskObject::given).or(live.as_deref());
     let delete_policies = match obj {
-        Some(o) if hook => hooks::delete_policies(o),
+        Some(o) if hook => vocabulary::delete_policies(o),
         _ => Vec::new(),
     };
     Task {
@@ -113,6 +111,7 @@ fn task_of<'a>(
         requires_confirmation: false,
         unmodified: false,
         invalid: None,
+        options: TaskOptions::default(),
     }
 }
 
@@ -133,19 +132,6 @@ pub(crate) fn set_namespace(obj: &mut Value, ns: &str) {
         meta.insert("namespace".into(), Value::String(ns.to_string()));
     } else if let Some(map) = obj.as_object_mut() {
         map.insert("metadata".into(), json!({ "namespace": ns }));
-    }
-}
-
-fn add_finalizer(obj: &mut Value) {
-    let Some(meta) = obj.get_mut("metadata").and_then(Value::as_object_mut) else { return };
-    let list = meta.entry("finalizers").or_insert_with(|| json!([]));
-    if !list.is_array() {
-        *list = json!([]);
-    }
-    if let Some(items) = list.as_array_mut()
-        && !items.iter().any(|f| f.as_str() == Some(HOOK_FINALIZER))
-    {
-        items.push(Value::String(HOOK_FINALIZER.to_string()));
     }
 }
 
@@ -187,7 +173,7 @@ pub(crate) fn build<'a>(request: &'a SyncRequest, obs: &'a Observations) -> Buil
     let ns = request.app_namespace.as_str();
     let mut warnings = Vec::new();
     let source = match &request.normalized_targets {
-        Some(t) if app.has("RespectIgnoreDifferences=true") => t,
+        Some(t) if app.respect_ignore_differences() => t,
         _ => &request.targets,
     };
     let targets = reconcile::normalize_targets(source, ns, &request.scopes, &mut warnings);
@@ -234,7 +220,7 @@ pub(crate) fn build<'a>(request: &'a SyncRequest, obs: &'a Observations) -> Buil
         }
         // Each resource task is completed here (step 6 and its action), from what was read
         // of its objects when they were keyed: none of them is visited again.
-        let (mut task, options) = match pair.target {
+        let mut task = match pair.target {
             // Targets here are not hooks (reconcile set those apart).
             Some(t) => {
                 // `sync_phases` of an object that is not a hook.
@@ -264,30 +250,39 @@ pub(crate) fn build<'a>(request: &'a SyncRequest, obs: &'a Observations) -> Buil
                 };
                 let target = TaskObject::borrowed(t.obj, edit);
                 let live_object = live.map(|l| Cow::Borrowed(l.0));
-                let task = task_of(Phase::Sync, key, Some(target), live_object, false, t.wave);
-                (task, (t.options, live.is_some_and(|l| l.2)))
+                let mut task = task_of(Phase::Sync, key, Some(target), live_object, false, t.wave);
+                task.options.target = t.options;
+                task.options.live = live.map(|l| l.2).unwrap_or_default();
+                task
             }
             None => {
-                let Some((l, lk, options)) = pair.live else { continue };
+                let Some((l, lk, live_options)) = pair.live else { continue };
                 // A live object may be a hook.
                 let facts = HookFacts::of(l);
                 if facts.hook || facts.skip {
                     continue;
                 }
                 let key = object_ref(lk, version_of(l));
-                let task =
-                    task_of(Phase::Sync, key, None, Some(Cow::Borrowed(l)), false, hooks::wave(l));
-                (task, (false, options))
+                let mut task = task_of(
+                    Phase::Sync,
+                    key,
+                    None,
+                    Some(Cow::Borrowed(l)),
+                    false,
+                    vocabulary::wave(l),
+                );
+                task.options.live = live_options;
+                task
             }
         };
-        valid &= check_and_decide(request, obs, &crds, &mut task, options);
+        valid &= check_and_decide(request, obs, &crds, &mut task);
         tasks.push(task);
     }
     let resource_tasks = tasks.len();
     // 2. Hook tasks.
     if !request.skip_hooks {
         for h in &rec.hooks {
-            for phase in hooks::sync_phases(h.obj) {
+            for phase in super::sync_phases(h.obj) {
                 let mut obj = h.obj.clone();
                 request.scopes.default_namespace(&mut obj, ns);
                 let name = obj["metadata"]["name"].as_str().unwrap_or("");
@@ -299,7 +294,7 @@ pub(crate) fn build<'a>(request: &'a SyncRequest, obs: &'a Observations) -> Buil
                         meta.insert("name".into(), Value::String(n));
                     }
                 }
-                add_finalizer(&mut obj);
+                vocabulary::add_hook_finalizer(&mut obj);
                 // 3. Every target gets a namespace.
                 if ref_key(&obj).2.is_empty() && !ns.is_empty() {
                     set_namespace(&mut obj, ns);
@@ -310,7 +305,7 @@ pub(crate) fn build<'a>(request: &'a SyncRequest, obs: &'a Observations) -> Buil
     }
     // 4. CreateNamespace.
     let mut preset_failures = Vec::new();
-    if app.has("CreateNamespace=true") && !ns.is_empty() && !has_ns_resource {
+    if app.create_namespace() && !ns.is_empty() && !has_ns_resource {
         let mut target = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}});
         let live = match &obs.namespace {
             NamespaceLookup::Found { object } => Some(Some(object)),
@@ -350,15 +345,15 @@ pub(crate) fn build<'a>(request: &'a SyncRequest, obs: &'a Observations) -> Buil
     }
     // 6 (and each task's action) for the tasks step 5 completed.
     for t in &mut tasks[resource_tasks..] {
-        let options =
-            (t.given_target().is_some_and(has_options), t.live.as_deref().is_some_and(has_options));
-        valid &= check_and_decide(request, obs, &crds, t, options);
+        t.options.target = ResourceOptions::of_some(t.given_target());
+        t.options.live = ResourceOptions::of_some(t.live.as_deref());
+        valid &= check_and_decide(request, obs, &crds, t);
     }
     // 7, 8. Prune waves mirrored, then PruneLast.
     waves::mirror_prune_waves(&mut tasks);
     let last = waves::last_sync_wave(&tasks);
     for t in tasks.iter_mut().filter(|t| t.is_prune()) {
-        if options::prune_last(t.live.as_deref(), app) {
+        if vocabulary::prune_last(&t.options.live, app) {
             t.wave = last;
         }
     }
@@ -370,21 +365,19 @@ pub(crate) fn build<'a>(request: &'a SyncRequest, obs: &'a Observations) -> Buil
 
 /// Step 6 for one task, its discovery and permission errors, then its action and flags
 /// ([`decide`]); whether the task is valid. None of this depends on the order or the waves,
-/// so a resource task is completed as soon as it is built. `options` says whether the target
-/// and the live object carry the sync-options annotation.
+/// so a resource task is completed as soon as it is built.
 fn check_and_decide(
     request: &SyncRequest,
     obs: &Observations,
     crds: &[(&str, &str)],
     t: &mut Task<'_>,
-    options: (bool, bool),
 ) -> bool {
     let app = &request.sync_options;
     let check_kinds = !obs.missing_kinds.is_empty() || !obs.discovery_errors.is_empty();
     let gk = if check_kinds { t.key.group_kind() } else { String::new() };
     let mut skip_dry_run = false;
     if check_kinds && obs.missing_kinds.contains(&gk) {
-        let skip = options::skip_dry_run_on_missing(t.given_target(), app)
+        let skip = vocabulary::skip_dry_run_on_missing_resource(&t.options.target, app)
             || crds.iter().any(|(g, k)| *g == t.key.group && *k == t.key.kind);
         if skip {
             t.flags.dry_run_first = false;
@@ -413,7 +406,7 @@ fn check_and_decide(
     {
         t.invalid = Some(err.clone());
     }
-    decide(request, t, skip_dry_run, options);
+    decide(request, t, skip_dry_run);
     t.invalid.is_none()
 }
 
@@ -437,27 +430,28 @@ fn version_of(obj: &Value) -> &str {
     split_api_version(obj.get("apiVersion").and_then(Value::as_str).unwrap_or("")).1
 }
 
+/// [`decide`] again, for a task whose live object turned out to be gone.
 pub(crate) fn decide_action(request: &SyncRequest, t: &mut Task<'_>, skip_dry_run: bool) {
-    let target_options = t.given_target().is_some_and(has_options);
-    let live_options = t.live.as_deref().is_some_and(has_options);
-    decide(request, t, skip_dry_run, (target_options, live_options));
+    decide(request, t, skip_dry_run);
 }
 
-/// A task's action and flags; `options` says whether its target and its live object carry
-/// the sync-options annotation (the per-resource options are read only from those that do).
-fn decide(request: &SyncRequest, t: &mut Task<'_>, skip_dry_run: bool, options: (bool, bool)) {
+/// A task's action and flags, from the sync options its target and live object carry (read
+/// when the task was built; a live object no longer there carries none).
+fn decide(request: &SyncRequest, t: &mut Task<'_>, skip_dry_run: bool) {
     let app = &request.sync_options;
+    let none = ResourceOptions::default();
+    let live_options = if t.live.is_some() { &t.options.live } else { &none };
     t.propagation_policy = app.propagation_policy();
     t.flags.dry_run_first = !skip_dry_run;
     if t.is_prune() {
         t.flags.dry_run_first = true;
         // A batch waits for confirmation of such a prune even when pruning is off or
         // disabled for the object (Argo CD checks the option before the prune settings).
-        t.requires_confirmation = options::prune_requires_confirmation(t.live.as_deref(), app);
+        t.requires_confirmation = vocabulary::prune_requires_confirmation(live_options, app);
         if !request.prune {
             t.message = "ignored (requires pruning)".into();
             t.action = TaskAction::Skip { reason: t.message.clone() };
-        } else if options::prune_disabled(t.live.as_deref(), app) {
+        } else if vocabulary::prune_disabled(live_options, app) {
             t.message = "ignored (no prune)".into();
             t.action = TaskAction::Skip { reason: t.message.clone() };
         } else {
@@ -465,14 +459,11 @@ fn decide(request: &SyncRequest, t: &mut Task<'_>, skip_dry_run: bool, options: 
         }
         return;
     }
-    // The per-resource options are read from the sync-options annotation only, so an object
-    // without one is passed as none to each of the option rules below.
     let live = t.live.as_deref();
-    let given = t.target.as_ref().map(TaskObject::given);
-    let (target, live_options) = (given.filter(|_| options.0), live.filter(|_| options.1));
-    let force = options::force(target, live_options, request.force);
-    t.flags.validate = options::validate(target, app);
-    if options::replace(target, live_options, app) {
+    let target = &t.options.target;
+    let force = vocabulary::force(target, live_options, request.force);
+    t.flags.validate = vocabulary::validate(target, app);
+    if vocabulary::replace(target, live_options, app) {
         if live.is_none() {
             t.action = TaskAction::Create;
         } else if t.key.kind == "CustomResourceDefinition" || t.key.kind == "Namespace" {
@@ -481,18 +472,18 @@ fn decide(request: &SyncRequest, t: &mut Task<'_>, skip_dry_run: bool, options: 
             t.action = TaskAction::Replace;
             t.flags.force = force;
         }
-    } else if options::server_side(target, app) {
+    } else if vocabulary::server_side_apply(target, app) {
         t.action = TaskAction::ServerSideApply;
         t.flags.force = force;
         t.flags.server_side = true;
         t.flags.field_manager = Some(FIELD_MANAGER.to_string());
-        t.flags.client_side_apply_migration = !app.has("ClientSideApplyMigration=false")
+        t.flags.client_side_apply_migration = app.client_side_apply_migration()
             && live.is_some_and(|l| uses_csa_manager(l, &request.client_side_apply_manager));
     } else {
         t.action = TaskAction::Apply;
         t.flags.force = force;
     }
-    if app.has("ApplyOutOfSyncOnly=true")
+    if app.apply_out_of_sync_only()
         && !t.hook
         && let (Some(modified), Some(l)) = (&request.modified, live)
     {
@@ -656,7 +647,7 @@ mod tests {
                 app_namespace: "app".into(),
                 targets,
                 prune,
-                sync_options: crate::sync::AppOptions::new(vec!["CreateNamespace=true".into()]),
+                sync_options: crate::vocabulary::AppOptions::new(vec!["CreateNamespace=true".into()]),
                 ..SyncRequest::default()
             };
             let obs = Observations {

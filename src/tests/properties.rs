@@ -837,9 +837,10 @@ mod sync {
 
     use crate::sync::decide::{AutoSyncInput, ResourceStatus, SyncStatus, auto_sync};
     use crate::sync::{
-        ActionKind, AppOptions, LiveObject, Observations, Outcome, Plan, SyncRequest, SyncState,
-        TaskAction, plan, step,
+        ActionKind, LiveObject, Observations, Outcome, Plan, SyncRequest, SyncState, TaskAction,
+        plan, step,
     };
+    use crate::vocabulary::AppOptions;
     use crate::{Application, HealthResult, ObjectRef};
 
     /// Kinds of sync objects: (apiVersion, kind, namespaced).
@@ -1129,7 +1130,7 @@ mod sync {
             let (_, live) = objects(&specs);
             let live: Vec<Value> = live
                 .into_iter()
-                .filter(|o| !crate::sync::hooks::is_hook(o))
+                .filter(|o| !crate::vocabulary::is_hook(o))
                 .collect();
             let revision = "a".repeat(40);
             let last = if same_revision { revision.clone() } else { "b".repeat(40) };

@@ -10,19 +10,21 @@ use serde_json::{Value, json};
 use super::support::{read, selected, testdata};
 use crate::Application;
 use crate::config::RetryStrategy;
+use crate::object::annotation;
 use crate::sync::backoff::{Retry, SelfHealSettings};
 use crate::sync::decide::{
     AutoSyncInput, ResourceStatus, SyncStatus, already_attempted, auto_sync, skips_reconcile,
 };
-use crate::sync::hooks;
 use crate::sync::operation::{OperationClock, after_attempt, pick_up, wave_delay_seconds};
-use crate::sync::options::{self, AppOptions};
-use crate::sync::time::{format_rfc3339, parse_rfc3339};
 use crate::sync::waves::kind_rank;
 use crate::sync::windows::{SyncWindow, SyncWindows, WindowTarget};
 use crate::sync::{
     ActionKind, HostAction, LiveObject, Observations, Outcome, ResourceResult, Step, SyncRequest,
     SyncState, Task, TaskAction, TaskObject, WaveEvent, plan, step, terminate,
+};
+use crate::vocabulary::{
+    self as hooks, self as options, AppOptions, ResourceOptions, csv, first_option_value,
+    format_rfc3339, parse_rfc3339,
 };
 
 fn files(dir: &Path, out: &mut Vec<String>) {
@@ -448,7 +450,10 @@ fn check_rows(name: &str, case: &Value) -> Result<(), String> {
                     hooks::hook_types(&obj).iter().map(|t| format!("{t:?}")).collect::<Vec<_>>()
                 ),
                 "phases" => json!(
-                    hooks::sync_phases(&obj).iter().map(|p| p.to_string()).collect::<Vec<_>>()
+                    crate::sync::sync_phases(&obj)
+                        .iter()
+                        .map(|p| p.to_string())
+                        .collect::<Vec<_>>()
                 ),
                 "deletePolicies" => json!(
                     hooks::delete_policies(&obj)
@@ -457,19 +462,18 @@ fn check_rows(name: &str, case: &Value) -> Result<(), String> {
                         .collect::<Vec<_>>()
                 ),
                 "wave" => json!(hooks::wave(&obj)),
-                "csv" => json!(hooks::annotation_csv(&obj, "a")),
-                "optionValue" => json!(hooks::annotation_option_value(
-                    &obj,
-                    "a",
+                "csv" => json!(csv(annotation(&obj, "a").unwrap_or(""))),
+                "optionValue" => json!(first_option_value(
+                    &csv(annotation(&obj, "a").unwrap_or("")),
                     row["option"].as_str().unwrap_or("")
                 )),
                 "kindRank" => json!(kind_rank(row["kind"].as_str().unwrap_or(""))),
                 "keptAtDeletion" => json!(options::kept_at_deletion(&obj, &app)),
                 "requiresConfirmation" => {
-                    json!(options::requires_deletion_confirmation(&obj, &app))
+                    json!(options::requires_deletion_confirmation(&ResourceOptions::of(&obj), &app))
                 }
                 "propagationPolicy" => json!(format!("{:?}", app.propagation_policy())),
-                "validate" => json!(options::validate(Some(&obj), &app)),
+                "validate" => json!(options::validate(&ResourceOptions::of(&obj), &app)),
                 "selfHealRemaining" => {
                     let s: SelfHealSettings = de(&row["settings"], "settings");
                     let finished = row["finishedAt"].as_str().map(|f| parse_rfc3339(f).unwrap());

@@ -20,7 +20,7 @@ use gitops_core::health::{HealthContext, ResourceHealthInput, aggregate, assess}
 use gitops_core::ignore::IgnoreNormalizer;
 use gitops_core::ownership::{instance_name, managed_live, tracked_app};
 use gitops_core::sync::decide::{AutoSyncInput, auto_sync};
-use gitops_core::sync::time::format_rfc3339;
+use gitops_core::vocabulary::Timestamp;
 use gitops_core::sync::{
     LiveObject, NamespaceLookup, Observations, OperationPhase, SyncRequest, SyncState,
     modified_by_key, resource_statuses, step,
@@ -423,8 +423,8 @@ fn record(
     status["operationState"] = json!({
         "phase": phase,
         "message": state.message,
-        "startedAt": format_rfc3339(started),
-        "finishedAt": format_rfc3339(now()),
+        "startedAt": Timestamp::from_unix_seconds(started).to_string(),
+        "finishedAt": Timestamp::from_unix_seconds(now()).to_string(),
         "operation": {"sync": {
             "revision": request.revision,
             "prune": request.prune,
@@ -459,7 +459,7 @@ async fn run(args: Args) -> Result<i32, String> {
             request.dry_run = args.dry_run;
             request.force = args.force;
             if let Some(options) = &args.sync_options {
-                request.sync_options = gitops_core::sync::AppOptions::new(options.clone());
+                request.sync_options = gitops_core::vocabulary::AppOptions::new(options.clone());
             }
             let state = run_sync(&mut cluster, &app, request.clone(), timeout).await?;
             if !args.dry_run {

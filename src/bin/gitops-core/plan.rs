@@ -6,9 +6,9 @@ use gitops_core::ObjectRef;
 use gitops_core::protocol::output::{DecideGuardOutput, DecideOutput, PlanOutput};
 use gitops_core::sync::decide::{AutoSyncInput, ResourceStatus, SyncStatus, auto_sync};
 use gitops_core::sync::guard::{BlastRadiusGuard, GuardVerdict, assess};
-use gitops_core::sync::time::parse_rfc3339;
 use gitops_core::sync::windows::{auto_sync_blocked, project_windows};
-use gitops_core::sync::{LiveObject, Observations, Plan, SyncRequest, hooks, plan};
+use gitops_core::sync::{LiveObject, Observations, Plan, SyncRequest, plan};
+use gitops_core::vocabulary::{COMPARE_OPTIONS_ANNOTATION, has_annotation_option};
 use lexopt::prelude::*;
 use serde_json::{Value, json};
 
@@ -257,7 +257,7 @@ pub fn run_plan(input: &Input, args: lexopt::Parser) -> Result<u8, CliError> {
         }
     }
     if let Some(now) = &a.now {
-        request.started_at = parse_rfc3339(now).map_err(|e| CliError::Usage(e.to_string()))?;
+        request.started_at = unix_seconds(now).map_err(|e| CliError::Usage(e.to_string()))?;
     }
     let diff_app = app_spec.clone().unwrap_or_else(|| {
         let mut app = gitops_core::Application::default();
@@ -381,7 +381,7 @@ pub fn run_decide(input: &Input, args: lexopt::Parser) -> Result<u8, CliError> {
         .map_err(|e| CliError::Usage(format!("--revision: {e}")))?;
     let revisions = a.revisions.clone();
     let now = match &a.now {
-        Some(s) => parse_rfc3339(s).map_err(|e| CliError::Usage(e.to_string()))?,
+        Some(s) => unix_seconds(s).map_err(|e| CliError::Usage(e.to_string()))?,
         // The command-line tool is the host: the one place that reads the clock.
         None => crate::common::clock_now(),
     };
@@ -398,11 +398,7 @@ pub fn run_decide(input: &Input, args: lexopt::Parser) -> Result<u8, CliError> {
                 let k = ObjectRef::from_object_lossy(l);
                 (k.group.as_str(), k.kind.as_str(), k.namespace.as_str(), k.name.as_str())
                     == (r.group.as_str(), r.kind.as_str(), r.namespace.as_str(), r.name.as_str())
-                    && hooks::has_annotation_option(
-                        l,
-                        "argocd.argoproj.io/compare-options",
-                        "IgnoreExtraneous",
-                    )
+                    && has_annotation_option(l, COMPARE_OPTIONS_ANNOTATION, "IgnoreExtraneous")
             })
     };
     let status =
@@ -490,4 +486,10 @@ fn print_verdict(v: &GuardVerdict, manual: bool) {
             );
         }
     }
+}
+
+/// Unix seconds of RFC 3339 text (`--now`).
+fn unix_seconds(text: &str) -> Result<i64, gitops_core::vocabulary::TimeError> {
+    gitops_core::vocabulary::Timestamp::parse(text)
+        .map(gitops_core::vocabulary::Timestamp::unix_seconds)
 }
