@@ -148,7 +148,7 @@ pub type Found = Vec<(String, String, Value, Value)>;
 pub type Tally = (u64, u64, u64, Vec<Example>, Vec<(Value, Value)>);
 
 /// How many agreed cases of an area a run keeps for recording.
-const RECORDED: usize = 3;
+const RECORDED: usize = 12;
 
 /// `cases` generated cases through both sides, each compared by `one` (what it found and Argo
 /// CD's answer).
@@ -163,11 +163,17 @@ pub fn tally(
     let (mut explained, mut unexplained) = (0, 0);
     let mut examples: Vec<Example> = Vec::new();
     let mut agreed = Vec::new();
+    let mut classes = Vec::new();
     for _ in 0..cases {
         let params = generate(rng);
         let (found, answer) = one(&params, argo)?;
         if found.is_empty() {
-            if agreed.len() < RECORDED {
+            // One agreed case per class of answer: the method, whether the live object is the
+            // app's and self-referenced, whether objects repeat.
+            let class = json!([params["method"], answer["live"]["managed"],
+                answer["live"]["selfReferenced"], answer["conditions"].as_array().map(Vec::len)]);
+            if agreed.len() < RECORDED && !classes.contains(&class) {
+                classes.push(class);
                 agreed.push((params, answer));
             }
             continue;
@@ -346,7 +352,7 @@ pub fn run_jq(
         let params = jq_case(&mut rng);
         let a = super::jq::ours(&params);
         let b = argo.call("jq", &params)?;
-        if super::jq::agree(&a, &b) && agreed.len() < RECORDED && b.get("object").is_some() {
+        if super::jq::agree(&a, &b) && agreed.len() < 3 && b.get("object").is_some() {
             agreed.push((params.clone(), b.clone()));
         }
         let sig = match (a.get("refused"), b.get("refused")) {
