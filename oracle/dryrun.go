@@ -49,9 +49,12 @@ func newTypeConverter(path string) (managedfields.TypeConverter, error) {
 // --force-conflicts whenever it applies server-side, dry runs included): the
 // API machinery's own field manager (server-side apply merge, managedFields, conflicts) over
 // the live object, with the tracking annotation set as the controller sets it before the
-// diff. No admission, no defaulting of new fields (the field manager of the API machinery's
-// tests). An object the field manager refuses is answered as `errors[i]` and no dry run,
-// which both sides then fail to compare.
+// diff; and the live objects as a server stores them (`live`: port protocols defaulted),
+// which the runner sends both sides instead. No admission, and of the server's defaulting
+// only the ports' protocol (the field manager of the API machinery's tests, whose unstructured
+// answer leaves out what a server's typed encoding keeps, such as an empty `metadata` of a
+// template). An object the field manager refuses is
+// answered as `errors[i]` and no dry run, which both sides then fail to compare.
 func (s *server) dryRuns(params json.RawMessage) (any, error) {
 	if s.typeConverter == nil {
 		return nil, fmt.Errorf("dryruns needs the OpenAPI v2 document (first argument)")
@@ -67,6 +70,18 @@ func (s *server) dryRuns(params json.RawMessage) (any, error) {
 	desired, live := objects(p.Desired), objects(p.Live)
 	out := []map[string]any{}
 	errs := map[string]string{}
+	// The live objects as an API server stores them: its defaulter gives every port its
+	// protocol (a stored object never lacks it; the generator's objects "as written" may).
+	stored := make([]map[string]any, len(p.Live))
+	for i, l := range live {
+		if l == nil {
+			continue
+		}
+		c := l.DeepCopy()
+		defaultProtocols(c.Object, c.GetKind() == "Service")
+		stored[i] = c.Object
+		live[i] = c
+	}
 	tracking := argo.NewResourceTracking()
 	for i := range desired {
 		d, l := desired[i], live[i]
@@ -86,7 +101,7 @@ func (s *server) dryRuns(params json.RawMessage) (any, error) {
 		}
 		out = append(out, result)
 	}
-	return map[string]any{"dryRuns": out, "errors": errs}, nil
+	return map[string]any{"dryRuns": out, "errors": errs, "live": stored}, nil
 }
 
 func (s *server) applyDryRun(desired, live *unstructured.Unstructured) (result map[string]any, err error) {

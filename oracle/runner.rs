@@ -430,6 +430,10 @@ fn with_dry_runs(params: &mut Value, argo: &mut Peer) -> Result<Vec<String>, Str
         return Err(format!("dryruns: {answer}"));
     };
     params["dryRuns"] = runs.clone();
+    // The live objects as the server stores them (port protocols defaulted).
+    if let Some(live) = answer.get("live").filter(|l| l.is_array()) {
+        params["live"] = live.clone();
+    }
     let errors = answer["errors"].as_object().into_iter().flatten();
     Ok(errors
         .map(|(i, e)| {

@@ -561,9 +561,10 @@ pub fn compare(params: &Value, ours: &Value, argo: &Value) -> BTreeMap<String, F
                 let live_options = keys(&a) == keys(&b) && live_replace_or_force(params);
                 if same_calls && tie {
                     // An order Go may take: the same calls, compared as agreeing (Go's order
-                    // of tied tasks changes from run to run; gitops-core's is fixed).
-                    diverged = true;
-                    break;
+                    // of tied tasks changes from run to run; gitops-core's is fixed). What
+                    // follows (the tasks left, the message naming the first of them) follows
+                    // from the order Go took, so the operation is compared up to here.
+                    return out;
                 }
                 let signature = if live_options {
                     "sync:calls:live-sync-options"

@@ -147,6 +147,10 @@ pub type Found = Vec<(String, String, Value, Value)>;
 /// first agreed cases with Argo CD's answer, to be recorded).
 pub type Tally = (u64, u64, u64, Vec<Example>, Vec<(Value, Value)>);
 
+/// One case compared: what it found, and Argo CD's answer.
+pub type CompareOne<'a> =
+    dyn FnMut(&Value, &mut super::Peer) -> Result<(Found, Value), String> + 'a;
+
 /// How many agreed cases of an area a run keeps for recording.
 const RECORDED: usize = 12;
 
@@ -158,7 +162,7 @@ pub fn tally(
     argo: &mut super::Peer,
     known: &[String],
     generate: fn(&mut Rng) -> Value,
-    one: &mut dyn FnMut(&Value, &mut super::Peer) -> Result<(Found, Value), String>,
+    one: &mut CompareOne<'_>,
 ) -> Result<Tally, String> {
     let (mut explained, mut unexplained) = (0, 0);
     let mut examples: Vec<Example> = Vec::new();
@@ -170,8 +174,12 @@ pub fn tally(
         if found.is_empty() {
             // One agreed case per class of answer: the method, whether the live object is the
             // app's and self-referenced, whether objects repeat.
-            let class = json!([params["method"], answer["live"]["managed"],
-                answer["live"]["selfReferenced"], answer["conditions"].as_array().map(Vec::len)]);
+            let class = json!([
+                params["method"],
+                answer["live"]["managed"],
+                answer["live"]["selfReferenced"],
+                answer["conditions"].as_array().map(Vec::len)
+            ]);
             if agreed.len() < RECORDED && !classes.contains(&class) {
                 classes.push(class);
                 agreed.push((params, answer));
@@ -277,7 +285,9 @@ pub fn jq_object(rng: &mut Rng) -> Value {
         "ports": [{"containerPort": 8080, "protocol": "TCP"}, {"containerPort": 9090, "name": "metrics"}],
         "resources": {"limits": {"cpu": "1"}}});
     if rng.chance(40) {
-        c0["env"].as_array_mut().map(|e| e.push(env("TEAM", "web")));
+        if let Some(e) = c0["env"].as_array_mut() {
+            e.push(env("TEAM", "web"));
+        }
     }
     let c1 = json!({"name": "sidecar", "image": "nginx:1.25", "env": [env("LOG", "info")],
         "ports": [{"containerPort": 80}]});
@@ -329,9 +339,9 @@ const TEMPLATES: &[&str] = &[
 /// One case: an expression (names drawn) and the object.
 pub fn jq_case(rng: &mut Rng) -> Value {
     let t = *rng.pick(TEMPLATES);
-    let e = t
-        .replace("NAME", *rng.pick(&["app", "sidecar", "none"]))
-        .replace("VAR", *rng.pick(&["DEBUG", "TEAM", "LOG"]));
+    let name: &&str = rng.pick(&["app", "sidecar", "none"]);
+    let var: &&str = rng.pick(&["DEBUG", "TEAM", "LOG"]);
+    let e = t.replace("NAME", name).replace("VAR", var);
     json!({"expression": e, "object": jq_object(rng)})
 }
 
