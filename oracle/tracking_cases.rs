@@ -284,10 +284,10 @@ pub fn jq_object(rng: &mut Rng) -> Value {
         "env": [env("MODE", "prod"), env("DEBUG", "1")],
         "ports": [{"containerPort": 8080, "protocol": "TCP"}, {"containerPort": 9090, "name": "metrics"}],
         "resources": {"limits": {"cpu": "1"}}});
-    if rng.chance(40) {
-        if let Some(e) = c0["env"].as_array_mut() {
-            e.push(env("TEAM", "web"));
-        }
+    if rng.chance(40)
+        && let Some(e) = c0["env"].as_array_mut()
+    {
+        e.push(env("TEAM", "web"));
     }
     let c1 = json!({"name": "sidecar", "image": "nginx:1.25", "env": [env("LOG", "info")],
         "ports": [{"containerPort": 80}]});
