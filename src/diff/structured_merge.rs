@@ -666,7 +666,6 @@ pub(crate) fn server_side_diff(
         dry_run.clone()
     };
     predicted = remarshal(&predicted);
-    template_metadata(&mut predicted);
     normalize(&mut predicted, opts, false);
     let mut live = live.clone();
     normalize(&mut live, opts, false);
@@ -679,30 +678,6 @@ pub(crate) fn server_side_diff(
         remove_annotation(v, LAST_APPLIED_ANNOTATION);
     }
     Ok(finish(live, predicted, DiffMode::ServerSide))
-}
-
-/// Argo CD's `remarshal` encodes a built-in object's Go struct: the `metadata` of a pod or job
-/// template (an `ObjectMeta`, not a pointer) is always there, `{}` when empty, also where the
-/// webhook-mutation removal left none (a dry run whose template metadata held only a null
-/// `creationTimestamp`; oracle case `diff-open-CronJob-ssd-jobTemplate-metadata.json`).
-fn template_metadata(obj: &mut Value) {
-    let Some((g, v, k)) = crate::schema::gvk_of(obj) else { return };
-    if !crate::schema::is_builtin(g, v, k) {
-        return;
-    }
-    for path in [
-        &["spec", "template"][..],
-        &["spec", "jobTemplate"],
-        &["spec", "jobTemplate", "spec", "template"],
-    ] {
-        let mut at = Some(&mut *obj);
-        for key in path {
-            at = at.and_then(|x| x.get_mut(*key));
-        }
-        if let Some(template) = at.and_then(Value::as_object_mut) {
-            template.entry("metadata").or_insert_with(|| Value::Object(serde_json::Map::new()));
-        }
-    }
 }
 
 /// `removeWebhookMutation`: live, plus the dry-run values of the fields the manager owns,
