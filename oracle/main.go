@@ -46,6 +46,7 @@ type response struct {
 type server struct {
 	customizations map[string]string
 	gvkParser      *managedfields.GvkParser
+	typeConverter  managedfields.TypeConverter
 }
 
 // newGVKParser builds what the controller's cluster cache builds from the cluster's OpenAPI
@@ -90,6 +91,12 @@ func main() {
 			os.Exit(2)
 		}
 		s.gvkParser = parser
+		converter, err := newTypeConverter(os.Args[1])
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "oracle:", err)
+			os.Exit(2)
+		}
+		s.typeConverter = converter
 	}
 	in := bufio.NewReaderSize(os.Stdin, 1<<20)
 	out := bufio.NewWriter(os.Stdout)
@@ -142,11 +149,19 @@ func (s *server) handle(method string, params json.RawMessage) (any, error) {
 		for k, v := range p.Customizations {
 			s.customizations[k] = v
 		}
-		return map[string]any{"protocolVersion": 1, "methods": []string{"configure", "diff", "health", "sync", "autosync", "yaml", "scripts", "scripts.files"}}, nil
+		return map[string]any{"protocolVersion": 1, "methods": []string{"configure", "diff", "health", "sync", "autosync", "yaml", "scripts", "scripts.files", "dryruns", "tracking", "normalize", "jq"}}, nil
 	case "health":
 		return s.health(params)
 	case "diff":
 		return s.diff(params)
+	case "dryruns":
+		return s.dryRuns(params)
+	case "tracking":
+		return trackingCase(params)
+	case "normalize":
+		return normalizeCase(params)
+	case "jq":
+		return jqCase(params)
 	case "sync":
 		return s.syncCase(params)
 	case "autosync":
@@ -249,27 +264,30 @@ type resourceDiff struct {
 	PredictedLive  json.RawMessage `json:"predictedLive"`
 }
 
+// diffParams are the params of `diff` (and of `dryruns`, which reads the same request).
+type diffParams struct {
+	Desired []map[string]any `json:"desired"`
+	Live    []map[string]any `json:"live"`
+	App     *struct {
+		Metadata struct {
+			Name string `json:"name"`
+		} `json:"metadata"`
+		Spec struct {
+			Destination struct {
+				Namespace string `json:"namespace"`
+			} `json:"destination"`
+			IgnoreDifferences []v1alpha1.ResourceIgnoreDifferences `json:"ignoreDifferences"`
+			SyncPolicy        *v1alpha1.SyncPolicy                 `json:"syncPolicy"`
+		} `json:"spec"`
+	} `json:"app"`
+	DryRuns []map[string]any `json:"dryRuns"`
+}
+
 // diff pairs desired[i] with live[i] (the runner sends them paired) and runs Argo CD's
 // StateDiffs: tracking normalization, managedFields managers, ignoreDifferences by
 // JSON pointer and jq, known types, then gitops-engine's three-way or two-way diff.
 func (s *server) diff(params json.RawMessage) (any, error) {
-	var p struct {
-		Desired []map[string]any `json:"desired"`
-		Live    []map[string]any `json:"live"`
-		App     *struct {
-			Metadata struct {
-				Name string `json:"name"`
-			} `json:"metadata"`
-			Spec struct {
-				Destination struct {
-					Namespace string `json:"namespace"`
-				} `json:"destination"`
-				IgnoreDifferences []v1alpha1.ResourceIgnoreDifferences `json:"ignoreDifferences"`
-				SyncPolicy        *v1alpha1.SyncPolicy                 `json:"syncPolicy"`
-			} `json:"spec"`
-		} `json:"app"`
-		DryRuns []map[string]any `json:"dryRuns"`
-	}
+	var p diffParams
 	if err := json.Unmarshal(params, &p); err != nil {
 		return nil, err
 	}
@@ -339,7 +357,32 @@ func (s *server) diff(params json.RawMessage) (any, error) {
 			st, sync = "OutOfSync", "OutOfSync"
 		}
 		shown := d
-		if gvk.Group == "" && gvk.Kind == "Secret" {
+		if gvk.Group == "" && gvk.Kind == "Secret" && cfg.ServerSideDiff() && desired[i] != nil && live[i] != nil {
+			// As the controller's managedResources under server-side diff: the diff's
+			// predicted and normalized live objects masked as a pair by HideSecretData
+			// (comparing again would bring back the webhook drift server-side diff removed).
+			var predicted, normalized *unstructured.Unstructured
+			if err := unmarshalObject(d.PredictedLive, &predicted); err != nil {
+				return nil, err
+			}
+			if err := unmarshalObject(d.NormalizedLive, &normalized); err != nil {
+				return nil, err
+			}
+			predicted, normalized, err := gitopsdiff.HideSecretData(predicted, normalized, map[string]bool{})
+			if err != nil {
+				return nil, err
+			}
+			if predicted != nil {
+				if shown.PredictedLive, err = json.Marshal(predicted); err != nil {
+					return nil, err
+				}
+			}
+			if normalized != nil {
+				if shown.NormalizedLive, err = json.Marshal(normalized); err != nil {
+					return nil, err
+				}
+			}
+		} else if gvk.Group == "" && gvk.Kind == "Secret" {
 			// As the controller's managedResources: the Secret pair masked by
 			// HideSecretData, then compared again for display (modified stays unmasked).
 			t, l, err := gitopsdiff.HideSecretData(desired[i], live[i], map[string]bool{})
@@ -357,6 +400,15 @@ func (s *server) diff(params json.RawMessage) (any, error) {
 		})
 	}
 	return map[string]any{"syncStatus": sync, "resources": resources}, nil
+}
+
+// unmarshalObject reads a diff result's object; `null` or nothing leaves it nil.
+func unmarshalObject(raw []byte, into **unstructured.Unstructured) error {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	*into = &unstructured.Unstructured{}
+	return json.Unmarshal(raw, *into)
 }
 
 func rawOrNull(b []byte) json.RawMessage {

@@ -23,7 +23,7 @@ pub fn key(r: &Value) -> String {
 
 /// Adds to each resource of a `diff` answer the normalized and predicted live objects
 /// gitops-core's library gives for the same request (`serve` does not return them), under
-/// the names Argo CD uses.
+/// the names Argo CD uses (with the request's `dryRuns`, a server-side diff's).
 pub fn with_objects(params: &Value, answer: &mut Value) -> Result<(), String> {
     let app = Application::from_value(&params["app"]).map_err(|e| e.to_string())?;
     let desired = params["desired"].as_array().cloned().unwrap_or_default();
@@ -31,7 +31,11 @@ pub fn with_objects(params: &Value, answer: &mut Value) -> Result<(), String> {
     let mut scopes = Scopes::builtin();
     scopes.add_crds(desired.iter().chain(&live));
     let settings = Settings::default();
-    let input = AppDiffInput::new(&desired, &live, &app, &settings, &scopes).with_objects(true);
+    let dry_runs = params["dryRuns"].as_array().cloned().unwrap_or_default();
+    let mut input = AppDiffInput::new(&desired, &live, &app, &settings, &scopes).with_objects(true);
+    if !dry_runs.is_empty() {
+        input = input.with_dry_runs(&dry_runs);
+    }
     let result = diff_app(&input).map_err(|e| e.to_string())?;
     let objects: BTreeMap<String, (&Value, &Value)> = result
         .resources

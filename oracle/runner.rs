@@ -27,12 +27,20 @@ mod generate;
 use gitops_core as engine;
 #[path = "autosync.rs"]
 mod autosync;
+#[path = "jq.rs"]
+mod jq;
+#[path = "normalize.rs"]
+mod normalize;
 #[path = "objects.rs"]
 mod objects;
 #[path = "scripts.rs"]
 mod scripts;
 #[path = "syncsim.rs"]
 mod syncsim;
+#[path = "tracking.rs"]
+mod tracking;
+#[path = "tracking_cases.rs"]
+mod tracking_cases;
 #[path = "yaml.rs"]
 mod yaml;
 use generate::{Area, Rng};
@@ -401,6 +409,43 @@ fn start(o: &Options, root: &Path, serve: &[&str]) -> Result<(Peer, Peer), Strin
     Ok((ours, argo))
 }
 
+/// Whether an app syncs by server-side apply (Argo CD 3.6 then compares it by server-side
+/// diff, which asks the API server for a dry run of every desired object).
+fn server_side(params: &Value) -> bool {
+    params["app"]["spec"]["syncPolicy"]["syncOptions"]
+        .as_array()
+        .is_some_and(|os| os.iter().any(|o| o == "ServerSideApply=true"))
+}
+
+/// A server-side `diff` case gets the API server's dry-run answers (`dryRuns`), from the
+/// oracle's field manager (`oracle/dryrun.go`), so that both sides compare the same predicted
+/// live objects. Returns why the field manager refused objects (no dry run: both sides fail
+/// that case), each message with its object's name left out.
+fn with_dry_runs(params: &mut Value, argo: &mut Peer) -> Result<Vec<String>, String> {
+    if !server_side(params) || params.get("dryRuns").is_some() {
+        return Ok(vec![]);
+    }
+    let answer = argo.call("dryruns", params)?;
+    let Some(runs) = answer.get("dryRuns") else {
+        return Err(format!("dryruns: {answer}"));
+    };
+    params["dryRuns"] = runs.clone();
+    // The live objects as the server stores them (port protocols defaulted).
+    if let Some(live) = answer.get("live").filter(|l| l.is_array()) {
+        params["live"] = live.clone();
+    }
+    let errors = answer["errors"].as_object().into_iter().flatten();
+    Ok(errors
+        .map(|(i, e)| {
+            let name = params["desired"][i.parse::<usize>().unwrap_or(0)]["metadata"]["name"]
+                .as_str()
+                .unwrap_or("")
+                .to_string();
+            e.as_str().unwrap_or("").replace(&name, "<name>")
+        })
+        .collect())
+}
+
 /// Both answers to one case: gitops-core's from `serve` (a sync case: from driving the
 /// library's `step`, `syncsim.rs`), Argo CD's from the oracle.
 fn answers(
@@ -458,6 +503,40 @@ fn run(o: &Options) -> Result<u64, String> {
             );
         }
     }
+    for area in ["tracking", "normalize", "jq"] {
+        if o.only.as_deref().is_some_and(|only| only != area) {
+            continue;
+        }
+        // Resource tracking, the controller's preparation of desired objects and jq rules
+        // through both: all the cases with `--only AREA`, a tenth more each in a run of every
+        // area.
+        let n = if o.only.is_some() { o.cases } else { o.cases / 10 };
+        let (n, explained, unexp, found, agreed) = match area {
+            "tracking" => tracking_cases::run(n, o.seed, &mut argo, &known)?,
+            "normalize" => tracking_cases::run_normalize(n, o.seed, &mut argo, &known)?,
+            _ => tracking_cases::run_jq(n, o.seed, &mut argo, &known)?,
+        };
+        per_area.insert(area, (n, explained, unexp));
+        unexplained += unexp;
+        if let Some(dir) = &o.save {
+            for (i, (params, argo_answer)) in agreed.iter().enumerate() {
+                let body = json!({"method": area, "params": params, "argo": argo_answer});
+                save(dir, &format!("{area}-agree-{i}"), &body)?;
+            }
+        }
+        for (sig, field, x, y, params) in found {
+            let is_known = known.iter().any(|k| covers(k, &sig));
+            println!(
+                "  {} {sig} at {field:?}: gitops-core {x} / Argo CD {y}",
+                if is_known { "explained" } else { "UNEXPLAINED" }
+            );
+            if let Some(dir) = &o.save {
+                let body = json!({"signature": sig, "method": area, "params": params,
+                    "checks": [{"pointer": field, "gitopsCore": x, "argo": y}]});
+                save(dir, &sig, &body)?;
+            }
+        }
+    }
     if o.only.as_deref().is_none_or(|only| only == "scripts") {
         // Argo CD's shipped health and action scripts against the built-in rules: as many
         // objects as cases, besides the cases of the other areas (an object takes ~3 ms).
@@ -467,10 +546,18 @@ fn run(o: &Options) -> Result<u64, String> {
         per_area.insert("scripts", (r.cases, r.explained, r.unexplained));
         unexplained += r.unexplained;
     }
+    let mut refused_dry_runs = 0;
+    let mut refusals: BTreeMap<String, u64> = BTreeMap::new();
     for _ in 0..o.cases {
-        let (area, params) = generate::case(&mut rng, o.ssa);
+        let (area, mut params) = generate::case(&mut rng, o.ssa);
         if o.only.as_deref().is_some_and(|only| only != area.name()) {
             continue;
+        }
+        if let Area::Diff = area {
+            for why in with_dry_runs(&mut params, &mut argo)? {
+                refused_dry_runs += 1;
+                *refusals.entry(why).or_default() += 1;
+            }
         }
         let (a, b) = answers(area, &params, &mut ours, &mut argo)?;
         for r in a["resources"].as_array().into_iter().flatten() {
@@ -538,7 +625,13 @@ fn run(o: &Options) -> Result<u64, String> {
     let spread: Vec<String> = outcomes.iter().map(|(k, n)| format!("{k}: {n}")).collect();
     println!("resources by gitops-core's answer: {}", spread.join(", "));
     if failed_both > 0 {
-        println!("diff: {failed_both} cases failed on both sides (a patch neither could build)");
+        println!(
+            "diff: {failed_both} cases failed on both sides (a patch neither could build, or \
+             {refused_dry_runs} objects the API server's field manager refused to dry-run)"
+        );
+    }
+    for (why, n) in &refusals {
+        println!("  dry run refused {n} times: {why}");
     }
     for (sig, (method, params, (pointer, x, y), argo_answer)) in &examples {
         let is_known = known.iter().any(|k| covers(k, sig));
@@ -578,8 +671,12 @@ fn one_case(o: &Options, file: &Path) -> Result<u64, String> {
     };
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let (mut ours, mut argo) = start(o, root, &["serve"])?;
-    let (a, b) = answers(area, &case["params"], &mut ours, &mut argo)?;
-    let found = compare(area, &case["params"], &a, &b);
+    let mut params = case["params"].clone();
+    if let Area::Diff = area {
+        with_dry_runs(&mut params, &mut argo)?;
+    }
+    let (a, b) = answers(area, &params, &mut ours, &mut argo)?;
+    let found = compare(area, &params, &a, &b);
     if o.show {
         let text = |v: &Value| serde_json::to_string_pretty(v).unwrap_or_default();
         println!("gitops-core: {}\nArgo CD: {}", text(&a), text(&b));
@@ -591,7 +688,7 @@ fn one_case(o: &Options, file: &Path) -> Result<u64, String> {
     if let (Some(dir), true, Area::Diff | Area::Health) = (&o.save, found.is_empty(), area) {
         // The request again, with the checks of the agreed answer (a fixed divergence).
         let name = file.file_stem().and_then(|n| n.to_str()).ok_or("a case file name")?;
-        let mut body = json!({"method": case["method"], "params": case["params"],
+        let mut body = json!({"method": case["method"], "params": params,
             "checks": checks(area, &a)});
         if let Area::Diff = area
             && both_fail(&a, &b)

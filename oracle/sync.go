@@ -5,7 +5,7 @@
 // apiextensions CRD lookups and the dynamic client's GET/PUT/DELETE) and behind a kube.Kubectl
 // of this program (apply, create, replace, update and prune deletes). A sync runs as the
 // application controller runs it: each pass deduplicates the targets
-// (controller.DeduplicateTargetObjects), reconciles them with the live objects
+// (controller.NormalizeTargetObjects, DeduplicateTargetObjects before 3.6), reconciles them with the live objects
 // (sync.Reconcile), builds a new sync context with the results so far
 // (sync.WithInitialState) and calls Sync() once, until the operation completes.
 //
@@ -27,6 +27,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"sort"
 	"strings"
 	gosync "sync"
 	"time"
@@ -48,6 +49,7 @@ import (
 	"k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/kubectl/pkg/util/openapi"
 
+	"github.com/argoproj/argo-cd/v3/controller"
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	"github.com/argoproj/argo-cd/v3/util/argo"
 )
@@ -507,38 +509,25 @@ type syncResult struct {
 }
 
 // dedupTargets prepares the targets as the controller's CompareAppState does before
-// reconciling (its exported DeduplicateTargetObjects did not compile at v3.2.12, where
-// controller/cache called settings.ValidateExternalURL, absent from that module version; at
-// v3.6.2 it compiles but is not called yet): a
-// namespaced (or unknown) kind without a namespace gets the app's, a cluster-scoped one loses
-// its namespace, and of several targets with one key (an unnamed one keyed by generateName
-// and position) the last stays.
-func dedupTargets(namespace string, objs []*unstructured.Unstructured, info kubeutil.ResourceInfoProvider) []*unstructured.Unstructured {
-	last := map[kubeutil.ResourceKey]int{}
-	keys := make([]kubeutil.ResourceKey, len(objs))
+// reconciling, with its exported NormalizeTargetObjects (3.6.2's name for
+// DeduplicateTargetObjects, which did not compile at v3.2.12): a namespaced (or unknown) kind
+// without a namespace gets the app's, a cluster-scoped one loses its namespace, and of several
+// targets with one key (an unnamed one keyed by generateName and position) the last stays.
+// The tracking it sets again on a moved object is left as the case has it (the sync cases
+// compare operations, the tracking area the tracking). It returns the targets in Go's map
+// order; they are put back in their order in the request, which the controller's
+// reconciliation does not depend on.
+func dedupTargets(namespace string, objs []*unstructured.Unstructured, info kubeutil.ResourceInfoProvider) ([]*unstructured.Unstructured, error) {
+	index := map[*unstructured.Unstructured]int{}
 	for i, o := range objs {
-		if o == nil {
-			continue
-		}
-		if !kubeutil.IsNamespacedOrUnknown(info, o.GroupVersionKind().GroupKind()) {
-			o.SetNamespace("")
-		} else if o.GetNamespace() == "" {
-			o.SetNamespace(namespace)
-		}
-		key := kubeutil.GetResourceKey(o)
-		if key.Name == "" && o.GetGenerateName() != "" {
-			key.Name = fmt.Sprintf("%s%d", o.GetGenerateName(), i)
-		}
-		keys[i] = key
-		last[key] = i
+		index[o] = i
 	}
-	out := []*unstructured.Unstructured{}
-	for i, o := range objs {
-		if o != nil && last[keys[i]] == i {
-			out = append(out, o)
-		}
+	out, _, err := controller.NormalizeTargetObjects(namespace, objs, info, func(*unstructured.Unstructured) error { return nil })
+	if err != nil {
+		return nil, err
 	}
-	return out
+	sort.Slice(out, func(i, j int) bool { return index[out[i]] < index[out[j]] })
+	return out, nil
 }
 
 // syncCase runs one sync operation to its end and reports every pass's calls.
@@ -596,7 +585,10 @@ func (s *server) syncCase(params json.RawMessage) (any, error) {
 				targets[i] = targets[i].DeepCopy()
 			}
 		}
-		targets = dedupTargets(namespace, targets, c)
+		targets, derr := dedupTargets(namespace, targets, c)
+		if derr != nil {
+			return nil, derr
+		}
 		reconciled := sync.Reconcile(targets, live, namespace, c)
 		var wave *map[string]any
 		initial := make([]common.ResourceSyncResult, len(results))

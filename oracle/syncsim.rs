@@ -408,8 +408,8 @@ fn tied(a: &[Value], b: &[Value]) -> bool {
 
 /// Whether two messages differ in one word only, each naming a task (`group/Kind/name`) of one
 /// name and of kinds Go ranks alike (custom resources): Go's unstable sort leaves such tasks in
-/// map order, so the message may name either first (the message's form of
-/// `sync:calls:tied-order`).
+/// map order, so the message may name either first: Argo CD's message is then one it may give,
+/// and the two agree (as the calls of tied tasks in another order do).
 fn names_tied_task(ours: &str, argo: &str) -> bool {
     let (a, b): (Vec<&str>, Vec<&str>) = (ours.split(' ').collect(), argo.split(' ').collect());
     if a.len() != b.len() {
@@ -442,9 +442,7 @@ const NOT_VALID: &str = "one or more synchronization tasks are not valid";
 /// running", else `sync:message`.
 fn message_signature(ours: &str, argo: &str) -> String {
     let both = |prefix: &str| ours.starts_with(prefix) && argo.starts_with(prefix);
-    if both("waiting for ") && names_tied_task(ours, argo) {
-        "sync:message:tied-order".into()
-    } else if both("waiting for ") {
+    if both("waiting for ") {
         "sync:message:waiting-for".into()
     } else if ours.starts_with("waiting for pruning confirmation of ")
         && argo.starts_with("Waiting for pruning confirmation of ")
@@ -561,9 +559,14 @@ pub fn compare(params: &Value, ours: &Value, argo: &Value) -> BTreeMap<String, F
                     k
                 };
                 let live_options = keys(&a) == keys(&b) && live_replace_or_force(params);
-                let signature = if same_calls && tie {
-                    "sync:calls:tied-order"
-                } else if live_options {
+                if same_calls && tie {
+                    // An order Go may take: the same calls, compared as agreeing (Go's order
+                    // of tied tasks changes from run to run; gitops-core's is fixed). What
+                    // follows (the tasks left, the message naming the first of them) follows
+                    // from the order Go took, so the operation is compared up to here.
+                    return out;
+                }
+                let signature = if live_options {
                     "sync:calls:live-sync-options"
                 } else if deletes_first {
                     "sync:calls:hook-failed-deletes-first"
@@ -619,7 +622,7 @@ pub fn compare(params: &Value, ours: &Value, argo: &Value) -> BTreeMap<String, F
                 signature.to_string(),
                 (format!("/passes/{i}/phase"), p["phase"].clone(), q["phase"].clone()),
             );
-        } else if reasons_sorted(m) != reasons_sorted(n) {
+        } else if reasons_sorted(m) != reasons_sorted(n) && !names_tied_task(m, n) {
             out.insert(
                 message_signature(m, n),
                 (format!("/passes/{i}/message"), json!(m), json!(n)),
@@ -643,7 +646,7 @@ pub fn compare(params: &Value, ours: &Value, argo: &Value) -> BTreeMap<String, F
             "sync:phase".into(),
             ("/phase".into(), ours["phase"].clone(), argo["phase"].clone()),
         );
-    } else if reasons_sorted(m) != reasons_sorted(n) {
+    } else if reasons_sorted(m) != reasons_sorted(n) && !names_tied_task(m, n) {
         out.insert(message_signature(m, n), ("/message".into(), json!(m), json!(n)));
     }
     let key = |r: &Value| {

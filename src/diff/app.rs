@@ -553,17 +553,29 @@ pub(crate) fn targets<'a>(input: &AppDiffInput<'a>) -> Targets<'a> {
     // when its turn comes ([`Desired::object`]).
     let mut targets: BTreeMap<Key, (ObjectRef, Desired<'a>)> = BTreeMap::new();
     let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    // Argo CD 3.6.2's `NormalizeTargetObjects` keys an unnamed object with a `generateName` by
+    // that prefix and its position (`web-` third is `web-2`, which a named `web-2` of the same
+    // kind repeats); an unnamed object is never paired with a live one.
+    let mut slots: BTreeMap<String, Key> = BTreeMap::new();
     for (index, obj) in input.desired.iter().enumerate() {
         let r = desired_ref(obj, input.scopes, &app.spec.destination.namespace);
+        let mut k = key(&r);
+        let mut repeat_key = r.key();
         if r.name.is_empty() {
-            // `generateName` objects are never de-duplicated or paired with live objects.
-            let mut k = key(&r);
             k.3 = format!("\u{0}{index:08}");
-            targets.insert(k, (r, Desired::Rendered(obj)));
-            continue;
+            if let Some(prefix) = obj
+                .pointer("/metadata/generateName")
+                .and_then(Value::as_str)
+                .filter(|p| !p.is_empty())
+            {
+                repeat_key = format!("{}/{}/{}/{prefix}{index}", r.group, r.kind, r.namespace);
+            }
         }
-        *counts.entry(r.key()).or_default() += 1;
-        targets.insert(key(&r), (r, Desired::Rendered(obj)));
+        *counts.entry(repeat_key.clone()).or_default() += 1;
+        if let Some(earlier) = slots.insert(repeat_key, k.clone()) {
+            targets.remove(&earlier);
+        }
+        targets.insert(k, (r, Desired::Rendered(obj)));
     }
     for (k, n) in &counts {
         if *n > 1 {
@@ -785,7 +797,12 @@ impl Shared<'_, '_> {
         };
         // What the status and message read of the objects, before the comparison takes them.
         let Some(obj) = live_obj.or(desired.as_ref()) else { return Ok(None) };
-        let self_ref = live_obj.is_none_or(|lv| self_referenced(lv, &r, settings));
+        // Argo CD 3.6's `isSelfReferencedObj`: a paired object's id is built from the desired
+        // object, which names the live one it pairs with (an id an older API group or another
+        // object left on the live copy does not matter); a live-only object is read by its
+        // own tracking id.
+        let self_ref =
+            desired.is_some() || live_obj.is_none_or(|lv| self_referenced(lv, &r, settings));
         let hook = vocabulary::is_app_hook(obj);
         let no_status = hook
             || vocabulary::is_ignored(obj)

@@ -72,6 +72,8 @@ pub(crate) struct DiffInput {
     pub(crate) app: Option<Application>,
     /// Left out: the configured one.
     pub(crate) settings: Option<Settings>,
+    /// Server-side dry-run answers; given, server-side diff.
+    pub(crate) dry_runs: Vec<Value>,
 }
 
 /// `actions.list` and `actions.run` params after checking.
@@ -276,6 +278,9 @@ pub(crate) fn engine_diff(state: &mut State, input: DiffInput) -> Result<Value, 
         && let Some(rules) = &state.engines.ignore
     {
         diff_input = diff_input.with_ignore_rules(rules);
+    }
+    if !input.dry_runs.is_empty() {
+        diff_input = diff_input.with_dry_runs(&input.dry_runs);
     }
     let result = diff_app(&diff_input).map_err(diff_error)?;
     to_result(&DiffOutput::new(&result))

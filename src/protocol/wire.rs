@@ -384,6 +384,12 @@ pub struct DiffParams {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(schema_with = "optional_object_schema")]
     pub argocd_cm: Option<Value>,
+    /// The API server's answers to a server-side apply dry run of desired objects (the
+    /// predicted live objects, found by group, kind, namespace and name), as `gitops-core
+    /// diff --dry-run`: given, the app is compared by server-side diff.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(schema_with = "objects_schema")]
+    pub dry_runs: Vec<Value>,
 }
 
 /// `health` params: the inputs of `gitops-core health`.

@@ -9,7 +9,8 @@
 //! and compared with it: every difference must be one `testdata/oracle/explained.txt` explains,
 //! and a divergence case must still show its recorded signature. An `autosync` case holds Argo
 //! CD's whole answer too, with the second its window functions read from the clock; gitops-core
-//! answers it at that second (`oracle/autosync.rs`).
+//! answers it at that second (`oracle/autosync.rs`). A `tracking`, `normalize` or `jq` case holds
+//! Argo CD's answer to its own method, compared as the runner compares it.
 
 use serde_json::{Value, json};
 
@@ -19,10 +20,16 @@ use crate::protocol::Server;
 
 #[path = "../../oracle/autosync.rs"]
 mod autosync;
+#[path = "../../oracle/jq.rs"]
+mod jq;
+#[path = "../../oracle/normalize.rs"]
+mod normalize;
 #[path = "../../oracle/objects.rs"]
 mod objects;
 #[path = "../../oracle/syncsim.rs"]
 mod syncsim;
+#[path = "../../oracle/tracking.rs"]
+mod tracking;
 
 /// The health script every differential case is configured with.
 fn configure_line() -> String {
@@ -58,6 +65,24 @@ fn oracle_divergences_replay() {
             failures.extend(replay_sync(&name, &case, &skipped));
             continue;
         }
+        if let Some(found) = replay_area(&case) {
+            if let Some(signature) = case["signature"].as_str() {
+                // A divergence kept on purpose: gitops-core must still answer what it did.
+                if !skipped.contains(&format!("testdata/oracle/{name}")) {
+                    failures
+                        .push(format!("{name}: a divergence not listed in testdata/SKIPPED.md"));
+                }
+                let want = &case["checks"][0]["gitopsCore"];
+                if !found.iter().any(|(sig, got)| sig == signature && got == want) {
+                    failures.push(format!("{name}: {signature} is gone or changed: {found:?}"));
+                }
+            } else {
+                failures.extend(
+                    found.into_iter().map(|(sig, got)| format!("{name}: {sig}: gitops-core {got}")),
+                );
+            }
+            continue;
+        }
         let mut server = Server::new();
         server.handle_line(configure_line().as_bytes());
         let request = json!({"id": 1, "method": case["method"], "params": case["params"]});
@@ -85,6 +110,38 @@ fn oracle_divergences_replay() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Replays a recorded case of the `tracking`, `normalize` or `jq` area (`None` for another
+/// method): what differs from Argo CD's recorded `argo` answer (an agreed case) or from its
+/// recorded check (a divergence), as (signature, gitops-core's value).
+fn replay_area(case: &Value) -> Option<Vec<(String, Value)>> {
+    let params = &case["params"];
+    let argo = if case.get("argo").is_some() { &case["argo"] } else { &case["checks"][0]["argo"] };
+    let found = match case["method"].as_str()? {
+        "tracking" => {
+            let ours = tracking::ours(params).unwrap_or_else(|e| json!({"error": e}));
+            tracking::compare(&ours, argo).into_iter().map(|(sig, _, x, _)| (sig, x)).collect()
+        }
+        "normalize" => {
+            normalize::compare(params, argo).into_iter().map(|(sig, _, x, _)| (sig, x)).collect()
+        }
+        "jq" => {
+            let ours = jq::ours(params);
+            if jq::agree(&ours, argo) {
+                vec![]
+            } else {
+                let what = ours["refused"].as_str().map(jq::construct);
+                let sig = match what {
+                    Some(w) => format!("jq:refused-by-gitops-core:{}", jq::slug(&w)),
+                    None => "jq:object".into(),
+                };
+                vec![(sig, ours)]
+            }
+        }
+        _ => return None,
+    };
+    Some(found)
 }
 
 /// The signature prefixes `testdata/oracle/explained.txt` lists.

@@ -14,13 +14,17 @@
 //!   `if ... then ... elif ... else ... end`, `try E` without `catch`, parentheses, and calls
 //!   of the filters in [`ALLOWED_CALLS`] (such as `select/1`, `test/1`, `startswith/1`,
 //!   `has/1`, `contains/1`, `any/0..2`, `all/0..2`, `length/0`, `not/0`, `type/0`, and `IN/1..2`,
-//!   which jaq lacks and this module defines as jq's manual does); constant arrays and objects
-//!   (`contains({"a": "b"})`);
+//!   which jaq lacks and this module defines as jq's manual does); the collecting filters
+//!   `map/1` and `with_entries/1` (whose filter must yield one value per child, so their output
+//!   is never larger than their input by more than a constant per value), `to_entries/0`,
+//!   `from_entries/0`, `tostring/0`, `paths/0` (an iteration, as `..`), `getpath/1` of a literal
+//!   path and `limit/2` with a literal count (found missing by the oracle's `jq` area: Argo CD
+//!   runs them); constant arrays and objects (`contains({"a": "b"})`);
 //! - everything else is rejected with the offending construct named: `def`, variables
 //!   (`$x`, `$ENV`, `$__loc__`), `as` bindings, `reduce`/`foreach`, `label`/`break`, array and
 //!   object construction from anything but constants, arithmetic, assignments and updates, string interpolation and
 //!   formats (`@sh`), and every other filter (`repeat`, `until`, `while`, `range`, `limit`,
-//!   `recurse`, `paths`, `getpath`, `input`, `env`, `error`, ...);
+//!   `recurse`, `paths/1`, `input`, `env`, `error`, ...);
 //! - the number of alternatives an expression can produce from one input (`,`, `//`, `if`
 //!   branches, multiplied along `|`) is at most [`MAX_ALTERNATIVES`], and evaluation stops with
 //!   an error after [`run::MAX_PATHS`] paths;
@@ -114,7 +118,23 @@ pub(crate) const ALLOWED_CALLS: &[(&str, usize)] = &[
     ("objects", 0),
     ("iterables", 0),
     ("scalars", 0),
+    // Collecting filters: one output per input, built from the input's children (`map` and
+    // `with_entries` take a filter that yields one value per child).
+    ("map", 1),
+    ("with_entries", 1),
+    ("to_entries", 0),
+    ("from_entries", 0),
+    ("tostring", 0),
+    // The paths below the input, each an array no longer than the input is deep.
+    ("paths", 0),
+    // A literal path, a literal count.
+    ("getpath", 1),
+    ("limit", 2),
 ];
+
+/// The collecting filters of [`ALLOWED_CALLS`]: each yields one value per input, whatever
+/// its argument yields per child.
+const COLLECTING: &[&str] = &["map", "with_entries"];
 
 /// Why an expression was not compiled: a byte offset into the expression and a message.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -594,12 +614,33 @@ impl<'a> Checker<'a> {
                 }
                 let mut n = 1u64;
                 for a in args {
-                    n = n.saturating_mul(self.check(a, d)?);
+                    let m = self.check(a, d)?;
+                    if COLLECTING.contains(name) && !yields_one(a) {
+                        // `map(., .)` doubles its input: chained, it would grow without bound.
+                        return Err(err(
+                            offset(self.src, name),
+                            format!(
+                                "a filter yielding several values inside `{name}` is not allowed in a path expression"
+                            ),
+                        ));
+                    }
+                    n = n.saturating_mul(m);
+                }
+                match (*name, args.as_slice()) {
+                    ("getpath", [p]) if !is_literal(p) => {
+                        return Err(self.reject(p, "a computed `getpath` path"));
+                    }
+                    ("limit", [count, _]) if !matches!(count, Term::Num(_)) => {
+                        return Err(self.reject(count, "a computed `limit` count"));
+                    }
+                    _ => {}
                 }
                 // `any(g; c)` and `all(g; c)` run `c` on what `g` yields; other filters
                 // combine their arguments' outputs on the same input.
                 let product = match (*name, args.as_slice()) {
                     ("any" | "all", [generator, condition]) => dups(generator) && !cheap(condition),
+                    // `limit`'s count is a literal: it yields what its filter yields.
+                    ("limit", [_, _]) => false,
                     _ => args.iter().enumerate().any(|(i, a)| {
                         multi(a) && args.iter().enumerate().any(|(j, b)| i != j && !cheap(b))
                     }),
@@ -668,7 +709,9 @@ const PRODUCT: &str = "combining two iterations (a cartesian product)";
 /// `..`): each value it yields lies below the input, so what follows runs once per value below.
 fn iterates(t: &Term<&str>) -> bool {
     match t {
-        Term::Recurse => true,
+        // `paths` yields arrays no longer than the input is deep, one per value below it.
+        Term::Recurse | Term::Call("paths", _) => true,
+        Term::Call("limit", args) => args.last().is_some_and(iterates),
         Term::Path(base, path) => {
             iterates(base) || path.0.iter().any(|(p, _)| matches!(p, Part::Range(None, None)))
         }
@@ -688,8 +731,11 @@ fn iterates(t: &Term<&str>) -> bool {
 /// match), a comparison of several values, a condition of several values.
 fn dups(t: &Term<&str>) -> bool {
     match t {
+        Term::Call("limit", args) => args.last().is_some_and(dups),
         Term::Call(name, args) => {
-            !matches!(*name, "any" | "all" | "IN") && args.iter().any(|a| multi(a))
+            !matches!(*name, "any" | "all" | "IN")
+                && !COLLECTING.contains(name)
+                && args.iter().any(|a| multi(a))
         }
         Term::BinOp(l, BinaryOp::Cmp(_) | BinaryOp::And | BinaryOp::Or, r) => multi(l) || multi(r),
         Term::BinOp(l, _, r) => dups(l) || dups(r),
@@ -744,9 +790,25 @@ fn cheap(t: &Term<&str>) -> bool {
                     | "objects"
                     | "iterables"
                     | "scalars"
+                    | "getpath"
             ) && args.iter().all(cheap)
         }
         _ => false,
+    }
+}
+
+/// Whether a term yields at most one value for one input: no `,` among its outputs, no
+/// iteration, and `//` and `if` only between such terms (`.name // "none"` yields one value).
+fn yields_one(t: &Term<&str>) -> bool {
+    match t {
+        Term::BinOp(_, BinaryOp::Comma, _) => false,
+        Term::BinOp(l, BinaryOp::Alt | BinaryOp::Pipe(None), r) => yields_one(l) && yields_one(r),
+        Term::IfThenElse(branches, otherwise) => {
+            branches.iter().all(|(c, b)| !multi(c) && yields_one(b))
+                && otherwise.as_deref().is_none_or(yields_one)
+        }
+        Term::TryCatch(body, None) => yields_one(body),
+        _ => !multi(t),
     }
 }
 
@@ -967,6 +1029,71 @@ mod bounds {
             "select(.a == .b)",
         ] {
             assert!(compile(expr).is_ok(), "{expr}");
+        }
+    }
+
+    #[test]
+    fn collecting_filters_select_by_what_they_build() {
+        // Found by the oracle's `jq` area: Argo CD accepts these (gojq compiles `del(E)`).
+        let doc = json!({"spec": {"containers": [
+            {"name": "app", "env": [{"name": "DEBUG", "value": "1"}], "image": "a"},
+            {"name": "side", "env": [{"name": "LOG", "value": "x"}], "image": "b"}]},
+            "metadata": {"labels": {"app": "web", "team-a": "x"}}});
+        let key = |k: &str| PathPart::Key(k.into());
+        let one = |expr: &str| compile(expr).unwrap().paths(&doc).unwrap();
+        assert_eq!(
+            one(r#".spec.containers[] | select(.env | map(.name) | contains(["DEBUG"])) | .image"#),
+            [vec![key("spec"), key("containers"), PathPart::Index(0), key("image")]]
+        );
+        assert_eq!(
+            one(r#".metadata | select(.labels | to_entries | any(.value == "x")) | .labels.app"#),
+            [vec![key("metadata"), key("labels"), key("app")]]
+        );
+        assert_eq!(
+            one(
+                r#".metadata.labels | select(with_entries(select(.key | startswith("team"))) | length == 1) | .app"#
+            ),
+            [vec![key("metadata"), key("labels"), key("app")]]
+        );
+        assert_eq!(one(r#"getpath(["spec", "containers", 1, "image"])"#).len(), 1);
+        assert_eq!(one(".metadata | select(paths | length == 2) | .labels").len(), 2);
+        assert_eq!(one("limit(1; .spec.containers[]) | .image").len(), 1);
+        assert_eq!(
+            one(r#".spec.containers[] | select(.env | map(.x // "none") | contains(["none"])) | .name"#)
+                .len(),
+            2
+        );
+        assert_eq!(
+            one(".spec.containers[] | select(.env | tostring | test(\"DEBUG\")) | .name").len(),
+            1
+        );
+        // What they build is no path: as in gojq, evaluating it as one fails.
+        for expr in [".metadata.labels | to_entries", ".spec.containers | map(.name)", "paths"] {
+            assert!(compile(expr).unwrap().paths(&doc).is_err(), "{expr}");
+        }
+    }
+
+    #[test]
+    fn collecting_filters_stay_bounded() {
+        // `map(., .)` doubles its input; chained, it would grow without bound.
+        for (expr, message) in [
+            (
+                "select(map(., .) | map(., .) | length > 1)",
+                "a filter yielding several values inside `map` is not allowed in a path expression",
+            ),
+            (
+                "select(with_entries(.value[]) | length > 1)",
+                "a filter yielding several values inside `with_entries` is not allowed in a path expression",
+            ),
+            ("getpath(paths)", "a computed `getpath` path is not allowed in a path expression"),
+            ("limit(.n; .a[])", "a computed `limit` count is not allowed in a path expression"),
+            (
+                "select(paths | length > 1) | select(paths | length > 2)",
+                "combining two iterations (a cartesian product) is not allowed in a path expression",
+            ),
+        ] {
+            let e = compile(expr).err().unwrap_or_else(|| panic!("accepted: {expr}"));
+            assert_eq!(e.message, message, "{expr}");
         }
     }
 
