@@ -80,7 +80,7 @@ pub struct AppDiffInput<'a> {
     pub ignore_rules: Option<&'a crate::ignore::IgnoreNormalizer>,
     /// The cluster's OpenAPI v2 document (or CRD definitions), for custom resources' list
     /// types in structured-merge and server-side diff ([`DiffOptions::openapi`]).
-    pub openapi: Option<&'a Value>,
+    pub openapi: Option<&'a crate::schema::OpenApiSchema>,
     /// Whether a desired object's `gitops-core.io/ignore-differences` annotation adds an
     /// ignore rule for that object (on by default). Lent rules built with
     /// `IgnoreNormalizer::with_annotation(false)` turn it off as well.
@@ -143,8 +143,8 @@ impl<'a> AppDiffInput<'a> {
     }
 
     /// Sets [`AppDiffInput::openapi`], the schema of custom resources.
-    pub fn with_openapi(mut self, document: &'a Value) -> Self {
-        self.openapi = Some(document);
+    pub fn with_openapi(mut self, schema: &'a crate::schema::OpenApiSchema) -> Self {
+        self.openapi = Some(schema);
         self
     }
 

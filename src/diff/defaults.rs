@@ -66,12 +66,12 @@ pub(crate) fn may_take_the_patch_path(obj: &Value) -> bool {
 }
 
 /// The schema type of a built-in object and its defaulting context.
-fn typed(obj: &Value) -> Option<(TypeRef, Ctx)> {
+fn typed(obj: &Value) -> Option<(TypeRef<'static>, Ctx)> {
     builtin_type(obj).map(|(t, g, v)| (t, Ctx::new(g, v)))
 }
 
 /// The schema type of a built-in object, with its group and version.
-fn builtin_type(obj: &Value) -> Option<(TypeRef, &str, &str)> {
+fn builtin_type(obj: &Value) -> Option<(TypeRef<'static>, &str, &str)> {
     let (g, v, k) = schema::gvk_of(obj)?;
     if !schema::is_builtin(g, v, k) {
         return None;

@@ -157,7 +157,7 @@ pub struct DiffOptions<'a> {
     /// merge and server-side diff read a custom resource's list types and atomic maps from
     /// it, as Argo CD reads them from the cluster's schema; without it they are inferred from
     /// the managed fields. Built-in kinds always use the generated Kubernetes schema.
-    pub openapi: Option<&'a Value>,
+    pub openapi: Option<&'a crate::schema::OpenApiSchema>,
 }
 
 impl Default for DiffOptions<'_> {
@@ -223,8 +223,8 @@ impl<'a> DiffOptions<'a> {
         self
     }
     /// Sets [`DiffOptions::openapi`], the schema of custom resources.
-    pub fn with_openapi(mut self, document: &'a Value) -> Self {
-        self.openapi = Some(document);
+    pub fn with_openapi(mut self, schema: &'a crate::schema::OpenApiSchema) -> Self {
+        self.openapi = Some(schema);
         self
     }
 }

@@ -398,7 +398,11 @@ pub(crate) fn typed_round_trip_cow<'v>(
 }
 
 /// A list element or map value of [`typed_round_trip_cow`]: null decodes as the zero value.
-fn element_cow(e: &Value, t: TypeRef, mode: Decode) -> Result<Cow<'_, Value>, PatchFailure> {
+fn element_cow<'v>(
+    e: &'v Value,
+    t: TypeRef<'_>,
+    mode: Decode,
+) -> Result<Cow<'v, Value>, PatchFailure> {
     if e.is_null() { Ok(Cow::Owned(zero_value(t))) } else { typed_round_trip_cow(e, t, mode) }
 }
 
@@ -558,7 +562,7 @@ pub(crate) fn default_known_type_fields(group: &str, kind: &str) -> Vec<KnownTyp
 
 #[derive(Clone, Copy)]
 enum KnownType {
-    Typed(TypeRef),
+    Typed(TypeRef<'static>),
     Quantity,
     Duration,
 }

@@ -38,7 +38,7 @@ pub(crate) fn is_builtin(group: &str, version: &str, kind: &str) -> bool {
     schema::is_builtin(group, version, kind)
 }
 
-fn type_of(group: &str, version: &str, kind: &str) -> Result<TypeRef> {
+fn type_of(group: &str, version: &str, kind: &str) -> Result<TypeRef<'static>> {
     schema::lookup(group, version, kind).ok_or_else(|| {
         let gv = if group.is_empty() { version.to_owned() } else { format!("{group}/{version}") };
         PatchFailure::new("", format!("no schema for {gv}, Kind={kind}"))
@@ -215,14 +215,14 @@ pub(crate) fn apply_strategic_patch_in_place(
 // Schema metadata.
 
 #[derive(Clone, Copy, Default)]
-struct Meta {
-    t: Option<TypeRef>,
+struct Meta<'s> {
+    t: Option<TypeRef<'s>>,
     strategy: Strategy,
-    merge_key: Option<&'static str>,
+    merge_key: Option<&'s str>,
 }
 
 /// The metadata of key `key` below position `t`. Unknown positions are untyped.
-fn meta(t: Option<TypeRef>, key: &str) -> Meta {
+fn meta<'s>(t: Option<TypeRef<'s>>, key: &str) -> Meta<'s> {
     let Some(t) = t else { return Meta::default() };
     match t.child(key) {
         Some(c) => Meta { t: Some(c), strategy: c.strategy(), merge_key: c.merge_key() },

@@ -38,7 +38,7 @@ use crate::managed_fields::{
     Entry, FieldSet, PathElement, child_of, keys_compatible, leaf, managed_fields, remove_items,
 };
 use crate::object::{ObjectRef, split_api_version};
-use crate::schema::{self, ListType, Shape, TypeRef};
+use crate::schema::{self, ListType, OpenApiSchema, Shape, TypeRef};
 
 /// How a list merges.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -108,9 +108,9 @@ impl InferredSchema {
 /// Where a value sits: the dotted path of field names (what [`InferredSchema`] is keyed by)
 /// and its position in the generated schema, when the schema knows it.
 #[derive(Clone)]
-pub(crate) struct At {
+pub(crate) struct At<'s> {
     path: String,
-    ty: Option<TypeRef>,
+    ty: Option<TypeRef<'s>>,
 }
 
 /// What structured merge needs to know about an object's type: which lists are associative
@@ -119,17 +119,21 @@ pub(crate) struct At {
 /// walked from the object's kind through struct fields, list items and map values; where it
 /// has no answer (custom resources, untyped or unknown fields) the managed fields do
 /// ([`InferredSchema`]). Every list neither source calls associative or a set is atomic.
-pub(crate) struct SmdSchema {
-    root: Option<TypeRef>,
+pub(crate) struct SmdSchema<'s> {
+    root: Option<TypeRef<'s>>,
     inferred: InferredSchema,
     group: String,
     version: String,
 }
 
-impl SmdSchema {
+impl<'s> SmdSchema<'s> {
     /// The schema of `obj`'s kind: the generated one for a built-in kind, else the kind's
     /// definition in `openapi` (a custom resource), with `inferred` as the fallback.
-    pub(crate) fn new(obj: &Value, openapi: Option<&Value>, inferred: InferredSchema) -> SmdSchema {
+    pub(crate) fn new(
+        obj: &Value,
+        openapi: Option<&'s OpenApiSchema>,
+        inferred: InferredSchema,
+    ) -> SmdSchema<'s> {
         let gvk = schema::gvk_of(obj);
         let (group, version) = match gvk {
             Some((g, v, _)) => (g.to_owned(), v.to_owned()),
@@ -139,28 +143,28 @@ impl SmdSchema {
             if schema::is_builtin(g, v, k) {
                 schema::lookup(g, v, k)
             } else {
-                openapi.and_then(|doc| schema::lookup_in_openapi(doc, g, v, k))
+                openapi.and_then(|doc| doc.lookup(g, v, k))
             }
         });
         SmdSchema { root, inferred, group, version }
     }
 
-    fn root(&self) -> At {
+    fn root(&self) -> At<'s> {
         At { path: String::new(), ty: self.root }
     }
 
     /// The field `name` of an object (struct field or map value).
-    fn field(&self, at: &At, name: &str) -> At {
+    fn field(&self, at: &At<'s>, name: &str) -> At<'s> {
         At { path: join(&at.path, name), ty: at.ty.and_then(|t| t.child(name)) }
     }
 
     /// An item of a list.
-    fn item(&self, at: &At) -> At {
+    fn item(&self, at: &At<'s>) -> At<'s> {
         At { path: at.path.clone(), ty: at.ty.and_then(TypeRef::items) }
     }
 
     /// The schema position, when the schema says more than "anything goes".
-    fn typed(at: &At) -> Option<TypeRef> {
+    fn typed<'t>(at: &At<'t>) -> Option<TypeRef<'t>> {
         at.ty.filter(|t| t.shape() != Shape::Untyped)
     }
 
@@ -574,7 +578,7 @@ fn orphaned_struct_fields(
 pub(crate) fn structured_merge_diff(
     config: &Value,
     live: &Value,
-    openapi: Option<&Value>,
+    openapi: Option<&OpenApiSchema>,
     object: &ObjectRef,
 ) -> Result<DiffResult, DiffError> {
     let entries = managed_fields(live).map_err(|(path, message)| DiffError::ManagedFields {
@@ -686,7 +690,7 @@ fn remove_webhook_mutation(
     predicted: &Value,
     live: &Value,
     manager: &str,
-    openapi: Option<&Value>,
+    openapi: Option<&OpenApiSchema>,
     object: &ObjectRef,
 ) -> Result<Value, DiffError> {
     let err = |path: &str, message: &str| DiffError::DryRun {

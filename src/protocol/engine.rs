@@ -72,6 +72,9 @@ pub(crate) struct DiffInput {
     pub(crate) app: Option<Application>,
     /// Left out: the configured one.
     pub(crate) settings: Option<Settings>,
+    pub(crate) dry_runs: Vec<Value>,
+    /// The request's own schema of custom resources, compiled for it alone.
+    pub(crate) openapi: Option<crate::schema::OpenApiSchema>,
 }
 
 /// `actions.list` and `actions.run` params after checking.
@@ -270,6 +273,13 @@ pub(crate) fn engine_diff(state: &mut State, input: DiffInput) -> Result<Value, 
     scopes.add_crds(input.desired.iter().chain(&input.live));
     let mut diff_input =
         request_diff_input(state, &input.desired, &input.live, app, settings, &scopes);
+    // As `gitops-core diff --dry-run`: dry-run answers turn server-side diff on.
+    if !input.dry_runs.is_empty() {
+        diff_input = diff_input.with_dry_runs(&input.dry_runs);
+    }
+    if let Some(openapi) = &input.openapi {
+        diff_input = diff_input.with_openapi(openapi);
+    }
     // The compiled rules serve only requests that bring neither their own app nor settings.
     if input.app.is_none()
         && input.settings.is_none()

@@ -384,6 +384,17 @@ pub struct DiffParams {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(schema_with = "optional_object_schema")]
     pub argocd_cm: Option<Value>,
+    /// The API server's answers to `kubectl apply --server-side --dry-run=server` of desired
+    /// objects, matched by identity, for server-side diff (as `gitops-core diff --dry-run`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(schema_with = "objects_schema")]
+    pub dry_runs: Vec<Value>,
+    /// The cluster's OpenAPI v2 document (or its CRDs' `definitions`), the schema of custom
+    /// resources for server-side diff. Compiled for this request only and dropped with it:
+    /// the server keeps no schema between requests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "optional_object_schema")]
+    pub openapi: Option<Value>,
 }
 
 /// `health` params: the inputs of `gitops-core health`.

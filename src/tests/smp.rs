@@ -239,6 +239,7 @@ fn run_case(case: &Value) {
             }
         }
         "openapi" | "schema" => {
+            let compiled;
             let mut t = if op == "schema" {
                 let def = case["definition"].as_str().unwrap_or_default();
                 crate::schema::definition(def)
@@ -246,7 +247,9 @@ fn run_case(case: &Value) {
             } else {
                 let doc = load(case, "schema").unwrap_or_else(|| panic!("{name}: schema"));
                 let (g, v, k) = gvk_of_case(case, &doc);
-                crate::schema::lookup_in_openapi(&doc, &g, &v, &k)
+                compiled = crate::schema::OpenApiSchema::compile(&doc);
+                compiled
+                    .lookup(&g, &v, &k)
                     .unwrap_or_else(|| panic!("{name}: no type for {g}/{v} {k}"))
             };
             // `a.b[].c`: struct fields, `[]` steps into list items.
