@@ -308,7 +308,7 @@ fn health(
     if same_status && status == "Unknown" {
         // The built-in rule alone failing (not the deletion rule, not a Go check).
         let builtin_fault = !from_module
-            && matches!(engine::health::builtin_rule(obj, now), Some(Err(e)) if e.to_string() == text(message));
+            && matches!(engine::health::builtin_rule(obj), Some(Err(e)) if e.to_string() == text(message));
         let argo_text = argo["message"].as_str().unwrap_or("");
         if let Some(class) = failure_class(&text(message), argo_text, builtin_fault) {
             found.insert(

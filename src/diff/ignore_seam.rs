@@ -116,12 +116,9 @@ impl<'a> AppNormalizer<'a> {
             known_types.insert((group, kind), o.known_type_fields.clone());
         }
         // The built-in Rollout entry, unless the user configured Rollout.
-        known_types.entry(("argoproj.io".into(), "Rollout".into())).or_insert_with(|| {
-            vec![KnownTypeField {
-                field: "spec.template.spec".into(),
-                type_: "core/v1/PodSpec".into(),
-            }]
-        });
+        known_types
+            .entry(("argoproj.io".into(), "Rollout".into()))
+            .or_insert_with(|| crate::ignore::default_known_type_fields("argoproj.io", "Rollout"));
         Ok(AppNormalizer { ignore, known_types, limit: std::sync::Mutex::default() })
     }
 }

@@ -95,25 +95,24 @@ pub use mask::{MASK_ANNOTATION_VALUE, hide_secret_data};
 pub use pipeline::diff;
 pub use respect::{RespectedTarget, respect_ignore_differences};
 
-/// Seams between the parts of the diff engine (crate-internal).
-#[allow(unused_imports)]
+/// The diff engine's defaulting, for the conformance runner of `src/tests/smp.rs`.
+#[cfg(test)]
+pub(crate) use self::defaults::apply_defaults;
+
+/// Seams between the parts of the diff engine, for the rest of the crate.
 pub(crate) use self::{
-    defaults::apply_defaults,
-    error::PatchFailure,
-    merge_patch::{
-        apply_merge_patch, remove_list_fields, remove_map_fields, three_way_json_merge_patch,
-    },
-    normalize::remove_namespace_annotation,
-    predict::three_way_predict,
-    quantity::canonical_quantity,
-    remarshal::{
-        Decode, base64_decode, base64_encode, default_known_type_fields, json_round_trip,
-        normalize_known_types, remarshal, typed_round_trip,
-    },
-    smp::{
-        apply_strategic_patch, apply_typed, is_builtin, three_way_strategic_patch, three_way_typed,
-        two_way_strategic_patch, two_way_typed,
-    },
+    merge_patch::three_way_json_merge_patch, remarshal::normalize_known_types,
+    smp::three_way_strategic_patch,
+};
+
+/// The diff engine's parts, for the conformance runners of `src/tests/` and the fuzz targets'
+/// invariants (`crate::fuzzing`).
+#[cfg(any(test, feature = "fuzzing"))]
+pub(crate) use self::smp::{apply_strategic_patch, two_way_strategic_patch};
+#[cfg(test)]
+pub(crate) use self::{
+    error::PatchFailure, merge_patch::apply_merge_patch, normalize::remove_namespace_annotation,
+    predict::three_way_predict, quantity::canonical_quantity, remarshal::remarshal,
 };
 
 /// The field manager Argo CD applies with (`common.ArgoCDSSAManager`).

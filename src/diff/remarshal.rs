@@ -10,7 +10,6 @@
 //! dropped). Deliberate simplification: absent non-`omitempty` fields are not synthesised
 //! as zero values (the outputs are only ever compared after `RemoveMapFields` or as two
 //! sides that are both normalised the same way).
-#![allow(dead_code)] // crate-internal seams of the diff pipeline; not every one is wired yet
 
 use std::borrow::Cow;
 
@@ -547,19 +546,6 @@ pub(crate) fn normalize_known_types(
     Ok(())
 }
 
-/// The built-in known-type fields Argo CD adds for a group/kind when the user configured
-/// none for it: `argoproj.io/Rollout: spec.template.spec → core/v1/PodSpec`.
-pub(crate) fn default_known_type_fields(group: &str, kind: &str) -> Vec<KnownTypeField> {
-    if group == "argoproj.io" && kind == "Rollout" {
-        vec![KnownTypeField {
-            field: "spec.template.spec".to_owned(),
-            type_: "core/v1/PodSpec".to_owned(),
-        }]
-    } else {
-        Vec::new()
-    }
-}
-
 #[derive(Clone, Copy)]
 enum KnownType {
     Typed(TypeRef<'static>),
@@ -817,7 +803,7 @@ mod tests {
     #[test]
     fn rollout_is_preconfigured() {
         // N19: argoproj.io/Rollout gets spec.template.spec as a PodSpec unless configured.
-        let fields = default_known_type_fields("argoproj.io", "Rollout");
+        let fields = crate::ignore::default_known_type_fields("argoproj.io", "Rollout");
         assert_eq!(
             fields,
             vec![KnownTypeField {
@@ -825,7 +811,7 @@ mod tests {
                 type_: "core/v1/PodSpec".into()
             }]
         );
-        assert!(default_known_type_fields("argoproj.io", "AnalysisRun").is_empty());
+        assert!(crate::ignore::default_known_type_fields("argoproj.io", "AnalysisRun").is_empty());
         let mut rollout = json!({"apiVersion": "argoproj.io/v1alpha1", "kind": "Rollout",
             "spec": {"template": {"spec": {"containers": [{"name": "c", "resources": {"limits": {"cpu": 0.5}}}]}}}});
         normalize_known_types(&mut rollout, &fields).expect("normalises");

@@ -541,11 +541,7 @@ impl IgnoreNormalizer {
         });
         match found {
             Some((_, o)) => o.known_type_fields.clone(),
-            None if obj.group == "argoproj.io" && obj.kind == "Rollout" => vec![KnownTypeField {
-                field: "spec.template.spec".to_string(),
-                type_: "core/v1/PodSpec".to_string(),
-            }],
-            None => Vec::new(),
+            None => default_known_type_fields(&obj.group, &obj.kind),
         }
     }
 
@@ -642,6 +638,21 @@ fn jq_step(source: &RuleSource, expr: &str) -> Result<Step, IgnoreError> {
 #[cfg(not(feature = "jq"))]
 fn jq_step(source: &RuleSource, expr: &str) -> Result<Step, IgnoreError> {
     Err(IgnoreError::JqUnavailable { rule: source.to_string(), expression: shown(expr) })
+}
+
+/// The known-type fields Argo CD gives a group and kind the user configured none for:
+/// `argoproj.io/Rollout`'s `spec.template.spec` is a `core/v1/PodSpec`
+/// (Argo CD 3.6.2 util/argo/normalizers/knowntypes_normalizer.go,
+/// `ensureDefaultCRDsConfigured`).
+pub(crate) fn default_known_type_fields(group: &str, kind: &str) -> Vec<KnownTypeField> {
+    if group == "argoproj.io" && kind == "Rollout" {
+        vec![KnownTypeField {
+            field: "spec.template.spec".to_owned(),
+            type_: "core/v1/PodSpec".to_owned(),
+        }]
+    } else {
+        Vec::new()
+    }
 }
 
 #[cfg(test)]

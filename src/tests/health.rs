@@ -347,7 +347,7 @@ fn argo_cd_3_6(t: &mut Tally) {
                 continue;
             }
             let obj = object(&format!("health/argo-cd-3.6/{rel}/{input}"));
-            let got = match health::builtin_rule(&obj, 0) {
+            let got = match health::builtin_rule(&obj) {
                 None => "no built-in rule".to_string(),
                 Some(Ok(out)) => match out.health {
                     Some(h) => format!("{:?} {:?}", h.status, h.message),
