@@ -290,7 +290,6 @@ fn text(v: &Value) -> String {
 fn health(
     key: &str,
     obj: &Value,
-    now: i64,
     ours: &Value,
     argo: &Value,
     from_module: bool,
@@ -419,7 +418,7 @@ fn compare_case(
     // Health where one of Argo CD's scripts is in charge; a kind it checks in Go is the
     // `health` area's.
     if b["scripted"] == true {
-        health(key, obj, now, &ours.health(obj, now), &b["health"], from_module, &mut found);
+        health(key, obj, &ours.health(obj, now), &b["health"], from_module, &mut found);
     }
 
     let list = ours.list(obj, now);

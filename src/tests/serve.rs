@@ -12,8 +12,16 @@ use crate::protocol::{Response, Server, json_schema};
 
 use super::support::{read, selected, testdata};
 
-#[path = "transcript.rs"]
-mod transcript;
+use gitops_core_testkit::transcript;
+
+/// Whether this build has a feature a conversation needs (`# needs: jq, lua`).
+fn has_feature(feature: &str) -> bool {
+    match feature {
+        "jq" => cfg!(feature = "jq"),
+        "lua" => cfg!(feature = "lua"),
+        _ => true,
+    }
+}
 
 /// `$BUILTIN_HEALTH_KINDS` of the conversations: the kinds as JSON.
 fn builtin_kinds() -> String {
@@ -37,7 +45,7 @@ fn conversations() {
             continue;
         }
         let script = transcript::Transcript::parse(&read(&format!("serve/{name}")));
-        if !script.runnable() {
+        if !script.runnable(has_feature) {
             continue;
         }
         let mut server = Server::new();
