@@ -1,4 +1,5 @@
-//! An application's comparison end to end (spec §2) and the sync-status roll-up (§10).
+//! An application's comparison end to end and the sync-status roll-up (Argo CD
+//! 3.6.2 controller/state.go `CompareAppState`).
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -353,7 +354,7 @@ fn tracking_id(app: &str, r: &ObjectRef, destination_namespace: &str) -> String 
 }
 
 /// Compares an application's desired objects with its live objects, as Argo CD's
-/// `CompareAppState` (spec §2, §10).
+/// `CompareAppState` (Argo CD 3.6.2 controller/state.go).
 ///
 /// Desired objects get the destination namespace (namespaced kinds) and the app's tracking
 /// label or annotation; duplicates keep the last one (with a `RepeatedResourceWarning`);

@@ -1,8 +1,9 @@
-//! Kubernetes defaulting of built-in types (spec diff.md §6.6), applied to untyped JSON the
-//! way Argo CD applies it (§3.1 step 4): the object is decoded leniently into its type
-//! (`T0`, unknown fields dropped), the defaulters run on a copy (`T1`), and the two-way
-//! strategic patch `T0 → T1` is applied onto the untyped object, so unknown fields survive.
-//! An object that does not decode as its type (a type mismatch) is returned unchanged.
+//! Kubernetes defaulting of built-in types (gitops-engine pkg/diff/diff.go
+//! `generateSchemeDefaultPatch`: the scheme's `SetDefaults_*`), applied to untyped JSON the way
+//! Argo CD applies it (`applyPatch`): the object is decoded leniently into its type (`T0`, unknown
+//! fields dropped), the defaulters run on a copy (`T1`), and the two-way strategic patch `T0 → T1`
+//! is applied onto the untyped object, so unknown fields survive. An object that does not decode as
+//! its type (a type mismatch) is returned unchanged.
 //!
 //! The defaulters walk the typed object parent-first, like the generated
 //! `SetObjectDefaults_*` functions: each definition's `SetDefaults_*` runs before those of

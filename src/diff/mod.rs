@@ -4,12 +4,13 @@
 //! Two entry points:
 //!
 //! - [`diff`] compares one desired object with one live object, as gitops-engine's `Diff`.
-//! - [`diff_app`] runs Argo CD's comparison of a whole application (spec §2): namespace
-//!   defaulting, hooks, tracking, pairing, ignore rules, per-resource diffs and the sync status
-//!   roll-up of spec §10, with Secrets masked in every rendered object.
+//! - [`diff_app`] runs Argo CD's comparison of a whole application (Argo CD 3.6.2
+//!   controller/state.go `CompareAppState`): namespace defaulting, hooks, tracking, pairing, ignore
+//!   rules, per-resource diffs and the sync status roll-up of `CompareAppState`, with Secrets
+//!   masked in every rendered object.
 //!
-//! The pieces are public too: [`hide_secret_data`] (spec §9), [`line_diff`] (what
-//! `argocd app diff` prints).
+//! The pieces are public too: [`hide_secret_data`] (gitops-engine pkg/diff/diff.go
+//! `HideSecretData`), [`line_diff`] (what `argocd app diff` prints).
 //!
 //! # Examples
 //!
@@ -128,8 +129,8 @@ pub trait Normalizer {
     fn normalize(&self, obj: &mut Value);
 }
 
-/// How one diff is computed (spec §1.2). [`DiffOptions::default`] is Argo CD's default for a
-/// client-side comparison: three-way with last-applied, two-way otherwise.
+/// How one diff is computed (gitops-engine pkg/diff/diff_options.go). [`DiffOptions::default`] is
+/// Argo CD's default for a client-side comparison: three-way with last-applied, two-way otherwise.
 #[derive(Clone, Copy)]
 #[non_exhaustive]
 pub struct DiffOptions<'a> {
@@ -228,7 +229,7 @@ impl<'a> DiffOptions<'a> {
     }
 }
 
-/// Which algorithm produced a result (spec §0).
+/// Which algorithm produced a result (gitops-engine pkg/diff/diff.go `Diff`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]

@@ -1,5 +1,6 @@
 //! `resource.Quantity` parsing and canonical formatting, and Go `time.Duration` parsing and
-//! `String()` formatting (spec diff.md §4.5).
+//! `String()` formatting (k8s.io/apimachinery v0.37.0 pkg/api/resource/quantity.go
+//! `Quantity.String`, as Argo CD 3.6.2 links it).
 //!
 //! A quantity is held exactly as `mantissa × 10^-scale` (after parsing, values finer than
 //! nano are rounded up to nano, as apimachinery does), plus the suffix family it was written

@@ -1,5 +1,6 @@
-//! Type-driven canonicalisation of built-in kinds (spec diff.md §4.4) and the known-types
-//! normaliser (§4.5): quantities, int-or-string, durations, omitempty.
+//! Type-driven canonicalisation of built-in kinds (gitops-engine pkg/diff/diff.go `remarshal`) and
+//! the known-types normaliser (Argo CD 3.6.2 util/argo/normalizers/knowntypes_normalizer.go):
+//! quantities, int-or-string, durations, omitempty.
 //!
 //! Both run a "typed round trip": the JSON is decoded against the schema the way Go's
 //! `encoding/json` decodes into the k8s.io/api structs and encoded back. The round trip is

@@ -1,10 +1,11 @@
 //! Strategic merge patch (apimachinery `strategicpatch`): creating two- and three-way patches
 //! and applying them, driven by the merge keys and strategies of `crate::schema`.
 //!
-//! Creation follows spec diff.md §3.2 (`diffMaps`, `diffLists`, `$retainKeys`,
-//! `$setElementOrder`, `$deleteFromPrimitiveList`, deletions as `$patch: delete`), the
-//! three-way patch is the merge of the deletions patch with the delta patch (§3.2,
-//! `overwrite=true`: no conflict check), and application follows §3.3.
+//! Creation follows k8s.io/apimachinery v0.37.0 pkg/util/strategicpatch/patch.go (`diffMaps`,
+//! `diffLists`, `$retainKeys`, `$setElementOrder`, `$deleteFromPrimitiveList`, deletions as
+//! `$patch: delete`), the three-way patch is the merge of the deletions patch with the delta patch
+//! (patch.go `CreateThreeWayMergePatch`, `overwrite=true`: no conflict check), and application
+//! follows patch.go `StrategicMergePatch`.
 //!
 //! Deliberate difference: a field the schema does not know (the table is Kubernetes 1.37
 //! with the Go facts of k8s.io/api v0.37.0; a field newer than that) is treated as untyped
@@ -31,8 +32,9 @@ fn directive_field<'a>(key: &'a str, prefix: &str) -> Option<&'a str> {
     key.split_once('/').filter(|(head, _)| *head == prefix).map(|(_, field)| field)
 }
 
-/// Whether `group/version, kind` is a type registered in client-go's scheme (built-in), so
-/// that kubectl uses a strategic merge patch for it (spec diff.md §3.1, §6.3).
+/// Whether `group/version, kind` is a type registered in client-go's scheme (built-in), so that
+/// kubectl uses a strategic merge patch for it (gitops-engine pkg/diff/diff.go
+/// `threeWayMergePatch`).
 pub(crate) fn is_builtin(group: &str, version: &str, kind: &str) -> bool {
     schema::is_builtin(group, version, kind)
 }

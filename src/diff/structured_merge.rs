@@ -1,6 +1,8 @@
-//! Prediction by field ownership: structured-merge diff (spec §5.1) and the pure part of
-//! server-side diff from a host-provided dry-run result (§5.2), built on the field sets of
-//! `metadata.managedFields` (`crate::managed_fields`) and a schema of the object's type.
+//! Prediction by field ownership: structured-merge diff (sigs.k8s.io/structured-merge-diff v6, as
+//! gitops-engine releases before v3.6.2 ran it in `StructuredMergeDiff`) and the pure part of
+//! server-side diff from a host-provided dry-run result (gitops-engine pkg/diff/diff.go
+//! `serverSideDiff`, `removeWebhookMutation`), built on the field sets of `metadata.managedFields`
+//! (`crate::managed_fields`) and a schema of the object's type.
 //!
 //! Structured merge needs to know which lists are associative (and by which keys) or sets,
 //! and which maps and structs are atomic. [`SmdSchema`] answers from the generated
@@ -438,7 +440,7 @@ fn same_hub(a: &str, b: &str) -> bool {
     a == b || (a == "extensions" && MOVED.contains(&b)) || (b == "extensions" && MOVED.contains(&a))
 }
 
-/// An entry's field set at `api_version` (spec §5.1: structured merge converts every
+/// An entry's field set at `api_version` (structured-merge-diff converts every
 /// manager's fields to the applied version through the internal hub version). `None` when
 /// the recorded version cannot be converted (a custom resource, or a version or kind the
 /// registered types lack): structured-merge-diff then drops the manager, so the entry owns
@@ -569,8 +571,8 @@ fn orphaned_struct_fields(
     }
 }
 
-/// Structured-merge diff (spec §5.1): server-side apply of `config` onto `live` as the
-/// manager `argocd-controller` with force, emulated from live's managed fields.
+/// Structured-merge diff (sigs.k8s.io/structured-merge-diff v6): server-side apply of `config` onto
+/// `live` as the manager `argocd-controller` with force, emulated from live's managed fields.
 ///
 /// The merged object is live with config merged in (by the schema of [`SmdSchema`]), minus
 /// what Argo CD applied last time (its `Apply` entry), no longer applies, and no other
@@ -653,7 +655,8 @@ pub(crate) fn structured_merge_diff(
     Ok(finish(out(live.clone(), "live")?, predicted, DiffMode::StructuredMerge))
 }
 
-/// Server-side diff from the host's dry-run result (spec §5.2 steps 3–6).
+/// Server-side diff from the host's dry-run result (gitops-engine pkg/diff/diff.go
+/// `serverSideDiff`, `removeWebhookMutation`).
 pub(crate) fn server_side_diff(
     config: &Value,
     live: &Value,

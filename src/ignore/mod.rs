@@ -14,7 +14,7 @@
 //! (unless turned off with [`IgnoreNormalizer::with_annotation`]); the app diff and
 //! [`respect_ignore_differences`](crate::diff::respect_ignore_differences) apply it.
 //!
-//! ## Matching (spec diff.md §7.3)
+//! ## Matching (Argo CD 3.6.2 util/argo/normalizers/diff_normalizer.go `NewIgnoreNormalizer`)
 //!
 //! Two matchers exist, as in Argo CD:
 //!
@@ -30,7 +30,7 @@
 //! their keys. Argo CD walks the overrides in Go map order, which is unspecified; the order
 //! only matters for index-based pointers that two overrides both name.
 //!
-//! ## Removing fields (§7.4)
+//! ## Removing fields (diff_normalizer.go `ignoreNormalizer.Normalize`)
 //!
 //! A JSON pointer removes like a JSON Patch `remove` in evanphx/json-patch: `~1` is `/`, `~0`
 //! is `~`, negative array indices count from the end, and a missing path removes nothing.
@@ -197,7 +197,7 @@ impl std::fmt::Display for RuleSource {
     }
 }
 
-/// Which objects a rule applies to (the glob matcher of §7.3).
+/// Which objects a rule applies to (the glob matcher of diff_normalizer.go `NewIgnoreNormalizer`).
 #[derive(Debug, Clone)]
 struct Selector {
     group: Pattern,

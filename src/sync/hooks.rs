@@ -1,4 +1,5 @@
-//! Hook annotations (§2.3), delete policies (§2.4) and the annotation CSV rules.
+//! Hook annotations (gitops-engine pkg/sync/hook/hook.go `Types`), delete policies
+//! (pkg/sync/hook/delete_policy.go `DeletePolicies`) and the annotation CSV rules.
 //!
 //! Argo CD reads two families of annotations: its own `argocd.argoproj.io/hook*` and Helm's
 //! `helm.sh/hook*`. The Argo CD hook annotation, when present, wins over Helm's.
@@ -273,9 +274,10 @@ pub fn delete_policies(obj: &Value) -> Vec<HookDeletePolicy> {
     out
 }
 
-/// Whether an object is a PreDelete/PostDelete hook only, which the controller keeps out of a
-/// sync (§1.1 step 3): the Argo CD types include `PreDelete`/`PostDelete` or the Helm types
-/// `pre-delete`/`post-delete`, and there is no sync-phase type.
+/// Whether an object is a PreDelete/PostDelete hook only, which the controller keeps out of a sync
+/// (Argo CD 3.6.2 controller/state.go `partitionTargetObjsForSync`): the Argo CD types include
+/// `PreDelete`/`PostDelete` or the Helm types `pre-delete`/`post-delete`, and there is no
+/// sync-phase type.
 pub fn is_deletion_hook_only(obj: &Value) -> bool {
     let argo = annotation_csv(obj, HOOK_ANNOTATION);
     let helm: Vec<&str> = annotation(obj, HELM_HOOK_ANNOTATION)

@@ -1,5 +1,6 @@
-//! Sync options (§3): app-level (`syncPolicy.syncOptions` or the operation's list) and
-//! per resource (`argocd.argoproj.io/sync-options`), resolved the way Argo CD resolves each.
+//! Sync options (gitops-engine pkg/sync/common/types.go, the `SyncOption*` constants): app-level
+//! (`syncPolicy.syncOptions` or the operation's list) and per resource
+//! (`argocd.argoproj.io/sync-options`), resolved the way Argo CD resolves each.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -84,7 +85,8 @@ pub fn prune_value<'a>(live: Option<&'a Value>, app: &'a AppOptions) -> Option<&
         .or_else(|| app.value("Prune"))
 }
 
-/// `Prune=false` resolved (§3): only the exact value `false` disables pruning.
+/// `Prune=false` resolved (gitops-engine pkg/sync/sync_context.go `getSyncTasks`): only the exact
+/// value `false` disables pruning.
 pub fn prune_disabled(live: Option<&Value>, app: &AppOptions) -> bool {
     prune_value(live, app) == Some("false")
 }

@@ -91,7 +91,7 @@ impl Tally {
     }
 }
 
-/// Argo CD's gitops-engine testdata (spec §5).
+/// Argo CD's gitops-engine testdata (gitops-engine pkg/health/health_test.go).
 fn builtin(t: &mut Tally) {
     // gitops-engine's own test, which these cases come from, runs the Go checks alone: no Lua
     // script, so no built-in rule (a Knative Service has no health there; Argo CD's script

@@ -6,9 +6,9 @@
 //! expectations of that op:
 //!
 //! - `three-way`: `config`/`live` (inline or `config_file`/`live_file` below `testdata/`,
-//!   optionally changed by the RFC 7386 `config_patch`), run through Argo CD's three-way diff
-//!   as spec diff.md §3.1 describes it (remarshal, last-applied from live or two-way,
-//!   namespace/annotations removal, SMP or JSON merge patch, defaults); expects `modified`
+//!   optionally changed by the RFC 7386 `config_patch`), run through Argo CD's three-way diff as
+//!   gitops-engine pkg/diff/diff.go `ThreeWayDiff` runs it (remarshal, last-applied from live or
+//!   two-way, namespace/annotations removal, SMP or JSON merge patch, defaults); expects `modified`
 //!   and optionally `predicted`/`normalized_live` values at RFC 6901 pointers.
 //! - `strategic-patch`: `original`, `config`, `live` → the exact three-way `patch`
 //!   and/or the `predicted` document.
@@ -68,7 +68,8 @@ fn normalize(obj: &mut Value) {
     }
 }
 
-/// Argo CD's three-way diff (spec diff.md §3.1) on the crate's building blocks.
+/// Argo CD's three-way diff (gitops-engine pkg/diff/diff.go `ThreeWayDiff`) on the crate's building
+/// blocks.
 fn three_way_diff(config: &Value, live: &Value) -> Result<(bool, Value, Value), String> {
     let mut config = remarshal(config);
     let mut live = remarshal(live);
