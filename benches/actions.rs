@@ -20,8 +20,7 @@ use std::collections::BTreeMap;
 
 use gitops_core::actions::{ActionScripts, Actions};
 
-#[path = "support/testdata.rs"]
-mod support;
+use gitops_core_testkit::testdata as support;
 use support::{files, testdata};
 
 fn main() {

@@ -103,7 +103,7 @@ fn checked(kind_dir: &str, script: &str) -> Vec<(String, Value)> {
     let objects = fixtures(kind_dir);
     let engine = LuaEngine::default();
     for (name, obj) in &objects {
-        let rule = health::builtin_rule(obj, 0).expect("a rule").expect("no error");
+        let rule = health::builtin_rule(obj).expect("a rule").expect("no error");
         let lua = health::ScriptOutput::from(
             engine.eval_health(kind_dir, script, true, obj, 0).expect("runs"),
         );
@@ -123,7 +123,7 @@ fn names(kind_dir: &str) -> Vec<String> {
 /// The built-in rule on one object, per call.
 fn builtin(bencher: divan::Bencher, kind_dir: &str, script: &str, file: &str) {
     let obj = fixture(kind_dir, script, file);
-    bencher.bench_local(|| health::builtin_rule(divan::black_box(&obj), 0));
+    bencher.bench_local(|| health::builtin_rule(divan::black_box(&obj)));
 }
 
 /// The script on one object on a warm Lua engine, per call.

@@ -12,8 +12,7 @@ use gitops_core::diff::{self, AppDiffInput};
 use gitops_core::{Scopes, Settings};
 use serde_json::Value;
 
-#[path = "support/workload.rs"]
-mod support;
+use gitops_core_testkit::workload as support;
 use support::{RESOURCES, workload};
 
 fn main() {

@@ -19,8 +19,7 @@ use gitops_core::ignore::IgnoreNormalizer;
 use gitops_core::{IgnoreDifferences, Scopes, Settings};
 use serde_json::{Value, json};
 
-#[path = "support/workload.rs"]
-mod support;
+use gitops_core_testkit::workload as support;
 
 fn testdata(rel: &str) -> String {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata").join(rel);

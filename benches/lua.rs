@@ -17,8 +17,7 @@ fn main() {
     divan::main();
 }
 
-#[path = "support/testdata.rs"]
-mod support;
+use gitops_core_testkit::testdata as support;
 use support::testdata;
 
 struct Input {

@@ -7,8 +7,7 @@ use divan::counter::BytesCount;
 use divan::{Bencher, black_box};
 use serde_json::{Value, json};
 
-#[path = "support/workload.rs"]
-mod support;
+use gitops_core_testkit::workload as support;
 
 fn main() {
     divan::main();

@@ -17,8 +17,7 @@ use gitops_core::reconcile::{LiveChange, PreparedApp, app_health};
 use gitops_core::{Application, Scopes, Settings};
 use serde_json::{Value, json};
 
-#[path = "support/workload.rs"]
-mod support;
+use gitops_core_testkit::workload as support;
 
 const N: usize = 10_000;
 const CHANGED: usize = 10;

@@ -14,26 +14,42 @@ import subprocess
 import sys
 
 
+class Serve:
+    """A `gitops-core serve` process: requests in, responses out, its memory from /proc."""
+
+    def __init__(self, binary, *args):
+        self.process = subprocess.Popen([binary, "serve", *args],
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+
+    def call(self, request):
+        self.process.stdin.write((json.dumps(request, separators=(",", ":")) + "\n").encode())
+        self.process.stdin.flush()
+        response = json.loads(self.process.stdout.readline())
+        assert "result" in response, response
+        return response
+
+    def status(self, key):
+        """A line of /proc/PID/status in KiB (VmRSS now, VmHWM the peak)."""
+        with open(f"/proc/{self.process.pid}/status") as f:
+            for line in f:
+                if line.startswith(key):
+                    return int(line.split()[1])
+        return -1
+
+    def close(self):
+        self.process.stdin.close()
+        self.process.wait()
+
+
 def main():
     binary = sys.argv[1] if len(sys.argv) > 1 else "target/release/gitops-core"
     n = int(sys.argv[2]) if len(sys.argv) > 2 else 50000
     methods = (sys.argv[3] if len(sys.argv) > 3 else "diff,diff,plan,health").split(",")
-    server = subprocess.Popen([binary, "serve", "--max-request-bytes", str(256 << 20)],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-
-    def call(request):
-        server.stdin.write((json.dumps(request, separators=(",", ":")) + "\n").encode())
-        server.stdin.flush()
-        response = json.loads(server.stdout.readline())
-        assert "result" in response, response
-        return response
+    server = Serve(binary, "--max-request-bytes", str(256 << 20))
+    call = server.call
 
     def status(key):
-        with open(f"/proc/{server.pid}/status") as f:
-            for line in f:
-                if line.startswith(key):
-                    return int(line.split()[1]) // 1024
-        return -1
+        return server.status(key) // 1024
 
     def config_map(i, value):
         return {"apiVersion": "v1", "kind": "ConfigMap",
@@ -55,8 +71,7 @@ def main():
         call({"id": 2, "method": "hello"})
         print(f"after {method} of {n} objects: {status('VmRSS')} MB resident, "
               f"peak so far {status('VmHWM')} MB")
-    server.stdin.close()
-    server.wait()
+    server.close()
 
 
 if __name__ == "__main__":

@@ -17,8 +17,7 @@ use std::io::Write;
 
 use serde_json::{Value, json};
 
-#[path = "support/workload.rs"]
-mod support;
+use gitops_core_testkit::workload as support;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();

@@ -18,8 +18,7 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
 use serde_json::{Value, json};
 
-#[path = "../benches/support/workload.rs"]
-mod workload;
+use gitops_core_testkit::workload;
 
 #[path = "gen.rs"]
 mod generate;

@@ -290,7 +290,6 @@ fn text(v: &Value) -> String {
 fn health(
     key: &str,
     obj: &Value,
-    now: i64,
     ours: &Value,
     argo: &Value,
     from_module: bool,
@@ -308,7 +307,7 @@ fn health(
     if same_status && status == "Unknown" {
         // The built-in rule alone failing (not the deletion rule, not a Go check).
         let builtin_fault = !from_module
-            && matches!(engine::health::builtin_rule(obj, now), Some(Err(e)) if e.to_string() == text(message));
+            && matches!(engine::health::builtin_rule(obj), Some(Err(e)) if e.to_string() == text(message));
         let argo_text = argo["message"].as_str().unwrap_or("");
         if let Some(class) = failure_class(&text(message), argo_text, builtin_fault) {
             found.insert(
@@ -419,7 +418,7 @@ fn compare_case(
     // Health where one of Argo CD's scripts is in charge; a kind it checks in Go is the
     // `health` area's.
     if b["scripted"] == true {
-        health(key, obj, now, &ours.health(obj, now), &b["health"], from_module, &mut found);
+        health(key, obj, &ours.health(obj, now), &b["health"], from_module, &mut found);
     }
 
     let list = ours.list(obj, now);

@@ -3,8 +3,9 @@
 
 use serde_json::{Map, Value};
 
-/// Canonical JSON equality as Argo CD compares its serialised outputs (spec §6.4): object keys
-/// unordered, numbers by value (`2 == 2.0`), `null` distinct from absent.
+/// Canonical JSON equality as Argo CD compares its serialised outputs (gitops-engine
+/// pkg/diff/diff.go `buildDiffResult`, which compares the JSON bytes): object keys unordered,
+/// numbers by value (`2 == 2.0`), `null` distinct from absent.
 pub(crate) fn canonical_eq(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => {

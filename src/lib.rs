@@ -39,6 +39,9 @@
 pub mod actions;
 pub mod config;
 pub mod diff;
+// The fuzz targets' invariants panic by design: compiled only for the library's tests and for
+// `fuzz/` (the dev-only `fuzzing` feature), never into a build that ships.
+#[cfg(any(test, feature = "fuzzing"))]
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod glob;

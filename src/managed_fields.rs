@@ -1,8 +1,8 @@
-//! `metadata.managedFields` as field sets: the `fieldsV1` of each entry parsed into a
-//! [`FieldSet`] tree, the set algebra structured merge needs (union, difference, pruning of
-//! owned ancestors), finding the list item a path element names, removing a set from an
-//! object, and Argo CD's `managedFieldsManagers` normalization (spec diff.md §7.5, the one
-//! implementation).
+//! `metadata.managedFields` as field sets: the `fieldsV1` of each entry parsed into a [`FieldSet`]
+//! tree, the set algebra structured merge needs (union, difference, pruning of owned ancestors),
+//! finding the list item a path element names, removing a set from an object, and Argo CD's
+//! `managedFieldsManagers` normalization (Argo CD 3.6.2 util/argo/managedfields/managed_fields.go
+//! `Normalize`, the one implementation).
 //!
 //! Below both the diff engine (structured-merge and server-side diff, explanations) and the
 //! ignore engine (`managedFieldsManagers` rules): it knows JSON and field paths, not schemas
@@ -140,8 +140,8 @@ impl FieldSet {
         }
     }
 
-    /// Drops members that have a member strictly below them in `owned` (spec §5.2: ancestors of
-    /// owned leaves are not removed).
+    /// Drops members that have a member strictly below them in `owned` (gitops-engine
+    /// pkg/diff/diff.go `excludeManagerOwnedAncestors`: ancestors of owned leaves are not removed).
     pub(crate) fn exclude_owned_ancestors(&mut self, owned: &FieldSet) {
         if self.member && owned.children.values().any(|c| !c.is_empty()) {
             self.member = false;
@@ -154,7 +154,8 @@ impl FieldSet {
         self.children.retain(|_, v| !v.is_empty());
     }
 
-    /// Drops key fields of composite-key list elements (spec §5.2), so element identity stays.
+    /// Drops key fields of composite-key list elements (gitops-engine pkg/diff/diff.go
+    /// `filterOutCompositeKeyFields`), so element identity stays.
     pub(crate) fn exclude_composite_key_fields(&mut self) {
         for (k, v) in self.children.iter_mut() {
             if let PathElement::Key(keys) = k
@@ -310,7 +311,7 @@ pub(crate) fn managed_fields(obj: &Value) -> Result<Vec<Entry>, (String, String)
 }
 
 /// Argo CD's `managedFieldsNormalize` for `ignoreDifferences.managedFieldsManagers` (spec
-/// §7.5): every field that an entry of the live object's `metadata.managedFields` by one of
+/// `Normalize`): every field that an entry of the live object's `metadata.managedFields` by one of
 /// `managers` owns, and that holds different values in `live` and `desired`, is removed from
 /// both. Fields present on one side only are kept. Nothing changes when no entry belongs to
 /// a trusted manager, or the managed fields cannot be read.
@@ -329,8 +330,9 @@ pub fn normalize_managed_fields(live: &mut Value, config: &mut Value, managers: 
     let _ = trusted_managers_normalize(live, config, managers);
 }
 
-/// [`normalize_managed_fields`], returning whether an entry of a trusted manager was found.
-/// The one implementation of spec §7.5: the diff and the ignore engine both call it.
+/// [`normalize_managed_fields`], returning whether an entry of a trusted manager was found. The one
+/// implementation of util/argo/managedfields/managed_fields.go `Normalize`: the diff and the ignore
+/// engine both call it.
 pub(crate) fn trusted_managers_normalize(
     live: &mut Value,
     config: &mut Value,

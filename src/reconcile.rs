@@ -160,7 +160,7 @@ pub struct PreparedApp {
     /// The desired objects as given (health reads them).
     desired: Vec<Value>,
     dry_runs: Vec<Value>,
-    openapi: Option<Value>,
+    openapi: Option<crate::schema::OpenApiSchema>,
     flags: Flags,
     /// The compiled ignore rules, or the error that fails every comparison.
     rules: Result<IgnoreNormalizer, DiffError>,

@@ -1,4 +1,5 @@
-//! An application's comparison end to end (spec §2) and the sync-status roll-up (§10).
+//! An application's comparison end to end and the sync-status roll-up (Argo CD
+//! 3.6.2 controller/state.go `CompareAppState`).
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -76,7 +77,7 @@ pub struct AppDiffInput<'a> {
     pub ignore_rules: Option<&'a crate::ignore::IgnoreNormalizer>,
     /// The cluster's OpenAPI v2 document (or CRD definitions), for custom resources' list
     /// types in structured-merge and server-side diff ([`DiffOptions::openapi`]).
-    pub openapi: Option<&'a Value>,
+    pub openapi: Option<&'a crate::schema::OpenApiSchema>,
     /// Whether a desired object's `gitops-core.io/ignore-differences` annotation adds an
     /// ignore rule for that object (on by default). Lent rules built with
     /// `IgnoreNormalizer::with_annotation(false)` turn it off as well.
@@ -139,8 +140,8 @@ impl<'a> AppDiffInput<'a> {
     }
 
     /// Sets [`AppDiffInput::openapi`], the schema of custom resources.
-    pub fn with_openapi(mut self, document: &'a Value) -> Self {
-        self.openapi = Some(document);
+    pub fn with_openapi(mut self, schema: &'a crate::schema::OpenApiSchema) -> Self {
+        self.openapi = Some(schema);
         self
     }
 
@@ -398,7 +399,7 @@ fn tracking_id(app: &str, r: &ObjectRef, destination_namespace: &str) -> String 
 }
 
 /// Compares an application's desired objects with its live objects, as Argo CD's
-/// `CompareAppState` (spec §2, §10).
+/// `CompareAppState` (Argo CD 3.6.2 controller/state.go).
 ///
 /// Desired objects get the destination namespace (namespaced kinds) and the app's tracking
 /// label or annotation; duplicates keep the last one (with a `RepeatedResourceWarning`);

@@ -1,14 +1,14 @@
-//! Kubernetes defaulting of built-in types (spec diff.md §6.6), applied to untyped JSON the
-//! way Argo CD applies it (§3.1 step 4): the object is decoded leniently into its type
-//! (`T0`, unknown fields dropped), the defaulters run on a copy (`T1`), and the two-way
-//! strategic patch `T0 → T1` is applied onto the untyped object, so unknown fields survive.
-//! An object that does not decode as its type (a type mismatch) is returned unchanged.
+//! Kubernetes defaulting of built-in types (gitops-engine pkg/diff/diff.go
+//! `generateSchemeDefaultPatch`: the scheme's `SetDefaults_*`), applied to untyped JSON the way
+//! Argo CD applies it (`applyPatch`): the object is decoded leniently into its type (`T0`, unknown
+//! fields dropped), the defaulters run on a copy (`T1`), and the two-way strategic patch `T0 → T1`
+//! is applied onto the untyped object, so unknown fields survive. An object that does not decode as
+//! its type (a type mismatch) is returned unchanged.
 //!
 //! The defaulters walk the typed object parent-first, like the generated
 //! `SetObjectDefaults_*` functions: each definition's `SetDefaults_*` runs before those of
 //! the structs nested in it. Version-specific defaults (apps/v1beta1, extensions/v1beta1,
 //! admissionregistration v1beta1) use the object's own apiVersion.
-#![allow(dead_code)] // crate-internal seams of the diff pipeline; not every one is wired yet
 
 use std::borrow::Cow;
 
@@ -23,6 +23,7 @@ use crate::schema::{self, Scalar, Shape, TypeRef};
 /// Returns `obj` with the Kubernetes defaults of its built-in type applied; unknown kinds and
 /// objects that do not decode as their type are returned unchanged, and so is an object whose
 /// defaults patch cannot be made or applied (see [`apply_defaults_in_place`]).
+#[cfg(test)]
 pub(crate) fn apply_defaults(obj: &Value) -> Value {
     let mut v = obj.clone();
     // The object is left as it was when its defaults cannot be applied.
@@ -66,12 +67,12 @@ pub(crate) fn may_take_the_patch_path(obj: &Value) -> bool {
 }
 
 /// The schema type of a built-in object and its defaulting context.
-fn typed(obj: &Value) -> Option<(TypeRef, Ctx)> {
+fn typed(obj: &Value) -> Option<(TypeRef<'static>, Ctx)> {
     builtin_type(obj).map(|(t, g, v)| (t, Ctx::new(g, v)))
 }
 
 /// The schema type of a built-in object, with its group and version.
-fn builtin_type(obj: &Value) -> Option<(TypeRef, &str, &str)> {
+fn builtin_type(obj: &Value) -> Option<(TypeRef<'static>, &str, &str)> {
     let (g, v, k) = schema::gvk_of(obj)?;
     if !schema::is_builtin(g, v, k) {
         return None;

@@ -317,7 +317,7 @@ fn pointer(segs: &[Seg], live_side: bool) -> Option<String> {
 /// What a walk knows about lists: the Kubernetes schema of the object and the list kinds its
 /// `managedFields` record.
 struct Lists {
-    root: Option<TypeRef>,
+    root: Option<TypeRef<'static>>,
     inferred: InferredSchema,
 }
 
@@ -347,7 +347,7 @@ impl Lists {
     }
 }
 
-fn child_type(t: Option<TypeRef>, key: &str) -> Option<TypeRef> {
+fn child_type(t: Option<TypeRef<'static>>, key: &str) -> Option<TypeRef<'static>> {
     t.and_then(|t| t.child(key))
 }
 
@@ -374,7 +374,7 @@ fn find_keyed(list: &[Value], keys: &[String], key: &[(String, Value)]) -> Optio
 struct At<'a> {
     segs: Vec<Seg>,
     dotted: String,
-    t: Option<TypeRef>,
+    t: Option<TypeRef<'static>>,
     lists: &'a Lists,
 }
 

@@ -10,7 +10,8 @@ use crate::config::{IgnoreDifferences, KnownTypeField, Settings};
 use crate::ignore::AnnotationRule;
 use crate::object::ObjectRef;
 
-/// The app's ignore rules merged with `argocd-cm`'s (spec §7.3, §7.4).
+/// The app's ignore rules merged with `argocd-cm`'s (Argo CD 3.6.2
+/// util/argo/normalizers/diff_normalizer.go `NewIgnoreNormalizer`).
 pub(crate) struct IgnoreRules<'a> {
     inner: Compiled<'a>,
 }
@@ -55,8 +56,8 @@ impl<'a> IgnoreRules<'a> {
         self.compiled().normalize(obj)
     }
 
-    /// The merged `managedFieldsManagers` for an object (spec §7.3 lookup), then those its
-    /// own annotation rule names, without duplicates.
+    /// The merged `managedFieldsManagers` for an object (the lookup of `NewIgnoreNormalizer`), then
+    /// those its own annotation rule names, without duplicates.
     pub(crate) fn managers(&self, object: &ObjectRef, own: Option<&AnnotationRule>) -> Vec<String> {
         let mut out = self.compiled().managed_fields_managers(object);
         for m in own.iter().flat_map(|o| o.managed_fields_managers()) {
@@ -116,12 +117,9 @@ impl<'a> AppNormalizer<'a> {
             known_types.insert((group, kind), o.known_type_fields.clone());
         }
         // The built-in Rollout entry, unless the user configured Rollout.
-        known_types.entry(("argoproj.io".into(), "Rollout".into())).or_insert_with(|| {
-            vec![KnownTypeField {
-                field: "spec.template.spec".into(),
-                type_: "core/v1/PodSpec".into(),
-            }]
-        });
+        known_types
+            .entry(("argoproj.io".into(), "Rollout".into()))
+            .or_insert_with(|| crate::ignore::default_known_type_fields("argoproj.io", "Rollout"));
         Ok(AppNormalizer { ignore, known_types, limit: std::sync::Mutex::default() })
     }
 }

@@ -1,4 +1,4 @@
-//! Secret masking (spec §9, gitops-engine's `HideSecretData`).
+//! Secret masking (gitops-engine pkg/diff/diff.go `HideSecretData`).
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -1,7 +1,6 @@
 //! JSON merge patch (RFC 7386): create, apply, kubectl's three-way JSON merge with conflict
-//! detection (spec diff.md §3.1 generic path), and gitops-engine's RemoveMapFields /
-//! RemoveListFields (§3.4).
-#![allow(dead_code)] // crate-internal seams of the diff pipeline; not every one is wired yet
+//! detection (gitops-engine pkg/diff/diff.go `threeWayMergePatch`, for a kind the scheme lacks),
+//! and gitops-engine's RemoveMapFields / RemoveListFields (pkg/utils/json/json.go).
 
 use serde_json::{Map, Value};
 

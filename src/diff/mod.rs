@@ -4,12 +4,13 @@
 //! Two entry points:
 //!
 //! - [`diff`] compares one desired object with one live object, as gitops-engine's `Diff`.
-//! - [`diff_app`] runs Argo CD's comparison of a whole application (spec §2): namespace
-//!   defaulting, hooks, tracking, pairing, ignore rules, per-resource diffs and the sync status
-//!   roll-up of spec §10, with Secrets masked in every rendered object.
+//! - [`diff_app`] runs Argo CD's comparison of a whole application (Argo CD 3.6.2
+//!   controller/state.go `CompareAppState`): namespace defaulting, hooks, tracking, pairing, ignore
+//!   rules, per-resource diffs and the sync status roll-up of `CompareAppState`, with Secrets
+//!   masked in every rendered object.
 //!
-//! The pieces are public too: [`hide_secret_data`] (spec §9), [`line_diff`] (what
-//! `argocd app diff` prints).
+//! The pieces are public too: [`hide_secret_data`] (gitops-engine pkg/diff/diff.go
+//! `HideSecretData`), [`line_diff`] (what `argocd app diff` prints).
 //!
 //! # Examples
 //!
@@ -95,25 +96,24 @@ pub use mask::{MASK_ANNOTATION_VALUE, hide_secret_data};
 pub use pipeline::diff;
 pub use respect::{RespectedTarget, respect_ignore_differences};
 
-/// Seams between the parts of the diff engine (crate-internal).
-#[allow(unused_imports)]
+/// The diff engine's defaulting, for the conformance runner of `src/tests/smp.rs`.
+#[cfg(test)]
+pub(crate) use self::defaults::apply_defaults;
+
+/// Seams between the parts of the diff engine, for the rest of the crate.
 pub(crate) use self::{
-    defaults::apply_defaults,
-    error::PatchFailure,
-    merge_patch::{
-        apply_merge_patch, remove_list_fields, remove_map_fields, three_way_json_merge_patch,
-    },
-    normalize::remove_namespace_annotation,
-    predict::three_way_predict,
-    quantity::canonical_quantity,
-    remarshal::{
-        Decode, base64_decode, base64_encode, default_known_type_fields, json_round_trip,
-        normalize_known_types, remarshal, typed_round_trip,
-    },
-    smp::{
-        apply_strategic_patch, apply_typed, is_builtin, three_way_strategic_patch, three_way_typed,
-        two_way_strategic_patch, two_way_typed,
-    },
+    merge_patch::three_way_json_merge_patch, remarshal::normalize_known_types,
+    smp::three_way_strategic_patch,
+};
+
+/// The diff engine's parts, for the conformance runners of `src/tests/` and the fuzz targets'
+/// invariants (`crate::fuzzing`).
+#[cfg(any(test, feature = "fuzzing"))]
+pub(crate) use self::smp::{apply_strategic_patch, two_way_strategic_patch};
+#[cfg(test)]
+pub(crate) use self::{
+    error::PatchFailure, merge_patch::apply_merge_patch, normalize::remove_namespace_annotation,
+    predict::three_way_predict, quantity::canonical_quantity, remarshal::remarshal,
 };
 
 /// The field manager Argo CD applies with (`common.ArgoCDSSAManager`).
@@ -129,8 +129,8 @@ pub trait Normalizer {
     fn normalize(&self, obj: &mut Value);
 }
 
-/// How one diff is computed (spec §1.2). [`DiffOptions::default`] is Argo CD's default for a
-/// client-side comparison: three-way with last-applied, two-way otherwise.
+/// How one diff is computed (gitops-engine pkg/diff/diff_options.go). [`DiffOptions::default`] is
+/// Argo CD's default for a client-side comparison: three-way with last-applied, two-way otherwise.
 #[derive(Clone, Copy)]
 #[non_exhaustive]
 pub struct DiffOptions<'a> {
@@ -157,7 +157,7 @@ pub struct DiffOptions<'a> {
     /// merge and server-side diff read a custom resource's list types and atomic maps from
     /// it, as Argo CD reads them from the cluster's schema; without it they are inferred from
     /// the managed fields. Built-in kinds always use the generated Kubernetes schema.
-    pub openapi: Option<&'a Value>,
+    pub openapi: Option<&'a crate::schema::OpenApiSchema>,
 }
 
 impl Default for DiffOptions<'_> {
@@ -223,13 +223,13 @@ impl<'a> DiffOptions<'a> {
         self
     }
     /// Sets [`DiffOptions::openapi`], the schema of custom resources.
-    pub fn with_openapi(mut self, document: &'a Value) -> Self {
-        self.openapi = Some(document);
+    pub fn with_openapi(mut self, schema: &'a crate::schema::OpenApiSchema) -> Self {
+        self.openapi = Some(schema);
         self
     }
 }
 
-/// Which algorithm produced a result (spec §0).
+/// Which algorithm produced a result (gitops-engine pkg/diff/diff.go `Diff`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]

@@ -1,5 +1,7 @@
-//! Normalisation before comparing (spec §4.1–§4.3): resource tracking, creation timestamps,
-//! Secrets (`stringData` folded into `data`), aggregated roles, Endpoints ordering.
+//! Normalisation before comparing (Argo CD 3.6.2 util/argo/resource_tracking.go
+//! `resourceTracking.Normalize`; gitops-engine pkg/diff/diff.go `Normalize`, `NormalizeSecret`):
+//! resource tracking, creation timestamps, Secrets (`stringData` folded into `data`), aggregated
+//! roles, Endpoints ordering.
 
 use std::borrow::Cow;
 
@@ -52,9 +54,10 @@ fn group_kind(obj: &Value) -> (String, String) {
     (group.to_string(), obj.get("kind").and_then(Value::as_str).unwrap_or("").to_string())
 }
 
-/// `NormalizeSecret` (spec §4.3): `stringData` is base64-encoded into `data`, then `data` is
-/// decoded and re-encoded canonically (null and empty values become `""`; `{}` becomes null).
-/// A value that is not a string or not valid base64 leaves `data` as the first step made it.
+/// `NormalizeSecret` (gitops-engine pkg/diff/diff.go): `stringData` is base64-encoded into `data`,
+/// then `data` is decoded and re-encoded canonically (null and empty values become `""`; `{}`
+/// becomes null). A value that is not a string or not valid base64 leaves `data` as the first step
+/// made it.
 pub(crate) fn normalize_secret(obj: &mut Value) {
     let Some(map) = obj.as_object_mut() else { return };
     if let Some(Value::Object(string_data)) = map.get("stringData").cloned() {
@@ -140,7 +143,7 @@ fn str_of<'a>(v: &'a Value, key: &str) -> &'a str {
     v.get(key).and_then(Value::as_str).unwrap_or("")
 }
 
-/// `removeNamespaceAnnotation` (spec §3.1 step 1): drops `metadata.namespace`, and
+/// `removeNamespaceAnnotation` (gitops-engine pkg/diff/diff.go): drops `metadata.namespace`, and
 /// `metadata.annotations` when it is null or an empty map.
 pub(crate) fn remove_namespace_annotation(obj: &mut Value) {
     let Some(meta) = obj.get_mut("metadata").and_then(Value::as_object_mut) else { return };
@@ -155,7 +158,8 @@ pub(crate) fn remove_namespace_annotation(obj: &mut Value) {
     }
 }
 
-/// Resource-tracking normalisation (spec §4.1), applied to the live copy before diffing.
+/// Resource-tracking normalisation (Argo CD 3.6.2 util/argo/resource_tracking.go
+/// `resourceTracking.Normalize`), applied to the live copy before diffing.
 pub(crate) fn normalize_tracking(target: &Value, live: &mut Value, settings: &Settings) {
     if settings.tracking_method == TrackingMethod::Label {
         return;

@@ -1,4 +1,5 @@
-//! gitops-engine's `Diff` for one pair (spec §1.4, §2 "Diff itself", §3): choosing the
+//! gitops-engine's `Diff` for one pair (gitops-engine pkg/diff/diff.go `Diff`,
+//! `handleResourceCreateOrDeleteDiff`, `ThreeWayDiff`): choosing the
 //! algorithm, normalising both sides, three-way and two-way patches.
 
 use std::borrow::Cow;
@@ -16,13 +17,13 @@ use crate::schema;
 
 /// Compares a desired object with a live object, as gitops-engine's `Diff(config, live)`.
 ///
-/// Either side may be absent, not both. The algorithm is chosen as in spec §0: server-side
-/// diff when [`DiffOptions::server_side_diff`] is set, structured-merge diff when
-/// [`DiffOptions::structured_merge`] is set (Argo CD 3.6 no longer has it; a desired object
-/// whose `argocd.argoproj.io/sync-options` holds `ServerSideApply=true` is compared as any
-/// other when server-side diff is off), else a three-way diff with
-/// the live object's `kubectl.kubernetes.io/last-applied-configuration`, falling back to a
-/// two-way diff when there is none or the three-way patch fails.
+/// Either side may be absent, not both. The algorithm is chosen as in gitops-engine
+/// pkg/diff/diff.go `Diff`: server-side diff when [`DiffOptions::server_side_diff`] is set,
+/// structured-merge diff when [`DiffOptions::structured_merge`] is set (Argo CD 3.6 no longer has
+/// it; a desired object whose `argocd.argoproj.io/sync-options` holds `ServerSideApply=true` is
+/// compared as any other when server-side diff is off), else a three-way diff with the live
+/// object's `kubectl.kubernetes.io/last-applied-configuration`, falling back to a two-way diff when
+/// there is none or the three-way patch fails.
 ///
 /// # Errors
 ///

@@ -1,6 +1,7 @@
-//! Prediction by merge kind (spec diff.md §3.1): what the live object becomes when the desired
-//! object is applied with kubectl's three-way patch. Built-in kinds get a strategic merge
-//! patch and Kubernetes defaults on both sides; anything else a JSON merge patch.
+//! Prediction by merge kind (gitops-engine pkg/diff/diff.go `ThreeWayDiff`, `threeWayMergePatch`):
+//! what the live object becomes when the desired object is applied with kubectl's three-way patch.
+//! Built-in kinds get a strategic merge patch and Kubernetes defaults on both sides; anything else
+//! a JSON merge patch.
 
 use serde_json::Value;
 
@@ -32,13 +33,13 @@ impl Predicted {
     }
 }
 
-/// The patch-and-default core of Argo CD's `ThreeWayDiff` (spec diff.md §3.1 steps 1-2):
-/// `orig` (last-applied, or `config` in two-way mode), `config` and `live` are already
+/// The patch-and-default core of Argo CD's `ThreeWayDiff` (gitops-engine pkg/diff/diff.go, steps
+/// 1-2): `orig` (last-applied, or `config` in two-way mode), `config` and `live` are already
 /// remarshalled and normalised, and `orig` and `config` have been through
 /// `removeNamespaceAnnotation` (step 1). Built-in kinds (decided by `orig`'s GVK) get the
-/// StatefulSet `volumeClaimTemplates` workaround, a three-way strategic merge patch computed
-/// from the borrowed objects and applied to one working copy of live, and Kubernetes defaults
-/// applied in place on both sides; anything else gets the three-way JSON merge patch against
+/// StatefulSet `volumeClaimTemplates` workaround, a three-way strategic merge patch computed from
+/// the borrowed objects and applied to one working copy of live, and Kubernetes defaults applied in
+/// place on both sides; anything else gets the three-way JSON merge patch against
 /// `RemoveMapFields(orig, live)`. `Modified` is the canonical inequality of live and the
 /// prediction.
 ///

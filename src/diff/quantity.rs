@@ -1,10 +1,10 @@
 //! `resource.Quantity` parsing and canonical formatting, and Go `time.Duration` parsing and
-//! `String()` formatting (spec diff.md §4.5).
+//! `String()` formatting (k8s.io/apimachinery v0.37.0 pkg/api/resource/quantity.go
+//! `Quantity.String`, as Argo CD 3.6.2 links it).
 //!
 //! A quantity is held exactly as `mantissa × 10^-scale` (after parsing, values finer than
 //! nano are rounded up to nano, as apimachinery does), plus the suffix family it was written
 //! in, which decides the canonical form.
-#![allow(dead_code)] // crate-internal seams of the diff pipeline; not every one is wired yet
 
 /// The suffix family of a quantity.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -131,11 +131,6 @@ impl Quantity {
             scale = MAX_SCALE;
         }
         Ok(Quantity { mantissa, scale, format })
-    }
-
-    /// Whether the value is zero.
-    pub(crate) fn is_zero(&self) -> bool {
-        self.mantissa == 0
     }
 
     /// `Quantity.RoundUp(scale)` to `places` decimal places (e.g. 3 for milli).
@@ -282,7 +277,7 @@ mod tests {
         let q = Quantity::parse("0.0001").expect("parse");
         assert_eq!(q.round_up(3).canonical(), "1m");
         assert_eq!(Quantity::parse("1.5").expect("parse").round_up(3).canonical(), "1500m");
-        assert!(Quantity::parse("0").expect("parse").is_zero());
+        assert_eq!(Quantity::parse("0").expect("parse").mantissa, 0);
     }
 
     #[test]

@@ -1,5 +1,6 @@
-//! Type-driven canonicalisation of built-in kinds (spec diff.md §4.4) and the known-types
-//! normaliser (§4.5): quantities, int-or-string, durations, omitempty.
+//! Type-driven canonicalisation of built-in kinds (gitops-engine pkg/diff/diff.go `remarshal`) and
+//! the known-types normaliser (Argo CD 3.6.2 util/argo/normalizers/knowntypes_normalizer.go):
+//! quantities, int-or-string, durations, omitempty.
 //!
 //! Both run a "typed round trip": the JSON is decoded against the schema the way Go's
 //! `encoding/json` decodes into the k8s.io/api structs and encoded back. The round trip is
@@ -10,7 +11,6 @@
 //! dropped). Deliberate simplification: absent non-`omitempty` fields are not synthesised
 //! as zero values (the outputs are only ever compared after `RemoveMapFields` or as two
 //! sides that are both normalised the same way).
-#![allow(dead_code)] // crate-internal seams of the diff pipeline; not every one is wired yet
 
 use std::borrow::Cow;
 
@@ -398,7 +398,11 @@ pub(crate) fn typed_round_trip_cow<'v>(
 }
 
 /// A list element or map value of [`typed_round_trip_cow`]: null decodes as the zero value.
-fn element_cow(e: &Value, t: TypeRef, mode: Decode) -> Result<Cow<'_, Value>, PatchFailure> {
+fn element_cow<'v>(
+    e: &'v Value,
+    t: TypeRef<'_>,
+    mode: Decode,
+) -> Result<Cow<'v, Value>, PatchFailure> {
     if e.is_null() { Ok(Cow::Owned(zero_value(t))) } else { typed_round_trip_cow(e, t, mode) }
 }
 
@@ -543,22 +547,9 @@ pub(crate) fn normalize_known_types(
     Ok(())
 }
 
-/// The built-in known-type fields Argo CD adds for a group/kind when the user configured
-/// none for it: `argoproj.io/Rollout: spec.template.spec → core/v1/PodSpec`.
-pub(crate) fn default_known_type_fields(group: &str, kind: &str) -> Vec<KnownTypeField> {
-    if group == "argoproj.io" && kind == "Rollout" {
-        vec![KnownTypeField {
-            field: "spec.template.spec".to_owned(),
-            type_: "core/v1/PodSpec".to_owned(),
-        }]
-    } else {
-        Vec::new()
-    }
-}
-
 #[derive(Clone, Copy)]
 enum KnownType {
-    Typed(TypeRef),
+    Typed(TypeRef<'static>),
     Quantity,
     Duration,
 }
@@ -813,7 +804,7 @@ mod tests {
     #[test]
     fn rollout_is_preconfigured() {
         // N19: argoproj.io/Rollout gets spec.template.spec as a PodSpec unless configured.
-        let fields = default_known_type_fields("argoproj.io", "Rollout");
+        let fields = crate::ignore::default_known_type_fields("argoproj.io", "Rollout");
         assert_eq!(
             fields,
             vec![KnownTypeField {
@@ -821,7 +812,7 @@ mod tests {
                 type_: "core/v1/PodSpec".into()
             }]
         );
-        assert!(default_known_type_fields("argoproj.io", "AnalysisRun").is_empty());
+        assert!(crate::ignore::default_known_type_fields("argoproj.io", "AnalysisRun").is_empty());
         let mut rollout = json!({"apiVersion": "argoproj.io/v1alpha1", "kind": "Rollout",
             "spec": {"template": {"spec": {"containers": [{"name": "c", "resources": {"limits": {"cpu": 0.5}}}]}}}});
         normalize_known_types(&mut rollout, &fields).expect("normalises");

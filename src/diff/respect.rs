@@ -1,14 +1,14 @@
-//! `RespectIgnoreDifferences=true` (spec diff.md §8, Argo CD's `normalizeTargetResources`):
+//! `RespectIgnoreDifferences=true` (Argo CD 3.6.2 controller/sync.go `normalizeTargetResources`):
 //! before a sync applies the desired objects, the fields the ignore rules hide take their live
 //! values, so a sync does not undo what the rules tell the diff to ignore.
 //!
 //! For each pair of a target and its live object:
 //!
-//! 1. both are normalized as for the diff: resource tracking (§4.1), `managedFieldsManagers`,
-//!    then the JSON pointers and jq expressions, then the known types. The rule the target
-//!    declares in its `gitops-core.io/ignore-differences` annotation (unless the normalizer
-//!    has it turned off) counts as one more app rule for this pair, after the others; a live
-//!    object's annotation is never read, and an invalid one on the target is an error;
+//! 1. both are normalized as for the diff: resource tracking (util/argo/resource_tracking.go),
+//!    `managedFieldsManagers`, then the JSON pointers and jq expressions, then the known types. The
+//!    rule the target declares in its `gitops-core.io/ignore-differences` annotation (unless the
+//!    normalizer has it turned off) counts as one more app rule for this pair, after the others; a
+//!    live object's annotation is never read, and an invalid one on the target is an error;
 //! 2. the live values the normalization removed are computed as a patch from the normalized
 //!    live object to the live object, both without `status` (never copied): a three-way
 //!    strategic merge patch for built-in kinds, a JSON merge patch (RFC 7386) otherwise;
@@ -133,10 +133,10 @@ fn respect_one(n: &IgnoreNormalizer, target: &Value, live: &Value) -> Result<Val
     Ok(patched)
 }
 
-/// Argo CD's resource-tracking normalization (spec diff.md §4.1): with annotation tracking, a
-/// live object still carrying the app-instance label gets the target's tracking annotation
-/// when it has none, and loses the label when the target does not set it. CRDs are left
-/// alone.
+/// Argo CD's resource-tracking normalization (Argo CD 3.6.2 util/argo/resource_tracking.go
+/// `resourceTracking.Normalize`): with annotation tracking, a live object still carrying the
+/// app-instance label gets the target's tracking annotation when it has none, and loses the label
+/// when the target does not set it. CRDs are left alone.
 fn normalize_tracking(target: &mut Value, live: &mut Value, settings: &Settings) {
     if settings.tracking_method == TrackingMethod::Label {
         return;

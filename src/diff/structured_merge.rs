@@ -1,6 +1,8 @@
-//! Prediction by field ownership: structured-merge diff (spec §5.1) and the pure part of
-//! server-side diff from a host-provided dry-run result (§5.2), built on the field sets of
-//! `metadata.managedFields` (`crate::managed_fields`) and a schema of the object's type.
+//! Prediction by field ownership: structured-merge diff (sigs.k8s.io/structured-merge-diff v6, as
+//! gitops-engine releases before v3.6.2 ran it in `StructuredMergeDiff`) and the pure part of
+//! server-side diff from a host-provided dry-run result (gitops-engine pkg/diff/diff.go
+//! `serverSideDiff`, `removeWebhookMutation`), built on the field sets of `metadata.managedFields`
+//! (`crate::managed_fields`) and a schema of the object's type.
 //!
 //! Structured merge needs to know which lists are associative (and by which keys) or sets,
 //! and which maps and structs are atomic. [`SmdSchema`] answers from the generated
@@ -38,7 +40,7 @@ use crate::managed_fields::{
     Entry, FieldSet, PathElement, child_of, keys_compatible, leaf, managed_fields, remove_items,
 };
 use crate::object::{ObjectRef, split_api_version};
-use crate::schema::{self, ListType, Shape, TypeRef};
+use crate::schema::{self, ListType, OpenApiSchema, Shape, TypeRef};
 
 /// How a list merges.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -108,9 +110,9 @@ impl InferredSchema {
 /// Where a value sits: the dotted path of field names (what [`InferredSchema`] is keyed by)
 /// and its position in the generated schema, when the schema knows it.
 #[derive(Clone)]
-pub(crate) struct At {
+pub(crate) struct At<'s> {
     path: String,
-    ty: Option<TypeRef>,
+    ty: Option<TypeRef<'s>>,
 }
 
 /// What structured merge needs to know about an object's type: which lists are associative
@@ -119,17 +121,21 @@ pub(crate) struct At {
 /// walked from the object's kind through struct fields, list items and map values; where it
 /// has no answer (custom resources, untyped or unknown fields) the managed fields do
 /// ([`InferredSchema`]). Every list neither source calls associative or a set is atomic.
-pub(crate) struct SmdSchema {
-    root: Option<TypeRef>,
+pub(crate) struct SmdSchema<'s> {
+    root: Option<TypeRef<'s>>,
     inferred: InferredSchema,
     group: String,
     version: String,
 }
 
-impl SmdSchema {
+impl<'s> SmdSchema<'s> {
     /// The schema of `obj`'s kind: the generated one for a built-in kind, else the kind's
     /// definition in `openapi` (a custom resource), with `inferred` as the fallback.
-    pub(crate) fn new(obj: &Value, openapi: Option<&Value>, inferred: InferredSchema) -> SmdSchema {
+    pub(crate) fn new(
+        obj: &Value,
+        openapi: Option<&'s OpenApiSchema>,
+        inferred: InferredSchema,
+    ) -> SmdSchema<'s> {
         let gvk = schema::gvk_of(obj);
         let (group, version) = match gvk {
             Some((g, v, _)) => (g.to_owned(), v.to_owned()),
@@ -139,28 +145,28 @@ impl SmdSchema {
             if schema::is_builtin(g, v, k) {
                 schema::lookup(g, v, k)
             } else {
-                openapi.and_then(|doc| schema::lookup_in_openapi(doc, g, v, k))
+                openapi.and_then(|doc| doc.lookup(g, v, k))
             }
         });
         SmdSchema { root, inferred, group, version }
     }
 
-    fn root(&self) -> At {
+    fn root(&self) -> At<'s> {
         At { path: String::new(), ty: self.root }
     }
 
     /// The field `name` of an object (struct field or map value).
-    fn field(&self, at: &At, name: &str) -> At {
+    fn field(&self, at: &At<'s>, name: &str) -> At<'s> {
         At { path: join(&at.path, name), ty: at.ty.and_then(|t| t.child(name)) }
     }
 
     /// An item of a list.
-    fn item(&self, at: &At) -> At {
+    fn item(&self, at: &At<'s>) -> At<'s> {
         At { path: at.path.clone(), ty: at.ty.and_then(TypeRef::items) }
     }
 
     /// The schema position, when the schema says more than "anything goes".
-    fn typed(at: &At) -> Option<TypeRef> {
+    fn typed<'t>(at: &At<'t>) -> Option<TypeRef<'t>> {
         at.ty.filter(|t| t.shape() != Shape::Untyped)
     }
 
@@ -434,7 +440,7 @@ fn same_hub(a: &str, b: &str) -> bool {
     a == b || (a == "extensions" && MOVED.contains(&b)) || (b == "extensions" && MOVED.contains(&a))
 }
 
-/// An entry's field set at `api_version` (spec §5.1: structured merge converts every
+/// An entry's field set at `api_version` (structured-merge-diff converts every
 /// manager's fields to the applied version through the internal hub version). `None` when
 /// the recorded version cannot be converted (a custom resource, or a version or kind the
 /// registered types lack): structured-merge-diff then drops the manager, so the entry owns
@@ -565,8 +571,8 @@ fn orphaned_struct_fields(
     }
 }
 
-/// Structured-merge diff (spec §5.1): server-side apply of `config` onto `live` as the
-/// manager `argocd-controller` with force, emulated from live's managed fields.
+/// Structured-merge diff (sigs.k8s.io/structured-merge-diff v6): server-side apply of `config` onto
+/// `live` as the manager `argocd-controller` with force, emulated from live's managed fields.
 ///
 /// The merged object is live with config merged in (by the schema of [`SmdSchema`]), minus
 /// what Argo CD applied last time (its `Apply` entry), no longer applies, and no other
@@ -574,7 +580,7 @@ fn orphaned_struct_fields(
 pub(crate) fn structured_merge_diff(
     config: &Value,
     live: &Value,
-    openapi: Option<&Value>,
+    openapi: Option<&OpenApiSchema>,
     object: &ObjectRef,
 ) -> Result<DiffResult, DiffError> {
     let entries = managed_fields(live).map_err(|(path, message)| DiffError::ManagedFields {
@@ -649,7 +655,8 @@ pub(crate) fn structured_merge_diff(
     Ok(finish(out(live.clone(), "live")?, predicted, DiffMode::StructuredMerge))
 }
 
-/// Server-side diff from the host's dry-run result (spec §5.2 steps 3–6).
+/// Server-side diff from the host's dry-run result (gitops-engine pkg/diff/diff.go
+/// `serverSideDiff`, `removeWebhookMutation`).
 pub(crate) fn server_side_diff(
     config: &Value,
     live: &Value,
@@ -686,7 +693,7 @@ fn remove_webhook_mutation(
     predicted: &Value,
     live: &Value,
     manager: &str,
-    openapi: Option<&Value>,
+    openapi: Option<&OpenApiSchema>,
     object: &ObjectRef,
 ) -> Result<Value, DiffError> {
     let err = |path: &str, message: &str| DiffError::DryRun {

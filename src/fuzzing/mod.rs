@@ -1,5 +1,6 @@
 //! The invariants the fuzz targets in `fuzz/` check, one function per target, taking the raw
-//! fuzzer input. Not part of the supported API.
+//! fuzzer input. Not part of the supported API: compiled only for the library's tests and
+//! with the dev-only `fuzzing` feature, which `fuzz/Cargo.toml` turns on.
 //!
 //! They live in the library so that the fuzz targets and the replay test
 //! (`src/tests/fuzz_replay.rs`, which runs every input kept under `testdata/fuzz/<target>/`)
@@ -514,7 +515,8 @@ pub fn ignore_rules(data: &[u8]) {
 // ---------------------------------------------------------------------------------------
 // health_assess
 
-/// Every kind with a built-in check (and some versions it does not support).
+/// Every kind with a built-in (Go) check, some versions it does not support, and a kind with
+/// none. The kinds of the built-in rules come from their registry ([`health_kinds`]).
 const HEALTH_KINDS: &[(&str, &str)] = &[
     ("apps/v1", "Deployment"),
     ("apps/v1", "StatefulSet"),
@@ -536,6 +538,20 @@ const HEALTH_KINDS: &[(&str, &str)] = &[
     ("autoscaling/v2beta2", "HorizontalPodAutoscaler"),
     ("v1", "ConfigMap"),
 ];
+
+/// [`HEALTH_KINDS`], then one `apiVersion` and kind for each built-in rule, read from the
+/// rules' registry (`health::builtin_kinds`, the kinds' catalog), a wildcard folder (`_`)
+/// given a name it matches: adding a rule adds it to the fuzzed kinds.
+fn health_kinds() -> Vec<(String, String)> {
+    let native = HEALTH_KINDS.iter().map(|(a, k)| ((*a).to_owned(), (*k).to_owned()));
+    let rules = health::builtin_kinds().into_iter().filter_map(|folder| {
+        let (group, kind) = folder.rsplit_once('/')?;
+        let group = group.replace('_', "x");
+        let kind = if kind == "_" { "Any".to_owned() } else { kind.to_owned() };
+        Some((format!("{group}/v1"), kind))
+    });
+    native.chain(rules).collect()
+}
 
 /// Status fields the built-in checks read.
 const HEALTH_KEYS: &[&str] = &[
@@ -581,7 +597,9 @@ pub fn health_assess(data: &[u8]) {
         v
     } else {
         let mut g = Gen::new(rest);
-        let (api, kind) = HEALTH_KINDS[g.below(HEALTH_KINDS.len())];
+        let kinds = health_kinds();
+        let (api, kind) = kinds[g.below(kinds.len())].clone();
+        let (api, kind) = (api.as_str(), kind.as_str());
         let mut rest = Map::new();
         rest.insert("spec".into(), Value::Object(g.map(3, HEALTH_KEYS)));
         rest.insert("status".into(), Value::Object(g.map(4, HEALTH_KEYS)));
@@ -614,7 +632,7 @@ pub fn health_assess(data: &[u8]) {
     // error wins even for an object being deleted; a deletion only changes a health that is
     // not an error, to Pending deletion (or the rule's deletionMessage, with its status).
     let r = ObjectRef::from_object_lossy(&obj);
-    let own = match health::builtin_rule(&obj, ctx.now) {
+    let own = match health::builtin_rule(&obj) {
         Some(Err(e)) => Err(e),
         Some(Ok(out)) => Ok(out.health),
         None => health::builtin(&obj, &r),
@@ -625,7 +643,7 @@ pub fn health_assess(data: &[u8]) {
             let h = got.as_ref().expect("a deletion gives a health");
             let pending =
                 h.status == HealthStatus::Progressing && h.message.starts_with("Pending deletion");
-            let by_rule = matches!(health::builtin_rule(&obj, ctx.now),
+            let by_rule = matches!(health::builtin_rule(&obj),
                 Some(Ok(out)) if out.deletion_message == h.message);
             assert!(pending || by_rule, "only a deletion changes the answer: {h:?}");
             assert!(

@@ -643,7 +643,7 @@ fn scripted(
         return Ok(if out.returned_nil { Scripted::Nil } else { Scripted::Answer(out) });
     }
     if ctx.builtin_rules
-        && let Some(out) = kinds::evaluate(obj, object, ctx.now)
+        && let Some(out) = kinds::evaluate(obj, object)
     {
         return out.map(Scripted::Answer);
     }
@@ -653,8 +653,9 @@ fn scripted(
 /// The built-in rule for `obj`'s kind, run as Argo CD runs the script it follows (without the
 /// deletion rule of [`assess`]): `None` when Argo CD 3.6.2 ships no health script for the kind.
 /// [`builtin_kinds`] lists the kinds.
-pub fn builtin_rule(obj: &Value, now: i64) -> Option<Result<ScriptOutput, HealthError>> {
-    kinds::evaluate(obj, &ObjectRef::from_object_lossy(obj), now)
+/// No rule reads the time (see [`HealthContext::now`] for the scripts that do).
+pub fn builtin_rule(obj: &Value) -> Option<Result<ScriptOutput, HealthError>> {
+    kinds::evaluate(obj, &ObjectRef::from_object_lossy(obj))
 }
 
 /// The Argo CD release whose health scripts the built-in rules follow ([`builtin_rule`]).

@@ -465,7 +465,7 @@ mod with_lua {
                         .map_err(|e| e.reason());
                     (script.name, got)
                 }
-                None => builtin_case(&obj, &r, now),
+                None => builtin_case(&obj, &r),
             };
             // As Argo CD's test compares the whole health: the deletionMessage too.
             let passed = got.as_ref().is_ok_and(|g| {
@@ -486,14 +486,14 @@ mod with_lua {
 
     /// A case run through the built-in rule of the object's kind: the rule's name
     /// (`built-in <group>/<Kind>`) and its answer as a script's.
-    fn builtin_case(obj: &Value, r: &ObjectRef, now: i64) -> (String, Result<LuaHealth, String>) {
+    fn builtin_case(obj: &Value, r: &ObjectRef) -> (String, Result<LuaHealth, String>) {
         let Some(rule) = crate::health::kinds::find(&r.group, &r.kind) else {
             return (
                 "built-in".into(),
                 Err(format!("no health.lua and no built-in rule for {}", r.group_kind())),
             );
         };
-        let got = match crate::health::kinds::evaluate(obj, r, now) {
+        let got = match crate::health::kinds::evaluate(obj, r) {
             Some(Ok(out)) => Ok(LuaHealth {
                 status: out.health.as_ref().map_or("", |h| h.status.as_str()).to_string(),
                 message: out.health.map(|h| h.message).unwrap_or_default(),

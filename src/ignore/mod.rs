@@ -14,7 +14,7 @@
 //! (unless turned off with [`IgnoreNormalizer::with_annotation`]); the app diff and
 //! [`respect_ignore_differences`](crate::diff::respect_ignore_differences) apply it.
 //!
-//! ## Matching (spec diff.md §7.3)
+//! ## Matching (Argo CD 3.6.2 util/argo/normalizers/diff_normalizer.go `NewIgnoreNormalizer`)
 //!
 //! Two matchers exist, as in Argo CD:
 //!
@@ -30,7 +30,7 @@
 //! their keys. Argo CD walks the overrides in Go map order, which is unspecified; the order
 //! only matters for index-based pointers that two overrides both name.
 //!
-//! ## Removing fields (§7.4)
+//! ## Removing fields (diff_normalizer.go `ignoreNormalizer.Normalize`)
 //!
 //! A JSON pointer removes like a JSON Patch `remove` in evanphx/json-patch: `~1` is `/`, `~0`
 //! is `~`, negative array indices count from the end, and a missing path removes nothing.
@@ -197,7 +197,7 @@ impl std::fmt::Display for RuleSource {
     }
 }
 
-/// Which objects a rule applies to (the glob matcher of §7.3).
+/// Which objects a rule applies to (the glob matcher of diff_normalizer.go `NewIgnoreNormalizer`).
 #[derive(Debug, Clone)]
 struct Selector {
     group: Pattern,
@@ -541,11 +541,7 @@ impl IgnoreNormalizer {
         });
         match found {
             Some((_, o)) => o.known_type_fields.clone(),
-            None if obj.group == "argoproj.io" && obj.kind == "Rollout" => vec![KnownTypeField {
-                field: "spec.template.spec".to_string(),
-                type_: "core/v1/PodSpec".to_string(),
-            }],
-            None => Vec::new(),
+            None => default_known_type_fields(&obj.group, &obj.kind),
         }
     }
 
@@ -642,6 +638,21 @@ fn jq_step(source: &RuleSource, expr: &str) -> Result<Step, IgnoreError> {
 #[cfg(not(feature = "jq"))]
 fn jq_step(source: &RuleSource, expr: &str) -> Result<Step, IgnoreError> {
     Err(IgnoreError::JqUnavailable { rule: source.to_string(), expression: shown(expr) })
+}
+
+/// The known-type fields Argo CD gives a group and kind the user configured none for:
+/// `argoproj.io/Rollout`'s `spec.template.spec` is a `core/v1/PodSpec`
+/// (Argo CD 3.6.2 util/argo/normalizers/knowntypes_normalizer.go,
+/// `ensureDefaultCRDsConfigured`).
+pub(crate) fn default_known_type_fields(group: &str, kind: &str) -> Vec<KnownTypeField> {
+    if group == "argoproj.io" && kind == "Rollout" {
+        vec![KnownTypeField {
+            field: "spec.template.spec".to_owned(),
+            type_: "core/v1/PodSpec".to_owned(),
+        }]
+    } else {
+        Vec::new()
+    }
 }
 
 #[cfg(test)]

@@ -74,6 +74,8 @@ pub(crate) struct DiffInput {
     pub(crate) settings: Option<Settings>,
     /// Server-side dry-run answers; given, server-side diff.
     pub(crate) dry_runs: Vec<Value>,
+    /// The request's own schema of custom resources, compiled for it alone.
+    pub(crate) openapi: Option<crate::schema::OpenApiSchema>,
 }
 
 /// `actions.list` and `actions.run` params after checking.
@@ -272,15 +274,19 @@ pub(crate) fn engine_diff(state: &mut State, input: DiffInput) -> Result<Value, 
     scopes.add_crds(input.desired.iter().chain(&input.live));
     let mut diff_input =
         request_diff_input(state, &input.desired, &input.live, app, settings, &scopes);
+    // As `gitops-core diff --dry-run`: dry-run answers turn server-side diff on.
+    if !input.dry_runs.is_empty() {
+        diff_input = diff_input.with_dry_runs(&input.dry_runs);
+    }
+    if let Some(openapi) = &input.openapi {
+        diff_input = diff_input.with_openapi(openapi);
+    }
     // The compiled rules serve only requests that bring neither their own app nor settings.
     if input.app.is_none()
         && input.settings.is_none()
         && let Some(rules) = &state.engines.ignore
     {
         diff_input = diff_input.with_ignore_rules(rules);
-    }
-    if !input.dry_runs.is_empty() {
-        diff_input = diff_input.with_dry_runs(&input.dry_runs);
     }
     let result = diff_app(&diff_input).map_err(diff_error)?;
     to_result(&DiffOutput::new(&result))

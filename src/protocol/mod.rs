@@ -38,7 +38,7 @@
 //!
 //! | method | params | result |
 //! |---|---|---|
-//! | `diff` | `desired`, `live`, `app`?, `argocdCm`?, `dryRuns`? ([`DiffParams`]) | what `gitops-core diff --output json` prints ([`output::DiffOutput`]) |
+//! | `diff` | `desired`, `live`, `app`?, `argocdCm`?, `dryRuns`?, `openapi`? ([`DiffParams`]) | what `gitops-core diff --output json` prints ([`output::DiffOutput`]) |
 //! | `health` | `objects`, `argocdCm`?, `customizations`?, `now`?, `conditionFallback`?, `builtinRules`? ([`HealthParams`]) | what `gitops-core health --output json` prints ([`output::HealthOutput`]) |
 //! | `plan` | `desired`, `live`, `app`?, `argocdCm`? ([`PlanParams`]) | what `gitops-core plan --output json` prints |
 //! | `decide` | `app`, `desired`, `live`, `revision`, `now`, `argocdCm`?, `guard`?, `claims`? ([`DecideParams`]) | what `gitops-core decide --output json` prints ([`output::DecideOutput`]; `guard` only with a guard) |

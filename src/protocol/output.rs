@@ -18,7 +18,7 @@ use crate::health::AppHealth;
 #[non_exhaustive]
 pub struct DiffOutput {
     /// Application conditions (comparison errors and warnings), sorted.
-    #[schemars(with = "Vec<ConditionSchema>")]
+    #[schemars(schema_with = "conditions_schema")]
     pub conditions: Vec<Condition>,
     /// What the comparison left out and why (live objects the app does not own: not
     /// compared, not pruned), sorted; absent when empty.
@@ -27,7 +27,7 @@ pub struct DiffOutput {
     /// The resources, sorted by group, kind, namespace and name.
     pub resources: Vec<DiffOutputResource>,
     /// The app's sync status: `Synced`, `OutOfSync` or `Unknown`.
-    #[schemars(with = "SyncStatusSchema")]
+    #[schemars(schema_with = "sync_status_schema")]
     pub sync_status: String,
 }
 
@@ -38,7 +38,7 @@ pub struct DiffOutput {
 pub struct DiffOutputResource {
     /// RFC 6902 operations from the normalized live object to the predicted live object
     /// (Secret values masked).
-    #[schemars(with = "Vec<PatchOpSchema>")]
+    #[schemars(schema_with = "patch_schema")]
     pub diff: Vec<PatchOp>,
     /// API group, `""` for the core group.
     pub group: String,
@@ -149,55 +149,9 @@ impl HealthOutput {
     }
 }
 
-/// A sync status (`diff::SyncStatus`).
-#[derive(JsonSchema)]
-#[schemars(rename = "SyncStatus")]
-#[allow(dead_code)] // only its schema is used
-enum SyncStatusSchema {
-    /// Live matches Git.
-    Synced,
-    /// Live differs from Git.
-    OutOfSync,
-    /// The comparison could not be made.
-    Unknown,
-}
-
 /// A resource's sync status, or `""` for hooks and ignored objects.
 fn resource_sync_status_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::json_schema!({ "type": "string", "enum": ["Synced", "OutOfSync", "Unknown", ""] })
-}
-
-/// What a sync does with a task's object (`sync::TaskAction`).
-#[derive(JsonSchema)]
-#[schemars(rename = "PlanAction")]
-#[allow(dead_code)] // only its schema is used
-enum PlanActionSchema {
-    /// `kubectl create`.
-    Create,
-    /// `kubectl apply` (client side).
-    Apply,
-    /// Server-side apply.
-    ServerSideApply,
-    /// `kubectl replace`.
-    Replace,
-    /// A PUT with the live `resourceVersion`.
-    Update,
-    /// Delete the live object (prune).
-    Delete,
-    /// Nothing is sent; `message` says why.
-    Skip,
-}
-
-/// An application condition.
-#[derive(JsonSchema)]
-#[schemars(rename = "Condition")]
-#[allow(dead_code)] // only its schema is used
-struct ConditionSchema {
-    /// `ComparisonError`, `RepeatedResourceWarning`, ...
-    #[serde(rename = "type")]
-    type_: String,
-    /// The message.
-    message: String,
 }
 
 /// `gitops-core actions list --output json`, the `actions.list` result: the actions the object
@@ -229,7 +183,7 @@ pub struct ActionsRunResource {
     pub resource: serde_json::Value,
     /// For `patch`, the RFC 6902 operations turning the input object into `resource`; empty
     /// for `create`.
-    #[schemars(with = "Vec<PatchOpSchema>")]
+    #[schemars(schema_with = "patch_schema")]
     pub patch: Vec<PatchOp>,
 }
 
@@ -250,23 +204,6 @@ impl ActionsRunOutput {
                 .collect(),
         }
     }
-}
-
-/// One RFC 6902 operation.
-#[derive(JsonSchema)]
-#[schemars(rename = "PatchOp")]
-#[allow(dead_code)] // only its schema is used
-struct PatchOpSchema {
-    /// `add`, `remove`, `replace`, `move`, `copy` or `test`.
-    op: String,
-    /// RFC 6901 pointer of the target.
-    path: String,
-    /// The value, for `add`, `replace` and `test`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    value: Option<serde_json::Value>,
-    /// The source pointer, for `move` and `copy`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    from: Option<String>,
 }
 
 /// `gitops-core decide --output json`, the `decide` result.
@@ -322,7 +259,7 @@ pub struct DecideGuardOutput {
     pub claims: Vec<DecideClaimOutput>,
     /// The limits exceeded, in this order: `maxPruneFraction`, `maxPruneCount`,
     /// `protectedKind`.
-    #[schemars(with = "Vec<GuardLimitSchema>")]
+    #[schemars(schema_with = "guard_limits_schema")]
     pub exceeded: Vec<String>,
     /// The app's resources that exist in the cluster.
     pub live_resources: usize,
@@ -332,20 +269,6 @@ pub struct DecideGuardOutput {
     pub overridden: bool,
     /// Every resource the sync would delete, sorted by group, kind, namespace, name.
     pub prunes: Vec<DecidePruneOutput>,
-}
-
-/// The stable codes of the guard's limits (`sync::guard::GuardLimit`).
-#[derive(JsonSchema)]
-#[schemars(rename = "GuardLimit")]
-#[serde(rename_all = "camelCase")]
-#[allow(dead_code)] // only its schema is used
-enum GuardLimitSchema {
-    /// More than `maxPruneFraction` of the app's live resources would be pruned.
-    MaxPruneFraction,
-    /// More than `maxPruneCount` resources would be pruned.
-    MaxPruneCount,
-    /// A resource of a protected kind would be pruned.
-    ProtectedKind,
 }
 
 /// A resource the sync would delete. Keys are in alphabetical order.
@@ -439,7 +362,7 @@ pub struct PlanOutput {
 #[non_exhaustive]
 pub struct PlanOutputTask {
     /// `Create`, `Apply`, `ServerSideApply`, `Replace`, `Update`, `Delete` or `Skip`.
-    #[schemars(with = "PlanActionSchema")]
+    #[schemars(schema_with = "plan_action_schema")]
     pub action: String,
     /// API group.
     pub group: String,
@@ -495,4 +418,178 @@ impl PlanOutput {
                 .collect(),
         }
     }
+}
+
+// The schemas of types the output takes from the engine (`diff::SyncStatus`, `diff::Condition`,
+// `sync::TaskAction`, `sync::guard::GuardLimit`) or from json-patch: written here, each kept
+// once in `$defs` under its name and referenced where used.
+
+/// `schema`, kept in `$defs` as `name`, as a reference.
+pub(super) fn defined(
+    generator: &mut schemars::SchemaGenerator,
+    name: &str,
+    schema: impl FnOnce() -> serde_json::Value,
+) -> schemars::Schema {
+    if !generator.definitions().contains_key(name) {
+        let value = schema();
+        generator.definitions_mut().insert(name.to_owned(), value);
+    }
+    let path = generator.settings().definitions_path.trim_start_matches('/').to_owned();
+    schemars::json_schema!({ "$ref": format!("#/{path}/{name}") })
+}
+
+/// A list of `item`s.
+fn list_of(item: schemars::Schema) -> schemars::Schema {
+    schemars::json_schema!({ "type": "array", "items": item })
+}
+
+fn sync_status_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    defined(generator, "SyncStatus", || {
+        serde_json::json!({
+            "description": "A sync status (`diff::SyncStatus`).",
+            "oneOf": [
+                {
+                    "const": "Synced",
+                    "description": "Live matches Git.",
+                    "type": "string"
+                },
+                {
+                    "const": "OutOfSync",
+                    "description": "Live differs from Git.",
+                    "type": "string"
+                },
+                {
+                    "const": "Unknown",
+                    "description": "The comparison could not be made.",
+                    "type": "string"
+                }
+            ]
+        })
+    })
+}
+
+fn plan_action_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    defined(generator, "PlanAction", || {
+        serde_json::json!({
+            "description": "What a sync does with a task's object (`sync::TaskAction`).",
+            "oneOf": [
+                {
+                    "const": "Create",
+                    "description": "`kubectl create`.",
+                    "type": "string"
+                },
+                {
+                    "const": "Apply",
+                    "description": "`kubectl apply` (client side).",
+                    "type": "string"
+                },
+                {
+                    "const": "ServerSideApply",
+                    "description": "Server-side apply.",
+                    "type": "string"
+                },
+                {
+                    "const": "Replace",
+                    "description": "`kubectl replace`.",
+                    "type": "string"
+                },
+                {
+                    "const": "Update",
+                    "description": "A PUT with the live `resourceVersion`.",
+                    "type": "string"
+                },
+                {
+                    "const": "Delete",
+                    "description": "Delete the live object (prune).",
+                    "type": "string"
+                },
+                {
+                    "const": "Skip",
+                    "description": "Nothing is sent; `message` says why.",
+                    "type": "string"
+                }
+            ]
+        })
+    })
+}
+
+fn conditions_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    list_of(defined(generator, "Condition", || {
+        serde_json::json!({
+            "description": "An application condition.",
+            "properties": {
+                "message": {
+                    "description": "The message.",
+                    "type": "string"
+                },
+                "type": {
+                    "description": "`ComparisonError`, `RepeatedResourceWarning`, ...",
+                    "type": "string"
+                }
+            },
+            "required": [
+                "type",
+                "message"
+            ],
+            "type": "object"
+        })
+    }))
+}
+
+fn patch_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    list_of(defined(generator, "PatchOp", || {
+        serde_json::json!({
+            "description": "One RFC 6902 operation.",
+            "properties": {
+                "from": {
+                    "description": "The source pointer, for `move` and `copy`.",
+                    "type": [
+                        "string",
+                        "null"
+                    ]
+                },
+                "op": {
+                    "description": "`add`, `remove`, `replace`, `move`, `copy` or `test`.",
+                    "type": "string"
+                },
+                "path": {
+                    "description": "RFC 6901 pointer of the target.",
+                    "type": "string"
+                },
+                "value": {
+                    "description": "The value, for `add`, `replace` and `test`."
+                }
+            },
+            "required": [
+                "op",
+                "path"
+            ],
+            "type": "object"
+        })
+    }))
+}
+
+fn guard_limits_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    list_of(defined(generator, "GuardLimit", || {
+        serde_json::json!({
+            "description": "The stable codes of the guard's limits (`sync::guard::GuardLimit`).",
+            "oneOf": [
+                {
+                    "const": "maxPruneFraction",
+                    "description": "More than `maxPruneFraction` of the app's live resources would be pruned.",
+                    "type": "string"
+                },
+                {
+                    "const": "maxPruneCount",
+                    "description": "More than `maxPruneCount` resources would be pruned.",
+                    "type": "string"
+                },
+                {
+                    "const": "protectedKind",
+                    "description": "A resource of a protected kind would be pruned.",
+                    "type": "string"
+                }
+            ]
+        })
+    }))
 }

@@ -1,67 +1,65 @@
 //! The JSON Schema of the protocol, generated from the wire types.
 
-use schemars::JsonSchema;
-use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::output::defined;
 use super::wire::{
     ActionsListParams, ActionsRunParams, ConfigureParams, ConfigureResult, DecideParams,
     DiffParams, ErrorCode, HealthParams, HelloParams, Method, PROTOCOL_VERSION, PlanParams,
     Response, StepParams, result_schema_of,
 };
 
-// The server reads the same types in steps (see `server.rs`), so that each kind of mistake
-// gets its own error code; this type is the shape the schema publishes.
-/// One request line: `{"id": ..., "method": ..., "params": {...}}`, with the params of each
-/// method. The server also takes a request without `params` (or with `"params": null`) as
-/// `{}`, and refuses any other top-level field.
-#[derive(Deserialize, JsonSchema)]
-#[schemars(rename = "Request", extend("unevaluatedProperties" = false))]
-#[allow(dead_code)] // read only by the schema generator and tests
-pub(crate) struct TypedRequest {
-    /// Chosen by the client and echoed in the response: a string, a number or null.
-    #[schemars(schema_with = "id_schema")]
-    pub(crate) id: Value,
-    /// The method and its params.
-    #[serde(flatten)]
-    pub(crate) call: Call,
-}
-
-/// A method with its params.
-#[derive(Deserialize, JsonSchema)]
-#[serde(tag = "method", content = "params", rename_all = "lowercase")]
-#[allow(dead_code)] // read only by the schema generator and tests
-pub(crate) enum Call {
-    /// `diff`.
-    Diff(DiffParams),
-    /// `health`.
-    Health(HealthParams),
-    /// `plan`.
-    Plan(PlanParams),
-    /// `step`.
-    Step(StepParams),
-    /// `decide`.
-    Decide(DecideParams),
-    /// `configure`. Left out or null, its params make it the handshake: it reports the server
-    /// and changes no configuration. Given (`{}` too), they replace the whole configuration.
-    #[schemars(transform = params_optional)]
-    Configure(Option<ConfigureParams>),
-    /// `hello`, the handshake; its params may be left out or null.
-    #[schemars(transform = params_optional)]
-    Hello(Option<HelloParams>),
-    /// `actions.list`.
-    #[serde(rename = "actions.list")]
-    ActionsList(ActionsListParams),
-    /// `actions.run`.
-    #[serde(rename = "actions.run")]
-    ActionsRun(ActionsRunParams),
-}
-
-/// Drops `params` from the `required` list of a method's request shape.
-fn params_optional(schema: &mut schemars::Schema) {
-    if let Some(Value::Array(required)) = schema.get_mut("required") {
-        required.retain(|v| v != "params");
-    }
+/// The `Request` definition: one request line, `{"id": ..., "method": ..., "params": {...}}`,
+/// with the params of each method. The server reads the same types in steps (see
+/// `server.rs`), so that each kind of mistake gets its own error code; this is the shape the
+/// schema publishes, one branch per method in the order of [`Method::ALL`].
+fn request_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let branches: Vec<Value> = Method::ALL
+        .iter()
+        .map(|&m| {
+            let params = params_schema_of(m, generator);
+            // `configure` and `hello` take their params left out or null.
+            let (description, params, required) = match m {
+                Method::Configure => (
+                    "`configure`. Left out or null, its params make it the handshake: it reports \
+                     the server\nand changes no configuration. Given (`{}` too), they replace \
+                     the whole configuration."
+                        .to_owned(),
+                    json!({"anyOf": [params, {"type": "null"}]}),
+                    json!(["method"]),
+                ),
+                Method::Hello => (
+                    "`hello`, the handshake; its params may be left out or null.".to_owned(),
+                    json!({"anyOf": [params, {"type": "null"}]}),
+                    json!(["method"]),
+                ),
+                _ => (format!("`{}`.", m.name()), json!(params), json!(["method", "params"])),
+            };
+            json!({
+                "description": description,
+                "properties": {"method": {"const": m.name(), "type": "string"}, "params": params},
+                "required": required,
+                "type": "object",
+            })
+        })
+        .collect();
+    let id = json!({
+        "description": "Chosen by the client and echoed in the response: a string, a number or null.",
+        "type": ["string", "number", "null"],
+    });
+    defined(generator, "Request", || {
+        json!({
+            "description": "One request line: `{\"id\": ..., \"method\": ..., \"params\": {...}}`, \
+                with the params of each\nmethod. The server also takes a request without \
+                `params` (or with `\"params\": null`) as\n`{}`, and refuses any other top-level \
+                field.",
+            "oneOf": branches,
+            "properties": {"id": id},
+            "required": ["id"],
+            "type": "object",
+            "unevaluatedProperties": false,
+        })
+    })
 }
 
 /// The schema of `method`'s params, as a reference into `$defs`.
@@ -79,13 +77,6 @@ fn params_schema_of(method: Method, generator: &mut schemars::SchemaGenerator) -
     }
 }
 
-fn id_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    schemars::json_schema!({
-        "description": "A string, a number or null, chosen by the client.",
-        "type": ["string", "number", "null"]
-    })
-}
-
 /// The JSON Schema (draft 2020-12) of the protocol: one line is a `Request` or a `Response`
 /// (see `$defs`), and `$defs` also holds each method's params and result.
 ///
@@ -100,7 +91,7 @@ fn id_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 /// ```
 pub fn json_schema() -> Value {
     let mut generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
-    let request = generator.subschema_for::<TypedRequest>();
+    let request = request_schema(&mut generator);
     let response = generator.subschema_for::<Response>();
     generator.subschema_for::<ConfigureResult>();
     generator.subschema_for::<super::output::DiffOutput>();

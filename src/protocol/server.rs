@@ -469,6 +469,11 @@ fn handle_diff(state: &mut State, params: Value) -> Result<Value, ProtocolError>
         app: p.app.map(|a| application(a, "/params/app")).transpose()?,
         settings: p.argocd_cm.map(|cm| settings(cm, "/params/argocdCm")).transpose()?,
         dry_runs: objects(p.dry_runs, "/params/dryRuns")?,
+        openapi: p
+            .openapi
+            .map(|doc| object_param(doc, "/params/openapi"))
+            .transpose()?
+            .map(|doc| crate::schema::OpenApiSchema::compile(&doc)),
     };
     engine::engine_diff(state, input)
 }

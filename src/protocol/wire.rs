@@ -384,12 +384,17 @@ pub struct DiffParams {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(schema_with = "optional_object_schema")]
     pub argocd_cm: Option<Value>,
-    /// The API server's answers to a server-side apply dry run of desired objects (the
-    /// predicted live objects, found by group, kind, namespace and name), as `gitops-core
-    /// diff --dry-run`: given, the app is compared by server-side diff.
+    /// The API server's answers to `kubectl apply --server-side --dry-run=server` of desired
+    /// objects, matched by identity, for server-side diff (as `gitops-core diff --dry-run`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schemars(schema_with = "objects_schema")]
     pub dry_runs: Vec<Value>,
+    /// The cluster's OpenAPI v2 document (or its CRDs' `definitions`), the schema of custom
+    /// resources for server-side diff. Compiled for this request only and dropped with it:
+    /// the server keeps no schema between requests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "optional_object_schema")]
+    pub openapi: Option<Value>,
 }
 
 /// `health` params: the inputs of `gitops-core health`.

@@ -2,11 +2,11 @@
 //!
 //! Input: `testdata/k8s/openapi-v2-k8s-1.37.json` (the Kubernetes v1.37.0 OpenAPI v2 document,
 //! unchanged) and `testdata/k8s/overlay.json` (what the document does not say: the registered
-//! group/versions of spec diff.md §6.3 as client-go v0.37.0's scheme registers them, the
-//! fallback versions, and from the Go types of k8s.io/api v0.37.0 the pointer fields and the
-//! fields whose `omitempty` differs from the document's `required`). Output: every definition of
-//! `io.k8s.api.*` and `io.k8s.apimachinery.*`, reduced to what the diff engine reads, one
-//! definition per line, plus the GVK → definition map.
+//! group/versions (gitops-engine pkg/diff/diff.go `threeWayMergePatch`, `scheme.Scheme.New`) as
+//! client-go v0.37.0's scheme registers them, the fallback versions, and from the Go types of
+//! k8s.io/api v0.37.0 the pointer fields and the fields whose `omitempty` differs from the
+//! document's `required`). Output: every definition of `io.k8s.api.*` and `io.k8s.apimachinery.*`,
+//! reduced to what the diff engine reads, one definition per line, plus the GVK → definition map.
 //!
 //! `GITOPS_REGENERATE=1 cargo test --lib schema::generate` rewrites the table; without it the
 //! test fails when the checked-in table is stale.

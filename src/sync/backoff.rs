@@ -1,4 +1,6 @@
-//! The self-heal backoff (§5.3) and the retry strategy (§5.4).
+//! The self-heal backoff (Argo CD 3.6.2 controller/appcontroller.go
+//! `selfHealRemainingBackoff`) and the retry strategy (pkg/apis/application/v1alpha1/types.go
+//! `RetryStrategy.NextRetryAt`).
 
 use serde::{Deserialize, Serialize};
 

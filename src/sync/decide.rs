@@ -1,4 +1,5 @@
-//! The automated sync decision (§5.2): whether the controller starts a sync now.
+//! The automated sync decision (Argo CD 3.6.2 controller/appcontroller.go
+//! `ApplicationController.autoSync`): whether the controller starts a sync now.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -2,8 +2,9 @@
 //! `finalizeApplicationDeletion`, controller/hook.go): the PreDelete hooks, the cascade
 //! deletion of the app's objects (`resources-finalizer.argocd.argoproj.io`, foreground or
 //! `/background`), the PostDelete hooks, then the cleanup of both kinds of hooks, each stage
-//! held by its finalizer; and which live objects the cascade deletes in each pass (§3
-//! `Delete=`, §5.7).
+//! held by its finalizer; and which live objects the cascade deletes in each pass (gitops-engine
+//! pkg/sync/common/types.go `SyncOptionDelete`; Argo CD 3.6.2 controller/hook.go
+//! `executePreDeleteHooks`, `executePostDeleteHooks`).
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

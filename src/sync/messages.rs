@@ -1,4 +1,5 @@
-//! Argo CD's operation messages (§4.3).
+//! Argo CD's operation messages (gitops-engine pkg/sync/sync_context.go, `syncContext.Sync` and its
+//! `setOperationPhase` calls).
 
 use super::Task;
 

@@ -390,7 +390,7 @@ pub struct Task<'a> {
     pub phase: Phase,
     /// The effective wave (after prune mirroring, PruneLast and the dependency pass).
     pub wave: i64,
-    /// The kind's rank (§2.8).
+    /// The kind's rank (gitops-engine pkg/sync/sync_tasks.go `kindOrder`).
     pub kind_rank: i32,
     /// Whether the object is a hook.
     pub hook: bool,

@@ -1,4 +1,5 @@
-//! Reconciling desired and live objects into pairs (§1).
+//! Reconciling desired and live objects into pairs (gitops-engine pkg/sync/reconcile.go
+//! `Reconcile`).
 
 use std::borrow::Cow;
 use std::collections::hash_map::Entry;
@@ -9,10 +10,11 @@ use serde_json::Value;
 use crate::object::{RefParts, Scope, Scopes, split_api_version};
 use crate::vocabulary::{self, HookFacts, ResourceOptions};
 
-/// A desired object, borrowed from the request, keyed as the controller's normalization
-/// leaves it (§1.1: a cluster-scoped object without its namespace, a namespaced one with the
-/// app's namespace when it has none), with what sending it does to its namespace. Nothing is
-/// copied: the namespace fix-up is read, and applied when the object is sent.
+/// A desired object, borrowed from the request, keyed as the controller's normalization leaves it
+/// (Argo CD 3.6.2 controller/state.go `NormalizeTargetObjects`: a cluster-scoped object without its
+/// namespace, a namespaced one with the app's namespace when it has none), with what sending it
+/// does to its namespace. Nothing is copied: the namespace fix-up is read, and applied when the
+/// object is sent.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Desired<'a> {
     pub obj: &'a Value,
@@ -30,8 +32,9 @@ pub(crate) struct Desired<'a> {
     pub options: ResourceOptions,
     /// Its kind's scope, if known.
     pub scope: Option<Scope>,
-    /// What sending the object does to its namespace, once every target has one (§2.6 step 3:
-    /// an object still without a namespace gets the app's).
+    /// What sending the object does to its namespace, once every target has one (gitops-engine
+    /// pkg/sync/sync_context.go `getSyncTasks`: an object still without a namespace gets the
+    /// app's).
     pub edit: Edit,
 }
 
@@ -134,9 +137,9 @@ fn meta_str<'a>(obj: &'a Value, field: &str) -> &'a str {
     obj.get("metadata").and_then(|m| m.get(field)).and_then(Value::as_str).unwrap_or("")
 }
 
-/// The controller's target normalization (§1.1): namespace fix-up (read, see [`Desired`]),
-/// de-duplication (last one wins, with a warning) and removal of PreDelete/PostDelete-only
-/// hooks.
+/// The controller's target normalization (Argo CD 3.6.2 controller/state.go
+/// `NormalizeTargetObjects`): namespace fix-up (read, see [`Desired`]), de-duplication (last one
+/// wins, with a warning) and removal of PreDelete/PostDelete-only hooks.
 pub(crate) fn normalize_targets<'a>(
     targets: &'a [Value],
     app_namespace: &'a str,
@@ -188,7 +191,7 @@ pub(crate) fn normalize_targets<'a>(
         .collect()
 }
 
-/// `Reconcile` (§1.2).
+/// `Reconcile` (gitops-engine pkg/sync/reconcile.go).
 pub(crate) fn reconcile<'a>(
     targets: Vec<Desired<'a>>,
     live: impl IntoIterator<Item = &'a Value>,

@@ -1,8 +1,8 @@
-//! Sync windows (§5.5): which windows match an app, which are active at a time, and whether a
-//! sync may run. Schedules are 5-field cron expressions read as Argo CD reads them: in UTC
-//! shifted by the offset the window's `timeZone` has at the current instant, or in the zone of
-//! a `CRON_TZ=` prefix, with its daylight saving (zones from the IANA database bundled into
-//! the binary).
+//! Sync windows (Argo CD 3.6.2 pkg/apis/application/v1alpha1/types.go `SyncWindows`: `Matches`,
+//! `Active`, `CanSync`): which windows match an app, which are active at a time, and whether a sync
+//! may run. Schedules are 5-field cron expressions read as Argo CD reads them: in UTC shifted by
+//! the offset the window's `timeZone` has at the current instant, or in the zone of a `CRON_TZ=`
+//! prefix, with its daylight saving (zones from the IANA database bundled into the binary).
 
 use serde::{Deserialize, Serialize};
 

@@ -14,6 +14,7 @@ use serde_json::Value;
 
 use super::support::{read, selected, yaml_files};
 use crate::diff::{self, AppDiffInput, DiffOptions};
+use crate::schema::OpenApiSchema;
 use crate::{Application, Scopes, Settings};
 
 /// Parts of the engine merged in this tree; cases needing anything else may fail (reported).
@@ -291,8 +292,9 @@ fn run_case(c: &Case) -> Vec<String> {
                 opts = opts.with_ignore_mutation_webhook(w);
             }
             let openapi = load(&c.options.openapi);
-            if !openapi.is_null() {
-                opts = opts.with_openapi(&openapi);
+            let compiled = (!openapi.is_null()).then(|| OpenApiSchema::compile(&openapi));
+            if let Some(compiled) = &compiled {
+                opts = opts.with_openapi(compiled);
             }
             let normalizer = RemovePointers(c.options.normalizer_removes.clone());
             if !normalizer.0.is_empty() {
@@ -384,6 +386,7 @@ fn run_app(c: &Case, errs: &mut Vec<String>) {
     };
     let scopes = Scopes::builtin();
     let openapi = load(&c.options.openapi);
+    let compiled = (!openapi.is_null()).then(|| OpenApiSchema::compile(&openapi));
     let lent = c.options.lent_annotation.map(|on| {
         crate::ignore::IgnoreNormalizer::for_app(&app, &settings)
             .expect("rules compile")
@@ -392,8 +395,8 @@ fn run_app(c: &Case, errs: &mut Vec<String>) {
     let mut input = AppDiffInput::new(&desired, &live, &app, &settings, &scopes)
         .with_objects(c.options.keep_objects.unwrap_or(true))
         .with_ignore_annotation(c.options.ignore_annotation.unwrap_or(true));
-    if !openapi.is_null() {
-        input = input.with_openapi(&openapi);
+    if let Some(compiled) = &compiled {
+        input = input.with_openapi(compiled);
     }
     if let Some(rules) = &lent {
         input = input.with_ignore_rules(rules);

@@ -91,7 +91,7 @@ impl Tally {
     }
 }
 
-/// Argo CD's gitops-engine testdata (spec §5).
+/// Argo CD's gitops-engine testdata (gitops-engine pkg/health/health_test.go).
 fn builtin(t: &mut Tally) {
     // gitops-engine's own test, which these cases come from, runs the Go checks alone: no Lua
     // script, so no built-in rule (a Knative Service has no health there; Argo CD's script
@@ -347,7 +347,7 @@ fn argo_cd_3_6(t: &mut Tally) {
                 continue;
             }
             let obj = object(&format!("health/argo-cd-3.6/{rel}/{input}"));
-            let got = match health::builtin_rule(&obj, 0) {
+            let got = match health::builtin_rule(&obj) {
                 None => "no built-in rule".to_string(),
                 Some(Ok(out)) => match out.health {
                     Some(h) => format!("{:?} {:?}", h.status, h.message),

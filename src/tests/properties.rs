@@ -291,9 +291,9 @@ fn owned_set(applied: &Value) -> Value {
     set
 }
 
-/// Whether server-side diff applies: an apply that owns no field leaves a dry-run result
-/// Argo CD refuses ("no fields are managed by `argocd-controller`", spec §5.2 step 4; pinned
-/// by `server_side_diff_of_an_object_owning_nothing_is_an_error`).
+/// Whether server-side diff applies: an apply that owns no field leaves a dry-run result Argo CD
+/// refuses ("no fields are managed by `argocd-controller`", gitops-engine pkg/diff/diff.go
+/// `removeWebhookMutation`; pinned by `server_side_diff_of_an_object_owning_nothing_is_an_error`).
 fn runs_in(mode: Mode, desired: &Value) -> bool {
     !matches!(mode, Mode::ServerSide | Mode::StructuredMerge)
         || owned_set(desired).as_object().is_some_and(|m| !m.is_empty())
@@ -475,10 +475,11 @@ fn ignorable(kind: Kind) -> Vec<(&'static str, BoxedStrategy<Option<Value>>)> {
 /// A kind, an object, a pointer to ignore and a new value there (`None`: removed).
 fn ignore_case() -> impl Strategy<Value = (Kind, Value, &'static str, Option<Value>)> {
     kind().prop_flat_map(|k| {
-        // For a custom resource, sometimes a value of another type: a change confined to an
-        // ignored path is invisible whatever it is. Not for built-in kinds: there a value the
-        // typed decoding refuses turns off canonicalisation of the whole object before the
-        // ignore rules run, as in Argo CD (spec diff.md §12.2), pinned by
+        // For a custom resource, sometimes a value of another type: a change confined to an ignored
+        // path is invisible whatever it is. Not for built-in kinds: there a value the typed
+        // decoding refuses turns off canonicalisation of the whole object before the ignore rules
+        // run, as in Argo CD (gitops-engine pkg/diff/diff.go `remarshal`: a strict decode that
+        // fails keeps the object as it is), pinned by
         // `a_mistyped_ignored_field_of_a_builtin_disables_canonicalisation`.
         let odd_weight = if k == Kind::Widget { 1 } else { 0 };
         let odd = prop_oneof![
@@ -696,7 +697,7 @@ proptest! {
 }
 
 /// Server-side diff of an object whose apply owns no field (only a name and namespace) is
-/// Argo CD's error, not a diff (spec §5.2 step 4).
+/// Argo CD's error, not a diff (gitops-engine pkg/diff/diff.go `removeWebhookMutation`).
 #[test]
 fn server_side_diff_of_an_object_owning_nothing_is_an_error() {
     let obj = skeleton(Kind::ConfigMap, BTreeMap::new());
@@ -732,10 +733,11 @@ fn structured_merge_keeps_a_field_applied_empty_before() {
     assert!(!r.modified, "{:?}", r.patch);
 }
 
-/// Argo CD's behaviour the ignore property leaves out (found by it): in a built-in kind, a
-/// value of the wrong type at an ignored path (`metadata.labels: text`) makes the strict typed
-/// decoding fail, so the desired object is not canonicalised (`value: ""` is kept) while the
-/// live one is, and the difference shows outside the ignored path (spec diff.md §12.2).
+/// Argo CD's behaviour the ignore property leaves out (found by it): in a built-in kind, a value of
+/// the wrong type at an ignored path (`metadata.labels: text`) makes the strict typed decoding
+/// fail, so the desired object is not canonicalised (`value: ""` is kept) while the live one is,
+/// and the difference shows outside the ignored path (gitops-engine pkg/diff/diff.go `remarshal`: a
+/// strict decode that fails keeps the object as it is).
 #[test]
 fn a_mistyped_ignored_field_of_a_builtin_disables_canonicalisation() {
     let obj = json!({"apiVersion": "apps/v1", "kind": "Deployment",

@@ -15,8 +15,16 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::Duration;
 
-#[path = "transcript.rs"]
-mod transcript;
+use gitops_core_testkit::transcript;
+
+/// Whether this build has a feature a conversation needs (`# needs: jq, lua`).
+fn has_feature(feature: &str) -> bool {
+    match feature {
+        "jq" => cfg!(feature = "jq"),
+        "lua" => cfg!(feature = "lua"),
+        _ => true,
+    }
+}
 
 const BIN: &str = env!("CARGO_BIN_EXE_gitops-core");
 
@@ -115,7 +123,7 @@ fn conversations_through_pipes() {
     let kinds = serde_json::to_string(&gitops_core::health::builtin_kinds()).unwrap();
     for path in names {
         let script = transcript::Transcript::parse(&std::fs::read_to_string(&path).unwrap());
-        if !script.runnable() {
+        if !script.runnable(has_feature) {
             continue;
         }
         let mut input = script.requests.join("\n").into_bytes();

@@ -6,9 +6,9 @@
 //! expectations of that op:
 //!
 //! - `three-way`: `config`/`live` (inline or `config_file`/`live_file` below `testdata/`,
-//!   optionally changed by the RFC 7386 `config_patch`), run through Argo CD's three-way diff
-//!   as spec diff.md §3.1 describes it (remarshal, last-applied from live or two-way,
-//!   namespace/annotations removal, SMP or JSON merge patch, defaults); expects `modified`
+//!   optionally changed by the RFC 7386 `config_patch`), run through Argo CD's three-way diff as
+//!   gitops-engine pkg/diff/diff.go `ThreeWayDiff` runs it (remarshal, last-applied from live or
+//!   two-way, namespace/annotations removal, SMP or JSON merge patch, defaults); expects `modified`
 //!   and optionally `predicted`/`normalized_live` values at RFC 6901 pointers.
 //! - `strategic-patch`: `original`, `config`, `live` → the exact three-way `patch`
 //!   and/or the `predicted` document.
@@ -68,7 +68,8 @@ fn normalize(obj: &mut Value) {
     }
 }
 
-/// Argo CD's three-way diff (spec diff.md §3.1) on the crate's building blocks.
+/// Argo CD's three-way diff (gitops-engine pkg/diff/diff.go `ThreeWayDiff`) on the crate's building
+/// blocks.
 fn three_way_diff(config: &Value, live: &Value) -> Result<(bool, Value, Value), String> {
     let mut config = remarshal(config);
     let mut live = remarshal(live);
@@ -239,6 +240,7 @@ fn run_case(case: &Value) {
             }
         }
         "openapi" | "schema" => {
+            let compiled;
             let mut t = if op == "schema" {
                 let def = case["definition"].as_str().unwrap_or_default();
                 crate::schema::definition(def)
@@ -246,7 +248,9 @@ fn run_case(case: &Value) {
             } else {
                 let doc = load(case, "schema").unwrap_or_else(|| panic!("{name}: schema"));
                 let (g, v, k) = gvk_of_case(case, &doc);
-                crate::schema::lookup_in_openapi(&doc, &g, &v, &k)
+                compiled = crate::schema::OpenApiSchema::compile(&doc);
+                compiled
+                    .lookup(&g, &v, &k)
                     .unwrap_or_else(|| panic!("{name}: no type for {g}/{v} {k}"))
             };
             // `a.b[].c`: struct fields, `[]` steps into list items.

@@ -771,7 +771,7 @@ mod tests {
             "status": {"conditions": [{"type": "Ready", "status": "True"}],
                        "environments": [env(json!("env/b")), env(json!(5)), env(json!("env/a")),
                                         env(json!(2)), env(json!("env/b"))]}});
-        let e = Env { obj: Lv::of(&obj), json: &obj, now: 0 };
+        let e = Env { obj: Lv::of(&obj) };
         let health = promotion_strategy(&e).unwrap().finish().health.unwrap();
         assert_eq!(
             health.message,
@@ -782,7 +782,7 @@ mod tests {
         // A missing branch is the script's `table index is nil`.
         let mut bad = obj.clone();
         bad["status"]["environments"][0].as_object_mut().unwrap().remove("branch");
-        let e = Env { obj: Lv::of(&bad), json: &bad, now: 0 };
+        let e = Env { obj: Lv::of(&bad) };
         assert!(promotion_strategy(&e).is_err());
     }
 }

@@ -3,8 +3,6 @@
 //! Generated deterministically from the testdata objects (the bookstore demo and Argo CD's diff
 //! fixtures): each resource is a copy of a fixture pair under a new name, one in ten with drift.
 
-#![allow(dead_code)] // each benchmark binary uses a different part
-
 use gitops_core::Application;
 use serde_json::{Value, json};
 

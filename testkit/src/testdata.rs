@@ -1,12 +1,11 @@
-//! Reading the benchmarks' inputs from `testdata/` (shared by the benchmarks through `#[path]`).
-#![allow(dead_code)] // each benchmark uses what it needs
+//! Reading the benchmarks' inputs from `testdata/`.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// `testdata/<rel>`.
 pub fn path(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata").join(rel)
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata").join(rel)
 }
 
 /// The text of `testdata/<rel>`.

@@ -1,0 +1,15 @@
+//! What gitops-core's tests, benchmarks and differential oracle share, as one dev-only crate
+//! instead of files included across folders with `#[path]`. Never published; a dev-dependency
+//! of the workspace root.
+//!
+//! - [`transcript`]: the `serve` conversation scripts of `testdata/serve/` (the library's
+//!   `serve` tests and the pipe tests of the built binary).
+//! - [`workload`]: the deterministic N-resource application the benchmarks and the oracle
+//!   measure.
+//! - [`testdata`]: reading the benchmarks' inputs from `testdata/`.
+#![forbid(unsafe_code)]
+#![allow(clippy::disallowed_methods)] // a dev kit: it reads testdata/, which the library never does
+
+pub mod testdata;
+pub mod transcript;
+pub mod workload;
