@@ -330,17 +330,34 @@ def scenario_5():
 # ---------------------------------------------------------------------------------------------
 # 3. The incidents of Argo CD's documentation, through the reference host.
 
-class App:
-    """An Application in its own namespace, with its manifests folder and status file."""
+ARGOCD_CRDS = os.path.join(HERE, "cluster", "argocd-crds.yaml")
+argocd_kinds_installed = []
 
-    def __init__(self, name, spec_extra=None, annotations=None):
+
+def install_argocd_kinds():
+    """Argo CD's Application and AppProject kinds (e2e/cluster/argocd-crds.yaml) and the argocd
+    namespace, once: the host keeps each app's status on its Application object there."""
+    if argocd_kinds_installed:
+        return
+    kubectl("apply", "-f", ARGOCD_CRDS)
+    kubectl("wait", "--for", "condition=Established", "-f", ARGOCD_CRDS, "--timeout", "60s")
+    if kubectl("get", "namespace", "argocd", check=False).returncode != 0:
+        kubectl("create", "namespace", "argocd")
+    argocd_kinds_installed.append(True)
+
+
+class App:
+    """An Application in its own namespace, with its manifests folder; the host keeps it (spec,
+    status, operation) in the cluster's argocd namespace."""
+
+    def __init__(self, name, spec_extra=None, annotations=None, project="default"):
+        install_argocd_kinds()
         self.name = name
         self.ns = f"e2e-app-{name}"
         self.dir = os.path.join(WORK, "s3", name)
         self.manifests = os.path.join(self.dir, "manifests")
         os.makedirs(self.manifests, exist_ok=True)
-        self.status = os.path.join(self.dir, "status.json")
-        spec = {"project": "default", "destination": {"namespace": self.ns,
+        spec = {"project": project, "destination": {"namespace": self.ns,
                 "server": "https://kubernetes.default.svc"},
                 "source": {"repoURL": "https://git.example/apps.git", "path": name}}
         spec.update(spec_extra or {})
@@ -358,10 +375,15 @@ class App:
 
     def host(self, command, *extra, revision="r1", ok=(0,)):
         p = run([GITOPS_HOST, command, "--app", self.app, "--manifests", self.manifests,
-                 "--status", self.status, "--revision", revision, "--timeout", "120", *extra], check=False)
+                 "--revision", revision, "--timeout", "120", *extra], check=False)
         if p.returncode not in ok:
             raise Failure(f"gitops-host {command} exited {p.returncode}:\n{p.stdout}{p.stderr}")
         return p.stdout
+
+    def application(self):
+        """The Application object as the cluster holds it."""
+        return json.loads(kubectl("get", "applications.argoproj.io", self.name, "-n", "argocd",
+                                  "-o", "json").stdout)
 
     def get(self, kind, name, check=True):
         p = kubectl("get", kind, name, "-n", self.ns, "-o", "json", "--show-managed-fields", check=check)
@@ -558,6 +580,150 @@ spec:
     expect(jobs == [], f"HookSucceeded left {[j['metadata']['name'] for j in jobs]} (hook {row.group(1)})")
 
 
+def managers(obj):
+    return sorted((m["manager"], m["operation"]) for m in obj["metadata"].get("managedFields", []))
+
+
+def csa_migration(name, sync_options, apply_args, annotations=None):
+    """A Deployment first applied by hand with `kubectl apply` (client side) and a label Git no
+    longer declares, then synced by an app with ServerSideApply=true. Returns the live object
+    and the sync's output."""
+    a = App(name, {"syncPolicy": {"syncOptions": ["ServerSideApply=true", *sync_options]}},
+            annotations=annotations)
+    by_hand = write(os.path.join(a.dir, "by-hand.yaml"), deploy(meta=", labels: {legacy: 'yes'}"))
+    kubectl("apply", *apply_args, "-n", a.ns, "-f", by_hand)
+    a.manifest("web.yaml", deploy(image="registry.example/web:2"))
+    out = a.host("sync")
+    expect("Phase:              Succeeded" in out and "serverside-applied" in out, out)
+    live = a.get("deployment", "web")
+    expect(live["spec"]["template"]["spec"]["containers"][0]["image"] == "registry.example/web:2", out)
+    return live, out
+
+
+def csa_migration_default():
+    live, out = csa_migration("csamigrate", [], [])
+    labels = live["metadata"].get("labels", {})
+    expect("legacy" not in labels, f"the label kubectl apply set survived the sync: {labels}\n{out}")
+    m = managers(live)
+    expect(("kubectl-client-side-apply", "Update") not in m and ("argocd-controller", "Apply") in m,
+           f"managers after the migration: {m}")
+
+
+def csa_migration_disabled():
+    live, out = csa_migration("csakeep", ["ClientSideApplyMigration=false"], [])
+    labels = live["metadata"].get("labels", {})
+    expect(labels.get("legacy") == "yes", f"ClientSideApplyMigration=false lost the label: {labels}\n{out}")
+    expect(("kubectl-client-side-apply", "Update") in managers(live), f"managers: {managers(live)}")
+
+
+def csa_migration_annotation():
+    live, out = csa_migration(
+        "csamanager", [], ["--field-manager", "legacy-deployer"],
+        annotations={"argocd.argoproj.io/client-side-apply-migration-manager": "legacy-deployer"})
+    labels = live["metadata"].get("labels", {})
+    expect("legacy" not in labels, f"the label legacy-deployer set survived the sync: {labels}\n{out}")
+    m = managers(live)
+    expect(not any(name == "legacy-deployer" for name, _ in m), f"managers after the migration: {m}")
+
+
+def status_in_cluster():
+    a = App("status", {"syncPolicy": {"automated": {"prune": True}}})
+    a.manifest("web.yaml", deploy())
+    out = a.host("reconcile")
+    expect("Initiated automated sync" in out and "Phase:              Succeeded" in out, out)
+    app = a.application()
+    st = app.get("status", {})
+    expect(st.get("sync", {}).get("status") == "Synced" and st["sync"].get("revision") == "r1",
+           f"status.sync: {st.get('sync')}")
+    expect(st["sync"]["comparedTo"]["destination"]["namespace"] == a.ns, f"status.sync: {st['sync']}")
+    expect(st.get("health", {}).get("status") in ("Healthy", "Progressing"), f"status.health: {st.get('health')}")
+    rows = [r for r in st.get("resources", []) if r["kind"] == "Deployment" and r["name"] == "web"]
+    expect(len(rows) == 1 and rows[0]["status"] == "Synced" and rows[0]["group"] == "apps"
+           and rows[0]["version"] == "v1" and rows[0]["namespace"] == a.ns and "health" in rows[0],
+           f"status.resources: {st.get('resources')}")
+    op = st.get("operationState", {})
+    expect(op.get("phase") == "Succeeded" and op["syncResult"]["revision"] == "r1"
+           and op["operation"]["initiatedBy"] == {"automated": True}, f"status.operationState: {op}")
+    expect("operation" not in app, f"the operation was left on the Application: {app.get('operation')}")
+    # Read back: the next pass finds the last sync in the cluster and does not sync again.
+    kubectl("scale", "deployment", "web", "-n", a.ns, "--replicas", "3")
+    out = a.host("reconcile", ok=(1,))
+    expect("Decision:           no sync" in out and "most recent sync already to [r1]" in out, out)
+    st = a.application()["status"]
+    expect(st["sync"]["status"] == "OutOfSync", f"status.sync after a scale: {st['sync']}")
+    expect(st["operationState"]["phase"] == "Succeeded", f"operationState lost: {st.get('operationState')}")
+    # An operation set on the Application (as `argocd app sync` sets it) is run by the next pass.
+    kubectl("patch", "applications.argoproj.io", a.name, "-n", "argocd", "--type", "merge", "-p",
+            json.dumps({"operation": {"sync": {"revision": "r1"}, "initiatedBy": {"username": "e2e"}}}))
+    out = a.host("reconcile")
+    expect("run the requested operation" in out and "Phase:              Succeeded" in out, out)
+    expect(a.get("deployment", "web")["spec"]["replicas"] == 2, "the requested sync did not restore replicas")
+    app = a.application()
+    expect("operation" not in app, f"the operation was left on the Application: {app.get('operation')}")
+    st = app["status"]
+    expect(st["sync"]["status"] == "Synced"
+           and st["operationState"]["operation"]["initiatedBy"] == {"username": "e2e"},
+           f"status after the requested sync: {st['sync']}, {st['operationState']}")
+    out = kubectl("get", "applications.argoproj.io", a.name, "-n", "argocd").stdout
+    expect(re.search(r"status\s+Synced\s+(Healthy|Progressing)", out), f"kubectl get application:\n{out}")
+
+
+def project(name, manual_sync, app):
+    install_argocd_kinds()
+    path = write(os.path.join(WORK, "s3", f"project-{name}.json"), json.dumps({
+        "apiVersion": "argoproj.io/v1alpha1", "kind": "AppProject",
+        "metadata": {"name": name, "namespace": "argocd"},
+        "spec": {"sourceRepos": ["*"], "destinations": [{"server": "*", "namespace": "*"}],
+                 "syncWindows": [{"kind": "deny", "schedule": "* * * * *", "duration": "1h",
+                                  "applications": [app], "manualSync": manual_sync}]}}))
+    kubectl("apply", "-f", path)
+
+
+def sync_window_deny():
+    project("frozen", True, "windowed")
+    a = App("windowed", AUTOMATED, project="frozen")
+    a.manifest("web.yaml", deploy())
+    out = a.host("reconcile", ok=(1,))
+    expect("Decision:           no sync" in out and "Reason:             Sync prevented by sync window" in out, out)
+    expect(a.get("deployment", "web", check=False) is None, "the deny window let the automated sync create web")
+    expect(a.application()["status"]["sync"]["status"] == "OutOfSync", "status not written")
+    out = a.host("sync")
+    expect("Phase:              Succeeded" in out, f"a manual sync (manualSync: true) did not go through:\n{out}")
+    expect(a.get("deployment", "web", check=False) is not None, "no Deployment after the manual sync")
+
+
+def sync_window_deny_manual():
+    project("frozen-hard", False, "windowed-hard")
+    a = App("windowed-hard", AUTOMATED, project="frozen-hard")
+    a.manifest("web.yaml", deploy())
+    p = run([GITOPS_HOST, "sync", "--app", a.app, "--manifests", a.manifests, "--revision", "r1"], check=False)
+    expect(p.returncode == 2 and p.stderr.strip() == "gitops-host: cannot sync: blocked by sync window",
+           f"exit {p.returncode}:\n{p.stdout}{p.stderr}")
+    expect(a.get("deployment", "web", check=False) is None, "the blocked manual sync created web")
+
+
+def kubeconfig_context():
+    """The README's way to point the host at a cluster: KUBECONFIG names the file, --context the
+    context when it is not the current one. This kubeconfig's current context is a server
+    nobody listens on."""
+    a = App("kubeconfig")
+    a.manifest("web.yaml", deploy())
+    a.host("sync")
+    cfg = write(os.path.join(a.dir, "kubeconfig"), kubectl("config", "view", "--raw", "--flatten").stdout)
+    context = kubectl("config", "current-context").stdout.strip()
+    for args in (["set-cluster", "elsewhere", "--server", "https://127.0.0.1:1"],
+                 ["set-context", "elsewhere", "--cluster", "elsewhere", "--user", "admin"],
+                 ["use-context", "elsewhere"]):
+        kubectl("--kubeconfig", cfg, "config", *args)
+    env = dict(os.environ, KUBECONFIG=cfg)
+    cmd = [GITOPS_HOST, "get", "--app", a.app, "--manifests", a.manifests]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=env)
+    expect(p.returncode == 2, f"the current context (nobody there) answered {p.returncode}:\n{p.stdout}{p.stderr}")
+    p = subprocess.run(cmd + ["--context", context], capture_output=True, text=True, timeout=120, env=env)
+    expect(p.returncode == 0 and re.search(r"Deployment\s+e2e-app-kubeconfig\s+web\s+Synced", p.stdout),
+           f"--context {context}: exit {p.returncode}:\n{p.stdout}{p.stderr}")
+
+
 def scenario_3():
     case("3 incident: self-heal undoes a scale", incident_self_heal)
     case("3 incident: kubectl set env is never undone, a Replace sync removes it", incident_set_env_then_replace)
@@ -570,6 +736,17 @@ def scenario_3():
     case("3 incident: sync waves wait for health", incident_waves_wait_for_health)
     case("3 hooks: a PostSync hook named by generateName runs, HookSucceeded deletes it",
          incident_generate_name_hook_deleted)
+    case("3 ClientSideApplyMigration: kubectl apply's fields move to argocd-controller, a label Git dropped goes",
+         csa_migration_default)
+    case("3 ClientSideApplyMigration=false: the label kubectl apply set stays", csa_migration_disabled)
+    case("3 ClientSideApplyMigration: the app's migration-manager annotation names the manager",
+         csa_migration_annotation)
+    case("3 status: sync, health, resources and operationState on the Application in the cluster, read back",
+         status_in_cluster)
+    case("3 sync windows: a deny window blocks automated sync, a manual sync (manualSync: true) goes through",
+         sync_window_deny)
+    case("3 sync windows: without manualSync the manual sync is refused", sync_window_deny_manual)
+    case("3 kubeconfig: the host follows KUBECONFIG and --context", kubeconfig_context)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ use gitops_core::{ObjectRef, Scope, Scopes};
 use kube::api::{
     Api, ApiResource, DeleteParams, DynamicObject, ListParams, Patch, PatchParams, PostParams,
 };
+use kube::config::KubeConfigOptions;
 use kube::discovery::{ApiCapabilities, Discovery, Scope as KubeScope, verbs};
 use kube::{Client, Config};
 use serde_json::{Value, json};
@@ -48,9 +49,17 @@ fn is_not_found(e: &kube::Error) -> bool {
 }
 
 impl Cluster {
-    /// Connects with the kubeconfig (`KUBECONFIG`, else `~/.kube/config`, else in-cluster).
-    pub async fn connect() -> Result<Cluster, String> {
-        let config = Config::infer().await.map_err(|e| format!("kubeconfig: {e}"))?;
+    /// Connects with the kubeconfig (`KUBECONFIG`, else `~/.kube/config`, else in-cluster),
+    /// through its current context or `context`.
+    pub async fn connect(context: Option<&str>) -> Result<Cluster, String> {
+        let config = match context {
+            None => Config::infer().await.map_err(|e| format!("kubeconfig: {e}"))?,
+            Some(context) => {
+                let options =
+                    KubeConfigOptions { context: Some(context.into()), ..Default::default() };
+                Config::from_kubeconfig(&options).await.map_err(|e| format!("kubeconfig: {e}"))?
+            }
+        };
         let client = Client::try_from(config).map_err(|e| format!("client: {e}"))?;
         Ok(Cluster { client, resources: BTreeMap::new(), by_version: BTreeMap::new() })
     }
@@ -155,6 +164,74 @@ impl Cluster {
             .map_err(api_error)
     }
 
+    /// Whether the server serves the kind (any version).
+    pub fn serves(&self, group: &str, kind: &str) -> bool {
+        self.resources.contains_key(&(group.to_string(), kind.to_string()))
+    }
+
+    fn api_of(
+        &self,
+        group: &str,
+        kind: &str,
+        namespace: &str,
+    ) -> Result<Api<DynamicObject>, String> {
+        let (ar, caps) = self
+            .resources
+            .get(&(group.to_string(), kind.to_string()))
+            .ok_or_else(|| format!("the server does not serve {kind}.{group}"))?;
+        Ok(self.api(ar, caps, namespace))
+    }
+
+    fn resource_of(&self, group: &str, kind: &str) -> Option<&ApiResource> {
+        self.resources.get(&(group.to_string(), kind.to_string())).map(|(ar, _)| ar)
+    }
+
+    /// One object, `None` when it does not exist.
+    pub async fn get(
+        &self,
+        group: &str,
+        kind: &str,
+        namespace: &str,
+        name: &str,
+    ) -> Result<Option<Value>, String> {
+        let api = self.api_of(group, kind, namespace)?;
+        let ar = self.resource_of(group, kind).cloned().ok_or("no resource")?;
+        api.get_opt(name)
+            .await
+            .map(|o| o.map(|o| to_value(o, &ar)))
+            .map_err(|e| format!("get {kind} {namespace}/{name}: {}", api_error(e)))
+    }
+
+    /// A server-side apply of `object` by `manager` (conflicts forced); the object as stored.
+    pub async fn apply(&self, object: &Value, manager: &str) -> Result<Value, String> {
+        let r = ObjectRef::from_object_lossy(object);
+        let api = self.api_of(&r.group, &r.kind, &r.namespace)?;
+        let ar = self.resource_of(&r.group, &r.kind).cloned().ok_or("no resource")?;
+        api.patch(&r.name, &PatchParams::apply(manager).force(), &Patch::Apply(object))
+            .await
+            .map(|o| to_value(o, &ar))
+            .map_err(|e| format!("apply {} {}/{}: {}", r.kind, r.namespace, r.name, api_error(e)))
+    }
+
+    /// A JSON merge patch (RFC 7386) by `manager`; the object as stored.
+    pub async fn merge_patch(
+        &self,
+        group: &str,
+        kind: &str,
+        namespace: &str,
+        name: &str,
+        patch: &Value,
+        manager: &str,
+    ) -> Result<Value, String> {
+        let api = self.api_of(group, kind, namespace)?;
+        let ar = self.resource_of(group, kind).cloned().ok_or("no resource")?;
+        let params = PatchParams { field_manager: Some(manager.into()), ..PatchParams::default() };
+        api.patch(name, &params, &Patch::Merge(patch))
+            .await
+            .map(|o| to_value(o, &ar))
+            .map_err(|e| format!("patch {kind} {namespace}/{name}: {}", api_error(e)))
+    }
+
     /// Server-side dry runs of the desired objects with Argo CD's field manager, for
     /// server-side diff (`kubectl apply --server-side --dry-run=server
     /// --field-manager=argocd-controller --force-conflicts`). An object whose dry run fails
@@ -218,6 +295,19 @@ impl Cluster {
             },
             ActionKind::Apply if a.server_side => {
                 let manager = a.field_manager.as_deref().unwrap_or(SSA_MANAGER);
+                // `ClientSideApplyMigration` (on by default in Argo CD 3.6): the fields that
+                // `kubectl apply` (client side) set move to Argo CD's manager first, so that
+                // the apply below owns them and removes those Git no longer declares.
+                if let Some(csa) = &a.client_side_apply_migration {
+                    self.migrate_client_side_apply(&api, ar, &key.name, csa, manager).await.map_err(
+                        |e| {
+                            format!(
+                                "Failed to perform client-side apply migration for {}/{}/{}/{}: {e}",
+                                key.group, key.kind, key.namespace, key.name
+                            )
+                        },
+                    )?;
+                }
                 // Argo CD's server-side apply forces conflicts.
                 let params = PatchParams::apply(manager).force();
                 api.patch(&key.name, &params, &Patch::Apply(&object)).await.map_err(api_error)?;
@@ -325,6 +415,55 @@ impl Cluster {
         }
     }
 
+    /// gitops-engine's `performCSAUpgradeMigration`: reads the object afresh and, while a
+    /// client-side apply entry of `csa` (operation `Update`) is still there, hands its fields
+    /// to `ssa` as client-go's `csaupgrade.UpgradeManagedFieldsPatch` does, in one patch of
+    /// `metadata.managedFields` guarded by the resource version read; a conflict reads again
+    /// (five tries, as `retry.DefaultRetry`).
+    async fn migrate_client_side_apply(
+        &self,
+        api: &Api<DynamicObject>,
+        ar: &ApiResource,
+        name: &str,
+        csa: &str,
+        ssa: &str,
+    ) -> Result<(), String> {
+        let mut tries = 0;
+        loop {
+            tries += 1;
+            let fresh = match api.get(name).await {
+                Ok(o) => to_value(o, ar),
+                Err(e) => {
+                    return Err(format!(
+                        "failed to get fresh object for CSA migration: {}",
+                        api_error(e)
+                    ));
+                }
+            };
+            let entries =
+                fresh["metadata"]["managedFields"].as_array().cloned().unwrap_or_default();
+            let needed = entries
+                .iter()
+                .any(|e| e["manager"] == json!(csa) && e["operation"] == json!("Update"));
+            if !needed {
+                return Ok(());
+            }
+            let upgraded = upgraded_managed_fields(&entries, csa, ssa);
+            if upgraded == entries {
+                return Ok(());
+            }
+            let patch = json!({"metadata": {
+                "managedFields": upgraded,
+                "resourceVersion": fresh["metadata"]["resourceVersion"],
+            }});
+            match api.patch(name, &PatchParams::default(), &Patch::Merge(&patch)).await {
+                Ok(_) => return Ok(()),
+                Err(kube::Error::Api(s)) if s.code == 409 && tries < 5 => continue,
+                Err(e) => return Err(api_error(e)),
+            }
+        }
+    }
+
     /// A dry run as Argo CD makes it, always on the client (`kubectl ... --dry-run=client`,
     /// server-side apply included: the dry run checks the manifests, not the server): the
     /// kind must be served, and an apply's patch must be computable against the live object.
@@ -377,6 +516,51 @@ impl Cluster {
             serde_json::from_value::<DynamicObject>(object.clone()).map_err(|e| e.to_string())?;
         api.create(&PostParams::default(), &obj).await.map_err(api_error)?;
         Ok(())
+    }
+}
+
+/// The managed fields after `csa`'s client-side apply entries are handed to `ssa`, as
+/// client-go's `csaupgrade` computes them (main resource only, no subresource): `ssa`'s
+/// `Apply` entry, else `csa`'s `Update` entry renamed to `ssa` with operation `Apply`, takes
+/// the union of its fields and those of `csa`'s `Update` entry of the same apiVersion; then
+/// every `Update` entry of `csa` is dropped. Without either entry nothing changes.
+fn upgraded_managed_fields(entries: &[Value], csa: &str, ssa: &str) -> Vec<Value> {
+    let is = |e: &Value, manager: &str, operation: &str| {
+        e["manager"] == json!(manager)
+            && e["operation"] == json!(operation)
+            && e["subresource"].as_str().unwrap_or("").is_empty()
+    };
+    let mut out = entries.to_vec();
+    let target = match out.iter().position(|e| is(e, ssa, "Apply")) {
+        Some(i) => i,
+        None => match out.iter().position(|e| is(e, csa, "Update")) {
+            Some(i) => {
+                out[i]["manager"] = json!(ssa);
+                out[i]["operation"] = json!("Apply");
+                i
+            }
+            None => return out,
+        },
+    };
+    let version = out[target]["apiVersion"].clone();
+    if let Some(from) = out.iter().find(|e| is(e, csa, "Update") && e["apiVersion"] == version) {
+        let fields = from["fieldsV1"].clone();
+        union_fields(&mut out[target]["fieldsV1"], &fields);
+    }
+    out.retain(|e| !is(e, csa, "Update"));
+    out
+}
+
+/// The union of two `fieldsV1` trees (each a JSON object of path elements).
+fn union_fields(into: &mut Value, from: &Value) {
+    let Value::Object(from) = from else { return };
+    if !into.is_object() {
+        *into = json!({});
+    }
+    if let Value::Object(into) = into {
+        for (k, v) in from {
+            union_fields(into.entry(k.clone()).or_insert_with(|| json!({})), v);
+        }
     }
 }
 
