@@ -165,6 +165,9 @@ pub struct PreparedApp {
     rules: Result<IgnoreNormalizer, DiffError>,
     /// The targets, each with its prepared working copy.
     targets: BTreeMap<Key, (ObjectRef, Desired<'static>)>,
+    /// The index in `desired` of each target's object as given (a new desired set is
+    /// compared with it to keep the working copies of the objects that did not change).
+    sources: BTreeMap<Key, usize>,
     /// The synthesized destination Namespace (`managedNamespaceMetadata`), while live.
     namespace_target: Option<(ObjectRef, Desired<'static>)>,
     /// Its identity, when the app has `managedNamespaceMetadata` and does not desire it.
@@ -200,6 +203,14 @@ fn raw_key(obj: &Value) -> Key {
     (g.to_string(), k.to_string(), n.to_string(), m.to_string())
 }
 
+/// The index of `item` in `slice`, when it is one of its elements.
+fn index_in(slice: &[Value], item: &Value) -> Option<usize> {
+    let size = std::mem::size_of::<Value>().max(1);
+    let offset = (item as *const Value as usize).checked_sub(slice.as_ptr() as usize)?;
+    let at = offset / size;
+    slice.get(at).filter(|v| std::ptr::eq(*v, item)).map(|_| at)
+}
+
 /// The identity a live object pairs by.
 fn live_key(obj: &Value, scopes: &Scopes) -> Key {
     crate::diff::key(&live_ref(obj, scopes))
@@ -210,36 +221,13 @@ impl PreparedApp {
     /// (assessing health with `ctx`).
     pub fn new(input: &AppDiffInput<'_>, ctx: &HealthContext<'_>) -> Self {
         let (app, settings) = (input.app, input.settings);
-        let Targets { map, mut hooks, conditions } = crate::diff::targets(input);
-        hooks.sort();
-        let mut desired_conditions = conditions;
-        desired_conditions
-            .extend(map.values().filter_map(|(r, _)| crate::diff::invalid_spec(r, input.scopes)));
-        let targets: BTreeMap<Key, (ObjectRef, Desired<'static>)> = map
-            .iter()
-            .map(|(k, (r, d))| (k.clone(), (r.clone(), Desired::Synthesized(d.object(r, input)))))
-            .collect();
-        let namespace = app.spec.destination.namespace.as_str();
-        let paired = input
-            .desired
-            .iter()
-            .map(|d| crate::ownership::desired_ref(d, input.scopes, namespace))
-            .filter(|r| !crate::ownership::excluded(r, app, settings) && !r.name.is_empty())
-            .map(|r| crate::diff::key(&r))
-            .collect();
-        let mut first_desired = BTreeMap::new();
-        for (i, d) in input.desired.iter().enumerate() {
-            first_desired.entry(raw_key(d)).or_insert(i);
-        }
         let rules = IgnoreNormalizer::for_app(app, settings)
             .map_err(|e| DiffError::IgnoreRules { message: e.to_string() });
-        let namespace_key =
-            crate::diff::managed_namespace_key(app).filter(|k| !targets.contains_key(k));
         let mut prepared = PreparedApp {
             app: app.clone(),
             settings: settings.clone(),
             scopes: input.scopes.clone(),
-            desired: input.desired.to_vec(),
+            desired: Vec::new(),
             dry_runs: input.dry_runs.to_vec(),
             openapi: input.openapi.cloned(),
             flags: Flags {
@@ -249,13 +237,14 @@ impl PreparedApp {
                 keep_objects: input.keep_objects,
             },
             rules,
-            targets,
+            targets: BTreeMap::new(),
+            sources: BTreeMap::new(),
             namespace_target: None,
-            namespace_key,
-            hooks,
-            desired_conditions,
-            paired,
-            first_desired,
+            namespace_key: None,
+            hooks: Vec::new(),
+            desired_conditions: Vec::new(),
+            paired: BTreeSet::new(),
+            first_desired: BTreeMap::new(),
             instance: instance_name(app, settings),
             ssd: crate::diff::server_side(input),
             metadata_changed: crate::diff::changed_managed_namespace_metadata(app),
@@ -267,17 +256,137 @@ impl PreparedApp {
             errors: BTreeMap::new(),
             health: HealthRollup::default(),
         };
+        let mut keys = prepared.prepare(input.desired.to_vec());
         let changes: Vec<LiveChange> = input.live.iter().cloned().map(LiveChange::Added).collect();
-        let mut keys: BTreeSet<Key> = prepared.targets.keys().cloned().collect();
         keys.extend(prepared.take(changes));
         prepared.recompute(&keys, ctx);
         prepared
     }
 
+    /// Takes a new desired set (a new commit): prepares again only the objects that differ
+    /// from the last set (by identity and content), compares again the resources they touch
+    /// and answers with what changed, as [`PreparedApp::apply`] does. The app, the settings
+    /// and the live objects stay.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use gitops_core::diff::{AppDiffInput, SyncStatus};
+    /// use gitops_core::health::HealthContext;
+    /// use gitops_core::reconcile::PreparedApp;
+    /// use gitops_core::{Application, Scopes, Settings};
+    /// use serde_json::json;
+    ///
+    /// let cm = |v: &str| json!({"apiVersion": "v1", "kind": "ConfigMap",
+    ///     "metadata": {"name": "web", "namespace": "shop", "annotations":
+    ///         {"argocd.argoproj.io/tracking-id": "shop:/ConfigMap:shop/web"}},
+    ///     "data": {"k": v}});
+    /// let app = Application::from_value(&json!({"metadata": {"name": "shop"},
+    ///     "spec": {"destination": {"namespace": "shop"}}})).unwrap();
+    /// let (settings, scopes) = (Settings::default(), Scopes::builtin());
+    /// let ctx = HealthContext::new(0);
+    /// let (desired, live) = ([cm("1")], [cm("2")]);
+    /// let input = AppDiffInput::new(&desired, &live, &app, &settings, &scopes);
+    /// let mut prepared = PreparedApp::new(&input, &ctx);
+    /// assert_eq!(prepared.diff().sync_status, SyncStatus::OutOfSync);
+    ///
+    /// // The new commit desires what is live.
+    /// let step = prepared.set_desired(vec![cm("2")], &ctx);
+    /// assert_eq!(step.sync_status, SyncStatus::Synced);
+    /// assert_eq!(step.resources.len(), 1);
+    /// ```
+    pub fn set_desired(&mut self, desired: Vec<Value>, ctx: &HealthContext<'_>) -> Reconciled {
+        let unmanaged_before = self.unmanaged.clone();
+        let keys = self.prepare(desired);
+        let notes_changed = self.unmanaged != unmanaged_before;
+        self.answer(keys, notes_changed, ctx)
+    }
+
+    /// Prepares a desired set in place of the last one, keeping the working copies of the
+    /// objects that did not change; the identities whose resource may have changed.
+    fn prepare(&mut self, desired: Vec<Value>) -> BTreeSet<Key> {
+        let mut touched = BTreeSet::new();
+        let input = AppDiffInput {
+            desired: &desired,
+            live: &[],
+            app: &self.app,
+            settings: &self.settings,
+            scopes: &self.scopes,
+            dry_runs: &[],
+            server_side_diff: self.flags.server_side_diff,
+            reveal_secrets: self.flags.reveal_secrets,
+            ignore_rules: None,
+            openapi: None,
+            ignore_annotation: self.flags.ignore_annotation,
+            keep_objects: self.flags.keep_objects,
+            interrupt: None,
+        };
+        let (app, settings, scopes) = (&self.app, &self.settings, &self.scopes);
+        let Targets { map, mut hooks, conditions } = crate::diff::targets(&input);
+        hooks.sort();
+        let mut desired_conditions = conditions;
+        desired_conditions
+            .extend(map.values().filter_map(|(r, _)| crate::diff::invalid_spec(r, scopes)));
+        desired_conditions.sort();
+        let mut old = std::mem::take(&mut self.targets);
+        let mut sources = BTreeMap::new();
+        for (k, (r, d)) in &map {
+            let Some(at) = index_in(&desired, d.source()) else { continue };
+            sources.insert(k.clone(), at);
+            let kept = old.remove(k).filter(|(old_r, _)| old_r == r).filter(|_| {
+                self.sources.get(k).and_then(|&i| self.desired.get(i)) == Some(&desired[at])
+            });
+            let target = kept.unwrap_or_else(|| {
+                touched.insert(k.clone());
+                (r.clone(), Desired::Synthesized(d.object(r, &input)))
+            });
+            self.targets.insert(k.clone(), target);
+        }
+        touched.extend(old.into_keys());
+        // The ownership rule pairs live objects with desired identities: a live object whose
+        // pairing changed is sorted again.
+        let namespace = app.spec.destination.namespace.as_str();
+        let paired: BTreeSet<Key> = desired
+            .iter()
+            .map(|d| crate::ownership::desired_ref(d, scopes, namespace))
+            .filter(|r| !crate::ownership::excluded(r, app, settings) && !r.name.is_empty())
+            .map(|r| crate::diff::key(&r))
+            .collect();
+        let repaired: Vec<Key> = paired.symmetric_difference(&self.paired).cloned().collect();
+        // Health reads the first desired object of each identity as written.
+        let mut first_desired = BTreeMap::new();
+        for (i, d) in desired.iter().enumerate() {
+            first_desired.entry(raw_key(d)).or_insert(i);
+        }
+        for (k, &i) in &first_desired {
+            if self.first_desired.get(k).and_then(|&j| self.desired.get(j)) != Some(&desired[i]) {
+                touched.insert(k.clone());
+            }
+        }
+        touched.extend(self.first_desired.keys().filter(|k| !first_desired.contains_key(*k)).cloned());
+        let namespace_key =
+            crate::diff::managed_namespace_key(app).filter(|k| !self.targets.contains_key(k));
+        touched.extend(namespace_key.iter().chain(self.namespace_key.iter()).cloned());
+        self.hooks = hooks;
+        self.desired_conditions = desired_conditions;
+        self.paired = paired;
+        self.first_desired = first_desired;
+        self.sources = sources;
+        self.namespace_key = namespace_key;
+        self.desired = desired;
+        for k in repaired {
+            if let Some(obj) = self.live.get(&k).cloned() {
+                self.sort(&k, &obj);
+            }
+            touched.insert(k);
+        }
+        self.follow_namespace(&touched);
+        touched
+    }
+
     /// Takes watch events, compares again only the resources they touch, and answers with
     /// what changed. Events apply in order; the last one for an identity wins.
     pub fn apply(&mut self, changes: &[LiveChange], ctx: &HealthContext<'_>) -> Reconciled {
-        let failed_before = self.failure().is_some();
         let unmanaged_before: Vec<Option<Unmanaged>> =
             changes.iter().map(|c| self.unmanaged.get(&self.change_key(c)).cloned()).collect();
         let keys = self.take(changes.to_vec());
@@ -286,6 +395,17 @@ impl PreparedApp {
             .iter()
             .zip(unmanaged_before)
             .any(|(c, b)| self.unmanaged.get(&self.change_key(c)) != b.as_ref());
+        self.answer(keys, notes_changed, ctx)
+    }
+
+    /// Compares the resources of `keys` again and answers with what changed.
+    fn answer(
+        &mut self,
+        keys: BTreeSet<Key>,
+        notes_changed: bool,
+        ctx: &HealthContext<'_>,
+    ) -> Reconciled {
+        let failed_before = self.failure().is_some();
         let before: BTreeMap<Key, (Option<ResourceDiff>, Option<ResourceHealth>)> =
             keys.iter().map(|k| (k.clone(), self.row(k))).collect();
         self.recompute(&keys, ctx);
@@ -306,6 +426,7 @@ impl PreparedApp {
         if failed_before || failed_now {
             out.resources = self.resources.keys().filter_map(|k| self.row(k).0).collect();
         }
+        out.removed.sort();
         out
     }
 
@@ -370,39 +491,55 @@ impl PreparedApp {
                 LiveChange::Deleted(v) => (v, false),
             };
             let k = live_key(&obj, &self.scopes);
-            self.unmanaged.remove(&k);
-            self.shared.remove(&k);
             if present {
-                let r = live_ref(&obj, &self.scopes);
-                let desired = self.paired.contains(&k);
-                let (app, settings) = (&self.app, &self.settings);
-                match crate::ownership::sort_one(&obj, &r, desired, &self.instance, app, settings) {
-                    Ok(()) => {
-                        let w =
-                            crate::diff::shared_warning(app, settings, &self.instance, &r, &obj);
-                        if let Some(c) = w {
-                            self.shared.insert(k.clone(), c);
-                        }
-                    }
-                    Err(reason) => {
-                        self.unmanaged.insert(k.clone(), Unmanaged { object: r, reason });
-                    }
-                }
+                self.sort(&k, &obj);
                 self.live.insert(k.clone(), obj);
             } else {
+                self.unmanaged.remove(&k);
+                self.shared.remove(&k);
                 self.live.remove(&k);
             }
             keys.insert(k);
         }
-        // The synthesized Namespace follows the live one.
-        if let Some(nk) = self.namespace_key.clone().filter(|nk| keys.contains(nk)) {
-            self.namespace_target = self.managed_live(&nk).and_then(|live| {
-                let ns = crate::diff::synthesized_namespace(&self.app, live)?;
-                let r = crate::ownership::object_ref(&ns);
-                Some((r, Desired::Synthesized(ns)))
-            });
-        }
+        self.follow_namespace(&keys);
         keys
+    }
+
+    /// Sorts a live object by the ownership rule: the app's (with a `SharedResourceWarning`
+    /// when another app tracks it too) or left out.
+    fn sort(&mut self, k: &Key, obj: &Value) {
+        self.unmanaged.remove(k);
+        self.shared.remove(k);
+        let r = live_ref(obj, &self.scopes);
+        let desired = self.paired.contains(k);
+        let (app, settings) = (&self.app, &self.settings);
+        match crate::ownership::sort_one(obj, &r, desired, &self.instance, app, settings) {
+            Ok(()) => {
+                if let Some(c) = crate::diff::shared_warning(app, settings, &self.instance, &r, obj)
+                {
+                    self.shared.insert(k.clone(), c);
+                }
+            }
+            Err(reason) => {
+                self.unmanaged.insert(k.clone(), Unmanaged { object: r, reason });
+            }
+        }
+    }
+
+    /// The synthesized Namespace follows the live one, when `keys` touch it.
+    fn follow_namespace(&mut self, keys: &BTreeSet<Key>) {
+        let Some(nk) = self.namespace_key.clone() else {
+            self.namespace_target = None;
+            return;
+        };
+        if !keys.contains(&nk) {
+            return;
+        }
+        self.namespace_target = self.managed_live(&nk).and_then(|live| {
+            let ns = crate::diff::synthesized_namespace(&self.app, live)?;
+            let r = crate::ownership::object_ref(&ns);
+            Some((r, Desired::Synthesized(ns)))
+        });
     }
 
     /// The live object of an identity when it is the app's.
