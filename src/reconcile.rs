@@ -86,6 +86,23 @@ pub struct Reconciled {
     pub notes: Option<Vec<String>>,
 }
 
+impl Reconciled {
+    /// The whole of a comparison and a health as one answer: every row, the notes.
+    #[cfg(feature = "serve")]
+    pub(crate) fn whole(diff: &AppDiff, health: &AppHealth) -> Reconciled {
+        Reconciled {
+            sync_status: diff.sync_status,
+            health_status: health.status,
+            health_message: health.message.clone(),
+            conditions: diff.conditions.clone(),
+            resources: diff.resources.clone(),
+            removed: Vec::new(),
+            health: health.resources.clone(),
+            notes: Some(diff.notes.clone()),
+        }
+    }
+}
+
 /// One resource of the app: its comparison and its health.
 #[derive(Debug)]
 struct Slot {
@@ -358,12 +375,21 @@ impl PreparedApp {
         for (i, d) in desired.iter().enumerate() {
             first_desired.entry(raw_key(d)).or_insert(i);
         }
+        let mut firsts = BTreeSet::new();
         for (k, &i) in &first_desired {
             if self.first_desired.get(k).and_then(|&j| self.desired.get(j)) != Some(&desired[i]) {
-                touched.insert(k.clone());
+                firsts.insert(k.clone());
             }
         }
-        touched.extend(self.first_desired.keys().filter(|k| !first_desired.contains_key(*k)).cloned());
+        firsts
+            .extend(self.first_desired.keys().filter(|k| !first_desired.contains_key(*k)).cloned());
+        // An object written without a namespace is the resource's in the destination one.
+        for (g, kind, ns, name) in firsts {
+            if ns.is_empty() {
+                touched.insert((g.clone(), kind.clone(), namespace.to_string(), name.clone()));
+            }
+            touched.insert((g, kind, ns, name));
+        }
         let namespace_key =
             crate::diff::managed_namespace_key(app).filter(|k| !self.targets.contains_key(k));
         touched.extend(namespace_key.iter().chain(self.namespace_key.iter()).cloned());
@@ -471,6 +497,30 @@ impl PreparedApp {
         let inputs: Vec<ResourceHealthInput> =
             self.resources.values().filter_map(|s| s.health.clone()).collect();
         health::aggregate(&inputs)
+    }
+
+    /// The objects (desired and live) the app holds after `changes`, which are not taken.
+    #[cfg(feature = "serve")]
+    pub(crate) fn objects_after(&self, changes: &[LiveChange]) -> usize {
+        let mut present: BTreeMap<Key, bool> = BTreeMap::new();
+        for c in changes {
+            present.insert(self.change_key(c), !matches!(c, LiveChange::Deleted(_)));
+        }
+        let mut live = self.live.len();
+        for (k, now) in present {
+            match (self.live.contains_key(&k), now) {
+                (false, true) => live += 1,
+                (true, false) => live -= 1,
+                _ => {}
+            }
+        }
+        self.desired.len() + live
+    }
+
+    /// The desired objects the app holds.
+    #[cfg(feature = "serve")]
+    pub(crate) fn desired_count(&self) -> usize {
+        self.desired.len()
     }
 
     /// The identity an event is about.
@@ -651,9 +701,19 @@ impl PreparedApp {
         self.unrank(k);
         let Some(slot) = self.resources.get(k) else { return };
         let key = crate::diff::key(&slot.object);
-        let d = self.first_desired.get(&key).map(|&i| &self.desired[i]);
+        // The first desired object of the resource, written with its namespace or without.
+        let bare = (key.0.clone(), key.1.clone(), String::new(), key.3.clone());
+        let at = match (self.first_desired.get(&key), self.first_desired.get(&bare)) {
+            (Some(&a), Some(&b)) => Some(a.min(b)),
+            (a, b) => a.or(b).copied(),
+        };
+        let d = at.map(|i| &self.desired[i]);
         let l = self.live.get(k).filter(|v| raw_key(v) == key);
-        let input = ResourceHealthInput::from_objects(d, l, ctx);
+        // Named as the comparison names it (a desired object's namespace may be left out).
+        let input = ResourceHealthInput::from_objects(d, l, ctx).map(|mut input| {
+            input.object = slot.object.clone();
+            input
+        });
         if let Some(input) = &input {
             let c = health::contribution(input);
             let h = &mut self.health;
@@ -752,8 +812,9 @@ impl PreparedApp {
 }
 
 /// The app's health from a comparison ([`diff_app`](crate::diff::diff_app)'s result), each resource assessed from
-/// its first desired and first live object among `desired` and `live` (what `gitops-core
-/// status` shows, and what [`PreparedApp::health`] answers).
+/// its first desired object among `desired` (written with the resource's namespace or without
+/// one) and its first live object among `live` (what `gitops-core status` shows, and what
+/// [`PreparedApp::health`] answers).
 pub fn app_health(
     result: &AppDiff,
     desired: &[Value],
@@ -765,9 +826,16 @@ pub fn app_health(
         .resources
         .iter()
         .filter_map(|r| {
-            let d = desired_at.first(&r.object).map(|i| &desired[i]);
+            let o = &r.object;
+            let key = (o.group.as_str(), o.kind.as_str(), o.namespace.as_str(), o.name.as_str());
+            // Written with its namespace or without (the destination namespace).
+            let d = desired_at.first_lenient(key, false).map(|i| &desired[i]);
             let l = live_at.first(&r.object).map(|i| &live[i]);
-            ResourceHealthInput::from_objects(d, l, ctx)
+            // Named as the comparison names it (a desired object's namespace may be left out).
+            ResourceHealthInput::from_objects(d, l, ctx).map(|mut input| {
+                input.object = r.object.clone();
+                input
+            })
         })
         .collect();
     health::aggregate(&inputs)

@@ -4,6 +4,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::session::{AppCloseParams, AppDesiredParams, AppOpenParams, AppUpdateParams};
 use super::wire::{
     ActionsListParams, ActionsRunParams, ConfigureParams, ConfigureResult, DecideParams,
     DiffParams, ErrorCode, HealthParams, HelloParams, Method, PROTOCOL_VERSION, PlanParams,
@@ -55,6 +56,18 @@ pub(crate) enum Call {
     /// `actions.run`.
     #[serde(rename = "actions.run")]
     ActionsRun(ActionsRunParams),
+    /// `app.open`.
+    #[serde(rename = "app.open")]
+    AppOpen(AppOpenParams),
+    /// `app.update`.
+    #[serde(rename = "app.update")]
+    AppUpdate(AppUpdateParams),
+    /// `app.desired`.
+    #[serde(rename = "app.desired")]
+    AppDesired(AppDesiredParams),
+    /// `app.close`.
+    #[serde(rename = "app.close")]
+    AppClose(AppCloseParams),
 }
 
 /// Drops `params` from the `required` list of a method's request shape.
@@ -76,6 +89,10 @@ fn params_schema_of(method: Method, generator: &mut schemars::SchemaGenerator) -
         Method::Hello => generator.subschema_for::<HelloParams>(),
         Method::ActionsList => generator.subschema_for::<ActionsListParams>(),
         Method::ActionsRun => generator.subschema_for::<ActionsRunParams>(),
+        Method::AppOpen => generator.subschema_for::<AppOpenParams>(),
+        Method::AppUpdate => generator.subschema_for::<AppUpdateParams>(),
+        Method::AppDesired => generator.subschema_for::<AppDesiredParams>(),
+        Method::AppClose => generator.subschema_for::<AppCloseParams>(),
     }
 }
 

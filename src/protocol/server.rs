@@ -62,6 +62,10 @@ fn handler(method: Method) -> Handler {
         Method::Hello => handle_hello,
         Method::ActionsList => handle_actions_list,
         Method::ActionsRun => handle_actions_run,
+        Method::AppOpen => super::session::handle_app_open,
+        Method::AppUpdate => super::session::handle_app_update,
+        Method::AppDesired => super::session::handle_app_desired,
+        Method::AppClose => super::session::handle_app_close,
     }
 }
 
@@ -255,7 +259,7 @@ fn read_envelope(value: Value) -> Result<(Value, Method, Value), (Value, Protoco
 }
 
 /// Deserializes a method's params, with the RFC 6901 path of the first mistake.
-fn parse_params<T: DeserializeOwned>(params: Value) -> Result<T, ProtocolError> {
+pub(super) fn parse_params<T: DeserializeOwned>(params: Value) -> Result<T, ProtocolError> {
     deserialize_at(params, "/params")
 }
 
@@ -308,7 +312,7 @@ fn enum_hint(message: String) -> String {
 
 /// Checks that each item is a Kubernetes object with an identity, and flattens a `List` (a
 /// kind ending in `List`, with `items`) into its items, as the CLI does with files.
-fn objects(items: Vec<Value>, base: &str) -> Result<Vec<Value>, ProtocolError> {
+pub(super) fn objects(items: Vec<Value>, base: &str) -> Result<Vec<Value>, ProtocolError> {
     let mut out = Vec::with_capacity(items.len());
     for (i, obj) in items.into_iter().enumerate() {
         let is_list = obj.get("kind").and_then(Value::as_str).is_some_and(|k| k.ends_with("List"))
@@ -331,7 +335,7 @@ fn objects(items: Vec<Value>, base: &str) -> Result<Vec<Value>, ProtocolError> {
     Ok(out)
 }
 
-fn check_object(obj: &Value, at: &str) -> Result<(), ProtocolError> {
+pub(super) fn check_object(obj: &Value, at: &str) -> Result<(), ProtocolError> {
     let Err(e) = ObjectRef::from_object(obj) else {
         return Ok(());
     };
@@ -348,7 +352,7 @@ fn check_object(obj: &Value, at: &str) -> Result<(), ProtocolError> {
 }
 
 /// Reads an Application found at pointer `base`.
-fn application(value: Value, base: &str) -> Result<Application, ProtocolError> {
+pub(super) fn application(value: Value, base: &str) -> Result<Application, ProtocolError> {
     if !value.is_object() {
         let message = format!("expected an object, found {}", type_name(&value));
         return Err(ProtocolError::params(base, message));
@@ -358,7 +362,7 @@ fn application(value: Value, base: &str) -> Result<Application, ProtocolError> {
 
 /// Reads `argocd-cm` found at pointer `base`: the ConfigMap (it has `apiVersion`, `kind`,
 /// `metadata` or `data`) or its `data` map.
-fn settings(value: Value, base: &str) -> Result<Settings, ProtocolError> {
+pub(super) fn settings(value: Value, base: &str) -> Result<Settings, ProtocolError> {
     let Value::Object(map) = value else {
         let message = format!("expected an object, found {}", type_name(&value));
         return Err(ProtocolError::params(base, message));
@@ -393,7 +397,7 @@ fn settings(value: Value, base: &str) -> Result<Settings, ProtocolError> {
     })
 }
 
-fn timestamp(text: &str, path: &str) -> Result<Timestamp, ProtocolError> {
+pub(super) fn timestamp(text: &str, path: &str) -> Result<Timestamp, ProtocolError> {
     Timestamp::parse(text).map_err(|message| ProtocolError::params(path, message))
 }
 
@@ -420,6 +424,8 @@ fn handle_hello(state: &mut State, params: Value) -> Result<Value, ProtocolError
     let features = [("lua", cfg!(feature = "lua")), ("jq", cfg!(feature = "jq"))];
     let mut limits = state.config.limits.clone();
     limits.max_request_bytes = Some(state.max_request_bytes);
+    limits.max_sessions.get_or_insert(super::session::DEFAULT_MAX_SESSIONS);
+    limits.max_session_objects.get_or_insert(super::session::DEFAULT_MAX_SESSION_OBJECTS);
     let result = HelloResult {
         protocol_version: PROTOCOL_VERSION,
         engine_version: env!("CARGO_PKG_VERSION").to_string(),

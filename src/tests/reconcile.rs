@@ -56,6 +56,13 @@ fn object(id: (usize, usize), content: u8, tracking: u8, live: bool) -> Value {
         _ => json!({"apiVersion": "v1", "kind": "Namespace",
             "metadata": {"name": if id.1 == 0 { NS.to_string() } else { format!("ns-{name}") }}}),
     };
+    // Desired objects are also written without their namespace (the destination's).
+    if !live
+        && content % 5 == 4
+        && let Some(m) = obj["metadata"].as_object_mut()
+    {
+        m.remove("namespace");
+    }
     let kind = obj["kind"].as_str().unwrap_or_default().to_string();
     let group = if kind == "Deployment" { "apps" } else { "" };
     let obj_name = obj["metadata"]["name"].as_str().unwrap_or_default().to_string();
@@ -218,8 +225,8 @@ fn full(
 ) -> (AppDiff, AppHealth) {
     let scopes = Scopes::builtin();
     let live: Vec<Value> = live.values().cloned().collect();
-    let input = AppDiffInput::new(desired, &live, app, settings, &scopes)
-        .with_reveal_secrets(case.reveal);
+    let input =
+        AppDiffInput::new(desired, &live, app, settings, &scopes).with_reveal_secrets(case.reveal);
     let diff = diff_app(&input).unwrap_or_else(|e| panic!("diff_app: {e}"));
     let health = app_health(&diff, desired, &live, ctx);
     (diff, health)
@@ -329,6 +336,29 @@ proptest! {
     fn a_prepared_app_answers_as_a_full_comparison(case in case()) {
         check(&case)?;
     }
+}
+
+/// A desired object written without its namespace, not live, is Missing (its health was
+/// left out when the lookup wanted the namespace as written).
+#[test]
+fn a_desired_object_without_namespace_is_missing() {
+    let app = Application::from_value(&json!({"metadata": {"name": "shop"},
+        "spec": {"destination": {"namespace": NS}}}))
+    .unwrap_or_default();
+    let (settings, scopes) = (Settings::default(), Scopes::builtin());
+    let desired = [json!({"apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "api"}, "spec": {"replicas": 1}})];
+    let input = AppDiffInput::new(&desired, &[], &app, &settings, &scopes);
+    let ctx = HealthContext::new(0);
+    let diff = diff_app(&input).unwrap_or_else(|e| panic!("{e}"));
+    let health = app_health(&diff, &desired, &[], &ctx);
+    let text = serde_json::to_string(&health).unwrap_or_default();
+    assert_eq!(
+        text,
+        r#"{"status":"Missing","message":"","resources":[{"object":{"group":"apps","version":"v1","kind":"Deployment","namespace":"shop","name":"api"},"health":{"status":"Missing"}}]}"#
+    );
+    let prepared = PreparedApp::new(&input, &ctx);
+    assert_eq!(serde_json::to_string(&prepared.health()).unwrap_or_default(), text);
 }
 
 /// A prepared app can be shared between threads, and moved to one.
