@@ -156,6 +156,7 @@ pub mod output;
 pub(crate) mod schema;
 mod server;
 mod session;
+mod shapes;
 mod time;
 mod wire;
 

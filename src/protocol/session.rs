@@ -21,16 +21,11 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::config::Application;
-use crate::diff::{AppDiffInput, Condition};
-use crate::health::HealthContext;
-use crate::object::{ObjectRef, Scopes};
+use crate::diff::Condition;
+use crate::object::ObjectRef;
 use crate::reconcile::{LiveChange, PreparedApp, Reconciled};
 
-use super::engine::{self, State};
-use super::error::ProtocolError;
 use super::output::{ConditionSchema, DiffOutputResource, HealthOutputResource, SyncStatusSchema};
-use super::server;
 
 /// The default limit on open sessions.
 pub const DEFAULT_MAX_SESSIONS: u64 = 10_000;
@@ -44,19 +39,19 @@ pub const DEFAULT_MAX_SESSION_OBJECTS: u64 = 100_000;
 #[non_exhaustive]
 pub struct AppOpenParams {
     /// The objects from Git.
-    #[schemars(schema_with = "super::wire::objects_schema")]
+    #[schemars(schema_with = "super::shapes::objects_schema")]
     pub desired: Vec<Value>,
     /// The app's live objects as the host's watch cache holds them.
-    #[schemars(schema_with = "super::wire::objects_schema")]
+    #[schemars(schema_with = "super::shapes::objects_schema")]
     pub live: Vec<Value>,
     /// The Argo CD `Application`; left out, the configured one (or none). The session keeps it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(schema_with = "super::wire::optional_object_schema")]
+    #[schemars(schema_with = "super::shapes::optional_object_schema")]
     pub app: Option<Value>,
     /// The `argocd-cm` ConfigMap or its `data` map; left out, the configured one. The session
     /// keeps it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(schema_with = "super::wire::optional_object_schema")]
+    #[schemars(schema_with = "super::shapes::optional_object_schema")]
     pub argocd_cm: Option<Value>,
     /// The time health scripts read, RFC 3339; left out, the Unix epoch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -88,7 +83,7 @@ pub struct WatchEvent {
     #[serde(rename = "type")]
     pub type_: WatchEventType,
     /// The object (for `DELETED`, its last known state or anything with its identity).
-    #[schemars(schema_with = "super::wire::kubernetes_object_schema")]
+    #[schemars(schema_with = "super::shapes::kubernetes_object_schema")]
     pub object: Value,
 }
 
@@ -113,7 +108,7 @@ pub struct AppDesiredParams {
     /// The handle `app.open` returned.
     pub session: String,
     /// The objects from Git, all of them (those that did not change are kept as prepared).
-    #[schemars(schema_with = "super::wire::objects_schema")]
+    #[schemars(schema_with = "super::shapes::objects_schema")]
     pub desired: Vec<Value>,
     /// The time health scripts read, RFC 3339; left out, the Unix epoch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -182,138 +177,59 @@ pub(crate) struct Sessions {
 }
 
 impl Sessions {
-    /// The open session of a handle, or the error naming it.
-    fn get(&mut self, id: &str) -> Result<&mut PreparedApp, ProtocolError> {
-        self.open.get_mut(id).ok_or_else(|| {
-            ProtocolError::params("/params/session", format!("no open session `{id}`"))
-        })
+    /// The open session of a handle.
+    pub(crate) fn get(&mut self, id: &str) -> Option<&mut PreparedApp> {
+        self.open.get_mut(id)
+    }
+
+    /// How many are open.
+    pub(crate) fn len(&self) -> usize {
+        self.open.len()
+    }
+
+    /// The handle the next session gets.
+    pub(crate) fn next_handle(&self) -> String {
+        format!("s{}", self.last + 1)
+    }
+
+    /// Keeps a session under the next handle; the handle.
+    pub(crate) fn insert(&mut self, prepared: PreparedApp) -> String {
+        let id = self.next_handle();
+        self.last += 1;
+        self.open.insert(id.clone(), prepared);
+        id
+    }
+
+    /// Frees a session; whether it was open.
+    pub(crate) fn close(&mut self, id: &str) -> bool {
+        self.open.remove(id).is_some()
     }
 }
 
-fn max_sessions(state: &State) -> u64 {
-    state.config.limits.max_sessions.unwrap_or(DEFAULT_MAX_SESSIONS)
-}
-
-fn max_objects(state: &State) -> u64 {
-    state.config.limits.max_session_objects.unwrap_or(DEFAULT_MAX_SESSION_OBJECTS)
-}
-
-/// Refuses a session that would hold more objects than the limit.
-fn check_objects(state: &State, session: &str, count: usize) -> Result<(), ProtocolError> {
-    let max = max_objects(state);
-    if count as u64 > max {
-        return Err(ProtocolError::LimitExceeded {
-            message: format!(
-                "session `{session}` would hold {count} objects, maxSessionObjects is {max}"
-            ),
-        });
+impl SessionOutput {
+    /// The output of a session's answer.
+    pub(crate) fn new(session: String, r: Reconciled) -> SessionOutput {
+        SessionOutput {
+            conditions: r.conditions,
+            health: r.health.iter().map(HealthOutputResource::of).collect(),
+            health_message: r.health_message,
+            health_status: r.health_status.as_str().to_string(),
+            notes: r.notes,
+            removed: r.removed,
+            resources: r.resources.iter().map(DiffOutputResource::of).collect(),
+            session,
+            sync_status: r.sync_status.as_str().to_string(),
+        }
     }
-    Ok(())
 }
 
-fn now(text: Option<&str>) -> Result<i64, ProtocolError> {
-    Ok(text.map(|t| server::timestamp(t, "/params/now")).transpose()?.map_or(0, |t| t.unix_seconds))
-}
-
-/// Runs `f` on the open session `id` with the configured health context.
-fn with_session<R>(
-    state: &mut State,
-    id: &str,
-    now: i64,
-    f: impl FnOnce(&mut PreparedApp, &HealthContext<'_>) -> R,
-) -> Result<R, ProtocolError> {
-    let State { engines, config, interrupt, sessions, .. } = state;
-    let prepared = sessions.get(id)?;
-    engine::with_configured_health(engines, config, interrupt.as_ref(), now, |ctx| f(prepared, ctx))
-}
-
-fn output(session: String, r: Reconciled) -> Result<Value, ProtocolError> {
-    let out = SessionOutput {
-        conditions: r.conditions,
-        health: r.health.iter().map(HealthOutputResource::of).collect(),
-        health_message: r.health_message,
-        health_status: r.health_status.as_str().to_string(),
-        notes: r.notes,
-        removed: r.removed,
-        resources: r.resources.iter().map(DiffOutputResource::of).collect(),
-        session,
-        sync_status: r.sync_status.as_str().to_string(),
-    };
-    engine::to_result(&out)
-}
-
-pub(crate) fn handle_app_open(state: &mut State, params: Value) -> Result<Value, ProtocolError> {
-    let p: AppOpenParams = server::parse_params(params)?;
-    let desired = server::objects(p.desired, "/params/desired")?;
-    let live = server::objects(p.live, "/params/live")?;
-    let app = p.app.map(|a| server::application(a, "/params/app")).transpose()?;
-    let settings = p.argocd_cm.map(|cm| server::settings(cm, "/params/argocdCm")).transpose()?;
-    let now = now(p.now.as_deref())?;
-    let max = max_sessions(state);
-    if state.sessions.open.len() as u64 >= max {
-        return Err(ProtocolError::LimitExceeded {
-            message: format!(
-                "{} sessions are open, maxSessions is {max}",
-                state.sessions.open.len()
-            ),
-        });
+impl WatchEvent {
+    /// The event as the library takes it.
+    pub(crate) fn change(self) -> LiveChange {
+        match self.type_ {
+            WatchEventType::Added => LiveChange::Added(self.object),
+            WatchEventType::Modified => LiveChange::Modified(self.object),
+            WatchEventType::Deleted => LiveChange::Deleted(self.object),
+        }
     }
-    let id = format!("s{}", state.sessions.last + 1);
-    check_objects(state, &id, desired.len() + live.len())?;
-    let default_app = Application::default();
-    let app = app.as_ref().or(state.config.app.as_ref()).unwrap_or(&default_app);
-    let settings = settings.as_ref().unwrap_or(&state.config.settings);
-    let mut scopes = Scopes::builtin();
-    scopes.add_crds(desired.iter().chain(&live));
-    let input = AppDiffInput::new(&desired, &live, app, settings, &scopes).with_objects(false);
-    let State { engines, config, interrupt, .. } = &*state;
-    let (prepared, r) =
-        engine::with_configured_health(engines, config, interrupt.as_ref(), now, |ctx| {
-            let prepared = PreparedApp::new(&input, ctx);
-            let (diff, health) = (prepared.diff(), prepared.health());
-            let r = Reconciled::whole(&diff, &health);
-            (prepared, r)
-        })?;
-    state.sessions.last += 1;
-    state.sessions.open.insert(id.clone(), prepared);
-    output(id, r)
-}
-
-pub(crate) fn handle_app_update(state: &mut State, params: Value) -> Result<Value, ProtocolError> {
-    let p: AppUpdateParams = server::parse_params(params)?;
-    let mut changes = Vec::with_capacity(p.events.len());
-    for (i, e) in p.events.into_iter().enumerate() {
-        let object = e.object;
-        server::check_object(&object, &format!("/params/events/{i}/object"))?;
-        changes.push(match e.type_ {
-            WatchEventType::Added => LiveChange::Added(object),
-            WatchEventType::Modified => LiveChange::Modified(object),
-            WatchEventType::Deleted => LiveChange::Deleted(object),
-        });
-    }
-    let now = now(p.now.as_deref())?;
-    let count = state.sessions.get(&p.session)?.objects_after(&changes);
-    check_objects(state, &p.session, count)?;
-    let r = with_session(state, &p.session, now, |prepared, ctx| prepared.apply(&changes, ctx))?;
-    output(p.session, r)
-}
-
-pub(crate) fn handle_app_desired(state: &mut State, params: Value) -> Result<Value, ProtocolError> {
-    let p: AppDesiredParams = server::parse_params(params)?;
-    let desired = server::objects(p.desired, "/params/desired")?;
-    let now = now(p.now.as_deref())?;
-    let prepared = state.sessions.get(&p.session)?;
-    let count = prepared.objects_after(&[]) - prepared.desired_count() + desired.len();
-    check_objects(state, &p.session, count)?;
-    let r =
-        with_session(state, &p.session, now, |prepared, ctx| prepared.set_desired(desired, ctx))?;
-    output(p.session, r)
-}
-
-pub(crate) fn handle_app_close(state: &mut State, params: Value) -> Result<Value, ProtocolError> {
-    let p: AppCloseParams = server::parse_params(params)?;
-    state.sessions.get(&p.session)?;
-    state.sessions.open.remove(&p.session);
-    let open_sessions = state.sessions.open.len() as u64;
-    engine::to_result(&AppCloseResult { session: p.session, open_sessions })
 }

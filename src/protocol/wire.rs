@@ -12,6 +12,8 @@ use serde_json::Value;
 
 use crate::object::ObjectRef;
 
+use super::shapes::{kubernetes_object_schema, objects_schema, optional_object_schema};
+
 /// The version of the protocol this build speaks. See the module docs for what changes it.
 pub const PROTOCOL_VERSION: u32 = 2;
 
@@ -711,38 +713,6 @@ pub(crate) fn result_schema_of(
 
 fn object_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::json_schema!({ "type": "object" })
-}
-
-pub(super) fn optional_object_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    schemars::json_schema!({ "type": ["object", "null"] })
-}
-
-/// A Kubernetes object: `apiVersion`, `kind` and `metadata`, with the metadata fields the
-/// engine reads typed; any other field is the object's own.
-pub(super) fn kubernetes_object_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    schemars::json_schema!({
-        "type": "object",
-        "required": ["apiVersion", "kind", "metadata"],
-        "properties": {
-            "apiVersion": { "type": "string" },
-            "kind": { "type": "string" },
-            "metadata": {
-                "type": "object",
-                "properties": {
-                    "name": { "type": "string" },
-                    "generateName": { "type": "string" },
-                    "namespace": { "type": "string" },
-                    "labels": { "type": ["object", "null"], "additionalProperties": { "type": "string" } },
-                    "annotations": { "type": ["object", "null"], "additionalProperties": { "type": "string" } }
-                }
-            }
-        }
-    })
-}
-
-pub(super) fn objects_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    let object = kubernetes_object_schema(generator);
-    schemars::json_schema!({ "type": "array", "items": object })
 }
 
 /// `protocolVersion` in `configure`: this server's version, or null (left out: the server's).
