@@ -85,7 +85,7 @@ fn object(id: (usize, usize), content: u8, tracking: u8, live: bool) -> Value {
         }
         5 if !live => {
             meta["annotations"] = json!({"gitops-core.io/ignore-differences":
-                if content % 2 == 0 { "jsonPointers: [/data/x]" } else { "/spec/replicas" }});
+                if content.is_multiple_of(2) { "jsonPointers: [/data/x]" } else { "/spec/replicas" }});
         }
         5 => {
             meta["ownerReferences"] =
@@ -162,7 +162,7 @@ struct Case {
 /// The desired set after a step: a new set as drawn, or the last with edits (`at` past the
 /// end adds, an even `at` within replaces, an odd one removes).
 fn next_desired(last: &[Value], set: &[Value]) -> Vec<Value> {
-    if !set.first().is_some_and(|e| e.get("edit").is_some()) {
+    if set.first().is_none_or(|e| e.get("edit").is_none()) {
         return set.to_vec();
     }
     let mut out = last.to_vec();
@@ -171,7 +171,7 @@ fn next_desired(last: &[Value], set: &[Value]) -> Vec<Value> {
         let obj = e["object"].clone();
         if at >= out.len() {
             out.push(obj);
-        } else if at % 2 == 0 {
+        } else if at.is_multiple_of(2) {
             out[at] = obj;
         } else {
             out.remove(at);
