@@ -9,7 +9,8 @@
 //! the ownership rule are made there. Then [`PreparedApp::apply`] takes live changes as watch
 //! events deliver them ([`LiveChange`]), compares again only the resources they touch, updates
 //! the roll-ups (app sync status, app health, conditions) and answers with what changed
-//! ([`Reconciled`]).
+//! ([`Reconciled`]). [`PreparedApp::set_desired`] takes a new commit's desired set and
+//! prepares again only the objects that differ from the last one.
 //!
 //! The answers are [`diff_app`](crate::diff::diff_app)'s and [`app_health`]'s over the same state, byte for byte:
 //! [`PreparedApp::diff`] and [`PreparedApp::health`] give the whole of them
@@ -24,8 +25,9 @@
 //!
 //! Memory: besides the desired objects (kept once as given and once as prepared working
 //! copies), each resource holds its live object, its [`ResourceDiff`] (the patch only, unless
-//! the input keeps objects) and its health; about the size of its two objects plus a few
-//! hundred bytes.
+//! the input keeps objects) and its health; and each app its own copy of the settings and the
+//! scopes. Measured through `serve` (`benches/session_memory.py`): about 15 MB for an app of
+//! 1,000 small ConfigMaps desired and live, flat over any number of watch events.
 //!
 //! Not carried over from the input: the host's wall-clock interrupt of jq rules (counted
 //! limits still apply) and lent compiled rules (the rules are compiled here from the app).
