@@ -786,7 +786,7 @@ fn tick(
     let (u, f, g) = (median(&mut updates), median(&mut fulls), median(&mut argos));
     let rate = |ms: f64| apps as f64 / ms * 1000.0;
     println!(
-        "tick, {apps} apps of 100 resources, one object of each changed: gitops-core sessions          {u:.1} ms ({:.0} decisions/s), gitops-core full diff {f:.1} ms ({:.0}/s), Argo CD full          comparison {g:.1} ms ({:.0}/s); Argo CD / sessions {:.1}, Argo CD / gitops-core full          {:.2}, full / sessions {:.1}",
+        "tick, {apps} apps of 100 resources, one object of each changed: gitops-core sessions {u:.1} ms ({:.0} decisions/s), gitops-core full diff {f:.1} ms ({:.0}/s), Argo CD full comparison {g:.1} ms ({:.0}/s); Argo CD / sessions {:.1}, Argo CD / gitops-core full {:.2}, full / sessions {:.1}",
         rate(u),
         rate(f),
         rate(g),
