@@ -3,7 +3,8 @@
 //!
 //! `cargo run --example oracle -- --gitops-core PATH --oracle PATH [--cases N] [--seed S]
 //! [--save DIR] [--ssa] [--only AREA] [--scripts-from-module]`, or `--case FILE [--show] [--save DIR]` (one saved
-//! request; with `--save`, an agreed answer is recorded as `DIR/<FILE's name>`), or `--bench ROUNDS`;
+//! request; with `--save`, an agreed answer is recorded as `DIR/<FILE's name>`), or `--bench ROUNDS`
+//! (`--only tick`: only the steady-state tick of 100 apps);
 //! `oracle/run` builds both programs and calls this. Every case is generated from the seed
 //! alone, so a run is reproducible. A divergence whose signature is listed in
 //! `testdata/oracle/explained.txt` (each with its entry in `testdata/SKIPPED.md`) is counted
@@ -766,6 +767,10 @@ fn bench(o: &Options, rounds: usize) -> Result<u64, String> {
         json!({"objects": [object]}),
     ));
     println!("median of {rounds} rounds after one warm-up, the same request line to both");
+    // `--only tick`: the steady-state tick alone.
+    if o.only.as_deref() == Some("tick") {
+        cases.clear();
+    }
     for (name, method, params) in &cases {
         let (a, mut x) = median_ms(&mut ours, method, params, rounds)?;
         let (b, y) = median_ms(&mut argo, method, params, rounds)?;
@@ -800,7 +805,92 @@ fn bench(o: &Options, rounds: usize) -> Result<u64, String> {
             println!("  divergence {sig} at {pointer}: gitops-core {u} / Argo CD {v}");
         }
     }
+    if o.only.as_deref().is_none_or(|only| only == "tick") {
+        tick(&mut ours, &mut argo, &app, 100, rounds)?;
+    }
     Ok(0)
+}
+
+/// A steady-state tick of a controller (issue 30): `apps` apps of the benches' 100-resource
+/// application, one live object of each changed per tick (1 % of the objects). gitops-core
+/// re-decides each app from a `serve` session (`app.update` with one watch event) and, the
+/// same tick again, by a full `diff` of the app; Argo CD by its full comparison (the oracle's
+/// `diff`, without health). Prints the median tick of `rounds` after one warm-up tick, and the
+/// decisions per second of each, from writing the request lines (serialised beforehand) to
+/// reading the answers. Each app's session and full `diff` of gitops-core must agree on its sync
+/// status.
+fn tick(
+    ours: &mut Peer,
+    argo: &mut Peer,
+    app: &Value,
+    apps: usize,
+    rounds: usize,
+) -> Result<(), String> {
+    let w = workload::workload_of(100);
+    let mut sessions = Vec::with_capacity(apps);
+    for _ in 0..apps {
+        let params = json!({"desired": w.desired, "live": w.live, "app": app});
+        let opened = ours.call("app.open", &params)?;
+        let session = opened["session"].as_str().ok_or_else(|| format!("app.open: {opened}"))?;
+        sessions.push(session.to_string());
+    }
+    let mut lives = vec![w.live.clone(); apps];
+    let (mut updates, mut fulls, mut argos) = (Vec::new(), Vec::new(), Vec::new());
+    for t in 0..=rounds {
+        let (mut update_lines, mut diff_lines_ours, mut diff_lines_argo) =
+            (Vec::new(), Vec::new(), Vec::new());
+        for (a, session) in sessions.iter().enumerate() {
+            let i = (a * 7 + t) % lives[a].len();
+            lives[a][i]["metadata"]["labels"]["bench/tick"] = json!(t.to_string());
+            let event = json!({"type": "MODIFIED", "object": lives[a][i]});
+            update_lines
+                .push(ours.request("app.update", &json!({"session": session, "events": [event]})));
+            let params = json!({"desired": w.desired, "live": lives[a], "app": app});
+            diff_lines_ours.push(ours.request("diff", &params));
+            diff_lines_argo.push(argo.request("diff", &params));
+        }
+        let timed = |peer: &mut Peer, lines: &[String]| -> Result<(f64, Vec<String>), String> {
+            let start = std::time::Instant::now();
+            let mut answers = Vec::with_capacity(lines.len());
+            for line in lines {
+                answers.push(peer.exchange(line)?);
+            }
+            Ok((start.elapsed().as_secs_f64() * 1000.0, answers))
+        };
+        let (u, delta) = timed(ours, &update_lines)?;
+        let (f, full) = timed(ours, &diff_lines_ours)?;
+        let (g, _) = timed(argo, &diff_lines_argo)?;
+        for (d, f) in delta.iter().zip(&full) {
+            let status = |line: &str| {
+                let v: Value = serde_json::from_str(line).unwrap_or_default();
+                v["result"]["syncStatus"].clone()
+            };
+            if status(d) != status(f) || status(d).is_null() {
+                return Err(format!("tick {t}: app.update {d} / diff {f}"));
+            }
+        }
+        if t > 0 {
+            updates.push(u);
+            fulls.push(f);
+            argos.push(g);
+        }
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let (u, f, g) = (median(&mut updates), median(&mut fulls), median(&mut argos));
+    let rate = |ms: f64| apps as f64 / ms * 1000.0;
+    println!(
+        "tick, {apps} apps of 100 resources, one object of each changed: gitops-core sessions {u:.1} ms ({:.0} decisions/s), gitops-core full diff {f:.1} ms ({:.0}/s), Argo CD full comparison {g:.1} ms ({:.0}/s); Argo CD / sessions {:.1}, Argo CD / gitops-core full {:.2}, full / sessions {:.1}",
+        rate(u),
+        rate(f),
+        rate(g),
+        g / u,
+        g / f,
+        f / u
+    );
+    Ok(())
 }
 
 fn main() {

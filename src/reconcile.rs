@@ -9,7 +9,8 @@
 //! the ownership rule are made there. Then [`PreparedApp::apply`] takes live changes as watch
 //! events deliver them ([`LiveChange`]), compares again only the resources they touch, updates
 //! the roll-ups (app sync status, app health, conditions) and answers with what changed
-//! ([`Reconciled`]).
+//! ([`Reconciled`]). [`PreparedApp::set_desired`] takes a new commit's desired set and
+//! prepares again only the objects that differ from the last one.
 //!
 //! The answers are [`diff_app`](crate::diff::diff_app)'s and [`app_health`]'s over the same state, byte for byte:
 //! [`PreparedApp::diff`] and [`PreparedApp::health`] give the whole of them
@@ -24,8 +25,9 @@
 //!
 //! Memory: besides the desired objects (kept once as given and once as prepared working
 //! copies), each resource holds its live object, its [`ResourceDiff`] (the patch only, unless
-//! the input keeps objects) and its health; about the size of its two objects plus a few
-//! hundred bytes.
+//! the input keeps objects) and its health; and each app its own copy of the settings and the
+//! scopes. Measured through `serve` (`benches/session_memory.py`): about 15 MB for an app of
+//! 1,000 small ConfigMaps desired and live, flat over any number of watch events.
 //!
 //! Not carried over from the input: the host's wall-clock interrupt of jq rules (counted
 //! limits still apply) and lent compiled rules (the rules are compiled here from the app).
@@ -85,6 +87,23 @@ pub struct Reconciled {
     /// an object left out (they may read the same).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub notes: Option<Vec<String>>,
+}
+
+impl Reconciled {
+    /// The whole of a comparison and a health as one answer: every row, the notes.
+    #[cfg(feature = "serve")]
+    pub(crate) fn whole(diff: &AppDiff, health: &AppHealth) -> Reconciled {
+        Reconciled {
+            sync_status: diff.sync_status,
+            health_status: health.status,
+            health_message: health.message.clone(),
+            conditions: diff.conditions.clone(),
+            resources: diff.resources.clone(),
+            removed: Vec::new(),
+            health: health.resources.clone(),
+            notes: Some(diff.notes.clone()),
+        }
+    }
 }
 
 /// One resource of the app: its comparison and its health.
@@ -166,6 +185,9 @@ pub struct PreparedApp {
     rules: Result<IgnoreNormalizer, DiffError>,
     /// The targets, each with its prepared working copy.
     targets: BTreeMap<Key, (ObjectRef, Desired<'static>)>,
+    /// The index in `desired` of each target's object as given (a new desired set is
+    /// compared with it to keep the working copies of the objects that did not change).
+    sources: BTreeMap<Key, usize>,
     /// The synthesized destination Namespace (`managedNamespaceMetadata`), while live.
     namespace_target: Option<(ObjectRef, Desired<'static>)>,
     /// Its identity, when the app has `managedNamespaceMetadata` and does not desire it.
@@ -201,6 +223,14 @@ fn raw_key(obj: &Value) -> Key {
     (g.to_string(), k.to_string(), n.to_string(), m.to_string())
 }
 
+/// The index of `item` in `slice`, when it is one of its elements.
+fn index_in(slice: &[Value], item: &Value) -> Option<usize> {
+    let size = std::mem::size_of::<Value>().max(1);
+    let offset = (item as *const Value as usize).checked_sub(slice.as_ptr() as usize)?;
+    let at = offset / size;
+    slice.get(at).filter(|v| std::ptr::eq(*v, item)).map(|_| at)
+}
+
 /// The identity a live object pairs by.
 fn live_key(obj: &Value, scopes: &Scopes) -> Key {
     crate::diff::key(&live_ref(obj, scopes))
@@ -211,36 +241,13 @@ impl PreparedApp {
     /// (assessing health with `ctx`).
     pub fn new(input: &AppDiffInput<'_>, ctx: &HealthContext<'_>) -> Self {
         let (app, settings) = (input.app, input.settings);
-        let Targets { map, mut hooks, conditions } = crate::diff::targets(input);
-        hooks.sort();
-        let mut desired_conditions = conditions;
-        desired_conditions
-            .extend(map.values().filter_map(|(r, _)| crate::diff::invalid_spec(r, input.scopes)));
-        let targets: BTreeMap<Key, (ObjectRef, Desired<'static>)> = map
-            .iter()
-            .map(|(k, (r, d))| (k.clone(), (r.clone(), Desired::Synthesized(d.object(r, input)))))
-            .collect();
-        let namespace = app.spec.destination.namespace.as_str();
-        let paired = input
-            .desired
-            .iter()
-            .map(|d| crate::ownership::desired_ref(d, input.scopes, namespace))
-            .filter(|r| !crate::ownership::excluded(r, app, settings) && !r.name.is_empty())
-            .map(|r| crate::diff::key(&r))
-            .collect();
-        let mut first_desired = BTreeMap::new();
-        for (i, d) in input.desired.iter().enumerate() {
-            first_desired.entry(raw_key(d)).or_insert(i);
-        }
         let rules = IgnoreNormalizer::for_app(app, settings)
             .map_err(|e| DiffError::IgnoreRules { message: e.to_string() });
-        let namespace_key =
-            crate::diff::managed_namespace_key(app).filter(|k| !targets.contains_key(k));
         let mut prepared = PreparedApp {
             app: app.clone(),
             settings: settings.clone(),
             scopes: input.scopes.clone(),
-            desired: input.desired.to_vec(),
+            desired: Vec::new(),
             dry_runs: input.dry_runs.to_vec(),
             openapi: input.openapi.cloned(),
             flags: Flags {
@@ -250,13 +257,14 @@ impl PreparedApp {
                 keep_objects: input.keep_objects,
             },
             rules,
-            targets,
+            targets: BTreeMap::new(),
+            sources: BTreeMap::new(),
             namespace_target: None,
-            namespace_key,
-            hooks,
-            desired_conditions,
-            paired,
-            first_desired,
+            namespace_key: None,
+            hooks: Vec::new(),
+            desired_conditions: Vec::new(),
+            paired: BTreeSet::new(),
+            first_desired: BTreeMap::new(),
             instance: instance_name(app, settings),
             ssd: crate::diff::server_side(input),
             metadata_changed: crate::diff::changed_managed_namespace_metadata(app),
@@ -268,17 +276,146 @@ impl PreparedApp {
             errors: BTreeMap::new(),
             health: HealthRollup::default(),
         };
+        let mut keys = prepared.prepare(input.desired.to_vec());
         let changes: Vec<LiveChange> = input.live.iter().cloned().map(LiveChange::Added).collect();
-        let mut keys: BTreeSet<Key> = prepared.targets.keys().cloned().collect();
         keys.extend(prepared.take(changes));
         prepared.recompute(&keys, ctx);
         prepared
     }
 
+    /// Takes a new desired set (a new commit): prepares again only the objects that differ
+    /// from the last set (by identity and content), compares again the resources they touch
+    /// and answers with what changed, as [`PreparedApp::apply`] does. The app, the settings
+    /// and the live objects stay.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use gitops_core::diff::{AppDiffInput, SyncStatus};
+    /// use gitops_core::health::HealthContext;
+    /// use gitops_core::reconcile::PreparedApp;
+    /// use gitops_core::{Application, Scopes, Settings};
+    /// use serde_json::json;
+    ///
+    /// let cm = |v: &str| json!({"apiVersion": "v1", "kind": "ConfigMap",
+    ///     "metadata": {"name": "web", "namespace": "shop", "annotations":
+    ///         {"argocd.argoproj.io/tracking-id": "shop:/ConfigMap:shop/web"}},
+    ///     "data": {"k": v}});
+    /// let app = Application::from_value(&json!({"metadata": {"name": "shop"},
+    ///     "spec": {"destination": {"namespace": "shop"}}})).unwrap();
+    /// let (settings, scopes) = (Settings::default(), Scopes::builtin());
+    /// let ctx = HealthContext::new(0);
+    /// let (desired, live) = ([cm("1")], [cm("2")]);
+    /// let input = AppDiffInput::new(&desired, &live, &app, &settings, &scopes);
+    /// let mut prepared = PreparedApp::new(&input, &ctx);
+    /// assert_eq!(prepared.diff().sync_status, SyncStatus::OutOfSync);
+    ///
+    /// // The new commit desires what is live.
+    /// let step = prepared.set_desired(vec![cm("2")], &ctx);
+    /// assert_eq!(step.sync_status, SyncStatus::Synced);
+    /// assert_eq!(step.resources.len(), 1);
+    /// ```
+    pub fn set_desired(&mut self, desired: Vec<Value>, ctx: &HealthContext<'_>) -> Reconciled {
+        let unmanaged_before = self.unmanaged.clone();
+        let keys = self.prepare(desired);
+        let notes_changed = self.unmanaged != unmanaged_before;
+        self.answer(keys, notes_changed, ctx)
+    }
+
+    /// Prepares a desired set in place of the last one, keeping the working copies of the
+    /// objects that did not change; the identities whose resource may have changed.
+    fn prepare(&mut self, desired: Vec<Value>) -> BTreeSet<Key> {
+        let mut touched = BTreeSet::new();
+        let input = AppDiffInput {
+            desired: &desired,
+            live: &[],
+            app: &self.app,
+            settings: &self.settings,
+            scopes: &self.scopes,
+            dry_runs: &[],
+            server_side_diff: self.flags.server_side_diff,
+            reveal_secrets: self.flags.reveal_secrets,
+            ignore_rules: None,
+            openapi: None,
+            ignore_annotation: self.flags.ignore_annotation,
+            keep_objects: self.flags.keep_objects,
+            interrupt: None,
+        };
+        let (app, settings, scopes) = (&self.app, &self.settings, &self.scopes);
+        let Targets { map, mut hooks, conditions } = crate::diff::targets(&input);
+        hooks.sort();
+        let mut desired_conditions = conditions;
+        desired_conditions
+            .extend(map.values().filter_map(|(r, _)| crate::diff::invalid_spec(r, scopes)));
+        desired_conditions.sort();
+        let mut old = std::mem::take(&mut self.targets);
+        let mut sources = BTreeMap::new();
+        for (k, (r, d)) in &map {
+            let Some(at) = index_in(&desired, d.source()) else { continue };
+            sources.insert(k.clone(), at);
+            let kept = old.remove(k).filter(|(old_r, _)| old_r == r).filter(|_| {
+                self.sources.get(k).and_then(|&i| self.desired.get(i)) == Some(&desired[at])
+            });
+            let target = kept.unwrap_or_else(|| {
+                touched.insert(k.clone());
+                (r.clone(), Desired::Synthesized(d.object(r, &input)))
+            });
+            self.targets.insert(k.clone(), target);
+        }
+        touched.extend(old.into_keys());
+        // The ownership rule pairs live objects with desired identities: a live object whose
+        // pairing changed is sorted again.
+        let namespace = app.spec.destination.namespace.as_str();
+        let paired: BTreeSet<Key> = desired
+            .iter()
+            .map(|d| crate::ownership::desired_ref(d, scopes, namespace))
+            .filter(|r| !crate::ownership::excluded(r, app, settings) && !r.name.is_empty())
+            .map(|r| crate::diff::key(&r))
+            .collect();
+        let repaired: Vec<Key> = paired.symmetric_difference(&self.paired).cloned().collect();
+        // Health reads the first desired object of each identity as written.
+        let mut first_desired = BTreeMap::new();
+        for (i, d) in desired.iter().enumerate() {
+            first_desired.entry(raw_key(d)).or_insert(i);
+        }
+        let mut firsts = BTreeSet::new();
+        for (k, &i) in &first_desired {
+            if self.first_desired.get(k).and_then(|&j| self.desired.get(j)) != Some(&desired[i]) {
+                firsts.insert(k.clone());
+            }
+        }
+        firsts
+            .extend(self.first_desired.keys().filter(|k| !first_desired.contains_key(*k)).cloned());
+        // An object written without a namespace is the resource's in the destination one.
+        for (g, kind, ns, name) in firsts {
+            if ns.is_empty() {
+                touched.insert((g.clone(), kind.clone(), namespace.to_string(), name.clone()));
+            }
+            touched.insert((g, kind, ns, name));
+        }
+        let namespace_key =
+            crate::diff::managed_namespace_key(app).filter(|k| !self.targets.contains_key(k));
+        touched.extend(namespace_key.iter().chain(self.namespace_key.iter()).cloned());
+        self.hooks = hooks;
+        self.desired_conditions = desired_conditions;
+        self.paired = paired;
+        self.first_desired = first_desired;
+        self.sources = sources;
+        self.namespace_key = namespace_key;
+        self.desired = desired;
+        for k in repaired {
+            if let Some(obj) = self.live.get(&k).cloned() {
+                self.sort(&k, &obj);
+            }
+            touched.insert(k);
+        }
+        self.follow_namespace(&touched);
+        touched
+    }
+
     /// Takes watch events, compares again only the resources they touch, and answers with
     /// what changed. Events apply in order; the last one for an identity wins.
     pub fn apply(&mut self, changes: &[LiveChange], ctx: &HealthContext<'_>) -> Reconciled {
-        let failed_before = self.failure().is_some();
         let unmanaged_before: Vec<Option<Unmanaged>> =
             changes.iter().map(|c| self.unmanaged.get(&self.change_key(c)).cloned()).collect();
         let keys = self.take(changes.to_vec());
@@ -287,6 +424,17 @@ impl PreparedApp {
             .iter()
             .zip(unmanaged_before)
             .any(|(c, b)| self.unmanaged.get(&self.change_key(c)) != b.as_ref());
+        self.answer(keys, notes_changed, ctx)
+    }
+
+    /// Compares the resources of `keys` again and answers with what changed.
+    fn answer(
+        &mut self,
+        keys: BTreeSet<Key>,
+        notes_changed: bool,
+        ctx: &HealthContext<'_>,
+    ) -> Reconciled {
+        let failed_before = self.failure().is_some();
         let before: BTreeMap<Key, (Option<ResourceDiff>, Option<ResourceHealth>)> =
             keys.iter().map(|k| (k.clone(), self.row(k))).collect();
         self.recompute(&keys, ctx);
@@ -307,6 +455,7 @@ impl PreparedApp {
         if failed_before || failed_now {
             out.resources = self.resources.keys().filter_map(|k| self.row(k).0).collect();
         }
+        out.removed.sort();
         out
     }
 
@@ -354,6 +503,30 @@ impl PreparedApp {
         health::aggregate(&inputs)
     }
 
+    /// The objects (desired and live) the app holds after `changes`, which are not taken.
+    #[cfg(feature = "serve")]
+    pub(crate) fn objects_after(&self, changes: &[LiveChange]) -> usize {
+        let mut present: BTreeMap<Key, bool> = BTreeMap::new();
+        for c in changes {
+            present.insert(self.change_key(c), !matches!(c, LiveChange::Deleted(_)));
+        }
+        let mut live = self.live.len();
+        for (k, now) in present {
+            match (self.live.contains_key(&k), now) {
+                (false, true) => live += 1,
+                (true, false) => live -= 1,
+                _ => {}
+            }
+        }
+        self.desired.len() + live
+    }
+
+    /// The desired objects the app holds.
+    #[cfg(feature = "serve")]
+    pub(crate) fn desired_count(&self) -> usize {
+        self.desired.len()
+    }
+
     /// The identity an event is about.
     fn change_key(&self, change: &LiveChange) -> Key {
         match change {
@@ -372,39 +545,55 @@ impl PreparedApp {
                 LiveChange::Deleted(v) => (v, false),
             };
             let k = live_key(&obj, &self.scopes);
-            self.unmanaged.remove(&k);
-            self.shared.remove(&k);
             if present {
-                let r = live_ref(&obj, &self.scopes);
-                let desired = self.paired.contains(&k);
-                let (app, settings) = (&self.app, &self.settings);
-                match crate::ownership::sort_one(&obj, &r, desired, &self.instance, app, settings) {
-                    Ok(()) => {
-                        let w =
-                            crate::diff::shared_warning(app, settings, &self.instance, &r, &obj);
-                        if let Some(c) = w {
-                            self.shared.insert(k.clone(), c);
-                        }
-                    }
-                    Err(reason) => {
-                        self.unmanaged.insert(k.clone(), Unmanaged { object: r, reason });
-                    }
-                }
+                self.sort(&k, &obj);
                 self.live.insert(k.clone(), obj);
             } else {
+                self.unmanaged.remove(&k);
+                self.shared.remove(&k);
                 self.live.remove(&k);
             }
             keys.insert(k);
         }
-        // The synthesized Namespace follows the live one.
-        if let Some(nk) = self.namespace_key.clone().filter(|nk| keys.contains(nk)) {
-            self.namespace_target = self.managed_live(&nk).and_then(|live| {
-                let ns = crate::diff::synthesized_namespace(&self.app, live)?;
-                let r = crate::ownership::object_ref(&ns);
-                Some((r, Desired::Synthesized(ns)))
-            });
-        }
+        self.follow_namespace(&keys);
         keys
+    }
+
+    /// Sorts a live object by the ownership rule: the app's (with a `SharedResourceWarning`
+    /// when another app tracks it too) or left out.
+    fn sort(&mut self, k: &Key, obj: &Value) {
+        self.unmanaged.remove(k);
+        self.shared.remove(k);
+        let r = live_ref(obj, &self.scopes);
+        let desired = self.paired.contains(k);
+        let (app, settings) = (&self.app, &self.settings);
+        match crate::ownership::sort_one(obj, &r, desired, &self.instance, app, settings) {
+            Ok(()) => {
+                if let Some(c) = crate::diff::shared_warning(app, settings, &self.instance, &r, obj)
+                {
+                    self.shared.insert(k.clone(), c);
+                }
+            }
+            Err(reason) => {
+                self.unmanaged.insert(k.clone(), Unmanaged { object: r, reason });
+            }
+        }
+    }
+
+    /// The synthesized Namespace follows the live one, when `keys` touch it.
+    fn follow_namespace(&mut self, keys: &BTreeSet<Key>) {
+        let Some(nk) = self.namespace_key.clone() else {
+            self.namespace_target = None;
+            return;
+        };
+        if !keys.contains(&nk) {
+            return;
+        }
+        self.namespace_target = self.managed_live(&nk).and_then(|live| {
+            let ns = crate::diff::synthesized_namespace(&self.app, live)?;
+            let r = crate::ownership::object_ref(&ns);
+            Some((r, Desired::Synthesized(ns)))
+        });
     }
 
     /// The live object of an identity when it is the app's.
@@ -522,9 +711,19 @@ impl PreparedApp {
         self.unrank(k);
         let Some(slot) = self.resources.get(k) else { return };
         let key = crate::diff::key(&slot.object);
-        let d = self.first_desired.get(&key).map(|&i| &self.desired[i]);
+        // The first desired object of the resource, written with its namespace or without.
+        let bare = (key.0.clone(), key.1.clone(), String::new(), key.3.clone());
+        let at = match (self.first_desired.get(&key), self.first_desired.get(&bare)) {
+            (Some(&a), Some(&b)) => Some(a.min(b)),
+            (a, b) => a.or(b).copied(),
+        };
+        let d = at.map(|i| &self.desired[i]);
         let l = self.live.get(k).filter(|v| raw_key(v) == key);
-        let input = ResourceHealthInput::from_objects(d, l, ctx);
+        // Named as the comparison names it (a desired object's namespace may be left out).
+        let input = ResourceHealthInput::from_objects(d, l, ctx).map(|mut input| {
+            input.object = slot.object.clone();
+            input
+        });
         if let Some(input) = &input {
             let c = health::contribution(input);
             let h = &mut self.health;
@@ -623,8 +822,9 @@ impl PreparedApp {
 }
 
 /// The app's health from a comparison ([`diff_app`](crate::diff::diff_app)'s result), each resource assessed from
-/// its first desired and first live object among `desired` and `live` (what `gitops-core
-/// status` shows, and what [`PreparedApp::health`] answers).
+/// its first desired object among `desired` (written with the resource's namespace or without
+/// one) and its first live object among `live` (what `gitops-core status` shows, and what
+/// [`PreparedApp::health`] answers).
 pub fn app_health(
     result: &AppDiff,
     desired: &[Value],
@@ -636,9 +836,16 @@ pub fn app_health(
         .resources
         .iter()
         .filter_map(|r| {
-            let d = desired_at.first(&r.object).map(|i| &desired[i]);
+            let o = &r.object;
+            let key = (o.group.as_str(), o.kind.as_str(), o.namespace.as_str(), o.name.as_str());
+            // Written with its namespace or without (the destination namespace).
+            let d = desired_at.first_lenient(key, false).map(|i| &desired[i]);
             let l = live_at.first(&r.object).map(|i| &live[i]);
-            ResourceHealthInput::from_objects(d, l, ctx)
+            // Named as the comparison names it (a desired object's namespace may be left out).
+            ResourceHealthInput::from_objects(d, l, ctx).map(|mut input| {
+                input.object = r.object.clone();
+                input
+            })
         })
         .collect();
     health::aggregate(&inputs)

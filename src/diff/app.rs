@@ -711,7 +711,7 @@ pub(crate) enum Desired<'a> {
 
 impl Desired<'_> {
     /// The object as given (hook and sync-option annotations read the same on both).
-    fn source(&self) -> &Value {
+    pub(crate) fn source(&self) -> &Value {
         match self {
             Desired::Rendered(v) => v,
             Desired::Synthesized(v) => v,

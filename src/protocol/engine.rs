@@ -33,6 +33,8 @@ pub(crate) struct State {
     pub(crate) engines: Engines,
     /// The host's backstop for each script evaluation and jq rule (`Server::with_interrupt`).
     pub(crate) interrupt: Option<std::sync::Arc<dyn crate::script::Interrupt>>,
+    /// The open sessions (`app.open`).
+    pub(crate) sessions: super::session::Sessions,
 }
 
 impl Default for State {
@@ -44,6 +46,7 @@ impl Default for State {
             config: Config::default(),
             engines: Engines::default(),
             interrupt: None,
+            sessions: super::session::Sessions::default(),
         }
     }
 }
@@ -257,7 +260,7 @@ pub(crate) fn engine_actions(
     }
 }
 
-fn to_result(output: &impl Serialize) -> Result<Value, ProtocolError> {
+pub(crate) fn to_result(output: &impl Serialize) -> Result<Value, ProtocolError> {
     serde_json::to_value(output).map_err(|e| ProtocolError::Engine {
         message: format!("cannot serialize the result: {e}"),
         object: None,
@@ -440,9 +443,50 @@ pub(crate) fn engine_decide(state: &mut State, input: DecideInput) -> Result<Val
 /// per evaluation.
 #[cfg(feature = "lua")]
 fn request_engine(state: &State) -> crate::script::LuaEngine {
-    match &state.interrupt {
-        Some(i) => state.engines.lua.for_request().with_interrupt(std::sync::Arc::clone(i)),
-        None => state.engines.lua.for_request(),
+    engine_for_request(&state.engines, state.interrupt.as_ref())
+}
+
+#[cfg(feature = "lua")]
+fn engine_for_request(
+    engines: &Engines,
+    interrupt: Option<&std::sync::Arc<dyn crate::script::Interrupt>>,
+) -> crate::script::LuaEngine {
+    match interrupt {
+        Some(i) => engines.lua.for_request().with_interrupt(std::sync::Arc::clone(i)),
+        None => engines.lua.for_request(),
+    }
+}
+
+/// Runs `f` with the configured health context at `now` (unix seconds): the configured
+/// scripts on the warm Lua engine (one budget for the request, the host's backstop per
+/// evaluation) and the configured built-in rules. Sessions assess health with it.
+pub(crate) fn with_configured_health<R>(
+    engines: &Engines,
+    config: &Config,
+    interrupt: Option<&std::sync::Arc<dyn crate::script::Interrupt>>,
+    now: i64,
+    f: impl FnOnce(&HealthContext<'_>) -> R,
+) -> Result<R, ProtocolError> {
+    let ctx = HealthContext::new(now).with_builtin_rules(config.builtin_rules.unwrap_or(true));
+    let scripts = &engines.scripts;
+    if scripts.is_empty() {
+        return Ok(f(&ctx));
+    }
+    #[cfg(feature = "lua")]
+    {
+        let engine = engine_for_request(engines, interrupt);
+        let lua = lua_scripts::LuaScripts::new(scripts, &engine);
+        Ok(f(&ctx.with_scripts(&lua)))
+    }
+    #[cfg(not(feature = "lua"))]
+    {
+        let _ = interrupt;
+        Err(ProtocolError::Engine {
+            message: "health scripts are not available in this build (the `lua` feature is off)"
+                .into(),
+            object: None,
+            path: None,
+        })
     }
 }
 

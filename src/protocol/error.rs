@@ -66,6 +66,12 @@ pub enum ProtocolError {
         /// What panicked.
         message: String,
     },
+    /// The request would go over a session limit.
+    #[error("limit exceeded: {message}")]
+    LimitExceeded {
+        /// Which limit, and by how much.
+        message: String,
+    },
     /// The engine refused the input.
     #[error("engine error: {message}")]
     Engine {
@@ -101,6 +107,7 @@ impl ProtocolError {
                 ErrorCode::EngineError
             }
             ProtocolError::Internal { .. } => ErrorCode::InternalError,
+            ProtocolError::LimitExceeded { .. } => ErrorCode::LimitExceeded,
         }
     }
 

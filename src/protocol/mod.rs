@@ -22,7 +22,8 @@
 //! - `id` is chosen by the client (a string, a number or null) and echoed unchanged. Responses
 //!   come in the order of the requests, one per non-blank line, so a client may also pipeline.
 //! - `method` is one of `diff`, `health`, `plan`, `step`, `decide`, `configure`, `hello`,
-//!   `actions.list`, `actions.run` ([`Method`]).
+//!   `actions.list`, `actions.run`, `app.open`, `app.update`, `app.desired`, `app.close`
+//!   ([`Method`]).
 //! - `params` is an object ([`DiffParams`], [`HealthParams`], [`PlanParams`], [`StepParams`],
 //!   [`DecideParams`], [`ConfigureParams`]); left out or null it is `{}`. Params carry the same
 //!   inputs as the CLI commands: objects inline as JSON arrays, `app` as the `Application`
@@ -48,6 +49,23 @@
 //! | `actions.run` | `object`, `action`, `parameters`?, `argocdCm`?, `customizations`?, `now`?, `showSecrets`? ([`ActionsRunParams`]) | what `gitops-core actions run --output json` prints ([`output::ActionsRunOutput`]), a Secret's values masked unless `showSecrets`; a failing action is an `engine_error` naming the script and the object |
 //! | `hello` | none | the handshake: `protocolVersion`, `engineVersion`, `methods`, `features`, `limits`, `builtinActionKinds`, `builtinHealth` (the Argo CD release the built-in health rules follow and their kinds, [`BuiltinHealth`]) ([`HelloResult`]) |
 //!
+//! | `app.open` | `desired`, `live`, `app`?, `argocdCm`?, `now`? ([`AppOpenParams`]) | a session: its handle, every row of `diff` and of `health`, the roll-ups ([`SessionOutput`]) |
+//! | `app.update` | `session`, `events` (watch events: `type` `ADDED`, `MODIFIED` or `DELETED`, `object`), `now`? ([`AppUpdateParams`]) | what changed ([`SessionOutput`]) |
+//! | `app.desired` | `session`, `desired` (the whole new set), `now`? ([`AppDesiredParams`]) | what changed ([`SessionOutput`]) |
+//! | `app.close` | `session` ([`AppCloseParams`]) | [`AppCloseResult`] |
+//!
+//! # Sessions
+//!
+//! A controller refreshes an app on every watch event that touches it. `app.open` prepares
+//! the app once and keeps it in the server (a [`crate::reconcile::PreparedApp`]); `app.update`
+//! forwards the watch events of its objects and `app.desired` a new commit, and each answers
+//! only what changed, byte for byte what `diff` and `health` would say of the whole state.
+//! `app.close` frees it. A session keeps the app, `argocd-cm` and CRD scopes it was opened
+//! with. `hello` states the limits: `maxSessions` open at once and `maxSessionObjects`
+//! (desired and live) in one (`configure`'s `limits` change them); a request that would go
+//! over one is refused with `limit_exceeded` and changes nothing. An unknown or closed handle
+//! is an `invalid_params` error at `/params/session`.
+//!
 //! `step` has no CLI command: it is the sync step function of `gitops_core::sync` over the
 //! wire. The host keeps `request` and the returned `state` between passes (as Argo CD keeps
 //! `status.operationState`), carries out the `actions`, and reports their outcomes by id in
@@ -72,11 +90,12 @@
 //! `Succeeded`, `NotFound`, and plan actions `Apply`, `ServerSideApply`, `Skip`. Spellings are
 //! case-sensitive; a value that is not one of them is an `invalid_params` error that lists
 //! the accepted spellings and, for a near miss (`succeeded`, `not_found`), names the one
-//! meant. The schema gives each as an `enum`. Five kinds of names follow their own standard
+//! meant. The schema gives each as an `enum`. Six kinds of names follow their own standard
 //! instead: method names (lowercase), error codes (`snake_case`), RFC 6902 `op`s, the values
 //! of Argo CD's own manifests and scripts (`kind: allow` of a sync window, the `operation`
-//! `patch` or `create` of a resource action) and the guard's `exceeded`
-//! codes, which name the guard's own fields (`maxPruneFraction`).
+//! `patch` or `create` of a resource action), the guard's `exceeded`
+//! codes, which name the guard's own fields (`maxPruneFraction`), and the watch event types of
+//! `app.update` (`ADDED`, `MODIFIED`, `DELETED`), as the Kubernetes API server sends them.
 //!
 //! # Versioning
 //!
@@ -107,6 +126,7 @@
 //! | `unsupported_version` | `configure` asked for another `protocolVersion` | the request's |
 //! | `engine_error` | the engine refused the input (a bad object, rule or script) or the method is not in this build; `object` and `path` say where when the engine knows (`path` points into `object`) | the request's |
 //! | `internal_error` | a bug; please report it | the request's, or null |
+//! | `limit_exceeded` | `app.open`, `app.update` or `app.desired` would go over `maxSessions` or `maxSessionObjects` | the request's |
 //!
 //! Codes are stable ([`ErrorCode`]); messages are lowercase and specific, meant for people.
 //!
@@ -135,11 +155,17 @@ mod error;
 pub mod output;
 pub(crate) mod schema;
 mod server;
+mod session;
+mod shapes;
 mod wire;
 
 pub use error::ProtocolError;
 pub use schema::json_schema;
 pub use server::Server;
+pub use session::{
+    AppCloseParams, AppCloseResult, AppDesiredParams, AppOpenParams, AppUpdateParams,
+    DEFAULT_MAX_SESSION_OBJECTS, DEFAULT_MAX_SESSIONS, SessionOutput, WatchEvent, WatchEventType,
+};
 pub use wire::{
     ActionsListParams, ActionsRunParams, BuiltinHealth, ConfigureParams, ConfigureResult,
     DEFAULT_MAX_REQUEST_BYTES, DecideParams, DiffParams, ErrorCode, ErrorObject, HealthParams,

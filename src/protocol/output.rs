@@ -61,28 +61,31 @@ pub struct DiffOutputResource {
     pub version: String,
 }
 
+impl DiffOutputResource {
+    /// The output of one resource's comparison.
+    pub(crate) fn of(r: &crate::diff::ResourceDiff) -> DiffOutputResource {
+        DiffOutputResource {
+            diff: r.diff.clone(),
+            group: r.object.group.clone(),
+            kind: r.object.kind.clone(),
+            message: r.message.clone(),
+            modified: r.modified,
+            name: r.object.name.clone(),
+            namespace: r.object.namespace.clone(),
+            requires_pruning: r.requires_pruning,
+            status: r.status.map_or("", |s| s.as_str()).to_string(),
+            version: r.object.version.clone(),
+        }
+    }
+}
+
 impl DiffOutput {
     /// The output of an application diff.
     pub fn new(result: &AppDiff) -> DiffOutput {
         DiffOutput {
             conditions: result.conditions.clone(),
             notes: result.notes.clone(),
-            resources: result
-                .resources
-                .iter()
-                .map(|r| DiffOutputResource {
-                    diff: r.diff.clone(),
-                    group: r.object.group.clone(),
-                    kind: r.object.kind.clone(),
-                    message: r.message.clone(),
-                    modified: r.modified,
-                    name: r.object.name.clone(),
-                    namespace: r.object.namespace.clone(),
-                    requires_pruning: r.requires_pruning,
-                    status: r.status.map_or("", |s| s.as_str()).to_string(),
-                    version: r.object.version.clone(),
-                })
-                .collect(),
+            resources: result.resources.iter().map(DiffOutputResource::of).collect(),
             sync_status: result.sync_status.as_str().to_string(),
         }
     }
@@ -129,22 +132,23 @@ impl HealthOutput {
         HealthOutput {
             status: app.status.as_str().to_string(),
             message: app.message.clone(),
-            resources: app
-                .resources
-                .iter()
-                .map(|r| {
-                    let o = &r.object;
-                    HealthOutputResource {
-                        group: o.group.clone(),
-                        version: o.version.clone(),
-                        kind: o.kind.clone(),
-                        namespace: o.namespace.clone(),
-                        name: o.name.clone(),
-                        status: r.health.as_ref().map(|h| h.status.as_str().to_string()),
-                        message: r.health.as_ref().map_or(String::new(), |h| h.message.clone()),
-                    }
-                })
-                .collect(),
+            resources: app.resources.iter().map(HealthOutputResource::of).collect(),
+        }
+    }
+}
+
+impl HealthOutputResource {
+    /// The output of one resource's health.
+    pub(crate) fn of(r: &crate::health::ResourceHealth) -> HealthOutputResource {
+        let o = &r.object;
+        HealthOutputResource {
+            group: o.group.clone(),
+            version: o.version.clone(),
+            kind: o.kind.clone(),
+            namespace: o.namespace.clone(),
+            name: o.name.clone(),
+            status: r.health.as_ref().map(|h| h.status.as_str().to_string()),
+            message: r.health.as_ref().map_or(String::new(), |h| h.message.clone()),
         }
     }
 }
@@ -443,7 +447,7 @@ fn list_of(item: schemars::Schema) -> schemars::Schema {
     schemars::json_schema!({ "type": "array", "items": item })
 }
 
-fn sync_status_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+pub(crate) fn sync_status_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
     defined(generator, "SyncStatus", || {
         serde_json::json!({
             "description": "A sync status (`diff::SyncStatus`).",
@@ -513,7 +517,7 @@ fn plan_action_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Sc
     })
 }
 
-fn conditions_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+pub(crate) fn conditions_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
     list_of(defined(generator, "Condition", || {
         serde_json::json!({
             "description": "An application condition.",

@@ -3,6 +3,7 @@
 use serde_json::{Value, json};
 
 use super::output::defined;
+use super::session::{AppCloseParams, AppDesiredParams, AppOpenParams, AppUpdateParams};
 use super::wire::{
     ActionsListParams, ActionsRunParams, ConfigureParams, ConfigureResult, DecideParams,
     DiffParams, ErrorCode, HealthParams, HelloParams, Method, PROTOCOL_VERSION, PlanParams,
@@ -74,6 +75,10 @@ fn params_schema_of(method: Method, generator: &mut schemars::SchemaGenerator) -
         Method::Hello => generator.subschema_for::<HelloParams>(),
         Method::ActionsList => generator.subschema_for::<ActionsListParams>(),
         Method::ActionsRun => generator.subschema_for::<ActionsRunParams>(),
+        Method::AppOpen => generator.subschema_for::<AppOpenParams>(),
+        Method::AppUpdate => generator.subschema_for::<AppUpdateParams>(),
+        Method::AppDesired => generator.subschema_for::<AppDesiredParams>(),
+        Method::AppClose => generator.subschema_for::<AppCloseParams>(),
     }
 }
 

@@ -7,12 +7,19 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::config::{Application, ConfigError, Settings};
+use crate::diff::AppDiffInput;
+use crate::health::HealthContext;
 use crate::object::{ObjectRef, ParseError, escape_pointer_token, type_name};
+use crate::reconcile::{PreparedApp, Reconciled};
 
 use super::engine::{
     self, ActionsInput, Config, DecideInput, DiffInput, HealthInput, PlanInput, State, StepInput,
 };
 use super::error::ProtocolError;
+use super::session::{
+    AppCloseParams, AppCloseResult, AppDesiredParams, AppOpenParams, AppUpdateParams,
+    DEFAULT_MAX_SESSION_OBJECTS, DEFAULT_MAX_SESSIONS, SessionOutput,
+};
 use super::wire::{
     ActionsListParams, ActionsRunParams, BuiltinHealth, ConfigureParams, ConfigureResult,
     DecideParams, DiffParams, HealthParams, HelloParams, HelloResult, Method, PROTOCOL_VERSION,
@@ -62,6 +69,10 @@ fn handler(method: Method) -> Handler {
         Method::Hello => handle_hello,
         Method::ActionsList => handle_actions_list,
         Method::ActionsRun => handle_actions_run,
+        Method::AppOpen => handle_app_open,
+        Method::AppUpdate => handle_app_update,
+        Method::AppDesired => handle_app_desired,
+        Method::AppClose => handle_app_close,
     }
 }
 
@@ -420,6 +431,8 @@ fn handle_hello(state: &mut State, params: Value) -> Result<Value, ProtocolError
     let features = [("lua", cfg!(feature = "lua")), ("jq", cfg!(feature = "jq"))];
     let mut limits = state.config.limits.clone();
     limits.max_request_bytes = Some(state.max_request_bytes);
+    limits.max_sessions.get_or_insert(DEFAULT_MAX_SESSIONS);
+    limits.max_session_objects.get_or_insert(DEFAULT_MAX_SESSION_OBJECTS);
     let result = HelloResult {
         protocol_version: PROTOCOL_VERSION,
         engine_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -622,6 +635,114 @@ fn handle_decide(state: &mut State, params: Value) -> Result<Value, ProtocolErro
         return Err(ProtocolError::params(format!("/params/guard{}", e.pointer()), e.to_string()));
     }
     engine::engine_decide(state, input)
+}
+
+fn max_sessions(state: &State) -> u64 {
+    state.config.limits.max_sessions.unwrap_or(DEFAULT_MAX_SESSIONS)
+}
+
+/// Refuses a session that would hold more objects than `maxSessionObjects`.
+fn check_session_objects(state: &State, session: &str, count: usize) -> Result<(), ProtocolError> {
+    let max = state.config.limits.max_session_objects.unwrap_or(DEFAULT_MAX_SESSION_OBJECTS);
+    if count as u64 > max {
+        return Err(ProtocolError::LimitExceeded {
+            message: format!(
+                "session `{session}` would hold {count} objects, maxSessionObjects is {max}"
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// The open session of a handle, or the `invalid_params` error naming it.
+fn session<'s>(state: &'s mut State, id: &str) -> Result<&'s mut PreparedApp, ProtocolError> {
+    state.sessions.get(id).ok_or_else(|| no_session(id))
+}
+
+fn no_session(id: &str) -> ProtocolError {
+    ProtocolError::params("/params/session", format!("no open session `{id}`"))
+}
+
+/// `now` of a session request, in unix seconds (left out, the Unix epoch).
+fn session_now(text: Option<&str>) -> Result<i64, ProtocolError> {
+    Ok(text.map(|t| timestamp(t, "/params/now")).transpose()?.map_or(0, |t| t.unix_seconds()))
+}
+
+/// Runs `f` on the open session `id` with the configured health context at `now`.
+fn with_session<R>(
+    state: &mut State,
+    id: &str,
+    now: i64,
+    f: impl FnOnce(&mut PreparedApp, &HealthContext<'_>) -> R,
+) -> Result<R, ProtocolError> {
+    let State { engines, config, interrupt, sessions, .. } = state;
+    let prepared = sessions.get(id).ok_or_else(|| no_session(id))?;
+    engine::with_configured_health(engines, config, interrupt.as_ref(), now, |ctx| f(prepared, ctx))
+}
+
+fn handle_app_open(state: &mut State, params: Value) -> Result<Value, ProtocolError> {
+    let p: AppOpenParams = parse_params(params)?;
+    let desired = objects(p.desired, "/params/desired")?;
+    let live = objects(p.live, "/params/live")?;
+    let app = p.app.map(|a| application(a, "/params/app")).transpose()?;
+    let settings = p.argocd_cm.map(|cm| settings(cm, "/params/argocdCm")).transpose()?;
+    let now = session_now(p.now.as_deref())?;
+    let max = max_sessions(state);
+    let open = state.sessions.len();
+    if open as u64 >= max {
+        let message = format!("{open} sessions are open, maxSessions is {max}");
+        return Err(ProtocolError::LimitExceeded { message });
+    }
+    check_session_objects(state, &state.sessions.next_handle(), desired.len() + live.len())?;
+    let default_app = Application::default();
+    let app = app.as_ref().or(state.config.app.as_ref()).unwrap_or(&default_app);
+    let settings = settings.as_ref().unwrap_or(&state.config.settings);
+    let mut scopes = crate::object::Scopes::builtin();
+    scopes.add_crds(desired.iter().chain(&live));
+    let input = AppDiffInput::new(&desired, &live, app, settings, &scopes).with_objects(false);
+    let State { engines, config, interrupt, .. } = &*state;
+    let (prepared, whole) =
+        engine::with_configured_health(engines, config, interrupt.as_ref(), now, |ctx| {
+            let prepared = PreparedApp::new(&input, ctx);
+            let whole = Reconciled::whole(&prepared.diff(), &prepared.health());
+            (prepared, whole)
+        })?;
+    let id = state.sessions.insert(prepared);
+    engine::to_result(&SessionOutput::new(id, whole))
+}
+
+fn handle_app_update(state: &mut State, params: Value) -> Result<Value, ProtocolError> {
+    let p: AppUpdateParams = parse_params(params)?;
+    let mut changes = Vec::with_capacity(p.events.len());
+    for (i, event) in p.events.into_iter().enumerate() {
+        check_object(&event.object, &format!("/params/events/{i}/object"))?;
+        changes.push(event.change());
+    }
+    let now = session_now(p.now.as_deref())?;
+    let count = session(state, &p.session)?.objects_after(&changes);
+    check_session_objects(state, &p.session, count)?;
+    let r = with_session(state, &p.session, now, |prepared, ctx| prepared.apply(&changes, ctx))?;
+    engine::to_result(&SessionOutput::new(p.session, r))
+}
+
+fn handle_app_desired(state: &mut State, params: Value) -> Result<Value, ProtocolError> {
+    let p: AppDesiredParams = parse_params(params)?;
+    let desired = objects(p.desired, "/params/desired")?;
+    let now = session_now(p.now.as_deref())?;
+    let prepared = session(state, &p.session)?;
+    let count = prepared.objects_after(&[]) - prepared.desired_count() + desired.len();
+    check_session_objects(state, &p.session, count)?;
+    let r =
+        with_session(state, &p.session, now, |prepared, ctx| prepared.set_desired(desired, ctx))?;
+    engine::to_result(&SessionOutput::new(p.session, r))
+}
+
+fn handle_app_close(state: &mut State, params: Value) -> Result<Value, ProtocolError> {
+    let p: AppCloseParams = parse_params(params)?;
+    session(state, &p.session)?;
+    state.sessions.close(&p.session);
+    let open_sessions = state.sessions.len() as u64;
+    engine::to_result(&AppCloseResult { session: p.session, open_sessions })
 }
 
 #[cfg(test)]

@@ -12,6 +12,8 @@ use serde_json::Value;
 
 use crate::object::ObjectRef;
 
+use super::shapes::{kubernetes_object_schema, objects_schema, optional_object_schema};
+
 /// The version of the protocol this build speaks. See the module docs for what changes it.
 pub const PROTOCOL_VERSION: u32 = 2;
 
@@ -45,11 +47,23 @@ pub enum Method {
     /// Run one resource action, as `gitops-core actions run --output json`.
     #[serde(rename = "actions.run")]
     ActionsRun,
+    /// Open a session: an app prepared once from its desired and live objects.
+    #[serde(rename = "app.open")]
+    AppOpen,
+    /// Watch events for a session's live objects: what changed.
+    #[serde(rename = "app.update")]
+    AppUpdate,
+    /// A session's new desired set (a new commit): what changed.
+    #[serde(rename = "app.desired")]
+    AppDesired,
+    /// Close a session and free it.
+    #[serde(rename = "app.close")]
+    AppClose,
 }
 
 impl Method {
     /// Every method, in the order of the protocol docs.
-    pub const ALL: [Method; 9] = [
+    pub const ALL: [Method; 13] = [
         Method::Diff,
         Method::Health,
         Method::Plan,
@@ -59,6 +73,10 @@ impl Method {
         Method::Hello,
         Method::ActionsList,
         Method::ActionsRun,
+        Method::AppOpen,
+        Method::AppUpdate,
+        Method::AppDesired,
+        Method::AppClose,
     ];
 
     /// The method's name on the wire.
@@ -82,6 +100,10 @@ impl Method {
             Method::Hello => "hello",
             Method::ActionsList => "actions.list",
             Method::ActionsRun => "actions.run",
+            Method::AppOpen => "app.open",
+            Method::AppUpdate => "app.update",
+            Method::AppDesired => "app.desired",
+            Method::AppClose => "app.close",
         }
     }
 
@@ -216,6 +238,9 @@ pub enum ErrorCode {
     EngineError,
     /// A bug in the server; please report it with the request.
     InternalError,
+    /// The request would go over a limit `hello` states (`maxSessions`,
+    /// `maxSessionObjects`); it changed nothing.
+    LimitExceeded,
 }
 
 impl ErrorCode {
@@ -230,6 +255,7 @@ impl ErrorCode {
             ErrorCode::UnsupportedVersion => "unsupported_version",
             ErrorCode::EngineError => "engine_error",
             ErrorCode::InternalError => "internal_error",
+            ErrorCode::LimitExceeded => "limit_exceeded",
         }
     }
 }
@@ -294,6 +320,13 @@ pub struct Limits {
     /// The memory limit of one Lua health script evaluation, in bytes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lua_memory_bytes: Option<u64>,
+    /// The most sessions open at once (`app.open`); `hello` states the one in force.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_sessions: Option<u64>,
+    /// The most objects, desired and live, one session holds; `hello` states the one in
+    /// force.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_session_objects: Option<u64>,
 }
 
 /// `configure` result: what the server speaks.
@@ -682,43 +715,15 @@ pub(crate) fn result_schema_of(
         Method::Hello => generator.subschema_for::<HelloResult>(),
         Method::ActionsList => generator.subschema_for::<super::output::ActionsListOutput>(),
         Method::ActionsRun => generator.subschema_for::<super::output::ActionsRunOutput>(),
+        Method::AppOpen | Method::AppUpdate | Method::AppDesired => {
+            generator.subschema_for::<super::session::SessionOutput>()
+        }
+        Method::AppClose => generator.subschema_for::<super::session::AppCloseResult>(),
     }
 }
 
 fn object_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::json_schema!({ "type": "object" })
-}
-
-fn optional_object_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    schemars::json_schema!({ "type": ["object", "null"] })
-}
-
-/// A Kubernetes object: `apiVersion`, `kind` and `metadata`, with the metadata fields the
-/// engine reads typed; any other field is the object's own.
-fn kubernetes_object_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    schemars::json_schema!({
-        "type": "object",
-        "required": ["apiVersion", "kind", "metadata"],
-        "properties": {
-            "apiVersion": { "type": "string" },
-            "kind": { "type": "string" },
-            "metadata": {
-                "type": "object",
-                "properties": {
-                    "name": { "type": "string" },
-                    "generateName": { "type": "string" },
-                    "namespace": { "type": "string" },
-                    "labels": { "type": ["object", "null"], "additionalProperties": { "type": "string" } },
-                    "annotations": { "type": ["object", "null"], "additionalProperties": { "type": "string" } }
-                }
-            }
-        }
-    })
-}
-
-fn objects_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    let object = kubernetes_object_schema(generator);
-    schemars::json_schema!({ "type": "array", "items": object })
 }
 
 /// `protocolVersion` in `configure`: this server's version, or null (left out: the server's).

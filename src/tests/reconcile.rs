@@ -7,7 +7,9 @@
 //! another app, nothing, or another object; objects with owners; hooks and `Prune=false` among
 //! the desired objects; a destination Namespace under `managedNamespaceMetadata`; ignore
 //! rules (a JSON pointer, a jq expression, an invalid jq expression that fails every
-//! comparison, a desired object's own annotation); the three tracking methods.
+//! comparison, a desired object's own annotation); the three tracking methods. Between
+//! watch events come new desired sets (a new commit), which change objects' content, their
+//! tracking, their hook and sync-option annotations and their own ignore rules.
 
 use std::collections::BTreeMap;
 
@@ -54,6 +56,13 @@ fn object(id: (usize, usize), content: u8, tracking: u8, live: bool) -> Value {
         _ => json!({"apiVersion": "v1", "kind": "Namespace",
             "metadata": {"name": if id.1 == 0 { NS.to_string() } else { format!("ns-{name}") }}}),
     };
+    // Desired objects are also written without their namespace (the destination's).
+    if !live
+        && content % 5 == 4
+        && let Some(m) = obj["metadata"].as_object_mut()
+    {
+        m.remove("namespace");
+    }
     let kind = obj["kind"].as_str().unwrap_or_default().to_string();
     let group = if kind == "Deployment" { "apps" } else { "" };
     let obj_name = obj["metadata"]["name"].as_str().unwrap_or_default().to_string();
@@ -74,7 +83,11 @@ fn object(id: (usize, usize), content: u8, tracking: u8, live: bool) -> Value {
             meta["annotations"] = json!({"argocd.argoproj.io/tracking-id":
                 format!("shop:{group}/{kind}:{NS}/someone-else")});
         }
-        5 if live => {
+        5 if !live => {
+            meta["annotations"] = json!({"gitops-core.io/ignore-differences":
+                if content.is_multiple_of(2) { "jsonPointers: [/data/x]" } else { "/spec/replicas" }});
+        }
+        5 => {
             meta["ownerReferences"] =
                 json!([{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs"}]);
             meta["labels"] = json!({"app.kubernetes.io/instance": "shop"});
@@ -108,20 +121,67 @@ fn event() -> impl Strategy<Value = Event> {
     ]
 }
 
+/// One step: watch events, or a new desired set.
+#[derive(Debug, Clone)]
+enum Step {
+    Live(Vec<Event>),
+    Desired(Vec<Value>),
+}
+
+fn desired_set() -> impl Strategy<Value = Vec<Value>> {
+    prop::collection::vec((identity(), any::<u8>(), any::<u8>()), 0..8)
+        .prop_map(|d| d.into_iter().map(|(id, c, t)| object(id, c, t, false)).collect())
+}
+
+/// A new desired set: drawn anew, or the last one with some objects changed, dropped or
+/// added (so that most objects stay as they were).
+fn step() -> impl Strategy<Value = Step> {
+    prop_oneof![
+        4 => prop::collection::vec(event(), 1..4).prop_map(Step::Live),
+        1 => desired_set().prop_map(Step::Desired),
+        1 => (prop::collection::vec((0..8usize, identity(), any::<u8>(), any::<u8>()), 1..3))
+            .prop_map(|edits| Step::Desired(edits.into_iter().map(|(at, id, c, t)| {
+                // Marked edits, applied to the last set in `check`.
+                json!({"edit": at, "object": object(id, c, t, false)})
+            }).collect())),
+    ]
+}
+
 /// A generated app: desired objects, the app, the settings, the first live objects, the
-/// steps of events.
+/// steps.
 #[derive(Debug, Clone)]
 struct Case {
     desired: Vec<Value>,
     app: Value,
     cm: Value,
     live: Vec<Event>,
-    steps: Vec<Vec<Event>>,
+    steps: Vec<Step>,
     reveal: bool,
 }
 
+/// The desired set after a step: a new set as drawn, or the last with edits (`at` past the
+/// end adds, an even `at` within replaces, an odd one removes).
+fn next_desired(last: &[Value], set: &[Value]) -> Vec<Value> {
+    if set.first().is_none_or(|e| e.get("edit").is_none()) {
+        return set.to_vec();
+    }
+    let mut out = last.to_vec();
+    for e in set {
+        let at = e["edit"].as_u64().unwrap_or_default() as usize;
+        let obj = e["object"].clone();
+        if at >= out.len() {
+            out.push(obj);
+        } else if at.is_multiple_of(2) {
+            out[at] = obj;
+        } else {
+            out.remove(at);
+        }
+    }
+    out
+}
+
 fn case() -> impl Strategy<Value = Case> {
-    let desired = prop::collection::vec((identity(), any::<u8>(), any::<u8>()), 0..8);
+    let desired = desired_set();
     let rules = prop_oneof![
         Just(json!([])),
         Just(json!([{"kind": "ConfigMap", "jsonPointers": ["/data/x"]}])),
@@ -137,11 +197,10 @@ fn case() -> impl Strategy<Value = Case> {
         any::<bool>(),
         tracking,
         prop::collection::vec(event(), 0..8),
-        prop::collection::vec(prop::collection::vec(event(), 1..4), 1..8),
+        prop::collection::vec(step(), 1..8),
         any::<bool>(),
     )
         .prop_map(|(desired, rules, managed_ns, tracking, live, steps, reveal)| {
-            let desired = desired.into_iter().map(|(id, c, t)| object(id, c, t, false)).collect();
             let mut app = json!({"metadata": {"name": "shop", "namespace": "argocd"},
                 "spec": {"destination": {"namespace": NS}, "ignoreDifferences": rules}});
             if managed_ns {
@@ -158,6 +217,7 @@ fn case() -> impl Strategy<Value = Case> {
 /// The full answer over a live state.
 fn full(
     case: &Case,
+    desired: &[Value],
     live: &BTreeMap<(usize, usize), Value>,
     app: &Application,
     settings: &Settings,
@@ -165,10 +225,10 @@ fn full(
 ) -> (AppDiff, AppHealth) {
     let scopes = Scopes::builtin();
     let live: Vec<Value> = live.values().cloned().collect();
-    let input = AppDiffInput::new(&case.desired, &live, app, settings, &scopes)
-        .with_reveal_secrets(case.reveal);
+    let input =
+        AppDiffInput::new(desired, &live, app, settings, &scopes).with_reveal_secrets(case.reveal);
     let diff = diff_app(&input).unwrap_or_else(|e| panic!("diff_app: {e}"));
-    let health = app_health(&diff, &case.desired, &live, ctx);
+    let health = app_health(&diff, desired, &live, ctx);
     (diff, health)
 }
 
@@ -206,16 +266,26 @@ fn check(case: &Case) -> Result<(), TestCaseError> {
     let input = AppDiffInput::new(&case.desired, &initial, &app, &settings, &scopes)
         .with_reveal_secrets(case.reveal);
     let mut prepared = PreparedApp::new(&input, &ctx);
-    let (mut diff, mut health) = full(case, &state, &app, &settings, &ctx);
+    let mut desired = case.desired.clone();
+    let (mut diff, mut health) = full(case, &desired, &state, &app, &settings, &ctx);
     let bytes = |d: &AppDiff, h: &AppHealth| {
         (serde_json::to_string(d).unwrap_or_default(), serde_json::to_string(h).unwrap_or_default())
     };
     prop_assert_eq!(bytes(&prepared.diff(), &prepared.health()), bytes(&diff, &health));
     prop_assert_eq!(prepared.health().error_message(), health.error_message());
     for step in &case.steps {
-        let changes: Vec<LiveChange> = step.iter().map(|e| to_event(e, &mut state)).collect();
-        let out: Reconciled = prepared.apply(&changes, &ctx);
-        let (d, h) = full(case, &state, &app, &settings, &ctx);
+        let out: Reconciled = match step {
+            Step::Live(events) => {
+                let changes: Vec<LiveChange> =
+                    events.iter().map(|e| to_event(e, &mut state)).collect();
+                prepared.apply(&changes, &ctx)
+            }
+            Step::Desired(set) => {
+                desired = next_desired(&desired, set);
+                prepared.set_desired(desired.clone(), &ctx)
+            }
+        };
+        let (d, h) = full(case, &desired, &state, &app, &settings, &ctx);
         prop_assert_eq!(bytes(&prepared.diff(), &prepared.health()), bytes(&d, &h));
         prop_assert_eq!(prepared.health().error_message(), h.error_message());
         // The step's answer: the roll-ups of the full answer, and its rows from the last.
@@ -268,6 +338,29 @@ proptest! {
     }
 }
 
+/// A desired object written without its namespace, not live, is Missing (its health was
+/// left out when the lookup wanted the namespace as written).
+#[test]
+fn a_desired_object_without_namespace_is_missing() {
+    let app = Application::from_value(&json!({"metadata": {"name": "shop"},
+        "spec": {"destination": {"namespace": NS}}}))
+    .unwrap_or_default();
+    let (settings, scopes) = (Settings::default(), Scopes::builtin());
+    let desired = [json!({"apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "api"}, "spec": {"replicas": 1}})];
+    let input = AppDiffInput::new(&desired, &[], &app, &settings, &scopes);
+    let ctx = HealthContext::new(0);
+    let diff = diff_app(&input).unwrap_or_else(|e| panic!("{e}"));
+    let health = app_health(&diff, &desired, &[], &ctx);
+    let text = serde_json::to_string(&health).unwrap_or_default();
+    assert_eq!(
+        text,
+        r#"{"status":"Missing","message":"","resources":[{"object":{"group":"apps","version":"v1","kind":"Deployment","namespace":"shop","name":"api"},"health":{"status":"Missing"}}]}"#
+    );
+    let prepared = PreparedApp::new(&input, &ctx);
+    assert_eq!(serde_json::to_string(&prepared.health()).unwrap_or_default(), text);
+}
+
 /// A prepared app can be shared between threads, and moved to one.
 #[test]
 fn a_prepared_app_is_send_and_sync() {
@@ -290,9 +383,12 @@ fn the_managed_namespace_follows_its_live_object() {
         cm,
         live: vec![],
         steps: vec![
-            vec![Event::Put((4, 0), 0, 1)],
-            vec![Event::Delete((4, 0))],
-            vec![Event::Put((4, 0), 0, 1)],
+            Step::Live(vec![Event::Put((4, 0), 0, 1)]),
+            Step::Live(vec![Event::Delete((4, 0))]),
+            Step::Live(vec![Event::Put((4, 0), 0, 1)]),
+            // A commit that desires the Namespace: compared as desired, not synthesized.
+            Step::Desired(vec![object((0, 0), 1, 0, false), object((4, 0), 0, 1, false)]),
+            Step::Desired(vec![object((0, 0), 1, 0, false)]),
         ],
         reveal: false,
     };
@@ -300,7 +396,7 @@ fn the_managed_namespace_follows_its_live_object() {
     let settings = Settings::from_config_map(&case.cm).unwrap_or_default();
     let mut state = BTreeMap::new();
     to_event(&Event::Put((4, 0), 0, 1), &mut state);
-    let (d, _) = full(&case, &state, &full_app, &settings, &HealthContext::new(0));
+    let (d, _) = full(&case, &case.desired, &state, &full_app, &settings, &HealthContext::new(0));
     // The Namespace is compared (synthesized), not pruned.
     let ns = d.resources.iter().find(|r| r.object.kind == "Namespace");
     assert_eq!(ns.map(|r| r.requires_pruning), Some(false), "{d:#?}");
