@@ -94,6 +94,7 @@
 
 pub mod apply;
 pub mod backoff;
+mod batch;
 pub mod decide;
 pub mod deletion;
 pub mod guard;
@@ -101,10 +102,12 @@ pub mod hooks;
 pub mod messages;
 pub mod operation;
 pub mod options;
+mod pass;
 mod reconcile;
 mod status;
 mod step;
 mod tasks;
+mod terminate;
 pub mod time;
 pub mod waves;
 pub mod windows;
@@ -123,8 +126,9 @@ use crate::object::{ObjectRef, Scopes};
 pub use decide::{ResourceStatus, SyncStatus, resource_statuses};
 pub use hooks::{HookDeletePolicy, HookType};
 pub use options::{AppOptions, PropagationPolicy};
-pub use step::{step, terminate};
+pub use step::step;
 pub use tasks::plan;
+pub use terminate::terminate;
 
 /// A sync phase, in run order.
 #[derive(
