@@ -1,5 +1,7 @@
 //! The automated sync decision (§5.2): whether the controller starts a sync now.
 
+use std::ops::ControlFlow;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -357,9 +359,9 @@ pub fn auto_sync(app: &Application, input: &AutoSyncInput) -> Decision {
         retry,
         auto_heal_attempts_count: 0,
     };
-    let mut self_heal = false;
     let (attempted, last, phase) =
         already_attempted(app, desired, input.revisions_may_have_changes);
+    let self_heal = attempted;
     if attempted {
         if phase != "Succeeded" {
             let msg = app.status["operationState"]["message"].as_str().unwrap_or("");
@@ -371,34 +373,9 @@ pub fn auto_sync(app: &Application, input: &AutoSyncInput) -> Decision {
         if !automated.self_heal {
             return Decision::skip(format!("most recent sync already to {}", go_list(desired)));
         }
-        let state = &app.status["operationState"];
-        let attempts =
-            state["operation"]["sync"]["autoHealAttemptsCount"].as_u64().unwrap_or(0) as u32;
-        let finished = state["finishedAt"].as_str().and_then(|s| parse_rfc3339(s).ok());
-        let remaining = input.self_heal.remaining(attempts, finished, input.now);
-        if remaining > 0 {
-            return Decision {
-                self_heal: true,
-                next_attempt_at: Some(input.now.saturating_add(remaining)),
-                ..Decision::skip(format!("self-heal backoff: {remaining}s remaining"))
-            };
+        if let ControlFlow::Break(backoff) = self_heal_resources(app, input, &mut op) {
+            return backoff;
         }
-        self_heal = true;
-        op.auto_heal_attempts_count = attempts + 1;
-        let mut resources: Vec<SyncResource> = input
-            .resources
-            .iter()
-            .filter(|r| r.status != SyncStatus::Synced)
-            .map(|r| SyncResource {
-                group: r.group.clone(),
-                kind: r.kind.clone(),
-                name: r.name.clone(),
-                namespace: String::new(),
-            })
-            .collect();
-        resources.sort_by(|a, b| (&a.group, &a.kind, &a.name).cmp(&(&b.group, &b.kind, &b.name)));
-        resources.dedup();
-        op.resources = resources;
     }
     if automated.prune && !automated.allow_empty && wipes_out(&input.resources) {
         return Decision::condition(format!(
@@ -408,24 +385,10 @@ pub fn auto_sync(app: &Application, input: &AutoSyncInput) -> Decision {
     }
     let verdict = match &input.guard {
         None => None,
-        Some(guard) => {
-            if let Err(e) = guard.check() {
-                return Decision::condition(format!(
-                    "Skipping sync attempt to {}: blast-radius guard: {e}",
-                    go_list(desired)
-                ));
-            }
-            let v = assess(guard, app, automated.prune, &input.resources, &input.live);
-            if !v.allowed {
-                let message = format!(
-                    "Skipping sync attempt to {}: blast-radius guard: {}",
-                    go_list(desired),
-                    v.message
-                );
-                return Decision { guard: Some(v), ..Decision::condition(message) };
-            }
-            Some(v)
-        }
+        Some(guard) => match guard_verdict(guard, app, automated.prune, input) {
+            ControlFlow::Continue(verdict) => Some(verdict),
+            ControlFlow::Break(refusal) => return refusal,
+        },
     };
     Decision {
         sync: true,
@@ -436,4 +399,68 @@ pub fn auto_sync(app: &Application, input: &AutoSyncInput) -> Decision {
         operation: Some(op),
         guard: verdict,
     }
+}
+
+/// A self-heal of an app already synced to the revisions: the out-of-sync resources become the
+/// operation's, and its attempt count grows; or the decision to wait while the self-heal
+/// backoff lasts.
+fn self_heal_resources(
+    app: &Application,
+    input: &AutoSyncInput,
+    op: &mut AutoSyncOperation,
+) -> ControlFlow<Decision> {
+    let state = &app.status["operationState"];
+    let attempts = state["operation"]["sync"]["autoHealAttemptsCount"].as_u64().unwrap_or(0) as u32;
+    let finished = state["finishedAt"].as_str().and_then(|s| parse_rfc3339(s).ok());
+    let remaining = input.self_heal.remaining(attempts, finished, input.now);
+    if remaining > 0 {
+        return ControlFlow::Break(Decision {
+            self_heal: true,
+            next_attempt_at: Some(input.now.saturating_add(remaining)),
+            ..Decision::skip(format!("self-heal backoff: {remaining}s remaining"))
+        });
+    }
+    op.auto_heal_attempts_count = attempts + 1;
+    let mut resources: Vec<SyncResource> = input
+        .resources
+        .iter()
+        .filter(|r| r.status != SyncStatus::Synced)
+        .map(|r| SyncResource {
+            group: r.group.clone(),
+            kind: r.kind.clone(),
+            name: r.name.clone(),
+            namespace: String::new(),
+        })
+        .collect();
+    resources.sort_by(|a, b| (&a.group, &a.kind, &a.name).cmp(&(&b.group, &b.kind, &b.name)));
+    resources.dedup();
+    op.resources = resources;
+    ControlFlow::Continue(())
+}
+
+/// The blast-radius guard's verdict on an automated sync, or the decision refusing it (an
+/// invalid guard, or prunes beyond its limits).
+fn guard_verdict(
+    guard: &BlastRadiusGuard,
+    app: &Application,
+    prune: bool,
+    input: &AutoSyncInput,
+) -> ControlFlow<Decision, GuardVerdict> {
+    let desired = &input.revisions;
+    if let Err(e) = guard.check() {
+        return ControlFlow::Break(Decision::condition(format!(
+            "Skipping sync attempt to {}: blast-radius guard: {e}",
+            go_list(desired)
+        )));
+    }
+    let v = assess(guard, app, prune, &input.resources, &input.live);
+    if !v.allowed {
+        let message = format!(
+            "Skipping sync attempt to {}: blast-radius guard: {}",
+            go_list(desired),
+            v.message
+        );
+        return ControlFlow::Break(Decision { guard: Some(v), ..Decision::condition(message) });
+    }
+    ControlFlow::Continue(v)
 }

@@ -504,6 +504,44 @@ pub fn assess(
         })
         .count();
     let count = pruned.len();
+    let (exceeded, mut parts) = limits_exceeded(guard, &pruned, live_resources);
+    let propagation =
+        AppOptions::new(app.spec.sync_policy.sync_options.clone()).propagation_policy();
+    let mut claims = Vec::new();
+    for p in pruned.iter().filter(|p| p.group == "apps" && p.kind == "StatefulSet") {
+        let r = ObjectRef::new("apps", "", "StatefulSet", &p.namespace, &p.name);
+        if let Some(sts) = index.first(&r).map(|i| &live[i]) {
+            claims.extend(claims_of(sts, live, propagation));
+        }
+    }
+    if !exceeded.is_empty() {
+        parts.push(format!("would prune {}", list(pruned.iter().map(PrunedResource::key))));
+    }
+    parts.extend(claim_notes(&pruned, &claims));
+    let mut overridden = false;
+    if !exceeded.is_empty() {
+        let (allowed, note) = allowance_note(app, count);
+        overridden = allowed;
+        parts.push(note);
+    }
+    GuardVerdict {
+        allowed: exceeded.is_empty() || overridden,
+        exceeded,
+        overridden,
+        prunes: pruned,
+        live_resources,
+        claims,
+        message: parts.join("; "),
+    }
+}
+
+/// The limits the prunes exceed, each with its reason.
+fn limits_exceeded(
+    guard: &BlastRadiusGuard,
+    pruned: &[PrunedResource],
+    live_resources: usize,
+) -> (Vec<GuardLimit>, Vec<String>) {
+    let count = pruned.len();
     let mut exceeded = Vec::new();
     let mut reasons = Vec::new();
     if let Some(f) = guard.max_prune_fraction
@@ -531,22 +569,12 @@ pub fn assess(
         let noun = if protected.len() == 1 { "kind" } else { "kinds" };
         reasons.push(format!("pruning protected {noun} {}", list(protected)));
     }
+    (exceeded, reasons)
+}
 
-    let propagation =
-        AppOptions::new(app.spec.sync_policy.sync_options.clone()).propagation_policy();
-    let mut claims = Vec::new();
-    for p in pruned.iter().filter(|p| p.group == "apps" && p.kind == "StatefulSet") {
-        let r = ObjectRef::new("apps", "", "StatefulSet", &p.namespace, &p.name);
-        if let Some(sts) = index.first(&r).map(|i| &live[i]) {
-            claims.extend(claims_of(sts, live, propagation));
-        }
-    }
-
-    let mut overridden = false;
-    let mut parts = reasons;
-    if !exceeded.is_empty() {
-        parts.push(format!("would prune {}", list(pruned.iter().map(PrunedResource::key))));
-    }
+/// For each pruned StatefulSet, the claims that survive it untracked and those deleted with it.
+fn claim_notes(pruned: &[PrunedResource], claims: &[ClaimFate]) -> Vec<String> {
+    let mut notes = Vec::new();
     for p in pruned.iter().filter(|p| p.group == "apps" && p.kind == "StatefulSet") {
         let of = |survive: bool| -> Vec<&ClaimFate> {
             claims
@@ -559,7 +587,7 @@ pub fn assess(
         let names = |cs: &[&ClaimFate]| list(cs.iter().map(|c| c.name.clone()));
         let kept = of(true);
         if let Some(first) = kept.first() {
-            parts.push(format!(
+            notes.push(format!(
                 "PersistentVolumeClaims that survive the prune of {} and that no one tracks ({}): {}",
                 p.key(),
                 first.reason,
@@ -568,7 +596,7 @@ pub fn assess(
         }
         let deleted = of(false);
         if let Some(first) = deleted.first() {
-            parts.push(format!(
+            notes.push(format!(
                 "PersistentVolumeClaims deleted with {} ({}): {}",
                 p.key(),
                 first.reason,
@@ -576,34 +604,36 @@ pub fn assess(
             ));
         }
     }
-    if !exceeded.is_empty() {
-        match allowance(app) {
-            Ok(Some(n)) if count as u64 <= n => {
-                overridden = true;
-                parts.push(format!("allowed by {ALLOW_PRUNE_ANNOTATION}: \"{n}\""));
-            }
-            Ok(Some(n)) => parts.push(format!(
+    notes
+}
+
+/// Whether the app's allow-prune annotation lets `count` prunes through, and what to say of it.
+fn allowance_note(app: &Application, count: usize) -> (bool, String) {
+    match allowance(app) {
+        Ok(Some(n)) if count as u64 <= n => {
+            (true, format!("allowed by {ALLOW_PRUNE_ANNOTATION}: \"{n}\""))
+        }
+        Ok(Some(n)) => (
+            false,
+            format!(
                 "{ALLOW_PRUNE_ANNOTATION}: \"{n}\" allows fewer; to allow it, sync manually or \
                  set the annotation to \"{count}\""
-            )),
-            Ok(None) => parts.push(format!(
+            ),
+        ),
+        Ok(None) => (
+            false,
+            format!(
                 "to allow it, sync manually or set the annotation {ALLOW_PRUNE_ANNOTATION}: \
                  \"{count}\" on the Application"
-            )),
-            Err(v) => parts.push(format!(
+            ),
+        ),
+        Err(v) => (
+            false,
+            format!(
                 "{ALLOW_PRUNE_ANNOTATION}: {v:?} is not a count; to allow it, sync manually or \
                  set the annotation to \"{count}\""
-            )),
-        }
-    }
-    GuardVerdict {
-        allowed: exceeded.is_empty() || overridden,
-        exceeded,
-        overridden,
-        prunes: pruned,
-        live_resources,
-        claims,
-        message: parts.join("; "),
+            ),
+        ),
     }
 }
 
@@ -613,7 +643,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::sync::decide::{AutoSyncInput, Decision, SyncStatus, auto_sync};
+    use crate::sync::decide::{AutoSyncInput, AutoSyncOperation, Decision, SyncStatus, auto_sync};
     use crate::sync::{LiveObject, Observations, SyncRequest, TaskAction, plan};
 
     const KINDS: [(&str, &str); 5] = [
@@ -719,29 +749,7 @@ mod tests {
                          "syncPolicy": {"automated": {"prune": prune, "allowEmpty": true},
                                         "syncOptions": options}}
             })).unwrap();
-            let mut desired = Vec::new();
-            let mut live = Vec::new();
-            let mut statuses = Vec::new();
-            for (i, &(kind, in_git, in_cluster, drifted, prune_false)) in
-                resources.iter().enumerate()
-            {
-                if !in_git && !in_cluster {
-                    continue;
-                }
-                if in_git {
-                    desired.push(object(i, kind, false));
-                }
-                if in_cluster {
-                    live.push(object(i, kind, prune_false));
-                }
-                let synced = in_git && in_cluster && !drifted;
-                statuses.push(serde_json::from_value::<ResourceStatus>(json!({
-                    "group": KINDS[kind].0, "kind": KINDS[kind].1, "namespace": "shop",
-                    "name": format!("r{i}"),
-                    "status": if synced { "Synced" } else { "OutOfSync" },
-                    "requiresPruning": in_cluster && !in_git,
-                })).unwrap());
-            }
+            let (desired, live, statuses) = sides(&resources);
             let guard = BlastRadiusGuard {
                 max_prune_fraction: fraction,
                 max_prune_count: count,
@@ -767,35 +775,76 @@ mod tests {
                 }
                 _ => prop_assert_eq!(&Decision { guard: None, ..d.clone() }, &argo),
             }
-            if let Some(op) = d.operation.filter(|_| d.sync) {
-                let mut request = SyncRequest::for_app(&app, desired, &op.revisions[0], 0);
-                request.prune = op.prune;
-                let observations = Observations {
-                    live: live.iter().map(|o| LiveObject::new(o.clone(), None)).collect(),
-                    ..Observations::default()
-                };
-                let p = plan(&request, &observations);
-                let deletes: Vec<String> = p
-                    .tasks()
-                    .filter(|t| t.action == TaskAction::Delete)
-                    .map(|t| t.key.key())
-                    .collect();
-                for t in p.tasks().filter(|t| t.action == TaskAction::Delete) {
-                    prop_assert!(
-                        !guard.protects(&t.key.group, &t.key.kind),
-                        "deletes {:?}", deletes
-                    );
-                }
-                // What the guard counted is what the plan deletes.
-                let verdict = d.guard.expect("the guard ran");
-                let counted: Vec<String> = verdict.prunes.iter().map(|p| p.key()).collect();
-                let mut planned = deletes.clone();
-                planned.sort();
-                prop_assert_eq!(counted, planned);
-                if let Some(max) = count {
-                    prop_assert!(verdict.prunes.len() as u64 <= max);
-                }
+            if let Some(op) = d.operation.clone().filter(|_| d.sync) {
+                plan_deletes_what_the_guard_counted(&app, &guard, &d, &op, desired, &live, count)?;
             }
         }
+    }
+
+    /// Desired objects, live objects and resource statuses of generated resources (kind, in
+    /// Git, in the cluster, drifted, `Prune=false` on the live object).
+    fn sides(
+        resources: &[(usize, bool, bool, bool, bool)],
+    ) -> (Vec<Value>, Vec<Value>, Vec<ResourceStatus>) {
+        let mut desired = Vec::new();
+        let mut live = Vec::new();
+        let mut statuses = Vec::new();
+        for (i, &(kind, in_git, in_cluster, drifted, prune_false)) in resources.iter().enumerate() {
+            if !in_git && !in_cluster {
+                continue;
+            }
+            if in_git {
+                desired.push(object(i, kind, false));
+            }
+            if in_cluster {
+                live.push(object(i, kind, prune_false));
+            }
+            let synced = in_git && in_cluster && !drifted;
+            statuses.push(
+                serde_json::from_value::<ResourceStatus>(json!({
+                    "group": KINDS[kind].0, "kind": KINDS[kind].1, "namespace": "shop",
+                    "name": format!("r{i}"),
+                    "status": if synced { "Synced" } else { "OutOfSync" },
+                    "requiresPruning": in_cluster && !in_git,
+                }))
+                .unwrap(),
+            );
+        }
+        (desired, live, statuses)
+    }
+
+    /// The plan of the operation an automated sync starts deletes no protected kind, and
+    /// deletes what the guard counted.
+    fn plan_deletes_what_the_guard_counted(
+        app: &Application,
+        guard: &BlastRadiusGuard,
+        d: &Decision,
+        op: &AutoSyncOperation,
+        desired: Vec<Value>,
+        live: &[Value],
+        count: Option<u64>,
+    ) -> Result<(), TestCaseError> {
+        let mut request = SyncRequest::for_app(app, desired, &op.revisions[0], 0);
+        request.prune = op.prune;
+        let observations = Observations {
+            live: live.iter().map(|o| LiveObject::new(o.clone(), None)).collect(),
+            ..Observations::default()
+        };
+        let p = plan(&request, &observations);
+        let deletes: Vec<String> =
+            p.tasks().filter(|t| t.action == TaskAction::Delete).map(|t| t.key.key()).collect();
+        for t in p.tasks().filter(|t| t.action == TaskAction::Delete) {
+            prop_assert!(!guard.protects(&t.key.group, &t.key.kind), "deletes {:?}", deletes);
+        }
+        // What the guard counted is what the plan deletes.
+        let verdict = d.guard.as_ref().expect("the guard ran");
+        let counted: Vec<String> = verdict.prunes.iter().map(|p| p.key()).collect();
+        let mut planned = deletes.clone();
+        planned.sort();
+        prop_assert_eq!(counted, planned);
+        if let Some(max) = count {
+            prop_assert!(verdict.prunes.len() as u64 <= max);
+        }
+        Ok(())
     }
 }
