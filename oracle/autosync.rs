@@ -12,9 +12,9 @@ use serde_json::{Value, json};
 
 use super::engine::Application;
 use super::engine::config::RetryStrategy;
-use super::engine::sync::backoff::Retry;
+use super::engine::sync::Retry;
 use super::engine::sync::time::parse_rfc3339;
-use super::engine::sync::windows::{SyncWindows, WindowTarget, project_windows};
+use super::engine::sync::{SyncWindows, WindowTarget, project_windows};
 
 /// The message of `decide` when automation is off.
 const NOT_ENABLED: &str = "automated sync is not enabled";

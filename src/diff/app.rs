@@ -27,7 +27,7 @@ const HOOK_ANNOTATION: &str = "argocd.argoproj.io/hook";
 const HELM_HOOK_ANNOTATION: &str = "helm.sh/hook";
 
 /// The sync status of an application or a resource: what the diff reports and what
-/// `sync::decide::auto_sync` reads. Spelled as Argo CD spells it on the wire.
+/// `sync::auto_sync` reads. Spelled as Argo CD spells it on the wire.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
 )]

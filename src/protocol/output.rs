@@ -293,13 +293,13 @@ pub struct DecideOutput {
 
 impl DecideOutput {
     /// No automated sync because the project's sync windows block it (`message`, from
-    /// `sync::windows::auto_sync_blocked`); the decision itself is not made.
+    /// `sync::auto_sync_blocked`); the decision itself is not made.
     pub fn blocked(message: String) -> DecideOutput {
         DecideOutput { guard: None, message, next_attempt_at: None, self_heal: false, sync: false }
     }
 
     /// The output of an automated-sync decision.
-    pub fn new(d: &crate::sync::decide::Decision) -> DecideOutput {
+    pub fn new(d: &crate::sync::Decision) -> DecideOutput {
         DecideOutput {
             guard: d.guard.as_ref().map(DecideGuardOutput::new),
             message: d.condition.clone().unwrap_or_else(|| d.message.clone()),
@@ -310,7 +310,7 @@ impl DecideOutput {
     }
 }
 
-/// The blast-radius guard's verdict in [`DecideOutput`] (`sync::guard::GuardVerdict`). Keys
+/// The blast-radius guard's verdict in [`DecideOutput`] (`sync::GuardVerdict`). Keys
 /// are in alphabetical order.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -334,7 +334,7 @@ pub struct DecideGuardOutput {
     pub prunes: Vec<DecidePruneOutput>,
 }
 
-/// The stable codes of the guard's limits (`sync::guard::GuardLimit`).
+/// The stable codes of the guard's limits (`sync::GuardLimit`).
 #[derive(JsonSchema)]
 #[schemars(rename = "GuardLimit")]
 #[serde(rename_all = "camelCase")]
@@ -389,7 +389,7 @@ pub struct DecideClaimOutput {
 
 impl DecideGuardOutput {
     /// The output of a guard verdict.
-    pub fn new(v: &crate::sync::guard::GuardVerdict) -> DecideGuardOutput {
+    pub fn new(v: &crate::sync::GuardVerdict) -> DecideGuardOutput {
         DecideGuardOutput {
             allowed: v.allowed,
             claims: v

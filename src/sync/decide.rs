@@ -11,8 +11,8 @@ use super::guard::{BlastRadiusGuard, GuardVerdict, assess};
 use super::time::parse_rfc3339;
 use crate::config::Application;
 
-pub use super::status::{ResourceStatus, resource_statuses};
-pub use crate::diff::SyncStatus;
+use super::status::ResourceStatus;
+use crate::diff::SyncStatus;
 
 /// Whether a pruning sync would leave the app with nothing: every resource requires pruning
 /// (also when there is none, as Argo CD counts it). Argo CD refuses such an automated sync
@@ -22,7 +22,7 @@ pub use crate::diff::SyncStatus;
 /// # Examples
 ///
 /// ```
-/// use gitops_core::sync::decide::{ResourceStatus, wipes_out};
+/// use gitops_core::sync::{ResourceStatus, wipes_out};
 /// let r = |prune: bool| -> ResourceStatus { serde_json::from_value(serde_json::json!(
 ///     {"kind": "ConfigMap", "name": "a", "status": "OutOfSync", "requiresPruning": prune})).unwrap() };
 /// assert!(wipes_out(&[r(true), r(true)]));
@@ -209,7 +209,7 @@ pub enum RevisionsError {
 ///
 /// ```
 /// use gitops_core::Application;
-/// use gitops_core::sync::decide::check_revisions;
+/// use gitops_core::sync::check_revisions;
 /// let app = Application::from_value(&serde_json::json!({
 ///     "metadata": {"name": "a"},
 ///     "spec": {"sources": [{"repoURL": "r1"}, {"repoURL": "r2"}]}
@@ -292,7 +292,7 @@ pub const SKIP_RECONCILE_ANNOTATION: &str = "argocd.argoproj.io/skip-reconcile";
 /// # Examples
 ///
 /// ```
-/// use gitops_core::sync::decide::skips_reconcile;
+/// use gitops_core::sync::skips_reconcile;
 /// let app = |v: &str| gitops_core::Application::from_value(&serde_json::json!({
 ///     "metadata": {"annotations": {"argocd.argoproj.io/skip-reconcile": v}}})).unwrap();
 /// assert!(skips_reconcile(&app("True")));
@@ -309,13 +309,14 @@ pub fn skips_reconcile(app: &Application) -> bool {
 /// checks: automation enabled, no operation in progress, not being deleted, OutOfSync, not
 /// only prunes with prune off, not already attempted (unless self-heal is due), the
 /// wipe-out guard, and then, when the input has one, the blast-radius guard
-/// ([`super::guard`]): a sync that would prune more than the guard allows is refused with a
+/// ([`BlastRadiusGuard`](super::BlastRadiusGuard)): a sync that would prune more than the guard allows is refused with a
 /// `SyncError` condition, as the wipe-out guard refuses.
 ///
 /// # Examples
 ///
 /// ```
-/// use gitops_core::sync::decide::{auto_sync, AutoSyncInput, ResourceStatus, SyncStatus};
+/// use gitops_core::diff::SyncStatus;
+/// use gitops_core::sync::{auto_sync, AutoSyncInput, ResourceStatus};
 /// let app = gitops_core::Application::from_value(&serde_json::json!({
 ///     "spec": {"syncPolicy": {"automated": {"prune": true}}}
 /// })).unwrap();

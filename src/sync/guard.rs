@@ -62,7 +62,7 @@ const MAX_LISTED_ORDINALS: u64 = 1024;
 /// # Examples
 ///
 /// ```
-/// use gitops_core::sync::guard::BlastRadiusGuard;
+/// use gitops_core::sync::BlastRadiusGuard;
 /// let g: BlastRadiusGuard =
 ///     serde_json::from_value(serde_json::json!({"maxPruneCount": 10})).unwrap();
 /// assert_eq!(g.max_prune_fraction, Some(0.5));
@@ -138,7 +138,7 @@ impl BlastRadiusGuard {
     /// # Examples
     ///
     /// ```
-    /// use gitops_core::sync::guard::BlastRadiusGuard;
+    /// use gitops_core::sync::BlastRadiusGuard;
     /// let mut g = BlastRadiusGuard::default();
     /// g.protected_kinds.push("apps/v1/Deployment".into());
     /// let e = g.check().unwrap_err();
@@ -170,7 +170,7 @@ impl BlastRadiusGuard {
     /// # Examples
     ///
     /// ```
-    /// use gitops_core::sync::guard::BlastRadiusGuard;
+    /// use gitops_core::sync::BlastRadiusGuard;
     /// let mut g = BlastRadiusGuard::default();
     /// assert!(g.protects("", "PersistentVolumeClaim"));
     /// assert!(!g.protects("example.com", "PersistentVolumeClaim"));
@@ -313,18 +313,7 @@ fn find_live<'v>(
 /// The resources a sync would delete: those that require pruning, when the sync prunes, and
 /// whose `Prune=` option (the live annotation, else the app's sync options) is not `false`.
 /// `Prune=confirm` and `PruneLast=true` resources are deleted too (later), so they count.
-/// Sorted by group, kind, namespace, name.
-pub fn prunes(
-    guard: &BlastRadiusGuard,
-    app: &Application,
-    prune: bool,
-    resources: &[ResourceStatus],
-    live: &[Value],
-) -> Vec<PrunedResource> {
-    prunes_among(guard, app, prune, resources, live, &ObjectIndex::of_objects(live))
-}
-
-/// [`prunes`], with the index of `live`.
+/// Sorted by group, kind, namespace, name. `index` is the index of `live`.
 fn prunes_among(
     guard: &BlastRadiusGuard,
     app: &Application,
@@ -373,7 +362,7 @@ fn ordinal_of(name: &str, prefix: &str) -> Option<u64> {
 /// # Examples
 ///
 /// ```
-/// use gitops_core::sync::guard::claims_of;
+/// use gitops_core::sync::claims_of;
 /// use gitops_core::sync::PropagationPolicy;
 /// let sts = serde_json::json!({"apiVersion": "apps/v1", "kind": "StatefulSet",
 ///     "metadata": {"name": "db", "namespace": "shop"},
@@ -451,8 +440,8 @@ fn list(items: impl IntoIterator<Item = String>) -> String {
     items.into_iter().collect::<Vec<_>>().join(", ")
 }
 
-/// Measures a sync against the guard: which resources it would delete (see [`prunes`]), out
-/// of how many live ones, which limits that exceeds, the PersistentVolumeClaims left behind
+/// Measures a sync against the guard: which resources it would delete
+/// ([`GuardVerdict::prunes`]), out of how many live ones, which limits that exceeds, the PersistentVolumeClaims left behind
 /// by pruned StatefulSets (see [`claims_of`]; `live` should hold the app's live objects and
 /// the PersistentVolumeClaims of its namespaces, which the app does not track), and whether
 /// the Application's [`ALLOW_PRUNE_ANNOTATION`] lets it through.
@@ -466,8 +455,8 @@ fn list(items: impl IntoIterator<Item = String>) -> String {
 /// # Examples
 ///
 /// ```
-/// use gitops_core::sync::decide::ResourceStatus;
-/// use gitops_core::sync::guard::{assess, BlastRadiusGuard, GuardLimit};
+/// use gitops_core::sync::ResourceStatus;
+/// use gitops_core::sync::{assess, BlastRadiusGuard, GuardLimit};
 /// let app = gitops_core::Application::default();
 /// let r = |name: &str, prune: bool| -> ResourceStatus {
 ///     serde_json::from_value(serde_json::json!({"kind": "ConfigMap", "namespace": "shop",
@@ -492,7 +481,7 @@ pub fn assess(
     resources: &[ResourceStatus],
     live: &[Value],
 ) -> GuardVerdict {
-    use super::decide::SyncStatus;
+    use crate::diff::SyncStatus;
     let index = ObjectIndex::of_objects(live);
     let pruned = prunes_among(guard, app, prune, resources, live, &index);
     let live_resources = resources
@@ -643,7 +632,8 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::sync::decide::{AutoSyncInput, AutoSyncOperation, Decision, SyncStatus, auto_sync};
+    use crate::diff::SyncStatus;
+    use crate::sync::decide::{AutoSyncInput, AutoSyncOperation, Decision, auto_sync};
     use crate::sync::{LiveObject, Observations, SyncRequest, TaskAction, plan};
 
     const KINDS: [(&str, &str); 5] = [

@@ -115,7 +115,7 @@ impl SyncWindow {
     /// # Examples
     ///
     /// ```
-    /// use gitops_core::sync::windows::SyncWindow;
+    /// use gitops_core::sync::SyncWindow;
     /// use gitops_core::sync::time::parse_rfc3339;
     /// let mut w = SyncWindow::default();
     /// w.kind = "deny".into();
@@ -169,7 +169,7 @@ impl SyncWindows {
     /// # Examples
     ///
     /// ```
-    /// use gitops_core::sync::windows::{SyncWindow, SyncWindows};
+    /// use gitops_core::sync::{SyncWindow, SyncWindows};
     /// let mut deny = SyncWindow::default();
     /// deny.kind = "deny".into();
     /// deny.schedule = "0 0 * * *".into();
@@ -249,7 +249,7 @@ impl SyncWindows {
     /// # Examples
     ///
     /// ```
-    /// use gitops_core::sync::windows::{SyncWindow, SyncWindows};
+    /// use gitops_core::sync::{SyncWindow, SyncWindows};
     /// let mut deny = SyncWindow::default();
     /// deny.kind = "deny".into();
     /// deny.schedule = "0 0 * * *".into();
@@ -309,7 +309,7 @@ pub fn project_windows(project: &serde_json::Value) -> Result<Vec<SyncWindow>, s
 /// # Examples
 ///
 /// ```
-/// use gitops_core::sync::windows::{auto_sync_blocked, project_windows};
+/// use gitops_core::sync::{auto_sync_blocked, project_windows};
 /// let project = serde_json::json!({"kind": "AppProject", "spec": {"syncWindows": [
 ///     {"kind": "deny", "schedule": "0 0 * * *", "duration": "24h", "applications": ["*"]}]}});
 /// let app = gitops_core::Application::from_value(&serde_json::json!({
@@ -444,7 +444,7 @@ impl Cron {
     /// # Examples
     ///
     /// ```
-    /// use gitops_core::sync::windows::Cron;
+    /// use gitops_core::sync::Cron;
     /// assert!(Cron::parse("*/15 9-17 * * mon-fri").is_ok());
     /// assert!(Cron::parse("0 0 * *").is_err());
     /// assert!(Cron::parse("61 * * * *").is_err());
@@ -506,7 +506,7 @@ impl Cron {
     /// # Examples
     ///
     /// ```
-    /// use gitops_core::sync::windows::Cron;
+    /// use gitops_core::sync::Cron;
     /// use gitops_core::sync::time::{format_rfc3339, parse_rfc3339};
     /// let t = parse_rfc3339("2024-05-01T00:00:00Z").unwrap();
     /// let utc = Cron::parse("0 9 * * *").unwrap().next_after(t).unwrap();

@@ -19,8 +19,8 @@ use gitops_core::diff::{AppDiff, AppDiffInput, diff_app, respect_ignore_differen
 use gitops_core::health::{HealthContext, ResourceHealthInput, aggregate, assess};
 use gitops_core::ignore::IgnoreNormalizer;
 use gitops_core::ownership::{instance_name, managed_live, tracked_app};
-use gitops_core::sync::decide::{AutoSyncInput, auto_sync};
 use gitops_core::sync::time::format_rfc3339;
+use gitops_core::sync::{AutoSyncInput, auto_sync};
 use gitops_core::sync::{
     LiveObject, NamespaceLookup, Observations, OperationPhase, SyncRequest, SyncState,
     modified_by_key, resource_statuses, step,
