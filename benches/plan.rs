@@ -55,7 +55,8 @@ fn inputs(n: usize) -> (SyncRequest, Observations) {
     request.prune = true;
     request.revision = "0123456789abcdef0123456789abcdef01234567".into();
     request.started_at = 1_700_000_000;
-    request.sync_options = gitops_core::sync::AppOptions::new(vec!["CreateNamespace=true".into()]);
+    request.sync_options =
+        gitops_core::vocabulary::AppOptions::new(vec!["CreateNamespace=true".into()]);
     let mut obs = Observations::default();
     obs.live = live;
     (request, obs)

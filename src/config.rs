@@ -13,12 +13,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::object::type_name;
+use crate::vocabulary::{COMPARE_OPTIONS_ANNOTATION, csv};
 
-/// The annotation of an Application holding comma-separated compare options
-/// (`ServerSideDiff=true`, `IncludeMutationWebhook=true`, `IgnoreExtraneous`).
-pub const COMPARE_OPTIONS_ANNOTATION: &str = "argocd.argoproj.io/compare-options";
-/// The annotation of a resource holding comma-separated sync options.
-pub const SYNC_OPTIONS_ANNOTATION: &str = "argocd.argoproj.io/sync-options";
 /// Argo CD's tracking annotation, `<app>:<group>/<kind>:<namespace>/<name>`.
 pub const TRACKING_ID_ANNOTATION: &str = "argocd.argoproj.io/tracking-id";
 /// The default app-instance label key.
@@ -282,7 +278,7 @@ impl Application {
         self.metadata
             .annotations
             .get(COMPARE_OPTIONS_ANNOTATION)
-            .map(|v| split_options(v))
+            .map(|v| csv(v))
             .unwrap_or_default()
     }
 
@@ -301,16 +297,6 @@ pub(crate) fn check_kind(doc: &Value, expected: &'static str) -> Result<(), Conf
         Some(Value::String(k)) => Err(ConfigError::Kind { expected, found: k.clone() }),
         Some(other) => Err(ConfigError::Kind { expected, found: other.to_string() }),
     }
-}
-
-/// Splits a comma-separated option list, trimming each item and dropping empty ones.
-pub fn split_options(value: &str) -> Vec<&str> {
-    value.split(',').map(str::trim).filter(|s| !s.is_empty()).collect()
-}
-
-/// The options of a resource's `argocd.argoproj.io/sync-options` annotation.
-pub fn resource_sync_options(obj: &Value) -> Vec<&str> {
-    crate::object::annotation(obj, SYNC_OPTIONS_ANNOTATION).map(split_options).unwrap_or_default()
 }
 
 /// How Argo CD tracks which objects belong to an app (`application.resourceTrackingMethod`).

@@ -58,6 +58,7 @@ pub mod reconcile;
 pub mod schema;
 pub mod script;
 pub mod sync;
+pub mod vocabulary;
 
 #[cfg(test)]
 mod tests;

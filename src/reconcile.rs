@@ -46,6 +46,7 @@ use crate::health::{
 use crate::ignore::IgnoreNormalizer;
 use crate::object::{ObjectIndex, ObjectRef, RefParts, Scopes};
 use crate::ownership::{Unmanaged, instance_name, live_ref};
+use crate::vocabulary::AppOptions;
 
 /// A watch event for one live object of the app's cluster.
 #[derive(Debug, Clone, PartialEq)]
@@ -439,6 +440,7 @@ impl PreparedApp {
             Err(e) => Err(e.clone()),
         };
         let dry_runs = ObjectIndex::of_objects(&self.dry_runs);
+        let app_options = AppOptions::new(input.app.spec.sync_policy.sync_options.clone());
         let mut slots = Vec::with_capacity(keys.len());
         for k in keys {
             let target = self.target(k);
@@ -452,8 +454,13 @@ impl PreparedApp {
             };
             let compared = match &normalizer {
                 Ok(n) => {
-                    let shared =
-                        Shared { input: &input, normalizer: n, ssd: self.ssd, dry_runs: &dry_runs };
+                    let shared = Shared {
+                        input: &input,
+                        normalizer: n,
+                        ssd: self.ssd,
+                        dry_runs: &dry_runs,
+                        app_options: &app_options,
+                    };
                     match shared.compare(target, live.as_ref()) {
                         Ok(Some(c)) => Ok(c),
                         Ok(None) => {

@@ -10,21 +10,16 @@ use super::ignore_seam::AppNormalizer;
 use super::normalize::{normalize_tracking, set_annotation};
 use super::pipeline::diff_objects;
 use super::{DiffError, DiffMode, DiffOptions, DiffResult, PatchOp, hide_secret_data};
-use crate::config::{
-    Application, COMPARE_OPTIONS_ANNOTATION, Settings, TRACKING_ID_ANNOTATION, TrackingMethod,
-    resource_sync_options, split_options,
-};
+use crate::config::{Application, Settings, TRACKING_ID_ANNOTATION, TrackingMethod};
 use crate::managed_fields::normalize_managed_fields;
 use crate::object::{ObjectIndex, ObjectRef, Scopes, annotation, label};
 use crate::ownership::{
     INSTALLATION_ID_ANNOTATION, Unmanaged, desired_ref, instance_name, live_ref, object_ref,
     self_referenced, tracked_app, truncate_label,
 };
-
-/// Argo CD's hook annotation.
-const HOOK_ANNOTATION: &str = "argocd.argoproj.io/hook";
-/// Helm's hook annotation.
-const HELM_HOOK_ANNOTATION: &str = "helm.sh/hook";
+use crate::vocabulary::{
+    self, AppOptions, COMPARE_OPTIONS_ANNOTATION, ResourceOptions, SYNC_OPTIONS_ANNOTATION,
+};
 
 /// The sync status of an application or a resource: what the diff reports and what
 /// `sync::auto_sync` reads. Spelled as Argo CD spells it on the wire.
@@ -290,61 +285,6 @@ pub(crate) fn to_yaml(v: &Value) -> String {
     crate::object::to_yaml(v).unwrap_or_else(|e| format!("# {e}\n"))
 }
 
-/// Hook types of an object: Argo CD's annotation, else Helm's mapped; `None` when it is not
-/// annotated as a hook.
-fn hook_types(obj: &Value) -> Option<Vec<&'static str>> {
-    if let Some(v) = annotation(obj, HOOK_ANNOTATION) {
-        let types = split_options(v)
-            .into_iter()
-            .filter_map(|t| {
-                ["PreSync", "Sync", "PostSync", "SyncFail", "Skip", "PreDelete", "PostDelete"]
-                    .into_iter()
-                    .find(|k| *k == t)
-            })
-            .collect();
-        return Some(types);
-    }
-    let v = annotation(obj, HELM_HOOK_ANNOTATION)?;
-    let mut types = Vec::new();
-    for t in split_options(v) {
-        let mapped = match t {
-            "crd-install" => return None,
-            "pre-install" | "pre-upgrade" => "PreSync",
-            "post-install" | "post-upgrade" => "PostSync",
-            "pre-delete" => "PreDelete",
-            "post-delete" => "PostDelete",
-            _ => continue,
-        };
-        if !types.contains(&mapped) {
-            types.push(mapped);
-        }
-    }
-    Some(types)
-}
-
-/// `hook.IsHook`: annotated, and not only `Skip`.
-fn is_hook(obj: &Value) -> bool {
-    match hook_types(obj) {
-        None => false,
-        Some(t) => !(t.len() == 1 && t[0] == "Skip"),
-    }
-}
-
-/// `ignore.Ignore`: a hook annotation without any valid hook type.
-fn is_ignored(obj: &Value) -> bool {
-    is_hook(obj) && hook_types(obj).is_some_and(|t| t.is_empty())
-}
-
-fn only_skip(obj: &Value) -> bool {
-    hook_types(obj).is_some_and(|t| t.len() == 1 && t[0] == "Skip")
-}
-
-fn only_delete_hooks(obj: &Value) -> bool {
-    hook_types(obj).is_some_and(|t| {
-        !t.is_empty() && t.iter().all(|h| matches!(*h, "PreDelete" | "PostDelete"))
-    })
-}
-
 /// The tracking id Argo CD gives a desired object: an object without a namespace (a
 /// cluster-scoped kind) carries the destination namespace (`UnstructuredToAppInstanceValue`).
 fn tracking_id(app: &str, r: &ObjectRef, destination_namespace: &str) -> String {
@@ -447,7 +387,9 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
     keys.sort();
     keys.dedup();
     let dry_runs = ObjectIndex::of_objects(input.dry_runs);
-    let shared = Shared { input, normalizer: &normalizer, ssd, dry_runs: &dry_runs };
+    let options = AppOptions::new(input.app.spec.sync_policy.sync_options.clone());
+    let shared =
+        Shared { input, normalizer: &normalizer, ssd, dry_runs: &dry_runs, app_options: &options };
     let compared = compare_each(&keys, |k| shared.compare(targets.get(*k), lives.get(*k)));
     let mut resources = Vec::with_capacity(compared.len());
     let mut app_status = SyncStatus::Synced;
@@ -541,10 +483,10 @@ pub(crate) fn targets<'a>(input: &AppDiffInput<'a>) -> Targets<'a> {
     let mut hooks = Vec::new();
     targets.retain(|_, (r, obj)| {
         let obj = obj.source();
-        if is_ignored(obj) || only_delete_hooks(obj) {
+        if vocabulary::is_ignored(obj) || vocabulary::is_deletion_hook_only(obj) {
             return false;
         }
-        if is_hook(obj) {
+        if vocabulary::is_hook(obj) {
             hooks.push(r.clone());
             return false;
         }
@@ -688,6 +630,8 @@ pub(crate) struct Shared<'s, 'a> {
     pub(crate) ssd: bool,
     /// The index of `input.dry_runs`.
     pub(crate) dry_runs: &'s ObjectIndex<'a>,
+    /// The app's sync options.
+    pub(crate) app_options: &'s AppOptions,
 }
 
 /// Compares every key, in order: one after the other, or (feature `parallel`) spread over
@@ -714,7 +658,7 @@ impl Shared<'_, '_> {
         target: Option<&(ObjectRef, Desired<'_>)>,
         live: Option<&(ObjectRef, &Value)>,
     ) -> Result<Option<Compared>, DiffError> {
-        let Shared { input, normalizer, ssd, dry_runs } = *self;
+        let Shared { input, normalizer, ssd, dry_runs, app_options } = *self;
         let (app, settings) = (input.app, input.settings);
         let base = DiffOptions {
             ignore_aggregated_roles: settings.ignore_aggregated_roles,
@@ -734,17 +678,20 @@ impl Shared<'_, '_> {
         // What the status and message read of the objects, before the comparison takes them.
         let Some(obj) = live_obj.or(desired.as_ref()) else { return Ok(None) };
         let self_ref = live_obj.is_none_or(|lv| self_referenced(lv, &r, settings));
-        let hook = is_hook(obj);
-        let no_status =
-            hook || is_ignored(obj) || (desired.is_some() && only_skip(obj)) || !self_ref;
-        let prune_false = resource_sync_options(obj).contains(&"Prune=false");
-        let ignore_extraneous = annotation(obj, COMPARE_OPTIONS_ANNOTATION)
-            .is_some_and(|v| split_options(v).contains(&"IgnoreExtraneous"));
+        let hook = vocabulary::is_app_hook(obj);
+        let no_status = hook
+            || vocabulary::is_ignored(obj)
+            || (desired.is_some() && vocabulary::is_skip(obj))
+            || !self_ref;
+        // `Prune=false` resolved as a sync resolves it for the prune of this live object.
+        let prune_false = vocabulary::prune_disabled(&ResourceOptions::of(obj), app_options);
+        let ignore_extraneous =
+            vocabulary::has_annotation_option(obj, COMPARE_OPTIONS_ANNOTATION, "IgnoreExtraneous");
         // `Delete=confirm` (or `Prune=confirm`) on the desired or the live object.
+        // `isObjRequiresDeletionConfirmation` of each, the app's options as the default.
         let confirm = |o: Option<&Value>| {
             o.is_some_and(|o| {
-                let opts = resource_sync_options(o);
-                opts.contains(&"Delete=confirm") || opts.contains(&"Prune=confirm")
+                vocabulary::requires_deletion_confirmation(&ResourceOptions::of(o), app_options)
             })
         };
         let requires_deletion_confirmation = confirm(desired.as_ref()) || confirm(live_obj);
@@ -939,8 +886,8 @@ pub(crate) fn synthesized_namespace(app: &Application, live: &Value) -> Option<V
         obj["metadata"]["labels"] = serde_json::to_value(&meta.labels).ok()?;
     }
     let mut annotations = meta.annotations.clone();
-    if let Some(v) = annotation(live, crate::config::SYNC_OPTIONS_ANNOTATION) {
-        annotations.insert(crate::config::SYNC_OPTIONS_ANNOTATION.to_string(), v.to_string());
+    if let Some(v) = annotation(live, SYNC_OPTIONS_ANNOTATION) {
+        annotations.insert(SYNC_OPTIONS_ANNOTATION.to_string(), v.to_string());
     }
     if !annotations.is_empty() {
         obj["metadata"]["annotations"] = serde_json::to_value(&annotations).ok()?;

@@ -813,7 +813,7 @@ fn plan_input(data: &[u8]) -> Option<(SyncRequest, Observations)> {
     };
     let app_options: Vec<String> =
         (0..g.below(3)).map(|_| g.pick(SYNC_OPTIONS).to_string()).collect();
-    request.sync_options = crate::sync::AppOptions::new(app_options);
+    request.sync_options = crate::vocabulary::AppOptions::new(app_options);
     let mut live = Vec::new();
     for _ in 0..g.below(7) {
         let obj = plan_object(&mut g);
@@ -892,7 +892,10 @@ pub fn plan_build(data: &[u8]) {
             assert!(t.is_prune() && t.target.is_none(), "only prunes delete");
             assert!(request.prune, "no delete without pruning");
             assert!(
-                !crate::sync::options::prune_disabled(t.live.as_deref(), &request.sync_options),
+                !crate::vocabulary::prune_disabled(
+                    &crate::vocabulary::ResourceOptions::of_some(t.live.as_deref()),
+                    &request.sync_options
+                ),
                 "Prune=false never deletes: {}",
                 t.result_key()
             );

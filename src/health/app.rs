@@ -4,9 +4,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::application::{is_application, is_application_itself};
-use super::hook::{IGNORE_HEALTHCHECK_ANNOTATION, is_hook, is_skip_hook};
 use super::{HealthContext, HealthError, HealthResult, HealthStatus, assess};
 use crate::object::{ObjectRef, annotation};
+use crate::vocabulary::{IGNORE_HEALTHCHECK_ANNOTATION, is_hook, is_skip};
 
 /// One managed resource of an application, as [`aggregate`] sees it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -72,7 +72,7 @@ impl ResourceHealthInput {
     ) -> Option<Self> {
         let object = ObjectRef::from_object_lossy(live.or(target)?);
         let mut input = ResourceHealthInput::missing(object);
-        input.hook = target.is_some_and(is_skip_hook) || live.is_some_and(is_hook);
+        input.hook = target.is_some_and(is_skip) || live.is_some_and(is_hook);
         if let Some(live) = live {
             input.live = true;
             input.ignore_health = annotation(live, IGNORE_HEALTHCHECK_ANNOTATION) == Some("true")

@@ -68,7 +68,6 @@ mod daemonset;
 mod deployment;
 mod fallback;
 mod fields;
-mod hook;
 mod hpa;
 mod ingress;
 mod job;
@@ -84,7 +83,6 @@ pub use app::{AppHealth, ResourceHealth, ResourceHealthInput, aggregate, format_
 pub(crate) use app::{all_missing, contribution};
 pub use application::is_application_itself;
 pub use fallback::condition_health;
-pub use hook::{HOOK_FINALIZER, IGNORE_HEALTHCHECK_ANNOTATION, has_hook_finalizer, is_hook};
 
 /// A health status code, ordered from most to least healthy (Argo CD's severity order).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -517,7 +515,7 @@ fn is_being_deleted(obj: &Value) -> bool {
     let set = stamp
         .and_then(crate::civil::parse_rfc3339)
         .is_some_and(|(secs, nanos)| (secs, nanos) != (GO_ZERO_TIME, 0));
-    set && !finalizers(obj).contains(&HOOK_FINALIZER)
+    set && !finalizers(obj).contains(&crate::vocabulary::HOOK_FINALIZER)
 }
 
 /// The health of one object (Argo CD 3.6.2's `GetResourceHealth`).

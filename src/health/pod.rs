@@ -1,9 +1,9 @@
 //! Core `v1` Pod.
 
 use super::fields::Reader;
-use super::hook::is_hook;
 use super::{HealthError, HealthResult, HealthStatus, go_quote};
 use crate::object::annotation;
+use crate::vocabulary::is_hook;
 
 /// The annotation that makes a pod whose restart policy is not `Always` count as long-running
 /// (ignored on hooks).

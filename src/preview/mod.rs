@@ -18,12 +18,13 @@ use std::collections::BTreeSet;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::config::{Application, Settings, resource_sync_options};
+use crate::config::{Application, Settings};
 use crate::diff::{AppDiff, AppDiffInput, DiffError, PatchOp, diff_app, explain_app, line_diff};
 use crate::object::{ObjectIndex, ObjectRef, Scopes};
 use crate::sync::resource_statuses;
 use crate::sync::{BlastRadiusGuard, GuardVerdict, assess};
 use crate::sync::{LiveObject, Observations, Plan, SyncRequest, plan};
+use crate::vocabulary::{self, AppOptions, ResourceOptions};
 
 pub use render::DEFAULT_MAX_MARKDOWN_BYTES;
 
@@ -84,9 +85,9 @@ pub enum Change {
 pub enum PruneFate {
     /// Deleted.
     Pruned,
-    /// Kept: `Prune=false` on the object or the app.
+    /// Kept: `Prune=false` on the object, else on the app.
     Kept,
-    /// Deleted once someone confirms: `Prune=confirm` or `Delete=confirm`.
+    /// Deleted once someone confirms: `Prune=confirm` on the object, else on the app.
     Confirm,
     /// Not pruned: hooks are not tracked resources.
     Hook,
@@ -362,18 +363,15 @@ fn plan_tasks(p: &Plan<'_>) -> Vec<(String, i64, String)> {
         .collect()
 }
 
-/// What a pruning sync does with `obj`, a removed resource.
-fn prune_fate(obj: &Value, app: &Application, hook: bool) -> PruneFate {
-    let opts = resource_sync_options(obj);
-    let app_opts = &app.spec.sync_policy.sync_options;
+/// What a pruning sync does with `obj`, a removed resource: the rules the plan's prune task
+/// asks ([`vocabulary::prune_disabled`], [`vocabulary::prune_requires_confirmation`]).
+fn prune_fate(obj: &Value, app: &AppOptions, hook: bool) -> PruneFate {
+    let live = ResourceOptions::of(obj);
     if hook {
         PruneFate::Hook
-    } else if opts.contains(&"Prune=false")
-        || (!opts.iter().any(|o| o.starts_with("Prune="))
-            && app_opts.iter().any(|o| o == "Prune=false"))
-    {
+    } else if vocabulary::prune_disabled(&live, app) {
         PruneFate::Kept
-    } else if ["Prune=confirm", "Delete=confirm"].iter().any(|c| opts.contains(c)) {
+    } else if vocabulary::prune_requires_confirmation(&live, app) {
         PruneFate::Confirm
     } else {
         PruneFate::Pruned
@@ -419,6 +417,7 @@ pub fn compare(input: &PreviewInput<'_>) -> Result<AppPreview, DiffError> {
     let base_at = ObjectIndex::of_objects(&base);
     let mut resources = Vec::new();
     let mut unchanged = 0;
+    let app_options = AppOptions::new(input.app.spec.sync_policy.sync_options.clone());
     for r in &changes.resources {
         let change = match (r.normalized_live.is_null(), r.predicted_live.is_null()) {
             (true, true) => continue,
@@ -432,7 +431,7 @@ pub fn compare(input: &PreviewInput<'_>) -> Result<AppPreview, DiffError> {
         };
         let prune = (change == Change::Removed).then(|| {
             let obj = find(&base, &base_at, &r.object).unwrap_or(&Value::Null);
-            prune_fate(obj, input.app, r.hook)
+            prune_fate(obj, &app_options, r.hook)
         });
         resources.push(ResourceChange {
             object: r.object.clone(),

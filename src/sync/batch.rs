@@ -4,11 +4,10 @@
 
 use std::ops::ControlFlow;
 
-use super::pass::{
-    Pass, PhaseFlow, RunState, TrackedTask, has_deletion_timestamp, has_hook_finalizer,
-};
+use super::pass::{Pass, PhaseFlow, RunState, TrackedTask, has_deletion_timestamp};
 use super::tasks::decide_action;
 use super::{ActionKind, HostAction, OutcomeStatus, ResultCode, TaskAction, TaskObject, TaskState};
+use crate::vocabulary::has_hook_finalizer;
 
 /// A batch of tasks to run.
 #[derive(Debug, Clone, Copy)]

@@ -8,13 +8,13 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::hooks::{self, HookDeletePolicy};
-use super::options::{
-    AppOptions, PropagationPolicy, kept_at_deletion, requires_deletion_confirmation,
-};
 use super::{ActionKind, HostAction, LiveObject};
 use crate::health::HealthStatus;
 use crate::object::ObjectRef;
+use crate::vocabulary::{
+    self, AppOptions, HookDeletePolicy, PropagationPolicy, ResourceOptions, kept_at_deletion,
+    requires_deletion_confirmation,
+};
 
 /// `argocd.argoproj.io/deletion-approved`: the Application annotation that approves
 /// `Prune=confirm`/`Delete=confirm` deletions from its time on.
@@ -62,7 +62,7 @@ pub struct CascadePass {
 ///
 /// ```
 /// use gitops_core::sync::cascade_pass;
-/// use gitops_core::sync::AppOptions;
+/// use gitops_core::vocabulary::AppOptions;
 /// let obj = |name: &str, wave: &str| serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
 ///     "metadata": {"name": name, "namespace": "a",
 ///                  "annotations": {"argocd.argoproj.io/sync-wave": wave}}});
@@ -110,13 +110,20 @@ fn cascade_pass_of(
         pass.done = true;
         return pass;
     }
-    if !approved && candidates.iter().any(|(o, _)| requires_deletion_confirmation(o, app)) {
+    if !approved
+        && candidates
+            .iter()
+            .any(|(o, _)| requires_deletion_confirmation(&ResourceOptions::of(o), app))
+    {
         pass.awaiting_confirmation = true;
         return pass;
     }
-    let top = candidates.iter().map(|(o, _)| hooks::wave(o)).max().unwrap_or(0);
-    pass.delete =
-        candidates.into_iter().filter(|(o, _)| hooks::wave(o) == top).map(|(_, r)| r).collect();
+    let top = candidates.iter().map(|(o, _)| vocabulary::wave(o)).max().unwrap_or(0);
+    pass.delete = candidates
+        .into_iter()
+        .filter(|(o, _)| vocabulary::wave(o) == top)
+        .map(|(_, r)| r)
+        .collect();
     pass
 }
 
@@ -146,15 +153,10 @@ impl DeleteHookType {
     /// Whether `obj` is a hook of this type: one of the comma-separated values (trimmed) of
     /// its Argo CD or Helm hook annotation names it.
     pub fn matches(self, obj: &Value) -> bool {
-        let (argo, helm) = match self {
-            DeleteHookType::PreDelete => ("PreDelete", "pre-delete"),
-            DeleteHookType::PostDelete => ("PostDelete", "post-delete"),
-        };
-        let has = |key: &str, want: &str| {
-            crate::object::annotation(obj, key)
-                .is_some_and(|v| v.split(',').any(|item| item.trim() == want))
-        };
-        has(hooks::HOOK_ANNOTATION, argo) || has(hooks::HELM_HOOK_ANNOTATION, helm)
+        match self {
+            DeleteHookType::PreDelete => vocabulary::is_pre_delete_hook(obj),
+            DeleteHookType::PostDelete => vocabulary::is_post_delete_hook(obj),
+        }
     }
 
     fn finalizer(self) -> &'static str {
@@ -343,7 +345,7 @@ fn cleanup_hooks(ty: DeleteHookType, live: &[LiveObject], actions: &mut Vec<Host
         .fold(HealthStatus::Healthy, |acc, h| if acc.is_worse(h) { h } else { acc });
     let mut pending = 0;
     for l in hooks_of {
-        let due = hooks::delete_policies(&l.object).iter().any(|p| {
+        let due = vocabulary::delete_policies(&l.object).iter().any(|p| {
             (*p == HookDeletePolicy::HookFailed && worst == HealthStatus::Degraded)
                 || (*p == HookDeletePolicy::HookSucceeded && worst == HealthStatus::Healthy)
         });

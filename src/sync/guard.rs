@@ -32,11 +32,11 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::options::{AppOptions, PropagationPolicy, prune_disabled};
 use super::status::ResourceStatus;
 use crate::config::Application;
 use crate::glob::{Glob, glob_match};
 use crate::object::{ObjectIndex, ObjectRef};
+use crate::vocabulary::{AppOptions, PropagationPolicy, ResourceOptions, prune_disabled};
 
 /// The Application annotation that lets an automated sync prune up to its value (a count) of
 /// resources, whatever the guard's limits and protected kinds.
@@ -328,7 +328,10 @@ fn prunes_among(
     let options = AppOptions::new(app.spec.sync_policy.sync_options.clone());
     let mut out: Vec<PrunedResource> = resources
         .iter()
-        .filter(|r| r.requires_pruning && !prune_disabled(find_live(live, index, r), &options))
+        .filter(|r| {
+            r.requires_pruning
+                && !prune_disabled(&ResourceOptions::of_some(find_live(live, index, r)), &options)
+        })
         .map(|r| PrunedResource {
             group: r.group.clone(),
             kind: r.kind.clone(),
@@ -363,7 +366,7 @@ fn ordinal_of(name: &str, prefix: &str) -> Option<u64> {
 ///
 /// ```
 /// use gitops_core::sync::claims_of;
-/// use gitops_core::sync::PropagationPolicy;
+/// use gitops_core::vocabulary::PropagationPolicy;
 /// let sts = serde_json::json!({"apiVersion": "apps/v1", "kind": "StatefulSet",
 ///     "metadata": {"name": "db", "namespace": "shop"},
 ///     "spec": {"replicas": 2, "volumeClaimTemplates": [{"metadata": {"name": "data"}}]}});

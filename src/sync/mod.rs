@@ -21,8 +21,7 @@
 //! - The host loop's clock ([`pick_up`], [`after_attempt`], [`wave_delay_seconds`]) and
 //!   `kubectl apply`'s request ([`client_side_apply`]).
 //!
-//! Every item has one path, at this module's root; the submodules are private, except `hooks`,
-//! `options` and `time` (Argo CD's annotation vocabulary and the time type).
+//! Every item has one path, at this module's root; the submodules are private, except `time`.
 //!
 //! Where Argo CD's Go code leaves a choice open (map iteration order, unstable sorts), this
 //! module picks one deterministic behaviour; `testdata/SKIPPED.md` lists each.
@@ -104,10 +103,8 @@ mod batch;
 mod decide;
 mod deletion;
 mod guard;
-pub mod hooks;
 mod messages;
 mod operation;
-pub mod options;
 mod pass;
 mod reconcile;
 mod status;
@@ -128,6 +125,9 @@ use serde_json::Value;
 use crate::config::ManagedNamespaceMetadata;
 use crate::health::HealthResult;
 use crate::object::{ObjectRef, Scopes};
+use crate::vocabulary::{
+    self, AppOptions, HookDeletePolicy, HookType, PropagationPolicy, ResourceOptions,
+};
 
 // The face of `sync`: every public item has this one path. The submodules are private.
 pub use apply::{ApplyError, ClientSideApply, LAST_APPLIED_ANNOTATION, client_side_apply};
@@ -148,13 +148,11 @@ pub use guard::{
     DEFAULT_PROTECTED_KINDS, GuardError, GuardLimit, GuardVerdict, PrunedResource, assess,
     claims_of,
 };
-pub use hooks::{HookDeletePolicy, HookType};
 pub use messages::waiting_message;
 pub use operation::{
     MAX_REQUEUE_SECONDS, OperationClock, PickUp, PickUpAction, TIMEOUT_MESSAGE, after_attempt,
     pick_up, wave_delay_seconds,
 };
-pub use options::{AppOptions, PropagationPolicy};
 pub use status::{ResourceStatus, resource_statuses};
 pub use step::step;
 pub use tasks::plan;
@@ -192,6 +190,34 @@ impl Phase {
             Phase::SyncFail => "SyncFail",
         }
     }
+
+    /// The phase a hook of type `t` runs in, `None` for `Skip`.
+    pub(crate) fn of_hook(t: HookType) -> Option<Phase> {
+        match t {
+            HookType::PreSync => Some(Phase::PreSync),
+            HookType::Sync => Some(Phase::Sync),
+            HookType::PostSync => Some(Phase::PostSync),
+            HookType::SyncFail => Some(Phase::SyncFail),
+            _ => None,
+        }
+    }
+}
+
+/// The phases an object runs in (gitops-engine `pkg/sync/sync_phase.go`, `syncPhases`):
+/// `[Sync]` for a resource, one per distinct hook type for a hook (in PreSync, Sync, PostSync,
+/// SyncFail order), none for `Skip`.
+pub(crate) fn sync_phases(obj: &Value) -> Vec<Phase> {
+    if vocabulary::is_skip(obj) {
+        return Vec::new();
+    }
+    if !vocabulary::is_hook(obj) {
+        return vec![Phase::Sync];
+    }
+    let mut phases: Vec<Phase> =
+        vocabulary::hook_types(obj).into_iter().filter_map(Phase::of_hook).collect();
+    phases.sort();
+    phases.dedup();
+    phases
 }
 
 impl fmt::Display for Phase {
@@ -436,6 +462,28 @@ pub struct Task<'a> {
     /// The build error of this task (discovery or permission), which makes the plan invalid.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub invalid: Option<String>,
+    /// The sync options of the target and the live object, read once when the task is built.
+    #[serde(skip)]
+    #[cfg_attr(feature = "serve", schemars(skip))]
+    pub(crate) options: TaskOptions,
+}
+
+/// The sync-options annotations of a task's target and live object, read once when the task
+/// is built, for the rules that decide its action. They are read from the objects the task
+/// carries, so tasks with equal objects have equal options: equality does not look at them
+/// (and a task read back from JSON, which carries none, equals the one written).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct TaskOptions {
+    /// The target's.
+    pub target: ResourceOptions,
+    /// The live object's.
+    pub live: ResourceOptions,
+}
+
+impl PartialEq for TaskOptions {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
 }
 
 fn owned_target<'de, 'a, D: serde::Deserializer<'de>>(
@@ -486,6 +534,7 @@ impl Task<'_> {
             requires_confirmation: self.requires_confirmation,
             unmodified: self.unmodified,
             invalid: self.invalid,
+            options: self.options,
         }
     }
 

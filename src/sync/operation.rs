@@ -207,7 +207,7 @@ pub fn after_attempt(
 /// assert_eq!(wave_delay_seconds(Some("-5")), 0);
 /// ```
 pub fn wave_delay_seconds(setting: Option<&str>) -> i64 {
-    match setting.filter(|s| !s.is_empty()).and_then(super::hooks::go_atoi) {
+    match setting.filter(|s| !s.is_empty()).and_then(crate::vocabulary::go_atoi) {
         Some(n) => n.max(0),
         None => 2,
     }

@@ -12,7 +12,6 @@ use std::ops::ControlFlow;
 
 use serde_json::Value;
 
-use super::hooks::HOOK_FINALIZER;
 use super::reconcile::{RefKey, ref_key};
 use super::tasks::Built;
 use super::{
@@ -20,6 +19,7 @@ use super::{
     ResourceResult, ResultCode, Step, SyncRequest, SyncState, Task, TaskState, WaveEvent,
 };
 use crate::object::ObjectRef;
+use crate::vocabulary::has_hook_finalizer;
 
 /// How a pass ends: it waits for the outcomes of actions, or the operation has a new phase
 /// and message.
@@ -138,20 +138,6 @@ pub(super) fn tasks_at<'t, 'a>(
 
 pub(super) fn has_deletion_timestamp(obj: &Value) -> bool {
     obj.get("metadata").and_then(|m| m.get("deletionTimestamp")).is_some_and(|v| !v.is_null())
-}
-
-/// Takes the hook finalizer off a live object.
-pub(super) fn drop_hook_finalizer(obj: &mut Value) {
-    if let Some(f) = obj.pointer_mut("/metadata/finalizers").and_then(Value::as_array_mut) {
-        f.retain(|x| x.as_str() != Some(HOOK_FINALIZER));
-    }
-}
-
-pub(super) fn has_hook_finalizer(obj: &Value) -> bool {
-    obj.get("metadata")
-        .and_then(|m| m.get("finalizers"))
-        .and_then(Value::as_array)
-        .is_some_and(|f| f.iter().any(|x| x.as_str() == Some(HOOK_FINALIZER)))
 }
 
 /// The results as they were when the pass began (what [`Pass::new`] starts from).

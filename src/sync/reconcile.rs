@@ -6,9 +6,8 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
-use super::hooks::{self, HookFacts};
-use crate::config::SYNC_OPTIONS_ANNOTATION;
-use crate::object::{RefParts, Scope, Scopes, annotation, split_api_version};
+use crate::object::{RefParts, Scope, Scopes, split_api_version};
+use crate::vocabulary::{self, HookFacts, ResourceOptions};
 
 /// A desired object, borrowed from the request, keyed as the controller's normalization
 /// leaves it (§1.1: a cluster-scoped object without its namespace, a namespaced one with the
@@ -25,10 +24,10 @@ pub(crate) struct Desired<'a> {
     pub generated: bool,
     /// What its hook annotations make of it.
     pub hooks: HookFacts,
-    /// Its sync wave ([`hooks::wave`]).
+    /// Its sync wave ([`vocabulary::wave`]).
     pub wave: i64,
-    /// It carries the sync-options annotation.
-    pub options: bool,
+    /// Its sync-options annotation, read.
+    pub options: ResourceOptions,
     /// Its kind's scope, if known.
     pub scope: Option<Scope>,
     /// What sending the object does to its namespace, once every target has one (§2.6 step 3:
@@ -91,23 +90,14 @@ impl<'a> Desired<'a> {
         // Everything planning reads of the object is read here, in one visit.
         let annotations = meta.and_then(|m| m.get("annotations")).and_then(Value::as_object);
         let hooks = HookFacts::with_annotations(obj, annotations);
-        let wave = hooks::wave_of(annotations);
-        let options = annotations
-            .and_then(|a| a.get(SYNC_OPTIONS_ANNOTATION))
-            .and_then(Value::as_str)
-            .is_some();
+        let wave = vocabulary::wave_of(annotations);
+        let options = ResourceOptions::with_annotations(annotations);
         Desired { obj, key, version, generated, hooks, wave, options, scope, edit }
     }
 }
 
-/// Whether an object carries the sync-options annotation (the per-resource options are read
-/// only from objects that do).
-pub(crate) fn has_options(obj: &Value) -> bool {
-    annotation(obj, SYNC_OPTIONS_ANNOTATION).is_some()
-}
-
-/// A live object with its key and whether it carries the sync-options annotation.
-pub(crate) type Live<'a> = (&'a Value, RefKey<'a>, bool);
+/// A live object with its key and its sync-options annotation, read.
+pub(crate) type Live<'a> = (&'a Value, RefKey<'a>, ResourceOptions);
 
 /// A desired/live pair: create (live `None`), update (both), prune (target `None`).
 #[derive(Debug, Clone, Copy)]
@@ -209,7 +199,7 @@ pub(crate) fn reconcile<'a>(
     let mut managed = Vec::with_capacity(targets.len());
     for t in targets {
         let hook = t.hooks.hook;
-        if hook && hooks::hook_types(t.obj).is_empty() {
+        if hook && vocabulary::hook_types(t.obj).is_empty() {
             // `Ignore`: a hook with no valid type.
             continue;
         }
@@ -270,14 +260,14 @@ fn live_by_key<'a>(
             if !stray.is_empty() {
                 stray.remove(&k);
             }
-            live_map.insert(k, (l, full, has_options(l)));
+            live_map.insert(k, (l, full, ResourceOptions::of(l)));
             continue;
         }
         let ns = std::mem::take(&mut k.2);
         let keep_old = live_map.contains_key(&k) && stray.get(&k).is_none_or(|old| *old < ns);
         if !keep_old {
             stray.insert(k, ns);
-            live_map.insert(k, (l, full, has_options(l)));
+            live_map.insert(k, (l, full, ResourceOptions::of(l)));
         }
     }
     live_map

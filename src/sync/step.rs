@@ -11,8 +11,8 @@ use std::ops::ControlFlow;
 use super::batch::{Batch, run_tasks};
 use super::messages::{self, Wait};
 use super::pass::{
-    Pass, PhaseFlow, RunState, TrackedTask, Verdict, completed_hook_finalizers,
-    drop_hook_finalizer, failure_messages, has_deletion_timestamp, has_hook_finalizer, tasks_at,
+    Pass, PhaseFlow, RunState, TrackedTask, Verdict, completed_hook_finalizers, failure_messages,
+    has_deletion_timestamp, tasks_at,
 };
 use super::tasks::build;
 use super::{
@@ -21,6 +21,7 @@ use super::{
 };
 use crate::health::HealthStatus;
 use crate::object::ObjectRef;
+use crate::vocabulary::{drop_hook_finalizer, has_hook_finalizer};
 
 /// Runs one pass of the sync (Argo CD's `Sync()`), or the part of it that the outcomes so far
 /// allow.
@@ -91,7 +92,7 @@ fn run_pass(pass: &mut Pass<'_>) -> PhaseFlow<Verdict> {
 /// `FailOnSharedResource=true` with a shared resource ends the sync.
 fn fail_on_shared_resource(request: &SyncRequest) -> PhaseFlow {
     match &request.shared_resource_warning {
-        Some(warning) if request.sync_options.has("FailOnSharedResource=true") => {
+        Some(warning) if request.sync_options.fail_on_shared_resource() => {
             Verdict::failed(format!("Shared resource found: {warning}")).settle()
         }
         _ => ControlFlow::Continue(()),
@@ -153,7 +154,7 @@ fn dry_run(
     tasks: &mut [TrackedTask<'_>],
     namespace: Option<usize>,
 ) -> PhaseFlow {
-    let out_of_sync_only = pass.request.sync_options.has("ApplyOutOfSyncOnly=true");
+    let out_of_sync_only = pass.request.sync_options.apply_out_of_sync_only();
     let members: Vec<usize> = (0..tasks.len())
         .filter(|i| Some(*i) != namespace && !(out_of_sync_only && tasks[*i].task.unmodified))
         .collect();
@@ -424,7 +425,7 @@ fn run_next_wave(
     tasks: &mut [TrackedTask<'_>],
     layout: &Layout,
 ) -> PhaseFlow<Verdict> {
-    let out_of_sync_only = pass.request.sync_options.has("ApplyOutOfSyncOnly=true");
+    let out_of_sync_only = pass.request.sync_options.apply_out_of_sync_only();
     let pending: Vec<usize> = layout
         .rest
         .iter()

@@ -4,16 +4,14 @@ use std::borrow::Cow;
 
 use serde_json::{Value, json};
 
-use super::hooks::{self, HOOK_FINALIZER, HookFacts};
-use super::options::{self, FIELD_MANAGER};
-use super::reconcile::{self, Desired, Edit, Pair, RefKey, has_options, ref_key};
+use super::reconcile::{self, Desired, Edit, Pair, RefKey, ref_key};
 use super::waves;
 use super::{
     NamespaceEdit, NamespaceLookup, Observations, Phase, Plan, SyncRequest, Task, TaskAction,
-    TaskFlags, TaskObject, Wave,
+    TaskFlags, TaskObject, TaskOptions, Wave,
 };
-use crate::config::SYNC_OPTIONS_ANNOTATION;
 use crate::object::{ObjectIndex, ObjectRef, split_api_version};
+use crate::vocabulary::{self, FIELD_MANAGER, HookFacts, ResourceOptions, SYNC_OPTIONS_ANNOTATION};
 
 /// The reason of a task left out by `ApplyOutOfSyncOnly` (this crate's wording; Argo CD
 /// records no result for it).
@@ -78,7 +76,7 @@ pub fn plan<'a>(request: &'a SyncRequest, observations: &'a Observations) -> Pla
 
 /// A task of an owned target (a hook, the auto-created namespace), whose key is read from it.
 fn owned_task<'a>(phase: Phase, target: Value, live: Option<Cow<'a, Value>>) -> Task<'a> {
-    let (hook, wave) = (hooks::is_hook(&target), hooks::wave(&target));
+    let (hook, wave) = (vocabulary::is_hook(&target), vocabulary::wave(&target));
     let key = ObjectRef::from_object_lossy(&target);
     task_of(phase, key, Some(TaskObject::new(target)), live, hook, wave)
 }
@@ -94,7 +92,7 @@ fn task_of<'a>(
 ) -> Task<'a> {
     let obj = target.as_ref().map(TaskObject::given).or(live.as_deref());
     let delete_policies = match obj {
-        Some(o) if hook => hooks::delete_policies(o),
+        Some(o) if hook => vocabulary::delete_policies(o),
         _ => Vec::new(),
     };
     Task {
@@ -113,6 +111,7 @@ fn task_of<'a>(
         requires_confirmation: false,
         unmodified: false,
         invalid: None,
+        options: TaskOptions::default(),
     }
 }
 
@@ -133,19 +132,6 @@ pub(crate) fn set_namespace(obj: &mut Value, ns: &str) {
         meta.insert("namespace".into(), Value::String(ns.to_string()));
     } else if let Some(map) = obj.as_object_mut() {
         map.insert("metadata".into(), json!({ "namespace": ns }));
-    }
-}
-
-fn add_finalizer(obj: &mut Value) {
-    let Some(meta) = obj.get_mut("metadata").and_then(Value::as_object_mut) else { return };
-    let list = meta.entry("finalizers").or_insert_with(|| json!([]));
-    if !list.is_array() {
-        *list = json!([]);
-    }
-    if let Some(items) = list.as_array_mut()
-        && !items.iter().any(|f| f.as_str() == Some(HOOK_FINALIZER))
-    {
-        items.push(Value::String(HOOK_FINALIZER.to_string()));
     }
 }
 
@@ -190,7 +176,7 @@ pub(crate) fn build<'a>(request: &'a SyncRequest, obs: &'a Observations) -> Buil
     let ns = request.app_namespace.as_str();
     let mut warnings = Vec::new();
     let source = match &request.normalized_targets {
-        Some(t) if app.has("RespectIgnoreDifferences=true") => t,
+        Some(t) if app.respect_ignore_differences() => t,
         _ => &request.targets,
     };
     let targets = reconcile::normalize_targets(source, ns, &request.scopes, &mut warnings);
@@ -211,7 +197,7 @@ pub(crate) fn build<'a>(request: &'a SyncRequest, obs: &'a Observations) -> Buil
         tasks.extend(rec.hooks.iter().flat_map(|h| hook_tasks(request, h.obj)));
     }
     let mut preset_failures = Vec::new();
-    if app.has("CreateNamespace=true") && !ns.is_empty() && !has_ns_resource {
+    if app.create_namespace() && !ns.is_empty() && !has_ns_resource {
         builder.namespace_task(&mut tasks, &mut preset_failures);
     }
     // 5. Find the live copy of named hooks (and of targets paired with nothing, done with the
@@ -221,9 +207,9 @@ pub(crate) fn build<'a>(request: &'a SyncRequest, obs: &'a Observations) -> Buil
         if t.target.is_some() && t.live.is_none() {
             t.live = found_live(&rec.pairs, &t.key).map(Cow::Borrowed);
         }
-        let options =
-            (t.given_target().is_some_and(has_options), t.live.as_deref().is_some_and(has_options));
-        valid &= builder.check_and_decide(t, options);
+        t.options.target = ResourceOptions::of_some(t.given_target());
+        t.options.live = ResourceOptions::of_some(t.live.as_deref());
+        valid &= builder.check_and_decide(t);
     }
     order(&mut tasks, request);
     Built { tasks, valid, warnings, preset_failures }
@@ -247,7 +233,7 @@ fn order(tasks: &mut Vec<Task<'_>>, request: &SyncRequest) {
     waves::mirror_prune_waves(tasks);
     let last = waves::last_sync_wave(tasks);
     for t in tasks.iter_mut().filter(|t| t.is_prune()) {
-        if options::prune_last(t.live.as_deref(), &request.sync_options) {
+        if vocabulary::prune_last(&t.options.live, &request.sync_options) {
             t.wave = last;
         }
     }
@@ -292,16 +278,16 @@ impl<'a> Builder<'a> {
                 Some(target) => self.target_task(pair, target, &pairs[unnamespaced.clone()]),
                 None => live_only_task(pair),
             };
-            if let Some((mut task, options)) = built {
-                valid &= self.check_and_decide(&mut task, options);
+            if let Some(mut task) = built {
+                valid &= self.check_and_decide(&mut task);
                 tasks.push(task);
             }
         }
         valid
     }
 
-    /// The task of a pair with a target (not a hook: reconcile set those apart), and whether
-    /// its target and live object carry sync options. A target paired with nothing takes the
+    /// The task of a pair with a target (not a hook: reconcile set those apart), with the sync
+    /// options of its target and live object. A target paired with nothing takes the
     /// live object step 5 finds for it (see [`found_live`]): its own pair has none, so only a
     /// pair keyed with the same group, kind and name and an empty namespace (`same_name`, the
     /// run of such pairs, sorted first in their (group, kind) run) can give it one.
@@ -310,7 +296,7 @@ impl<'a> Builder<'a> {
         pair: &Pair<'a>,
         target: Desired<'a>,
         same_name: &[Pair<'a>],
-    ) -> Option<(Task<'a>, (bool, bool))> {
+    ) -> Option<Task<'a>> {
         // `sync_phases` of an object that is not a hook.
         if target.hooks.skip {
             return None;
@@ -336,8 +322,10 @@ impl<'a> Builder<'a> {
         };
         let given = TaskObject::borrowed(target.obj, edit);
         let live_object = live.map(|l| Cow::Borrowed(l.0));
-        let task = task_of(Phase::Sync, key, Some(given), live_object, false, target.wave);
-        Some((task, (target.options, live.is_some_and(|l| l.2))))
+        let mut task = task_of(Phase::Sync, key, Some(given), live_object, false, target.wave);
+        task.options.target = target.options;
+        task.options.live = live.map(|l| l.2).unwrap_or_default();
+        Some(task)
     }
 
     /// Step 4: `CreateNamespace=true` without the namespace in Git: the namespace task (with
@@ -377,22 +365,24 @@ impl<'a> Builder<'a> {
 }
 
 /// The task of a pair with only a live object (a prune), unless the object is a hook.
-fn live_only_task<'a>(pair: &Pair<'a>) -> Option<(Task<'a>, (bool, bool))> {
-    let (live, key, options) = pair.live?;
+fn live_only_task<'a>(pair: &Pair<'a>) -> Option<Task<'a>> {
+    let (live, key, live_options) = pair.live?;
     let facts = HookFacts::of(live);
     if facts.hook || facts.skip {
         return None;
     }
     let key = object_ref(key, version_of(live));
-    let task = task_of(Phase::Sync, key, None, Some(Cow::Borrowed(live)), false, hooks::wave(live));
-    Some((task, (false, options)))
+    let wave = vocabulary::wave(live);
+    let mut task = task_of(Phase::Sync, key, None, Some(Cow::Borrowed(live)), false, wave);
+    task.options.live = live_options;
+    Some(task)
 }
 
 /// Step 2: a hook's tasks, one per phase: its namespace defaulted, named when it has only a
 /// `generateName`, with the hook finalizer.
 fn hook_tasks<'a>(request: &'a SyncRequest, hook: &'a Value) -> impl Iterator<Item = Task<'a>> {
     let ns = request.app_namespace.as_str();
-    hooks::sync_phases(hook).into_iter().map(move |phase| {
+    super::sync_phases(hook).into_iter().map(move |phase| {
         let mut obj = hook.clone();
         request.scopes.default_namespace(&mut obj, ns);
         let name = obj["metadata"]["name"].as_str().unwrap_or("");
@@ -403,7 +393,7 @@ fn hook_tasks<'a>(request: &'a SyncRequest, hook: &'a Value) -> impl Iterator<It
                 meta.insert("name".into(), Value::String(n));
             }
         }
-        add_finalizer(&mut obj);
+        vocabulary::add_hook_finalizer(&mut obj);
         // 3. Every target gets a namespace.
         if ref_key(&obj).2.is_empty() && !ns.is_empty() {
             set_namespace(&mut obj, ns);
@@ -415,16 +405,15 @@ fn hook_tasks<'a>(request: &'a SyncRequest, hook: &'a Value) -> impl Iterator<It
 impl Builder<'_> {
     /// Step 6 for one task, its discovery and permission errors, then its action and flags
     /// ([`decide`]); whether the task is valid. None of this depends on the order or the waves,
-    /// so a resource task is completed as soon as it is built. `options` says whether the target
-    /// and the live object carry the sync-options annotation.
-    fn check_and_decide(&self, t: &mut Task<'_>, options: (bool, bool)) -> bool {
+    /// so a resource task is completed as soon as it is built.
+    fn check_and_decide(&self, t: &mut Task<'_>) -> bool {
         let (request, obs) = (self.request, self.obs);
         let app = &request.sync_options;
         let check_kinds = !obs.missing_kinds.is_empty() || !obs.discovery_errors.is_empty();
         let gk = if check_kinds { t.key.group_kind() } else { String::new() };
         let mut skip_dry_run = false;
         if check_kinds && obs.missing_kinds.contains(&gk) {
-            let skip = options::skip_dry_run_on_missing(t.given_target(), app)
+            let skip = vocabulary::skip_dry_run_on_missing_resource(&t.options.target, app)
                 || self.crds.iter().any(|(g, k)| *g == t.key.group && *k == t.key.kind);
             if skip {
                 t.flags.dry_run_first = false;
@@ -453,7 +442,7 @@ impl Builder<'_> {
         {
             t.invalid = Some(err.clone());
         }
-        decide(request, t, skip_dry_run, options);
+        decide(request, t, skip_dry_run);
         t.invalid.is_none()
     }
 }
@@ -478,27 +467,28 @@ fn version_of(obj: &Value) -> &str {
     split_api_version(obj.get("apiVersion").and_then(Value::as_str).unwrap_or("")).1
 }
 
+/// [`decide`] again, for a task whose live object turned out to be gone.
 pub(crate) fn decide_action(request: &SyncRequest, t: &mut Task<'_>, skip_dry_run: bool) {
-    let target_options = t.given_target().is_some_and(has_options);
-    let live_options = t.live.as_deref().is_some_and(has_options);
-    decide(request, t, skip_dry_run, (target_options, live_options));
+    decide(request, t, skip_dry_run);
 }
 
-/// A task's action and flags; `options` says whether its target and its live object carry
-/// the sync-options annotation (the per-resource options are read only from those that do).
-fn decide(request: &SyncRequest, t: &mut Task<'_>, skip_dry_run: bool, options: (bool, bool)) {
+/// A task's action and flags, from the sync options its target and live object carry (read
+/// when the task was built; a live object no longer there carries none).
+fn decide(request: &SyncRequest, t: &mut Task<'_>, skip_dry_run: bool) {
     let app = &request.sync_options;
+    let none = ResourceOptions::default();
+    let live_options = if t.live.is_some() { &t.options.live } else { &none };
     t.propagation_policy = app.propagation_policy();
     t.flags.dry_run_first = !skip_dry_run;
     if t.is_prune() {
         t.flags.dry_run_first = true;
         // A batch waits for confirmation of such a prune even when pruning is off or
         // disabled for the object (Argo CD checks the option before the prune settings).
-        t.requires_confirmation = options::prune_requires_confirmation(t.live.as_deref(), app);
+        t.requires_confirmation = vocabulary::prune_requires_confirmation(live_options, app);
         if !request.prune {
             t.message = "ignored (requires pruning)".into();
             t.action = TaskAction::Skip { reason: t.message.clone() };
-        } else if options::prune_disabled(t.live.as_deref(), app) {
+        } else if vocabulary::prune_disabled(live_options, app) {
             t.message = "ignored (no prune)".into();
             t.action = TaskAction::Skip { reason: t.message.clone() };
         } else {
@@ -506,14 +496,11 @@ fn decide(request: &SyncRequest, t: &mut Task<'_>, skip_dry_run: bool, options: 
         }
         return;
     }
-    // The per-resource options are read from the sync-options annotation only, so an object
-    // without one is passed as none to each of the option rules below.
     let live = t.live.as_deref();
-    let given = t.target.as_ref().map(TaskObject::given);
-    let (target, live_options) = (given.filter(|_| options.0), live.filter(|_| options.1));
-    let force = options::force(target, live_options, request.force);
-    t.flags.validate = options::validate(target, app);
-    if options::replace(target, live_options, app) {
+    let target = &t.options.target;
+    let force = vocabulary::force(target, live_options, request.force);
+    t.flags.validate = vocabulary::validate(target, app);
+    if vocabulary::replace(target, live_options, app) {
         if live.is_none() {
             t.action = TaskAction::Create;
         } else if t.key.kind == "CustomResourceDefinition" || t.key.kind == "Namespace" {
@@ -522,18 +509,18 @@ fn decide(request: &SyncRequest, t: &mut Task<'_>, skip_dry_run: bool, options: 
             t.action = TaskAction::Replace;
             t.flags.force = force;
         }
-    } else if options::server_side(target, app) {
+    } else if vocabulary::server_side_apply(target, app) {
         t.action = TaskAction::ServerSideApply;
         t.flags.force = force;
         t.flags.server_side = true;
         t.flags.field_manager = Some(FIELD_MANAGER.to_string());
-        t.flags.client_side_apply_migration = !app.has("ClientSideApplyMigration=false")
+        t.flags.client_side_apply_migration = app.client_side_apply_migration()
             && live.is_some_and(|l| uses_csa_manager(l, &request.client_side_apply_manager));
     } else {
         t.action = TaskAction::Apply;
         t.flags.force = force;
     }
-    if app.has("ApplyOutOfSyncOnly=true")
+    if app.apply_out_of_sync_only()
         && !t.hook
         && let (Some(modified), Some(l)) = (&request.modified, live)
     {
@@ -697,7 +684,7 @@ mod tests {
                 app_namespace: "app".into(),
                 targets,
                 prune,
-                sync_options: crate::sync::AppOptions::new(vec!["CreateNamespace=true".into()]),
+                sync_options: crate::vocabulary::AppOptions::new(vec!["CreateNamespace=true".into()]),
                 ..SyncRequest::default()
             };
             let obs = Observations {

@@ -4,15 +4,14 @@ use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 
 use super::messages;
-use super::pass::{
-    Pass, PhaseFlow, TrackedTask, Verdict, completed_hook_finalizers, has_hook_finalizer,
-};
+use super::pass::{Pass, PhaseFlow, TrackedTask, Verdict, completed_hook_finalizers};
 use super::tasks::build;
 use super::{
     ActionKind, HookDeletePolicy, HostAction, Observations, OperationPhase, OutcomeStatus, Step,
     SyncRequest, SyncState, TaskState,
 };
 use crate::health::HealthStatus;
+use crate::vocabulary::has_hook_finalizer;
 
 /// Terminates a running operation (§6.6): every running hook is stopped (its finalizer
 /// removed, then deleted when still running, when its health errored, or when it has

@@ -94,7 +94,7 @@ pub fn parse_go_duration(s: &str) -> Result<GoDuration, TimeError> {
 ///            "unable to parse soon as a duration");
 /// ```
 pub fn parse_retry_duration(s: &str) -> Result<GoDuration, TimeError> {
-    if let Some(n) = super::hooks::go_atoi(s) {
+    if let Some(n) = crate::vocabulary::go_atoi(s) {
         return Ok(GoDuration(n.saturating_mul(1_000_000_000)));
     }
     parse_go_duration(s).map_err(|_| TimeError::Duration(s.to_string()))

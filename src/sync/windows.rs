@@ -352,7 +352,7 @@ const DAYS: [&str; 7] = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"];
 
 /// Go's `strconv.Atoi` as robfig/cron uses it (64-bit), for a value that must not be negative.
 fn cron_int(s: &str) -> Result<u64, String> {
-    match super::hooks::go_atoi(s) {
+    match crate::vocabulary::go_atoi(s) {
         Some(n) if n < 0 => Err(format!("negative number ({n}) not allowed: {s}")),
         // Checked non-negative just above.
         Some(n) => Ok(n as u64),

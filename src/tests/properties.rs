@@ -829,10 +829,11 @@ mod sync {
 
     use crate::diff::SyncStatus;
     use crate::sync::{
-        ActionKind, AppOptions, LiveObject, Observations, Outcome, Plan, SyncRequest, SyncState,
-        TaskAction, plan, step,
+        ActionKind, LiveObject, Observations, Outcome, Plan, SyncRequest, SyncState, TaskAction,
+        plan, step,
     };
     use crate::sync::{AutoSyncInput, ResourceStatus, auto_sync};
+    use crate::vocabulary::AppOptions;
     use crate::{Application, HealthResult, ObjectRef};
 
     /// Kinds of sync objects: (apiVersion, kind, namespaced).
@@ -1122,7 +1123,7 @@ mod sync {
             let (_, live) = objects(&specs);
             let live: Vec<Value> = live
                 .into_iter()
-                .filter(|o| !crate::sync::hooks::is_hook(o))
+                .filter(|o| !crate::vocabulary::is_hook(o))
                 .collect();
             let revision = "a".repeat(40);
             let last = if same_revision { revision.clone() } else { "b".repeat(40) };

@@ -11,8 +11,7 @@ use super::support::{read, selected, testdata};
 use crate::Application;
 use crate::config::RetryStrategy;
 use crate::diff::SyncStatus;
-use crate::sync::hooks;
-use crate::sync::options::{self, AppOptions};
+use crate::object::annotation;
 use crate::sync::time::{format_rfc3339, parse_rfc3339};
 use crate::sync::{
     ActionKind, AutoSyncInput, HostAction, LiveObject, Observations, OperationClock, Outcome,
@@ -20,6 +19,9 @@ use crate::sync::{
     SyncWindow, SyncWindows, Task, TaskAction, TaskObject, WaveEvent, WindowTarget, after_attempt,
     already_attempted, auto_sync, kind_rank, pick_up, plan, skips_reconcile, step, terminate,
     wave_delay_seconds,
+};
+use crate::vocabulary::{
+    self as hooks, self as options, AppOptions, ResourceOptions, csv, first_option_value,
 };
 
 fn files(dir: &Path, out: &mut Vec<String>) {
@@ -445,7 +447,10 @@ fn check_rows(name: &str, case: &Value) -> Result<(), String> {
                     hooks::hook_types(&obj).iter().map(|t| format!("{t:?}")).collect::<Vec<_>>()
                 ),
                 "phases" => json!(
-                    hooks::sync_phases(&obj).iter().map(|p| p.to_string()).collect::<Vec<_>>()
+                    crate::sync::sync_phases(&obj)
+                        .iter()
+                        .map(|p| p.to_string())
+                        .collect::<Vec<_>>()
                 ),
                 "deletePolicies" => json!(
                     hooks::delete_policies(&obj)
@@ -454,19 +459,18 @@ fn check_rows(name: &str, case: &Value) -> Result<(), String> {
                         .collect::<Vec<_>>()
                 ),
                 "wave" => json!(hooks::wave(&obj)),
-                "csv" => json!(hooks::annotation_csv(&obj, "a")),
-                "optionValue" => json!(hooks::annotation_option_value(
-                    &obj,
-                    "a",
+                "csv" => json!(csv(annotation(&obj, "a").unwrap_or(""))),
+                "optionValue" => json!(first_option_value(
+                    &csv(annotation(&obj, "a").unwrap_or("")),
                     row["option"].as_str().unwrap_or("")
                 )),
                 "kindRank" => json!(kind_rank(row["kind"].as_str().unwrap_or(""))),
                 "keptAtDeletion" => json!(options::kept_at_deletion(&obj, &app)),
                 "requiresConfirmation" => {
-                    json!(options::requires_deletion_confirmation(&obj, &app))
+                    json!(options::requires_deletion_confirmation(&ResourceOptions::of(&obj), &app))
                 }
                 "propagationPolicy" => json!(format!("{:?}", app.propagation_policy())),
-                "validate" => json!(options::validate(Some(&obj), &app)),
+                "validate" => json!(options::validate(&ResourceOptions::of(&obj), &app)),
                 "selfHealRemaining" => {
                     let s: SelfHealSettings = de(&row["settings"], "settings");
                     let finished = row["finishedAt"].as_str().map(|f| parse_rfc3339(f).unwrap());

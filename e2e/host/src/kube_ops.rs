@@ -4,9 +4,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use gitops_core::sync::{
-    ActionKind, CLIENT_SIDE_APPLY_MANAGER, HostAction, Outcome, PropagationPolicy,
+    ActionKind, CLIENT_SIDE_APPLY_MANAGER, ClientSideApply, HostAction, Outcome, client_side_apply,
 };
-use gitops_core::sync::{ClientSideApply, client_side_apply};
+use gitops_core::vocabulary::PropagationPolicy;
 use gitops_core::{ObjectRef, Scope, Scopes};
 use kube::api::{
     Api, ApiResource, DeleteParams, DynamicObject, ListParams, Patch, PatchParams, PostParams,

@@ -459,7 +459,7 @@ async fn run(args: Args) -> Result<i32, String> {
             request.dry_run = args.dry_run;
             request.force = args.force;
             if let Some(options) = &args.sync_options {
-                request.sync_options = gitops_core::sync::AppOptions::new(options.clone());
+                request.sync_options = gitops_core::vocabulary::AppOptions::new(options.clone());
             }
             let state = run_sync(&mut cluster, &app, request.clone(), timeout).await?;
             if !args.dry_run {

@@ -8,8 +8,9 @@ use gitops_core::protocol::output::{DecideGuardOutput, DecideOutput, PlanOutput}
 use gitops_core::sync::time::parse_rfc3339;
 use gitops_core::sync::{AutoSyncInput, ResourceStatus, auto_sync};
 use gitops_core::sync::{BlastRadiusGuard, GuardVerdict, assess};
-use gitops_core::sync::{LiveObject, Observations, Plan, SyncRequest, hooks, plan};
+use gitops_core::sync::{LiveObject, Observations, Plan, SyncRequest, plan};
 use gitops_core::sync::{auto_sync_blocked, project_windows};
+use gitops_core::vocabulary::{COMPARE_OPTIONS_ANNOTATION, has_annotation_option};
 use lexopt::prelude::*;
 use serde_json::{Value, json};
 
@@ -389,11 +390,7 @@ pub fn run_decide(args: lexopt::Parser) -> Result<u8, CliError> {
                 let k = ObjectRef::from_object_lossy(l);
                 (k.group.as_str(), k.kind.as_str(), k.namespace.as_str(), k.name.as_str())
                     == (r.group.as_str(), r.kind.as_str(), r.namespace.as_str(), r.name.as_str())
-                    && hooks::has_annotation_option(
-                        l,
-                        "argocd.argoproj.io/compare-options",
-                        "IgnoreExtraneous",
-                    )
+                    && has_annotation_option(l, COMPARE_OPTIONS_ANNOTATION, "IgnoreExtraneous")
             })
     };
     let status =

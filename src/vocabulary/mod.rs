@@ -1,0 +1,36 @@
+//! Argo CD's vocabulary, below diff, health, sync and preview: the annotation names, hook
+//! classification, sync options and time, each read by one rule here.
+//!
+//! - Annotations: the names Argo CD and Helm write on objects, and one reading of their
+//!   comma-separated values (gitops-engine `GetAnnotationCSVs`).
+//! - Hooks: whether an object is a hook, its types, delete policies and wave
+//!   ([`is_hook`], [`wave`], [`HookType`], [`HookDeletePolicy`]).
+//! - Sync options: the app-level list ([`AppOptions`]) and a resource's annotation, read once
+//!   per resource and carried with it; each rule that resolves them is named after its Argo CD
+//!   source.
+//!
+//! Everything cites Argo CD 3.6.2 (`argo-cd/v3` and its `gitops-engine`), the release whose
+//! answers this crate gives.
+
+mod annotations;
+mod hooks;
+mod sync_options;
+
+pub use annotations::has_annotation_option;
+pub use annotations::{
+    COMPARE_OPTIONS_ANNOTATION, HELM_DELETE_POLICY_ANNOTATION, HELM_HOOK_ANNOTATION,
+    HELM_WEIGHT_ANNOTATION, HOOK_ANNOTATION, HOOK_DELETE_POLICY_ANNOTATION,
+    IGNORE_HEALTHCHECK_ANNOTATION, SYNC_OPTIONS_ANNOTATION, SYNC_WAVE_ANNOTATION,
+};
+pub(crate) use annotations::{csv, first_option_value, go_atoi};
+pub use hooks::{HOOK_FINALIZER, HookDeletePolicy, HookType, has_hook_finalizer, is_hook, wave};
+pub(crate) use hooks::{
+    HookFacts, add_hook_finalizer, delete_policies, drop_hook_finalizer, hook_types, is_app_hook,
+    is_deletion_hook_only, is_ignored, is_post_delete_hook, is_pre_delete_hook, is_skip, wave_of,
+};
+pub use sync_options::{AppOptions, FIELD_MANAGER, PropagationPolicy};
+pub(crate) use sync_options::{
+    ResourceOptions, force, kept_at_deletion, prune_disabled, prune_last,
+    prune_requires_confirmation, replace, requires_deletion_confirmation, server_side_apply,
+    skip_dry_run_on_missing_resource, validate,
+};

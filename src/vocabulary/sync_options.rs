@@ -1,0 +1,261 @@
+//! Sync options: the app-level list (`syncPolicy.syncOptions`, or the operation's) and a
+//! resource's `argocd.argoproj.io/sync-options` annotation, read once into [`ResourceOptions`],
+//! and the rules that resolve them, each named after its Argo CD v3.6.2 source.
+//!
+//! The option names are gitops-engine `pkg/sync/common/types.go` (`SyncOption*`); the app-level
+//! list is read as Argo CD's `SyncOptions.HasOption` / `GetOptionValue`
+//! (`pkg/apis/application/v1alpha1/types.go`: exact items, no trimming); the annotation as
+//! gitops-engine's `HasAnnotationOption` / `GetAnnotationOptionValue` (trimmed CSV items).
+//!
+//! Adding an option: a field of [`ResourceOptions`] (if a resource can carry it), an accessor
+//! of [`AppOptions`] (if the app can), a rule here, and its cases in
+//! `testdata/sync/vocabulary.json`.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::annotations::{HELM_RESOURCE_POLICY_ANNOTATION, SYNC_OPTIONS_ANNOTATION, option_value};
+use super::{csv, first_option_value};
+use crate::object::annotation;
+
+/// The field manager of server-side applies (Argo CD's `common.ArgoCDSSAManager`).
+pub const FIELD_MANAGER: &str = "argocd-controller";
+
+/// How deletes (prunes and hook deletes) propagate to dependents.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
+#[non_exhaustive]
+pub enum PropagationPolicy {
+    /// Delete dependents first (Argo CD's default).
+    #[default]
+    Foreground,
+    /// Delete the owner now and the dependents in the background.
+    Background,
+    /// Leave the dependents.
+    Orphan,
+}
+
+/// The app-level sync options, an exact-match list (`SyncOptions.HasOption`: no trimming,
+/// case-sensitive). Each option the engine reads has its accessor, named after it.
+///
+/// # Examples
+///
+/// ```
+/// use gitops_core::vocabulary::{AppOptions, PropagationPolicy};
+/// let o = AppOptions::new(vec!["PrunePropagationPolicy=orphan".into(),
+///                              "PrunePropagationPolicy=background".into(), "Prune=false".into()]);
+/// assert_eq!(o.propagation_policy(), PropagationPolicy::Background);
+/// assert_eq!(o.value("Prune"), Some("false"));
+/// assert!(!o.has(" Prune=false"));
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
+#[serde(transparent)]
+pub struct AppOptions(pub Vec<String>);
+
+impl AppOptions {
+    /// Wraps a list.
+    pub fn new(options: Vec<String>) -> Self {
+        AppOptions(options)
+    }
+
+    /// Whether the list holds exactly `option` (`SyncOptions.HasOption`).
+    pub fn has(&self, option: &str) -> bool {
+        self.0.iter().any(|o| o == option)
+    }
+
+    /// The remainder of the first item starting with `key=` (`SyncOptions.GetOptionValue`).
+    pub fn value(&self, key: &str) -> Option<&str> {
+        self.0.iter().find_map(|o| option_value(o, key))
+    }
+
+    /// `PrunePropagationPolicy`: the first of background, foreground, orphan present; else
+    /// foreground (Argo CD `controller/sync.go`, `SyncAppState`).
+    pub fn propagation_policy(&self) -> PropagationPolicy {
+        if self.has("PrunePropagationPolicy=background") {
+            PropagationPolicy::Background
+        } else if self.has("PrunePropagationPolicy=foreground") {
+            PropagationPolicy::Foreground
+        } else if self.has("PrunePropagationPolicy=orphan") {
+            PropagationPolicy::Orphan
+        } else {
+            PropagationPolicy::Foreground
+        }
+    }
+
+    /// `CreateNamespace=true` (`SyncAppState`: `WithNamespaceModifier`).
+    pub(crate) fn create_namespace(&self) -> bool {
+        self.has("CreateNamespace=true")
+    }
+
+    /// `RespectIgnoreDifferences=true` (`SyncAppState`: the targets are normalized).
+    pub(crate) fn respect_ignore_differences(&self) -> bool {
+        self.has("RespectIgnoreDifferences=true")
+    }
+
+    /// `FailOnSharedResource=true` (`SyncAppState`).
+    pub(crate) fn fail_on_shared_resource(&self) -> bool {
+        self.has("FailOnSharedResource=true")
+    }
+
+    /// `ApplyOutOfSyncOnly=true` (`SyncAppState`: `WithResourceModificationChecker`).
+    pub(crate) fn apply_out_of_sync_only(&self) -> bool {
+        self.has("ApplyOutOfSyncOnly=true")
+    }
+
+    /// Client-side-apply migration, on unless `ClientSideApplyMigration=false`
+    /// (`SyncAppState`: `WithClientSideApplyMigration`).
+    pub(crate) fn client_side_apply_migration(&self) -> bool {
+        !self.has("ClientSideApplyMigration=false")
+    }
+}
+
+/// The value of a `Prune=` or `Delete=` option, as far as a rule reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Choice {
+    /// `false` (`common.SyncValueFalse`).
+    False,
+    /// `confirm` (`common.SyncValueConfirm`).
+    Confirm,
+    /// Any other value (it still hides the app-level one).
+    Other,
+}
+
+impl Choice {
+    fn of(value: &str) -> Choice {
+        match value {
+            "false" => Choice::False,
+            "confirm" => Choice::Confirm,
+            _ => Choice::Other,
+        }
+    }
+}
+
+/// A resource's `argocd.argoproj.io/sync-options`, read once: the options a rule asks for,
+/// typed. An object without the annotation has none ([`ResourceOptions::default`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct ResourceOptions {
+    /// The first `Prune=` value.
+    prune: Option<Choice>,
+    /// The first `Delete=` value.
+    delete: Option<Choice>,
+    prune_last: bool,
+    replace: bool,
+    force: bool,
+    server_side_apply: bool,
+    no_server_side_apply: bool,
+    no_validate: bool,
+    skip_dry_run_on_missing_resource: bool,
+}
+
+impl ResourceOptions {
+    /// The options of `obj`'s annotation.
+    pub fn of(obj: &Value) -> Self {
+        annotation(obj, SYNC_OPTIONS_ANNOTATION).map(ResourceOptions::parse).unwrap_or_default()
+    }
+
+    /// The options of an object whose annotations are `annotations`.
+    pub fn with_annotations(annotations: Option<&Map<String, Value>>) -> Self {
+        annotations
+            .and_then(|a| a.get(SYNC_OPTIONS_ANNOTATION))
+            .and_then(Value::as_str)
+            .map(ResourceOptions::parse)
+            .unwrap_or_default()
+    }
+
+    /// The options of an object, `None` for no object.
+    pub fn of_some(obj: Option<&Value>) -> Self {
+        obj.map(ResourceOptions::of).unwrap_or_default()
+    }
+
+    /// The options of an annotation value.
+    fn parse(value: &str) -> Self {
+        let items = csv(value);
+        let has = |option: &str| items.contains(&option);
+        let first = |key: &str| first_option_value(&items, key).map(Choice::of);
+        ResourceOptions {
+            prune: first("Prune"),
+            delete: first("Delete"),
+            prune_last: has("PruneLast=true"),
+            replace: has("Replace=true"),
+            force: has("Force=true"),
+            server_side_apply: has("ServerSideApply=true"),
+            no_server_side_apply: has("ServerSideApply=false"),
+            no_validate: has("Validate=false"),
+            skip_dry_run_on_missing_resource: has("SkipDryRunOnMissingResource=true"),
+        }
+    }
+}
+
+/// The resolved `Prune=` value of an object: its annotation's, else the app-level value
+/// (`WithDefaultPruneOption`).
+fn prune_choice(live: &ResourceOptions, app: &AppOptions) -> Option<Choice> {
+    live.prune.or_else(|| app.value("Prune").map(Choice::of))
+}
+
+/// The resolved `Delete=` value of an object: its annotation's, else the app-level value.
+fn delete_choice(obj: &ResourceOptions, app: &AppOptions) -> Option<Choice> {
+    obj.delete.or_else(|| app.value("Delete").map(Choice::of))
+}
+
+/// gitops-engine `pkg/sync/sync_context.go`, `isPruningDisabled`: the live object's `Prune=`
+/// value, else the app-level one, is exactly `false`.
+pub(crate) fn prune_disabled(live: &ResourceOptions, app: &AppOptions) -> bool {
+    prune_choice(live, app) == Some(Choice::False)
+}
+
+/// gitops-engine `pkg/sync/sync_context.go`, `objRequiresPruneConfirmation`: the same value is
+/// `confirm`.
+pub(crate) fn prune_requires_confirmation(live: &ResourceOptions, app: &AppOptions) -> bool {
+    prune_choice(live, app) == Some(Choice::Confirm)
+}
+
+/// Argo CD `controller/state.go`, `isObjRequiresDeletionConfirmation`: `Delete=confirm` or
+/// `Prune=confirm`, each resolved from the object's annotation, else the app-level value.
+pub(crate) fn requires_deletion_confirmation(obj: &ResourceOptions, app: &AppOptions) -> bool {
+    delete_choice(obj, app) == Some(Choice::Confirm)
+        || prune_choice(obj, app) == Some(Choice::Confirm)
+}
+
+/// At cascade deletion, whether the object is kept (Argo CD `controller/appcontroller.go`,
+/// `shouldBeDeleted`): `Delete=false` resolved, or `helm.sh/resource-policy: keep`.
+pub(crate) fn kept_at_deletion(obj: &Value, app: &AppOptions) -> bool {
+    delete_choice(&ResourceOptions::of(obj), app) == Some(Choice::False)
+        || annotation(obj, HELM_RESOURCE_POLICY_ANNOTATION) == Some("keep")
+}
+
+/// gitops-engine `pkg/sync/sync_context.go`, `getSyncTasks`: a prune task runs last with
+/// `PruneLast=true` at app level or on the live object.
+pub(crate) fn prune_last(live: &ResourceOptions, app: &AppOptions) -> bool {
+    app.has("PruneLast=true") || live.prune_last
+}
+
+/// gitops-engine `pkg/sync/sync_context.go`, `applyObject`: `Replace=true` at app level, on
+/// the target or on the live object. `Replace=false` is not read.
+pub(crate) fn replace(target: &ResourceOptions, live: &ResourceOptions, app: &AppOptions) -> bool {
+    app.has("Replace=true") || target.replace || live.replace
+}
+
+/// gitops-engine `pkg/sync/sync_context.go`, `applyObject`: `Force=true` on the target or the
+/// live object, or the operation's force flag. The app-level option is not read.
+pub(crate) fn force(target: &ResourceOptions, live: &ResourceOptions, op_force: bool) -> bool {
+    op_force || target.force || live.force
+}
+
+/// gitops-engine `pkg/sync/sync_context.go`, `shouldUseServerSideApply`: app level or the
+/// target's `ServerSideApply=true`; the target's `ServerSideApply=false` turns it off.
+pub(crate) fn server_side_apply(target: &ResourceOptions, app: &AppOptions) -> bool {
+    !target.no_server_side_apply && (app.has("ServerSideApply=true") || target.server_side_apply)
+}
+
+/// gitops-engine `pkg/sync/sync_context.go`, `Sync` (the apply's `validate`): on unless the
+/// app or the target says `Validate=false`.
+pub(crate) fn validate(target: &ResourceOptions, app: &AppOptions) -> bool {
+    !app.has("Validate=false") && !target.no_validate
+}
+
+/// gitops-engine `pkg/sync/sync_context.go`, `getSyncTasks`: a kind the cluster lacks skips the
+/// dry run with `SkipDryRunOnMissingResource=true` at app level or on the target.
+pub(crate) fn skip_dry_run_on_missing_resource(target: &ResourceOptions, app: &AppOptions) -> bool {
+    app.has("SkipDryRunOnMissingResource=true") || target.skip_dry_run_on_missing_resource
+}
