@@ -13,8 +13,8 @@ use serde_json::{Value, json};
 use super::engine::Application;
 use super::engine::config::RetryStrategy;
 use super::engine::sync::Retry;
-use super::engine::sync::time::parse_rfc3339;
 use super::engine::sync::{SyncWindows, WindowTarget, project_windows};
+use super::engine::vocabulary::Timestamp;
 
 /// The message of `decide` when automation is off.
 const NOT_ENABLED: &str = "automated sync is not enabled";
@@ -30,7 +30,7 @@ pub fn run(
     decide: &mut dyn FnMut(&Value) -> Result<Value, String>,
 ) -> Result<Value, String> {
     let app = Application::from_value(&params["app"]).map_err(|e| e.to_string())?;
-    let at = parse_rfc3339(now).map_err(|e| e.to_string())?;
+    let at = unix_seconds(now).map_err(|e| e.to_string())?;
     let windows = project_windows(&params["project"]).map_err(|e| e.to_string())?;
     let target = WindowTarget::for_app(&app);
     let mut matching = Vec::new();
@@ -54,7 +54,7 @@ pub fn run(
     if !params["retry"].is_null() && params["lastAttempt"].is_string() {
         let strategy: RetryStrategy =
             serde_json::from_value(params["retry"].clone()).map_err(|e| e.to_string())?;
-        let base = params["lastAttempt"].as_str().map(parse_rfc3339);
+        let base = params["lastAttempt"].as_str().map(unix_seconds);
         match (Retry::from_strategy(Some(&strategy), 5), base) {
             (Ok(r), Some(Ok(base))) => {
                 let count = params["retryCount"].as_i64().unwrap_or(0);
@@ -130,4 +130,9 @@ pub fn compare(params: &Value, ours: &Value, argo: &Value) -> BTreeMap<String, F
         field("gate", "/gate", &ours["gate"], &open);
     }
     out
+}
+
+/// Unix seconds of RFC 3339 text.
+fn unix_seconds(text: &str) -> Result<i64, super::engine::vocabulary::TimeError> {
+    Timestamp::parse(text).map(Timestamp::unix_seconds)
 }

@@ -13,12 +13,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::object::type_name;
-use crate::vocabulary::{COMPARE_OPTIONS_ANNOTATION, csv};
+use crate::vocabulary::{COMPARE_OPTIONS_ANNOTATION, DEFAULT_INSTANCE_LABEL, csv};
 
-/// Argo CD's tracking annotation, `<app>:<group>/<kind>:<namespace>/<name>`.
-pub const TRACKING_ID_ANNOTATION: &str = "argocd.argoproj.io/tracking-id";
-/// The default app-instance label key.
-pub const DEFAULT_INSTANCE_LABEL: &str = "app.kubernetes.io/instance";
 /// kubectl's last-applied-configuration annotation.
 pub const LAST_APPLIED_ANNOTATION: &str = "kubectl.kubernetes.io/last-applied-configuration";
 

@@ -37,7 +37,6 @@
 #![warn(missing_docs)]
 
 pub mod actions;
-mod civil;
 pub mod config;
 pub mod diff;
 #[doc(hidden)]

@@ -29,12 +29,9 @@ use std::collections::BTreeSet;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::config::{Application, Settings, TRACKING_ID_ANNOTATION, TrackingMethod};
+use crate::config::{Application, Settings, TrackingMethod};
 use crate::object::{ObjectRef, Scopes, annotation, label};
-
-/// The annotation that names the Argo CD installation an object was applied by, when
-/// `argocd-cm` sets `installationID`.
-pub const INSTALLATION_ID_ANNOTATION: &str = "argocd.argoproj.io/installation-id";
+use crate::vocabulary::{INSTALLATION_ID_ANNOTATION, TRACKING_ID_ANNOTATION};
 
 /// The longest label value Kubernetes accepts.
 const LABEL_MAX_LENGTH: usize = 63;

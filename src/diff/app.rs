@@ -10,15 +10,16 @@ use super::ignore_seam::AppNormalizer;
 use super::normalize::{normalize_tracking, set_annotation};
 use super::pipeline::diff_objects;
 use super::{DiffError, DiffMode, DiffOptions, DiffResult, PatchOp, hide_secret_data};
-use crate::config::{Application, Settings, TRACKING_ID_ANNOTATION, TrackingMethod};
+use crate::config::{Application, Settings, TrackingMethod};
 use crate::managed_fields::normalize_managed_fields;
 use crate::object::{ObjectIndex, ObjectRef, Scopes, annotation, label};
 use crate::ownership::{
-    INSTALLATION_ID_ANNOTATION, Unmanaged, desired_ref, instance_name, live_ref, object_ref,
-    self_referenced, tracked_app, truncate_label,
+    Unmanaged, desired_ref, instance_name, live_ref, object_ref, self_referenced, tracked_app,
+    truncate_label,
 };
 use crate::vocabulary::{
-    self, AppOptions, COMPARE_OPTIONS_ANNOTATION, ResourceOptions, SYNC_OPTIONS_ANNOTATION,
+    self, AppOptions, COMPARE_OPTIONS_ANNOTATION, INSTALLATION_ID_ANNOTATION, ResourceOptions,
+    SYNC_OPTIONS_ANNOTATION, TRACKING_ID_ANNOTATION,
 };
 
 /// The sync status of an application or a resource: what the diff reports and what
@@ -546,7 +547,7 @@ pub(crate) fn server_side(input: &AppDiffInput<'_>) -> bool {
     let app = input.app;
     (input.server_side_diff
         || app.has_compare_option("ServerSideDiff=true")
-        || app.spec.sync_policy.has_option("ServerSideApply=true"))
+        || AppOptions::new(app.spec.sync_policy.sync_options.clone()).server_side_apply())
         && !app.has_compare_option("ServerSideDiff=false")
 }
 

@@ -43,11 +43,12 @@ use serde_json::Value;
 use super::defaults::apply_defaults_in_place;
 use super::structured_merge::{InferredSchema, ListKind};
 use super::{AppDiff, AppDiffInput, DiffOptions, ResourceDiff, hide_secret_data};
-use crate::config::{LAST_APPLIED_ANNOTATION, TRACKING_ID_ANNOTATION};
+use crate::config::LAST_APPLIED_ANNOTATION;
 use crate::json::canonical_eq;
 use crate::managed_fields::{Entry, FieldSet, PathElement, find_item, managed_fields};
 use crate::object::{ObjectIndex, ObjectRef, escape_pointer_token};
 use crate::schema::{self, Shape, TypeRef};
+use crate::vocabulary::{DEFAULT_INSTANCE_LABEL, TRACKING_ID_ANNOTATION};
 
 /// Managers that stand for the API server and the built-in controllers: fields only they
 /// wrote are bookkeeping (revision annotations, allocated values), not drift.
@@ -107,7 +108,7 @@ impl Default for ExplainOptions {
             argo_metadata: vec![
                 LAST_APPLIED_ANNOTATION.to_string(),
                 TRACKING_ID_ANNOTATION.to_string(),
-                crate::config::DEFAULT_INSTANCE_LABEL.to_string(),
+                DEFAULT_INSTANCE_LABEL.to_string(),
             ],
             hide_annotations: Vec::new(),
         }

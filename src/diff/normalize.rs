@@ -7,8 +7,9 @@ use serde_json::{Map, Value};
 
 use super::DiffOptions;
 use super::remarshal::remarshal_in_place;
-use crate::config::{LAST_APPLIED_ANNOTATION, Settings, TRACKING_ID_ANNOTATION, TrackingMethod};
+use crate::config::{LAST_APPLIED_ANNOTATION, Settings, TrackingMethod};
 use crate::json::{base64_decode, base64_encode};
+use crate::vocabulary::TRACKING_ID_ANNOTATION;
 
 /// `remarshal` then `Normalize`, in place on the working copy of one side (an owned object
 /// is that copy; a borrowed one is copied once here).

@@ -311,9 +311,9 @@ mod robustness {
                 prop_assert_eq!(again.canonical(), c);
                 let _ = q.round_up(3);
             }
-            if let Ok(d) = crate::civil::parse_go_duration(&s) {
-                let f = crate::civil::format_go_duration(d);
-                prop_assert_eq!(crate::civil::parse_go_duration(&f), Ok(d));
+            if let Ok(d) = crate::vocabulary::parse_go_duration(&s) {
+                let f = crate::vocabulary::format_go_duration(d);
+                prop_assert_eq!(crate::vocabulary::parse_go_duration(&f), Ok(d));
             }
             let _ = crate::diff::remarshal::canonical_time(&s, false);
         }

@@ -125,7 +125,7 @@ fn scalar_fits(v: &Value, s: Scalar) -> bool {
         (Scalar::Quantity, Value::String(q)) => canonical_quantity(q).is_ok(),
         (Scalar::Quantity, Value::Number(n)) => canonical_quantity(&n.to_string()).is_ok(),
         (Scalar::Time | Scalar::MicroTime, Value::String(t)) => {
-            crate::civil::parse_rfc3339(t).is_some()
+            crate::vocabulary::parse_rfc3339_parts(t).is_some()
         }
         (Scalar::Bytes, Value::String(b)) => base64_decode(b).is_some(),
         _ => false,
@@ -471,11 +471,11 @@ fn scalar_round_trip(v: &Value, s: Scalar, path: &str) -> Result<Value, PatchFai
 /// `time.Parse(time.RFC3339, s)` then `UTC().Format(RFC3339)` (or `RFC3339Micro` for
 /// `MicroTime`): the canonical form of a `metav1.Time`.
 pub(crate) fn canonical_time(s: &str, micro: bool) -> Option<String> {
-    let (secs, nanos) = crate::civil::parse_rfc3339(s)?;
-    let mut out = crate::civil::format_utc(secs);
+    let (secs, nanos) = crate::vocabulary::parse_rfc3339_parts(s)?;
+    let mut out = crate::vocabulary::format_utc(secs);
     if micro {
         out.push('.');
-        crate::civil::push_digits(&mut out, i64::from(nanos / 1000), 6);
+        crate::vocabulary::push_digits(&mut out, i64::from(nanos / 1000), 6);
     }
     out.push('Z');
     Some(out)
@@ -588,8 +588,8 @@ impl KnownType {
             }
             .map_err(|e| PatchFailure::new(path, e.to_string())),
             KnownType::Duration => match v {
-                Value::String(s) => crate::civil::parse_go_duration(s)
-                    .map(|d| Value::String(crate::civil::format_go_duration(d)))
+                Value::String(s) => crate::vocabulary::parse_go_duration(s)
+                    .map(|d| Value::String(crate::vocabulary::format_go_duration(d)))
                     .map_err(|e| PatchFailure::new(path, e)),
                 Value::Null => Ok(Value::String("0s".to_owned())),
                 _ => Err(type_error(path, v, "v1.Duration")),

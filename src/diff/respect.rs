@@ -26,10 +26,11 @@ use serde_json::{Map, Value};
 use super::merge_patch::apply_merge_patch;
 use super::remarshal::normalize_known_types;
 use super::smp::{apply_strategic_patch, is_builtin, three_way_strategic_patch};
-use crate::config::{Settings, TRACKING_ID_ANNOTATION, TrackingMethod};
+use crate::config::{Settings, TrackingMethod};
 use crate::ignore::{IgnoreError, IgnoreNormalizer};
 use crate::managed_fields::trusted_managers_normalize as managed_fields_normalize;
 use crate::object::ObjectRef;
+use crate::vocabulary::TRACKING_ID_ANNOTATION;
 
 /// One target after `RespectIgnoreDifferences`, in the order of the input.
 #[derive(Debug, Clone, PartialEq, Serialize)]

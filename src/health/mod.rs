@@ -513,7 +513,7 @@ fn is_being_deleted(obj: &Value) -> bool {
     const GO_ZERO_TIME: i64 = -62_135_596_800;
     let stamp = obj.pointer("/metadata/deletionTimestamp").and_then(Value::as_str);
     let set = stamp
-        .and_then(crate::civil::parse_rfc3339)
+        .and_then(crate::vocabulary::parse_rfc3339_parts)
         .is_some_and(|(secs, nanos)| (secs, nanos) != (GO_ZERO_TIME, 0));
     set && !finalizers(obj).contains(&crate::vocabulary::HOOK_FINALIZER)
 }

@@ -3,17 +3,13 @@
 use super::fields::Reader;
 use super::{HealthError, HealthResult, HealthStatus, go_quote};
 use crate::object::annotation;
-use crate::vocabulary::is_hook;
-
-/// The annotation that makes a pod whose restart policy is not `Always` count as long-running
-/// (ignored on hooks).
-const IGNORE_RESTART_POLICY: &str = "argocd.argoproj.io/ignore-restart-policy";
+use crate::vocabulary::{IGNORE_RESTART_POLICY_ANNOTATION, is_hook};
 
 /// Argo CD's Pod check.
 pub(crate) fn health(r: &Reader<'_>) -> Result<HealthResult, HealthError> {
     use HealthStatus::{Degraded, Healthy, Progressing, Unknown};
     let restart_policy = r.str("/spec/restartPolicy")?;
-    let ignore_rp = annotation(r.obj, IGNORE_RESTART_POLICY) == Some("true");
+    let ignore_rp = annotation(r.obj, IGNORE_RESTART_POLICY_ANNOTATION) == Some("true");
     let long_running = restart_policy == "Always" || (ignore_rp && !is_hook(r.obj));
     let containers = r.items("/status/containerStatuses")?;
     let message = r.str("/status/message")?;

@@ -17,10 +17,7 @@ use super::{IgnoreError, IgnoreNormalizer};
 use crate::config::Settings;
 use crate::health::HealthStatus;
 use crate::object::annotation;
-
-/// The annotation that asks Argo CD to apply `ignoreResourceUpdates` to an object no app
-/// tracks.
-pub const IGNORE_RESOURCE_UPDATES_ANNOTATION: &str = "argocd.argoproj.io/ignore-resource-updates";
+use crate::vocabulary::IGNORE_RESOURCE_UPDATES_ANNOTATION;
 
 /// The paths every kind's update check leaves out.
 const ALWAYS_IGNORED: [&str; 3] =

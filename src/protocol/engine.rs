@@ -17,8 +17,8 @@ use crate::object::Scopes;
 
 use super::error::ProtocolError;
 use super::output::{DecideOutput, DiffOutput, HealthOutput, PlanOutput};
-use super::time::Timestamp;
 use super::wire::{DEFAULT_MAX_REQUEST_BYTES, Limits, Method};
+use crate::vocabulary::Timestamp;
 
 /// What the server keeps between requests.
 #[derive(Debug)]
@@ -226,7 +226,7 @@ pub(crate) fn engine_actions(
 ) -> Result<Value, ProtocolError> {
     use crate::actions::{ActionError, ActionScripts, Actions};
 
-    let now = input.now.as_ref().map_or(0, |t| t.unix_seconds);
+    let now = input.now.as_ref().map_or(0, |t| t.unix_seconds());
     let scripts = if input.settings.is_some() || input.customizations.is_some() {
         ActionScripts::from_settings(input.settings.as_ref().unwrap_or(&state.config.settings))
             .with_directory(input.customizations.as_ref().unwrap_or(&state.config.customizations))
@@ -296,7 +296,7 @@ fn diff_error(e: DiffError) -> ProtocolError {
 
 /// `health`: as `gitops-core health --output json`.
 pub(crate) fn engine_health(state: &mut State, input: HealthInput) -> Result<Value, ProtocolError> {
-    let now = input.now.as_ref().map_or(0, |t| t.unix_seconds);
+    let now = input.now.as_ref().map_or(0, |t| t.unix_seconds());
     let own_scripts = (input.settings.is_some() || input.customizations.is_some()).then(|| {
         scripts(
             input.settings.as_ref().unwrap_or(&state.config.settings),
@@ -377,7 +377,7 @@ pub(crate) fn engine_plan(state: &mut State, input: PlanInput) -> Result<Value, 
     scopes.add_crds(input.desired.iter().chain(&input.live));
     let diff_input = request_diff_input(state, &input.desired, &input.live, app, settings, &scopes);
     let diff = diff_app(&diff_input).map_err(diff_error)?;
-    let started_at = input.now.as_ref().map_or(0, |t| t.unix_seconds);
+    let started_at = input.now.as_ref().map_or(0, |t| t.unix_seconds());
     let revision = input.revision.as_deref().unwrap_or("");
     let mut request = SyncRequest::for_app(app, input.desired.clone(), revision, started_at);
     request.scopes = scopes;
@@ -410,12 +410,12 @@ pub(crate) fn engine_decide(state: &mut State, input: DecideInput) -> Result<Val
     let diff = diff_app(&diff_input).map_err(diff_error)?;
     // The controller looks at auto-sync only when the project's windows allow it.
     if let Some(message) =
-        crate::sync::auto_sync_blocked(&input.windows, &input.app, input.now.unix_seconds)
+        crate::sync::auto_sync_blocked(&input.windows, &input.app, input.now.unix_seconds())
     {
         return to_result(&DecideOutput::blocked(message));
     }
     let (status, resources) = crate::sync::resource_statuses(&diff);
-    let mut auto = AutoSyncInput::new(status, resources, input.revisions, input.now.unix_seconds);
+    let mut auto = AutoSyncInput::new(status, resources, input.revisions, input.now.unix_seconds());
     if input.guard.is_some() {
         auto.guard = input.guard;
         auto.live = input.live.iter().chain(&input.claims).cloned().collect();

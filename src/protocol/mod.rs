@@ -135,7 +135,6 @@ mod error;
 pub mod output;
 pub(crate) mod schema;
 mod server;
-mod time;
 mod wire;
 
 pub use error::ProtocolError;

@@ -303,7 +303,7 @@ impl DecideOutput {
         DecideOutput {
             guard: d.guard.as_ref().map(DecideGuardOutput::new),
             message: d.condition.clone().unwrap_or_else(|| d.message.clone()),
-            next_attempt_at: d.next_attempt_at.map(crate::sync::time::format_rfc3339),
+            next_attempt_at: d.next_attempt_at.map(crate::vocabulary::format_rfc3339),
             self_heal: d.self_heal,
             sync: d.sync,
         }

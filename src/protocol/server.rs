@@ -13,12 +13,12 @@ use super::engine::{
     self, ActionsInput, Config, DecideInput, DiffInput, HealthInput, PlanInput, State, StepInput,
 };
 use super::error::ProtocolError;
-use super::time::Timestamp;
 use super::wire::{
     ActionsListParams, ActionsRunParams, BuiltinHealth, ConfigureParams, ConfigureResult,
     DecideParams, DiffParams, HealthParams, HelloParams, HelloResult, Method, PROTOCOL_VERSION,
     PlanParams, Request, Response, StepParams,
 };
+use crate::vocabulary::Timestamp;
 
 /// A `serve` protocol server without I/O: give it each line read, write out each line it
 /// returns.
@@ -394,7 +394,7 @@ fn settings(value: Value, base: &str) -> Result<Settings, ProtocolError> {
 }
 
 fn timestamp(text: &str, path: &str) -> Result<Timestamp, ProtocolError> {
-    Timestamp::parse(text).map_err(|message| ProtocolError::params(path, message))
+    Timestamp::parse(text).map_err(|e| ProtocolError::params(path, e.to_string()))
 }
 
 fn handle_configure(state: &mut State, params: Value) -> Result<Value, ProtocolError> {
@@ -553,7 +553,7 @@ fn handle_step(state: &mut State, params: Value) -> Result<Value, ProtocolError>
         }
         None => crate::sync::Observations::default(),
     };
-    observations.now = now.unix_seconds;
+    observations.now = now.unix_seconds();
     request
         .scopes
         .add_crds(request.targets.iter().chain(observations.live.iter().map(|l| &l.object)));

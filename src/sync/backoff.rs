@@ -2,8 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::time::{GoDuration, TimeError, parse_retry_duration};
 use crate::config::RetryStrategy;
+use crate::vocabulary::{GoDuration, TimeError, format_rfc3339};
 
 /// The controller's self-heal settings (`controller.self.heal.*` in `argocd-cmd-params-cm`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -154,13 +154,13 @@ impl Retry {
             if let Some(b) = &s.backoff {
                 // An empty string is unset, as Argo CD reads it.
                 if let Some(d) = b.duration.as_deref().filter(|d| !d.is_empty()) {
-                    r.duration_ns = parse_retry_duration(d)?.0;
+                    r.duration_ns = GoDuration::parse_retry(d)?.0;
                 }
                 if let Some(f) = b.factor {
                     r.factor = f;
                 }
                 if let Some(m) = b.max_duration.as_deref().filter(|m| !m.is_empty()) {
-                    r.max_duration_ns = parse_retry_duration(m)?.0;
+                    r.max_duration_ns = GoDuration::parse_retry(m)?.0;
                 }
             }
         }
@@ -217,7 +217,7 @@ impl Retry {
                 retry: true,
                 message: format!(
                     "{message}. Retrying attempt #{count} at {}.",
-                    super::time::format_rfc3339(shown)
+                    format_rfc3339(shown)
                 ),
                 retry_count: count,
                 next_attempt_at: self.next_retry_at(now, count),

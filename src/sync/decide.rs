@@ -8,8 +8,8 @@ use serde_json::Value;
 use super::SyncResource;
 use super::backoff::{Retry, SelfHealSettings};
 use super::guard::{BlastRadiusGuard, GuardVerdict, assess};
-use super::time::parse_rfc3339;
 use crate::config::Application;
+use crate::vocabulary::parse_rfc3339;
 
 use super::status::ResourceStatus;
 use crate::diff::SyncStatus;
@@ -280,9 +280,6 @@ pub fn already_attempted(
     (same_source, last, phase)
 }
 
-/// The annotation that makes the controller leave an Application alone.
-pub const SKIP_RECONCILE_ANNOTATION: &str = "argocd.argoproj.io/skip-reconcile";
-
 /// Whether the controller skips the app altogether (`canProcessApp`): its
 /// `argocd.argoproj.io/skip-reconcile` annotation is true as Go's `strconv.ParseBool` reads it
 /// (`true`, `True`, `TRUE`, `t`, `T`, `1`). Any other value, an unreadable one included, is
@@ -301,7 +298,7 @@ pub const SKIP_RECONCILE_ANNOTATION: &str = "argocd.argoproj.io/skip-reconcile";
 pub fn skips_reconcile(app: &Application) -> bool {
     app.metadata
         .annotations
-        .get(SKIP_RECONCILE_ANNOTATION)
+        .get(crate::vocabulary::SKIP_RECONCILE_ANNOTATION)
         .is_some_and(|v| matches!(v.as_str(), "1" | "t" | "T" | "true" | "TRUE" | "True"))
 }
 

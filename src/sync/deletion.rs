@@ -16,10 +16,6 @@ use crate::vocabulary::{
     requires_deletion_confirmation,
 };
 
-/// `argocd.argoproj.io/deletion-approved`: the Application annotation that approves
-/// `Prune=confirm`/`Delete=confirm` deletions from its time on.
-pub const DELETION_APPROVED_ANNOTATION: &str = "argocd.argoproj.io/deletion-approved";
-
 /// When deletion was approved (unix seconds), from the Application's annotation.
 ///
 /// # Examples
@@ -30,8 +26,8 @@ pub const DELETION_APPROVED_ANNOTATION: &str = "argocd.argoproj.io/deletion-appr
 /// assert_eq!(gitops_core::sync::approved_at(&app), Some(1_714_557_600));
 /// ```
 pub fn approved_at(app: &crate::config::Application) -> Option<i64> {
-    let v = app.metadata.annotations.get(DELETION_APPROVED_ANNOTATION)?;
-    super::time::parse_rfc3339(v).ok()
+    let v = app.metadata.annotations.get(vocabulary::DELETION_APPROVED_ANNOTATION)?;
+    crate::vocabulary::parse_rfc3339(v).ok()
 }
 
 /// One pass of a cascade deletion.
@@ -227,7 +223,7 @@ impl DeletionRequest {
     pub fn for_app(
         app: &crate::config::Application,
         targets: Vec<Value>,
-    ) -> Result<Self, super::time::TimeError> {
+    ) -> Result<Self, crate::vocabulary::TimeError> {
         let stamp = app.metadata.deletion_timestamp.as_deref().unwrap_or("");
         Ok(DeletionRequest {
             finalizers: app.metadata.finalizers.clone(),
@@ -235,7 +231,7 @@ impl DeletionRequest {
             app_namespace: app.metadata.namespace.clone(),
             destination_namespace: app.spec.destination.namespace.clone(),
             sync_options: AppOptions::new(app.spec.sync_policy.sync_options.clone()),
-            deleted_at: super::time::parse_rfc3339(stamp)?,
+            deleted_at: crate::vocabulary::parse_rfc3339(stamp)?,
             approved_at: approved_at(app),
             targets,
             scopes: crate::object::Scopes::builtin(),

@@ -21,7 +21,7 @@
 //! - The host loop's clock ([`pick_up`], [`after_attempt`], [`wave_delay_seconds`]) and
 //!   `kubectl apply`'s request ([`client_side_apply`]).
 //!
-//! Every item has one path, at this module's root; the submodules are private, except `time`.
+//! Every item has one path, at this module's root; the submodules are private.
 //!
 //! Where Argo CD's Go code leaves a choice open (map iteration order, unstable sorts), this
 //! module picks one deterministic behaviour; `testdata/SKIPPED.md` lists each.
@@ -111,7 +111,6 @@ mod status;
 mod step;
 mod tasks;
 mod terminate;
-pub mod time;
 mod waves;
 mod windows;
 
@@ -135,13 +134,13 @@ pub use backoff::{Retry, RetryOutcome, SelfHealSettings};
 #[cfg(test)]
 pub(crate) use decide::already_attempted;
 pub use decide::{
-    AutoSyncInput, AutoSyncOperation, Decision, RevisionsError, SKIP_RECONCILE_ANNOTATION,
-    auto_sync, check_revisions, skips_reconcile, wipes_out,
+    AutoSyncInput, AutoSyncOperation, Decision, RevisionsError, auto_sync, check_revisions,
+    skips_reconcile, wipes_out,
 };
 pub use deletion::{
-    BACKGROUND_FINALIZER, CascadePass, DELETION_APPROVED_ANNOTATION, DeleteHookType,
-    DeletionRequest, DeletionStep, FOREGROUND_FINALIZER, POST_DELETE_FINALIZER,
-    PRE_DELETE_FINALIZER, RESOURCES_FINALIZER, approved_at, cascade_pass, deletion_step,
+    BACKGROUND_FINALIZER, CascadePass, DeleteHookType, DeletionRequest, DeletionStep,
+    FOREGROUND_FINALIZER, POST_DELETE_FINALIZER, PRE_DELETE_FINALIZER, RESOURCES_FINALIZER,
+    approved_at, cascade_pass, deletion_step,
 };
 pub use guard::{
     ALLOW_PRUNE_ANNOTATION, BlastRadiusGuard, ClaimFate, DEFAULT_MAX_PRUNE_FRACTION,
@@ -618,10 +617,6 @@ pub struct SyncResource {
 /// migrates by default.
 pub const CLIENT_SIDE_APPLY_MANAGER: &str = "kubectl-client-side-apply";
 
-/// The Application annotation naming another manager to migrate.
-pub const CLIENT_SIDE_APPLY_MANAGER_ANNOTATION: &str =
-    "argocd.argoproj.io/client-side-apply-migration-manager";
-
 /// A sync operation: what to sync and how. Kept by the host for the whole operation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
@@ -727,7 +722,7 @@ impl SyncRequest {
             client_side_apply_manager: app
                 .metadata
                 .annotations
-                .get(CLIENT_SIDE_APPLY_MANAGER_ANNOTATION)
+                .get(vocabulary::CLIENT_SIDE_APPLY_MANAGER_ANNOTATION)
                 .filter(|m| !m.is_empty())
                 .map_or(CLIENT_SIDE_APPLY_MANAGER, String::as_str)
                 .to_string(),

@@ -6,8 +6,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::civil::{Location, Wall};
 use crate::glob::glob_match;
+use crate::vocabulary::{Location, Wall};
 
 /// A sync window of an AppProject (`spec.syncWindows[]`).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -116,7 +116,8 @@ impl SyncWindow {
     ///
     /// ```
     /// use gitops_core::sync::SyncWindow;
-    /// use gitops_core::sync::time::parse_rfc3339;
+    /// use gitops_core::vocabulary::Timestamp;
+    /// let parse_rfc3339 = |s| Timestamp::parse(s).map(Timestamp::unix_seconds);
     /// let mut w = SyncWindow::default();
     /// w.kind = "deny".into();
     /// w.schedule = "0 22 * * *".into();
@@ -134,7 +135,7 @@ impl SyncWindow {
     /// takes it (`scheduleOffsetByTimeZone` reads the clock, whatever the instant checked).
     fn active_at(&self, at: i64, now: i64) -> Result<bool, WindowError> {
         let cron = Cron::parse(&self.schedule)?;
-        let d = crate::civil::parse_go_duration(&self.duration).map_err(|message| {
+        let d = crate::vocabulary::parse_go_duration(&self.duration).map_err(|message| {
             WindowError::Duration { duration: self.duration.clone(), message }
         })?;
         // Argo CD logs a warning and uses UTC for a zone Go cannot load.
@@ -507,7 +508,9 @@ impl Cron {
     ///
     /// ```
     /// use gitops_core::sync::Cron;
-    /// use gitops_core::sync::time::{format_rfc3339, parse_rfc3339};
+    /// use gitops_core::vocabulary::Timestamp;
+    /// let parse_rfc3339 = |s| Timestamp::parse(s).map(Timestamp::unix_seconds);
+    /// let format_rfc3339 = |s| Timestamp::from_unix_seconds(s).to_string();
     /// let t = parse_rfc3339("2024-05-01T00:00:00Z").unwrap();
     /// let utc = Cron::parse("0 9 * * *").unwrap().next_after(t).unwrap();
     /// assert_eq!(format_rfc3339(utc), "2024-05-01T09:00:00Z");

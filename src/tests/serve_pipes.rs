@@ -367,7 +367,7 @@ fn step_drives_a_sync_to_the_end() {
         let mut params = serde_json::json!({
             "request": request,
             "observations": {"live": live, "outcomes": std::mem::take(&mut outcomes)},
-            "now": gitops_core::sync::time::format_rfc3339(now),
+            "now": gitops_core::vocabulary::Timestamp::from_unix_seconds(now).to_string(),
         });
         if !state.is_null() {
             params["state"] = state.clone();

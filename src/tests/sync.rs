@@ -12,7 +12,6 @@ use crate::Application;
 use crate::config::RetryStrategy;
 use crate::diff::SyncStatus;
 use crate::object::annotation;
-use crate::sync::time::{format_rfc3339, parse_rfc3339};
 use crate::sync::{
     ActionKind, AutoSyncInput, HostAction, LiveObject, Observations, OperationClock, Outcome,
     ResourceResult, ResourceStatus, Retry, SelfHealSettings, Step, SyncRequest, SyncState,
@@ -22,6 +21,7 @@ use crate::sync::{
 };
 use crate::vocabulary::{
     self as hooks, self as options, AppOptions, ResourceOptions, csv, first_option_value,
+    format_rfc3339, parse_rfc3339,
 };
 
 fn files(dir: &Path, out: &mut Vec<String>) {

@@ -26,6 +26,32 @@ pub const COMPARE_OPTIONS_ANNOTATION: &str = "argocd.argoproj.io/compare-options
 /// `argocd.argoproj.io/ignore-healthcheck`: keeps a resource out of its app's health when it
 /// is `"true"`.
 pub const IGNORE_HEALTHCHECK_ANNOTATION: &str = "argocd.argoproj.io/ignore-healthcheck";
+/// `argocd.argoproj.io/tracking-id`: Argo CD's tracking annotation,
+/// `<app>:<group>/<kind>:<namespace>/<name>` (`common.AnnotationKeyAppInstance`).
+pub const TRACKING_ID_ANNOTATION: &str = "argocd.argoproj.io/tracking-id";
+/// `app.kubernetes.io/instance`: the default app-instance label key
+/// (`common.LabelKeyAppInstance`).
+pub const DEFAULT_INSTANCE_LABEL: &str = "app.kubernetes.io/instance";
+/// `argocd.argoproj.io/installation-id`: the Argo CD installation an object was applied by,
+/// when `argocd-cm` sets `installationID` (`common.AnnotationInstallationID`).
+pub const INSTALLATION_ID_ANNOTATION: &str = "argocd.argoproj.io/installation-id";
+/// `argocd.argoproj.io/ignore-resource-updates`: asks Argo CD to apply
+/// `ignoreResourceUpdates` to an object no app tracks (`common.AnnotationIgnoreResourceUpdates`).
+pub const IGNORE_RESOURCE_UPDATES_ANNOTATION: &str = "argocd.argoproj.io/ignore-resource-updates";
+/// `argocd.argoproj.io/ignore-restart-policy`: makes a pod whose restart policy is not
+/// `Always` count as long-running (ignored on hooks).
+pub const IGNORE_RESTART_POLICY_ANNOTATION: &str = "argocd.argoproj.io/ignore-restart-policy";
+/// `argocd.argoproj.io/skip-reconcile`: makes the controller leave an Application alone
+/// (`common.AnnotationKeyAppSkipReconcile`).
+pub const SKIP_RECONCILE_ANNOTATION: &str = "argocd.argoproj.io/skip-reconcile";
+/// `argocd.argoproj.io/deletion-approved`: the Application annotation that approves
+/// `Prune=confirm`/`Delete=confirm` deletions from its time on
+/// (`common.AnnotationDeletionApproved`).
+pub const DELETION_APPROVED_ANNOTATION: &str = "argocd.argoproj.io/deletion-approved";
+/// `argocd.argoproj.io/client-side-apply-migration-manager`: the Application annotation
+/// naming another manager to migrate (`common.AnnotationClientSideApplyMigrationManager`).
+pub const CLIENT_SIDE_APPLY_MANAGER_ANNOTATION: &str =
+    "argocd.argoproj.io/client-side-apply-migration-manager";
 /// `helm.sh/hook`: Helm hook types.
 pub const HELM_HOOK_ANNOTATION: &str = "helm.sh/hook";
 /// `helm.sh/hook-delete-policy`: Helm delete policies.

@@ -8,6 +8,8 @@
 //! - Sync options: the app-level list ([`AppOptions`]) and a resource's annotation, read once
 //!   per resource and carried with it; each rule that resolves them is named after its Argo CD
 //!   source.
+//! - Time: one point-in-time type ([`Timestamp`]), Go durations ([`GoDuration`]) and the
+//!   civil-time arithmetic under both (RFC 3339, time zones, `strftime`).
 //!
 //! Everything cites Argo CD 3.6.2 (`argo-cd/v3` and its `gitops-engine`), the release whose
 //! answers this crate gives.
@@ -15,12 +17,16 @@
 mod annotations;
 mod hooks;
 mod sync_options;
+mod time;
 
 pub use annotations::has_annotation_option;
 pub use annotations::{
-    COMPARE_OPTIONS_ANNOTATION, HELM_DELETE_POLICY_ANNOTATION, HELM_HOOK_ANNOTATION,
+    CLIENT_SIDE_APPLY_MANAGER_ANNOTATION, COMPARE_OPTIONS_ANNOTATION, DEFAULT_INSTANCE_LABEL,
+    DELETION_APPROVED_ANNOTATION, HELM_DELETE_POLICY_ANNOTATION, HELM_HOOK_ANNOTATION,
     HELM_WEIGHT_ANNOTATION, HOOK_ANNOTATION, HOOK_DELETE_POLICY_ANNOTATION,
-    IGNORE_HEALTHCHECK_ANNOTATION, SYNC_OPTIONS_ANNOTATION, SYNC_WAVE_ANNOTATION,
+    IGNORE_HEALTHCHECK_ANNOTATION, IGNORE_RESOURCE_UPDATES_ANNOTATION,
+    IGNORE_RESTART_POLICY_ANNOTATION, INSTALLATION_ID_ANNOTATION, SKIP_RECONCILE_ANNOTATION,
+    SYNC_OPTIONS_ANNOTATION, SYNC_WAVE_ANNOTATION, TRACKING_ID_ANNOTATION,
 };
 pub(crate) use annotations::{csv, first_option_value, go_atoi};
 pub use hooks::{HOOK_FINALIZER, HookDeletePolicy, HookType, has_hook_finalizer, is_hook, wave};
@@ -34,3 +40,10 @@ pub(crate) use sync_options::{
     prune_requires_confirmation, replace, requires_deletion_confirmation, server_side_apply,
     skip_dry_run_on_missing_resource, validate,
 };
+pub use time::{GoDuration, TimeError, Timestamp};
+pub(crate) use time::{
+    Location, Wall, format_go_duration, format_rfc3339, format_utc, os_date, parse_go_duration,
+    parse_rfc3339, parse_rfc3339_parts, push_digits,
+};
+#[cfg(feature = "lua")]
+pub(crate) use time::{days_from_civil, strftime};

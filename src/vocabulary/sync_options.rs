@@ -103,6 +103,12 @@ impl AppOptions {
         self.has("ApplyOutOfSyncOnly=true")
     }
 
+    /// `ServerSideApply=true` (`SyncAppState`: `WithServerSideApply`; Argo CD's
+    /// `shouldUseServerSideDiff` reads it too).
+    pub(crate) fn server_side_apply(&self) -> bool {
+        self.has("ServerSideApply=true")
+    }
+
     /// Client-side-apply migration, on unless `ClientSideApplyMigration=false`
     /// (`SyncAppState`: `WithClientSideApplyMigration`).
     pub(crate) fn client_side_apply_migration(&self) -> bool {
@@ -245,7 +251,7 @@ pub(crate) fn force(target: &ResourceOptions, live: &ResourceOptions, op_force: 
 /// gitops-engine `pkg/sync/sync_context.go`, `shouldUseServerSideApply`: app level or the
 /// target's `ServerSideApply=true`; the target's `ServerSideApply=false` turns it off.
 pub(crate) fn server_side_apply(target: &ResourceOptions, app: &AppOptions) -> bool {
-    !target.no_server_side_apply && (app.has("ServerSideApply=true") || target.server_side_apply)
+    !target.no_server_side_apply && (app.server_side_apply() || target.server_side_apply)
 }
 
 /// gitops-engine `pkg/sync/sync_context.go`, `Sync` (the apply's `validate`): on unless the

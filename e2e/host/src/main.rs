@@ -19,12 +19,12 @@ use gitops_core::diff::{AppDiff, AppDiffInput, diff_app, respect_ignore_differen
 use gitops_core::health::{HealthContext, ResourceHealthInput, aggregate, assess};
 use gitops_core::ignore::IgnoreNormalizer;
 use gitops_core::ownership::{instance_name, managed_live, tracked_app};
-use gitops_core::sync::time::format_rfc3339;
 use gitops_core::sync::{AutoSyncInput, auto_sync};
 use gitops_core::sync::{
     LiveObject, NamespaceLookup, Observations, OperationPhase, SyncRequest, SyncState,
     modified_by_key, resource_statuses, step,
 };
+use gitops_core::vocabulary::Timestamp;
 use gitops_core::{Application, ObjectRef, Scopes, Settings, parse_manifests};
 use serde_json::{Value, json};
 
@@ -423,8 +423,8 @@ fn record(
     status["operationState"] = json!({
         "phase": phase,
         "message": state.message,
-        "startedAt": format_rfc3339(started),
-        "finishedAt": format_rfc3339(now()),
+        "startedAt": Timestamp::from_unix_seconds(started).to_string(),
+        "finishedAt": Timestamp::from_unix_seconds(now()).to_string(),
         "operation": {"sync": {
             "revision": request.revision,
             "prune": request.prune,

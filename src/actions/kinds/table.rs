@@ -37,7 +37,7 @@ impl Call<'_> {
 
     /// `os.date(format)` on the call's clock (a leading `!` asks for UTC, the only zone).
     pub(crate) fn date(&self, format: &str) -> String {
-        crate::civil::os_date(format, self.now)
+        crate::vocabulary::os_date(format, self.now)
     }
 }
 

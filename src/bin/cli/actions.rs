@@ -145,7 +145,8 @@ pub fn run(p: lexopt::Parser) -> Result<u8, CliError> {
     let obj_path = a.obj.as_deref().unwrap_or(Path::new("-"));
     let obj = common::read_document(obj_path)?;
     let now = match &a.now {
-        Some(s) => gitops_core::sync::time::parse_rfc3339(s)
+        Some(s) => gitops_core::vocabulary::Timestamp::parse(s)
+            .map(gitops_core::vocabulary::Timestamp::unix_seconds)
             .map_err(|e| CliError::Usage(format!("--now: {e}")))?,
         None => common::clock_now(),
     };

@@ -5,7 +5,6 @@ use std::path::PathBuf;
 use gitops_core::ObjectRef;
 use gitops_core::diff::SyncStatus;
 use gitops_core::protocol::output::{DecideGuardOutput, DecideOutput, PlanOutput};
-use gitops_core::sync::time::parse_rfc3339;
 use gitops_core::sync::{AutoSyncInput, ResourceStatus, auto_sync};
 use gitops_core::sync::{BlastRadiusGuard, GuardVerdict, assess};
 use gitops_core::sync::{LiveObject, Observations, Plan, SyncRequest, plan};
@@ -249,7 +248,7 @@ pub fn run_plan(args: lexopt::Parser) -> Result<u8, CliError> {
         }
     }
     if let Some(now) = &a.now {
-        request.started_at = parse_rfc3339(now).map_err(|e| CliError::Usage(e.to_string()))?;
+        request.started_at = unix_seconds(now).map_err(|e| CliError::Usage(e.to_string()))?;
     }
     let diff_app = app_spec.clone().unwrap_or_else(|| {
         let mut app = gitops_core::Application::default();
@@ -373,7 +372,7 @@ pub fn run_decide(args: lexopt::Parser) -> Result<u8, CliError> {
         .map_err(|e| CliError::Usage(format!("--revision: {e}")))?;
     let revisions = a.revisions.clone();
     let now = match &a.now {
-        Some(s) => parse_rfc3339(s).map_err(|e| CliError::Usage(e.to_string()))?,
+        Some(s) => unix_seconds(s).map_err(|e| CliError::Usage(e.to_string()))?,
         // The command-line tool is the host: the one place that reads the clock.
         None => crate::common::clock_now(),
     };
@@ -478,4 +477,10 @@ fn print_verdict(v: &GuardVerdict, manual: bool) {
             );
         }
     }
+}
+
+/// Unix seconds of RFC 3339 text (`--now`).
+fn unix_seconds(text: &str) -> Result<i64, gitops_core::vocabulary::TimeError> {
+    gitops_core::vocabulary::Timestamp::parse(text)
+        .map(gitops_core::vocabulary::Timestamp::unix_seconds)
 }

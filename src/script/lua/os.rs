@@ -12,7 +12,7 @@ use mlua::{Lua, Table, Value};
 
 use super::Control;
 use super::cost::position;
-use crate::civil::{Wall, strftime};
+use crate::vocabulary::{Wall, strftime};
 
 /// Builds the safe `os` table.
 pub(super) fn create(lua: &Lua, control: &Rc<Control>) -> mlua::Result<Table> {
@@ -87,7 +87,8 @@ fn time_of_table(t: &Table) -> mlua::Result<i64> {
     let m0 = month.saturating_sub(1);
     let year = year.saturating_add(m0.div_euclid(12));
     let month = m0.rem_euclid(12) + 1;
-    let days = crate::civil::days_from_civil(year, month, 1).saturating_add(day.saturating_sub(1));
+    let days =
+        crate::vocabulary::days_from_civil(year, month, 1).saturating_add(day.saturating_sub(1));
     Ok(days
         .saturating_mul(86400)
         .saturating_add(hour.saturating_mul(3600))
@@ -103,7 +104,7 @@ mod tests {
     fn civil_round_trip() {
         for secs in [0, 86399, 951_782_400, 1_700_000_000, -1, -86401] {
             let c = Wall::utc(secs);
-            let back = crate::civil::days_from_civil(c.year, c.month, c.day) * 86400
+            let back = crate::vocabulary::days_from_civil(c.year, c.month, c.day) * 86400
                 + c.hour * 3600
                 + c.minute * 60
                 + c.second;

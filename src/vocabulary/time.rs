@@ -1,7 +1,143 @@
-//! Dates and durations as Go writes them, shared by every place that reads or writes one:
-//! proleptic Gregorian arithmetic on day counts since 1970-01-01, RFC 3339 timestamps
-//! (`metav1.Time` in diffs, sync windows and operation times, `os.date` in Lua) and Go
-//! durations (`metav1.Duration` in diffs, retry and backoff settings in sync).
+//! Time, the one civil-time module: a point in time ([`Timestamp`]) and a Go duration
+//! ([`GoDuration`]) as Go reads and writes them, and everything built on them: proleptic
+//! Gregorian arithmetic on day counts since 1970-01-01, RFC 3339 timestamps (`metav1.Time` in
+//! diffs, sync windows and operation times, `os.date` in Lua), Go durations (`metav1.Duration`
+//! in diffs, retry and backoff settings in sync), the wall clock of a time zone (sync windows)
+//! and `strftime` (Lua's `os.date`). Go's `time` package (`time.Parse(time.RFC3339, ..)`,
+//! `Time.Format`, `time.ParseDuration`, `Duration.String`) is the reference.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// A time value that could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum TimeError {
+    /// Not an RFC 3339 timestamp.
+    #[error("invalid rfc 3339 time `{0}`")]
+    Timestamp(String),
+    /// Not a Go duration (nor plain seconds where those are allowed).
+    #[error("unable to parse {0} as a duration")]
+    Duration(String),
+}
+
+/// A point in time: unix seconds and the nanoseconds of a fraction, read from RFC 3339 text
+/// as Go's `time.Parse(time.RFC3339, ..)` reads it and written as Go's `Format(time.RFC3339)`
+/// writes it in UTC (no fraction).
+///
+/// # Examples
+///
+/// ```
+/// use gitops_core::vocabulary::Timestamp;
+/// let t = Timestamp::parse("2024-02-29T12:30:00.5+02:00").unwrap();
+/// assert_eq!(t.unix_seconds(), Timestamp::parse("2024-02-29T10:30:00Z").unwrap().unix_seconds());
+/// assert_eq!(t.subsec_nanos(), 500_000_000);
+/// assert_eq!(Timestamp::from_unix_seconds(1_700_000_000).to_string(), "2023-11-14T22:13:20Z");
+/// assert_eq!(Timestamp::parse("2024-02-30T00:00:00Z").unwrap_err().to_string(),
+///            "invalid rfc 3339 time `2024-02-30T00:00:00Z`");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Timestamp {
+    seconds: i64,
+    nanos: u32,
+}
+
+impl Timestamp {
+    /// Reads `2006-01-02T15:04:05Z`, with a fraction (digits past the ninth dropped) and a `Z`
+    /// or `±hh:mm` offset; anything else, an impossible date included, is an error.
+    pub fn parse(text: &str) -> Result<Timestamp, TimeError> {
+        parse_rfc3339_parts(text)
+            .map(|(seconds, nanos)| Timestamp { seconds, nanos })
+            .ok_or_else(|| TimeError::Timestamp(text.to_string()))
+    }
+
+    /// The time `seconds` after 1970-01-01T00:00:00Z.
+    pub fn from_unix_seconds(seconds: i64) -> Timestamp {
+        Timestamp { seconds, nanos: 0 }
+    }
+
+    /// Seconds since 1970-01-01T00:00:00Z (the fraction dropped).
+    pub fn unix_seconds(self) -> i64 {
+        self.seconds
+    }
+
+    /// The nanoseconds of the fraction.
+    pub fn subsec_nanos(self) -> u32 {
+        self.nanos
+    }
+}
+
+impl fmt::Display for Timestamp {
+    /// `2023-11-14T22:13:20Z`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}Z", format_utc(self.seconds))
+    }
+}
+
+impl FromStr for Timestamp {
+    type Err = TimeError;
+
+    fn from_str(s: &str) -> Result<Timestamp, TimeError> {
+        Timestamp::parse(s)
+    }
+}
+
+/// Unix seconds of RFC 3339 text ([`Timestamp::parse`]).
+pub(crate) fn parse_rfc3339(s: &str) -> Result<i64, TimeError> {
+    Timestamp::parse(s).map(Timestamp::unix_seconds)
+}
+
+/// RFC 3339 text of unix seconds, in UTC ([`Timestamp`]'s `Display`).
+pub(crate) fn format_rfc3339(secs: i64) -> String {
+    Timestamp::from_unix_seconds(secs).to_string()
+}
+
+/// A Go `time.Duration`, in nanoseconds.
+///
+/// # Examples
+///
+/// ```
+/// use gitops_core::vocabulary::GoDuration;
+/// assert_eq!(GoDuration::parse("1h30m").unwrap().seconds(), 5400);
+/// assert_eq!(GoDuration::parse("1.5s").unwrap().0, 1_500_000_000);
+/// assert_eq!(GoDuration::parse("500ms").unwrap().to_string(), "500ms");
+/// assert!(GoDuration::parse("5").is_err());
+/// assert_eq!(GoDuration::parse_retry("30").unwrap().seconds(), 30);
+/// assert_eq!(GoDuration::parse_retry("2m").unwrap().seconds(), 120);
+/// assert_eq!(GoDuration::parse_retry("soon").unwrap_err().to_string(),
+///            "unable to parse soon as a duration");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub struct GoDuration(pub i64);
+
+impl GoDuration {
+    /// Go's `time.ParseDuration`: a sequence of decimal numbers with units `ns`, `us` (`µs`),
+    /// `ms`, `s`, `m`, `h`, with an optional sign; `0` alone is allowed.
+    pub fn parse(s: &str) -> Result<GoDuration, TimeError> {
+        parse_go_duration(s).map(GoDuration).map_err(|_| TimeError::Duration(s.to_string()))
+    }
+
+    /// A retry duration (Argo CD's `RetryStrategy` backoff): plain integer seconds (Go
+    /// `strconv.Atoi`), else a Go duration.
+    pub fn parse_retry(s: &str) -> Result<GoDuration, TimeError> {
+        if let Some(n) = super::go_atoi(s) {
+            return Ok(GoDuration(n.saturating_mul(1_000_000_000)));
+        }
+        GoDuration::parse(s)
+    }
+
+    /// Whole seconds (truncated).
+    pub fn seconds(self) -> i64 {
+        self.0 / 1_000_000_000
+    }
+}
+
+impl fmt::Display for GoDuration {
+    /// Go's `Duration.String` (`1h30m0s`, `5s`, `1.5ms`, `0s`).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&format_go_duration(self.0))
+    }
+}
 
 /// Days since 1970-01-01 of a date (month 1..=12, day 1..=31).
 pub(crate) fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
@@ -131,7 +267,7 @@ impl Location {
 /// Go's `time.Parse(time.RFC3339, s)`: `2024-05-01T10:00:00Z`, with an optional fraction and a
 /// `Z` or `±hh:mm` offset. Returns unix seconds and the nanoseconds of the fraction (digits
 /// past the ninth are dropped), or `None` for anything else, an impossible date included.
-pub(crate) fn parse_rfc3339(s: &str) -> Option<(i64, u32)> {
+pub(crate) fn parse_rfc3339_parts(s: &str) -> Option<(i64, u32)> {
     let b = s.as_bytes();
     let num = |r: std::ops::Range<usize>| -> Option<i64> {
         let part = s.get(r)?;
@@ -471,10 +607,10 @@ mod tests {
 
     #[test]
     fn rfc3339_as_go_reads_it() {
-        assert_eq!(parse_rfc3339("1970-01-02T00:00:00Z"), Some((86_400, 0)));
-        assert_eq!(parse_rfc3339("1970-01-01T00:00:00.5+01:00"), Some((-3600, 500_000_000)));
+        assert_eq!(parse_rfc3339_parts("1970-01-02T00:00:00Z"), Some((86_400, 0)));
+        assert_eq!(parse_rfc3339_parts("1970-01-01T00:00:00.5+01:00"), Some((-3600, 500_000_000)));
         assert_eq!(
-            parse_rfc3339("2024-02-29T10:30:00.1234567891Z").map(|t| t.1),
+            parse_rfc3339_parts("2024-02-29T10:30:00.1234567891Z").map(|t| t.1),
             Some(123_456_789)
         );
         for bad in [
@@ -485,7 +621,18 @@ mod tests {
             "2024-01-01T00:00:00.Z",
             "2024-01-01T00:00:00+0100",
         ] {
-            assert_eq!(parse_rfc3339(bad), None, "{bad}");
+            assert_eq!(parse_rfc3339_parts(bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn timestamps_round_trip_and_read_as_the_cli_reads_now() {
+        for secs in [-86_400 * 800, -1, 0, 951_782_400, 4_102_444_800, 1_709_164_800] {
+            assert_eq!(parse_rfc3339(&format_rfc3339(secs)), Ok(secs));
+        }
+        let t = Timestamp::parse("2024-02-29T12:30:45.5+01:30").unwrap();
+        assert_eq!(t.unix_seconds(), 1_709_204_445);
+        assert_eq!(Timestamp::parse("1969-12-31T23:59:59Z").map(Timestamp::unix_seconds), Ok(-1));
+        assert_eq!(Timestamp::parse("").unwrap_err().to_string(), "invalid rfc 3339 time ``");
     }
 }
