@@ -3,7 +3,7 @@
 //! hook added), compared, planned, guarded and rendered as Markdown.
 
 use gitops_core::preview::{DEFAULT_MAX_MARKDOWN_BYTES, Preview, PreviewInput, compare};
-use gitops_core::sync::guard::BlastRadiusGuard;
+use gitops_core::sync::BlastRadiusGuard;
 use gitops_core::{Application, Settings};
 use serde_json::{Value, json};
 

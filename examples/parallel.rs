@@ -60,7 +60,7 @@ fn main() {
     assert_eq!(parallel, serial, "threads changed an answer");
     let out_of_sync = parallel
         .iter()
-        .filter(|d| d.sync_status == gitops_core::sync::SyncStatus::OutOfSync)
+        .filter(|d| d.sync_status == gitops_core::diff::SyncStatus::OutOfSync)
         .count();
     assert_eq!(out_of_sync, apps / 2);
     println!(

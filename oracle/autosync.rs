@@ -12,8 +12,8 @@ use serde_json::{Value, json};
 
 use super::engine::Application;
 use super::engine::config::RetryStrategy;
-use super::engine::sync::backoff::Retry;
-use super::engine::sync::windows::{SyncWindows, WindowTarget, project_windows};
+use super::engine::sync::Retry;
+use super::engine::sync::{SyncWindows, WindowTarget, project_windows};
 use super::engine::vocabulary::Timestamp;
 
 /// The message of `decide` when automation is off.

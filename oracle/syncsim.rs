@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Value, json};
 
-use super::engine::sync::waves::kind_rank;
+use super::engine::sync::kind_rank;
 use super::engine::sync::{
     ActionKind, HostAction, LiveObject, NamespaceLookup, Observations, Outcome, SyncRequest,
     SyncState, TaskState, step,

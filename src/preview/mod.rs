@@ -21,8 +21,8 @@ use serde_json::Value;
 use crate::config::{Application, Settings};
 use crate::diff::{AppDiff, AppDiffInput, DiffError, ObjectText, PatchOp, diff_app, explain_app};
 use crate::object::{ObjectIndex, ObjectRef, Scopes};
-use crate::sync::decide::resource_statuses;
-use crate::sync::guard::{BlastRadiusGuard, GuardVerdict, assess};
+use crate::sync::resource_statuses;
+use crate::sync::{BlastRadiusGuard, GuardVerdict, assess};
 use crate::sync::{LiveObject, Observations, Plan, SyncRequest, plan};
 use crate::vocabulary::{self, AppOptions, ResourceOptions};
 
@@ -398,7 +398,7 @@ fn find<'v>(objects: &'v [Value], index: &ObjectIndex<'_>, r: &ObjectRef) -> Opt
 ///
 /// ```
 /// use gitops_core::preview::{Change, PreviewInput, compare};
-/// use gitops_core::sync::guard::BlastRadiusGuard;
+/// use gitops_core::sync::BlastRadiusGuard;
 /// use serde_json::json;
 /// let app = gitops_core::Application::from_value(&json!({
 ///     "metadata": {"name": "shop"}, "spec": {"destination": {"namespace": "shop"}}})).unwrap();

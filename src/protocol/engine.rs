@@ -136,10 +136,10 @@ pub(crate) struct DecideInput {
     pub(crate) revisions: Vec<String>,
     pub(crate) now: Timestamp,
     pub(crate) settings: Option<Settings>,
-    pub(crate) guard: Option<crate::sync::guard::BlastRadiusGuard>,
+    pub(crate) guard: Option<crate::sync::BlastRadiusGuard>,
     pub(crate) claims: Vec<Value>,
     /// The project's sync windows (all of them; those matching the app are checked).
-    pub(crate) windows: Vec<crate::sync::windows::SyncWindow>,
+    pub(crate) windows: Vec<crate::sync::SyncWindow>,
 }
 
 /// The methods this build answers, in protocol order.
@@ -415,7 +415,7 @@ pub(crate) fn engine_step(_state: &mut State, input: StepInput) -> Result<Value,
 /// then Argo CD's automated-sync decision, and the blast-radius guard when the params have
 /// one (reading the live objects and the claims).
 pub(crate) fn engine_decide(state: &mut State, input: DecideInput) -> Result<Value, ProtocolError> {
-    use crate::sync::decide::{AutoSyncInput, auto_sync};
+    use crate::sync::{AutoSyncInput, auto_sync};
     let settings = input.settings.as_ref().unwrap_or(&state.config.settings);
     let mut scopes = Scopes::builtin();
     scopes.add_crds(input.desired.iter().chain(&input.live));
@@ -423,11 +423,9 @@ pub(crate) fn engine_decide(state: &mut State, input: DecideInput) -> Result<Val
         request_diff_input(state, &input.desired, &input.live, &input.app, settings, &scopes);
     let diff = diff_app(&diff_input).map_err(diff_error)?;
     // The controller looks at auto-sync only when the project's windows allow it.
-    if let Some(message) = crate::sync::windows::auto_sync_blocked(
-        &input.windows,
-        &input.app,
-        input.now.unix_seconds(),
-    ) {
+    if let Some(message) =
+        crate::sync::auto_sync_blocked(&input.windows, &input.app, input.now.unix_seconds())
+    {
         return to_result(&DecideOutput::blocked(message));
     }
     let (status, resources) = crate::sync::resource_statuses(&diff);

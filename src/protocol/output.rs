@@ -234,13 +234,13 @@ pub struct DecideOutput {
 
 impl DecideOutput {
     /// No automated sync because the project's sync windows block it (`message`, from
-    /// `sync::windows::auto_sync_blocked`); the decision itself is not made.
+    /// `sync::auto_sync_blocked`); the decision itself is not made.
     pub fn blocked(message: String) -> DecideOutput {
         DecideOutput { guard: None, message, next_attempt_at: None, self_heal: false, sync: false }
     }
 
     /// The output of an automated-sync decision.
-    pub fn new(d: &crate::sync::decide::Decision) -> DecideOutput {
+    pub fn new(d: &crate::sync::Decision) -> DecideOutput {
         DecideOutput {
             guard: d.guard.as_ref().map(DecideGuardOutput::new),
             message: d.condition.clone().unwrap_or_else(|| d.message.clone()),
@@ -251,7 +251,7 @@ impl DecideOutput {
     }
 }
 
-/// The blast-radius guard's verdict in [`DecideOutput`] (`sync::guard::GuardVerdict`). Keys
+/// The blast-radius guard's verdict in [`DecideOutput`] (`sync::GuardVerdict`). Keys
 /// are in alphabetical order.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -316,7 +316,7 @@ pub struct DecideClaimOutput {
 
 impl DecideGuardOutput {
     /// The output of a guard verdict.
-    pub fn new(v: &crate::sync::guard::GuardVerdict) -> DecideGuardOutput {
+    pub fn new(v: &crate::sync::GuardVerdict) -> DecideGuardOutput {
         DecideGuardOutput {
             allowed: v.allowed,
             claims: v
@@ -425,7 +425,7 @@ impl PlanOutput {
 }
 
 // The schemas of types the output takes from the engine (`diff::SyncStatus`, `diff::Condition`,
-// `sync::TaskAction`, `sync::guard::GuardLimit`) or from json-patch: written here, each kept
+// `sync::TaskAction`, `sync::GuardLimit`) or from json-patch: written here, each kept
 // once in `$defs` under its name and referenced where used.
 
 /// `schema`, kept in `$defs` as `name`, as a reference.
@@ -576,7 +576,7 @@ fn patch_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
 fn guard_limits_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
     list_of(defined(generator, "GuardLimit", || {
         serde_json::json!({
-            "description": "The stable codes of the guard's limits (`sync::guard::GuardLimit`).",
+            "description": "The stable codes of the guard's limits (`sync::GuardLimit`).",
             "oneOf": [
                 {
                     "const": "maxPruneFraction",

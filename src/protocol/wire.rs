@@ -609,13 +609,13 @@ pub struct DecideParams {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(schema_with = "project_schema")]
     pub project: Option<Value>,
-    /// The blast-radius guard (`sync::guard::BlastRadiusGuard`): `{}` turns it on with its
+    /// The blast-radius guard (`sync::BlastRadiusGuard`): `{}` turns it on with its
     /// defaults (`maxPruneFraction` 0.5, no `maxPruneCount`, StatefulSets,
     /// PersistentVolumeClaims, Namespaces and CustomResourceDefinitions protected). Left out,
     /// the decision is Argo CD's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(schema_with = "guard_schema")]
-    pub guard: Option<crate::sync::guard::BlastRadiusGuard>,
+    pub guard: Option<crate::sync::BlastRadiusGuard>,
     /// Live objects the app does not track that the guard reads: the PersistentVolumeClaims
     /// of the app's namespaces, to name those a pruned StatefulSet leaves behind. Not
     /// compared.
@@ -660,7 +660,7 @@ fn guard_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 
 /// An AppProject manifest, of which `decide` reads `spec.syncWindows`.
 fn project_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    let window = generator.subschema_for::<crate::sync::windows::SyncWindow>();
+    let window = generator.subschema_for::<crate::sync::SyncWindow>();
     schemars::json_schema!({
         "description": "An AppProject manifest; `spec.syncWindows` is read.",
         "type": ["object", "null"],

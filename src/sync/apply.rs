@@ -66,7 +66,7 @@ pub enum ApplyError {
 /// # Examples
 ///
 /// ```
-/// use gitops_core::sync::apply::{ClientSideApply, client_side_apply};
+/// use gitops_core::sync::{ClientSideApply, client_side_apply};
 /// use serde_json::json;
 /// let target = json!({"apiVersion": "v1", "kind": "ConfigMap",
 ///     "metadata": {"name": "web", "namespace": "shop"}, "data": {"a": "1"}});

@@ -41,7 +41,7 @@ impl SelfHealSettings {
     /// # Examples
     ///
     /// ```
-    /// use gitops_core::sync::backoff::SelfHealSettings;
+    /// use gitops_core::sync::SelfHealSettings;
     /// let s = SelfHealSettings::default();
     /// let delays: Vec<i64> = (0..8).map(|n| s.delay(n)).collect();
     /// assert_eq!(delays, [0, 2, 6, 18, 54, 162, 300, 300]);
@@ -85,7 +85,7 @@ impl SelfHealSettings {
     /// # Examples
     ///
     /// ```
-    /// use gitops_core::sync::backoff::SelfHealSettings;
+    /// use gitops_core::sync::SelfHealSettings;
     /// let mut s = SelfHealSettings::default();
     /// s.backoff_cap_seconds = 120;
     /// assert_eq!(s.remaining(5, Some(100), 100), 120);
@@ -135,7 +135,7 @@ impl Retry {
     /// # Examples
     ///
     /// ```
-    /// use gitops_core::sync::backoff::Retry;
+    /// use gitops_core::sync::Retry;
     /// let r = Retry::from_strategy(None, 5).unwrap();
     /// let delays: Vec<i64> = [0, 1, 2, 3, 4, 80].iter().map(|n| r.delay_seconds(*n)).collect();
     /// assert_eq!(delays, [5, 10, 20, 40, 80, 180]);
@@ -200,7 +200,7 @@ impl Retry {
     /// # Examples
     ///
     /// ```
-    /// use gitops_core::sync::backoff::Retry;
+    /// use gitops_core::sync::Retry;
     /// let r = Retry::from_strategy(None, 5).unwrap();
     /// let next = r.after_failure("boom", 0, 1_700_000_000);
     /// assert!(next.retry);

@@ -1,6 +1,8 @@
 //! The automated sync decision (Argo CD 3.6.2 controller/appcontroller.go
 //! `ApplicationController.autoSync`): whether the controller starts a sync now.
 
+use std::ops::ControlFlow;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -10,8 +12,8 @@ use super::guard::{BlastRadiusGuard, GuardVerdict, assess};
 use crate::config::Application;
 use crate::vocabulary::parse_rfc3339;
 
-pub use super::status::{ResourceStatus, resource_statuses};
-pub use crate::diff::SyncStatus;
+use super::status::ResourceStatus;
+use crate::diff::SyncStatus;
 
 /// Whether a pruning sync would leave the app with nothing: every resource requires pruning
 /// (also when there is none, as Argo CD counts it). Argo CD refuses such an automated sync
@@ -21,7 +23,7 @@ pub use crate::diff::SyncStatus;
 /// # Examples
 ///
 /// ```
-/// use gitops_core::sync::decide::{ResourceStatus, wipes_out};
+/// use gitops_core::sync::{ResourceStatus, wipes_out};
 /// let r = |prune: bool| -> ResourceStatus { serde_json::from_value(serde_json::json!(
 ///     {"kind": "ConfigMap", "name": "a", "status": "OutOfSync", "requiresPruning": prune})).unwrap() };
 /// assert!(wipes_out(&[r(true), r(true)]));
@@ -208,7 +210,7 @@ pub enum RevisionsError {
 ///
 /// ```
 /// use gitops_core::Application;
-/// use gitops_core::sync::decide::check_revisions;
+/// use gitops_core::sync::check_revisions;
 /// let app = Application::from_value(&serde_json::json!({
 ///     "metadata": {"name": "a"},
 ///     "spec": {"sources": [{"repoURL": "r1"}, {"repoURL": "r2"}]}
@@ -288,7 +290,7 @@ pub fn already_attempted(
 /// # Examples
 ///
 /// ```
-/// use gitops_core::sync::decide::skips_reconcile;
+/// use gitops_core::sync::skips_reconcile;
 /// let app = |v: &str| gitops_core::Application::from_value(&serde_json::json!({
 ///     "metadata": {"annotations": {"argocd.argoproj.io/skip-reconcile": v}}})).unwrap();
 /// assert!(skips_reconcile(&app("True")));
@@ -305,13 +307,14 @@ pub fn skips_reconcile(app: &Application) -> bool {
 /// checks: automation enabled, no operation in progress, not being deleted, OutOfSync, not
 /// only prunes with prune off, not already attempted (unless self-heal is due), the
 /// wipe-out guard, and then, when the input has one, the blast-radius guard
-/// ([`super::guard`]): a sync that would prune more than the guard allows is refused with a
+/// ([`BlastRadiusGuard`](super::BlastRadiusGuard)): a sync that would prune more than the guard allows is refused with a
 /// `SyncError` condition, as the wipe-out guard refuses.
 ///
 /// # Examples
 ///
 /// ```
-/// use gitops_core::sync::decide::{auto_sync, AutoSyncInput, ResourceStatus, SyncStatus};
+/// use gitops_core::diff::SyncStatus;
+/// use gitops_core::sync::{auto_sync, AutoSyncInput, ResourceStatus};
 /// let app = gitops_core::Application::from_value(&serde_json::json!({
 ///     "spec": {"syncPolicy": {"automated": {"prune": true}}}
 /// })).unwrap();
@@ -355,9 +358,9 @@ pub fn auto_sync(app: &Application, input: &AutoSyncInput) -> Decision {
         retry,
         auto_heal_attempts_count: 0,
     };
-    let mut self_heal = false;
     let (attempted, last, phase) =
         already_attempted(app, desired, input.revisions_may_have_changes);
+    let self_heal = attempted;
     if attempted {
         if phase != "Succeeded" {
             let msg = app.status["operationState"]["message"].as_str().unwrap_or("");
@@ -369,34 +372,9 @@ pub fn auto_sync(app: &Application, input: &AutoSyncInput) -> Decision {
         if !automated.self_heal {
             return Decision::skip(format!("most recent sync already to {}", go_list(desired)));
         }
-        let state = &app.status["operationState"];
-        let attempts =
-            state["operation"]["sync"]["autoHealAttemptsCount"].as_u64().unwrap_or(0) as u32;
-        let finished = state["finishedAt"].as_str().and_then(|s| parse_rfc3339(s).ok());
-        let remaining = input.self_heal.remaining(attempts, finished, input.now);
-        if remaining > 0 {
-            return Decision {
-                self_heal: true,
-                next_attempt_at: Some(input.now.saturating_add(remaining)),
-                ..Decision::skip(format!("self-heal backoff: {remaining}s remaining"))
-            };
+        if let ControlFlow::Break(backoff) = self_heal_resources(app, input, &mut op) {
+            return backoff;
         }
-        self_heal = true;
-        op.auto_heal_attempts_count = attempts + 1;
-        let mut resources: Vec<SyncResource> = input
-            .resources
-            .iter()
-            .filter(|r| r.status != SyncStatus::Synced)
-            .map(|r| SyncResource {
-                group: r.group.clone(),
-                kind: r.kind.clone(),
-                name: r.name.clone(),
-                namespace: String::new(),
-            })
-            .collect();
-        resources.sort_by(|a, b| (&a.group, &a.kind, &a.name).cmp(&(&b.group, &b.kind, &b.name)));
-        resources.dedup();
-        op.resources = resources;
     }
     if automated.prune && !automated.allow_empty && wipes_out(&input.resources) {
         return Decision::condition(format!(
@@ -406,24 +384,10 @@ pub fn auto_sync(app: &Application, input: &AutoSyncInput) -> Decision {
     }
     let verdict = match &input.guard {
         None => None,
-        Some(guard) => {
-            if let Err(e) = guard.check() {
-                return Decision::condition(format!(
-                    "Skipping sync attempt to {}: blast-radius guard: {e}",
-                    go_list(desired)
-                ));
-            }
-            let v = assess(guard, app, automated.prune, &input.resources, &input.live);
-            if !v.allowed {
-                let message = format!(
-                    "Skipping sync attempt to {}: blast-radius guard: {}",
-                    go_list(desired),
-                    v.message
-                );
-                return Decision { guard: Some(v), ..Decision::condition(message) };
-            }
-            Some(v)
-        }
+        Some(guard) => match guard_verdict(guard, app, automated.prune, input) {
+            ControlFlow::Continue(verdict) => Some(verdict),
+            ControlFlow::Break(refusal) => return refusal,
+        },
     };
     Decision {
         sync: true,
@@ -434,4 +398,68 @@ pub fn auto_sync(app: &Application, input: &AutoSyncInput) -> Decision {
         operation: Some(op),
         guard: verdict,
     }
+}
+
+/// A self-heal of an app already synced to the revisions: the out-of-sync resources become the
+/// operation's, and its attempt count grows; or the decision to wait while the self-heal
+/// backoff lasts.
+fn self_heal_resources(
+    app: &Application,
+    input: &AutoSyncInput,
+    op: &mut AutoSyncOperation,
+) -> ControlFlow<Decision> {
+    let state = &app.status["operationState"];
+    let attempts = state["operation"]["sync"]["autoHealAttemptsCount"].as_u64().unwrap_or(0) as u32;
+    let finished = state["finishedAt"].as_str().and_then(|s| parse_rfc3339(s).ok());
+    let remaining = input.self_heal.remaining(attempts, finished, input.now);
+    if remaining > 0 {
+        return ControlFlow::Break(Decision {
+            self_heal: true,
+            next_attempt_at: Some(input.now.saturating_add(remaining)),
+            ..Decision::skip(format!("self-heal backoff: {remaining}s remaining"))
+        });
+    }
+    op.auto_heal_attempts_count = attempts + 1;
+    let mut resources: Vec<SyncResource> = input
+        .resources
+        .iter()
+        .filter(|r| r.status != SyncStatus::Synced)
+        .map(|r| SyncResource {
+            group: r.group.clone(),
+            kind: r.kind.clone(),
+            name: r.name.clone(),
+            namespace: String::new(),
+        })
+        .collect();
+    resources.sort_by(|a, b| (&a.group, &a.kind, &a.name).cmp(&(&b.group, &b.kind, &b.name)));
+    resources.dedup();
+    op.resources = resources;
+    ControlFlow::Continue(())
+}
+
+/// The blast-radius guard's verdict on an automated sync, or the decision refusing it (an
+/// invalid guard, or prunes beyond its limits).
+fn guard_verdict(
+    guard: &BlastRadiusGuard,
+    app: &Application,
+    prune: bool,
+    input: &AutoSyncInput,
+) -> ControlFlow<Decision, GuardVerdict> {
+    let desired = &input.revisions;
+    if let Err(e) = guard.check() {
+        return ControlFlow::Break(Decision::condition(format!(
+            "Skipping sync attempt to {}: blast-radius guard: {e}",
+            go_list(desired)
+        )));
+    }
+    let v = assess(guard, app, prune, &input.resources, &input.live);
+    if !v.allowed {
+        let message = format!(
+            "Skipping sync attempt to {}: blast-radius guard: {}",
+            go_list(desired),
+            v.message
+        );
+        return ControlFlow::Break(Decision { guard: Some(v), ..Decision::condition(message) });
+    }
+    ControlFlow::Continue(v)
 }

@@ -24,7 +24,7 @@ use crate::vocabulary::{
 /// ```
 /// let app = gitops_core::Application::from_value(&serde_json::json!({"metadata": {
 ///     "annotations": {"argocd.argoproj.io/deletion-approved": "2024-05-01T10:00:00Z"}}})).unwrap();
-/// assert_eq!(gitops_core::sync::deletion::approved_at(&app), Some(1_714_557_600));
+/// assert_eq!(gitops_core::sync::approved_at(&app), Some(1_714_557_600));
 /// ```
 pub fn approved_at(app: &crate::config::Application) -> Option<i64> {
     let v = app.metadata.annotations.get(vocabulary::DELETION_APPROVED_ANNOTATION)?;
@@ -58,7 +58,7 @@ pub struct CascadePass {
 /// # Examples
 ///
 /// ```
-/// use gitops_core::sync::deletion::cascade_pass;
+/// use gitops_core::sync::cascade_pass;
 /// use gitops_core::vocabulary::AppOptions;
 /// let obj = |name: &str, wave: &str| serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
 ///     "metadata": {"name": name, "namespace": "a",
@@ -377,7 +377,7 @@ fn cleanup_hooks(ty: DeleteHookType, live: &[LiveObject], actions: &mut Vec<Host
 /// # Examples
 ///
 /// ```
-/// use gitops_core::sync::deletion::{DeletionRequest, step};
+/// use gitops_core::sync::{DeletionRequest, deletion_step};
 /// use gitops_core::sync::LiveObject;
 /// let app = gitops_core::Application::from_value(&serde_json::json!({
 ///     "metadata": {"name": "shop", "namespace": "argocd",
@@ -387,13 +387,13 @@ fn cleanup_hooks(ty: DeleteHookType, live: &[LiveObject], actions: &mut Vec<Host
 /// let req = DeletionRequest::for_app(&app, vec![]).unwrap();
 /// let cm = serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
 ///     "metadata": {"name": "web", "namespace": "shop"}});
-/// let pass = step(&req, &[LiveObject::new(cm, None)]);
+/// let pass = deletion_step(&req, &[LiveObject::new(cm, None)]);
 /// assert_eq!(pass.actions[0].id, "cascade:delete:/ConfigMap/shop/web");
 /// assert!(!pass.done);
-/// let last = step(&req, &[]);
+/// let last = deletion_step(&req, &[]);
 /// assert!(last.finalizers.is_empty() && last.done);
 /// ```
-pub fn step(req: &DeletionRequest, live: &[LiveObject]) -> DeletionStep {
+pub fn deletion_step(req: &DeletionRequest, live: &[LiveObject]) -> DeletionStep {
     let mut finalizers = req.finalizers.clone();
     let mut actions = Vec::new();
     let out = |finalizers: Vec<String>, actions, condition, message: String| {

@@ -62,7 +62,7 @@ const MAX_LISTED_ORDINALS: u64 = 1024;
 /// # Examples
 ///
 /// ```
-/// use gitops_core::sync::guard::BlastRadiusGuard;
+/// use gitops_core::sync::BlastRadiusGuard;
 /// let g: BlastRadiusGuard =
 ///     serde_json::from_value(serde_json::json!({"maxPruneCount": 10})).unwrap();
 /// assert_eq!(g.max_prune_fraction, Some(0.5));
@@ -138,7 +138,7 @@ impl BlastRadiusGuard {
     /// # Examples
     ///
     /// ```
-    /// use gitops_core::sync::guard::BlastRadiusGuard;
+    /// use gitops_core::sync::BlastRadiusGuard;
     /// let mut g = BlastRadiusGuard::default();
     /// g.protected_kinds.push("apps/v1/Deployment".into());
     /// let e = g.check().unwrap_err();
@@ -170,7 +170,7 @@ impl BlastRadiusGuard {
     /// # Examples
     ///
     /// ```
-    /// use gitops_core::sync::guard::BlastRadiusGuard;
+    /// use gitops_core::sync::BlastRadiusGuard;
     /// let mut g = BlastRadiusGuard::default();
     /// assert!(g.protects("", "PersistentVolumeClaim"));
     /// assert!(!g.protects("example.com", "PersistentVolumeClaim"));
@@ -313,18 +313,7 @@ fn find_live<'v>(
 /// The resources a sync would delete: those that require pruning, when the sync prunes, and
 /// whose `Prune=` option (the live annotation, else the app's sync options) is not `false`.
 /// `Prune=confirm` and `PruneLast=true` resources are deleted too (later), so they count.
-/// Sorted by group, kind, namespace, name.
-pub fn prunes(
-    guard: &BlastRadiusGuard,
-    app: &Application,
-    prune: bool,
-    resources: &[ResourceStatus],
-    live: &[Value],
-) -> Vec<PrunedResource> {
-    prunes_among(guard, app, prune, resources, live, &ObjectIndex::of_objects(live))
-}
-
-/// [`prunes`], with the index of `live`.
+/// Sorted by group, kind, namespace, name. `index` is the index of `live`.
 fn prunes_among(
     guard: &BlastRadiusGuard,
     app: &Application,
@@ -376,7 +365,7 @@ fn ordinal_of(name: &str, prefix: &str) -> Option<u64> {
 /// # Examples
 ///
 /// ```
-/// use gitops_core::sync::guard::claims_of;
+/// use gitops_core::sync::claims_of;
 /// use gitops_core::vocabulary::PropagationPolicy;
 /// let sts = serde_json::json!({"apiVersion": "apps/v1", "kind": "StatefulSet",
 ///     "metadata": {"name": "db", "namespace": "shop"},
@@ -454,8 +443,8 @@ fn list(items: impl IntoIterator<Item = String>) -> String {
     items.into_iter().collect::<Vec<_>>().join(", ")
 }
 
-/// Measures a sync against the guard: which resources it would delete (see [`prunes`]), out
-/// of how many live ones, which limits that exceeds, the PersistentVolumeClaims left behind
+/// Measures a sync against the guard: which resources it would delete
+/// ([`GuardVerdict::prunes`]), out of how many live ones, which limits that exceeds, the PersistentVolumeClaims left behind
 /// by pruned StatefulSets (see [`claims_of`]; `live` should hold the app's live objects and
 /// the PersistentVolumeClaims of its namespaces, which the app does not track), and whether
 /// the Application's [`ALLOW_PRUNE_ANNOTATION`] lets it through.
@@ -469,8 +458,8 @@ fn list(items: impl IntoIterator<Item = String>) -> String {
 /// # Examples
 ///
 /// ```
-/// use gitops_core::sync::decide::ResourceStatus;
-/// use gitops_core::sync::guard::{assess, BlastRadiusGuard, GuardLimit};
+/// use gitops_core::sync::ResourceStatus;
+/// use gitops_core::sync::{assess, BlastRadiusGuard, GuardLimit};
 /// let app = gitops_core::Application::default();
 /// let r = |name: &str, prune: bool| -> ResourceStatus {
 ///     serde_json::from_value(serde_json::json!({"kind": "ConfigMap", "namespace": "shop",
@@ -495,7 +484,7 @@ pub fn assess(
     resources: &[ResourceStatus],
     live: &[Value],
 ) -> GuardVerdict {
-    use super::decide::SyncStatus;
+    use crate::diff::SyncStatus;
     let index = ObjectIndex::of_objects(live);
     let pruned = prunes_among(guard, app, prune, resources, live, &index);
     let live_resources = resources
@@ -506,6 +495,44 @@ pub fn assess(
                 || find_live(live, &index, r).is_some()
         })
         .count();
+    let count = pruned.len();
+    let (exceeded, mut parts) = limits_exceeded(guard, &pruned, live_resources);
+    let propagation =
+        AppOptions::new(app.spec.sync_policy.sync_options.clone()).propagation_policy();
+    let mut claims = Vec::new();
+    for p in pruned.iter().filter(|p| p.group == "apps" && p.kind == "StatefulSet") {
+        let r = ObjectRef::new("apps", "", "StatefulSet", &p.namespace, &p.name);
+        if let Some(sts) = index.first(&r).map(|i| &live[i]) {
+            claims.extend(claims_of(sts, live, propagation));
+        }
+    }
+    if !exceeded.is_empty() {
+        parts.push(format!("would prune {}", list(pruned.iter().map(PrunedResource::key))));
+    }
+    parts.extend(claim_notes(&pruned, &claims));
+    let mut overridden = false;
+    if !exceeded.is_empty() {
+        let (allowed, note) = allowance_note(app, count);
+        overridden = allowed;
+        parts.push(note);
+    }
+    GuardVerdict {
+        allowed: exceeded.is_empty() || overridden,
+        exceeded,
+        overridden,
+        prunes: pruned,
+        live_resources,
+        claims,
+        message: parts.join("; "),
+    }
+}
+
+/// The limits the prunes exceed, each with its reason.
+fn limits_exceeded(
+    guard: &BlastRadiusGuard,
+    pruned: &[PrunedResource],
+    live_resources: usize,
+) -> (Vec<GuardLimit>, Vec<String>) {
     let count = pruned.len();
     let mut exceeded = Vec::new();
     let mut reasons = Vec::new();
@@ -534,22 +561,12 @@ pub fn assess(
         let noun = if protected.len() == 1 { "kind" } else { "kinds" };
         reasons.push(format!("pruning protected {noun} {}", list(protected)));
     }
+    (exceeded, reasons)
+}
 
-    let propagation =
-        AppOptions::new(app.spec.sync_policy.sync_options.clone()).propagation_policy();
-    let mut claims = Vec::new();
-    for p in pruned.iter().filter(|p| p.group == "apps" && p.kind == "StatefulSet") {
-        let r = ObjectRef::new("apps", "", "StatefulSet", &p.namespace, &p.name);
-        if let Some(sts) = index.first(&r).map(|i| &live[i]) {
-            claims.extend(claims_of(sts, live, propagation));
-        }
-    }
-
-    let mut overridden = false;
-    let mut parts = reasons;
-    if !exceeded.is_empty() {
-        parts.push(format!("would prune {}", list(pruned.iter().map(PrunedResource::key))));
-    }
+/// For each pruned StatefulSet, the claims that survive it untracked and those deleted with it.
+fn claim_notes(pruned: &[PrunedResource], claims: &[ClaimFate]) -> Vec<String> {
+    let mut notes = Vec::new();
     for p in pruned.iter().filter(|p| p.group == "apps" && p.kind == "StatefulSet") {
         let of = |survive: bool| -> Vec<&ClaimFate> {
             claims
@@ -562,7 +579,7 @@ pub fn assess(
         let names = |cs: &[&ClaimFate]| list(cs.iter().map(|c| c.name.clone()));
         let kept = of(true);
         if let Some(first) = kept.first() {
-            parts.push(format!(
+            notes.push(format!(
                 "PersistentVolumeClaims that survive the prune of {} and that no one tracks ({}): {}",
                 p.key(),
                 first.reason,
@@ -571,7 +588,7 @@ pub fn assess(
         }
         let deleted = of(false);
         if let Some(first) = deleted.first() {
-            parts.push(format!(
+            notes.push(format!(
                 "PersistentVolumeClaims deleted with {} ({}): {}",
                 p.key(),
                 first.reason,
@@ -579,34 +596,36 @@ pub fn assess(
             ));
         }
     }
-    if !exceeded.is_empty() {
-        match allowance(app) {
-            Ok(Some(n)) if count as u64 <= n => {
-                overridden = true;
-                parts.push(format!("allowed by {ALLOW_PRUNE_ANNOTATION}: \"{n}\""));
-            }
-            Ok(Some(n)) => parts.push(format!(
+    notes
+}
+
+/// Whether the app's allow-prune annotation lets `count` prunes through, and what to say of it.
+fn allowance_note(app: &Application, count: usize) -> (bool, String) {
+    match allowance(app) {
+        Ok(Some(n)) if count as u64 <= n => {
+            (true, format!("allowed by {ALLOW_PRUNE_ANNOTATION}: \"{n}\""))
+        }
+        Ok(Some(n)) => (
+            false,
+            format!(
                 "{ALLOW_PRUNE_ANNOTATION}: \"{n}\" allows fewer; to allow it, sync manually or \
                  set the annotation to \"{count}\""
-            )),
-            Ok(None) => parts.push(format!(
+            ),
+        ),
+        Ok(None) => (
+            false,
+            format!(
                 "to allow it, sync manually or set the annotation {ALLOW_PRUNE_ANNOTATION}: \
                  \"{count}\" on the Application"
-            )),
-            Err(v) => parts.push(format!(
+            ),
+        ),
+        Err(v) => (
+            false,
+            format!(
                 "{ALLOW_PRUNE_ANNOTATION}: {v:?} is not a count; to allow it, sync manually or \
                  set the annotation to \"{count}\""
-            )),
-        }
-    }
-    GuardVerdict {
-        allowed: exceeded.is_empty() || overridden,
-        exceeded,
-        overridden,
-        prunes: pruned,
-        live_resources,
-        claims,
-        message: parts.join("; "),
+            ),
+        ),
     }
 }
 
@@ -616,7 +635,8 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::sync::decide::{AutoSyncInput, Decision, SyncStatus, auto_sync};
+    use crate::diff::SyncStatus;
+    use crate::sync::decide::{AutoSyncInput, AutoSyncOperation, Decision, auto_sync};
     use crate::sync::{LiveObject, Observations, SyncRequest, TaskAction, plan};
 
     const KINDS: [(&str, &str); 5] = [
@@ -722,29 +742,7 @@ mod tests {
                          "syncPolicy": {"automated": {"prune": prune, "allowEmpty": true},
                                         "syncOptions": options}}
             })).unwrap();
-            let mut desired = Vec::new();
-            let mut live = Vec::new();
-            let mut statuses = Vec::new();
-            for (i, &(kind, in_git, in_cluster, drifted, prune_false)) in
-                resources.iter().enumerate()
-            {
-                if !in_git && !in_cluster {
-                    continue;
-                }
-                if in_git {
-                    desired.push(object(i, kind, false));
-                }
-                if in_cluster {
-                    live.push(object(i, kind, prune_false));
-                }
-                let synced = in_git && in_cluster && !drifted;
-                statuses.push(serde_json::from_value::<ResourceStatus>(json!({
-                    "group": KINDS[kind].0, "kind": KINDS[kind].1, "namespace": "shop",
-                    "name": format!("r{i}"),
-                    "status": if synced { "Synced" } else { "OutOfSync" },
-                    "requiresPruning": in_cluster && !in_git,
-                })).unwrap());
-            }
+            let (desired, live, statuses) = sides(&resources);
             let guard = BlastRadiusGuard {
                 max_prune_fraction: fraction,
                 max_prune_count: count,
@@ -770,35 +768,76 @@ mod tests {
                 }
                 _ => prop_assert_eq!(&Decision { guard: None, ..d.clone() }, &argo),
             }
-            if let Some(op) = d.operation.filter(|_| d.sync) {
-                let mut request = SyncRequest::for_app(&app, desired, &op.revisions[0], 0);
-                request.prune = op.prune;
-                let observations = Observations {
-                    live: live.iter().map(|o| LiveObject::new(o.clone(), None)).collect(),
-                    ..Observations::default()
-                };
-                let p = plan(&request, &observations);
-                let deletes: Vec<String> = p
-                    .tasks()
-                    .filter(|t| t.action == TaskAction::Delete)
-                    .map(|t| t.key.key())
-                    .collect();
-                for t in p.tasks().filter(|t| t.action == TaskAction::Delete) {
-                    prop_assert!(
-                        !guard.protects(&t.key.group, &t.key.kind),
-                        "deletes {:?}", deletes
-                    );
-                }
-                // What the guard counted is what the plan deletes.
-                let verdict = d.guard.expect("the guard ran");
-                let counted: Vec<String> = verdict.prunes.iter().map(|p| p.key()).collect();
-                let mut planned = deletes.clone();
-                planned.sort();
-                prop_assert_eq!(counted, planned);
-                if let Some(max) = count {
-                    prop_assert!(verdict.prunes.len() as u64 <= max);
-                }
+            if let Some(op) = d.operation.clone().filter(|_| d.sync) {
+                plan_deletes_what_the_guard_counted(&app, &guard, &d, &op, desired, &live, count)?;
             }
         }
+    }
+
+    /// Desired objects, live objects and resource statuses of generated resources (kind, in
+    /// Git, in the cluster, drifted, `Prune=false` on the live object).
+    fn sides(
+        resources: &[(usize, bool, bool, bool, bool)],
+    ) -> (Vec<Value>, Vec<Value>, Vec<ResourceStatus>) {
+        let mut desired = Vec::new();
+        let mut live = Vec::new();
+        let mut statuses = Vec::new();
+        for (i, &(kind, in_git, in_cluster, drifted, prune_false)) in resources.iter().enumerate() {
+            if !in_git && !in_cluster {
+                continue;
+            }
+            if in_git {
+                desired.push(object(i, kind, false));
+            }
+            if in_cluster {
+                live.push(object(i, kind, prune_false));
+            }
+            let synced = in_git && in_cluster && !drifted;
+            statuses.push(
+                serde_json::from_value::<ResourceStatus>(json!({
+                    "group": KINDS[kind].0, "kind": KINDS[kind].1, "namespace": "shop",
+                    "name": format!("r{i}"),
+                    "status": if synced { "Synced" } else { "OutOfSync" },
+                    "requiresPruning": in_cluster && !in_git,
+                }))
+                .unwrap(),
+            );
+        }
+        (desired, live, statuses)
+    }
+
+    /// The plan of the operation an automated sync starts deletes no protected kind, and
+    /// deletes what the guard counted.
+    fn plan_deletes_what_the_guard_counted(
+        app: &Application,
+        guard: &BlastRadiusGuard,
+        d: &Decision,
+        op: &AutoSyncOperation,
+        desired: Vec<Value>,
+        live: &[Value],
+        count: Option<u64>,
+    ) -> Result<(), TestCaseError> {
+        let mut request = SyncRequest::for_app(app, desired, &op.revisions[0], 0);
+        request.prune = op.prune;
+        let observations = Observations {
+            live: live.iter().map(|o| LiveObject::new(o.clone(), None)).collect(),
+            ..Observations::default()
+        };
+        let p = plan(&request, &observations);
+        let deletes: Vec<String> =
+            p.tasks().filter(|t| t.action == TaskAction::Delete).map(|t| t.key.key()).collect();
+        for t in p.tasks().filter(|t| t.action == TaskAction::Delete) {
+            prop_assert!(!guard.protects(&t.key.group, &t.key.kind), "deletes {:?}", deletes);
+        }
+        // What the guard counted is what the plan deletes.
+        let verdict = d.guard.as_ref().expect("the guard ran");
+        let counted: Vec<String> = verdict.prunes.iter().map(|p| p.key()).collect();
+        let mut planned = deletes.clone();
+        planned.sort();
+        prop_assert_eq!(counted, planned);
+        if let Some(max) = count {
+            prop_assert!(verdict.prunes.len() as u64 <= max);
+        }
+        Ok(())
     }
 }

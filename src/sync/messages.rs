@@ -69,8 +69,7 @@ pub(crate) fn waiting(tasks: &[&Task<'_>], wait: Wait, confirm: &[&Task<'_>]) ->
 /// # Examples
 ///
 /// ```
-/// use gitops_core::sync::{plan, Observations, SyncRequest};
-/// use gitops_core::sync::messages::waiting_message;
+/// use gitops_core::sync::{plan, waiting_message, Observations, SyncRequest};
 /// let mut request = SyncRequest::default();
 /// request.targets = (1..=3)
 ///     .map(|i| serde_json::json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": format!("pod-{i}")}}))

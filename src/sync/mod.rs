@@ -12,11 +12,16 @@
 //!   at each wave boundary.
 //! - [`step`]: one pass of Argo CD's sync loop. Its state ([`SyncState`]) is plain serde data the
 //!   host stores between passes (as Argo CD stores `status.operationState`).
-//! - [`decide::auto_sync`]: whether an automated sync starts now, with self-heal backoff
-//!   ([`backoff`]), retries and sync windows ([`windows`]), and optionally the blast-radius
-//!   guard ([`guard`]), which refuses an automated sync that would prune too much.
-//! - [`terminate`]: stop a running operation; [`deletion::cascade_pass`]: what an application
-//!   deletion removes next.
+//! - [`auto_sync`]: whether an automated sync starts now, with self-heal backoff
+//!   ([`SelfHealSettings`]), retries ([`Retry`]) and sync windows ([`SyncWindows`]), and
+//!   optionally the blast-radius guard ([`BlastRadiusGuard`], [`assess`]), which refuses an
+//!   automated sync that would prune too much.
+//! - [`terminate`]: stop a running operation; [`cascade_pass`] and [`deletion_step`]: what an
+//!   application deletion removes next.
+//! - The host loop's clock ([`pick_up`], [`after_attempt`], [`wave_delay_seconds`]) and
+//!   `kubectl apply`'s request ([`client_side_apply`]).
+//!
+//! Every item has one path, at this module's root; the submodules are private.
 //!
 //! Where Argo CD's Go code leaves a choice open (map iteration order, unstable sorts), this
 //! module picks one deterministic behaviour; `testdata/SKIPPED.md` lists each.
@@ -92,19 +97,22 @@
 //! assert_eq!(order, ["migrate", "settings"]);
 //! ```
 
-pub mod apply;
-pub mod backoff;
-pub mod decide;
-pub mod deletion;
-pub mod guard;
-pub mod messages;
-pub mod operation;
+mod apply;
+mod backoff;
+mod batch;
+mod decide;
+mod deletion;
+mod guard;
+mod messages;
+mod operation;
+mod pass;
 mod reconcile;
 mod status;
 mod step;
 mod tasks;
-pub mod waves;
-pub mod windows;
+mod terminate;
+mod waves;
+mod windows;
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
@@ -120,9 +128,38 @@ use crate::vocabulary::{
     self, AppOptions, HookDeletePolicy, HookType, PropagationPolicy, ResourceOptions,
 };
 
-pub use decide::{ResourceStatus, SyncStatus, resource_statuses};
-pub use step::{step, terminate};
+// The face of `sync`: every public item has this one path. The submodules are private.
+pub use apply::{ApplyError, ClientSideApply, LAST_APPLIED_ANNOTATION, client_side_apply};
+pub use backoff::{Retry, RetryOutcome, SelfHealSettings};
+#[cfg(test)]
+pub(crate) use decide::already_attempted;
+pub use decide::{
+    AutoSyncInput, AutoSyncOperation, Decision, RevisionsError, auto_sync, check_revisions,
+    skips_reconcile, wipes_out,
+};
+pub use deletion::{
+    BACKGROUND_FINALIZER, CascadePass, DeleteHookType, DeletionRequest, DeletionStep,
+    FOREGROUND_FINALIZER, POST_DELETE_FINALIZER, PRE_DELETE_FINALIZER, RESOURCES_FINALIZER,
+    approved_at, cascade_pass, deletion_step,
+};
+pub use guard::{
+    ALLOW_PRUNE_ANNOTATION, BlastRadiusGuard, ClaimFate, DEFAULT_MAX_PRUNE_FRACTION,
+    DEFAULT_PROTECTED_KINDS, GuardError, GuardLimit, GuardVerdict, PrunedResource, assess,
+    claims_of,
+};
+pub use messages::waiting_message;
+pub use operation::{
+    MAX_REQUEUE_SECONDS, OperationClock, PickUp, PickUpAction, TIMEOUT_MESSAGE, after_attempt,
+    pick_up, wave_delay_seconds,
+};
+pub use status::{ResourceStatus, resource_statuses};
+pub use step::step;
 pub use tasks::plan;
+pub use terminate::terminate;
+pub use waves::{KIND_ORDER, kind_rank};
+pub use windows::{
+    Cron, SyncWindow, SyncWindows, WindowError, WindowTarget, auto_sync_blocked, project_windows,
+};
 
 /// A sync phase, in run order.
 #[derive(

@@ -111,8 +111,8 @@ pub struct PickUp {
 ///
 /// ```
 /// use gitops_core::sync::OperationPhase;
-/// use gitops_core::sync::backoff::Retry;
-/// use gitops_core::sync::operation::{OperationClock, PickUpAction, pick_up};
+/// use gitops_core::sync::Retry;
+/// use gitops_core::sync::{OperationClock, PickUpAction, pick_up};
 /// let retry = Retry::from_strategy(None, 5).unwrap();
 /// let mut op = OperationClock::new(OperationPhase::Running, 1_000, retry);
 /// op.sync_timeout_seconds = 600;
@@ -162,8 +162,8 @@ pub fn pick_up(op: &OperationClock, now: i64) -> PickUp {
 ///
 /// ```
 /// use gitops_core::sync::OperationPhase;
-/// use gitops_core::sync::backoff::Retry;
-/// use gitops_core::sync::operation::{OperationClock, after_attempt, pick_up};
+/// use gitops_core::sync::Retry;
+/// use gitops_core::sync::{OperationClock, after_attempt, pick_up};
 /// let retry = Retry::from_strategy(None, 5).unwrap();
 /// let mut op = OperationClock::new(OperationPhase::Running, 0, retry);
 /// op.sync_timeout_seconds = 60;
@@ -200,7 +200,7 @@ pub fn after_attempt(
 /// # Examples
 ///
 /// ```
-/// use gitops_core::sync::operation::wave_delay_seconds;
+/// use gitops_core::sync::wave_delay_seconds;
 /// assert_eq!(wave_delay_seconds(None), 2);
 /// assert_eq!(wave_delay_seconds(Some("10")), 10);
 /// assert_eq!(wave_delay_seconds(Some("2s")), 2);
@@ -221,7 +221,7 @@ impl WaveEvent {
     /// # Examples
     ///
     /// ```
-    /// use gitops_core::sync::operation::wave_delay_seconds;
+    /// use gitops_core::sync::wave_delay_seconds;
     /// # use gitops_core::sync::{Phase, WaveEvent};
     /// # fn wave(last: bool) -> WaveEvent {
     /// #     serde_json::from_value(serde_json::json!({"phase": "Sync", "wave": 0, "last": last})).unwrap()

@@ -213,61 +213,9 @@ pub(crate) fn reconcile<'a>(
         }
     }
     // Pairing, on keys borrowed from the objects: the live object of each target, the live
-    // objects left over, and which pairs stay (see below).
-    // Live objects by key, with their own key; a repeated key keeps the last one.
-    let mut live_map: HashMap<RefKey<'a>, Live<'a>> = HashMap::new();
-    {
-        // A cluster-scoped live object carrying a namespace anyway (the API server never
-        // returns one; a host might) is keyed without it: it is the one object of that name.
-        // Beside the same object without a namespace it gives way; of two such with different
-        // namespaces, the first namespace in order stays, so the pairing never depends on the
-        // input order; of two with the same namespace, the last one stays, as for any
-        // repeated key.
-        let mut stray: HashMap<RefKey<'a>, &str> = HashMap::new();
-        for l in live {
-            let full = ref_key(l);
-            let mut k = full;
-            if k.2.is_empty() || scopes.scope(k.0, k.1) != Some(Scope::Cluster) {
-                if !stray.is_empty() {
-                    stray.remove(&k);
-                }
-                live_map.insert(k, (l, full, ResourceOptions::of(l)));
-                continue;
-            }
-            let ns = std::mem::take(&mut k.2);
-            let keep_old = live_map.contains_key(&k) && stray.get(&k).is_none_or(|old| *old < ns);
-            if !keep_old {
-                stray.insert(k, ns);
-                live_map.insert(k, (l, full, ResourceOptions::of(l)));
-            }
-        }
-    }
-    // The same object under two API groups: keep the key a target uses.
-    let mut uids: Vec<(&str, RefKey<'a>)> = live_map
-        .iter()
-        .filter_map(|(k, (l, _, _))| {
-            let uid = meta_str(l, "uid");
-            (!uid.is_empty()).then_some((uid, *k))
-        })
-        .collect();
-    // By uid, then key order, whatever the map's iteration order was.
-    uids.sort_unstable();
-    if uids.windows(2).any(|w| w[0].0 == w[1].0) {
-        let target_keys: HashSet<RefKey<'_>> = managed.iter().map(|t| t.key).collect();
-        for same in uids.chunk_by(|a, b| a.0 == b.0) {
-            let mut left = same.len();
-            for (_, k) in same {
-                if left <= 1 {
-                    break;
-                }
-                if !target_keys.contains(k) {
-                    live_map.remove(k);
-                    left -= 1;
-                }
-            }
-        }
-    }
-    drop(uids);
+    // objects left over, and which pairs stay (see `in_key_order`).
+    let mut live_map = live_by_key(live, scopes);
+    keep_one_key_per_uid(&mut live_map, &managed);
     let found: Vec<Option<Live<'a>>> = managed
         .iter()
         .map(|t| {
@@ -285,18 +233,85 @@ pub(crate) fn reconcile<'a>(
         })
         .collect();
     let leftovers: Vec<Live<'a>> = live_map.into_values().collect();
-    // Keyed like Argo CD's `groupResources` map (live key if live, else target key): a later
-    // pair with the same key replaces an earlier one. Sorted by key (a stable sort, so the
-    // last of equal keys is last). Pair `i` is the target `i`, or the leftover
-    // `i - targets`; every leftover has its own key, and leftovers come after the targets'
-    // pairs, so the order the leftovers were taken in does not show.
     let pairs: Vec<Pair<'a>> = managed
         .into_iter()
         .zip(found)
         .map(|(t, live)| Pair { target: Some(t), live })
         .chain(leftovers.into_iter().map(|l| Pair { target: None, live: Some(l) }))
         .collect();
-    let mut order: Vec<(RefKey<'a>, usize)> =
+    out.pairs = in_key_order(pairs);
+    out
+}
+
+/// Live objects by key, with their own key; a repeated key keeps the last one.
+///
+/// A cluster-scoped live object carrying a namespace anyway (the API server never returns
+/// one; a host might) is keyed without it: it is the one object of that name. Beside the same
+/// object without a namespace it gives way; of two such with different namespaces, the first
+/// namespace in order stays, so the pairing never depends on the input order; of two with the
+/// same namespace, the last one stays, as for any repeated key.
+fn live_by_key<'a>(
+    live: impl IntoIterator<Item = &'a Value>,
+    scopes: &Scopes,
+) -> HashMap<RefKey<'a>, Live<'a>> {
+    let mut live_map: HashMap<RefKey<'a>, Live<'a>> = HashMap::new();
+    let mut stray: HashMap<RefKey<'a>, &str> = HashMap::new();
+    for l in live {
+        let full = ref_key(l);
+        let mut k = full;
+        if k.2.is_empty() || scopes.scope(k.0, k.1) != Some(Scope::Cluster) {
+            if !stray.is_empty() {
+                stray.remove(&k);
+            }
+            live_map.insert(k, (l, full, ResourceOptions::of(l)));
+            continue;
+        }
+        let ns = std::mem::take(&mut k.2);
+        let keep_old = live_map.contains_key(&k) && stray.get(&k).is_none_or(|old| *old < ns);
+        if !keep_old {
+            stray.insert(k, ns);
+            live_map.insert(k, (l, full, ResourceOptions::of(l)));
+        }
+    }
+    live_map
+}
+
+/// The same object under two API groups: keep the key a target uses.
+fn keep_one_key_per_uid<'a>(live_map: &mut HashMap<RefKey<'a>, Live<'a>>, managed: &[Desired<'a>]) {
+    let mut uids: Vec<(&str, RefKey<'a>)> = live_map
+        .iter()
+        .filter_map(|(k, (l, _, _))| {
+            let uid = meta_str(l, "uid");
+            (!uid.is_empty()).then_some((uid, *k))
+        })
+        .collect();
+    // By uid, then key order, whatever the map's iteration order was.
+    uids.sort_unstable();
+    if !uids.windows(2).any(|w| w[0].0 == w[1].0) {
+        return;
+    }
+    let target_keys: HashSet<RefKey<'_>> = managed.iter().map(|t| t.key).collect();
+    for same in uids.chunk_by(|a, b| a.0 == b.0) {
+        let mut left = same.len();
+        for (_, k) in same {
+            if left <= 1 {
+                break;
+            }
+            if !target_keys.contains(k) {
+                live_map.remove(k);
+                left -= 1;
+            }
+        }
+    }
+}
+
+/// The pairs keyed like Argo CD's `groupResources` map (live key if live, else target key): a
+/// later pair with the same key replaces an earlier one. Sorted by key (a stable sort, so the
+/// last of equal keys is last). Pair `i` is the target `i`, or the leftover `i - targets`;
+/// every leftover has its own key, and leftovers come after the targets' pairs, so the order
+/// the leftovers were taken in does not show.
+fn in_key_order(pairs: Vec<Pair<'_>>) -> Vec<Pair<'_>> {
+    let mut order: Vec<(RefKey<'_>, usize)> =
         pairs.iter().enumerate().filter_map(|(i, p)| Some((p.key()?, i))).collect();
     order.sort_by(|a, b| a.0.cmp(&b.0));
     let mut keep: Vec<usize> = Vec::with_capacity(order.len());
@@ -308,6 +323,5 @@ pub(crate) fn reconcile<'a>(
         }
         last_key = Some(k);
     }
-    out.pairs = keep.iter().filter_map(|&i| pairs.get(i).copied()).collect();
-    out
+    keep.iter().filter_map(|&i| pairs.get(i).copied()).collect()
 }

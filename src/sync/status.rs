@@ -25,7 +25,7 @@ pub struct ResourceStatus {
 }
 
 /// What `auto_sync` takes from the app's diff: the app's sync status and each resource's
-/// (hooks and ignored objects, which have none, left out), for [`AutoSyncInput`](crate::sync::decide::AutoSyncInput).
+/// (hooks and ignored objects, which have none, left out), for [`AutoSyncInput`](crate::sync::AutoSyncInput).
 pub fn resource_statuses(diff: &AppDiff) -> (SyncStatus, Vec<ResourceStatus>) {
     let resources = diff
         .resources

@@ -4,7 +4,7 @@ use std::borrow::Cow;
 
 use serde_json::{Value, json};
 
-use super::reconcile::{self, Edit, Pair, RefKey, ref_key};
+use super::reconcile::{self, Desired, Edit, Pair, RefKey, ref_key};
 use super::waves;
 use super::{
     NamespaceEdit, NamespaceLookup, Observations, Phase, Plan, SyncRequest, Task, TaskAction,
@@ -168,6 +168,9 @@ fn uses_csa_manager(live: &Value, manager: &str) -> bool {
     })
 }
 
+/// Builds the ordered task list (§2.6): the resource tasks, the hook tasks and the namespace
+/// task, each completed with its live object, options and action; then prune waves, PruneLast
+/// and the order.
 pub(crate) fn build<'a>(request: &'a SyncRequest, obs: &'a Observations) -> Built<'a> {
     let app = &request.sync_options;
     let ns = request.app_namespace.as_str();
@@ -177,237 +180,271 @@ pub(crate) fn build<'a>(request: &'a SyncRequest, obs: &'a Observations) -> Buil
         _ => &request.targets,
     };
     let targets = reconcile::normalize_targets(source, ns, &request.scopes, &mut warnings);
-    let crds: Vec<(&str, &str)> = targets
-        .iter()
-        .filter(|t| t.key.1 == "CustomResourceDefinition")
-        .filter_map(|t| {
-            let spec = t.obj.get("spec")?;
-            Some((spec.get("group")?.as_str()?, spec.get("names")?.get("kind")?.as_str()?))
-        })
-        .collect();
+    let crds = crd_kinds(&targets);
     let rec =
         reconcile::reconcile(targets, obs.live.iter().map(|l| &l.object), ns, &request.scopes);
-
+    let builder = Builder { request, obs, crds };
     // Whether Git has the app's namespace: any target, also one a selective sync leaves out
     // (Argo CD looks at every reconciled target, hooks apart).
     let has_ns_resource = rec.pairs.iter().any(|p| {
         p.target.is_some()
             && p.key().is_some_and(|k| k.0.is_empty() && k.1 == "Namespace" && k.3 == ns)
     });
-    // 1. Resource tasks. A target paired with nothing takes the live object step 5 finds for
-    // it (see `found_live`): its own pair has none, so only a pair keyed with the same group,
-    // kind and name and an empty namespace, which sorts first in its (group, kind) run, can
-    // give it one.
     let mut tasks: Vec<Task<'a>> = Vec::with_capacity(rec.pairs.len() + rec.hooks.len() + 1);
-    let selection = ObjectIndex::of_keys(
-        request.resources.iter().map(|r| (&*r.group, &*r.kind, &*r.namespace, &*r.name)),
-    );
-    let mut valid = true;
-    // The pairs of the current (group, kind) run keyed without a namespace.
-    let (mut run, mut unnamespaced) = (None, 0..0);
-    for (i, pair) in rec.pairs.iter().enumerate() {
-        let Some(key) = pair.key() else { continue };
-        if run != Some((key.0, key.1)) {
-            run = Some((key.0, key.1));
-            let end = rec.pairs[i..]
-                .iter()
-                .position(|p| p.key().is_none_or(|k| (k.0, k.1, k.2) != (key.0, key.1, "")))
-                .map_or(rec.pairs.len(), |n| i + n);
-            unnamespaced = i..end;
-        }
-        if !request.resources.is_empty() && !filter_keeps(&selection, key) {
-            continue;
-        }
-        // Each resource task is completed here (step 6 and its action), from what was read
-        // of its objects when they were keyed: none of them is visited again.
-        let mut task = match pair.target {
-            // Targets here are not hooks (reconcile set those apart).
-            Some(t) => {
-                // `sync_phases` of an object that is not a hook.
-                if t.hooks.skip {
-                    continue;
-                }
-                // 3. Every target gets a namespace (even cluster-scoped ones, as in Argo CD).
-                let mut key = object_ref(t.key, t.version);
-                if key.namespace.is_empty() && !ns.is_empty() {
-                    key.namespace = ns.to_string();
-                }
-                let edit = match t.edit {
-                    Edit::Keep => NamespaceEdit::Keep,
-                    Edit::SetApp => NamespaceEdit::Set(Cow::Borrowed(ns)),
-                    Edit::Remove => NamespaceEdit::Remove,
-                };
-                let live = match pair.live {
-                    Some(l) => Some(l),
-                    None if !t.key.2.is_empty() => {
-                        let same_name = &rec.pairs[unnamespaced.clone()];
-                        same_name
-                            .binary_search_by(|p| p.key().map(|k| k.3).cmp(&Some(t.key.3)))
-                            .ok()
-                            .and_then(|j| same_name[j].live)
-                    }
-                    None => None,
-                };
-                let target = TaskObject::borrowed(t.obj, edit);
-                let live_object = live.map(|l| Cow::Borrowed(l.0));
-                let mut task = task_of(Phase::Sync, key, Some(target), live_object, false, t.wave);
-                task.options.target = t.options;
-                task.options.live = live.map(|l| l.2).unwrap_or_default();
-                task
-            }
-            None => {
-                let Some((l, lk, live_options)) = pair.live else { continue };
-                // A live object may be a hook.
-                let facts = HookFacts::of(l);
-                if facts.hook || facts.skip {
-                    continue;
-                }
-                let key = object_ref(lk, version_of(l));
-                let mut task = task_of(
-                    Phase::Sync,
-                    key,
-                    None,
-                    Some(Cow::Borrowed(l)),
-                    false,
-                    vocabulary::wave(l),
-                );
-                task.options.live = live_options;
-                task
-            }
-        };
-        valid &= check_and_decide(request, obs, &crds, &mut task);
-        tasks.push(task);
-    }
+    let mut valid = builder.resource_tasks(&rec.pairs, &mut tasks);
     let resource_tasks = tasks.len();
-    // 2. Hook tasks.
     if !request.skip_hooks {
-        for h in &rec.hooks {
-            for phase in super::sync_phases(h.obj) {
-                let mut obj = h.obj.clone();
-                request.scopes.default_namespace(&mut obj, ns);
-                let name = obj["metadata"]["name"].as_str().unwrap_or("");
-                if name.is_empty() {
-                    let gen_name = obj["metadata"]["generateName"].as_str().unwrap_or("");
-                    let n =
-                        generated_hook_name(gen_name, &request.revision, phase, request.started_at);
-                    if let Some(meta) = obj.get_mut("metadata").and_then(Value::as_object_mut) {
-                        meta.insert("name".into(), Value::String(n));
-                    }
-                }
-                vocabulary::add_hook_finalizer(&mut obj);
-                // 3. Every target gets a namespace.
-                if ref_key(&obj).2.is_empty() && !ns.is_empty() {
-                    set_namespace(&mut obj, ns);
-                }
-                tasks.push(owned_task(phase, obj, None));
-            }
-        }
+        tasks.extend(rec.hooks.iter().flat_map(|h| hook_tasks(request, h.obj)));
     }
-    // 4. CreateNamespace.
     let mut preset_failures = Vec::new();
     if app.create_namespace() && !ns.is_empty() && !has_ns_resource {
-        let mut target = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}});
-        let live = match &obs.namespace {
-            NamespaceLookup::Found { object } => Some(Some(object)),
-            NamespaceLookup::NotFound => Some(None),
-            NamespaceLookup::Error { message } => {
-                let t = owned_task(Phase::PreSync, target.clone(), None);
-                preset_failures
-                    .push((t.result_key(), format!("namespace auto creation failed: {message}")));
-                tasks.push(t);
-                None
-            }
-        };
-        if let Some(live) = live {
-            let add = live.is_none() || request.managed_namespace_metadata.is_some();
-            if let Some(meta) = &request.managed_namespace_metadata {
-                let m = &mut target["metadata"];
-                if !meta.labels.is_empty() {
-                    m["labels"] = json!(meta.labels);
-                }
-                let mut ann = meta.annotations.clone();
-                ann.insert(SYNC_OPTIONS_ANNOTATION.to_string(), "ServerSideApply=true".into());
-                m["annotations"] = json!(ann);
-            }
-            if add {
-                tasks.push(owned_task(Phase::PreSync, target, live.map(Cow::Borrowed)));
-            }
-        }
+        builder.namespace_task(&mut tasks, &mut preset_failures);
     }
-    // 5. Find the live copy of named hooks (and of targets paired with nothing, done above):
-    // the first pair, in key order, with the same group, kind and name and an empty or equal
-    // namespace.
+    // 5. Find the live copy of named hooks (and of targets paired with nothing, done with the
+    // resource tasks): the first pair, in key order, with the same group, kind and name and
+    // an empty or equal namespace. 6 (and each task's action) for the tasks it completed.
     for t in &mut tasks[resource_tasks..] {
-        if t.target.is_none() || t.live.is_some() {
-            continue;
+        if t.target.is_some() && t.live.is_none() {
+            t.live = found_live(&rec.pairs, &t.key).map(Cow::Borrowed);
         }
-        t.live = found_live(&rec.pairs, &t.key).map(Cow::Borrowed);
-    }
-    // 6 (and each task's action) for the tasks step 5 completed.
-    for t in &mut tasks[resource_tasks..] {
         t.options.target = ResourceOptions::of_some(t.given_target());
         t.options.live = ResourceOptions::of_some(t.live.as_deref());
-        valid &= check_and_decide(request, obs, &crds, t);
+        valid &= builder.check_and_decide(t);
     }
-    // 7, 8. Prune waves mirrored, then PruneLast.
-    waves::mirror_prune_waves(&mut tasks);
-    let last = waves::last_sync_wave(&tasks);
-    for t in tasks.iter_mut().filter(|t| t.is_prune()) {
-        if vocabulary::prune_last(&t.options.live, app) {
-            t.wave = last;
-        }
-    }
-    // 9. Sort, then pull Namespaces and CRDs in front of their first user.
-    waves::sort(&mut tasks);
-    waves::adjust_dependencies(&mut tasks);
+    order(&mut tasks, request);
     Built { tasks, valid, warnings, preset_failures }
 }
 
-/// Step 6 for one task, its discovery and permission errors, then its action and flags
-/// ([`decide`]); whether the task is valid. None of this depends on the order or the waves,
-/// so a resource task is completed as soon as it is built.
-fn check_and_decide(
-    request: &SyncRequest,
-    obs: &Observations,
-    crds: &[(&str, &str)],
-    t: &mut Task<'_>,
-) -> bool {
-    let app = &request.sync_options;
-    let check_kinds = !obs.missing_kinds.is_empty() || !obs.discovery_errors.is_empty();
-    let gk = if check_kinds { t.key.group_kind() } else { String::new() };
-    let mut skip_dry_run = false;
-    if check_kinds && obs.missing_kinds.contains(&gk) {
-        let skip = vocabulary::skip_dry_run_on_missing_resource(&t.options.target, app)
-            || crds.iter().any(|(g, k)| *g == t.key.group && *k == t.key.kind);
-        if skip {
-            t.flags.dry_run_first = false;
-            t.invalid = None;
-            skip_dry_run = true;
-        } else {
-            let resource = if t.key.group.is_empty() {
-                t.key.kind.clone()
-            } else {
-                format!("{}.{}", t.key.kind, t.key.group)
-            };
-            // The host's discovery error for the kind, when it has one (an API group version
-            // the server does not serve at all: Argo CD shows discovery's own error), else the
-            // NotFound of a kind a served group version lacks.
-            t.invalid = Some(
-                obs.discovery_errors
-                    .get(&gk)
-                    .cloned()
-                    .unwrap_or_else(|| format!("{resource} \"\" not found")),
-            );
+/// The group and kind of each CustomResourceDefinition among the targets.
+fn crd_kinds<'a>(targets: &[Desired<'a>]) -> Vec<(&'a str, &'a str)> {
+    targets
+        .iter()
+        .filter(|t| t.key.1 == "CustomResourceDefinition")
+        .filter_map(|t| {
+            let spec = t.obj.get("spec")?;
+            Some((spec.get("group")?.as_str()?, spec.get("names")?.get("kind")?.as_str()?))
+        })
+        .collect()
+}
+
+/// Steps 7, 8 and 9: prune waves mirrored, then PruneLast; sorted, then Namespaces and CRDs
+/// pulled in front of their first user.
+fn order(tasks: &mut Vec<Task<'_>>, request: &SyncRequest) {
+    waves::mirror_prune_waves(tasks);
+    let last = waves::last_sync_wave(tasks);
+    for t in tasks.iter_mut().filter(|t| t.is_prune()) {
+        if vocabulary::prune_last(&t.options.live, &request.sync_options) {
+            t.wave = last;
         }
-    } else if check_kinds && let Some(err) = obs.discovery_errors.get(&gk) {
-        t.invalid = Some(err.clone());
-    } else if !obs.denied.is_empty()
-        && let Some(err) = obs.denied.get(&t.key.key())
-    {
-        t.invalid = Some(err.clone());
     }
-    decide(request, t, skip_dry_run);
-    t.invalid.is_none()
+    waves::sort(tasks);
+    waves::adjust_dependencies(tasks);
+}
+
+/// What completing a task reads: the request, the observations, and the kinds the sync's
+/// CRDs define.
+struct Builder<'a> {
+    request: &'a SyncRequest,
+    obs: &'a Observations,
+    crds: Vec<(&'a str, &'a str)>,
+}
+
+impl<'a> Builder<'a> {
+    /// Step 1: a task per reconciled pair that the sync keeps, completed (its step 6 and its
+    /// action) from what was read of its objects when they were keyed, so none of them is
+    /// visited again; whether every one is valid.
+    fn resource_tasks(&self, pairs: &[Pair<'a>], tasks: &mut Vec<Task<'a>>) -> bool {
+        let request = self.request;
+        let selection = ObjectIndex::of_keys(
+            request.resources.iter().map(|r| (&*r.group, &*r.kind, &*r.namespace, &*r.name)),
+        );
+        let mut valid = true;
+        // The pairs of the current (group, kind) run keyed without a namespace.
+        let (mut run, mut unnamespaced) = (None, 0..0);
+        for (i, pair) in pairs.iter().enumerate() {
+            let Some(key) = pair.key() else { continue };
+            if run != Some((key.0, key.1)) {
+                run = Some((key.0, key.1));
+                let end = pairs[i..]
+                    .iter()
+                    .position(|p| p.key().is_none_or(|k| (k.0, k.1, k.2) != (key.0, key.1, "")))
+                    .map_or(pairs.len(), |n| i + n);
+                unnamespaced = i..end;
+            }
+            if !request.resources.is_empty() && !filter_keeps(&selection, key) {
+                continue;
+            }
+            let built = match pair.target {
+                Some(target) => self.target_task(pair, target, &pairs[unnamespaced.clone()]),
+                None => live_only_task(pair),
+            };
+            if let Some(mut task) = built {
+                valid &= self.check_and_decide(&mut task);
+                tasks.push(task);
+            }
+        }
+        valid
+    }
+
+    /// The task of a pair with a target (not a hook: reconcile set those apart), with the sync
+    /// options of its target and live object. A target paired with nothing takes the
+    /// live object step 5 finds for it (see [`found_live`]): its own pair has none, so only a
+    /// pair keyed with the same group, kind and name and an empty namespace (`same_name`, the
+    /// run of such pairs, sorted first in their (group, kind) run) can give it one.
+    fn target_task(
+        &self,
+        pair: &Pair<'a>,
+        target: Desired<'a>,
+        same_name: &[Pair<'a>],
+    ) -> Option<Task<'a>> {
+        // `sync_phases` of an object that is not a hook.
+        if target.hooks.skip {
+            return None;
+        }
+        let ns = self.request.app_namespace.as_str();
+        // 3. Every target gets a namespace (even cluster-scoped ones, as in Argo CD).
+        let mut key = object_ref(target.key, target.version);
+        if key.namespace.is_empty() && !ns.is_empty() {
+            key.namespace = ns.to_string();
+        }
+        let edit = match target.edit {
+            Edit::Keep => NamespaceEdit::Keep,
+            Edit::SetApp => NamespaceEdit::Set(Cow::Borrowed(ns)),
+            Edit::Remove => NamespaceEdit::Remove,
+        };
+        let live = match pair.live {
+            Some(l) => Some(l),
+            None if !target.key.2.is_empty() => same_name
+                .binary_search_by(|p| p.key().map(|k| k.3).cmp(&Some(target.key.3)))
+                .ok()
+                .and_then(|j| same_name[j].live),
+            None => None,
+        };
+        let given = TaskObject::borrowed(target.obj, edit);
+        let live_object = live.map(|l| Cow::Borrowed(l.0));
+        let mut task = task_of(Phase::Sync, key, Some(given), live_object, false, target.wave);
+        task.options.target = target.options;
+        task.options.live = live.map(|l| l.2).unwrap_or_default();
+        Some(task)
+    }
+
+    /// Step 4: `CreateNamespace=true` without the namespace in Git: the namespace task (with
+    /// the managed namespace metadata), or its failure when the lookup failed.
+    fn namespace_task(
+        &self,
+        tasks: &mut Vec<Task<'a>>,
+        preset_failures: &mut Vec<(String, String)>,
+    ) {
+        let request = self.request;
+        let ns = request.app_namespace.as_str();
+        let mut target = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}});
+        let live = match &self.obs.namespace {
+            NamespaceLookup::Found { object } => Some(object),
+            NamespaceLookup::NotFound => None,
+            NamespaceLookup::Error { message } => {
+                let t = owned_task(Phase::PreSync, target, None);
+                let failure = format!("namespace auto creation failed: {message}");
+                preset_failures.push((t.result_key(), failure));
+                tasks.push(t);
+                return;
+            }
+        };
+        if let Some(meta) = &request.managed_namespace_metadata {
+            let m = &mut target["metadata"];
+            if !meta.labels.is_empty() {
+                m["labels"] = json!(meta.labels);
+            }
+            let mut ann = meta.annotations.clone();
+            ann.insert(SYNC_OPTIONS_ANNOTATION.to_string(), "ServerSideApply=true".into());
+            m["annotations"] = json!(ann);
+        }
+        if live.is_none() || request.managed_namespace_metadata.is_some() {
+            tasks.push(owned_task(Phase::PreSync, target, live.map(Cow::Borrowed)));
+        }
+    }
+}
+
+/// The task of a pair with only a live object (a prune), unless the object is a hook.
+fn live_only_task<'a>(pair: &Pair<'a>) -> Option<Task<'a>> {
+    let (live, key, live_options) = pair.live?;
+    let facts = HookFacts::of(live);
+    if facts.hook || facts.skip {
+        return None;
+    }
+    let key = object_ref(key, version_of(live));
+    let wave = vocabulary::wave(live);
+    let mut task = task_of(Phase::Sync, key, None, Some(Cow::Borrowed(live)), false, wave);
+    task.options.live = live_options;
+    Some(task)
+}
+
+/// Step 2: a hook's tasks, one per phase: its namespace defaulted, named when it has only a
+/// `generateName`, with the hook finalizer.
+fn hook_tasks<'a>(request: &'a SyncRequest, hook: &'a Value) -> impl Iterator<Item = Task<'a>> {
+    let ns = request.app_namespace.as_str();
+    super::sync_phases(hook).into_iter().map(move |phase| {
+        let mut obj = hook.clone();
+        request.scopes.default_namespace(&mut obj, ns);
+        let name = obj["metadata"]["name"].as_str().unwrap_or("");
+        if name.is_empty() {
+            let gen_name = obj["metadata"]["generateName"].as_str().unwrap_or("");
+            let n = generated_hook_name(gen_name, &request.revision, phase, request.started_at);
+            if let Some(meta) = obj.get_mut("metadata").and_then(Value::as_object_mut) {
+                meta.insert("name".into(), Value::String(n));
+            }
+        }
+        vocabulary::add_hook_finalizer(&mut obj);
+        // 3. Every target gets a namespace.
+        if ref_key(&obj).2.is_empty() && !ns.is_empty() {
+            set_namespace(&mut obj, ns);
+        }
+        owned_task(phase, obj, None)
+    })
+}
+
+impl Builder<'_> {
+    /// Step 6 for one task, its discovery and permission errors, then its action and flags
+    /// ([`decide`]); whether the task is valid. None of this depends on the order or the waves,
+    /// so a resource task is completed as soon as it is built.
+    fn check_and_decide(&self, t: &mut Task<'_>) -> bool {
+        let (request, obs) = (self.request, self.obs);
+        let app = &request.sync_options;
+        let check_kinds = !obs.missing_kinds.is_empty() || !obs.discovery_errors.is_empty();
+        let gk = if check_kinds { t.key.group_kind() } else { String::new() };
+        let mut skip_dry_run = false;
+        if check_kinds && obs.missing_kinds.contains(&gk) {
+            let skip = vocabulary::skip_dry_run_on_missing_resource(&t.options.target, app)
+                || self.crds.iter().any(|(g, k)| *g == t.key.group && *k == t.key.kind);
+            if skip {
+                t.flags.dry_run_first = false;
+                t.invalid = None;
+                skip_dry_run = true;
+            } else {
+                let resource = if t.key.group.is_empty() {
+                    t.key.kind.clone()
+                } else {
+                    format!("{}.{}", t.key.kind, t.key.group)
+                };
+                // The host's discovery error for the kind, when it has one (an API group version
+                // the server does not serve at all: Argo CD shows discovery's own error), else the
+                // NotFound of a kind a served group version lacks.
+                t.invalid = Some(
+                    obs.discovery_errors
+                        .get(&gk)
+                        .cloned()
+                        .unwrap_or_else(|| format!("{resource} \"\" not found")),
+                );
+            }
+        } else if check_kinds && let Some(err) = obs.discovery_errors.get(&gk) {
+            t.invalid = Some(err.clone());
+        } else if !obs.denied.is_empty()
+            && let Some(err) = obs.denied.get(&t.key.key())
+        {
+            t.invalid = Some(err.clone());
+        }
+        decide(request, t, skip_dry_run);
+        t.invalid.is_none()
+    }
 }
 
 /// The live object of the first pair, in key order, with the group, kind and name of `key`

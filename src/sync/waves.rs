@@ -50,7 +50,7 @@ pub const KIND_ORDER: [&str; 35] = [
 /// # Examples
 ///
 /// ```
-/// use gitops_core::sync::waves::kind_rank;
+/// use gitops_core::sync::kind_rank;
 /// assert_eq!(kind_rank("Namespace"), -35);
 /// assert_eq!(kind_rank("APIService"), -1);
 /// assert_eq!(kind_rank("MyCRD"), 0);

@@ -115,7 +115,7 @@ impl SyncWindow {
     /// # Examples
     ///
     /// ```
-    /// use gitops_core::sync::windows::SyncWindow;
+    /// use gitops_core::sync::SyncWindow;
     /// use gitops_core::vocabulary::Timestamp;
     /// let parse_rfc3339 = |s| Timestamp::parse(s).map(Timestamp::unix_seconds);
     /// let mut w = SyncWindow::default();
@@ -170,7 +170,7 @@ impl SyncWindows {
     /// # Examples
     ///
     /// ```
-    /// use gitops_core::sync::windows::{SyncWindow, SyncWindows};
+    /// use gitops_core::sync::{SyncWindow, SyncWindows};
     /// let mut deny = SyncWindow::default();
     /// deny.kind = "deny".into();
     /// deny.schedule = "0 0 * * *".into();
@@ -250,7 +250,7 @@ impl SyncWindows {
     /// # Examples
     ///
     /// ```
-    /// use gitops_core::sync::windows::{SyncWindow, SyncWindows};
+    /// use gitops_core::sync::{SyncWindow, SyncWindows};
     /// let mut deny = SyncWindow::default();
     /// deny.kind = "deny".into();
     /// deny.schedule = "0 0 * * *".into();
@@ -310,7 +310,7 @@ pub fn project_windows(project: &serde_json::Value) -> Result<Vec<SyncWindow>, s
 /// # Examples
 ///
 /// ```
-/// use gitops_core::sync::windows::{auto_sync_blocked, project_windows};
+/// use gitops_core::sync::{auto_sync_blocked, project_windows};
 /// let project = serde_json::json!({"kind": "AppProject", "spec": {"syncWindows": [
 ///     {"kind": "deny", "schedule": "0 0 * * *", "duration": "24h", "applications": ["*"]}]}});
 /// let app = gitops_core::Application::from_value(&serde_json::json!({
@@ -445,7 +445,7 @@ impl Cron {
     /// # Examples
     ///
     /// ```
-    /// use gitops_core::sync::windows::Cron;
+    /// use gitops_core::sync::Cron;
     /// assert!(Cron::parse("*/15 9-17 * * mon-fri").is_ok());
     /// assert!(Cron::parse("0 0 * *").is_err());
     /// assert!(Cron::parse("61 * * * *").is_err());
@@ -507,7 +507,7 @@ impl Cron {
     /// # Examples
     ///
     /// ```
-    /// use gitops_core::sync::windows::Cron;
+    /// use gitops_core::sync::Cron;
     /// use gitops_core::vocabulary::Timestamp;
     /// let parse_rfc3339 = |s| Timestamp::parse(s).map(Timestamp::unix_seconds);
     /// let format_rfc3339 = |s| Timestamp::from_unix_seconds(s).to_string();
@@ -519,94 +519,122 @@ impl Cron {
     /// ```
     pub fn next_after(&self, t: i64) -> Option<i64> {
         // robfig/cron's `SpecSchedule.Next`, step for step, on whole seconds: each `goto WRAP`
-        // is a `continue 'wrap`, `time.Date` and `AddDate` are `Location::date`, and `Add` and
+        // is a `seek_*` returning `false`, `time.Date` and `AddDate` are `Location::date`, and `Add` and
         // `Truncate` work on the instant.
         let loc = &self.location;
         // Years 0 to 9999 and five more: further out there is no start to find.
         if !(-62_167_219_200..=253_402_300_799).contains(&t) {
             return None;
         }
-        let mut t = t + 1;
-        let mut added = false;
-        let year_limit = loc.wall(t).year + 5;
-        'wrap: loop {
-            if loc.wall(t).year > year_limit {
+        let mut seek = Seek { t: t + 1, added: false };
+        let year_limit = loc.wall(seek.t).year + 5;
+        loop {
+            if loc.wall(seek.t).year > year_limit {
                 return None;
             }
-            loop {
-                let w = loc.wall(t);
-                if Self::has(self.month, w.month) {
-                    break;
-                }
-                if !added {
-                    added = true;
-                    t = loc.date(w.year, w.month, 1, 0, 0, 0);
-                }
-                let w = loc.wall(t);
-                t = loc.date(w.year, w.month + 1, w.day, w.hour, w.minute, w.second);
-                if loc.wall(t).month == 1 {
-                    continue 'wrap;
-                }
-            }
-            loop {
-                let w = loc.wall(t);
-                if self.day_matches(&w) {
-                    break;
-                }
-                if !added {
-                    added = true;
-                    t = loc.date(w.year, w.month, w.day, 0, 0, 0);
-                }
-                let w = loc.wall(t);
-                t = loc.date(w.year, w.month, w.day + 1, w.hour, w.minute, w.second);
-                // Back to midnight when a change of the clocks moved it.
-                let hour = loc.wall(t).hour;
-                if hour > 12 {
-                    t += (24 - hour) * 3600;
-                } else {
-                    t -= hour * 3600;
-                }
-                if loc.wall(t).day == 1 {
-                    continue 'wrap;
-                }
-            }
-            loop {
-                let w = loc.wall(t);
-                if Self::has(self.hour, w.hour) {
-                    break;
-                }
-                if !added {
-                    added = true;
-                    t = loc.date(w.year, w.month, w.day, w.hour, 0, 0);
-                }
-                t += 3600;
-                if loc.wall(t).hour == 0 {
-                    continue 'wrap;
-                }
-            }
-            loop {
-                if Self::has(self.minute, loc.wall(t).minute) {
-                    break;
-                }
-                if !added {
-                    added = true;
-                    t = t.div_euclid(60) * 60;
-                }
-                t += 60;
-                if loc.wall(t).minute == 0 {
-                    continue 'wrap;
-                }
+            if !(self.seek_month(loc, &mut seek)
+                && self.seek_day(loc, &mut seek)
+                && self.seek_hour(loc, &mut seek)
+                && self.seek_minute(loc, &mut seek))
+            {
+                continue;
             }
             // The seconds field is `0`: the seconds up to the next whole minute do not match.
-            let second = loc.wall(t).second;
+            let second = loc.wall(seek.t).second;
             if second != 0 {
-                added = true;
-                t += 60 - second;
-                continue 'wrap;
+                seek.added = true;
+                seek.t += 60 - second;
+                continue;
             }
-            return Some(t);
+            return Some(seek.t);
         }
     }
+
+    // Each `seek_*` moves to the next instant whose field matches: `true` when it found one,
+    // `false` when the field wrapped around (robfig's `goto WRAP`: start over from the month).
+
+    fn seek_month(&self, loc: &Location, seek: &mut Seek) -> bool {
+        loop {
+            let w = loc.wall(seek.t);
+            if Self::has(self.month, w.month) {
+                return true;
+            }
+            if !seek.added {
+                seek.added = true;
+                seek.t = loc.date(w.year, w.month, 1, 0, 0, 0);
+            }
+            let w = loc.wall(seek.t);
+            seek.t = loc.date(w.year, w.month + 1, w.day, w.hour, w.minute, w.second);
+            if loc.wall(seek.t).month == 1 {
+                return false;
+            }
+        }
+    }
+
+    fn seek_day(&self, loc: &Location, seek: &mut Seek) -> bool {
+        loop {
+            let w = loc.wall(seek.t);
+            if self.day_matches(&w) {
+                return true;
+            }
+            if !seek.added {
+                seek.added = true;
+                seek.t = loc.date(w.year, w.month, w.day, 0, 0, 0);
+            }
+            let w = loc.wall(seek.t);
+            seek.t = loc.date(w.year, w.month, w.day + 1, w.hour, w.minute, w.second);
+            // Back to midnight when a change of the clocks moved it.
+            let hour = loc.wall(seek.t).hour;
+            if hour > 12 {
+                seek.t += (24 - hour) * 3600;
+            } else {
+                seek.t -= hour * 3600;
+            }
+            if loc.wall(seek.t).day == 1 {
+                return false;
+            }
+        }
+    }
+
+    fn seek_hour(&self, loc: &Location, seek: &mut Seek) -> bool {
+        loop {
+            let w = loc.wall(seek.t);
+            if Self::has(self.hour, w.hour) {
+                return true;
+            }
+            if !seek.added {
+                seek.added = true;
+                seek.t = loc.date(w.year, w.month, w.day, w.hour, 0, 0);
+            }
+            seek.t += 3600;
+            if loc.wall(seek.t).hour == 0 {
+                return false;
+            }
+        }
+    }
+
+    fn seek_minute(&self, loc: &Location, seek: &mut Seek) -> bool {
+        loop {
+            if Self::has(self.minute, loc.wall(seek.t).minute) {
+                return true;
+            }
+            if !seek.added {
+                seek.added = true;
+                seek.t = seek.t.div_euclid(60) * 60;
+            }
+            seek.t += 60;
+            if loc.wall(seek.t).minute == 0 {
+                return false;
+            }
+        }
+    }
+}
+
+/// Where `Cron::next_after` is in its search: the instant, and whether a field has moved it
+/// already (robfig's `added`: the first move truncates the smaller fields).
+struct Seek {
+    t: i64,
+    added: bool,
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use crate::preview::{DEFAULT_MAX_MARKDOWN_BYTES, Preview, PreviewInput, Verdict, compare};
-use crate::sync::guard::BlastRadiusGuard;
+use crate::sync::BlastRadiusGuard;
 use crate::{Application, Settings, parse_manifests};
 use serde::Deserialize;
 use serde_json::{Value, json};

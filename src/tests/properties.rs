@@ -837,11 +837,12 @@ mod sync {
     use proptest::prelude::*;
     use serde_json::{Value, json};
 
-    use crate::sync::decide::{AutoSyncInput, ResourceStatus, SyncStatus, auto_sync};
+    use crate::diff::SyncStatus;
     use crate::sync::{
         ActionKind, LiveObject, Observations, Outcome, Plan, SyncRequest, SyncState, TaskAction,
         plan, step,
     };
+    use crate::sync::{AutoSyncInput, ResourceStatus, auto_sync};
     use crate::vocabulary::AppOptions;
     use crate::{Application, HealthResult, ObjectRef};
 

@@ -10,17 +10,14 @@ use serde_json::{Value, json};
 use super::support::{read, selected, testdata};
 use crate::Application;
 use crate::config::RetryStrategy;
+use crate::diff::SyncStatus;
 use crate::object::annotation;
-use crate::sync::backoff::{Retry, SelfHealSettings};
-use crate::sync::decide::{
-    AutoSyncInput, ResourceStatus, SyncStatus, already_attempted, auto_sync, skips_reconcile,
-};
-use crate::sync::operation::{OperationClock, after_attempt, pick_up, wave_delay_seconds};
-use crate::sync::waves::kind_rank;
-use crate::sync::windows::{SyncWindow, SyncWindows, WindowTarget};
 use crate::sync::{
-    ActionKind, HostAction, LiveObject, Observations, Outcome, ResourceResult, Step, SyncRequest,
-    SyncState, Task, TaskAction, TaskObject, WaveEvent, plan, step, terminate,
+    ActionKind, AutoSyncInput, HostAction, LiveObject, Observations, OperationClock, Outcome,
+    ResourceResult, ResourceStatus, Retry, SelfHealSettings, Step, SyncRequest, SyncState,
+    SyncWindow, SyncWindows, Task, TaskAction, TaskObject, WaveEvent, WindowTarget, after_attempt,
+    already_attempted, auto_sync, kind_rank, pick_up, plan, skips_reconcile, step, terminate,
+    wave_delay_seconds,
 };
 use crate::vocabulary::{
     self as hooks, self as options, AppOptions, ResourceOptions, csv, first_option_value,
@@ -539,7 +536,7 @@ fn check_rows(name: &str, case: &Value) -> Result<(), String> {
                 }
                 "cascade" => {
                     let live: Vec<Value> = row["live"].as_array().cloned().unwrap_or_default();
-                    let p = crate::sync::deletion::cascade_pass(
+                    let p = crate::sync::cascade_pass(
                         &live,
                         &app,
                         row["approved"].as_bool() == Some(true),
@@ -559,9 +556,8 @@ fn check_rows(name: &str, case: &Value) -> Result<(), String> {
                     } else {
                         de(&row["liveObjects"], "liveObjects")
                     };
-                    let req =
-                        crate::sync::deletion::DeletionRequest::for_app(&app, targets).unwrap();
-                    let s = crate::sync::deletion::step(&req, &live);
+                    let req = crate::sync::DeletionRequest::for_app(&app, targets).unwrap();
+                    let s = crate::sync::deletion_step(&req, &live);
                     let actions: Vec<String> = s
                         .actions
                         .iter()
@@ -654,8 +650,7 @@ fn check_waiting(name: &str, case: &Value) -> Result<(), String> {
             .iter()
             .filter_map(|n| p.tasks().find(|t| &t.key.name == n))
             .collect();
-        let got =
-            crate::sync::messages::waiting_message(&tasks, row["deletion"].as_bool() == Some(true));
+        let got = crate::sync::waiting_message(&tasks, row["deletion"].as_bool() == Some(true));
         if got != bools(&row["expect"]) {
             errs.push(format!("{:?}: got {got:?}, want {}", row["tasks"], row["expect"]));
         }
@@ -663,9 +658,9 @@ fn check_waiting(name: &str, case: &Value) -> Result<(), String> {
     if errs.is_empty() { Ok(()) } else { Err(format!("{name}: {}", errs.join("\n"))) }
 }
 
-/// `sync::apply::client_side_apply`: the request kubectl apply makes (testdata/sync/client-side-apply.yaml).
+/// `sync::client_side_apply`: the request kubectl apply makes (testdata/sync/client-side-apply.yaml).
 fn check_client_side_apply(name: &str, case: &Value) -> Result<(), String> {
-    use crate::sync::apply::{ClientSideApply, client_side_apply};
+    use crate::sync::{ClientSideApply, client_side_apply};
     let live = case.get("live").filter(|l| !l.is_null());
     let got = match client_side_apply(&case["target"], live) {
         Ok(ClientSideApply::Create(o)) => serde_json::json!({"create": o}),

@@ -3,8 +3,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use gitops_core::sync::apply::{ClientSideApply, client_side_apply};
-use gitops_core::sync::{ActionKind, CLIENT_SIDE_APPLY_MANAGER, HostAction, Outcome};
+use gitops_core::sync::{
+    ActionKind, CLIENT_SIDE_APPLY_MANAGER, ClientSideApply, HostAction, Outcome, client_side_apply,
+};
 use gitops_core::vocabulary::PropagationPolicy;
 use gitops_core::{ObjectRef, Scope, Scopes};
 use kube::api::{

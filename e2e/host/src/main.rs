@@ -21,13 +21,13 @@ use gitops_core::diff::{AppDiff, AppDiffInput, diff_app, respect_ignore_differen
 use gitops_core::health::{HealthContext, ResourceHealthInput, aggregate, assess};
 use gitops_core::ignore::IgnoreNormalizer;
 use gitops_core::ownership::{instance_name, managed_live, tracked_app};
-use gitops_core::sync::decide::{AutoSyncInput, auto_sync};
-use gitops_core::sync::windows::{SyncWindows, WindowTarget, auto_sync_blocked, project_windows};
-use gitops_core::vocabulary::Timestamp;
+use gitops_core::sync::{SyncWindows, WindowTarget, auto_sync_blocked, project_windows};
+use gitops_core::sync::{AutoSyncInput, auto_sync};
 use gitops_core::sync::{
     LiveObject, NamespaceLookup, Observations, OperationPhase, SyncRequest, SyncState,
     modified_by_key, resource_statuses, step,
 };
+use gitops_core::vocabulary::Timestamp;
 use gitops_core::{Application, ObjectRef, Scopes, Settings, parse_manifests};
 use serde_json::{Value, json};
 

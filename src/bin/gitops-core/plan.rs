@@ -3,11 +3,12 @@
 use std::path::PathBuf;
 
 use gitops_core::ObjectRef;
+use gitops_core::diff::SyncStatus;
 use gitops_core::protocol::output::{DecideGuardOutput, DecideOutput, PlanOutput};
-use gitops_core::sync::decide::{AutoSyncInput, ResourceStatus, SyncStatus, auto_sync};
-use gitops_core::sync::guard::{BlastRadiusGuard, GuardVerdict, assess};
-use gitops_core::sync::windows::{auto_sync_blocked, project_windows};
+use gitops_core::sync::{AutoSyncInput, ResourceStatus, auto_sync};
+use gitops_core::sync::{BlastRadiusGuard, GuardVerdict, assess};
 use gitops_core::sync::{LiveObject, Observations, Plan, SyncRequest, plan};
+use gitops_core::sync::{auto_sync_blocked, project_windows};
 use gitops_core::vocabulary::{COMPARE_OPTIONS_ANNOTATION, has_annotation_option};
 use lexopt::prelude::*;
 use serde_json::{Value, json};
@@ -276,7 +277,7 @@ pub fn run_plan(input: &Input, args: lexopt::Parser) -> Result<u8, CliError> {
         && request.prune
         && !allow_empty
         && !statuses.is_empty()
-        && gitops_core::sync::decide::wipes_out(&statuses)
+        && gitops_core::sync::wipes_out(&statuses)
     {
         return Err(CliError::Input(format!(
             "refusing to plan: the desired input holds no object, so the sync would prune every \
@@ -377,7 +378,7 @@ pub fn run_decide(input: &Input, args: lexopt::Parser) -> Result<u8, CliError> {
     if a.revisions.is_empty() {
         return Err(CliError::Usage(format!("missing --revision\n{DECIDE_USAGE}")));
     }
-    gitops_core::sync::decide::check_revisions(&app, &a.revisions)
+    gitops_core::sync::check_revisions(&app, &a.revisions)
         .map_err(|e| CliError::Usage(format!("--revision: {e}")))?;
     let revisions = a.revisions.clone();
     let now = match &a.now {

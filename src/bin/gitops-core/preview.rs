@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use gitops_core::Application;
 use gitops_core::preview::{DEFAULT_MAX_MARKDOWN_BYTES, Preview, PreviewInput, Verdict, compare};
-use gitops_core::sync::guard::BlastRadiusGuard;
+use gitops_core::sync::BlastRadiusGuard;
 use lexopt::prelude::*;
 use serde_json::{Value, json};
 
