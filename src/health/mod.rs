@@ -656,7 +656,7 @@ fn scripted(
 /// deletion rule of [`assess`]): `None` when Argo CD 3.6.2 ships no health script for the kind.
 /// [`builtin_kinds`] lists the kinds.
 pub fn builtin_rule(obj: &Value, now: i64) -> Option<Result<ScriptOutput, HealthError>> {
-    kinds::evaluate(obj, &ObjectRef::from_object_lossy(obj), now)
+    kinds::evaluate_object(obj, now)
 }
 
 /// The Argo CD release whose health scripts the built-in rules follow ([`builtin_rule`]).

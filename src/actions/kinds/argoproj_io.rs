@@ -263,7 +263,7 @@ fn discover_rollout(obj: Lv<'_>) -> Result<Value, Fault> {
     };
     let mut promote = flag(true);
     if !status.is_nil() && !fully {
-        let generation = table::tonumber(status.field("observedGeneration")?);
+        let generation = status.field("observedGeneration")?.to_number();
         let older = match generation {
             None => true,
             Some(g) => g > compared(obj.fields(&["metadata", "generation"])?)?,
@@ -334,7 +334,7 @@ fn promote_full(mut obj: Value, _: &Call<'_>) -> Result<Value, Fault> {
     if status.is_nil() {
         return table::done(obj);
     }
-    let older = match table::tonumber(status.field("observedGeneration")?) {
+    let older = match status.field("observedGeneration")?.to_number() {
         None => true,
         Some(g) => g > compared(o.fields(&["metadata", "generation"])?)?,
     };
