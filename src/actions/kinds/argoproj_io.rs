@@ -281,6 +281,14 @@ fn discover_rollout(obj: Lv<'_>) -> Result<Value, Fault> {
             || status.is_nil()
             || status.field("currentStepIndex")?.is_num(getn(steps)? as f64)
     };
+    if matches!(abort_v, Lv::Table(_)) {
+        // `abort` and `pause` both hold the one table as `disabled`: gopher-json refuses a
+        // table met twice (once the script has run to its end).
+        return Err(Fault::new(
+            "cannot encode recursively nested tables to JSON (status.abort is the `disabled` of \
+             both abort and pause)",
+        ));
+    }
     Ok(actions([
         ("restart", entry(flag(false), None, Some("Restart Pods"))),
         ("resume", entry(flag(!paused.truthy()), None, None)),
