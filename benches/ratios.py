@@ -24,23 +24,21 @@ def read(lines):
     """{bench: {arg: median_ns}} from divan's tree."""
     out, bench = {}, None
     for line in lines:
-        cells = line.rstrip("\n").split("│")
-        head = cells[0]
-        name = re.sub(r"^[\s│├╰─]+", "", head).strip()
+        prefix = re.match(r"^[\s│├╰─]*", line).group(0)
         # depth: a benchmark is one level below the file, an argument two.
-        depth = len(re.match(r"^[\s│├╰─]*", head).group(0)) // 3
-        if not name:
+        depth = len(prefix) // 3
+        cells = line[len(prefix):].rstrip("\n").split("│")
+        parts = cells[0].split()
+        if not parts:
             continue
-        parts = name.split()
+        median = nanos(cells[2]) if len(cells) >= 4 else None
         if depth == 1:
             bench = parts[0]
             out.setdefault(bench, {})
-            if len(cells) >= 4 and nanos(cells[2]) is not None and len(parts) > 1:
-                out[bench][""] = nanos(cells[2])
-        elif depth >= 2 and bench is not None and len(cells) >= 4:
-            median = nanos(cells[2])
             if median is not None:
-                out[bench][parts[0]] = median
+                out[bench][""] = median
+        elif depth >= 2 and bench is not None and median is not None:
+            out[bench][parts[0]] = median
     return out
 
 
