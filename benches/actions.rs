@@ -2,18 +2,14 @@
 //! engine, side by side in one run, per object (issue 29: a built-in must be at least 20 times
 //! faster). The scripts are the sample folder's (`testdata/actions/resource_customizations/`),
 //! which do what Argo CD's scripts do for these kinds; the objects are Argo CD 3.6.2's fixtures
-//! (`testdata/actions/argo-cd-3.6/`). Both go through `Actions`, so both read the result the
-//! same way (patch computed, Secret masking checked).
+//! (`testdata/actions/argo-cd-3.6/`). Both go through `Actions` (patch computed, Secret
+//! masking checked).
 //!
 //! `cargo bench --bench actions`.
 //!
-//! Medians on the project machine (2 shared cores, load average about 12 while measuring, so
-//! runs vary; fastest sample in brackets): discovery of a Deployment 4.2 µs built in against
-//! 20.8 µs as a script (4.1 / 18.5); `restart` 18.4 µs against 134.5 µs (17.4 / 52.4);
-//! CronJob `create-job` 17.3 µs against 78.4 µs (16.4 / 35.4). The built-in is 2 to 7 times
-//! faster, short of issue 29's 20: most of a built-in's time is what both paths share, reading
-//! the result (the RFC 6902 patch against the input, the empty maps put back, the checks of
-//! the policy and of names), which a faster built-in does not shorten.
+//! Built-ins read their results without the round trip through the Lua encoding
+//! (`actions::result::read_builtin`, the same bytes): measured medians and ratios, and the
+//! earlier 2 to 7 times of the shared reading, are in `benches/README.md`.
 #![allow(clippy::disallowed_methods)] // the benchmark reads its inputs from testdata/
 
 use std::collections::BTreeMap;

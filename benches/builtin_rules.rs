@@ -10,9 +10,19 @@
 //! script cached, the object converted each call, as Argo CD runs its scripts). The scripts
 //! are written for this benchmark (the project holds no Argo CD script); before measuring, the
 //! benchmark checks that script and rule give the same answer on every fixture.
+//!
+//! `every_kind_builtin` and `every_kind_lua` measure every catalog kind with fixtures (the 293
+//! folders of `testdata/health/argo-cd-3.6/`): per call, all the fixtures of the kind once,
+//! through the built-in rule and through Argo CD 3.6.2's own `health.lua` of the kind on the
+//! warm engine. Argo CD's scripts are read at run time from a checkout of its
+//! `resource_customizations/` (`ARGO_CD_RESOURCE_CUSTOMIZATIONS`, by default
+//! `../shared/argo-cd-3.6/resource_customizations`, else the Go module of Argo CD 3.6.2); with
+//! none, these two benchmarks have no arguments. A kind whose script and rule answer
+//! differently on a fixture is reported and left out. `python3 benches/ratios.py` reads the
+//! divan output and gives each kind's ratio of medians, their minimum and median.
 #![allow(clippy::disallowed_methods)] // the benchmark reads its inputs from testdata/
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use gitops_core::health;
 use gitops_core::script::LuaEngine;
@@ -76,23 +86,38 @@ end
 return {status = "Progressing", message = "Status unknown"}
 "#;
 
-/// The fixtures of one kind, by file name.
+/// The fixtures of one kind (every YAML file below its `testdata/`, the first object of each),
+/// by path below it; a file that holds no object is left out with a note.
 fn fixtures(kind_dir: &str) -> Vec<(String, Value)> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+            let p = entry.expect("entry").path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|e| e == "yaml" || e == "yml") {
+                out.push(p);
+            }
+        }
+    }
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("testdata/health/argo-cd-3.6")
         .join(kind_dir)
         .join("testdata");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .collect();
+    let mut files = Vec::new();
+    walk(&dir, &mut files);
     files.sort();
     files
         .into_iter()
-        .map(|p| {
+        .filter_map(|p| {
+            let name = p.strip_prefix(&dir).expect("below").to_string_lossy().into_owned();
             let text = std::fs::read_to_string(&p).expect("read testdata");
-            let obj = gitops_core::object::parse_documents(&text).expect("yaml").remove(0);
-            (p.file_name().expect("a file").to_string_lossy().into_owned(), obj)
+            match gitops_core::object::parse_documents(&text) {
+                Ok(mut docs) if !docs.is_empty() => Some((name, docs.remove(0))),
+                other => {
+                    eprintln!("fixtures: {kind_dir} {name}: no object ({:?})", other.err());
+                    None
+                }
+            }
         })
         .collect()
 }
@@ -159,4 +184,111 @@ fn kustomization_builtin(bencher: divan::Bencher, file: &str) {
 #[divan::bench(args = names(KUSTOMIZATION), sample_count = 100, sample_size = 100)]
 fn kustomization_lua(bencher: divan::Bencher, file: &str) {
     lua(bencher, KUSTOMIZATION, KUSTOMIZATION_LUA, file);
+}
+
+/// Where Argo CD 3.6.2's `resource_customizations/` is, if anywhere.
+fn argo_cd_scripts() -> Option<PathBuf> {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let candidates = [
+        std::env::var_os("ARGO_CD_RESOURCE_CUSTOMIZATIONS").map(PathBuf::from),
+        Some(manifest.join("../shared/argo-cd-3.6/resource_customizations")),
+        std::env::var_os("HOME").map(|h| {
+            PathBuf::from(h)
+                .join("go/pkg/mod/github.com/argoproj/argo-cd/v3@v3.6.2/resource_customizations")
+        }),
+    ];
+    candidates.into_iter().flatten().find(|p| p.is_dir())
+}
+
+/// Every kind folder with fixtures (`group/Kind`, as Argo CD's folders are named).
+fn kind_folders() -> Vec<String> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/health/argo-cd-3.6");
+    let mut out = Vec::new();
+    for group in std::fs::read_dir(&root).expect("argo-cd-3.6").filter_map(Result::ok) {
+        if !group.path().is_dir() {
+            continue;
+        }
+        for kind in std::fs::read_dir(group.path()).expect("group").filter_map(Result::ok) {
+            if kind.path().join("testdata").is_dir() {
+                out.push(format!(
+                    "{}/{}",
+                    group.file_name().to_string_lossy(),
+                    kind.file_name().to_string_lossy()
+                ));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The kinds to measure: those with fixtures whose Argo CD script can be read, and on whose
+/// every fixture the script and the rule agree (a kind that does not is printed and left out).
+fn every_kind() -> Vec<String> {
+    let Some(scripts) = argo_cd_scripts() else {
+        eprintln!("every_kind: no checkout of Argo CD's resource_customizations found");
+        return Vec::new();
+    };
+    let engine = LuaEngine::default();
+    kind_folders()
+        .into_iter()
+        .filter(|kind| {
+            let Ok(script) = std::fs::read_to_string(scripts.join(kind).join("health.lua")) else {
+                eprintln!("every_kind: {kind}: no health.lua in {}", scripts.display());
+                return false;
+            };
+            fixtures(kind).iter().all(|(name, obj)| {
+                let rule = health::builtin_rule(obj).map(|r| r.map_err(|e| e.to_string()));
+                let lua = engine
+                    .eval_health(kind, &script, true, obj, 0)
+                    .map(health::ScriptOutput::from)
+                    .map_err(|e| e.to_string());
+                // Both failing is the same answer (the texts differ: Argo CD's names the
+                // script's line, the rule the field).
+                let same = match (&rule, &lua) {
+                    (Some(Ok(r)), Ok(l)) => r == l,
+                    (Some(Err(_)), Err(_)) => true,
+                    _ => false,
+                };
+                if !same {
+                    eprintln!("every_kind: {kind} {name}: rule {rule:?}, script {lua:?}");
+                }
+                same
+            })
+        })
+        .collect()
+}
+
+/// The script and fixtures of one kind.
+fn kind_inputs(kind: &str) -> (String, Vec<Value>) {
+    let scripts = argo_cd_scripts().expect("a checkout");
+    let script = std::fs::read_to_string(scripts.join(kind).join("health.lua")).expect("script");
+    (script, fixtures(kind).into_iter().map(|(_, o)| o).collect())
+}
+
+/// Every kind: the built-in rule on each of the kind's fixtures, per call.
+#[divan::bench(args = every_kind(), sample_count = 20, sample_size = 20)]
+fn every_kind_builtin(bencher: divan::Bencher, kind: &str) {
+    let (_, objects) = kind_inputs(kind);
+    bencher.bench_local(|| {
+        for obj in &objects {
+            divan::black_box(health::builtin_rule(divan::black_box(obj)));
+        }
+    });
+}
+
+/// Every kind: Argo CD's script on each of the kind's fixtures on a warm engine, per call.
+#[divan::bench(args = every_kind(), sample_count = 20, sample_size = 20)]
+fn every_kind_lua(bencher: divan::Bencher, kind: &str) {
+    let (script, objects) = kind_inputs(kind);
+    let engine = LuaEngine::default();
+    for obj in &objects {
+        let _ = engine.eval_health(kind, &script, true, obj, 0);
+    }
+    bencher.bench_local(|| {
+        for obj in &objects {
+            let _ =
+                divan::black_box(engine.eval_health(kind, divan::black_box(&script), true, obj, 0));
+        }
+    });
 }

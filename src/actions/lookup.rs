@@ -135,7 +135,15 @@ impl ActionScripts {
     }
 
     fn builtin_for(&self, key: &str, group: &str, kind: &str) -> Option<&'static Kind> {
-        if !self.builtin || self.find_folder(key).is_some() {
+        if self.find_folder(key).is_some() {
+            return None;
+        }
+        self.builtin_kind(group, kind)
+    }
+
+    /// The built-in actions of a kind, when they are on (a folder may still replace them).
+    fn builtin_kind(&self, group: &str, kind: &str) -> Option<&'static Kind> {
+        if !self.builtin {
             return None;
         }
         kinds::find(group, kind)
@@ -233,6 +241,10 @@ impl ActionScripts {
 
     /// The discoveries for a kind, scripts and built-in, in the order they run.
     pub(super) fn discovery_sources(&self, group: &str, kind: &str) -> Vec<Found> {
+        if self.is_empty() {
+            // No scripts: the built-in, found without building the key.
+            return self.builtin_kind(group, kind).map(Found::Builtin).into_iter().collect();
+        }
         let key = crate::object::group_kind_key(group, kind);
         let mut out = Vec::new();
         if let Some((k, a)) = self.find_override(&key) {
@@ -263,6 +275,10 @@ impl ActionScripts {
 
     /// Where one action of a kind comes from.
     pub(super) fn action_source(&self, group: &str, kind: &str, action: &str) -> Option<Found> {
+        if self.is_empty() {
+            let b = self.builtin_kind(group, kind)?;
+            return b.action(action).map(|_| Found::Builtin(b));
+        }
         let key = crate::object::group_kind_key(group, kind);
         if let Some((k, a)) = self.find_override(&key)
             && let Some(d) = a.definitions.iter().find(|d| d.name == action)

@@ -4,8 +4,9 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
+use super::kinds::table;
 use super::{ActionPolicy, ImpactedResource, Operation, ResourceAction, ResourceActionParam};
-use crate::object::{ObjectRef, escape_pointer_token, type_name};
+use crate::object::{ObjectRef, RefParts, escape_pointer_token, type_name};
 
 /// A result that cannot be used: the RFC 6901 pointer into the script's result and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,6 +44,8 @@ pub(super) fn read_discovery(
     json: &Value,
     found: &mut BTreeMap<String, ResourceAction>,
 ) -> Result<(), Bad> {
+    // A built-in's table arrives unencoded: its empty tables are `{}`, read as the `[]` the
+    // engine's encoding makes of them.
     let members = match json {
         Value::Array(a) if a.is_empty() => return Ok(()),
         Value::Object(m) => m,
@@ -101,14 +104,18 @@ pub(super) fn read_discovery(
 fn read_params(m: &Map<String, Value>, at: &str) -> Result<Vec<ResourceActionParam>, Bad> {
     let Some((k, v)) = field(m, "params") else { return Ok(Vec::new()) };
     let at = format!("{at}/{}", escape_pointer_token(k));
-    let Value::Array(items) = v else {
-        return Err(bad(at, format!("expected a list, found {}", type_name(v))));
+    let items = match v {
+        Value::Array(items) => items.as_slice(),
+        // An empty table a built-in has not encoded (`[]` once encoded).
+        Value::Object(m) if m.is_empty() => &[],
+        _ => return Err(bad(at, format!("expected a list, found {}", type_name(v)))),
     };
     let mut out = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
         let at = format!("{at}/{i}");
         let p = match item {
             Value::Array(a) if a.is_empty() => ResourceActionParam::default(),
+            Value::Object(p) if p.is_empty() => ResourceActionParam::default(),
             Value::Object(p) => ResourceActionParam { name: text_field(p, "name", &at)? },
             other => return Err(bad(at, format!("expected a table, found {}", type_name(other)))),
         };
@@ -177,30 +184,48 @@ pub(super) fn read_impacted(
 }
 
 fn patch_of(new: Value, source: &Value, at: &str) -> Result<ImpactedResource, Bad> {
-    let new = clean_returned(new, source);
-    let was = ObjectRef::from_object_lossy(source);
-    let target = ObjectRef::from_object_lossy(&new);
-    if target.group != was.group
-        || target.kind != was.kind
-        || target.namespace != was.namespace
-        || target.name != was.name
-    {
+    patch_settled(clean_returned(new, source), source, at)
+}
+
+/// Reads a built-in action's result: what [`read_impacted`] gives for the table the Lua engine
+/// would encode from it (`table::encode`), without encoding it first: a patched object gets
+/// its empty tables settled in place ([`settle`]), as encoding and then putting back the
+/// empty maps would leave them.
+pub(super) fn read_builtin(
+    mut json: Value,
+    source: &Value,
+    policy: &ActionPolicy,
+) -> Result<Vec<ImpactedResource>, Bad> {
+    match &json {
+        Value::Object(m) if !m.is_empty() => {
+            settle(&mut json, Some(source));
+            Ok(vec![patch_settled(json, source, "")?])
+        }
+        _ => read_impacted(table::encode(json), source, policy),
+    }
+}
+
+/// The patch of an object whose empty tables are settled.
+fn patch_settled(new: Value, source: &Value, at: &str) -> Result<ImpactedResource, Bad> {
+    let was = RefParts::of(source);
+    let target = RefParts::of(&new);
+    if target.key() != was.key() {
         return Err(bad(
             at,
             format!(
                 "a patch of {} but the action runs on {}: an action may patch only its own object",
-                describe(&target),
-                describe(&was)
+                describe(&ObjectRef::from_object_lossy(&new)),
+                describe(&ObjectRef::from_object_lossy(source))
             ),
         ));
     }
-    check_name(&target, &new, at)?;
+    check_name(target.group, target.kind, &new, at)?;
     let patch = crate::diff::json_patch_ops(source, &new);
     Ok(ImpactedResource { operation: Operation::Patch, resource: new, patch })
 }
 
 /// Refuses a `metadata.name` (or `generateName`) the API server would refuse for the kind.
-fn check_name(target: &ObjectRef, new: &Value, at: &str) -> Result<(), Bad> {
+fn check_name(group: &str, kind: &str, new: &Value, at: &str) -> Result<(), Bad> {
     let meta = new.get("metadata");
     let name = meta.and_then(|m| m.get("name")).and_then(Value::as_str).unwrap_or("");
     let generate = meta.and_then(|m| m.get("generateName")).and_then(Value::as_str);
@@ -208,11 +233,14 @@ fn check_name(target: &ObjectRef, new: &Value, at: &str) -> Result<(), Bad> {
         Some(g) if name.is_empty() => ("generateName", g, true),
         _ => ("name", name, false),
     };
-    match crate::object::name_problem(&target.group, &target.kind, value, prefix) {
+    match crate::object::name_problem(group, kind, value, prefix) {
         None => Ok(()),
         Some(problem) => Err(bad(
             format!("{at}/metadata/{field}"),
-            format!("invalid {field} {value:?} for {}: {problem}", target.group_kind()),
+            format!(
+                "invalid {field} {value:?} for {}: {problem}",
+                crate::object::group_kind_key(group, kind)
+            ),
         )),
     }
 }
@@ -238,7 +266,7 @@ fn create_of(
         ));
     }
     let mut target = ObjectRef::from_object_lossy(&new);
-    check_name(&target, &new, at)?;
+    check_name(&target.group, &target.kind, &new, at)?;
     let key = target.group_kind();
     if !policy.creatable.iter().any(|g| crate::glob::glob_match(g, &key)) {
         return Err(bad(
@@ -319,6 +347,52 @@ fn clean_returned(new: Value, old: &Value) -> Value {
     }
 }
 
+/// `v` as [`clean_returned`] leaves [`table::encode`]`(v)` against `old` (`None`: encoded
+/// only), in place: an empty table is `[]`, except an object member whose source member is a
+/// map, which is `{}`.
+fn settle(v: &mut Value, old: Option<&Value>) {
+    match v {
+        Value::Object(m) if m.is_empty() => *v = Value::Array(Vec::new()),
+        Value::Object(m) => match old {
+            Some(Value::Object(o)) => {
+                for (k, item) in m.iter_mut() {
+                    match o.get(k) {
+                        Some(was) => settle_member(item, was),
+                        None => settle(item, None),
+                    }
+                }
+            }
+            _ => m.values_mut().for_each(|item| settle(item, None)),
+        },
+        Value::Array(a) => {
+            let o = match old {
+                Some(Value::Array(o)) => o.as_slice(),
+                _ => &[],
+            };
+            for (i, item) in a.iter_mut().enumerate() {
+                settle(item, o.get(i));
+            }
+        }
+        _ => {}
+    }
+}
+
+/// [`settle`] for a member of an object whose source has the member `was`.
+fn settle_member(v: &mut Value, was: &Value) {
+    if was.is_object() {
+        match v {
+            Value::Object(m) if m.is_empty() => return,
+            Value::Array(a) if a.is_empty() => {
+                *v = Value::Object(serde_json::Map::new());
+                return;
+            }
+            Value::Array(_) => return settle(v, None),
+            _ => {}
+        }
+    }
+    settle(v, Some(was));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -345,6 +419,45 @@ mod tests {
             clean_returned(new, &old),
             json!({"metadata": {"annotations": {}}, "spec": {"template": {"metadata": {}}}})
         );
+    }
+
+    #[test]
+    fn settling_in_place_is_encoding_then_cleaning() {
+        let old = json!({"a": {}, "b": [], "c": [{"d": {}}, {}], "e": {"f": {}}, "g": {"x": 1},
+            "h": [[], {}], "i": 3});
+        for new in [
+            json!({"a": {}, "b": {}, "c": [{"d": {}}, {}], "e": {"f": []}, "g": [1, {}],
+                "h": [{}, []], "i": {}, "j": {"k": {}}}),
+            json!({"a": [], "b": [], "c": [{"d": [], "z": {}}, {}, {}], "e": [], "g": {},
+                "h": {}, "i": []}),
+            json!({"a": {"x": {}}, "c": {}, "e": {"f": {"y": []}}, "g": [[]]}),
+        ] {
+            let mut settled = new.clone();
+            settle(&mut settled, Some(&old));
+            assert_eq!(settled, clean_returned(table::encode(new.clone()), &old), "{new}");
+        }
+    }
+
+    /// Small tables over a few keys, so that a new value and an old one share paths.
+    fn tables() -> impl proptest::strategy::Strategy<Value = Value> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![Just(Value::Null), any::<i8>().prop_map(Value::from)];
+        leaf.prop_recursive(4, 32, 3, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..3).prop_map(Value::Array),
+                proptest::collection::btree_map("[abc]", inner, 0..3)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn settling_any_table_is_encoding_then_cleaning(new in tables(), old in tables()) {
+            let mut settled = new.clone();
+            settle(&mut settled, Some(&old));
+            proptest::prop_assert_eq!(settled, clean_returned(table::encode(new), &old));
+        }
     }
 
     #[test]

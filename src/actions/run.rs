@@ -6,13 +6,13 @@ use serde_json::Value;
 
 use super::kinds::table;
 use super::lookup::Found;
-use super::result::{Bad, read_discovery, read_impacted};
+use super::result::{Bad, read_builtin, read_discovery, read_impacted};
 use super::{
     ActionError, ActionPolicy, ActionResult, ActionScript, ActionScripts, ImpactedResource,
     Operation, ResourceAction,
 };
 use crate::diff::hide_secret_data;
-use crate::object::ObjectRef;
+use crate::object::{ObjectRef, RefParts};
 #[cfg(feature = "lua")]
 use crate::script::{LuaEngine, ScriptError};
 
@@ -141,18 +141,19 @@ impl Actions {
         now: i64,
         open_libs: bool,
     ) -> Result<Vec<ResourceAction>, ActionError> {
-        let object = ObjectRef::from_object_lossy(obj);
+        let parts = RefParts::of(obj);
+        let object = || ObjectRef::from_object_lossy(obj);
         let mut found = BTreeMap::new();
-        for source in self.scripts.discovery_sources(&object.group, &object.kind) {
-            let name = source.name("discovery");
-            let json = match source {
+        for source in self.scripts.discovery_sources(parts.group, parts.kind) {
+            let name = || source.name("discovery");
+            let json = match &source {
                 Found::Script(script) => self
-                    .eval(&script, obj, &object, &BTreeMap::new(), now, open_libs)
+                    .eval(script, obj, &object(), &BTreeMap::new(), now, open_libs)
                     .map_err(encoding_in_discovery)?,
                 Found::Builtin(kind) => (kind.discover)(table::Lv::of(obj))
-                    .map_err(|f| builtin_error(&name, &object, f))?,
+                    .map_err(|f| builtin_error(&name(), &object(), f))?,
             };
-            read_discovery(&json, &mut found).map_err(|b| result_error(&name, &object, b))?;
+            read_discovery(&json, &mut found).map_err(|b| result_error(&name(), &object(), b))?;
         }
         let mut out: Vec<ResourceAction> = found.into_values().collect();
         out.sort_by(|a, b| a.name.cmp(&b.name));
@@ -168,24 +169,24 @@ impl Actions {
         params: &BTreeMap<String, String>,
         now: i64,
     ) -> Result<ActionResult, ActionError> {
-        let object = ObjectRef::from_object_lossy(obj);
-        match self.scripts.action_source(&object.group, &object.kind, name) {
+        let parts = RefParts::of(obj);
+        let not_found = || ActionError::NotFound {
+            object: Box::new(ObjectRef::from_object_lossy(obj)),
+            action: name.into(),
+        };
+        match self.scripts.action_source(parts.group, parts.kind, name) {
             Some(Found::Script(script)) => self.run_script(&script, name, obj, params, now),
             Some(found @ Found::Builtin(kind)) => {
                 let script = found.name(name);
-                let json = match kind.action(name) {
-                    Some(run) => run(table::view(obj), &table::Call { params, now })
-                        .map_err(|f| builtin_error(&script, &object, f))?,
-                    None => {
-                        return Err(ActionError::NotFound {
-                            object: Box::new(object),
-                            action: name.into(),
-                        });
-                    }
-                };
-                self.finish(name, script, json, obj, &object)
+                let run = kind.action(name).ok_or_else(not_found)?;
+                let object = || ObjectRef::from_object_lossy(obj);
+                let json = run(table::view(obj), &table::Call { params, now })
+                    .map_err(|f| builtin_error(&script, &object(), f))?;
+                let resources = read_builtin(json, obj, &self.policy)
+                    .map_err(|b| result_error(&script, &object(), b))?;
+                Ok(self.masked(name, script, resources, obj))
             }
-            None => Err(ActionError::NotFound { object: Box::new(object), action: name.into() }),
+            None => Err(not_found()),
         }
     }
 
@@ -203,7 +204,7 @@ impl Actions {
         self.finish(name, script.name.clone(), json, obj, &object)
     }
 
-    /// Reads an action's result (a script's or a built-in's, the same way) and masks Secrets.
+    /// Reads a script's result and masks Secrets.
     fn finish(
         &self,
         name: &str,
@@ -212,14 +213,25 @@ impl Actions {
         obj: &Value,
         object: &ObjectRef,
     ) -> Result<ActionResult, ActionError> {
-        let mut resources =
+        let resources =
             read_impacted(json, obj, &self.policy).map_err(|b| result_error(&script, object, b))?;
+        Ok(self.masked(name, script, resources, obj))
+    }
+
+    /// The result, with Secrets masked unless revealed.
+    fn masked(
+        &self,
+        name: &str,
+        script: String,
+        mut resources: Vec<ImpactedResource>,
+        obj: &Value,
+    ) -> ActionResult {
         if !self.reveal_secrets {
             for r in &mut resources {
                 mask_secret(r, obj);
             }
         }
-        Ok(ActionResult { action: name.to_string(), script, resources })
+        ActionResult { action: name.to_string(), script, resources }
     }
 
     #[cfg(not(feature = "lua"))]
@@ -278,8 +290,8 @@ fn encoding_in_discovery(e: ActionError) -> ActionError {
 /// Masks a Secret among an action's results as the diff shows one: a patch against its
 /// source, a created one alone.
 fn mask_secret(r: &mut ImpactedResource, source: &Value) {
-    let o = ObjectRef::from_object_lossy(&r.resource);
-    if !crate::diff::is_secret(&o.group, &o.kind) {
+    let o = RefParts::of(&r.resource);
+    if !crate::diff::is_secret(o.group, o.kind) {
         return;
     }
     match r.operation {

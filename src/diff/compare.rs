@@ -50,12 +50,24 @@ pub(crate) fn finish_prediction(
 /// The operations turning `from` into `to` (json-patch's structural diff: objects by key, arrays
 /// by index), in a deterministic order.
 pub(crate) fn json_patch_ops(from: &Value, to: &Value) -> Vec<PatchOp> {
-    let patch = json_patch::diff(from, to);
-    patch
+    use json_patch::PatchOperation as P;
+    let op = |op: &str, path: &jsonptr::Pointer, value, from: Option<&jsonptr::Pointer>| PatchOp {
+        op: op.to_string(),
+        path: path.as_str().to_string(),
+        value,
+        from: from.map(|f| f.as_str().to_string()),
+    };
+    json_patch::diff(from, to)
         .0
         .into_iter()
-        .filter_map(|op| serde_json::to_value(op).ok())
-        .filter_map(|v| serde_json::from_value::<PatchOp>(v).ok())
+        .map(|o| match o {
+            P::Add(a) => op("add", &a.path, Some(a.value), None),
+            P::Remove(r) => op("remove", &r.path, None, None),
+            P::Replace(r) => op("replace", &r.path, Some(r.value), None),
+            P::Move(m) => op("move", &m.path, None, Some(&m.from)),
+            P::Copy(c) => op("copy", &c.path, None, Some(&c.from)),
+            P::Test(t) => op("test", &t.path, Some(t.value), None),
+        })
         .collect()
 }
 

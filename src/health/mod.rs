@@ -655,7 +655,7 @@ fn scripted(
 /// [`builtin_kinds`] lists the kinds.
 /// No rule reads the time (see [`HealthContext::now`] for the scripts that do).
 pub fn builtin_rule(obj: &Value) -> Option<Result<ScriptOutput, HealthError>> {
-    kinds::evaluate(obj, &ObjectRef::from_object_lossy(obj))
+    kinds::evaluate_object(obj)
 }
 
 /// The Argo CD release whose health scripts the built-in rules follow ([`builtin_rule`]).

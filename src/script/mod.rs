@@ -30,6 +30,7 @@
 //! host carries on. Behind the counts, a host may install an [`Interrupt`] (a wall-clock
 //! [`Deadline`], say) for whatever they miss; its stop is reported as its own error kind.
 
+pub(crate) mod gopher;
 mod interrupt;
 #[cfg(feature = "jq")]
 pub(crate) mod jq;

@@ -207,8 +207,9 @@ fn action_cases() {
                     .map(|a| serde_json::to_value(a).expect("json"))
                     .map_err(|e| e.to_string())
             } else {
+                let action = case.get("action").and_then(Value::as_str).unwrap_or("act");
                 actions
-                    .run(&obj, "act", &params, now)
+                    .run(&obj, action, &params, now)
                     .map(|r| serde_json::to_value(r.resources).expect("json"))
                     .map_err(|e| e.to_string())
             };

@@ -86,7 +86,7 @@ fn resume(mut obj: Value, _: &Call<'_>) -> Result<Value, Fault> {
 /// when it is not one.
 fn scale(mut obj: Value, call: &Call<'_>) -> Result<Value, Fault> {
     let text = call.param("replicas");
-    let Some(n) = table::tonumber(text) else {
+    let Some(n) = text.to_number() else {
         return Err(Fault::new(format!("invalid number: {}", text.text()?)));
     };
     set(&mut obj, &["spec"], "replicas", Some(table::number(n)?))?;

@@ -263,7 +263,7 @@ fn discover_rollout(obj: Lv<'_>) -> Result<Value, Fault> {
     };
     let mut promote = flag(true);
     if !status.is_nil() && !fully {
-        let generation = table::tonumber(status.field("observedGeneration")?);
+        let generation = status.field("observedGeneration")?.to_number();
         let older = match generation {
             None => true,
             Some(g) => g > compared(obj.fields(&["metadata", "generation"])?)?,
@@ -281,6 +281,14 @@ fn discover_rollout(obj: Lv<'_>) -> Result<Value, Fault> {
             || status.is_nil()
             || status.field("currentStepIndex")?.is_num(getn(steps)? as f64)
     };
+    if matches!(abort_v, Lv::Table(_)) {
+        // `abort` and `pause` both hold the one table as `disabled`: gopher-json refuses a
+        // table met twice (once the script has run to its end).
+        return Err(Fault::new(
+            "cannot encode recursively nested tables to JSON (status.abort is the `disabled` of \
+             both abort and pause)",
+        ));
+    }
     Ok(actions([
         ("restart", entry(flag(false), None, Some("Restart Pods"))),
         ("resume", entry(flag(!paused.truthy()), None, None)),
@@ -334,7 +342,7 @@ fn promote_full(mut obj: Value, _: &Call<'_>) -> Result<Value, Fault> {
     if status.is_nil() {
         return table::done(obj);
     }
-    let older = match table::tonumber(status.field("observedGeneration")?) {
+    let older = match status.field("observedGeneration")?.to_number() {
         None => true,
         Some(g) => g > compared(o.fields(&["metadata", "generation"])?)?,
     };

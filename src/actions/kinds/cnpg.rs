@@ -140,7 +140,7 @@ fn promote(mut obj: Value, call: &Call<'_>) -> Result<Value, Fault> {
         } else {
             Lv::Nil
         }
-    } else if instance.str().is_some() && table::tonumber(instance).is_some() {
+    } else if instance.str().is_some() && instance.to_number().is_some() {
         let meta = view.field("metadata")?;
         let name = if meta.truthy() { meta.field("name")? } else { meta };
         let name = if name.truthy() { name.text()? } else { "".into() };

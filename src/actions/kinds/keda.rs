@@ -92,7 +92,7 @@ fn paused_replicas(mut obj: Value, call: &Call<'_>) -> Result<Value, Fault> {
     if !replicas.truthy() {
         return Err(Fault::new("replicas parameter is required"));
     }
-    let n = match table::tonumber(replicas) {
+    let n = match replicas.to_number() {
         Some(n) if n >= 0.0 || n.is_nan() => n,
         _ => {
             return Err(Fault::new(format!("invalid number: {} (must be >= 0)", replicas.text()?)));

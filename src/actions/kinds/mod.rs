@@ -100,9 +100,10 @@ pub(crate) fn entry(disabled: Option<Value>, icon: Option<&str>, display: Option
     ])
 }
 
-/// A discovery table: its actions by name.
+/// A discovery table: its actions by name (not encoded: `actions::result::read_discovery`
+/// reads an empty table `{}` as the `[]` encoding would make of it).
 pub(crate) fn actions<'k>(entries: impl IntoIterator<Item = (&'k str, Value)>) -> Value {
-    table::encode(Value::Object(entries.into_iter().map(|(k, v)| (k.to_string(), v)).collect()))
+    Value::Object(entries.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
 }
 
 /// `{{name = "<param>"}}`, the `params` of an action taking one parameter.

@@ -133,63 +133,6 @@ pub(crate) fn lua_eq(a: Lv<'_>, b: Lv<'_>) -> bool {
     }
 }
 
-/// `tonumber(v)` as gopher-lua (Argo CD's Lua) reads it: a number as it is; a string (spaces,
-/// tabs and newlines trimmed) as Go's `strconv.ParseInt(s, 0, 64)` reads it (`0x1f`, `0o17`,
-/// `0b101`, and a leading `0` for octal: `010` is 8), else as `strconv.ParseFloat` does
-/// (`1.5`, `1e3`, `inf`, `NaN`; out of range, as `1e400`, is no number); `None` otherwise.
-pub(crate) fn tonumber(v: Lv<'_>) -> Option<f64> {
-    let s = match v {
-        Lv::Num(n) => return Some(n),
-        Lv::Str(s) => s.trim_matches([' ', '\t', '\n']),
-        _ => return None,
-    };
-    go_parse_int(s).map(|i| i as f64).or_else(|| go_parse_float(s))
-}
-
-/// Go's `strconv.ParseInt(s, 0, 64)`, without the underscores Go allows after a base prefix.
-fn go_parse_int(s: &str) -> Option<i64> {
-    let (negative, body) = match s.as_bytes().first() {
-        Some(b'-') => (true, &s[1..]),
-        Some(b'+') => (false, &s[1..]),
-        _ => (false, s),
-    };
-    let prefixed = |p: [&str; 2]| body.strip_prefix(p[0]).or_else(|| body.strip_prefix(p[1]));
-    let (radix, digits) = if let Some(d) = prefixed(["0x", "0X"]) {
-        (16, d)
-    } else if let Some(d) = prefixed(["0b", "0B"]) {
-        (2, d)
-    } else if let Some(d) = prefixed(["0o", "0O"]) {
-        (8, d)
-    } else if body.len() > 1 && body.starts_with('0') {
-        (8, &body[1..])
-    } else {
-        (10, body)
-    };
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_alphanumeric()) {
-        return None;
-    }
-    let magnitude = u64::from_str_radix(digits, radix).ok()?;
-    if negative {
-        0i64.checked_sub_unsigned(magnitude).or((magnitude == 1 << 63).then_some(i64::MIN))
-    } else {
-        i64::try_from(magnitude).ok()
-    }
-}
-
-/// Go's `strconv.ParseFloat(s, 64)` for decimal text and the names of infinity and NaN; a
-/// value out of range is an error there, so `None`.
-fn go_parse_float(s: &str) -> Option<f64> {
-    let lower = s.to_ascii_lowercase();
-    let body = lower.trim_start_matches(['+', '-']);
-    if matches!(body, "inf" | "infinity" | "nan") {
-        return lower.parse().ok();
-    }
-    if s.contains('_') || body.starts_with("0x") {
-        return None;
-    }
-    s.parse::<f64>().ok().filter(|v| v.is_finite())
-}
-
 /// `{}`: a new empty table.
 pub(crate) fn empty() -> Value {
     Value::Object(Map::new())
@@ -284,9 +227,10 @@ pub(crate) fn annotate(
     set_text(obj, &at, name, text)
 }
 
-/// `return obj`: the object as the result holds it.
+/// `return obj`: the object itself; reading a built-in's result settles its empty tables as
+/// the engine's encoding would (`actions::result::read_builtin`).
 pub(crate) fn done(obj: Value) -> Result<Value, Fault> {
-    Ok(encode(obj))
+    Ok(obj)
 }
 
 /// Lua's `deepCopy` of the create actions: a copy of a table without its empty tables (an
@@ -353,17 +297,6 @@ mod tests {
         assert_eq!(number(-0.0).unwrap(), json!(-0.0));
         assert_eq!(number(1e20).unwrap(), json!(1e20));
         assert!(number(f64::INFINITY).is_err());
-        for (text, n) in [("3", 3.0), (" 7\n", 7.0), ("010", 8.0), ("0x10", 16.0), ("-0b11", -3.0)]
-        {
-            assert_eq!(tonumber(Lv::Str(text)), Some(n), "{text}");
-        }
-        for (text, n) in [("1.5", 1.5), ("1e3", 1000.0), ("089", 89.0), ("+Inf", f64::INFINITY)] {
-            assert_eq!(tonumber(Lv::Str(text)), Some(n), "{text}");
-        }
-        assert!(tonumber(Lv::Str("nan")).is_some_and(f64::is_nan));
-        for text in ["", "abc", "1e400", "1_000", "0x", "- 1", "++1"] {
-            assert_eq!(tonumber(Lv::Str(text)), None, "{text}");
-        }
     }
 
     #[test]

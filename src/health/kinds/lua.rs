@@ -230,17 +230,12 @@ impl<'a> Lv<'a> {
         }
     }
 
-    /// `tonumber(v)`: a number as it is, a string that reads as a number; `None` otherwise.
+    /// `tonumber(v)`: a number as it is, a string as gopher-lua's `tonumber` reads it
+    /// ([`crate::script::gopher::tonumber`]); `None` otherwise.
     pub(crate) fn to_number(self) -> Option<f64> {
         match self {
             Lv::Num(n) => Some(n),
-            Lv::Str(s) => {
-                let t = s.trim();
-                if let Some(hex) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
-                    return i64::from_str_radix(hex, 16).ok().map(|n| n as f64);
-                }
-                t.parse::<f64>().ok().filter(|n| n.is_finite() || t.contains(['e', 'E']))
-            }
+            Lv::Str(s) => crate::script::gopher::tonumber(s, None),
             _ => None,
         }
     }
@@ -284,30 +279,7 @@ pub(crate) fn cat(parts: &[Lv<'_>]) -> Result<String, Fault> {
     Ok(out)
 }
 
-/// A number as gopher-lua's `tostring` and `..` write it: an integral value as an integer
-/// (`3`, `-1`), any other as Go's shortest `%v` (`0.5`, `1e+21`, `NaN`, `+Inf`).
-pub(crate) fn number_text(n: f64) -> String {
-    if n.is_nan() {
-        return "NaN".into();
-    }
-    if n.is_infinite() {
-        return if n > 0.0 { "+Inf".into() } else { "-Inf".into() };
-    }
-    if n.fract() == 0.0 && n.abs() < 9.2e18 {
-        return format!("{}", n as i64);
-    }
-    // Go's %v of a float64: shortest digits, exponent form when the exponent is below -4 or
-    // at least 21.
-    let e = format!("{n:e}");
-    let (mantissa, exp) = e.split_once('e').unwrap_or((&e, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    if (-4..21).contains(&exp) {
-        format!("{n}")
-    } else {
-        let sign = if exp < 0 { '-' } else { '+' };
-        format!("{mantissa}e{sign}{:02}", exp.abs())
-    }
-}
+pub(crate) use crate::script::gopher::number_text;
 
 /// One field of a returned health table.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -440,20 +412,6 @@ mod tests {
         assert!(Lv::Nil.items().is_err());
         assert!(!Lv::Num(1.0).is("1"));
         assert!(Lv::Num(0.0).truthy() && !Lv::Bool(false).truthy());
-    }
-
-    #[test]
-    fn numbers_are_written_as_gopher_lua_writes_them() {
-        for (n, t) in [
-            (3.0, "3"),
-            (-1.0, "-1"),
-            (0.5, "0.5"),
-            (1e21, "1e+21"),
-            (1.5e-7, "1.5e-07"),
-            (f64::NAN, "NaN"),
-        ] {
-            assert_eq!(number_text(n), t);
-        }
     }
 
     #[test]

@@ -364,12 +364,28 @@ pub(crate) fn evaluate(
     obj: &Value,
     object: &ObjectRef,
 ) -> Option<Result<ScriptOutput, HealthError>> {
-    let rule = find(&object.group, &object.kind)?;
+    run(obj, &object.group, &object.kind, || object.clone())
+}
+
+/// [`evaluate`] for an object whose identity is read only when its rule fails (the lookup
+/// borrows the group and kind).
+pub(crate) fn evaluate_object(obj: &Value) -> Option<Result<ScriptOutput, HealthError>> {
+    let parts = crate::object::RefParts::of(obj);
+    run(obj, parts.group, parts.kind, || ObjectRef::from_object_lossy(obj))
+}
+
+fn run(
+    obj: &Value,
+    group: &str,
+    kind: &str,
+    object: impl FnOnce() -> ObjectRef,
+) -> Option<Result<ScriptOutput, HealthError>> {
+    let rule = find(group, kind)?;
     let env = Env { obj: Lv::of(obj) };
     Some(
         (rule.check)(&env)
             .map(Hs::finish)
-            .map_err(|f| HealthError::script(object, format!("built-in {}", rule.name()), f.0)),
+            .map_err(|f| HealthError::script(&object(), format!("built-in {}", rule.name()), f.0)),
     )
 }
 

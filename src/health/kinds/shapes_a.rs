@@ -46,8 +46,7 @@ pub(super) fn le(a: Lv<'_>, b: Lv<'_>) -> Result<bool, Fault> {
 pub(super) fn arith(v: Lv<'_>, what: &str) -> Result<f64, Fault> {
     match v {
         Lv::Num(n) => Ok(n),
-        Lv::Str(_) => v
-            .to_number()
+        Lv::Str(s) => crate::script::gopher::coerce(s)
             .ok_or_else(|| Fault(format!("cannot perform arithmetic on a string value ({what})"))),
         other => Err(Fault(format!(
             "cannot perform arithmetic on a {} value ({what})",

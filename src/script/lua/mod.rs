@@ -3,6 +3,7 @@
 mod action;
 mod convert;
 mod cost;
+mod numbers;
 mod operators;
 mod os;
 mod pattern;
@@ -432,6 +433,7 @@ impl State {
         ] {
             base.raw_set(name, globals.raw_get::<Value>(name)?)?;
         }
+        let (number_text, format_args) = numbers::install(&lua, &base)?;
         cost::wrap_base(&lua, &control, &base)?;
         base.raw_set("print", lua.create_function(|_, _: MultiValue| Ok(()))?)?;
         base.raw_set("collectgarbage", lua.create_function(|_, _: MultiValue| Ok(0))?)?;
@@ -482,7 +484,7 @@ impl State {
                 Ok(args)
             })?
         };
-        let mut helpers = operator_helpers(&lua, &control)?;
+        let mut helpers = operator_helpers(&lua, &control, &number_text)?;
         if let Some(select) = helpers.pop_back() {
             base.raw_set("select", select)?;
         }
@@ -514,6 +516,8 @@ impl State {
                 open,
                 globals.raw_get::<Function>("collectgarbage")?,
                 mark_memory,
+                number_text,
+                format_args,
             ))?;
 
         // Nothing reaches the real globals any more; empty them all the same.
@@ -835,12 +839,16 @@ fn chunk_prefix(name: &str) -> String {
 /// The counted helpers of rewritten chunks (`operators.rs`): `VAL` and `NUM` charge a string
 /// longer than [`operators::FREE_BYTES`] at [`cost::BYTES_PER_UNIT`] bytes per unit, `ARGS`
 /// one unit per value when there are more than 64.
-fn operator_helpers(lua: &Lua, control: &Rc<Control>) -> mlua::Result<MultiValue> {
+fn operator_helpers(
+    lua: &Lua,
+    control: &Rc<Control>,
+    number_text: &Function,
+) -> mlua::Result<MultiValue> {
     let control = Rc::clone(control);
     let charge = lua.create_function(move |_, n: usize| control.charge(cost::copy(n)))?;
     lua.load(format!(
         r#"
-local charge, type, select = ...
+local charge, type, select, number_text = ...
 local function args(...)
   local n = select('#', ...)
   if n > 64 then charge(n * {per_value}) end
@@ -853,6 +861,14 @@ end
 local function num(v)
   if type(v) == "string" and #v > {free} then charge(#v) end
 end
+-- Operands of `..`: numbers written as gopher-lua writes them.
+local function text(v)
+  if type(v) == "number" then return number_text(v) end
+end
+local function textv(v)
+  if type(v) == "number" then return number_text(v) end
+  return v
+end
 -- `select(n, ...)` converts a string `n` to a number: charged as `NUM` charges. In Lua, so
 -- that its many arguments pass as they do to the VM's own.
 local raw_select = select
@@ -860,7 +876,7 @@ local function select_(n, ...)
   if type(n) == "string" and #n > {free} then charge(#n) end
   return raw_select(n, ...)
 end
-return args, val, num, select_
+return args, val, num, text, textv, select_
 "#,
         free = operators::FREE_BYTES,
         per_value = cost::BYTES_PER_UNIT,
@@ -871,12 +887,14 @@ return args, val, num, select_
         charge,
         lua.globals().raw_get::<Function>("type")?,
         lua.globals().raw_get::<Function>("select")?,
+        number_text.clone(),
     ))
 }
 
 /// Builds the environment of one evaluation from the pieces prepared once per state.
 const ENV_BUILDER: &str = r##"
-local base, libs, safe_os, raw_pcall, raw_xpcall, check, load_text, open, raw_collect, mark_memory = ...
+local base, libs, safe_os, raw_pcall, raw_xpcall, check, load_text, open, raw_collect, mark_memory,
+  number_text, format_args = ...
 local next, type, tostring, error = next, type, tostring, error
 local function copy(t)
   local c = {}
@@ -897,11 +915,14 @@ local function finish(ok, ...)
   if t == "number" then error(tostring(e), 0) end
   error("(error object is a " .. t .. " value)", 0)
 end
--- tostring without addresses: the same script gives the same text on every run.
+-- tostring without addresses: the same script gives the same text on every run; numbers as
+-- gopher-lua writes them.
 local raw_tostring, getmetatable, rawget = base.tostring, base.getmetatable, base.rawget
 local function tostring_(v)
   local t = type(v)
-  if t == "table" then
+  if t == "number" then
+    return number_text(v)
+  elseif t == "table" then
     local mt = getmetatable(v)
     if type(mt) == "table" and rawget(mt, "__tostring") ~= nil then return raw_tostring(v) end
     return "table"
@@ -911,11 +932,12 @@ local function tostring_(v)
   return raw_tostring(v)
 end
 if libs.string then
-  -- The same for `%s` in string.format (the real table: method calls see it too).
+  -- The same for `%s` in string.format (the real table: method calls see it too), and
+  -- numbers as gopher-lua gives them to Go's fmt.
   local raw_format, unpack_, select = libs.string.format, base.unpack, base.select
   libs.string.format = function(fmt, ...)
     local n = select("#", ...)
-    local args = {...}
+    local args = {format_args(fmt, ...)}
     for i = 1, n do
       local t = type(args[i])
       if t == "table" or t == "function" or t == "userdata" or t == "thread" then

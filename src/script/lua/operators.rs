@@ -29,7 +29,10 @@
 //!   instruction, so every copy the VM makes is the result of one counted instruction, even
 //!   a copy that is passed on to a `__concat` metamethod. The operands are loaded by the same
 //!   instructions as before, so an error still names them (`attempt to concatenate local 'x'
-//!   (a nil value)`);
+//!   (a nil value)`). An operand that may be a number (anything but a string literal, a call
+//!   or another `..`) is given as gopher-lua writes it: a name or constant field chain `x`
+//!   becomes `(TEXT(x) or x)` (`TEXT` gives the text of a number and nothing otherwise), any
+//!   other operand `TEXTV(x)` (the text of a number, any other value as it is);
 //! - a comparison `a < b` becomes `a < VAL(b)`: a comparison of two strings reads at most
 //!   the shorter one, so charging the right operand's length bounds it (comparison errors
 //!   name types only, so wrapping an operand changes no text);
@@ -61,6 +64,8 @@ struct Names {
     args: String,
     val: String,
     num: String,
+    text: String,
+    textv: String,
 }
 
 impl Names {
@@ -74,8 +79,10 @@ impl Names {
                 args: format!("__cost_args{suffix}"),
                 val: format!("__cost_val{suffix}"),
                 num: format!("__cost_num{suffix}"),
+                text: format!("__cost_text{suffix}"),
+                textv: format!("__cost_textv{suffix}"),
             };
-            if ![&names.args, &names.val, &names.num]
+            if ![&names.args, &names.val, &names.num, &names.text, &names.textv]
                 .iter()
                 .any(|name| source.contains(name.as_str()))
             {
@@ -86,8 +93,8 @@ impl Names {
     }
 }
 
-/// The chunk `source` rewritten: a chunk that, called with the three helpers (`ARGS`, `VAL`,
-/// `NUM`), returns the script as a function. `Err` holds the parser's message
+/// The chunk `source` rewritten: a chunk that, called with the five helpers (`ARGS`, `VAL`,
+/// `NUM`, `TEXT`, `TEXTV`), returns the script as a function. `Err` holds the parser's message
 /// and line when the parser does not accept the text (LuaJIT accepted it).
 pub(super) fn rewrite(source: &str) -> Result<String, (usize, String)> {
     let source = without_header(source);
@@ -218,8 +225,8 @@ fn rewrite_parsed(source: &str, text: &str) -> Result<String, (usize, String)> {
     edits.sort_by_key(|e| e.0);
     let mut out = String::with_capacity(source.len() + 64 + edits.len() * 16);
     out.push_str(&format!(
-        "local {}, {}, {} = ...; return function(...) ",
-        names.args, names.val, names.num
+        "local {}, {}, {}, {}, {} = ...; return function(...) ",
+        names.args, names.val, names.num, names.text, names.textv
     ));
     let mut at = 0;
     for (pos, text) in edits {
@@ -368,6 +375,23 @@ impl Collector<'_> {
             None => self.wrap(e, format!("{}(", self.names.val), ")".to_string()),
         }
     }
+
+    /// Wraps an operand of `..` that may be a number, so that it is written as gopher-lua
+    /// writes numbers (`crate::script::gopher::number_text`), not as LuaJIT does.
+    fn concat_operand(&mut self, e: &Expression) {
+        let literal_text = matches!(e, Expression::String(_));
+        let chained = matches!(e, Expression::BinaryOperator { binop: BinOp::TwoDots(_), .. });
+        // A call is left as it is: a frame more per `'a' .. f(n)` would change where a deep
+        // recursion overflows the stack, and with it the error's text.
+        let call = matches!(e, Expression::FunctionCall(_));
+        if literal_text || chained || call {
+            return;
+        }
+        match pure_text(e, self.source) {
+            Some(text) => self.wrap(e, format!("({}(", self.names.text), format!(") or {text})")),
+            None => self.wrap(e, format!("{}(", self.names.textv), ")".to_string()),
+        }
+    }
 }
 
 impl Visitor for Collector<'_> {
@@ -376,6 +400,8 @@ impl Visitor for Collector<'_> {
             Expression::BinaryOperator { lhs, binop, rhs } => match binop {
                 BinOp::TwoDots(_) => {
                     self.wrap(e, format!("{}(", self.names.val), ")".to_string());
+                    self.concat_operand(lhs);
+                    self.concat_operand(rhs);
                 }
                 BinOp::LessThan(_)
                 | BinOp::LessThanEqual(_)

@@ -30,13 +30,9 @@ fn check_bytes(lua: &Lua, args: &MultiValue, i: usize, fname: &str) -> mlua::Res
             }
             Ok(s.as_bytes().to_vec())
         }
-        v @ (Value::Integer(_) | Value::Number(_)) => match lua.coerce_string(v.clone())? {
-            Some(s) => Ok(s.as_bytes().to_vec()),
-            None => Err(error(
-                lua,
-                format!("bad argument #{i} to '{fname}' (string expected, got number)"),
-            )),
-        },
+        // A number is read as gopher-lua writes it.
+        Value::Integer(n) => Ok(n.to_string().into_bytes()),
+        Value::Number(n) => Ok(super::numbers::text(*n).into_bytes()),
         other => Err(error(
             lua,
             format!("bad argument #{i} to '{fname}' (string expected, got {})", arg_type(other)),
