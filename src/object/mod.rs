@@ -639,6 +639,9 @@ pub fn parse_documents_with(
             }
         }
         if !fell_through {
+            // Argo CD reads a JSON document through go-yaml v2 too (kube.SplitYAML, then
+            // sigs.k8s.io/yaml): its numbers come out as the YAML reader's do.
+            docs.iter_mut().for_each(resolve::json_numbers);
             return Ok((docs, warnings));
         }
         warnings.clear();
