@@ -17,11 +17,13 @@ mod index;
 // Names are checked where actions make objects.
 mod names;
 mod resolve;
+mod typed;
 mod write;
 mod yaml;
 
 pub use index::ObjectIndex;
 pub(crate) use names::name_problem;
+pub(crate) use typed::from_yaml_value;
 pub use write::{WriteError, to_yaml};
 
 /// The identity of a Kubernetes object: API group and version, kind, namespace and name.

@@ -441,7 +441,7 @@ pub(super) fn key_text(scalar: Scalar, text: &str) -> Result<String, String> {
 
 /// Go's `strconv.FormatFloat(f, 'g', -1, 32)`, with `.inf`, `-.inf` and `.nan` for the
 /// values it names `+Inf`, `-Inf` and `NaN`.
-fn go_float32_g(f: f64) -> String {
+pub(super) fn go_float32_g(f: f64) -> String {
     let f = f as f32;
     if f.is_nan() {
         return ".nan".into();
