@@ -760,9 +760,15 @@ fn parse_yaml<T: serde::de::DeserializeOwned + Default>(
     if text.trim().is_empty() {
         return Ok(T::default());
     }
-    serde_norway::from_str::<Option<T>>(text)
-        .map(Option::unwrap_or_default)
-        .map_err(|e| ConfigError::Key { key: key.to_string(), message: e.to_string() })
+    // Argo CD reads these texts with sigs.k8s.io/yaml (go-yaml v2, YAML 1.1: `yes` is a
+    // boolean, `0644` the integer 420), its first document only, then as JSON into its types:
+    // the project's own YAML reader, then its typed reading (`object::from_yaml_value`).
+    let fail = |message: String| ConfigError::Key { key: key.to_string(), message };
+    let (docs, _) =
+        crate::object::parse_documents_with(text, &crate::object::ParseOptions::default())
+            .map_err(|e| fail(e.to_string()))?;
+    let first = docs.into_iter().next().unwrap_or(Value::Null);
+    crate::object::from_yaml_value::<Option<T>>(first).map(Option::unwrap_or_default).map_err(fail)
 }
 
 /// An `actions` text: `None` when empty (Argo CD skips an override whose `actions` is "").
@@ -875,7 +881,7 @@ mod tests {
         .unwrap_err();
         assert_eq!(
             err.to_string(),
-            "invalid argocd-cm key `resource.customizations.actions.batch_CronJob`: definitions: invalid type: integer `3`, expected a sequence at line 1 column 14"
+            "invalid argocd-cm key `resource.customizations.actions.batch_CronJob`: definitions: invalid type: integer `3`, expected a sequence"
         );
         let s = Settings::from_data(&data(&[("resource.customizations.actions.Pod", "")])).unwrap();
         assert_eq!(s.overrides["Pod"].actions, None);
@@ -930,8 +936,31 @@ mod tests {
         let err = Settings::from_data(&data(&[("resource.exclusions", "- kinds: 3")])).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "invalid argocd-cm key `resource.exclusions`: .[0].kinds: invalid type: integer `3`, expected a sequence at line 1 column 10"
+            "invalid argocd-cm key `resource.exclusions`: [0].kinds: invalid type: integer `3`, expected a sequence"
         );
+    }
+
+    /// argocd-cm's embedded YAML is read as Argo CD reads it (sigs.k8s.io/yaml over go-yaml
+    /// v2): YAML 1.1 scalars, and a boolean or number where a string is wanted becomes its text
+    /// (checked against sigs.k8s.io/yaml v1.6.0: `off` is "false", `0644` "420", `3.0` "3").
+    #[test]
+    fn embedded_yaml_is_yaml_1_1() {
+        let s = Settings::from_data(&data(&[
+            (
+                "resource.exclusions",
+                "- kinds: [yes, 0644, 1_000, 3.0, 1.5]\n  apiGroups: [on, ~]\n",
+            ),
+            (
+                "resource.customizations.ignoreDifferences.apps_Deployment",
+                "managedFieldsManagers: [off, 0x1F]\njsonPointers: [/spec/replicas]\n",
+            ),
+        ]))
+        .unwrap();
+        assert_eq!(s.resource_exclusions[0].kinds, ["true", "420", "1000", "3", "1.5"]);
+        assert_eq!(s.resource_exclusions[0].api_groups, ["true", ""]);
+        let d = &s.overrides["apps/Deployment"].ignore_differences;
+        assert_eq!(d.managed_fields_managers, ["false", "31"]);
+        assert_eq!(d.json_pointers, ["/spec/replicas"]);
     }
 
     #[test]

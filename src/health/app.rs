@@ -120,6 +120,13 @@ pub struct AppHealth {
 }
 
 impl AppHealth {
+    /// The stop of a health script by the host's backstop ([`HealthError::Interrupted`]), if
+    /// one was stopped: the statuses are then no verdict, and the caller reports this error
+    /// instead (and may retry).
+    pub fn interrupted(&self) -> Option<&HealthError> {
+        self.error.as_ref().filter(|e| matches!(e, HealthError::Interrupted { .. }))
+    }
+
     /// Argo CD's condition message for [`AppHealth::error`]:
     /// `error setting app health: failed to get resource health for "<Kind>" with name
     /// "<name>" in namespace "<ns>": failed to get resource health for <ns>/<name>: <error>`.
@@ -199,8 +206,11 @@ pub fn aggregate(resources: &[ResourceHealthInput]) -> AppHealth {
         }
         contains_resources = true;
         contains_live |= c.live;
-        if error.is_none() {
-            error = c.error.cloned();
+        // An interrupted check comes first: with it the answer is no verdict.
+        let interrupted =
+            |e: Option<&HealthError>| matches!(e, Some(HealthError::Interrupted { .. }));
+        if error.is_none() || (interrupted(c.error) && !interrupted(error.as_ref())) {
+            error = c.error.cloned().or(error);
         }
         let Some(s) = c.status else { continue };
         if status.is_worse(s) {

@@ -281,6 +281,21 @@ pub enum HealthError {
         /// The error text.
         message: String,
     },
+    /// The host's interrupt (the CLI's and `serve`'s wall-clock backstop of 1 s) stopped a
+    /// health script: a stop by the clock, not by the deterministic counts, so no health is
+    /// decided from it. Callers report it as an error and may retry; [`aggregate`] puts it
+    /// first in [`AppHealth::error`], and [`AppHealth::interrupted`] finds it.
+    #[error(
+        "{script} on {object}: {message}; no health was given (the host's backstop, not a limit of the input: retry)"
+    )]
+    Interrupted {
+        /// The object.
+        object: Box<ObjectRef>,
+        /// Where the script comes from.
+        script: String,
+        /// The interrupt's reason, e.g. `stopped by the host: deadline of 1000 ms exceeded`.
+        message: String,
+    },
 }
 
 impl HealthError {
@@ -303,7 +318,8 @@ impl HealthError {
             HealthError::UnsupportedVersion { object, .. }
             | HealthError::Convert { object, .. }
             | HealthError::HpaConditions { object, .. }
-            | HealthError::Script { object, .. } => object,
+            | HealthError::Script { object, .. }
+            | HealthError::Interrupted { object, .. } => object,
         }
     }
 
@@ -315,7 +331,7 @@ impl HealthError {
                 Some("/metadata/annotations/autoscaling.alpha.kubernetes.io~1conditions")
             }
             HealthError::UnsupportedVersion { .. } => Some("/apiVersion"),
-            HealthError::Script { .. } => None,
+            HealthError::Script { .. } | HealthError::Interrupted { .. } => None,
         }
     }
 

@@ -352,7 +352,14 @@ mod with_lua {
         engine
             .eval_health(&script.name, &script.source, script.use_open_libs, obj, now)
             .map(|out| Some(ScriptOutput::from(out)))
-            .map_err(|e| HealthError::script(object, &script.name, e.reason()))
+            .map_err(|e| match e.kind {
+                crate::script::ScriptErrorKind::Interrupted(_) => HealthError::Interrupted {
+                    object: Box::new(object.clone()),
+                    script: script.name.clone(),
+                    message: e.reason(),
+                },
+                _ => HealthError::script(object, &script.name, e.reason()),
+            })
     }
 
     /// The outcome of one case of a `health_test.yaml`.

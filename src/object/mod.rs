@@ -17,11 +17,13 @@ mod index;
 // Names are checked where actions make objects.
 mod names;
 mod resolve;
+mod typed;
 mod write;
 mod yaml;
 
 pub use index::ObjectIndex;
 pub(crate) use names::name_problem;
+pub(crate) use typed::from_yaml_value;
 pub use write::{WriteError, to_yaml};
 
 /// The identity of a Kubernetes object: API group and version, kind, namespace and name.
@@ -639,6 +641,9 @@ pub fn parse_documents_with(
             }
         }
         if !fell_through {
+            // Argo CD reads a JSON document through go-yaml v2 too (kube.SplitYAML, then
+            // sigs.k8s.io/yaml): its numbers come out as the YAML reader's do.
+            docs.iter_mut().for_each(resolve::json_numbers);
             return Ok((docs, warnings));
         }
         warnings.clear();

@@ -368,6 +368,27 @@ pub(super) fn to_json(scalar: Scalar, text: &str) -> Result<Value, String> {
     })
 }
 
+/// The numbers of a JSON document as go-yaml v2 and the API machinery read them (a JSON
+/// number is a YAML 1.1 int or float): a whole float below 1e21 that fits 64 bits becomes an
+/// integer (`3.0`, `1e3`, `-0.0` is 0), an integer above `i64::MAX` a float.
+pub(super) fn json_numbers(value: &mut Value) {
+    match value {
+        Value::Number(n) => {
+            let resolved = match (n.as_u64(), n.as_f64()) {
+                (Some(u), _) if u > i64::MAX as u64 => float(u as f64),
+                (None, Some(f)) if n.is_f64() => float(f),
+                _ => return,
+            };
+            if let Ok(v) = resolved {
+                *value = v;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(json_numbers),
+        Value::Object(map) => map.values_mut().for_each(json_numbers),
+        _ => {}
+    }
+}
+
 /// A float through Go's JSON encoder and the API machinery's reader. The encoder writes the
 /// shortest digits that read back as the same float, in plain notation below 1e21 (`2^63` is
 /// `9223372036854776000`); the reader takes text that parses as an int64 as one.
@@ -420,7 +441,7 @@ pub(super) fn key_text(scalar: Scalar, text: &str) -> Result<String, String> {
 
 /// Go's `strconv.FormatFloat(f, 'g', -1, 32)`, with `.inf`, `-.inf` and `.nan` for the
 /// values it names `+Inf`, `-Inf` and `NaN`.
-fn go_float32_g(f: f64) -> String {
+pub(super) fn go_float32_g(f: f64) -> String {
     let f = f as f32;
     if f.is_nan() {
         return ".nan".into();

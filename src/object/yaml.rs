@@ -59,6 +59,14 @@ pub(super) fn read(
     if text.ends_with('\\') {
         return read_events(&format!("{text}\n"), false, options, warnings);
     }
+    let spelled;
+    let text = match go_yaml_tags(text) {
+        Some(respelled) => {
+            spelled = respelled;
+            spelled.as_str()
+        }
+        None => text,
+    };
     let before = warnings.len();
     match read_events(text, false, options, warnings) {
         // libyaml-safer 0.3 also panics on a block scalar whose last line runs to the end of
@@ -73,6 +81,109 @@ pub(super) fn read(
         }
         other => other,
     }
+}
+
+/// Whether `c` goes on a tag's URI in libyaml-safer's scanner (libyaml 0.2.5's set for a node's
+/// tag, which never takes `,`, `[` or `]`).
+fn tag_char(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || b"-_;/?:@&=+$.%!~*'()".contains(&c)
+}
+
+/// Whether go-yaml v2 takes `c` on a tag's URI: libyaml-safer's set and `,`, `[`, `]`, in flow
+/// collections too.
+fn go_tag_char(c: u8) -> bool {
+    tag_char(c) || matches!(c, b',' | b'[' | b']')
+}
+
+/// `text` with every tag that goes on with `,`, `[` or `]` spelled so that libyaml-safer reads the
+/// tag go-yaml v2 reads: go-yaml v2 takes those characters on the tag's URI wherever it is
+/// (`{k: !!str, j: 1}` has the tag `!!str,` on the scalar `j`, and is then refused), where
+/// libyaml-safer 0.3 ends the tag before them and then refuses the text or, before a `,` in a
+/// flow collection, panics. The three are percent-escaped in the tag (`%2C`, `%5B`, `%5D`), which
+/// both readers decode to the same tag; positions after them on that line move by two columns.
+/// `None` when no tag needs it (the common case: no `!` followed by tag characters and one of
+/// the three). A `!` that only looks like a tag (in a quoted scalar, a comment, a plain scalar)
+/// is found out by scanning the text first with a space before each of those characters: only
+/// the `!`s that start a tag token there are respelled.
+fn go_yaml_tags(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    // Each `!` that may start a tag ending before `,`, `[` or `]`: (its offset, where the
+    // libyaml-safer tag ends).
+    let mut candidates = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'!' {
+            let mut end = i + 1;
+            while end < bytes.len() && tag_char(bytes[end]) {
+                end += 1;
+            }
+            if end < bytes.len() && matches!(bytes[end], b',' | b'[' | b']') {
+                candidates.push((i, end));
+            }
+            i = end;
+        } else {
+            i += 1;
+        }
+    }
+    if candidates.is_empty() {
+        return None;
+    }
+    // The probe: a space before the character after each candidate, so that no tag is followed
+    // by it and a plain scalar's `,` still ends the scalar.
+    let mut probe = String::with_capacity(text.len() + candidates.len());
+    let mut from = 0;
+    for &(_, end) in &candidates {
+        probe.push_str(&text[from..end]);
+        probe.push(' ');
+        from = end;
+    }
+    probe.push_str(&text[from..]);
+    // A line break at the end: libyaml-safer's other panics (see `read`) need a text without one.
+    probe.push('\n');
+    let mut scanner = libyaml_safer::Scanner::new();
+    let mut input = probe.as_bytes();
+    scanner.set_input(&mut input);
+    let mut tag_starts = std::collections::HashSet::new();
+    // The probe has no tag followed by `,` and ends in a line break; a panic left is caught.
+    let scanned = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        for token in scanner.by_ref() {
+            let Ok(token) = token else { break };
+            if matches!(token.data, libyaml_safer::TokenData::Tag { .. }) {
+                tag_starts.insert(token.start_mark.index);
+            }
+        }
+    }));
+    if scanned.is_err() || tag_starts.is_empty() {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut from = 0;
+    for (n, &(start, _)) in candidates.iter().enumerate() {
+        // The probe has one added space before each earlier candidate's end.
+        if !tag_starts.contains(&((start + n) as u64)) || start < from {
+            continue;
+        }
+        let mut end = start + 1;
+        while end < bytes.len() && go_tag_char(bytes[end]) {
+            end += 1;
+        }
+        out.push_str(&text[from..start]);
+        for &c in &bytes[start..end] {
+            match c {
+                b',' => out.push_str("%2C"),
+                b'[' => out.push_str("%5B"),
+                b']' => out.push_str("%5D"),
+                // ASCII: every tag character is.
+                c => out.push(char::from(c)),
+            }
+        }
+        from = end;
+    }
+    if from == 0 {
+        return None;
+    }
+    out.push_str(&text[from..]);
+    Some(out)
 }
 
 /// [`read`] on the events of `text`; `added_break`: `text` ends in a line break [`read`]
@@ -93,7 +204,8 @@ fn read_events(
     loop {
         let document = docs.len();
         // libyaml-safer 0.3 panics where libyaml has a case the port left out (a tag followed
-        // by `,` in a flow collection): that text is refused as a syntax error.
+        // by `,` in a flow collection, which `go_yaml_tags` respells first): a text that still
+        // makes it panic is refused as a syntax error.
         let event = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| parser.parse()))
             .map_err(|_| ParseError::Syntax {
                 document,

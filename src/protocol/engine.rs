@@ -343,7 +343,15 @@ pub(crate) fn engine_health(state: &mut State, input: HealthInput) -> Result<Val
         .iter()
         .filter_map(|obj| ResourceHealthInput::from_objects(None, Some(obj), &ctx))
         .collect();
-    to_result(&HealthOutput::new(&aggregate(&inputs)))
+    let app = aggregate(&inputs);
+    if let Some(e) = app.interrupted() {
+        return Err(ProtocolError::Engine {
+            message: e.to_string(),
+            object: Some(Box::new(e.object().clone())),
+            path: None,
+        });
+    }
+    to_result(&HealthOutput::new(&app))
 }
 
 #[cfg(feature = "lua")]

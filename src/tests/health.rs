@@ -616,3 +616,47 @@ mod properties {
         }
     }
 }
+
+/// A health script the host's backstop stops gives no verdict: the app's health carries
+/// `HealthError::Interrupted` (apart from a script's own failure, which is Unknown), first
+/// among the errors, and the CLI and `serve` answer it as an error (issue 27).
+#[cfg(feature = "lua")]
+#[test]
+fn backstop_stop_is_an_error_not_unknown() {
+    use crate::health::scripts::{HealthScripts, ScriptedHealth};
+    let mut data = std::collections::BTreeMap::new();
+    data.insert(
+        "resource.customizations.health.example.com_Widget".to_string(),
+        "while true do end".to_string(),
+    );
+    data.insert(
+        "resource.customizations.health.example.com_Gadget".to_string(),
+        "error('broken')".to_string(),
+    );
+    let settings = crate::Settings::from_data(&data).expect("argocd-cm");
+    let engine = crate::script::LuaEngine::default()
+        .with_interrupt(std::sync::Arc::new(super::support::Countdown(1)));
+    let scripted = ScriptedHealth::new(HealthScripts::from_settings(&settings), engine);
+    let ctx = HealthContext::new(0).with_scripts(&scripted);
+    let obj = |kind: &str| json!({"apiVersion": "example.com/v1", "kind": kind, "metadata": {"name": "w", "namespace": "ns"}});
+    // The Gadget's own failure comes first by order, the stop still leads the errors.
+    let inputs: Vec<ResourceHealthInput> = [obj("Gadget"), obj("Widget")]
+        .iter()
+        .filter_map(|o| ResourceHealthInput::from_objects(None, Some(o), &ctx))
+        .collect();
+    let app = health::aggregate(&inputs);
+    let stop = app.interrupted().expect("the stop is reported");
+    assert!(matches!(stop, HealthError::Interrupted { .. }), "{stop:?}");
+    assert_eq!(
+        stop.to_string(),
+        "argocd-cm example.com/Widget on example.com/Widget:ns/w: stopped by the host: the test's countdown ran out; no health was given (the host's backstop, not a limit of the input: retry)"
+    );
+    // A script's own failure is a verdict (Unknown), not a stop.
+    let broken = health::assess(&obj("Gadget"), &ctx).expect_err("broken script");
+    assert!(matches!(broken, HealthError::Script { .. }), "{broken:?}");
+    let only_broken: Vec<ResourceHealthInput> = [obj("Gadget")]
+        .iter()
+        .filter_map(|o| ResourceHealthInput::from_objects(None, Some(o), &ctx))
+        .collect();
+    assert_eq!(health::aggregate(&only_broken).interrupted(), None);
+}

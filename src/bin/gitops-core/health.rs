@@ -169,6 +169,9 @@ pub fn run(input: &common::Input, args: lexopt::Parser) -> Result<u8, CliError> 
         .filter_map(|obj| ResourceHealthInput::from_objects(None, Some(obj), &ctx))
         .collect();
     let app = health::aggregate(&inputs);
+    if let Some(e) = app.interrupted() {
+        return Err(CliError::Input(format!("assessing health: {e}")));
+    }
     match args.output {
         Output::Json | Output::Yaml => {
             args.output.print_document(&to_json(&app));

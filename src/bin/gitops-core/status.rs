@@ -146,6 +146,9 @@ pub fn run(input: &common::Input, args: lexopt::Parser) -> Result<u8, CliError> 
         ctx = ctx.with_scripts(engine);
     }
     let health = gitops_core::reconcile::app_health(&result, &c.desired, &c.live, &ctx);
+    if let Some(e) = health.interrupted() {
+        return Err(CliError::Input(format!("assessing health: {e}")));
+    }
     let mut doc = to_json(&result, &health);
     if let Some(orphans) = &orphans {
         doc["orphans"] = orphans.iter().map(|r| json!(r.key())).collect();
