@@ -197,7 +197,7 @@ def drift_scale(ns, path):
     finally:
         kubectl("scale", "deployment", "web", "-n", ns, "--replicas", "2")
     expect(d.returncode == 1, f"diff after kubectl scale said {d.returncode}:\n{d.stdout}")
-    expect("<   replicas: 5" in d.stdout and ">   replicas: 2" in d.stdout, f"no replicas in the diff:\n{d.stdout}")
+    expect("-  replicas: 5" in d.stdout and "+  replicas: 2" in d.stdout, f"no replicas in the diff:\n{d.stdout}")
     # The API server records no time for a write through the scale subresource.
     expect("spec.replicas: desired 2, live 5, written by kubectl (Update, scale)\n" in d.stdout,
            f"--explain does not name kubectl's scale:\n{d.stdout}")
