@@ -281,6 +281,39 @@ pub(crate) fn cat(parts: &[Lv<'_>]) -> Result<String, Fault> {
 
 pub(crate) use crate::script::gopher::number_text;
 
+/// Lua's `a == b`: the same type and value, never converting; a table only equals itself (the
+/// same node of the object).
+pub(crate) fn eq(a: Lv<'_>, b: Lv<'_>) -> bool {
+    match (a, b) {
+        (Lv::Nil, Lv::Nil) => true,
+        (Lv::Bool(x), Lv::Bool(y)) => x == y,
+        (Lv::Num(x), Lv::Num(y)) => x == y,
+        (Lv::Str(x), Lv::Str(y)) => x == y,
+        (Lv::Table(x), Lv::Table(y)) => std::ptr::eq(x, y),
+        _ => false,
+    }
+}
+
+/// The order of `a` and `b` for `<`, `<=`, `>`, `>=`: two numbers or two strings (byte by
+/// byte); an error for anything else. `None` when a number is NaN (every comparison false).
+fn order(a: Lv<'_>, b: Lv<'_>) -> Result<Option<std::cmp::Ordering>, Fault> {
+    match (a, b) {
+        (Lv::Num(x), Lv::Num(y)) => Ok(x.partial_cmp(&y)),
+        (Lv::Str(x), Lv::Str(y)) => Ok(Some(x.as_bytes().cmp(y.as_bytes()))),
+        _ => Err(Fault(format!("attempt to compare {} with {}", a.type_name(), b.type_name()))),
+    }
+}
+
+/// Lua's `a < b`.
+pub(crate) fn lt(a: Lv<'_>, b: Lv<'_>) -> Result<bool, Fault> {
+    Ok(order(a, b)? == Some(std::cmp::Ordering::Less))
+}
+
+/// Lua's `a <= b`.
+pub(crate) fn le(a: Lv<'_>, b: Lv<'_>) -> Result<bool, Fault> {
+    Ok(matches!(order(a, b)?, Some(std::cmp::Ordering::Less | std::cmp::Ordering::Equal)))
+}
+
 /// One field of a returned health table.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) enum Field {

@@ -2,44 +2,10 @@
 //! values a script reads, and the usual condition searches, as data (a row per condition type
 //! and status the script looks for).
 
-use std::cmp::Ordering;
-
 use super::lua::Field;
 pub(super) use super::lua::status_conditions;
+pub(super) use super::lua::{eq, le, lt};
 use super::{Fault, Hs, Lv};
-
-/// Lua's `a == b`: no conversion between types; two tables are equal only when they are the
-/// same table (the same node of the object).
-pub(super) fn eq(a: Lv<'_>, b: Lv<'_>) -> bool {
-    match (a, b) {
-        (Lv::Nil, Lv::Nil) => true,
-        (Lv::Bool(x), Lv::Bool(y)) => x == y,
-        (Lv::Num(x), Lv::Num(y)) => x == y,
-        (Lv::Str(x), Lv::Str(y)) => x == y,
-        (Lv::Table(x), Lv::Table(y)) => std::ptr::eq(x, y),
-        _ => false,
-    }
-}
-
-/// The order of `a` and `b` for `<`, `<=`, `>`, `>=`: two numbers or two strings (byte by
-/// byte); an error for anything else. `None` when a number is NaN (every comparison false).
-fn order(a: Lv<'_>, b: Lv<'_>) -> Result<Option<Ordering>, Fault> {
-    match (a, b) {
-        (Lv::Num(x), Lv::Num(y)) => Ok(x.partial_cmp(&y)),
-        (Lv::Str(x), Lv::Str(y)) => Ok(Some(x.as_bytes().cmp(y.as_bytes()))),
-        _ => Err(Fault(format!("attempt to compare {} with {}", a.type_name(), b.type_name()))),
-    }
-}
-
-/// Lua's `a < b`.
-pub(super) fn lt(a: Lv<'_>, b: Lv<'_>) -> Result<bool, Fault> {
-    Ok(order(a, b)? == Some(Ordering::Less))
-}
-
-/// Lua's `a <= b`.
-pub(super) fn le(a: Lv<'_>, b: Lv<'_>) -> Result<bool, Fault> {
-    Ok(matches!(order(a, b)?, Some(Ordering::Less | Ordering::Equal)))
-}
 
 /// `v` as an operand of arithmetic: a number, or a string that reads as one; an error
 /// otherwise (`what` names the operand).

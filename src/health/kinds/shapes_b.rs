@@ -6,39 +6,9 @@
 //! strings and fails on anything else ([`lt`]); `+` and `-` take numbers and strings that read
 //! as numbers ([`arith`]); `..` takes strings and numbers ([`cat`]).
 
-use std::cmp::Ordering;
-
 pub(super) use super::lua::status_conditions;
-pub(super) use super::lua::{cat, or};
+pub(super) use super::lua::{cat, eq, le, lt, or};
 use super::{Env, Fault, Hs, Lv};
-
-/// `a == b`: same type and value; a table only equals itself (the same node of the object).
-pub(super) fn eq(a: Lv<'_>, b: Lv<'_>) -> bool {
-    match (a, b) {
-        (Lv::Table(x), Lv::Table(y)) => std::ptr::eq(x, y),
-        _ => a == b,
-    }
-}
-
-/// The order of `a` and `b` for `<`, `<=`, `>`, `>=`: two numbers, or two strings byte by
-/// byte; an error for any other pair.
-fn order(a: Lv<'_>, b: Lv<'_>) -> Result<Option<Ordering>, Fault> {
-    match (a, b) {
-        (Lv::Num(x), Lv::Num(y)) => Ok(x.partial_cmp(&y)),
-        (Lv::Str(x), Lv::Str(y)) => Ok(Some(x.as_bytes().cmp(y.as_bytes()))),
-        _ => Err(Fault(format!("attempt to compare {} with {}", a.type_name(), b.type_name()))),
-    }
-}
-
-/// `a < b`.
-pub(super) fn lt(a: Lv<'_>, b: Lv<'_>) -> Result<bool, Fault> {
-    Ok(order(a, b)? == Some(Ordering::Less))
-}
-
-/// `a <= b`.
-pub(super) fn le(a: Lv<'_>, b: Lv<'_>) -> Result<bool, Fault> {
-    Ok(matches!(order(a, b)?, Some(Ordering::Less | Ordering::Equal)))
-}
 
 /// `v` as an operand of `+` or `-`: a number, or a string gopher-lua's `parseNumber` reads;
 /// an error else.

@@ -3,30 +3,8 @@
 
 pub(super) use super::lua::or;
 pub(super) use super::lua::status_conditions;
+pub(super) use super::lua::{eq as lua_eq, lt as lua_lt};
 use super::{Env, Fault, Hs, Lv};
-
-/// Lua's `a == b`: the same type and value, never converting; a table only equals itself.
-pub(super) fn lua_eq(a: Lv<'_>, b: Lv<'_>) -> bool {
-    match (a, b) {
-        (Lv::Nil, Lv::Nil) => true,
-        (Lv::Bool(x), Lv::Bool(y)) => x == y,
-        (Lv::Num(x), Lv::Num(y)) => x == y,
-        (Lv::Str(x), Lv::Str(y)) => x == y,
-        (Lv::Table(x), Lv::Table(y)) => std::ptr::eq(x, y),
-        _ => false,
-    }
-}
-
-/// Lua's `a < b`: two numbers, or two strings byte by byte; an error for anything else.
-pub(super) fn lua_lt(a: Lv<'_>, b: Lv<'_>) -> Result<bool, Fault> {
-    match (a, b) {
-        (Lv::Num(x), Lv::Num(y)) => Ok(x < y),
-        (Lv::Str(x), Lv::Str(y)) => Ok(x < y),
-        _ => {
-            Err(Fault::new(format!("attempt to compare {} with {}", a.type_name(), b.type_name())))
-        }
-    }
-}
 
 /// `s:find("^prefix") ~= nil`: a method call, so only a string has it; anything else is an
 /// error.
