@@ -213,6 +213,16 @@ pub enum ConfigError {
         /// What is wrong.
         message: String,
     },
+    /// The AppProject does not have the expected shape.
+    #[error("invalid AppProject `{project}` at {path}: {message}")]
+    Project {
+        /// The project's name.
+        project: String,
+        /// RFC 6901 pointer into the AppProject.
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
     /// A key of `argocd-cm` could not be read.
     #[error("invalid argocd-cm key `{key}`: {message}")]
     Key {
@@ -906,14 +916,14 @@ mod tests {
             "expected kind AppProject, found kind ConfigMap"
         );
         assert_eq!(
-            crate::orphans::project_settings(&cm).unwrap_err().to_string(),
+            crate::project::AppProject::from_value(&cm).unwrap_err().to_string(),
             "expected kind AppProject, found kind ConfigMap"
         );
-        let bad = serde_json::json!({"kind": "AppProject",
+        let bad = serde_json::json!({"kind": "AppProject", "metadata": {"name": "shop"},
             "spec": {"orphanedResources": {"warn": "yes"}}});
         assert_eq!(
-            crate::orphans::project_settings(&bad).unwrap_err().to_string(),
-            "invalid application at /spec/orphanedResources: invalid type: string \"yes\", expected a boolean"
+            crate::project::AppProject::from_value(&bad).unwrap_err().to_string(),
+            "invalid AppProject `shop` at /spec/orphanedResources: invalid type: string \"yes\", expected a boolean"
         );
         assert_eq!(
             Application::from_value(&serde_json::json!({"kind": 3})).unwrap_err().to_string(),

@@ -53,6 +53,7 @@ pub mod object;
 pub mod orphans;
 pub mod ownership;
 pub mod preview;
+pub mod project;
 #[cfg(feature = "serve")]
 #[cfg_attr(docsrs, doc(cfg(feature = "serve")))]
 pub mod protocol;

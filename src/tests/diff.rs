@@ -446,9 +446,8 @@ fn run_app(c: &Case, errs: &mut Vec<String>) {
         errs.push(format!("notes: want {want:?}, got {:?}", out.notes));
     }
     if !c.project.is_null() {
-        let orphaned = crate::orphans::project_settings(&c.project).expect("project");
-        let o =
-            crate::orphans::orphaned(orphaned.as_ref(), &app, &settings, &scopes, &desired, &live);
+        let project = crate::project::AppProject::from_value(&c.project).expect("project");
+        let o = crate::orphans::orphaned(&project, &app, &settings, &scopes, &desired, &live);
         let got: Vec<String> = o.resources.iter().map(|r| r.key()).collect();
         if let Some(want) = &e.orphans
             && &got != want

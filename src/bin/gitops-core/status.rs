@@ -123,10 +123,10 @@ pub fn run(input: &common::Input, args: lexopt::Parser) -> Result<u8, CliError> 
     let orphans = match &a.project {
         Some(path) => {
             let project = common::read_document(input, path)?;
-            let settings = gitops_core::orphans::project_settings(&project)
+            let project = gitops_core::project::AppProject::from_value(&project)
                 .map_err(|e| CliError::Input(format!("{}: {e}", common::display_name(path))))?;
             let o = gitops_core::orphans::orphaned(
-                settings.as_ref(),
+                &project,
                 &c.app,
                 &c.settings,
                 &c.scopes,
