@@ -457,14 +457,18 @@ pub struct Settings {
     /// `resource.inclusions`: when an entry names a cluster, only the kinds listed are watched
     /// there.
     pub resource_inclusions: Vec<FilteredResource>,
+    /// `resource.selectors`: label selectors that narrow down which objects of the kinds they
+    /// match Argo CD watches ([`Settings::label_selector`]).
+    pub resource_selectors: Vec<FilteredResource>,
     /// The namespace Argo CD runs in: the `metadata.namespace` of `argocd-cm`, `argocd` by
     /// default. An app outside it is tracked as `<namespace>_<name>`
     /// ([`crate::ownership::instance_name`]).
     pub namespace: String,
 }
 
-/// An entry of `resource.exclusions` or `resource.inclusions` (Argo CD's `FilteredResource`):
-/// API group globs, kinds (`*` for any) and cluster URL globs; an empty list matches anything.
+/// An entry of `resource.exclusions`, `resource.inclusions` or `resource.selectors` (Argo CD's
+/// `FilteredResource`): API group globs, kinds (`*` for any) and cluster URL globs; an empty
+/// list matches anything.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 #[non_exhaustive]
@@ -475,6 +479,9 @@ pub struct FilteredResource {
     pub kinds: Vec<String>,
     /// Cluster API URL globs.
     pub clusters: Vec<String>,
+    /// A label selector in its string form (`resource.selectors` only; empty selects all).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub selector: String,
 }
 
 impl FilteredResource {
@@ -516,6 +523,7 @@ impl Default for Settings {
             ignore_differences_on_resource_updates: false,
             resource_exclusions: Vec::new(),
             resource_inclusions: Vec::new(),
+            resource_selectors: Vec::new(),
             namespace: DEFAULT_ARGOCD_NAMESPACE.to_string(),
         };
         s.add_status_ignores();
@@ -695,6 +703,17 @@ impl Settings {
         if let Some(v) = data.get("resource.inclusions") {
             s.resource_inclusions = parse_yaml("resource.inclusions", v)?;
         }
+        if let Some(v) = data.get("resource.selectors") {
+            s.resource_selectors = parse_yaml("resource.selectors", v)?;
+            for r in &s.resource_selectors {
+                crate::selector::LabelSelector::parse(&r.selector).map_err(|e| {
+                    ConfigError::Key {
+                        key: "resource.selectors".into(),
+                        message: format!("error parsing resource selector {:?}: {e}", r.selector),
+                    }
+                })?;
+            }
+        }
         if let Some(v) = data.get("installationID") {
             s.installation_id = v.clone();
         }
@@ -728,6 +747,43 @@ impl Settings {
             return false;
         }
         self.resource_inclusions.iter().any(|r| r.matches_cluster(cluster))
+    }
+
+    /// The label selector Argo CD lists and watches a kind with on a cluster
+    /// (`GetLabelSelector`): the selectors of every `resource.selectors` entry that matches,
+    /// trimmed, joined by `,`; empty when none does (every object is watched).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let cm = serde_json::json!({"data": {"resource.selectors":
+    ///     "- apiGroups: ['']\n  kinds: [Pod]\n  selector: '!argocd.argoproj.io/instance'\n"}});
+    /// let s = gitops_core::Settings::from_config_map(&cm).unwrap();
+    /// assert_eq!(s.label_selector("", "Pod", ""), "!argocd.argoproj.io/instance");
+    /// assert_eq!(s.label_selector("apps", "Deployment", ""), "");
+    /// ```
+    pub fn label_selector(&self, group: &str, kind: &str, cluster: &str) -> String {
+        let selectors: Vec<&str> = self
+            .resource_selectors
+            .iter()
+            .map(|r| (r, r.selector.trim()))
+            .filter(|(r, s)| !s.is_empty() && r.matches(group, kind, cluster))
+            .map(|(_, s)| s)
+            .collect();
+        selectors.join(",")
+    }
+
+    /// Whether Argo CD watches this object on `cluster`: its labels match
+    /// [`Settings::label_selector`] (a selector that does not parse selects everything).
+    /// `None` when the object is watched, else the selector it fails.
+    pub(crate) fn unwatched(&self, obj: &Value, cluster: &str) -> Option<String> {
+        if self.resource_selectors.is_empty() {
+            return None;
+        }
+        let r = crate::object::ObjectRef::from_object_lossy(obj);
+        let selector = self.label_selector(&r.group, &r.kind, cluster);
+        let parsed = crate::selector::LabelSelector::parse(&selector).ok()?;
+        (!parsed.matches(obj)).then_some(selector)
     }
 
     fn add_status_ignores(&mut self) {
@@ -895,6 +951,21 @@ mod tests {
         );
         let s = Settings::from_data(&data(&[("resource.customizations.actions.Pod", "")])).unwrap();
         assert_eq!(s.overrides["Pod"].actions, None);
+    }
+
+    #[test]
+    fn resource_selectors_are_checked_when_read() {
+        let bad = "- kinds: [Pod]\n  selector: 'tier in ()'\n";
+        let err = Settings::from_data(&data(&[("resource.selectors", bad)])).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid argocd-cm key `resource.selectors`: error parsing resource selector \"tier in ()\": `in` and `notin` need at least one value"
+        );
+        let ok =
+            "- kinds: [Pod]\n  selector: ' a=b '\n- kinds: ['*']\n  selector: c\n- selector: ''\n";
+        let s = Settings::from_data(&data(&[("resource.selectors", ok)])).unwrap();
+        assert_eq!(s.label_selector("", "Pod", "x"), "a=b,c");
+        assert_eq!(s.label_selector("apps", "Deployment", "x"), "c");
     }
 
     #[test]

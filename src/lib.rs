@@ -60,6 +60,7 @@ pub mod protocol;
 pub mod reconcile;
 pub mod schema;
 pub mod script;
+mod selector;
 pub mod sync;
 pub mod vocabulary;
 

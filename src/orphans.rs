@@ -10,7 +10,9 @@
 //!   ConfigMap, the `kubernetes` Service of `default`;
 //! - the project's `orphanedResources.ignore` entries (`group` glob, `kind` glob or empty for
 //!   any, `name` glob or empty for any);
-//! - kinds the settings exclude ([`crate::Settings::excludes`]), which Argo CD does not watch;
+//! - kinds the settings exclude ([`crate::Settings::excludes`]) and objects whose labels do
+//!   not match `resource.selectors` ([`crate::Settings::label_selector`]), which Argo CD does
+//!   not watch;
 //! - what the project does not permit ([`AppProject::permits_resource`]): a top-level object
 //!   whose kind the namespaced resource lists leave out, and any object (an owned one too,
 //!   whose own children are then not visited) whose kind the lists leave out (a cluster-scoped
@@ -137,6 +139,7 @@ pub fn orphaned(
         if !seen.insert(r.clone())
             || other_app(obj)
             || excluded(&r, app, settings)
+            || settings.unwatched(obj, &app.spec.destination.server).is_some()
             || !project.permits_resource(&r.group, &r.kind, &r.name, &r.namespace, app)
         {
             continue;

@@ -587,8 +587,20 @@ pub(crate) fn targets<'a>(input: &AppDiffInput<'a>) -> Targets<'a> {
         }
     }
     // Kinds the settings exclude are not synced or compared (Argo CD warns, hooks included).
-    targets.retain(|_, (r, _)| {
+    // An object the `resource.selectors` of its kind leave out stays, with a warning: it is
+    // never watched, so it has no live state.
+    targets.retain(|_, (r, obj)| {
         if !crate::ownership::excluded(r, app, settings) {
+            if let Some(selector) = settings.unwatched(obj.source(), &app.spec.destination.server) {
+                conditions.push(Condition {
+                    type_: "ExcludedResourceWarning".into(),
+                    message: format!(
+                        "Resource {}/{} {} does not match the resource selector {selector:?} in \
+                         the settings and will not be watched; it will appear as OutOfSync",
+                        r.group, r.kind, r.name
+                    ),
+                });
+            }
             return true;
         }
         conditions.push(Condition {
