@@ -38,6 +38,7 @@ use crate::project::{AppProject, OrphanedResourcesSettings};
 
 /// The orphans of an app's namespace and the condition they raise.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct Orphans {

@@ -134,8 +134,8 @@ pub use backoff::{Retry, RetryOutcome, SelfHealSettings};
 #[cfg(test)]
 pub(crate) use decide::already_attempted;
 pub use decide::{
-    AutoSyncInput, AutoSyncOperation, Decision, RevisionsError, auto_sync, check_revisions,
-    skips_reconcile, wipes_out,
+    AutoSyncInput, AutoSyncOperation, Decision, RevisionsError, SKIP_RECONCILE_MESSAGE, auto_sync,
+    check_revisions, skips_reconcile, wipes_out,
 };
 pub use deletion::{
     BACKGROUND_FINALIZER, CascadePass, DeleteHookType, DeletionRequest, DeletionStep,
@@ -149,8 +149,8 @@ pub use guard::{
 };
 pub use messages::waiting_message;
 pub use operation::{
-    MAX_REQUEUE_SECONDS, OperationClock, PickUp, PickUpAction, TIMEOUT_MESSAGE, after_attempt,
-    pick_up, wave_delay_seconds,
+    MAX_REQUEUE_SECONDS, OperationClock, OperationStateError, PickUp, PickUpAction,
+    TIMEOUT_MESSAGE, after_attempt, pick_up, wave_delay_seconds,
 };
 pub use status::{ResourceStatus, resource_statuses};
 pub use step::step;
