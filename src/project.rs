@@ -27,7 +27,8 @@ const IN_CLUSTER: (&str, &str) = ("https://kubernetes.default.svc", "in-cluster"
 
 /// An AppProject: the parts the engine decides with.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase", default)]
 #[non_exhaustive]
 pub struct AppProject {
     /// `metadata.name`.
@@ -51,6 +52,7 @@ pub struct AppProject {
 
 /// An AppProject's `spec.orphanedResources`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", default)]
 #[non_exhaustive]
 pub struct OrphanedResourcesSettings {
@@ -62,6 +64,7 @@ pub struct OrphanedResourcesSettings {
 
 /// An entry of `orphanedResources.ignore`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
 #[serde(default)]
 #[non_exhaustive]
 pub struct OrphanedResourceKey {
@@ -75,6 +78,7 @@ pub struct OrphanedResourceKey {
 
 /// An entry of a namespaced resource list (`metav1.GroupKind`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
 #[serde(default)]
 #[non_exhaustive]
 pub struct GroupKind {
@@ -86,6 +90,7 @@ pub struct GroupKind {
 
 /// An entry of a cluster resource list (`ClusterResourceRestrictionItem`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
 #[serde(default)]
 #[non_exhaustive]
 pub struct ClusterResourceItem {
@@ -99,6 +104,7 @@ pub struct ClusterResourceItem {
 
 /// An entry of `spec.destinations`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
 #[serde(default)]
 #[non_exhaustive]
 pub struct ProjectDestination {
@@ -202,8 +208,30 @@ impl AppProject {
         if namespace.is_empty() {
             return true;
         }
-        let (server, cluster) = destination_cluster(app);
+        let (server, cluster) = destination_cluster(&app.spec.destination);
         self.permits_destination(server, cluster, namespace)
+    }
+
+    /// Why a sync may not touch an object (`validateSyncPermissions`), in Argo CD's words:
+    /// `resource <group>:<Kind> is not permitted in project <name>`, or for a namespaced object
+    /// outside the project's destinations on `destination`'s cluster `namespace <ns> is not
+    /// permitted in project '<name>'`; `None` when it may.
+    pub fn sync_denial(
+        &self,
+        r: &crate::object::ObjectRef,
+        namespaced: bool,
+        destination: &crate::config::Destination,
+    ) -> Option<String> {
+        if !self.permits_kind(&r.group, &r.kind, &r.name, namespaced) {
+            return Some(format!(
+                "resource {}:{} is not permitted in project {}",
+                r.group, r.kind, self.name
+            ));
+        }
+        let (server, cluster) = destination_cluster(destination);
+        (namespaced && !self.permits_destination(server, cluster, &r.namespace)).then(|| {
+            format!("namespace {} is not permitted in project '{}'", r.namespace, self.name)
+        })
     }
 
     /// Whether a destination (cluster server URL, cluster name, namespace) is one of the
@@ -244,8 +272,7 @@ impl AppProject {
 /// The app's destination cluster as (server, name): what the Application gives, with Argo
 /// CD's own cluster (`https://kubernetes.default.svc`, `in-cluster`) filling in the other
 /// half when one half names it, and standing for a destination that names no cluster.
-fn destination_cluster(app: &Application) -> (&str, &str) {
-    let d = &app.spec.destination;
+fn destination_cluster(d: &crate::config::Destination) -> (&str, &str) {
     match (d.server.as_str(), d.name.as_str()) {
         ("", "") => IN_CLUSTER,
         (s, "") if s == IN_CLUSTER.0 => IN_CLUSTER,

@@ -664,6 +664,14 @@ pub struct SyncRequest {
     /// `argocd.argoproj.io/client-side-apply-migration-manager` annotation, else
     /// `kubectl-client-side-apply`.
     pub client_side_apply_manager: String,
+    /// The app's AppProject: a task whose kind, or whose namespace on `destination`'s
+    /// cluster, the project does not permit is invalid and fails the sync before its dry run
+    /// (Argo CD 3.6.2 `validateSyncPermissions`). `None`: only the host's
+    /// [`Observations::denied`] apply.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub project: Option<crate::project::AppProject>,
+    /// The app's destination (server, name, namespace), for the project's destinations.
+    pub destination: crate::config::Destination,
     /// Which kinds are cluster-scoped.
     #[serde(skip)]
     pub scopes: Scopes,
@@ -693,6 +701,8 @@ impl Default for SyncRequest {
             managed_namespace_metadata: None,
             shared_resource_warning: None,
             client_side_apply_manager: CLIENT_SIDE_APPLY_MANAGER.to_string(),
+            project: None,
+            destination: crate::config::Destination::default(),
             scopes: Scopes::builtin(),
         }
     }
@@ -719,6 +729,7 @@ impl SyncRequest {
             revision: revision.to_string(),
             started_at,
             managed_namespace_metadata: policy.managed_namespace_metadata.clone(),
+            destination: app.spec.destination.clone(),
             client_side_apply_manager: app
                 .metadata
                 .annotations
