@@ -82,7 +82,8 @@ pub struct ApplicationSpec {
 }
 
 /// The destination of an Application.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", default)]
 #[non_exhaustive]
 pub struct Destination {
@@ -209,6 +210,16 @@ pub enum ConfigError {
     #[error("invalid application at {path}: {message}")]
     Application {
         /// RFC 6901 pointer into the Application.
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The AppProject does not have the expected shape.
+    #[error("invalid AppProject `{project}` at {path}: {message}")]
+    Project {
+        /// The project's name.
+        project: String,
+        /// RFC 6901 pointer into the AppProject.
         path: String,
         /// What is wrong.
         message: String,
@@ -447,14 +458,18 @@ pub struct Settings {
     /// `resource.inclusions`: when an entry names a cluster, only the kinds listed are watched
     /// there.
     pub resource_inclusions: Vec<FilteredResource>,
+    /// `resource.selectors`: label selectors that narrow down which objects of the kinds they
+    /// match Argo CD watches ([`Settings::label_selector`]).
+    pub resource_selectors: Vec<FilteredResource>,
     /// The namespace Argo CD runs in: the `metadata.namespace` of `argocd-cm`, `argocd` by
     /// default. An app outside it is tracked as `<namespace>_<name>`
     /// ([`crate::ownership::instance_name`]).
     pub namespace: String,
 }
 
-/// An entry of `resource.exclusions` or `resource.inclusions` (Argo CD's `FilteredResource`):
-/// API group globs, kinds (`*` for any) and cluster URL globs; an empty list matches anything.
+/// An entry of `resource.exclusions`, `resource.inclusions` or `resource.selectors` (Argo CD's
+/// `FilteredResource`): API group globs, kinds (`*` for any) and cluster URL globs; an empty
+/// list matches anything.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 #[non_exhaustive]
@@ -465,6 +480,9 @@ pub struct FilteredResource {
     pub kinds: Vec<String>,
     /// Cluster API URL globs.
     pub clusters: Vec<String>,
+    /// A label selector in its string form (`resource.selectors` only; empty selects all).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub selector: String,
 }
 
 impl FilteredResource {
@@ -506,6 +524,7 @@ impl Default for Settings {
             ignore_differences_on_resource_updates: false,
             resource_exclusions: Vec::new(),
             resource_inclusions: Vec::new(),
+            resource_selectors: Vec::new(),
             namespace: DEFAULT_ARGOCD_NAMESPACE.to_string(),
         };
         s.add_status_ignores();
@@ -685,6 +704,17 @@ impl Settings {
         if let Some(v) = data.get("resource.inclusions") {
             s.resource_inclusions = parse_yaml("resource.inclusions", v)?;
         }
+        if let Some(v) = data.get("resource.selectors") {
+            s.resource_selectors = parse_yaml("resource.selectors", v)?;
+            for r in &s.resource_selectors {
+                crate::selector::LabelSelector::parse(&r.selector).map_err(|e| {
+                    ConfigError::Key {
+                        key: "resource.selectors".into(),
+                        message: format!("error parsing resource selector {:?}: {e}", r.selector),
+                    }
+                })?;
+            }
+        }
         if let Some(v) = data.get("installationID") {
             s.installation_id = v.clone();
         }
@@ -718,6 +748,43 @@ impl Settings {
             return false;
         }
         self.resource_inclusions.iter().any(|r| r.matches_cluster(cluster))
+    }
+
+    /// The label selector Argo CD lists and watches a kind with on a cluster
+    /// (`GetLabelSelector`): the selectors of every `resource.selectors` entry that matches,
+    /// trimmed, joined by `,`; empty when none does (every object is watched).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let cm = serde_json::json!({"data": {"resource.selectors":
+    ///     "- apiGroups: ['']\n  kinds: [Pod]\n  selector: '!argocd.argoproj.io/instance'\n"}});
+    /// let s = gitops_core::Settings::from_config_map(&cm).unwrap();
+    /// assert_eq!(s.label_selector("", "Pod", ""), "!argocd.argoproj.io/instance");
+    /// assert_eq!(s.label_selector("apps", "Deployment", ""), "");
+    /// ```
+    pub fn label_selector(&self, group: &str, kind: &str, cluster: &str) -> String {
+        let selectors: Vec<&str> = self
+            .resource_selectors
+            .iter()
+            .map(|r| (r, r.selector.trim()))
+            .filter(|(r, s)| !s.is_empty() && r.matches(group, kind, cluster))
+            .map(|(_, s)| s)
+            .collect();
+        selectors.join(",")
+    }
+
+    /// Whether Argo CD watches this object on `cluster`: its labels match
+    /// [`Settings::label_selector`] (a selector that does not parse selects everything).
+    /// `None` when the object is watched, else the selector it fails.
+    pub(crate) fn unwatched(&self, obj: &Value, cluster: &str) -> Option<String> {
+        if self.resource_selectors.is_empty() {
+            return None;
+        }
+        let r = crate::object::ObjectRef::from_object_lossy(obj);
+        let selector = self.label_selector(&r.group, &r.kind, cluster);
+        let parsed = crate::selector::LabelSelector::parse(&selector).ok()?;
+        (!parsed.matches(obj)).then_some(selector)
     }
 
     fn add_status_ignores(&mut self) {
@@ -888,6 +955,21 @@ mod tests {
     }
 
     #[test]
+    fn resource_selectors_are_checked_when_read() {
+        let bad = "- kinds: [Pod]\n  selector: 'tier in ()'\n";
+        let err = Settings::from_data(&data(&[("resource.selectors", bad)])).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid argocd-cm key `resource.selectors`: error parsing resource selector \"tier in ()\": `in` and `notin` need at least one value"
+        );
+        let ok =
+            "- kinds: [Pod]\n  selector: ' a=b '\n- kinds: ['*']\n  selector: c\n- selector: ''\n";
+        let s = Settings::from_data(&data(&[("resource.selectors", ok)])).unwrap();
+        assert_eq!(s.label_selector("", "Pod", "x"), "a=b,c");
+        assert_eq!(s.label_selector("apps", "Deployment", "x"), "c");
+    }
+
+    #[test]
     fn readers_refuse_other_kinds() {
         let deployment = serde_json::json!({"apiVersion": "apps/v1", "kind": "Deployment"});
         assert_eq!(
@@ -906,14 +988,14 @@ mod tests {
             "expected kind AppProject, found kind ConfigMap"
         );
         assert_eq!(
-            crate::orphans::project_settings(&cm).unwrap_err().to_string(),
+            crate::project::AppProject::from_value(&cm).unwrap_err().to_string(),
             "expected kind AppProject, found kind ConfigMap"
         );
-        let bad = serde_json::json!({"kind": "AppProject",
+        let bad = serde_json::json!({"kind": "AppProject", "metadata": {"name": "shop"},
             "spec": {"orphanedResources": {"warn": "yes"}}});
         assert_eq!(
-            crate::orphans::project_settings(&bad).unwrap_err().to_string(),
-            "invalid application at /spec/orphanedResources: invalid type: string \"yes\", expected a boolean"
+            crate::project::AppProject::from_value(&bad).unwrap_err().to_string(),
+            "invalid AppProject `shop` at /spec/orphanedResources: invalid type: string \"yes\", expected a boolean"
         );
         assert_eq!(
             Application::from_value(&serde_json::json!({"kind": 3})).unwrap_err().to_string(),

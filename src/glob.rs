@@ -61,6 +61,93 @@ pub fn glob_match(pattern: &str, text: &str) -> bool {
     Glob::new(pattern).is_some_and(|g| g.matches(text))
 }
 
+/// Whether `text` matches `pattern` as Go's `path/filepath.Match` decides it, which AppProject
+/// resource lists use (`isResourceInList`, `isNamedResourceInList`): `*` is any run of
+/// characters but `/`, `?` one character but `/`, `[a-z]` and `[^a-z]` a class, `\` escapes
+/// the next character; no `{a,b}`. A malformed pattern (an unclosed `[`, an empty class, a
+/// trailing `\`) matches nothing: Argo CD reads its `ErrBadPattern` as no match.
+pub(crate) fn path_match(pattern: &str, text: &str) -> bool {
+    let Some(tokens) = parse_path_pattern(pattern) else { return false };
+    let text: Vec<char> = text.chars().collect();
+    // can[i][j]: tokens[i..] match text[j..].
+    let (n, m) = (tokens.len(), text.len());
+    let mut can = vec![vec![false; m + 1]; n + 1];
+    can[n][m] = true;
+    for i in (0..n).rev() {
+        for j in (0..=m).rev() {
+            can[i][j] = match &tokens[i] {
+                Token::AnyRun => can[i + 1][j] || (j < m && text[j] != '/' && can[i][j + 1]),
+                Token::Any => j < m && text[j] != '/' && can[i + 1][j + 1],
+                Token::Literal(c) => j < m && text[j] == *c && can[i + 1][j + 1],
+                Token::Class { negated, ranges } => {
+                    j < m
+                        && ranges.iter().any(|(lo, hi)| (*lo..=*hi).contains(&text[j])) != *negated
+                        && can[i + 1][j + 1]
+                }
+                Token::Alternatives(_) => false,
+            };
+        }
+    }
+    can[0][0]
+}
+
+/// The tokens of a `filepath.Match` pattern; `None` when Go calls it malformed.
+fn parse_path_pattern(pattern: &str) -> Option<Vec<Token>> {
+    let chars: Vec<char> = pattern.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    // One character of a class: `\` escapes, an unescaped `-` or `]` is malformed.
+    let class_char = |i: &mut usize| -> Option<char> {
+        let c = *chars.get(*i)?;
+        *i += 1;
+        match c {
+            '-' | ']' => None,
+            '\\' => {
+                let e = *chars.get(*i)?;
+                *i += 1;
+                Some(e)
+            }
+            c => Some(c),
+        }
+    };
+    while i < chars.len() {
+        let c = chars[i];
+        i += 1;
+        match c {
+            '*' => out.push(Token::AnyRun),
+            '?' => out.push(Token::Any),
+            '\\' => {
+                out.push(Token::Literal(*chars.get(i)?));
+                i += 1;
+            }
+            '[' => {
+                let negated = chars.get(i) == Some(&'^');
+                if negated {
+                    i += 1;
+                }
+                let mut ranges = Vec::new();
+                loop {
+                    if chars.get(i) == Some(&']') && !ranges.is_empty() {
+                        i += 1;
+                        break;
+                    }
+                    let lo = class_char(&mut i)?;
+                    let hi = if chars.get(i) == Some(&'-') {
+                        i += 1;
+                        class_char(&mut i)?
+                    } else {
+                        lo
+                    };
+                    ranges.push((lo, hi));
+                }
+                out.push(Token::Class { negated, ranges });
+            }
+            c => out.push(Token::Literal(c)),
+        }
+    }
+    Some(out)
+}
+
 fn parse_seq(chars: &[char], pos: &mut usize, in_alt: bool) -> Option<Vec<Token>> {
     let mut out = Vec::new();
     while *pos < chars.len() {
@@ -177,6 +264,25 @@ fn match_seq(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn path_match_is_go_filepath_match() {
+        assert!(path_match("*", "Deployment"));
+        assert!(path_match("", ""));
+        assert!(!path_match("", "Deployment"));
+        assert!(path_match("Deploy*", "Deployment"));
+        assert!(path_match("*.k8s.io", "rbac.authorization.k8s.io"));
+        assert!(!path_match("*", "a/b"));
+        assert!(path_match("[^a-c]og", "dog"));
+        assert!(!path_match("[!d]og", "fog"));
+        assert!(path_match("[!d]og", "dog"));
+        assert!(path_match("?ecret", "Secret"));
+        assert!(path_match("\\*", "*"));
+        assert!(!path_match("{apps,batch}", "apps"));
+        for bad in ["[", "[]", "a[b", "[a-]", "\\", "[^]"] {
+            assert!(!path_match(bad, "a"), "{bad}");
+        }
+    }
 
     #[test]
     fn gobwas_semantics() {

@@ -53,12 +53,14 @@ pub mod object;
 pub mod orphans;
 pub mod ownership;
 pub mod preview;
+pub mod project;
 #[cfg(feature = "serve")]
 #[cfg_attr(docsrs, doc(cfg(feature = "serve")))]
 pub mod protocol;
 pub mod reconcile;
 pub mod schema;
 pub mod script;
+mod selector;
 pub mod sync;
 pub mod vocabulary;
 

@@ -10,51 +10,35 @@
 //!   ConfigMap, the `kubernetes` Service of `default`;
 //! - the project's `orphanedResources.ignore` entries (`group` glob, `kind` glob or empty for
 //!   any, `name` glob or empty for any);
-//! - kinds the settings exclude ([`crate::Settings::excludes`]), which Argo CD does not watch.
+//! - kinds the settings exclude ([`crate::Settings::excludes`]) and objects whose labels do
+//!   not match `resource.selectors` ([`crate::Settings::label_selector`]), which Argo CD does
+//!   not watch;
+//! - what the project does not permit ([`AppProject::permits_resource`]): a top-level object
+//!   whose kind the namespaced resource lists leave out, and any object (an owned one too,
+//!   whose own children are then not visited) whose kind the lists leave out (a cluster-scoped
+//!   child needs `clusterResourceWhitelist`) or whose namespace is not one of the project's
+//!   destinations on the app's cluster.
 //!
 //! With `orphanedResources.warn: true` and at least one orphan, the app gets the
-//! `OrphanedResourceWarning` condition "Application has N orphaned resources". Argo CD also
-//! drops orphans the project does not permit and counts as another app's only objects whose
-//! tracking names an application that exists; here the host passes the namespace's objects,
-//! and any tracking naming another application counts.
+//! `OrphanedResourceWarning` condition "Application has N orphaned resources". Argo CD counts
+//! as another app's only objects whose tracking names an application that exists; here the
+//! host passes the namespace's objects, and any tracking naming another application counts.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::config::{Application, ConfigError, Settings, check_kind};
+use crate::config::{Application, Settings};
 use crate::diff::Condition;
 use crate::glob::glob_match;
 use crate::object::{ObjectRef, Scopes};
 use crate::ownership::{excluded, instance_name, live_ref, managed_live, pair_key, tracked_app};
-
-/// An AppProject's `spec.orphanedResources`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
-#[non_exhaustive]
-pub struct OrphanedResourcesSettings {
-    /// Whether orphans raise `OrphanedResourceWarning` (off unless `true`).
-    pub warn: Option<bool>,
-    /// Objects never counted as orphans.
-    pub ignore: Vec<OrphanedResourceKey>,
-}
-
-/// An entry of `orphanedResources.ignore`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
-#[non_exhaustive]
-pub struct OrphanedResourceKey {
-    /// API group glob (`""` is the core group, matched exactly).
-    pub group: String,
-    /// Kind glob; empty matches any kind.
-    pub kind: String,
-    /// Name glob; empty matches any name.
-    pub name: String,
-}
+use crate::project::{AppProject, OrphanedResourcesSettings};
 
 /// The orphans of an app's namespace and the condition they raise.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct Orphans {
@@ -63,26 +47,6 @@ pub struct Orphans {
     /// `OrphanedResourceWarning`, when the project warns and there are orphans.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub condition: Option<Condition>,
-}
-
-/// Reads `spec.orphanedResources` of an AppProject manifest: `None` when the project does not
-/// monitor orphans (the key is absent or null).
-///
-/// # Errors
-///
-/// [`ConfigError::Kind`] for a document of another kind, [`ConfigError::Application`] (with
-/// the pointer `/spec/orphanedResources`) for settings of the wrong shape.
-pub fn project_settings(project: &Value) -> Result<Option<OrphanedResourcesSettings>, ConfigError> {
-    check_kind(project, "AppProject")?;
-    match project.pointer("/spec/orphanedResources") {
-        None | Some(Value::Null) => Ok(None),
-        Some(v) => OrphanedResourcesSettings::deserialize(v).map(Some).map_err(|e| {
-            ConfigError::Application {
-                path: "/spec/orphanedResources".into(),
-                message: e.to_string(),
-            }
-        }),
-    }
 }
 
 /// Whether every namespace holds the object, or the project ignores it
@@ -104,7 +68,8 @@ fn ignored(r: &ObjectRef, settings: &OrphanedResourcesSettings) -> bool {
 
 /// The orphaned resources of `app`'s destination namespace among `live` (the objects the host
 /// found there and the app's own), given the app's `desired` objects and the project's
-/// `orphanedResources` (see the module documentation). No settings: no orphans.
+/// `orphanedResources` and permissions (see the module documentation). A project without
+/// `orphanedResources`: no orphans.
 ///
 /// # Examples
 ///
@@ -113,24 +78,25 @@ fn ignored(r: &ObjectRef, settings: &OrphanedResourcesSettings) -> bool {
 /// use serde_json::json;
 /// let app = Application::from_value(&json!({"metadata": {"name": "shop"},
 ///     "spec": {"destination": {"namespace": "shop"}}})).unwrap();
-/// let project = json!({"kind": "AppProject", "spec": {"orphanedResources": {"warn": true}}});
-/// let orphaned = gitops_core::orphans::project_settings(&project).unwrap().unwrap();
+/// let project = gitops_core::project::AppProject::from_value(&json!({"kind": "AppProject",
+///     "spec": {"orphanedResources": {"warn": true},
+///              "destinations": [{"server": "*", "namespace": "*"}]}})).unwrap();
 /// let live = [json!({"apiVersion": "v1", "kind": "Secret",
 ///     "metadata": {"name": "hand-made", "namespace": "shop"}})];
-/// let o = gitops_core::orphans::orphaned(Some(&orphaned), &app, &Settings::default(),
+/// let o = gitops_core::orphans::orphaned(&project, &app, &Settings::default(),
 ///     &Scopes::builtin(), &[], &live);
 /// assert_eq!(o.resources[0].name, "hand-made");
 /// assert_eq!(o.condition.unwrap().message, "Application has 1 orphaned resources");
 /// ```
 pub fn orphaned(
-    orphaned: Option<&OrphanedResourcesSettings>,
+    project: &AppProject,
     app: &Application,
     settings: &Settings,
     scopes: &Scopes,
     desired: &[Value],
     live: &[Value],
 ) -> Orphans {
-    let Some(orphaned) = orphaned else { return Orphans::default() };
+    let Some(orphaned) = &project.orphaned_resources else { return Orphans::default() };
     let namespace = app.spec.destination.namespace.as_str();
     let instance = instance_name(app, settings);
     let managed_refs: Vec<ObjectRef> = managed_live(desired, live, app, settings, scopes)
@@ -164,13 +130,19 @@ pub fn orphaned(
                     .is_none_or(Vec::is_empty)
                 && !managed.contains(&pair_key(&r))
                 && !excluded(&r, app, settings)
+                && project.permits_kind(&r.group, &r.kind, &r.name, true)
                 && !ignored(&r, orphaned)
         })
         .collect();
     let mut seen: BTreeSet<ObjectRef> = BTreeSet::new();
     while let Some(obj) = stack.pop() {
         let r = live_ref(obj, scopes);
-        if !seen.insert(r.clone()) || other_app(obj) || excluded(&r, app, settings) {
+        if !seen.insert(r.clone())
+            || other_app(obj)
+            || excluded(&r, app, settings)
+            || settings.unwatched(obj, &app.spec.destination.server).is_some()
+            || !project.permits_resource(&r.group, &r.kind, &r.name, &r.namespace, app)
+        {
             continue;
         }
         if let Some(uid) = obj.pointer("/metadata/uid").and_then(Value::as_str) {

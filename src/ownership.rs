@@ -62,6 +62,13 @@ pub enum Unclaimed {
     /// Its kind is excluded by the settings (Argo CD's built-in exclusions,
     /// `resource.exclusions`, `resource.inclusions`): Argo CD does not watch it.
     Excluded,
+    /// Its labels do not match the `resource.selectors` of its kind: Argo CD does not watch
+    /// it.
+    #[serde(rename_all = "camelCase")]
+    Unwatched {
+        /// The selector it fails ([`Settings::label_selector`]).
+        selector: String,
+    },
 }
 
 /// Why, in words: `owned by apps/Deployment web (ownerReferences)`, `tracked by application
@@ -79,6 +86,9 @@ impl std::fmt::Display for Unclaimed {
                 f.write_str("not desired, and the application has no name to track it by")
             }
             Unclaimed::Excluded => f.write_str("its kind is excluded in the settings"),
+            Unclaimed::Unwatched { selector } => {
+                write!(f, "its labels do not match the resource selector \"{selector}\"")
+            }
         }
     }
 }
@@ -356,6 +366,9 @@ pub(crate) fn sort_one(
     if excluded(r, app, settings) {
         return Err(Unclaimed::Excluded);
     }
+    if let Some(selector) = settings.unwatched(obj, &app.spec.destination.server) {
+        return Err(Unclaimed::Unwatched { selector });
+    }
     if desired {
         return Ok(());
     }
@@ -384,6 +397,12 @@ pub(crate) fn notes(unmanaged: &[Unmanaged]) -> Vec<String> {
             Unclaimed::Excluded => {
                 ("their kinds are excluded in the settings".to_string(), u.object.to_string())
             }
+            Unclaimed::Unwatched { selector } => (
+                format!(
+                    "not watched, their labels do not match the resource selector \"{selector}\""
+                ),
+                u.object.to_string(),
+            ),
         };
         by_reason.entry(why).or_default().push(what);
     }

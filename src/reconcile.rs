@@ -340,6 +340,7 @@ impl PreparedApp {
             ignore_annotation: self.flags.ignore_annotation,
             keep_objects: self.flags.keep_objects,
             interrupt: None,
+            project: None,
         };
         let (app, settings, scopes) = (&self.app, &self.settings, &self.scopes);
         let Targets { map, mut hooks, conditions } = crate::diff::targets(&input);
@@ -624,6 +625,7 @@ impl PreparedApp {
             ignore_annotation: self.flags.ignore_annotation,
             keep_objects: self.flags.keep_objects,
             interrupt: None,
+            project: None,
         };
         let normalizer = match &self.rules {
             Ok(rules) => AppNormalizer::new(&[], &self.settings, Some(rules), None),

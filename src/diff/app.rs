@@ -92,6 +92,10 @@ pub struct AppDiffInput<'a> {
     /// on each object (used when the rules are not lent by [`AppDiffInput::ignore_rules`],
     /// which carry their own).
     pub interrupt: Option<&'a std::sync::Arc<dyn crate::script::Interrupt>>,
+    /// The app's AppProject: live objects it does not permit are left out (with a note), and
+    /// a resource whose kind it does not permit is `Unknown` (Argo CD 3.6.2 `CompareAppState`:
+    /// `IsLiveResourcePermitted`, `IsGroupKindNamePermitted`). `None`: everything permitted.
+    pub project: Option<&'a crate::project::AppProject>,
 }
 
 impl<'a> AppDiffInput<'a> {
@@ -117,7 +121,14 @@ impl<'a> AppDiffInput<'a> {
             ignore_annotation: true,
             keep_objects: false,
             interrupt: None,
+            project: None,
         }
+    }
+
+    /// Sets [`AppDiffInput::project`]: what the app's AppProject permits.
+    pub fn with_project(mut self, project: &'a crate::project::AppProject) -> Self {
+        self.project = Some(project);
+        self
     }
 
     /// The host's backstop for the app's jq ignore rules (the CLI and `serve` install a 1 s
@@ -174,6 +185,7 @@ impl<'a> AppDiffInput<'a> {
 
 /// An application condition (Argo CD's `status.conditions[]`).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct Condition {
@@ -464,10 +476,25 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
     notes.extend(crate::ownership::notes(&sorted.unmanaged));
     let mut lives: BTreeMap<(String, String, String, String), (ObjectRef, &Value)> =
         BTreeMap::new();
+    let mut refused = Vec::new();
     for obj in sorted.managed {
         let r = live_ref(obj, input.scopes);
+        if let Some(p) = input.project
+            && !p.permits_resource(&r.group, &r.kind, &r.name, &r.namespace, app)
+        {
+            refused.push(r.to_string());
+            continue;
+        }
         conditions.extend(shared_warning(app, settings, &instance, &r, obj));
         lives.insert(key(&r), (r, obj));
+    }
+    if let Some(p) = input.project.filter(|_| !refused.is_empty()) {
+        refused.sort();
+        notes.push(format!(
+            "not compared or pruned, not permitted in project `{}`: {}",
+            p.name,
+            refused.join(", ")
+        ));
     }
     if let Some(ns) = managed_namespace(app, &targets, &lives) {
         let r = object_ref(&ns);
@@ -502,9 +529,16 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
     let mut app_status = SyncStatus::Synced;
     for c in compared {
         match c {
-            Ok(Some(c)) => {
+            Ok(Some(mut c)) => {
                 if c.out_of_sync {
                     app_status = SyncStatus::OutOfSync;
+                }
+                if let Some(p) = input.project {
+                    let r = &c.resource.object;
+                    let namespaced = !input.scopes.is_cluster_scoped(&r.group, &r.kind);
+                    if !p.permits_kind(&r.group, &r.kind, &r.name, namespaced) {
+                        c.resource.status = Some(SyncStatus::Unknown);
+                    }
                 }
                 resources.push(c.resource);
             }
@@ -587,8 +621,20 @@ pub(crate) fn targets<'a>(input: &AppDiffInput<'a>) -> Targets<'a> {
         }
     }
     // Kinds the settings exclude are not synced or compared (Argo CD warns, hooks included).
-    targets.retain(|_, (r, _)| {
+    // An object the `resource.selectors` of its kind leave out stays, with a warning: it is
+    // never watched, so it has no live state.
+    targets.retain(|_, (r, obj)| {
         if !crate::ownership::excluded(r, app, settings) {
+            if let Some(selector) = settings.unwatched(obj.source(), &app.spec.destination.server) {
+                conditions.push(Condition {
+                    type_: "ExcludedResourceWarning".into(),
+                    message: format!(
+                        "Resource {}/{} {} does not match the resource selector {selector:?} in \
+                         the settings and will not be watched; it will appear as OutOfSync",
+                        r.group, r.kind, r.name
+                    ),
+                });
+            }
             return true;
         }
         conditions.push(Condition {

@@ -430,7 +430,11 @@ pub(crate) fn engine_decide(state: &mut State, input: DecideInput) -> Result<Val
     let diff_input =
         request_diff_input(state, &input.desired, &input.live, &input.app, settings, &scopes);
     let diff = diff_app(&diff_input).map_err(diff_error)?;
-    // The controller looks at auto-sync only when the project's windows allow it.
+    // The controller does not process an app with skip-reconcile, and looks at auto-sync only
+    // when the project's windows allow it.
+    if crate::sync::skips_reconcile(&input.app) {
+        return to_result(&DecideOutput::blocked(crate::sync::SKIP_RECONCILE_MESSAGE.into()));
+    }
     if let Some(message) =
         crate::sync::auto_sync_blocked(&input.windows, &input.app, input.now.unix_seconds())
     {

@@ -22,8 +22,8 @@
 //! - `id` is chosen by the client (a string, a number or null) and echoed unchanged. Responses
 //!   come in the order of the requests, one per non-blank line, so a client may also pipeline.
 //! - `method` is one of `diff`, `health`, `plan`, `step`, `decide`, `configure`, `hello`,
-//!   `actions.list`, `actions.run`, `app.open`, `app.update`, `app.desired`, `app.close`
-//!   ([`Method`]).
+//!   `actions.list`, `actions.run`, `app.open`, `app.update`, `app.desired`, `app.close`,
+//!   `orphans`, `needsRefresh`, `deletion.step`, `operation` ([`Method`]).
 //! - `params` is an object ([`DiffParams`], [`HealthParams`], [`PlanParams`], [`StepParams`],
 //!   [`DecideParams`], [`ConfigureParams`]); left out or null it is `{}`. Params carry the same
 //!   inputs as the CLI commands: objects inline as JSON arrays, `app` as the `Application`
@@ -53,6 +53,15 @@
 //! | `app.update` | `session`, `events` (watch events: `type` `ADDED`, `MODIFIED` or `DELETED`, `object`), `now`? ([`AppUpdateParams`]) | what changed ([`SessionOutput`]) |
 //! | `app.desired` | `session`, `desired` (the whole new set), `now`? ([`AppDesiredParams`]) | what changed ([`SessionOutput`]) |
 //! | `app.close` | `session` ([`AppCloseParams`]) | [`AppCloseResult`] |
+//!
+//! The controller's other decisions:
+//!
+//! | method | params | result |
+//! |---|---|---|
+//! | `orphans` | `app`, `project`, `desired`, `live`, `argocdCm`? ([`OrphansParams`]) | the orphaned resources and `OrphanedResourceWarning` (`orphans::Orphans`), what `gitops-core status --project` lists |
+//! | `needsRefresh` | `old`, `new`, `oldHealth`?, `newHealth`?, `argocdCm`? ([`NeedsRefreshParams`]) | whether the watch event needs the app refreshed ([`output::NeedsRefreshResult`]) |
+//! | `deletion.step` | `app` (with `deletionTimestamp` and `finalizers`), `targets`, `live` (`sync::LiveObject`) ([`DeletionStepParams`]) | one pass of the app's deletion: `finalizers`, `actions`, `condition` (`DeletionError`), `message`, `done` (`sync::DeletionStep`) |
+//! | `operation` | `app`, `now`, `syncTimeoutSeconds`?, `failedAttempt`?, `wave`?, `syncWaveDelay`? ([`OperationParams`]) | `skipReconcile`, what to do with the operation in progress now and when to look again, the answer to a failed attempt, when the next wave may run ([`output::OperationResult`]) |
 //!
 //! # Sessions
 //!
@@ -150,6 +159,7 @@
 //! A panic in the engine is a bug: the request gets `internal_error` (the panic message is
 //! also printed on standard error) and the server carries on with the next line.
 
+mod controller;
 mod engine;
 mod error;
 pub mod output;
@@ -159,6 +169,7 @@ mod session;
 mod shapes;
 mod wire;
 
+pub use controller::{DeletionStepParams, NeedsRefreshParams, OperationParams, OrphansParams};
 pub use error::ProtocolError;
 pub use schema::json_schema;
 pub use server::Server;

@@ -597,3 +597,61 @@ fn guard_limits_schema(generator: &mut schemars::SchemaGenerator) -> schemars::S
         })
     }))
 }
+
+/// `needsRefresh` result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct NeedsRefreshResult {
+    /// The event needs the app refreshed (Argo CD's `skipResourceUpdate` is false).
+    pub needs_refresh: bool,
+}
+
+/// `operation` result. Times are RFC 3339.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct OperationResult {
+    /// The app's `skip-reconcile` annotation is true: the controller does not process it at
+    /// all, and nothing else is answered.
+    pub skip_reconcile: bool,
+    /// What to do with the operation now: `resume`, `terminate` (with `message`),
+    /// `waitForRetry` (until `at`) or `retry` (with `message` and `latestRevisions`). Left
+    /// out when no operation is in progress.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub action: Option<String>,
+    /// The operation message to write, for `terminate` and `retry`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// When the retry starts, for `waitForRetry`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<String>,
+    /// For `retry`: sync the latest revisions (`retry.refresh`), not the operation's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latest_revisions: Option<bool>,
+    /// When to pick the operation up again if it is still in progress.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_pick_up_at: Option<String>,
+    /// For `failedAttempt`: the controller's answer to it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after_attempt: Option<AttemptResult>,
+    /// For `wave`: when the next pass may run (after the wave delay, except after the last
+    /// wave).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_pass_at: Option<String>,
+}
+
+/// The controller's answer to a failed attempt.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct AttemptResult {
+    /// Retry (the phase goes back to Running) or give up (Failed or Error stays).
+    pub retry: bool,
+    /// The operation message.
+    pub message: String,
+    /// The retry count after this answer.
+    pub retry_count: i64,
+    /// When the retry starts.
+    pub next_attempt_at: String,
+}

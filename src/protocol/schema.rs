@@ -2,6 +2,7 @@
 
 use serde_json::{Value, json};
 
+use super::controller::{DeletionStepParams, NeedsRefreshParams, OperationParams, OrphansParams};
 use super::output::defined;
 use super::session::{AppCloseParams, AppDesiredParams, AppOpenParams, AppUpdateParams};
 use super::wire::{
@@ -79,6 +80,10 @@ fn params_schema_of(method: Method, generator: &mut schemars::SchemaGenerator) -
         Method::AppUpdate => generator.subschema_for::<AppUpdateParams>(),
         Method::AppDesired => generator.subschema_for::<AppDesiredParams>(),
         Method::AppClose => generator.subschema_for::<AppCloseParams>(),
+        Method::Orphans => generator.subschema_for::<OrphansParams>(),
+        Method::NeedsRefresh => generator.subschema_for::<NeedsRefreshParams>(),
+        Method::DeletionStep => generator.subschema_for::<DeletionStepParams>(),
+        Method::Operation => generator.subschema_for::<OperationParams>(),
     }
 }
 

@@ -12,6 +12,7 @@ use crate::health::HealthContext;
 use crate::object::{ObjectRef, ParseError, escape_pointer_token, type_name};
 use crate::reconcile::{PreparedApp, Reconciled};
 
+use super::controller;
 use super::engine::{
     self, ActionsInput, Config, DecideInput, DiffInput, HealthInput, PlanInput, State, StepInput,
 };
@@ -73,6 +74,10 @@ fn handler(method: Method) -> Handler {
         Method::AppUpdate => handle_app_update,
         Method::AppDesired => handle_app_desired,
         Method::AppClose => handle_app_close,
+        Method::Orphans => handle_orphans,
+        Method::NeedsRefresh => handle_needs_refresh,
+        Method::DeletionStep => handle_deletion_step,
+        Method::Operation => handle_operation,
     }
 }
 
@@ -577,6 +582,40 @@ fn handle_step(state: &mut State, params: Value) -> Result<Value, ProtocolError>
         .scopes
         .add_crds(request.targets.iter().chain(observations.live.iter().map(|l| &l.object)));
     engine::engine_step(state, StepInput { request, state: sync_state, observations })
+}
+
+fn handle_orphans(state: &mut State, params: Value) -> Result<Value, ProtocolError> {
+    let p: controller::OrphansParams = parse_params(params)?;
+    let app = application(p.app, "/params/app")?;
+    let project = object_param(p.project, "/params/project")?;
+    let desired = objects(p.desired, "/params/desired")?;
+    let live = objects(p.live, "/params/live")?;
+    let cm = p.argocd_cm.map(|cm| settings(cm, "/params/argocdCm")).transpose()?;
+    let settings = cm.as_ref().unwrap_or(&state.config.settings);
+    engine::to_result(&controller::orphans(&app, &project, &desired, &live, settings)?)
+}
+
+fn handle_needs_refresh(state: &mut State, params: Value) -> Result<Value, ProtocolError> {
+    let p: controller::NeedsRefreshParams = parse_params(params)?;
+    check_object(&p.old, "/params/old")?;
+    check_object(&p.new, "/params/new")?;
+    let cm = p.argocd_cm.clone().map(|cm| settings(cm, "/params/argocdCm")).transpose()?;
+    let settings = cm.as_ref().unwrap_or(&state.config.settings);
+    engine::to_result(&controller::needs_refresh(&p, settings)?)
+}
+
+fn handle_deletion_step(_: &mut State, params: Value) -> Result<Value, ProtocolError> {
+    let p: controller::DeletionStepParams = parse_params(params)?;
+    let app = application(p.app, "/params/app")?;
+    let targets = objects(p.targets, "/params/targets")?;
+    engine::to_result(&controller::deletion_step(&app, targets, &p.live)?)
+}
+
+fn handle_operation(_: &mut State, params: Value) -> Result<Value, ProtocolError> {
+    let p: controller::OperationParams = parse_params(params)?;
+    let app = application(p.app.clone(), "/params/app")?;
+    let now = timestamp(&p.now, "/params/now")?;
+    engine::to_result(&controller::operation(&app, &p, now)?)
 }
 
 /// A param that must be an object.

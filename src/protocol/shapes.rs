@@ -1,6 +1,11 @@
 //! The JSON Schema shapes the wire types of the protocol share: objects, lists of Kubernetes
 //! objects (the params of `wire` and of `session`).
 
+/// Any JSON object.
+pub(crate) fn object_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({ "type": "object" })
+}
+
 pub(crate) fn optional_object_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::json_schema!({ "type": ["object", "null"] })
 }

@@ -12,7 +12,9 @@ use serde_json::Value;
 
 use crate::object::ObjectRef;
 
-use super::shapes::{kubernetes_object_schema, objects_schema, optional_object_schema};
+use super::shapes::{
+    kubernetes_object_schema, object_schema, objects_schema, optional_object_schema,
+};
 
 /// The version of the protocol this build speaks. See the module docs for what changes it.
 pub const PROTOCOL_VERSION: u32 = 2;
@@ -59,11 +61,22 @@ pub enum Method {
     /// Close a session and free it.
     #[serde(rename = "app.close")]
     AppClose,
+    /// The orphaned resources of an app's namespace, with `OrphanedResourceWarning`.
+    Orphans,
+    /// Whether a watch event needs the app refreshed (`ignoreResourceUpdates`).
+    #[serde(rename = "needsRefresh")]
+    NeedsRefresh,
+    /// One pass of an Application's deletion: hooks, cascade, finalizers.
+    #[serde(rename = "deletion.step")]
+    DeletionStep,
+    /// The timing of an operation in progress: sync timeout, retries, wave delay,
+    /// skip-reconcile.
+    Operation,
 }
 
 impl Method {
     /// Every method, in the order of the protocol docs.
-    pub const ALL: [Method; 13] = [
+    pub const ALL: [Method; 17] = [
         Method::Diff,
         Method::Health,
         Method::Plan,
@@ -77,6 +90,10 @@ impl Method {
         Method::AppUpdate,
         Method::AppDesired,
         Method::AppClose,
+        Method::Orphans,
+        Method::NeedsRefresh,
+        Method::DeletionStep,
+        Method::Operation,
     ];
 
     /// The method's name on the wire.
@@ -104,6 +121,10 @@ impl Method {
             Method::AppUpdate => "app.update",
             Method::AppDesired => "app.desired",
             Method::AppClose => "app.close",
+            Method::Orphans => "orphans",
+            Method::NeedsRefresh => "needsRefresh",
+            Method::DeletionStep => "deletion.step",
+            Method::Operation => "operation",
         }
     }
 
@@ -719,11 +740,11 @@ pub(crate) fn result_schema_of(
             generator.subschema_for::<super::session::SessionOutput>()
         }
         Method::AppClose => generator.subschema_for::<super::session::AppCloseResult>(),
+        Method::Orphans => generator.subschema_for::<crate::orphans::Orphans>(),
+        Method::NeedsRefresh => generator.subschema_for::<super::output::NeedsRefreshResult>(),
+        Method::DeletionStep => generator.subschema_for::<crate::sync::DeletionStep>(),
+        Method::Operation => generator.subschema_for::<super::output::OperationResult>(),
     }
-}
-
-fn object_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    schemars::json_schema!({ "type": "object" })
 }
 
 /// `protocolVersion` in `configure`: this server's version, or null (left out: the server's).

@@ -281,6 +281,11 @@ pub fn already_attempted(
     (same_source, last, phase)
 }
 
+/// What Argo CD 3.6.2 logs for an app it skips (`canProcessApp`): the decision's message when
+/// `skip-reconcile` stops it before any automated sync.
+pub const SKIP_RECONCILE_MESSAGE: &str =
+    "Skipping Application reconcile based on annotation argocd.argoproj.io/skip-reconcile";
+
 /// Whether the controller skips the app altogether (`canProcessApp`): its
 /// `argocd.argoproj.io/skip-reconcile` annotation is true as Go's `strconv.ParseBool` reads it
 /// (`true`, `True`, `TRUE`, `t`, `T`, `1`). Any other value, an unreadable one included, is

@@ -242,6 +242,7 @@ impl DeletionRequest {
 
 /// One pass of an Application's deletion.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 #[must_use]

@@ -134,8 +134,8 @@ pub use backoff::{Retry, RetryOutcome, SelfHealSettings};
 #[cfg(test)]
 pub(crate) use decide::already_attempted;
 pub use decide::{
-    AutoSyncInput, AutoSyncOperation, Decision, RevisionsError, auto_sync, check_revisions,
-    skips_reconcile, wipes_out,
+    AutoSyncInput, AutoSyncOperation, Decision, RevisionsError, SKIP_RECONCILE_MESSAGE, auto_sync,
+    check_revisions, skips_reconcile, wipes_out,
 };
 pub use deletion::{
     BACKGROUND_FINALIZER, CascadePass, DeleteHookType, DeletionRequest, DeletionStep,
@@ -149,8 +149,8 @@ pub use guard::{
 };
 pub use messages::waiting_message;
 pub use operation::{
-    MAX_REQUEUE_SECONDS, OperationClock, PickUp, PickUpAction, TIMEOUT_MESSAGE, after_attempt,
-    pick_up, wave_delay_seconds,
+    MAX_REQUEUE_SECONDS, OperationClock, OperationStateError, PickUp, PickUpAction,
+    TIMEOUT_MESSAGE, after_attempt, pick_up, wave_delay_seconds,
 };
 pub use status::{ResourceStatus, resource_statuses};
 pub use step::step;
@@ -664,6 +664,14 @@ pub struct SyncRequest {
     /// `argocd.argoproj.io/client-side-apply-migration-manager` annotation, else
     /// `kubectl-client-side-apply`.
     pub client_side_apply_manager: String,
+    /// The app's AppProject: a task whose kind, or whose namespace on `destination`'s
+    /// cluster, the project does not permit is invalid and fails the sync before its dry run
+    /// (Argo CD 3.6.2 `validateSyncPermissions`). `None`: only the host's
+    /// [`Observations::denied`] apply.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub project: Option<crate::project::AppProject>,
+    /// The app's destination (server, name, namespace), for the project's destinations.
+    pub destination: crate::config::Destination,
     /// Which kinds are cluster-scoped.
     #[serde(skip)]
     pub scopes: Scopes,
@@ -693,6 +701,8 @@ impl Default for SyncRequest {
             managed_namespace_metadata: None,
             shared_resource_warning: None,
             client_side_apply_manager: CLIENT_SIDE_APPLY_MANAGER.to_string(),
+            project: None,
+            destination: crate::config::Destination::default(),
             scopes: Scopes::builtin(),
         }
     }
@@ -719,6 +729,7 @@ impl SyncRequest {
             revision: revision.to_string(),
             started_at,
             managed_namespace_metadata: policy.managed_namespace_metadata.clone(),
+            destination: app.spec.destination.clone(),
             client_side_apply_manager: app
                 .metadata
                 .annotations

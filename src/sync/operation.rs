@@ -4,9 +4,11 @@
 //! the operation again, and the pause between waves.
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use super::backoff::{Retry, RetryOutcome};
 use super::{OperationPhase, WaveEvent};
+use crate::config::RetryStrategy;
 
 /// How long the controller waits before it looks at a running operation again, at most
 /// (`appOperationMaxRequeueInterval`), seconds.
@@ -14,6 +16,17 @@ pub const MAX_REQUEUE_SECONDS: i64 = 30;
 
 /// The message of an operation the sync timeout ends.
 pub const TIMEOUT_MESSAGE: &str = "operation is terminating due to timeout";
+
+/// An Application's `status.operationState` that [`OperationClock::from_app`] cannot read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid Application at {path}: {message}")]
+#[non_exhaustive]
+pub struct OperationStateError {
+    /// RFC 6901 pointer into the Application.
+    pub path: String,
+    /// What is wrong.
+    pub message: String,
+}
 
 /// What the controller knows of an operation in progress when it picks it up: its
 /// `status.operationState` and its own settings.
@@ -44,6 +57,64 @@ pub struct OperationClock {
 }
 
 impl OperationClock {
+    /// The operation in progress of an Application, as the controller reads it from
+    /// `status.operationState`: its phase (`None` unless Running or Terminating), `startedAt`,
+    /// `finishedAt`, `retryCount` and the operation's retry strategy (`operation.retry`; its
+    /// `limit` unset is 0, as Go's zero value), with the controller's sync timeout.
+    ///
+    /// # Errors
+    ///
+    /// A time that is not RFC 3339, a retry backoff Argo CD cannot read, or an unknown phase,
+    /// named with the pointer of the field.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use gitops_core::sync::OperationClock;
+    /// let app = gitops_core::Application::from_value(&serde_json::json!({"status": {
+    ///     "operationState": {"phase": "Running", "startedAt": "2024-05-01T12:00:00Z",
+    ///         "operation": {"retry": {"limit": 2, "refresh": true}}}}})).unwrap();
+    /// let op = OperationClock::from_app(&app, 60).unwrap().unwrap();
+    /// assert_eq!((op.started_at, op.retry.limit, op.refresh), (1_714_564_800, 2, true));
+    /// ```
+    pub fn from_app(
+        app: &crate::config::Application,
+        sync_timeout_seconds: i64,
+    ) -> Result<Option<OperationClock>, OperationStateError> {
+        let state = &app.status["operationState"];
+        let at = |path: &str, e: &dyn std::fmt::Display| OperationStateError {
+            path: format!("/status/operationState{path}"),
+            message: e.to_string(),
+        };
+        let phase: OperationPhase = match state.get("phase") {
+            None | Some(Value::Null) => return Ok(None),
+            Some(p) => OperationPhase::deserialize(p).map_err(|e| at("/phase", &e))?,
+        };
+        if !matches!(phase, OperationPhase::Running | OperationPhase::Terminating) {
+            return Ok(None);
+        }
+        let time = |key: &str| -> Result<Option<i64>, OperationStateError> {
+            match state.get(key).and_then(Value::as_str) {
+                None => Ok(None),
+                Some(t) => crate::vocabulary::parse_rfc3339(t)
+                    .map(Some)
+                    .map_err(|e| at(&format!("/{key}"), &e)),
+            }
+        };
+        let strategy = match state.pointer("/operation/retry") {
+            None | Some(Value::Null) => RetryStrategy::default(),
+            Some(r) => RetryStrategy::deserialize(r).map_err(|e| at("/operation/retry", &e))?,
+        };
+        let retry =
+            Retry::from_strategy(Some(&strategy), 0).map_err(|e| at("/operation/retry", &e))?;
+        let mut op = OperationClock::new(phase, time("startedAt")?.unwrap_or(0), retry);
+        op.finished_at = time("finishedAt")?;
+        op.retry_count = state.get("retryCount").and_then(Value::as_i64).unwrap_or(0);
+        op.refresh = strategy.refresh;
+        op.sync_timeout_seconds = sync_timeout_seconds;
+        Ok(Some(op))
+    }
+
     /// An operation in `phase` started at `started_at` with the retry strategy `retry`, no
     /// retry yet, no timeout.
     pub fn new(phase: OperationPhase, started_at: i64, retry: Retry) -> Self {

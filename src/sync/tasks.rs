@@ -437,6 +437,14 @@ impl Builder<'_> {
             }
         } else if check_kinds && let Some(err) = obs.discovery_errors.get(&gk) {
             t.invalid = Some(err.clone());
+        } else if let Some(project) = &request.project
+            && let Some(err) = project.sync_denial(
+                &t.key,
+                !request.scopes.is_cluster_scoped(&t.key.group, &t.key.kind),
+                &request.destination,
+            )
+        {
+            t.invalid = Some(err);
         } else if !obs.denied.is_empty()
             && let Some(err) = obs.denied.get(&t.key.key())
         {

@@ -392,9 +392,14 @@ fn run_app(c: &Case, errs: &mut Vec<String>) {
             .expect("rules compile")
             .with_annotation(on)
     });
+    let project = (!c.project.is_null())
+        .then(|| crate::project::AppProject::from_value(&c.project).expect("project"));
     let mut input = AppDiffInput::new(&desired, &live, &app, &settings, &scopes)
         .with_objects(c.options.keep_objects.unwrap_or(true))
         .with_ignore_annotation(c.options.ignore_annotation.unwrap_or(true));
+    if let Some(project) = &project {
+        input = input.with_project(project);
+    }
     if let Some(compiled) = &compiled {
         input = input.with_openapi(compiled);
     }
@@ -445,10 +450,8 @@ fn run_app(c: &Case, errs: &mut Vec<String>) {
     {
         errs.push(format!("notes: want {want:?}, got {:?}", out.notes));
     }
-    if !c.project.is_null() {
-        let orphaned = crate::orphans::project_settings(&c.project).expect("project");
-        let o =
-            crate::orphans::orphaned(orphaned.as_ref(), &app, &settings, &scopes, &desired, &live);
+    if let Some(project) = &project {
+        let o = crate::orphans::orphaned(project, &app, &settings, &scopes, &desired, &live);
         let got: Vec<String> = o.resources.iter().map(|r| r.key()).collect();
         if let Some(want) = &e.orphans
             && &got != want

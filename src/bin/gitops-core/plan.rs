@@ -408,8 +408,12 @@ pub fn run_decide(input: &Input, args: lexopt::Parser) -> Result<u8, CliError> {
         } else {
             SyncStatus::Synced
         };
-    // The controller looks at auto-sync only when the project's windows allow it.
+    // The controller does not process an app with skip-reconcile, and looks at auto-sync only
+    // when the project's windows allow it.
     let blocked = match &a.project {
+        _ if gitops_core::sync::skips_reconcile(&app) => {
+            Some(gitops_core::sync::SKIP_RECONCILE_MESSAGE.to_string())
+        }
         Some(path) => {
             let project = read_document(input, path)?;
             let windows = project_windows(&project)

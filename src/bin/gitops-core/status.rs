@@ -29,9 +29,11 @@ message. PATH is a file (YAML stream, JSON or List), a directory of .yaml/.yml/.
 --app            an Argo CD Application (destination namespace, ignoreDifferences, options)
 -n, --namespace  the destination namespace, without --app (overrides the app's with it)
 --argocd-cm      the argocd-cm ConfigMap (customizations, Lua health scripts)
---project        an AppProject: with spec.orphanedResources, the objects of the destination
-                 namespace among --live that no app owns are listed after the resources, with
-                 Argo CD's OrphanedResourceWarning when orphanedResources.warn is true
+--project        an AppProject: live objects it does not permit are left out and resources of
+                 kinds it does not permit are Unknown; with spec.orphanedResources, the objects
+                 of the destination namespace among --live that no app owns are listed after
+                 the resources, with Argo CD's OrphanedResourceWarning when
+                 orphanedResources.warn is true
 --output         text (default), json or yaml
 --fail-on        exit 1 when the app's health status (Healthy, Suspended, Progressing,
                  Missing, Degraded, Unknown) or its sync status (OutOfSync, Unknown) is one
@@ -116,17 +118,27 @@ pub fn run(input: &common::Input, args: lexopt::Parser) -> Result<u8, CliError> 
         a.namespace.as_deref(),
         a.cm.as_deref(),
     )?;
-    let comparison = c.input();
+    let project = match &a.project {
+        Some(path) => {
+            let project = common::read_document(input, path)?;
+            Some(
+                gitops_core::project::AppProject::from_value(&project)
+                    .map_err(|e| CliError::Input(format!("{}: {e}", common::display_name(path))))?,
+            )
+        }
+        None => None,
+    };
+    let mut comparison = c.input();
+    if let Some(project) = &project {
+        comparison = comparison.with_project(project);
+    }
     let mut result = diff::diff_app(&comparison)
         .map_err(|e| CliError::Input(format!("comparing objects: {e}")))?;
     common::print_notes(&result, a.app.is_some());
-    let orphans = match &a.project {
-        Some(path) => {
-            let project = common::read_document(input, path)?;
-            let settings = gitops_core::orphans::project_settings(&project)
-                .map_err(|e| CliError::Input(format!("{}: {e}", common::display_name(path))))?;
+    let orphans = match &project {
+        Some(project) => {
             let o = gitops_core::orphans::orphaned(
-                settings.as_ref(),
+                project,
                 &c.app,
                 &c.settings,
                 &c.scopes,
