@@ -151,7 +151,9 @@ mod tests {
         }
     }
 
-    /// Every input of Argo CD 3.6.2's action tests of a kind, as it is and made noisy.
+    /// Every input of Argo CD 3.6.2's action tests of a kind, as it is and made noisy (read
+    /// from `testdata/` here: `Obj` and the catalog are private to `actions`).
+    #[allow(clippy::disallowed_methods)]
     fn inputs(kind: &Kind) -> Vec<Value> {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("testdata/actions/argo-cd-3.6")
