@@ -186,20 +186,6 @@ fn kustomization_lua(bencher: divan::Bencher, file: &str) {
     lua(bencher, KUSTOMIZATION, KUSTOMIZATION_LUA, file);
 }
 
-/// Where Argo CD 3.6.2's `resource_customizations/` is, if anywhere.
-fn argo_cd_scripts() -> Option<PathBuf> {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let candidates = [
-        std::env::var_os("ARGO_CD_RESOURCE_CUSTOMIZATIONS").map(PathBuf::from),
-        Some(manifest.join("../shared/argo-cd-3.6/resource_customizations")),
-        std::env::var_os("HOME").map(|h| {
-            PathBuf::from(h)
-                .join("go/pkg/mod/github.com/argoproj/argo-cd/v3@v3.6.2/resource_customizations")
-        }),
-    ];
-    candidates.into_iter().flatten().find(|p| p.is_dir())
-}
-
 /// Every kind folder with fixtures (`group/Kind`, as Argo CD's folders are named).
 fn kind_folders() -> Vec<String> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/health/argo-cd-3.6");
@@ -225,7 +211,7 @@ fn kind_folders() -> Vec<String> {
 /// The kinds to measure: those with fixtures whose Argo CD script can be read, and on whose
 /// every fixture the script and the rule agree (a kind that does not is printed and left out).
 fn every_kind() -> Vec<String> {
-    let Some(scripts) = argo_cd_scripts() else {
+    let Some(scripts) = gitops_core_testkit::testdata::argo_cd_scripts() else {
         eprintln!("every_kind: no checkout of Argo CD's resource_customizations found");
         return Vec::new();
     };
@@ -261,7 +247,7 @@ fn every_kind() -> Vec<String> {
 
 /// The script and fixtures of one kind.
 fn kind_inputs(kind: &str) -> (String, Vec<Value>) {
-    let scripts = argo_cd_scripts().expect("a checkout");
+    let scripts = gitops_core_testkit::testdata::argo_cd_scripts().expect("a checkout");
     let script = std::fs::read_to_string(scripts.join(kind).join("health.lua")).expect("script");
     (script, fixtures(kind).into_iter().map(|(_, o)| o).collect())
 }

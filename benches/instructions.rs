@@ -49,6 +49,12 @@ const CASES: &[Case] = &[
     ("health_builtin_deployment", health_builtin_deployment),
     ("health_lua_canary_warm", health_lua_canary_warm),
     ("plan_1000_resources", plan_1000_resources),
+    ("action_restart_builtin", action_restart_builtin),
+    ("action_restart_lua", action_restart_lua),
+    ("action_discover_builtin", action_discover_builtin),
+    ("action_discover_lua", action_discover_lua),
+    ("action_create_job_builtin", action_create_job_builtin),
+    ("action_create_job_lua", action_create_job_lua),
 ];
 
 fn main() {
@@ -234,4 +240,89 @@ fn plan_1000_resources() {
         plan(request, obs).tasks().count()
     }
     black_box(measured_plan(&request, &obs));
+}
+
+/// The built-in actions (or, with `lua`, the sample folder's scripts of the same actions).
+fn actions(lua: bool) -> gitops_core::actions::Actions {
+    use gitops_core::actions::{ActionScripts, Actions};
+    if !lua {
+        return Actions::new(ActionScripts::new());
+    }
+    let base = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata/actions/resource_customizations");
+    let mut files = std::collections::BTreeMap::new();
+    let mut dirs = vec![base.clone()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).expect("read_dir") {
+            let p = entry.expect("entry").path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else {
+                let rel =
+                    p.strip_prefix(&base).expect("below").to_string_lossy().replace('\\', "/");
+                files.insert(rel, std::fs::read_to_string(&p).expect("read"));
+            }
+        }
+    }
+    Actions::new(ActionScripts::new().with_builtin_actions(false).with_directory(&files))
+}
+
+const ACTION_NOW: i64 = 1_700_000_000;
+
+/// One action on a fixture, warm (the engine state and compiled script cached), counted once.
+fn action_run(lua: bool, rel: &str, name: &str) {
+    let actions = actions(lua);
+    let obj = yaml(rel);
+    let params = std::collections::BTreeMap::new();
+    actions.run(&obj, name, &params, ACTION_NOW).expect("runs");
+    #[inline(never)]
+    fn measured_action(
+        actions: &gitops_core::actions::Actions,
+        obj: &Value,
+        name: &str,
+        params: &std::collections::BTreeMap<String, String>,
+    ) {
+        black_box(actions.run(obj, name, params, ACTION_NOW).expect("runs"));
+    }
+    measured_action(&actions, &obj, name, &params);
+}
+
+/// One discovery on a fixture, warm, counted once.
+fn action_discover(lua: bool, rel: &str) {
+    let actions = actions(lua);
+    let obj = yaml(rel);
+    actions.discover(&obj, ACTION_NOW).expect("runs");
+    #[inline(never)]
+    fn measured_discover(actions: &gitops_core::actions::Actions, obj: &Value) {
+        black_box(actions.discover(obj, ACTION_NOW).expect("runs"));
+    }
+    measured_discover(&actions, &obj);
+}
+
+const ACTION_DEPLOYMENT: &str =
+    "actions/argo-cd-3.6/apps/Deployment/actions/testdata/deployment.yaml";
+const ACTION_CRONJOB: &str = "actions/argo-cd-3.6/batch/CronJob/actions/testdata/cronjob.yaml";
+
+fn action_restart_builtin() {
+    action_run(false, ACTION_DEPLOYMENT, "restart");
+}
+
+fn action_restart_lua() {
+    action_run(true, ACTION_DEPLOYMENT, "restart");
+}
+
+fn action_discover_builtin() {
+    action_discover(false, ACTION_DEPLOYMENT);
+}
+
+fn action_discover_lua() {
+    action_discover(true, ACTION_DEPLOYMENT);
+}
+
+fn action_create_job_builtin() {
+    action_run(false, ACTION_CRONJOB, "create-job");
+}
+
+fn action_create_job_lua() {
+    action_run(true, ACTION_CRONJOB, "create-job");
 }

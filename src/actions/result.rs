@@ -25,12 +25,13 @@ fn field<'a>(m: &'a Map<String, Value>, name: &str) -> Option<(&'a String, &'a V
     m.iter().rev().find(|(k, _)| k.eq_ignore_ascii_case(name))
 }
 
-fn text_field(m: &Map<String, Value>, name: &str, at: &str) -> Result<String, Bad> {
+/// `at` is the pointer of `m`, written only for an error.
+fn text_field(m: &Map<String, Value>, name: &str, at: &dyn Fn() -> String) -> Result<String, Bad> {
     match field(m, name) {
         None => Ok(String::new()),
         Some((_, Value::String(s))) => Ok(s.clone()),
         Some((k, other)) => Err(bad(
-            format!("{at}/{}", escape_pointer_token(k)),
+            format!("{}/{}", at(), escape_pointer_token(k)),
             format!("expected a string, found {}", type_name(other)),
         )),
     }
@@ -60,7 +61,7 @@ pub(super) fn read_discovery(
         if found.contains_key(key) {
             continue;
         }
-        let at = format!("/{}", escape_pointer_token(key));
+        let at = || format!("/{}", escape_pointer_token(key));
         let mut action = ResourceAction::named(key);
         match value {
             // `{}` encodes as `[]`: an action with nothing set. A list is read the same way
@@ -72,7 +73,7 @@ pub(super) fn read_discovery(
                         Value::String(s) => action.name = s.clone(),
                         other => {
                             return Err(bad(
-                                format!("{at}/name"),
+                                format!("{}/name", at()),
                                 format!("expected a string, found {}", type_name(other)),
                             ));
                         }
@@ -83,7 +84,7 @@ pub(super) fn read_discovery(
                     Some((_, Value::Bool(b))) => action.disabled = *b,
                     Some((k, other)) => {
                         return Err(bad(
-                            format!("{at}/{}", escape_pointer_token(k)),
+                            format!("{}/{}", at(), escape_pointer_token(k)),
                             format!("expected a boolean, found {}", type_name(other)),
                         ));
                     }
@@ -93,7 +94,7 @@ pub(super) fn read_discovery(
                 action.params = read_params(m, &at)?;
             }
             other => {
-                return Err(bad(at, format!("expected a table, found {}", type_name(other))));
+                return Err(bad(at(), format!("expected a table, found {}", type_name(other))));
             }
         }
         found.insert(key.clone(), action);
@@ -101,23 +102,28 @@ pub(super) fn read_discovery(
     Ok(())
 }
 
-fn read_params(m: &Map<String, Value>, at: &str) -> Result<Vec<ResourceActionParam>, Bad> {
+fn read_params(
+    m: &Map<String, Value>,
+    at: &dyn Fn() -> String,
+) -> Result<Vec<ResourceActionParam>, Bad> {
     let Some((k, v)) = field(m, "params") else { return Ok(Vec::new()) };
-    let at = format!("{at}/{}", escape_pointer_token(k));
+    let at = || format!("{}/{}", at(), escape_pointer_token(k));
     let items = match v {
         Value::Array(items) => items.as_slice(),
         // An empty table a built-in has not encoded (`[]` once encoded).
         Value::Object(m) if m.is_empty() => &[],
-        _ => return Err(bad(at, format!("expected a list, found {}", type_name(v)))),
+        _ => return Err(bad(at(), format!("expected a list, found {}", type_name(v)))),
     };
     let mut out = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
-        let at = format!("{at}/{i}");
+        let at = || format!("{}/{i}", at());
         let p = match item {
             Value::Array(a) if a.is_empty() => ResourceActionParam::default(),
             Value::Object(p) if p.is_empty() => ResourceActionParam::default(),
             Value::Object(p) => ResourceActionParam { name: text_field(p, "name", &at)? },
-            other => return Err(bad(at, format!("expected a table, found {}", type_name(other)))),
+            other => {
+                return Err(bad(at(), format!("expected a table, found {}", type_name(other))));
+            }
         };
         out.push(p);
     }
@@ -141,7 +147,7 @@ pub(super) fn read_impacted(
     let mut out = Vec::with_capacity(entries.len());
     for (i, entry) in entries.into_iter().enumerate() {
         let at = format!("/{i}");
-        let Value::Object(m) = entry else {
+        let Value::Object(mut m) = entry else {
             return Err(bad(
                 at,
                 format!("expected {{operation, resource}}, found {}", type_name(&entry)),
@@ -165,7 +171,11 @@ pub(super) fn read_impacted(
             None => return Err(bad(at, "missing `operation`")),
         };
         let (key, resource) = match field(&m, "resource") {
-            Some((k, v @ Value::Object(_))) => (k.clone(), v.clone()),
+            Some((k, Value::Object(_))) => {
+                let k = k.clone();
+                let v = m.remove(&k).unwrap_or_default();
+                (k, v)
+            }
             Some((k, other)) => {
                 return Err(bad(
                     format!("{at}/{}", escape_pointer_token(k)),

@@ -180,7 +180,7 @@ impl Actions {
                 let script = found.name(name);
                 let run = kind.action(name).ok_or_else(not_found)?;
                 let object = || ObjectRef::from_object_lossy(obj);
-                let json = run(table::view(obj), &table::Call { params, now })
+                let json = run(table::Obj::new(obj), &table::Call { params, now })
                     .map_err(|f| builtin_error(&script, &object(), f))?;
                 let resources = read_builtin(json, obj, &self.policy)
                     .map_err(|b| result_error(&script, &object(), b))?;

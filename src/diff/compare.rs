@@ -47,28 +47,94 @@ pub(crate) fn finish_prediction(
     }
 }
 
-/// The operations turning `from` into `to` (json-patch's structural diff: objects by key, arrays
-/// by index), in a deterministic order.
+/// The operations turning `from` into `to`, in a deterministic order: objects by key (for each
+/// key of `to` in order, an `add` or what its value needs; then a `remove` for each key only
+/// `from` has), arrays by index (what each common index needs, then the extra items of `to`
+/// added or those of `from` removed, each at the first index past `to`'s end), any other
+/// difference a `replace`. These are json-patch's `diff` operations, the same list (checked
+/// against it by a property test); equal subtrees are skipped by one `==` instead of walked
+/// with a pointer for each member.
 pub(crate) fn json_patch_ops(from: &Value, to: &Value) -> Vec<PatchOp> {
-    use json_patch::PatchOperation as P;
-    let op = |op: &str, path: &jsonptr::Pointer, value, from: Option<&jsonptr::Pointer>| PatchOp {
-        op: op.to_string(),
-        path: path.as_str().to_string(),
-        value,
-        from: from.map(|f| f.as_str().to_string()),
-    };
-    json_patch::diff(from, to)
-        .0
-        .into_iter()
-        .map(|o| match o {
-            P::Add(a) => op("add", &a.path, Some(a.value), None),
-            P::Remove(r) => op("remove", &r.path, None, None),
-            P::Replace(r) => op("replace", &r.path, Some(r.value), None),
-            P::Move(m) => op("move", &m.path, None, Some(&m.from)),
-            P::Copy(c) => op("copy", &c.path, None, Some(&c.from)),
-            P::Test(t) => op("test", &t.path, Some(t.value), None),
-        })
-        .collect()
+    let mut out = Vec::new();
+    let mut path = String::new();
+    ops_between(from, to, &mut path, &mut out);
+    out
+}
+
+fn op(op: &str, path: &str, value: Option<Value>) -> PatchOp {
+    PatchOp { op: op.to_string(), path: path.to_string(), value, from: None }
+}
+
+/// Appends `/token`, escaped as RFC 6901 asks, to `path`.
+fn push_token(path: &mut String, token: &str) {
+    path.push('/');
+    for c in token.chars() {
+        match c {
+            '~' => path.push_str("~0"),
+            '/' => path.push_str("~1"),
+            c => path.push(c),
+        }
+    }
+}
+
+/// Appends `/index` to `path`.
+fn push_index(path: &mut String, index: usize) {
+    use std::fmt::Write as _;
+    let _ = write!(path, "/{index}");
+}
+
+fn ops_between(from: &Value, to: &Value, path: &mut String, out: &mut Vec<PatchOp>) {
+    match (from, to) {
+        (Value::Object(a), Value::Object(b)) => {
+            let len = path.len();
+            for (k, bv) in b {
+                match a.get(k) {
+                    Some(av) if av == bv => {}
+                    Some(av) => {
+                        push_token(path, k);
+                        ops_between(av, bv, path, out);
+                        path.truncate(len);
+                    }
+                    None => {
+                        push_token(path, k);
+                        out.push(op("add", path, Some(bv.clone())));
+                        path.truncate(len);
+                    }
+                }
+            }
+            for k in a.keys().filter(|k| !b.contains_key(*k)) {
+                push_token(path, k);
+                out.push(op("remove", path, None));
+                path.truncate(len);
+            }
+        }
+        (Value::Array(a), Value::Array(b)) => {
+            let len = path.len();
+            for (i, (av, bv)) in a.iter().zip(b).enumerate() {
+                if av != bv {
+                    push_index(path, i);
+                    ops_between(av, bv, path, out);
+                    path.truncate(len);
+                }
+            }
+            // Past the common length: `to`'s items added in turn, or `from`'s removed at the
+            // same index (each removal moves the next item there).
+            for (i, bv) in b.iter().enumerate().skip(a.len()) {
+                push_index(path, i);
+                out.push(op("add", path, Some(bv.clone())));
+                path.truncate(len);
+            }
+            if a.len() > b.len() {
+                push_index(path, b.len());
+                for _ in b.len()..a.len() {
+                    out.push(op("remove", path, None));
+                }
+                path.truncate(len);
+            }
+        }
+        (a, b) if a == b => {}
+        (_, b) => out.push(op("replace", path, Some(b.clone()))),
+    }
 }
 
 #[cfg(test)]
@@ -87,5 +153,44 @@ mod tests {
         json_patch::patch(&mut doc, &patch).unwrap();
         assert_eq!(doc, b);
         assert!(ops.iter().any(|o| o.op == "replace" && o.path == "/spec/replicas"));
+    }
+
+    /// json-patch's own `diff` of the same pair, as `PatchOp`s.
+    fn reference(a: &Value, b: &Value) -> Vec<PatchOp> {
+        serde_json::from_value(serde_json::to_value(json_patch::diff(a, b)).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn the_same_operations_as_json_patch() {
+        let a = json!({"a~/b": [1, 2, 3], "x": {"y": 1, "z": 2}, "gone": 1, "l": [{"k": 1}]});
+        let b = json!({"a~/b": [1, 5], "x": {"y": 2, "w": []}, "new": {}, "l": [{"k": 2}, 3, 4]});
+        assert_eq!(json_patch_ops(&a, &b), reference(&a, &b));
+        assert_eq!(json_patch_ops(&b, &a), reference(&b, &a));
+        assert_eq!(json_patch_ops(&json!(1), &json!(1.0)), reference(&json!(1), &json!(1.0)));
+        assert_eq!(json_patch_ops(&a, &a), []);
+    }
+
+    fn values() -> impl proptest::strategy::Strategy<Value = Value> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            (0i8..3).prop_map(Value::from),
+            "[a~/]{0,2}".prop_map(Value::from),
+        ];
+        leaf.prop_recursive(4, 40, 4, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                proptest::collection::btree_map("[ab~/]{1,2}", inner, 0..4)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_pair_gives_json_patch_operations(a in values(), b in values()) {
+            proptest::prop_assert_eq!(json_patch_ops(&a, &b), reference(&a, &b));
+        }
     }
 }

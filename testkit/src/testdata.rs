@@ -32,3 +32,20 @@ pub fn files(rel: &str) -> BTreeMap<String, String> {
     walk(&base, &base, &mut out);
     out
 }
+
+/// Argo CD 3.6.2's `resource_customizations/`, where a checkout is found:
+/// `ARGO_CD_RESOURCE_CUSTOMIZATIONS`, else `../shared/argo-cd-3.6/resource_customizations`
+/// beside the project, else the Go module of Argo CD 3.6.2. The benchmarks that run Argo CD's
+/// own scripts read them from here at run time (the project holds none of them).
+pub fn argo_cd_scripts() -> Option<PathBuf> {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let candidates = [
+        std::env::var_os("ARGO_CD_RESOURCE_CUSTOMIZATIONS").map(PathBuf::from),
+        Some(manifest.join("../shared/argo-cd-3.6/resource_customizations")),
+        std::env::var_os("HOME").map(|h| {
+            PathBuf::from(h)
+                .join("go/pkg/mod/github.com/argoproj/argo-cd/v3@v3.6.2/resource_customizations")
+        }),
+    ];
+    candidates.into_iter().flatten().find(|p| p.is_dir())
+}

@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::apps::pause;
-use super::table::{self, Call, Fault, Field, Lv, deep_copy, lua_eq, out, set};
+use super::table::{self, Call, Fault, Field, Lv, Obj, deep_copy, lua_eq, out, set};
 use super::{Kind, actions, entry, flag};
 
 pub(super) const KINDS: &[Kind] = &[
@@ -78,7 +78,7 @@ fn discover_analysis_run(obj: Lv<'_>) -> Result<Value, Fault> {
 }
 
 /// `spec.terminate = true`.
-fn terminate(mut obj: Value, _: &Call<'_>) -> Result<Value, Fault> {
+fn terminate(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Value, Fault> {
     table::set_bool(&mut obj, &["spec"], "terminate", true)?;
     table::done(obj)
 }
@@ -108,7 +108,7 @@ fn discover_application(obj: Lv<'_>) -> Result<Value, Fault> {
 
 /// Turns automated sync off (`enabled = false`) when on, else on (`enabled = true`, making
 /// `automated` when absent), keeping its other fields.
-fn toggle_auto_sync(mut obj: Value, _: &Call<'_>) -> Result<Value, Fault> {
+fn toggle_auto_sync(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Value, Fault> {
     table::ensure(&mut obj, &[], "spec")?;
     table::ensure(&mut obj, &["spec"], "syncPolicy")?;
     let automated = table::read(&obj, &["spec", "syncPolicy", "automated"])?;
@@ -163,7 +163,7 @@ pub(super) fn generated_name(obj: Lv<'_>, call: &Call<'_>, format: &str) -> Resu
 /// `workflowMetadata` labels, annotations and finalizers (empty tables left out), the
 /// `cron-workflow` label, the controller's instance label, the scheduled time, the owner
 /// reference and the `workflowSpec`.
-fn create_from_cron_workflow(obj: Value, call: &Call<'_>) -> Result<Value, Fault> {
+fn create_from_cron_workflow(obj: Obj<'_>, call: &Call<'_>) -> Result<Value, Fault> {
     let o = Lv::of(&obj);
     let name = generated_name(o, call, "!%Y%m%d%H%M")?;
     let meta = o.field("metadata")?;
@@ -215,7 +215,7 @@ fn create_from_cron_workflow(obj: Value, call: &Call<'_>) -> Result<Value, Fault
 
 /// A Workflow from a WorkflowTemplate, as `argo submit --from=workflowtemplate/<name>` makes
 /// it: a `workflowTemplateRef` to the template, its label and owner reference.
-fn create_from_workflow_template(obj: Value, call: &Call<'_>) -> Result<Value, Fault> {
+fn create_from_workflow_template(obj: Obj<'_>, call: &Call<'_>) -> Result<Value, Fault> {
     let o = Lv::of(&obj);
     let name = generated_name(o, call, "!%Y%m%d%H%M")?;
     let meta = o.field("metadata")?;
@@ -301,25 +301,25 @@ fn discover_rollout(obj: Lv<'_>) -> Result<Value, Fault> {
 }
 
 /// `status.abort = true`.
-fn abort(mut obj: Value, _: &Call<'_>) -> Result<Value, Fault> {
+fn abort(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Value, Fault> {
     table::set_bool(&mut obj, &["status"], "abort", true)?;
     table::done(obj)
 }
 
 /// Removes `status.abort`.
-fn retry(mut obj: Value, _: &Call<'_>) -> Result<Value, Fault> {
+fn retry(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Value, Fault> {
     set(&mut obj, &["status"], "abort", None)?;
     table::done(obj)
 }
 
 /// `spec.restartAt` = the time.
-fn restart(mut obj: Value, call: &Call<'_>) -> Result<Value, Fault> {
+fn restart(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Value, Fault> {
     table::set_text(&mut obj, &["spec"], "restartAt", call.date("!%Y-%m-%dT%XZ"))?;
     table::done(obj)
 }
 
 /// Removes the pause conditions (when there are any) and sets a true `spec.paused` to false.
-fn resume(mut obj: Value, _: &Call<'_>) -> Result<Value, Fault> {
+fn resume(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Value, Fault> {
     let status = table::read(&obj, &["status"])?;
     if !status.is_nil() {
         let pcs = status.field("pauseConditions")?;
@@ -336,7 +336,7 @@ fn resume(mut obj: Value, _: &Call<'_>) -> Result<Value, Fault> {
 /// With a status: before v0.10 (`observedGeneration` not a number or newer than the
 /// generation) removes `abort` and moves a canary to its last step; else
 /// `status.promoteFull = true`.
-fn promote_full(mut obj: Value, _: &Call<'_>) -> Result<Value, Fault> {
+fn promote_full(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Value, Fault> {
     let o = Lv::of(&obj);
     let status = o.field("status")?;
     if status.is_nil() {
@@ -361,7 +361,7 @@ fn promote_full(mut obj: Value, _: &Call<'_>) -> Result<Value, Fault> {
 }
 
 /// A canary not at its last step moves one step on, its pause conditions removed.
-fn skip_current_step(mut obj: Value, _: &Call<'_>) -> Result<Value, Fault> {
+fn skip_current_step(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Value, Fault> {
     let o = Lv::of(&obj);
     let status = o.field("status")?;
     if status.is_nil() {

@@ -4,7 +4,7 @@ use serde_json::Value;
 
 use super::argoproj_io::{create, generated_name, owner};
 use super::fluxcd::{resume, suspend};
-use super::table::{self, Call, Fault, Field, Lv, deep_copy, out, set};
+use super::table::{self, Call, Fault, Field, Lv, Obj, deep_copy, out, set};
 use super::{Kind, actions, entry};
 
 pub(super) const KINDS: &[Kind] = &[
@@ -75,7 +75,7 @@ fn discover_job(obj: Lv<'_>) -> Result<Value, Fault> {
 
 /// Adds a `FailureTarget` condition (`ManuallyTerminated`) to a Job with a status that has not
 /// ended.
-fn terminate(mut obj: Value, call: &Call<'_>) -> Result<Value, Fault> {
+fn terminate(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Value, Fault> {
     let status = table::read(&obj, &["status"])?;
     if status.is_nil() || completed(status)? {
         return table::done(obj);
@@ -88,8 +88,12 @@ fn terminate(mut obj: Value, call: &Call<'_>) -> Result<Value, Fault> {
         ("type", Some(Value::from("FailureTarget"))),
     ]);
     let list = match status.field("conditions")? {
-        Lv::Table(Value::Array(items)) => {
-            let mut items = items.clone();
+        Lv::Table(list @ Value::Array(_)) => {
+            // The list as the script holds it: read where it lies, so copied as its view.
+            let mut items = match table::view(list) {
+                Value::Array(items) => items,
+                _ => Vec::new(),
+            };
             items.push(condition);
             items
         }
@@ -108,7 +112,7 @@ fn terminate(mut obj: Value, call: &Call<'_>) -> Result<Value, Fault> {
 /// A Job from the CronJob, as `kubectl create job --from=cronjob/<name>` makes it: the job
 /// template's metadata and spec (empty tables left out), the `instantiate: manual`
 /// annotation and a controller owner reference.
-fn create_job(obj: Value, call: &Call<'_>) -> Result<Value, Fault> {
+fn create_job(obj: Obj<'_>, call: &Call<'_>) -> Result<Value, Fault> {
     let o = Lv::of(&obj);
     let template = o.fields(&["spec", "jobTemplate"])?;
     let mut job = table::table([

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::table::{self, Call, Fault, Field, Lv};
+use super::table::{self, Call, Fault, Field, Lv, Obj};
 use super::{Kind, Run, actions, entry, flag};
 
 const WITH_RECONCILE: &[(&str, Run)] =
@@ -59,14 +59,14 @@ fn discover_with_reconcile(obj: Lv<'_>) -> Result<Value, Fault> {
 }
 
 /// `spec.cordoned = true`, making `spec` when there is none.
-fn cordon(mut obj: Value, _: &Call<'_>) -> Result<Value, Fault> {
+fn cordon(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Value, Fault> {
     table::ensure(&mut obj, &[], "spec")?;
     table::set_bool(&mut obj, &["spec"], "cordoned", true)?;
     table::done(obj)
 }
 
 /// `spec.cordoned = false` when it is set and true in Lua's sense.
-fn uncordon(mut obj: Value, _: &Call<'_>) -> Result<Value, Fault> {
+fn uncordon(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Value, Fault> {
     if cordoned(Lv::of(&obj))? {
         table::set_bool(&mut obj, &["spec"], "cordoned", false)?;
     }
@@ -74,7 +74,7 @@ fn uncordon(mut obj: Value, _: &Call<'_>) -> Result<Value, Fault> {
 }
 
 /// Sets `reconcile.projectcapsule.dev/requestedAt` to the time.
-fn reconcile(mut obj: Value, call: &Call<'_>) -> Result<Value, Fault> {
+fn reconcile(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Value, Fault> {
     let now = call.date("!%Y-%m-%dT%XZ");
     table::annotate(&mut obj, &["metadata"], "reconcile.projectcapsule.dev/requestedAt", now)?;
     table::done(obj)

@@ -25,14 +25,14 @@ mod others;
 
 use serde_json::Value;
 
-use table::{Call, Fault, Lv};
+use table::{Call, Fault, Lv, Obj};
 
 /// The discovery of one kind: the table its `discovery.lua` returns.
 pub(crate) type Discover = fn(Lv<'_>) -> Result<Value, Fault>;
 
-/// One action: the object (as [`table::view`] gives it) in, the table its `action.lua`
-/// returns out.
-pub(crate) type Run = fn(Value, &Call<'_>) -> Result<Value, Fault>;
+/// One action: the object (read as the script reads it, copied as [`table::view`] gives it
+/// on its first change: [`Obj`]) in, the table its `action.lua` returns out.
+pub(crate) type Run = fn(Obj<'_>, &Call<'_>) -> Result<Value, Fault>;
 
 /// The built-in actions of one kind.
 #[derive(Clone, Copy)]
@@ -119,6 +119,7 @@ pub(crate) fn flag(b: bool) -> Option<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::BTreeMap;
 
     /// The catalog holds each kind once, and Argo CD 3.6.2's 39 kinds with their 103 action
     /// scripts (PerconaServerMongoDB's `pause` is offered but has no script, as in Argo CD).
@@ -130,5 +131,68 @@ mod tests {
         assert_eq!(names.len(), all.len());
         assert_eq!(all.len(), 39);
         assert_eq!(all.iter().map(|k| k.actions.len()).sum::<usize>(), 103);
+    }
+
+    /// `v` with what a script never sees: a `null` member in every map, a `null` first item in
+    /// every list, every integer as a float.
+    fn noisy(v: &Value) -> Value {
+        match v {
+            Value::Object(m) => {
+                let mut m: serde_json::Map<String, Value> =
+                    m.iter().map(|(k, v)| (k.clone(), noisy(v))).collect();
+                m.insert("zNull".into(), Value::Null);
+                Value::Object(m)
+            }
+            Value::Array(a) => {
+                Value::Array(std::iter::once(Value::Null).chain(a.iter().map(noisy)).collect())
+            }
+            Value::Number(n) if n.is_i64() => Value::from(n.as_f64().unwrap_or_default()),
+            other => other.clone(),
+        }
+    }
+
+    /// Every input of Argo CD 3.6.2's action tests of a kind, as it is and made noisy (read
+    /// from `testdata/` here: `Obj` and the catalog are private to `actions`).
+    #[allow(clippy::disallowed_methods)]
+    fn inputs(kind: &Kind) -> Vec<Value> {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("testdata/actions/argo-cd-3.6")
+            .join(kind.group)
+            .join(kind.kind)
+            .join("actions/testdata");
+        let mut out = Vec::new();
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            if !entry.path().is_file() {
+                continue;
+            }
+            let text = std::fs::read_to_string(entry.path()).expect("read");
+            for obj in crate::object::parse_documents(&text).unwrap_or_default() {
+                out.push(noisy(&obj));
+                out.push(obj);
+            }
+        }
+        out
+    }
+
+    /// An action reads the object where it lies and copies it on its first change
+    /// (`table::Obj`): it gives what it gives when handed the copy ([`table::view`]) from the
+    /// start, as built-ins were run before, on every test input of every built-in kind, also
+    /// with `null`s and integral floats the view leaves out or turns into integers.
+    #[test]
+    fn reading_in_place_is_reading_the_view() {
+        let params = BTreeMap::from([("replicas".to_string(), "3".to_string())]);
+        let call = Call { params: &params, now: 1_700_000_000 };
+        let mut runs = 0;
+        for kind in all() {
+            for obj in inputs(kind) {
+                for (name, run) in kind.actions {
+                    let lazy = run(Obj::new(&obj), &call);
+                    let eager = run(Obj::viewed(&obj), &call);
+                    assert_eq!(lazy, eager, "{} {name} on {obj}", kind.name());
+                    runs += 1;
+                }
+            }
+        }
+        assert!(runs > 200, "{runs} runs");
     }
 }

@@ -69,11 +69,36 @@ impl<'a> Field<'a> for Lv<'a> {
 /// A JSON value as a script holds it: `null` members and `null` list items gone (the later
 /// items move down), numbers as the engine reads Lua numbers back.
 pub(crate) fn view(v: &Value) -> Value {
+    // Most objects are views already (no `null`s, integers Lua keeps): a copy that keeps the
+    // maps as they are, without rebuilding them.
+    if is_view(v) { v.clone() } else { rebuild_view(v) }
+}
+
+/// Whether [`view`] of `v` is `v` itself.
+fn is_view(v: &Value) -> bool {
+    match v {
+        Value::Object(m) => m.values().all(|v| !v.is_null() && is_view(v)),
+        Value::Array(a) => a.iter().all(|v| !v.is_null() && is_view(v)),
+        // Integers up to 2^53 are Lua numbers exactly; others are when Lua reads them back.
+        Value::Number(n) => {
+            n.as_i64().is_some_and(|i| i.unsigned_abs() <= 1 << 53)
+                || number(n.as_f64().unwrap_or(0.0)).is_ok_and(|l| l == *v)
+        }
+        _ => true,
+    }
+}
+
+fn rebuild_view(v: &Value) -> Value {
     match v {
         Value::Object(m) => Value::Object(
-            m.iter().filter(|(_, v)| !v.is_null()).map(|(k, v)| (k.clone(), view(v))).collect(),
+            m.iter()
+                .filter(|(_, v)| !v.is_null())
+                .map(|(k, v)| (k.clone(), rebuild_view(v)))
+                .collect(),
         ),
-        Value::Array(a) => Value::Array(a.iter().filter(|v| !v.is_null()).map(view).collect()),
+        Value::Array(a) => {
+            Value::Array(a.iter().filter(|v| !v.is_null()).map(rebuild_view).collect())
+        }
         Value::Number(n) => number(n.as_f64().unwrap_or(0.0)).unwrap_or(Value::Null),
         other => other.clone(),
     }
@@ -110,12 +135,18 @@ pub(crate) fn out(v: Lv<'_>) -> Result<Option<Value>, Fault> {
 }
 
 /// A returned table as gopher-json encodes it: every empty table (`{}` or `[]`) as `[]`.
-pub(crate) fn encode(v: Value) -> Value {
+pub(crate) fn encode(mut v: Value) -> Value {
+    encode_in_place(&mut v);
+    v
+}
+
+/// [`encode`] where the value lies: only empty maps change, no map is rebuilt.
+fn encode_in_place(v: &mut Value) {
     match v {
-        Value::Object(m) if m.is_empty() => Value::Array(Vec::new()),
-        Value::Object(m) => Value::Object(m.into_iter().map(|(k, v)| (k, encode(v))).collect()),
-        Value::Array(a) => Value::Array(a.into_iter().map(encode).collect()),
-        other => other,
+        Value::Object(m) if m.is_empty() => *v = Value::Array(Vec::new()),
+        Value::Object(m) => m.values_mut().for_each(encode_in_place),
+        Value::Array(a) => a.iter_mut().for_each(encode_in_place),
+        _ => {}
     }
 }
 
@@ -229,8 +260,48 @@ pub(crate) fn annotate(
 
 /// `return obj`: the object itself; reading a built-in's result settles its empty tables as
 /// the engine's encoding would (`actions::result::read_builtin`).
-pub(crate) fn done(obj: Value) -> Result<Value, Fault> {
-    Ok(obj)
+pub(crate) fn done(obj: Obj<'_>) -> Result<Value, Fault> {
+    Ok(obj.into_value())
+}
+
+/// The object an action runs on: read where it lies (reading through [`Lv`] sees what a
+/// script sees: `null` is `nil`, numbers are Lua's), copied as [`view`] gives it on the first
+/// change (`&mut obj`), so an action that only reads (a create) copies nothing.
+#[derive(Debug)]
+pub(crate) struct Obj<'a> {
+    source: &'a Value,
+    copy: Option<Value>,
+}
+
+impl<'a> Obj<'a> {
+    /// The object `source`, not copied yet.
+    pub(crate) fn new(source: &'a Value) -> Self {
+        Obj { source, copy: None }
+    }
+
+    /// The object copied at once, as built-ins were handed it before `Obj` (for tests).
+    #[cfg(test)]
+    pub(crate) fn viewed(source: &'a Value) -> Self {
+        Obj { source, copy: Some(view(source)) }
+    }
+
+    /// The object as the action left it: its view, changed or not.
+    pub(crate) fn into_value(self) -> Value {
+        self.copy.unwrap_or_else(|| view(self.source))
+    }
+}
+
+impl std::ops::Deref for Obj<'_> {
+    type Target = Value;
+    fn deref(&self) -> &Value {
+        self.copy.as_ref().unwrap_or(self.source)
+    }
+}
+
+impl std::ops::DerefMut for Obj<'_> {
+    fn deref_mut(&mut self) -> &mut Value {
+        self.copy.get_or_insert_with(|| view(self.source))
+    }
 }
 
 /// Lua's `deepCopy` of the create actions: a copy of a table without its empty tables (an
@@ -250,7 +321,8 @@ pub(crate) fn deep_copy(v: Lv<'_>) -> Result<Option<Value>, Fault> {
                     copy.insert(k.clone(), c);
                 }
             }
-            Ok(Some(encode(Value::Object(copy))))
+            // The members are encoded already: only this table may be empty.
+            Ok(Some(if copy.is_empty() { Value::Array(Vec::new()) } else { Value::Object(copy) }))
         }
         Value::Array(a) => {
             let items: Vec<&Value> = a.iter().filter(|v| !v.is_null()).collect();
@@ -267,7 +339,8 @@ pub(crate) fn deep_copy(v: Lv<'_>) -> Result<Option<Value>, Fault> {
                     None => return Err(Fault::new("cannot encode sparse array")),
                 }
             }
-            Ok(Some(encode(Value::Array(list))))
+            // The items are encoded already.
+            Ok(Some(Value::Array(list)))
         }
         _ => out(v),
     }
@@ -297,6 +370,20 @@ mod tests {
         assert_eq!(number(-0.0).unwrap(), json!(-0.0));
         assert_eq!(number(1e20).unwrap(), json!(1e20));
         assert!(number(f64::INFINITY).is_err());
+    }
+
+    #[test]
+    fn a_view_is_copied_as_it_is_and_anything_else_rebuilt() {
+        for v in [
+            json!({"a": [1, 2.5, "x", {"b": true}], "c": {}, "d": []}),
+            json!({"a": {"b": null}}),
+            json!([1, null, 2]),
+            json!({"n": 1.0, "m": -0.0, "big": 9_007_199_254_740_993_i64, "u": u64::MAX}),
+            json!({"e": 1e300, "f": 9_007_199_254_740_992_i64, "g": 1_i64 << 60}),
+        ] {
+            assert_eq!(view(&v), rebuild_view(&v), "{v}");
+            assert_eq!(is_view(&v), rebuild_view(&v) == v, "{v}");
+        }
     }
 
     #[test]

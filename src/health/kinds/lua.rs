@@ -137,23 +137,33 @@ impl<'a> Lv<'a> {
     /// which scripts must not depend on); the items of a list with their 1-based index as key;
     /// an error for anything that is not a table.
     pub(crate) fn members(self) -> Result<Vec<(Cow<'a, str>, Lv<'a>)>, Fault> {
-        match self {
-            Lv::Table(Value::Object(m)) => Ok(m
-                .iter()
-                .filter(|(_, v)| !v.is_null())
-                .map(|(k, v)| (Cow::Borrowed(k.as_str()), Lv::of(v)))
-                .collect()),
-            Lv::Table(Value::Array(a)) => Ok(a
-                .iter()
-                .filter(|v| !v.is_null())
-                .enumerate()
-                .map(|(i, v)| (Cow::Owned((i + 1).to_string()), Lv::of(v)))
-                .collect()),
-            other => Err(Fault(format!(
-                "bad argument #1 to pairs (table expected, got {})",
-                other.type_name()
-            ))),
-        }
+        Ok(self.pairs()?.map(|(k, v)| (k.text(), v)).collect())
+    }
+
+    /// [`Lv::members`] without collecting them or writing the indexes of a list as text.
+    pub(crate) fn pairs(self) -> Result<impl Iterator<Item = (Key<'a>, Lv<'a>)>, Fault> {
+        let (members, items) = match self {
+            Lv::Table(Value::Object(m)) => (Some(m), None),
+            Lv::Table(Value::Array(a)) => (None, Some(a)),
+            other => {
+                return Err(Fault(format!(
+                    "bad argument #1 to pairs (table expected, got {})",
+                    other.type_name()
+                )));
+            }
+        };
+        let members = members
+            .into_iter()
+            .flatten()
+            .filter(|(_, v)| !v.is_null())
+            .map(|(k, v)| (Key::Name(k), Lv::of(v)));
+        let items = items
+            .into_iter()
+            .flatten()
+            .filter(|v| !v.is_null())
+            .enumerate()
+            .map(|(i, v)| (Key::Index(i + 1), Lv::of(v)));
+        Ok(members.chain(items))
     }
 
     /// `#v`: the items of a list (`null`s dropped), 0 for an object, the bytes of a string; an
@@ -273,10 +283,47 @@ pub(crate) fn or<'a>(a: Lv<'a>, b: Lv<'a>) -> Lv<'a> {
 /// operand.
 pub(crate) fn cat(parts: &[Lv<'_>]) -> Result<String, Fault> {
     let mut out = String::new();
-    for p in parts {
-        out.push_str(&p.text()?);
-    }
+    cat_into(&mut out, parts)?;
     Ok(out)
+}
+
+/// [`cat`] appended to `out`.
+pub(crate) fn cat_into(out: &mut String, parts: &[Lv<'_>]) -> Result<(), Fault> {
+    for p in parts {
+        match p {
+            Lv::Str(s) => out.push_str(s),
+            p => out.push_str(&p.text()?),
+        }
+    }
+    Ok(())
+}
+
+/// A key of `pairs(v)` ([`Lv::pairs`]): a member's name, or a list item's 1-based index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Key<'a> {
+    /// A member of an object.
+    Name(&'a str),
+    /// An item of a list, from 1.
+    Index(usize),
+}
+
+impl<'a> Key<'a> {
+    /// The key as `tostring` writes it.
+    pub(crate) fn text(self) -> Cow<'a, str> {
+        match self {
+            Key::Name(k) => Cow::Borrowed(k),
+            Key::Index(i) => Cow::Owned(i.to_string()),
+        }
+    }
+}
+
+impl std::fmt::Display for Key<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Key::Name(k) => f.write_str(k),
+            Key::Index(i) => write!(f, "{i}"),
+        }
+    }
 }
 
 pub(crate) use crate::script::gopher::number_text;

@@ -198,6 +198,12 @@ impl Rule {
 fn folder_match(pattern: &[u8], text: &[u8]) -> bool {
     match pattern.split_first() {
         None => text.is_empty(),
+        // `_` and then literal text: the text ends with it, and what `_` takes has no `/`.
+        Some((b'_', rest)) if !rest.contains(&b'_') => {
+            text.len() >= rest.len()
+                && text.ends_with(rest)
+                && !text[..text.len() - rest.len()].contains(&b'/')
+        }
         Some((b'_', rest)) => {
             let run = text.iter().position(|&b| b == b'/').unwrap_or(text.len());
             (0..=run).any(|i| folder_match(rest, &text[i..]))
@@ -208,7 +214,62 @@ fn folder_match(pattern: &[u8], text: &[u8]) -> bool {
 
 /// Every built-in rule, a list per API group module.
 pub(crate) const CATALOG: &[&[Rule]] = &[
+    any_cnrm_cloud_google_com::RULES,
+    any_crossplane_io::RULES,
+    any_services_k8s_aws::RULES,
+    any_upbound_io::RULES,
+    acid_zalan_do::RULES,
+    acme_cert_manager_io::RULES,
+    addons_cluster_x_k8s_io::RULES,
+    addons_projectcapsule_dev::RULES,
+    apiextensions_k8s_io::RULES,
+    apps_3scale_net::RULES,
+    apps_kruise_io::RULES,
+    apps_openshift_io::RULES,
+    argoproj_io::RULES,
+    astra_netapp_io::RULES,
+    batch::RULES,
+    beat_k8s_elastic_co::RULES,
+    bitnami_com::RULES,
+    camel_apache_org::RULES,
+    capabilities_3scale_net::RULES,
+    capsule_clastix_io::RULES,
+    cassandra_rook_io::RULES,
+    cdi_kubevirt_io::RULES,
+    ceph_rook_io::RULES,
     cert_manager_io::RULES,
+    certmanager_k8s_io::RULES,
+    clickhouse_keeper_altinity_com::RULES,
+    clickhouse_altinity_com::RULES,
+    cloudfront_aws_crossplane_io::RULES,
+    cluster_x_k8s_io::RULES,
+    controlplane_cluster_x_k8s_io::RULES,
+    coralogix_com::RULES,
+    core_gardener_cloud::RULES,
+    core_humio_com::RULES,
+    core_spinkube_dev::RULES,
+    datadoghq_com::RULES,
+    db_atlasgo_io::RULES,
+    elasticsearch_k8s_elastic_co::RULES,
+    external_secrets_io::RULES,
+    flagger_app::RULES,
+    flink_apache_org::RULES,
+    game_kruise_io::RULES,
+    gateway_envoyproxy_io::RULES,
+    gateway_networking_k8s_io::RULES,
+    gateway_solo_io::RULES,
+    gloo_solo_io::RULES,
+    grafana_org_operator_kubitus_project_gitlab_io::RULES,
+    grafana_integreatly_org::RULES,
+    helm_toolkit_fluxcd_io::RULES,
+    iam_aws_crossplane_io::RULES,
+    iammanager_keikoproj_io::RULES,
+    image_toolkit_fluxcd_io::RULES,
+    install_istio_io::RULES,
+    jaegertracing_io::RULES,
+    k8s_keycloak_org::RULES,
+    k8s_mariadb_com::RULES,
+    kafka_banzaicloud_io::RULES,
     kafka_strimzi_io::RULES,
     karpenter_k8s_aws::RULES,
     karpenter_sh::RULES,
@@ -256,8 +317,8 @@ pub(crate) const CATALOG: &[&[Rule]] = &[
     rabbitmq_com::RULES,
     rds_aws_crossplane_io::RULES,
     rollouts_kruise_io::RULES,
-    route53_aws_crossplane_io::RULES,
     route_openshift_io::RULES,
+    route53_aws_crossplane_io::RULES,
     s3_aws_crossplane_io::RULES,
     services_cloud_sap_com::RULES,
     serving_knative_dev::RULES,
@@ -275,61 +336,6 @@ pub(crate) const CATALOG: &[&[Rule]] = &[
     velero_io::RULES,
     work_karmada_io::RULES,
     zookeeper_pravega_io::RULES,
-    core_humio_com::RULES,
-    core_spinkube_dev::RULES,
-    datadoghq_com::RULES,
-    db_atlasgo_io::RULES,
-    elasticsearch_k8s_elastic_co::RULES,
-    external_secrets_io::RULES,
-    flagger_app::RULES,
-    flink_apache_org::RULES,
-    game_kruise_io::RULES,
-    gateway_envoyproxy_io::RULES,
-    gateway_networking_k8s_io::RULES,
-    gateway_solo_io::RULES,
-    gloo_solo_io::RULES,
-    grafana_integreatly_org::RULES,
-    grafana_org_operator_kubitus_project_gitlab_io::RULES,
-    helm_toolkit_fluxcd_io::RULES,
-    iam_aws_crossplane_io::RULES,
-    iammanager_keikoproj_io::RULES,
-    image_toolkit_fluxcd_io::RULES,
-    install_istio_io::RULES,
-    jaegertracing_io::RULES,
-    k8s_keycloak_org::RULES,
-    k8s_mariadb_com::RULES,
-    kafka_banzaicloud_io::RULES,
-    acid_zalan_do::RULES,
-    acme_cert_manager_io::RULES,
-    addons_cluster_x_k8s_io::RULES,
-    addons_projectcapsule_dev::RULES,
-    any_cnrm_cloud_google_com::RULES,
-    any_crossplane_io::RULES,
-    any_services_k8s_aws::RULES,
-    any_upbound_io::RULES,
-    apiextensions_k8s_io::RULES,
-    apps_3scale_net::RULES,
-    apps_kruise_io::RULES,
-    apps_openshift_io::RULES,
-    argoproj_io::RULES,
-    astra_netapp_io::RULES,
-    batch::RULES,
-    beat_k8s_elastic_co::RULES,
-    bitnami_com::RULES,
-    camel_apache_org::RULES,
-    capabilities_3scale_net::RULES,
-    capsule_clastix_io::RULES,
-    cassandra_rook_io::RULES,
-    cdi_kubevirt_io::RULES,
-    ceph_rook_io::RULES,
-    certmanager_k8s_io::RULES,
-    clickhouse_altinity_com::RULES,
-    clickhouse_keeper_altinity_com::RULES,
-    cloudfront_aws_crossplane_io::RULES,
-    cluster_x_k8s_io::RULES,
-    controlplane_cluster_x_k8s_io::RULES,
-    coralogix_com::RULES,
-    core_gardener_cloud::RULES,
 ];
 
 /// The built-in rule for a group and kind, by Argo CD's lookup: exact first, then wildcard
@@ -342,18 +348,27 @@ pub(crate) fn find(group: &str, kind: &str) -> Option<&'static Rule> {
 /// pass compares names only (a folder spelled as the object's group and kind is the one
 /// Argo CD reads first, `_` or not).
 ///
-/// Each list of the catalog holds one group's rules (`one_group_per_list` checks it), so the
-/// group is compared once per list.
+/// The catalog is sorted by group, one group per list, and a group holding `_` starts with it
+/// (`catalog_is_sorted_by_group` checks all three): the exact group is found by a binary
+/// search, and the wildcard groups are the lists before the first group that does not start
+/// with `_` (`_` sorts before every lowercase letter). A wildcard folder then matches from
+/// those lists or, with `_` in its kind, from the exact group's list.
 fn find_in<'r>(catalog: &[&'r [Rule]], group: &str, kind: &str) -> Option<&'r Rule> {
-    let lists = || catalog.iter().filter_map(|rules| Some((rules.first()?.group, *rules)));
-    let mut exact = lists().filter(|(g, _)| *g == group).flat_map(|(_, rules)| rules);
-    if let Some(r) = exact.find(|r| r.kind == kind) {
+    let list_group = |rules: &[Rule]| rules.first().map_or("", |r| r.group);
+    let exact = catalog
+        .binary_search_by(|rules| list_group(rules).cmp(group))
+        .ok()
+        .map_or(&[][..], |i| catalog[i]);
+    if let Some(r) = exact.iter().find(|r| r.kind == kind) {
         return Some(r);
     }
     // A folder without `_` matches here only as itself, which the exact pass tried.
-    lists()
-        .filter(|(g, _)| folder_match(g.as_bytes(), group.as_bytes()))
-        .flat_map(|(_, rules)| rules)
+    catalog
+        .iter()
+        .take_while(|rules| list_group(rules).starts_with('_'))
+        .filter(|rules| folder_match(list_group(rules).as_bytes(), group.as_bytes()))
+        .flat_map(|rules| rules.iter())
+        .chain(exact.iter().filter(|r| r.kind.contains('_')))
         .filter(|r| r.matches(group, kind))
         .min_by(|a, b| a.path_order(b))
 }
@@ -424,16 +439,58 @@ mod tests {
         }
     }
 
+    /// The lookup searches the groups in order and takes the wildcard groups from the front.
+    #[test]
+    fn catalog_is_sorted_by_group() {
+        let groups: Vec<&str> = CATALOG.iter().map(|rules| rules[0].group).collect();
+        for pair in groups.windows(2) {
+            assert!(pair[0] < pair[1], "{} before {} in CATALOG", pair[0], pair[1]);
+        }
+        for g in groups.iter().filter(|g| g.contains('_')) {
+            assert!(g.starts_with('_'), "the wildcard group {g} does not start with `_`");
+        }
+    }
+
+    /// The lookup finds what a walk of every rule finds: the exact folder, else the first
+    /// matching folder in path order, for every folder of the catalog and a few names only
+    /// wildcards match.
+    #[test]
+    fn lookup_is_a_walk_of_every_rule() {
+        let walk = |group: &str, kind: &str| {
+            let all = || CATALOG.iter().flat_map(|rules| rules.iter());
+            all()
+                .find(|r| r.group == group && r.kind == kind)
+                .or_else(|| all().filter(|r| r.matches(group, kind)).min_by(|a, b| a.path_order(b)))
+                .map(Rule::name)
+        };
+        let mut names: Vec<(String, String)> = CATALOG
+            .iter()
+            .flat_map(|rules| rules.iter())
+            .flat_map(|r| {
+                let other = r.group.replace('_', "x");
+                [(r.group.into(), r.kind.into()), (other, r.kind.replace('_', "Any"))]
+            })
+            .collect();
+        names.extend(
+            [("s3.services.k8s.aws", "Bucket"), ("kro.run", "Web"), ("x", "y")]
+                .map(|(g, k)| (g.to_string(), k.to_string())),
+        );
+        for (g, k) in &names {
+            assert_eq!(find(g, k).map(Rule::name), walk(g, k), "{g}/{k}");
+        }
+    }
+
     /// Argo CD's lookup of its built-in scripts: the exact folder first, then the first
     /// wildcard folder in path order (`_.b.io/_` before `_.io/_`), `_` matching any text but
     /// `/`, within its segment only.
     #[test]
     fn lookup_is_exact_then_wildcards_in_path_order() {
+        // Sorted by group, as the catalog is.
         let catalog: &[&[Rule]] = &[
-            &[rule("_.io", "_")],
-            &[rule("_.b.io", "_")],
-            &[rule("a.b.io", "Thing_"), rule("a.b.io", "Thing")],
             &[rule("_", "X")],
+            &[rule("_.b.io", "_")],
+            &[rule("_.io", "_")],
+            &[rule("a.b.io", "Thing_"), rule("a.b.io", "Thing")],
         ];
         let found = |g: &str, k: &str| find_in(catalog, g, k).map(Rule::name);
         assert_eq!(found("a.b.io", "Thing").as_deref(), Some("a.b.io/Thing"));

@@ -1,5 +1,7 @@
 //! `operator.knative.dev`: KnativeEventing and KnativeServing, as Argo CD 3.6.2's scripts.
 
+use std::fmt::Write as _;
+
 use super::shapes_c::status_conditions;
 use super::{Env, Fault, Hs, Rule};
 
@@ -17,10 +19,11 @@ fn knative(env: &Env<'_>, name: &str, truthy: &[&str], falsy: &[&str]) -> Result
     };
     let (mut num_true, mut num_false) = (0, 0);
     let mut msg = String::new();
-    for (key, c) in conditions.members()? {
+    for (key, c) in conditions.pairs()? {
         let t = c.get("type")?;
         let status = c.get("status")?;
-        msg.push_str(&format!("{key}: {} | {}\n", t.text()?, status.text()?));
+        let (t_text, status_text) = (t.text()?, status.text()?);
+        let _ = writeln!(msg, "{key}: {t_text} | {status_text}");
         if status.is("True") && truthy.iter().any(|k| t.is(k)) {
             num_true += 1;
         } else if (status.is("False") && falsy.iter().any(|k| t.is(k))) || status.is("Unknown") {

@@ -1,6 +1,6 @@
 //! `serving.knative.dev` (Knative Serving): Service, as Argo CD 3.6.2's script.
 
-use super::shapes_d::cat;
+use super::lua::cat_into;
 use super::{Env, Fault, Hs, Lv, Rule};
 
 pub(super) const RULES: &[Rule] =
@@ -16,7 +16,7 @@ fn service(env: &Env<'_>) -> Result<Hs, Fault> {
     }
     let (mut ready, mut failed, mut unknown) = (0usize, 0usize, 0usize);
     let mut message = String::new();
-    for (_, c) in status.get("conditions")?.members()? {
+    for (_, c) in status.get("conditions")?.pairs()? {
         let s = c.get("status")?;
         if s.is("True") {
             let t = c.get("type")?;
@@ -26,16 +26,16 @@ fn service(env: &Env<'_>) -> Result<Hs, Fault> {
             }
         }
         if s.is("False") || s.is("Unknown") {
-            let mut msg = cat(&[c.get("type")?, Lv::Str(" is "), s])?;
+            // Each condition's line, written where the script appends it.
+            cat_into(&mut message, &[c.get("type")?, Lv::Str(" is "), s])?;
             let reason = c.get("reason")?;
             if !reason.is_nil() && !reason.is("") {
-                msg.push_str(&cat(&[Lv::Str(", since "), reason, Lv::Str(".")])?);
+                cat_into(&mut message, &[Lv::Str(", since "), reason, Lv::Str(".")])?;
             }
             let m = c.get("message")?;
             if !m.is_nil() && !m.is("") {
-                msg.push_str(&cat(&[Lv::Str(" "), m])?);
+                cat_into(&mut message, &[Lv::Str(" "), m])?;
             }
-            message.push_str(&msg);
             message.push('\n');
             if s.is("False") {
                 failed += 1;
