@@ -158,21 +158,12 @@ struct ManagedFields(Option<Value>);
 
 impl ManagedFields {
     fn set_aside(live: &mut Value, config: &Value, orig: Option<&Value>) -> ManagedFields {
-        let has = |o: &Value| o.get("metadata").is_some_and(|m| m.get("managedFields").is_some());
-        if has(config) || orig.is_some_and(has) || !has(live) {
+        if has_managed_fields(config) || orig.is_some_and(has_managed_fields) {
             return ManagedFields(None);
         }
-        if let Some((g, v, k)) = schema::gvk_of(live)
-            && schema::is_builtin(g, v, k)
-        {
-            let fits = schema::lookup(g, v, k)
-                .and_then(|t| t.field("metadata"))
-                .and_then(|t| t.field("managedFields"))
-                .zip(live.pointer("/metadata/managedFields"))
-                .is_some_and(|(t, f)| decodes_strictly(f, t));
-            if !fits {
-                return ManagedFields(None);
-            }
+        match live.pointer("/metadata/managedFields") {
+            Some(fields) if decodes_if_builtin(live, fields) => {}
+            _ => return ManagedFields(None),
         }
         let meta = live.get_mut("metadata").and_then(Value::as_object_mut);
         ManagedFields(meta.and_then(|m| m.remove("managedFields")))
@@ -186,26 +177,17 @@ impl ManagedFields {
     /// normaliser reads no more of live than the pointers it removes ([`Keep::PatchUnread`]):
     /// remarshal and the normaliser then treat every other field the same without it.
     fn leave_out<'v>(live: Cow<'v, Value>, config: &Value) -> Cow<'v, Value> {
-        let has = |o: &Value| o.get("metadata").is_some_and(|m| m.get("managedFields").is_some());
         let Some(fields) = live.pointer("/metadata/managedFields") else { return live };
         let last_applied = live
             .pointer("/metadata/annotations")
             .and_then(|a| a.get(crate::config::LAST_APPLIED_ANNOTATION))
             .and_then(Value::as_str)
             .unwrap_or_default();
-        if has(config) || last_applied.contains("managedFields") {
-            return live;
-        }
-        if let Some((g, v, k)) = schema::gvk_of(&live)
-            && schema::is_builtin(g, v, k)
+        if has_managed_fields(config)
+            || last_applied.contains("managedFields")
+            || !decodes_if_builtin(&live, fields)
         {
-            let fits = schema::lookup(g, v, k)
-                .and_then(|t| t.field("metadata"))
-                .and_then(|t| t.field("managedFields"))
-                .is_some_and(|t| decodes_strictly(fields, t));
-            if !fits {
-                return live;
-            }
+            return live;
         }
         match live {
             Cow::Owned(mut v) => {
@@ -227,6 +209,25 @@ impl ManagedFields {
         }
         result
     }
+}
+
+/// Whether an object has `metadata.managedFields`.
+fn has_managed_fields(obj: &Value) -> bool {
+    obj.get("metadata").is_some_and(|m| m.get("managedFields").is_some())
+}
+
+/// Whether live's `managedFields` (`fields`) can be set aside as far as its type goes: a
+/// built-in object's field must strictly decode (otherwise the whole object is left
+/// undefaulted, and must stay so); any other object's can.
+fn decodes_if_builtin(live: &Value, fields: &Value) -> bool {
+    let Some((g, v, k)) = schema::gvk_of(live).filter(|&(g, v, k)| schema::is_builtin(g, v, k))
+    else {
+        return true;
+    };
+    schema::lookup(g, v, k)
+        .and_then(|t| t.field("metadata"))
+        .and_then(|t| t.field("managedFields"))
+        .is_some_and(|t| decodes_strictly(fields, t))
 }
 
 /// A copy of an object without `metadata.managedFields`.
