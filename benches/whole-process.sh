@@ -5,6 +5,11 @@
 #
 #   bash benches/whole-process.sh [N] [RUNS] [CARGO FEATURES...]
 #   COMPARE_BIN=/tmp/gitops-core-serial bash benches/whole-process.sh 10000 5 parallel
+#   BIN=target/release/gitops-core bash benches/whole-process.sh 10000 5
+#
+# BIN measures a binary already built (e.g. the `bench` profile's, which `cargo bench` leaves
+# in target/release: the same optimised code with line tables) instead of building the
+# `release` one.
 #
 # Prints, for each program, the median of RUNS (default 5) runs of user+system CPU seconds, of
 # wall-clock seconds and of peak RSS (from /usr/bin/time -v), then the ratios. Needs GNU time (/usr/bin/time).
@@ -16,14 +21,17 @@ shift $(( $# > 2 ? 2 : $# ))
 features=("$@")
 # The bench first: building a bench also builds the package's binaries with the default
 # features, into the same place, so the binary measured is built after it.
-bench=$(cargo bench --bench whole_process --no-run 2>&1 | sed -n 's/.*Executable .*(\(.*\)).*/\1/p' | tail -1)
+# BENCH: the whole_process bench binary already built (`cargo bench --bench whole_process --no-run`).
+bench=${BENCH:-$(cargo bench --bench whole_process --no-run 2>&1 | sed -n 's/.*Executable .*(\(.*\)).*/\1/p' | tail -1)}
 [ -x "$bench" ] || { echo "could not build benches/whole_process.rs" >&2; exit 2; }
-cargo build --release --bin gitops-core ${features[@]:+--features "${features[*]}"} >/dev/null 2>&1
+if [ -z "${BIN:-}" ]; then
+    cargo build --release --bin gitops-core ${features[@]:+--features "${features[*]}"} >/dev/null 2>&1
+fi
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 "$bench" generate "$n" "$dir"
 ls -l "$dir" | awk 'NR>1 {printf "%s %.1f MB\n", $9, $5/1e6}'
-bin=${CARGO_TARGET_DIR:-target}/release/gitops-core
+bin=${BIN:-${CARGO_TARGET_DIR:-target}/release/gitops-core}
 limits=(--max-objects $((4 * n + 100)) --max-input-bytes $((1 << 31)))
 
 # measure NAME CMD...: RUNS runs, median CPU seconds and median peak RSS in MB.

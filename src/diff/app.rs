@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::ignore_seam::AppNormalizer;
 use super::normalize::{normalize_tracking, set_annotation};
-use super::pipeline::diff_objects;
+use super::pipeline::{Keep, diff_objects};
 use super::{DiffError, DiffMode, DiffOptions, DiffResult, PatchOp, hide_secret_data};
 use crate::config::{Application, Settings, TrackingMethod};
 use crate::managed_fields::normalize_managed_fields;
@@ -899,9 +899,16 @@ impl Shared<'_, '_> {
         let secret = super::is_secret(&r.group, &r.kind) && !input.reveal_secrets;
         let result = if secret {
             let (tb, lb) = (t.as_deref().map(Cow::Borrowed), l.as_deref().map(Cow::Borrowed));
-            diff_objects(tb, lb, &opts, true)?
+            diff_objects(tb, lb, &opts, Keep::Objects)?
         } else {
-            diff_objects(t.take(), l.take(), &opts, input.keep_objects)?
+            let kept = if input.keep_objects {
+                Keep::Objects
+            } else if normalizer.ignore.may_run_jq_on(&r.group, &r.kind, own.as_ref()) {
+                Keep::Patch
+            } else {
+                Keep::PatchUnread
+            };
+            diff_objects(t.take(), l.take(), &opts, kept)?
         };
         // A jq rule a limit stopped was not applied: the comparison cannot stand.
         if let Some(e) = resource_normalizer.take_limit() {
@@ -997,7 +1004,8 @@ fn masked(
     }
     let (mt, ml) = hide_secret_data(target, live, hide);
     let opts = DiffOptions { server_side_diff: false, ..*opts };
-    match diff_objects(mt.map(Cow::Owned), ml.map(Cow::Owned), &opts, keep) {
+    let kept = if keep { Keep::Objects } else { Keep::Patch };
+    match diff_objects(mt.map(Cow::Owned), ml.map(Cow::Owned), &opts, kept) {
         Ok(mut r) => {
             // The status comes from the unmasked diff; keep the masked outputs only.
             r.modified = result.modified;

@@ -68,6 +68,17 @@ impl<'a> IgnoreRules<'a> {
         out
     }
 
+    /// Whether a jq rule (the app's, `argocd-cm`'s or the object's own) may run on an
+    /// object of `group` and `kind`: then it may read any part of the object.
+    pub(crate) fn may_run_jq_on(
+        &self,
+        group: &str,
+        kind: &str,
+        own: Option<&AnnotationRule>,
+    ) -> bool {
+        self.compiled().may_run_jq_on(group, kind) || own.is_some_and(AnnotationRule::has_jq)
+    }
+
     /// The rule a desired object declares in its `gitops-core.io/ignore-differences`
     /// annotation, when `enabled` and the compiled rules allow it. An invalid annotation fails
     /// the comparison, like an invalid app rule.

@@ -48,7 +48,21 @@ pub fn diff(
     live: Option<&Value>,
     opts: &DiffOptions<'_>,
 ) -> Result<DiffResult, DiffError> {
-    diff_objects(desired.map(Cow::Borrowed), live.map(Cow::Borrowed), opts, true)
+    diff_objects(desired.map(Cow::Borrowed), live.map(Cow::Borrowed), opts, Keep::Objects)
+}
+
+/// What the caller of [`diff_objects`] keeps of the comparison.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Keep {
+    /// The result's objects (normalised live and prediction).
+    Objects,
+    /// Only whether they differ, the patch and the mode: the objects are `null`.
+    Patch,
+    /// As [`Keep::Patch`], and nothing reads live's `metadata.managedFields` beyond the
+    /// pointers it names (no jq rule may run on the object): when the prediction would set
+    /// the field aside ([`ManagedFields`]), live's working copy is made without it, so it is
+    /// neither copied nor remarshalled nor normalised only to be dropped.
+    PatchUnread,
 }
 
 /// [`diff()`] on objects the caller may hand over: an owned object becomes the working copy
@@ -60,11 +74,18 @@ pub(crate) fn diff_objects(
     desired: Option<Cow<'_, Value>>,
     live: Option<Cow<'_, Value>>,
     opts: &DiffOptions<'_>,
-    keep: bool,
+    kept: Keep,
 ) -> Result<DiffResult, DiffError> {
+    let keep = kept == Keep::Objects;
     let skip_full = opts.server_side_diff;
     let config = desired.map(|c| prepare(c, opts, skip_full));
-    let live = live.map(|l| prepare(l, opts, skip_full));
+    let three_way = !opts.server_side_diff && !opts.structured_merge;
+    let live = live.map(|l| match &config {
+        Some(config) if three_way && kept == Keep::PatchUnread => {
+            prepare(ManagedFields::leave_out(l, config), opts, skip_full)
+        }
+        _ => prepare(l, opts, skip_full),
+    });
     let (mut config, mut live) = match (config, live) {
         (None, None) => return Err(DiffError::BothAbsent),
         (None, Some(live)) => {
@@ -137,24 +158,46 @@ struct ManagedFields(Option<Value>);
 
 impl ManagedFields {
     fn set_aside(live: &mut Value, config: &Value, orig: Option<&Value>) -> ManagedFields {
-        let has = |o: &Value| o.get("metadata").is_some_and(|m| m.get("managedFields").is_some());
-        if has(config) || orig.is_some_and(has) || !has(live) {
+        if has_managed_fields(config) || orig.is_some_and(has_managed_fields) {
             return ManagedFields(None);
         }
-        if let Some((g, v, k)) = schema::gvk_of(live)
-            && schema::is_builtin(g, v, k)
-        {
-            let fits = schema::lookup(g, v, k)
-                .and_then(|t| t.field("metadata"))
-                .and_then(|t| t.field("managedFields"))
-                .zip(live.pointer("/metadata/managedFields"))
-                .is_some_and(|(t, f)| decodes_strictly(f, t));
-            if !fits {
-                return ManagedFields(None);
-            }
+        match live.pointer("/metadata/managedFields") {
+            Some(fields) if decodes_if_builtin(live, fields) => {}
+            _ => return ManagedFields(None),
         }
         let meta = live.get_mut("metadata").and_then(Value::as_object_mut);
         ManagedFields(meta.and_then(|m| m.remove("managedFields")))
+    }
+
+    /// Live's working copy without `metadata.managedFields` when [`ManagedFields::set_aside`]
+    /// would set it aside once live is prepared (checked on live as given: the desired
+    /// object, already prepared, and the last-applied text do not have the field, and a
+    /// built-in object's field strictly decodes, as it then still does once remarshalled);
+    /// else live as it is. Only for a caller that drops the result's objects and whose
+    /// normaliser reads no more of live than the pointers it removes ([`Keep::PatchUnread`]):
+    /// remarshal and the normaliser then treat every other field the same without it.
+    fn leave_out<'v>(live: Cow<'v, Value>, config: &Value) -> Cow<'v, Value> {
+        let Some(fields) = live.pointer("/metadata/managedFields") else { return live };
+        let last_applied = live
+            .pointer("/metadata/annotations")
+            .and_then(|a| a.get(crate::config::LAST_APPLIED_ANNOTATION))
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        if has_managed_fields(config)
+            || last_applied.contains("managedFields")
+            || !decodes_if_builtin(&live, fields)
+        {
+            return live;
+        }
+        match live {
+            Cow::Owned(mut v) => {
+                if let Some(meta) = v.get_mut("metadata").and_then(Value::as_object_mut) {
+                    meta.remove("managedFields");
+                }
+                Cow::Owned(v)
+            }
+            Cow::Borrowed(v) => Cow::Owned(clone_without_managed_fields(v)),
+        }
     }
 
     fn put_back(self, mut result: DiffResult) -> DiffResult {
@@ -166,6 +209,43 @@ impl ManagedFields {
         }
         result
     }
+}
+
+/// Whether an object has `metadata.managedFields`.
+fn has_managed_fields(obj: &Value) -> bool {
+    obj.get("metadata").is_some_and(|m| m.get("managedFields").is_some())
+}
+
+/// Whether live's `managedFields` (`fields`) can be set aside as far as its type goes: a
+/// built-in object's field must strictly decode (otherwise the whole object is left
+/// undefaulted, and must stay so); any other object's can.
+fn decodes_if_builtin(live: &Value, fields: &Value) -> bool {
+    let Some((g, v, k)) = schema::gvk_of(live).filter(|&(g, v, k)| schema::is_builtin(g, v, k))
+    else {
+        return true;
+    };
+    schema::lookup(g, v, k)
+        .and_then(|t| t.field("metadata"))
+        .and_then(|t| t.field("managedFields"))
+        .is_some_and(|t| decodes_strictly(fields, t))
+}
+
+/// A copy of an object without `metadata.managedFields`.
+fn clone_without_managed_fields(obj: &Value) -> Value {
+    let Value::Object(map) = obj else { return obj.clone() };
+    let copy = map.iter().map(|(k, v)| {
+        let v = match v {
+            Value::Object(meta) if k == "metadata" => Value::Object(
+                meta.iter()
+                    .filter(|(mk, _)| *mk != "managedFields")
+                    .map(|(mk, mv)| (mk.clone(), mv.clone()))
+                    .collect(),
+            ),
+            other => other.clone(),
+        };
+        (k.clone(), v)
+    });
+    Value::Object(copy.collect())
 }
 
 #[cfg(test)]
@@ -226,6 +306,61 @@ mod tests {
         let r = diff(Some(&desired), Some(&live), &DiffOptions::default()).unwrap();
         assert_eq!(r.normalized_live["metadata"]["managedFields"], json!("not a list"));
         assert_eq!(r.predicted_live["metadata"]["managedFields"], json!("not a list"));
+    }
+
+    /// Live's working copy made without its managedFields (`Keep::PatchUnread`) gives the
+    /// answer of the copy made with them (`Keep::Patch`): when the prediction sets the field
+    /// aside, when it cannot (the desired object or last-applied has the field, it does not
+    /// decode as its type) and for a custom resource; and the field is not copied when set
+    /// aside.
+    #[test]
+    fn managed_fields_left_out_give_the_same_answer() {
+        let fields = json!([{"manager": "kubectl", "operation": "Update",
+            "fieldsV1": {"f:spec": {"f:replicas": {}}}}]);
+        let desired = json!({"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "d", "namespace": "n"}, "spec": {"replicas": 2}});
+        let mut live = desired.clone();
+        live["spec"]["replicas"] = json!(3);
+        live["metadata"]["managedFields"] = fields.clone();
+        let la = crate::config::LAST_APPLIED_ANNOTATION;
+        let last = |v: &Value| {
+            let mut o = v.clone();
+            o["metadata"]["annotations"][la] = json!(desired.to_string());
+            o
+        };
+        let mut cases = vec![(desired.clone(), live.clone()), (desired.clone(), last(&live))];
+        // The desired object has the field; so has last-applied; not of its type.
+        let mut d = desired.clone();
+        d["metadata"]["managedFields"] = fields.clone();
+        cases.push((d.clone(), live.clone()));
+        let mut l = live.clone();
+        l["metadata"]["annotations"][la] = json!(d.to_string());
+        cases.push((desired.clone(), l));
+        let mut l = live.clone();
+        l["metadata"]["managedFields"] = json!([{"manager": 1}]);
+        cases.push((desired.clone(), l));
+        // A custom resource (a JSON merge patch) and an object without the field.
+        let cr = |n: u8| {
+            json!({"apiVersion": "example.com/v1", "kind": "Widget",
+            "metadata": {"name": "w", "managedFields": fields}, "spec": {"n": n}})
+        };
+        cases.push((cr(1), cr(2)));
+        cases.push((desired.clone(), desired.clone()));
+        let opts = DiffOptions::default();
+        for (d, l) in &cases {
+            let full = |kept| {
+                diff_objects(Some(Cow::Borrowed(d)), Some(Cow::Borrowed(l)), &opts, kept)
+                    .map(|r| (r.modified, r.patch, r.mode))
+                    .map_err(|e| e.to_string())
+            };
+            assert_eq!(full(Keep::PatchUnread), full(Keep::Patch), "{d} {l}");
+        }
+        let left = ManagedFields::leave_out(Cow::Borrowed(&live), &desired);
+        assert!(matches!(left, Cow::Owned(_)));
+        assert_eq!(left.pointer("/metadata/managedFields"), None);
+        assert_eq!(left.pointer("/spec/replicas"), Some(&json!(3)));
+        let kept = ManagedFields::leave_out(Cow::Borrowed(&live), &d);
+        assert!(matches!(kept, Cow::Borrowed(_)));
     }
 
     proptest! {

@@ -163,6 +163,11 @@ impl AnnotationRule {
         &self.managers
     }
 
+    /// Whether the annotation has a jq expression (see `IgnoreNormalizer::may_run_jq_on`).
+    pub(crate) fn has_jq(&self) -> bool {
+        self.steps.iter().any(Step::is_jq)
+    }
+
     /// Removes the fields the annotation names from an object (the desired object, its live
     /// counterpart or its last-applied configuration). Steps that remove nothing are skipped.
     ///

@@ -268,6 +268,17 @@ enum Step {
     Jq(String, std::sync::Arc<crate::script::jq::JqPath>),
 }
 
+impl Step {
+    /// Whether the step is a jq expression.
+    fn is_jq(&self) -> bool {
+        match self {
+            Step::Pointer(_) => false,
+            #[cfg(feature = "jq")]
+            Step::Jq(..) => true,
+        }
+    }
+}
+
 #[derive(Debug)]
 struct Rule {
     source: RuleSource,
@@ -500,6 +511,17 @@ impl IgnoreNormalizer {
     /// Whether any pointer or jq rule applies to the object.
     pub fn has_rules_for(&self, obj: &ObjectRef) -> bool {
         self.rules.iter().any(|rule| rule.selector.matches(obj))
+    }
+
+    /// Whether a jq rule may apply to an object of `group` and `kind` (whatever its name and
+    /// namespace): only a jq expression can read one part of an object to remove another
+    /// (a pointer removes what it names, and nothing else reads the object).
+    pub(crate) fn may_run_jq_on(&self, group: &str, kind: &str) -> bool {
+        self.rules.iter().any(|rule| {
+            rule.selector.group.matches(group)
+                && rule.selector.kind.matches(kind)
+                && rule.steps.iter().any(Step::is_jq)
+        })
     }
 
     /// The `managedFieldsManagers` that apply to an object: the override keyed exactly

@@ -9,10 +9,14 @@
 //! included), 2 on an error (the message names the file, the document and the field); with
 //! `KUBECTL_EXTERNAL_DIFF`, the program's 0 or 1.
 
+use std::io::Write;
 use std::path::PathBuf;
 
-use gitops_core::diff::{self, AppDiff, ObjectText, ResourceExplanation, SyncStatus};
+use gitops_core::diff::{
+    self, AppDiff, Condition, ObjectText, PatchOp, ResourceDiff, ResourceExplanation, SyncStatus,
+};
 use gitops_core::object::ObjectIndex;
+use serde::ser::{Serialize, SerializeStruct, Serializer};
 
 use crate::common::{self, CliError, Output};
 use crate::paint::ColorChoice;
@@ -213,6 +217,7 @@ pub fn run(input: &common::Input, args: lexopt::Parser) -> Result<u8, CliError> 
     let show = Show { explain: args.explain, unmanaged: args.unmanaged };
     let mut external_status = None;
     match args.output {
+        Output::Json if !(show.explain || show.unmanaged) => print_plain_json(&result),
         Output::Json | Output::Yaml => {
             args.output.print_document(&json_explained(&result, &explained, show));
         }
@@ -265,10 +270,16 @@ pub fn run(input: &common::Input, args: lexopt::Parser) -> Result<u8, CliError> 
             .collect();
         return Err(CliError::Input(messages.join("; ")));
     }
-    if let Some(status) = external_status {
-        return Ok(status);
-    }
-    Ok(if result.has_differences() { 1 } else { 0 })
+    let status = match external_status {
+        Some(status) => status,
+        None if result.has_differences() => 1,
+        None => 0,
+    };
+    // The process ends with this command: its memory goes back to the system whole, so the
+    // objects read and the comparison are not freed node by node first (every map and string
+    // of both inputs: benches/README.md, "Full diff against its floor").
+    std::mem::forget((c, dry_runs, result, explained));
+    Ok(status)
 }
 
 /// How the text diff is printed.
@@ -391,6 +402,107 @@ pub fn render_section<'a>(
         out.push_str(&format!("  {empty}\n"));
     }
     out
+}
+
+/// `--output json` without `--explain` or `--unmanaged`: [`json_output`]'s document written
+/// straight from the comparison, the same bytes as through a `serde_json::Value` (whose maps
+/// order keys alphabetically: a patch operation's `from`, `op`, `path`, `value`, a
+/// condition's `message`, `type`), without that tree, a copy of the patches or the text held
+/// whole (issue 30: a large app's output cost as much memory again as its patches).
+pub fn print_plain_json(result: &AppDiff) {
+    let out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let mut s =
+        serde_json::Serializer::with_formatter(out, serde_json::ser::PrettyFormatter::new());
+    let written = Plain(result).serialize(&mut s).map_err(std::io::Error::from).and_then(|()| {
+        let mut out = s.into_inner();
+        out.write_all(b"\n")?;
+        out.flush()
+    });
+    if let Err(e) = written {
+        common::write_failed(&e);
+    }
+}
+
+/// The document of [`print_plain_json`].
+struct Plain<'a>(&'a AppDiff);
+
+impl Serialize for Plain<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let r = self.0;
+        let mut m = s.serialize_struct("DiffOutput", 4)?;
+        m.serialize_field("conditions", &Seq(r.conditions.as_slice(), SortedCondition))?;
+        if r.notes.is_empty() {
+            m.skip_field("notes")?;
+        } else {
+            m.serialize_field("notes", &r.notes)?;
+        }
+        m.serialize_field("resources", &Seq(r.resources.as_slice(), SortedResource))?;
+        m.serialize_field("syncStatus", r.sync_status.as_str())?;
+        m.end()
+    }
+}
+
+/// A slice serialised item by item through a wrapper.
+struct Seq<'a, T, W>(&'a [T], fn(&'a T) -> W);
+
+impl<'a, T, W: Serialize> Serialize for Seq<'a, T, W> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(self.1))
+    }
+}
+
+/// A condition with its keys in alphabetical order.
+struct SortedCondition<'a>(&'a Condition);
+
+impl Serialize for SortedCondition<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_struct("Condition", 2)?;
+        m.serialize_field("message", &self.0.message)?;
+        m.serialize_field("type", &self.0.type_)?;
+        m.end()
+    }
+}
+
+/// A resource as `DiffOutputResource` serialises (its keys are in alphabetical order).
+struct SortedResource<'a>(&'a ResourceDiff);
+
+impl Serialize for SortedResource<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let (r, o) = (self.0, &self.0.object);
+        let mut m = s.serialize_struct("DiffOutputResource", 10)?;
+        m.serialize_field("diff", &Seq(r.diff.as_slice(), SortedOp))?;
+        m.serialize_field("group", &o.group)?;
+        m.serialize_field("kind", &o.kind)?;
+        m.serialize_field("message", &r.message)?;
+        m.serialize_field("modified", &r.modified)?;
+        m.serialize_field("name", &o.name)?;
+        m.serialize_field("namespace", &o.namespace)?;
+        m.serialize_field("requiresPruning", &r.requires_pruning)?;
+        m.serialize_field("status", r.status.map_or("", |s| s.as_str()))?;
+        m.serialize_field("version", &o.version)?;
+        m.end()
+    }
+}
+
+/// A patch operation with its keys in alphabetical order.
+struct SortedOp<'a>(&'a PatchOp);
+
+impl Serialize for SortedOp<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let op = self.0;
+        let mut m = s.serialize_struct("PatchOp", 4)?;
+        match &op.from {
+            Some(from) => m.serialize_field("from", from)?,
+            None => m.skip_field("from")?,
+        }
+        m.serialize_field("op", &op.op)?;
+        m.serialize_field("path", &op.path)?;
+        match &op.value {
+            Some(value) => m.serialize_field("value", value)?,
+            None => m.skip_field("value")?,
+        }
+        m.end()
+    }
 }
 
 /// The JSON output: [`json_output`], with an `explain` array (`--explain`) and an `unmanaged`
@@ -529,6 +641,41 @@ data.a: desired \"1\", live \"2\", written by kubectl-edit (Update, 2026-12-01T1
         );
         let (_, json) = outputs(Show { explain: false, unmanaged: true });
         assert!(json.contains("\"unmanaged\":[{") && !json.contains("\"explain\""), "{json}");
+    }
+
+    /// `--output json` written straight from the comparison is the document through a
+    /// `serde_json::Value`, byte for byte: conditions, notes, every operation's keys (`from`
+    /// of a move, no value for a remove), a resource without a status, nested values.
+    #[test]
+    fn plain_json_is_the_document_through_a_value() {
+        use serde::Serialize;
+        let resource = |name: &str, status: serde_json::Value, diff: serde_json::Value| {
+            json!({"object": {"group": "apps", "version": "v1", "kind": "Deployment",
+                "namespace": "shop", "name": name}, "status": status, "modified": true,
+                "requiresPruning": false, "requiresDeletionConfirmation": false, "hook": false,
+                "diff": diff, "normalizedLive": null, "predictedLive": null,
+                "mode": "threeWay", "message": "m\u{1}\"x\""})
+        };
+        let ops = json!([{"op": "move", "path": "/a", "from": "/b"}, {"op": "remove", "path": "/c"},
+            {"op": "add", "path": "/d", "value": {"z": 1, "a": [1.5, null, "x\"y", {}, []]}},
+            {"op": "replace", "path": "", "value": null}]);
+        for notes in [json!([]), json!(["not compared or pruned: a", "b"])] {
+            let doc = json!({"syncStatus": "OutOfSync", "hooks": [],
+                "conditions": [{"type": "SharedResourceWarning", "message": "w"},
+                    {"type": "A", "message": "z"}],
+                "notes": notes,
+                "resources": [resource("a", json!("OutOfSync"), ops.clone()),
+                    resource("b", json!(null), json!([]))]});
+            let result: diff::AppDiff = serde_json::from_value(doc).unwrap(); // fixed, valid
+            let mut plain = Vec::new();
+            let formatter = serde_json::ser::PrettyFormatter::new();
+            super::Plain(&result)
+                .serialize(&mut serde_json::Serializer::with_formatter(&mut plain, formatter))
+                .unwrap(); // into a Vec
+            let through = json_explained(&result, &[], Show::default());
+            let through = serde_json::to_string_pretty(&through).unwrap(); // plain data
+            assert_eq!(String::from_utf8(plain).unwrap(), through); // serde_json writes UTF-8
+        }
     }
 
     #[test]
