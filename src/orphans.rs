@@ -10,7 +10,7 @@
 //!   ConfigMap, the `kubernetes` Service of `default`;
 //! - the project's `orphanedResources.ignore` entries (`group` glob, `kind` glob or empty for
 //!   any, `name` glob or empty for any);
-//! - kinds the settings exclude ([`crate::Settings::excludes`]), which Argo CD does not watch.
+//! - kinds the settings exclude ([`crate::config::Settings::excludes`]), which Argo CD does not watch.
 //!
 //! With `orphanedResources.warn: true` and at least one orphan, the app gets the
 //! `OrphanedResourceWarning` condition "Application has N orphaned resources". Argo CD also
@@ -109,7 +109,7 @@ fn ignored(r: &ObjectRef, settings: &OrphanedResourcesSettings) -> bool {
 /// # Examples
 ///
 /// ```
-/// use gitops_core::{Application, Scopes, Settings};
+/// use gitops_core::{config::Application, object::Scopes, config::Settings};
 /// use serde_json::json;
 /// let app = Application::from_value(&json!({"metadata": {"name": "shop"},
 ///     "spec": {"destination": {"namespace": "shop"}}})).unwrap();

@@ -111,7 +111,7 @@ pub struct ManagedLive<'v> {
 /// # Examples
 ///
 /// ```
-/// use gitops_core::{Application, Settings};
+/// use gitops_core::{config::Application, config::Settings};
 /// let app = Application::from_value(&serde_json::json!(
 ///     {"metadata": {"name": "shop", "namespace": "team-a"}})).unwrap();
 /// assert_eq!(gitops_core::ownership::instance_name(&app, &Settings::default()), "team-a_shop");
@@ -172,7 +172,7 @@ pub(crate) fn tracking_id<'v>(obj: &'v Value, settings: &Settings) -> Option<Tra
 /// # Examples
 ///
 /// ```
-/// use gitops_core::Settings;
+/// use gitops_core::config::Settings;
 /// let cm = serde_json::json!({"metadata": {"annotations":
 ///     {"argocd.argoproj.io/tracking-id": "shop:/ConfigMap:shop/web"}}});
 /// assert_eq!(gitops_core::ownership::tracked_app(&cm, &Settings::default()), Some("shop"));
@@ -299,7 +299,7 @@ pub(crate) fn pair_key(r: &ObjectRef) -> (&str, &str, &str, &str) {
 /// # Examples
 ///
 /// ```
-/// use gitops_core::{Application, Scopes, Settings};
+/// use gitops_core::{config::Application, object::Scopes, config::Settings};
 /// use serde_json::json;
 /// let app = Application::from_value(&json!({"metadata": {"name": "shop"},
 ///     "spec": {"destination": {"namespace": "shop"}}})).unwrap();

@@ -432,7 +432,7 @@ fn tracking_id(app: &str, r: &ObjectRef, destination_namespace: &str) -> String 
 ///
 /// ```
 /// use gitops_core::diff::{self, AppDiffInput, SyncStatus};
-/// use gitops_core::{Application, Scopes, Settings};
+/// use gitops_core::{config::Application, object::Scopes, config::Settings};
 /// use serde_json::json;
 ///
 /// let live = [

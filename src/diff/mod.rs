@@ -30,7 +30,7 @@
 //!
 //! ```
 //! use gitops_core::diff::{self, AppDiffInput, SyncStatus};
-//! use gitops_core::{parse_manifests, Application, Scopes, Settings};
+//! use gitops_core::{object::parse_manifests, config::Application, object::Scopes, config::Settings};
 //!
 //! fn check(git: &str, live: &str, app: &str, cm: &str) -> Result<bool, Box<dyn std::error::Error>> {
 //!     let desired = parse_manifests(git)?;

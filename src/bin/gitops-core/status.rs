@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use gitops_core::diff::{self, AppDiff, SyncStatus};
 use gitops_core::health::{AppHealth, HealthContext};
 use gitops_core::object::ObjectIndex;
-use gitops_core::{Application, HealthStatus};
+use gitops_core::{config::Application, health::HealthStatus};
 use serde_json::{Value, json};
 
 use crate::common::{self, CliError, Output};
