@@ -109,7 +109,8 @@ fn ignored(r: &ObjectRef, settings: &OrphanedResourcesSettings) -> bool {
 /// # Examples
 ///
 /// ```
-/// use gitops_core::{config::Application, object::Scopes, config::Settings};
+/// use gitops_core::config::{Application, Settings};
+/// use gitops_core::object::Scopes;
 /// use serde_json::json;
 /// let app = Application::from_value(&json!({"metadata": {"name": "shop"},
 ///     "spec": {"destination": {"namespace": "shop"}}})).unwrap();

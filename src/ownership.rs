@@ -111,7 +111,7 @@ pub struct ManagedLive<'v> {
 /// # Examples
 ///
 /// ```
-/// use gitops_core::{config::Application, config::Settings};
+/// use gitops_core::config::{Application, Settings};
 /// let app = Application::from_value(&serde_json::json!(
 ///     {"metadata": {"name": "shop", "namespace": "team-a"}})).unwrap();
 /// assert_eq!(gitops_core::ownership::instance_name(&app, &Settings::default()), "team-a_shop");
@@ -299,7 +299,8 @@ pub(crate) fn pair_key(r: &ObjectRef) -> (&str, &str, &str, &str) {
 /// # Examples
 ///
 /// ```
-/// use gitops_core::{config::Application, object::Scopes, config::Settings};
+/// use gitops_core::config::{Application, Settings};
+/// use gitops_core::object::Scopes;
 /// use serde_json::json;
 /// let app = Application::from_value(&json!({"metadata": {"name": "shop"},
 ///     "spec": {"destination": {"namespace": "shop"}}})).unwrap();

@@ -148,7 +148,8 @@ struct HealthRollup {
 /// use gitops_core::diff::{AppDiffInput, SyncStatus};
 /// use gitops_core::health::HealthContext;
 /// use gitops_core::reconcile::{LiveChange, PreparedApp};
-/// use gitops_core::{config::Application, object::Scopes, config::Settings};
+/// use gitops_core::config::{Application, Settings};
+/// use gitops_core::object::Scopes;
 /// use serde_json::json;
 ///
 /// // The live object carries the tracking the app gives its desired objects.
@@ -294,7 +295,8 @@ impl PreparedApp {
     /// use gitops_core::diff::{AppDiffInput, SyncStatus};
     /// use gitops_core::health::HealthContext;
     /// use gitops_core::reconcile::PreparedApp;
-    /// use gitops_core::{config::Application, object::Scopes, config::Settings};
+    /// use gitops_core::config::{Application, Settings};
+    /// use gitops_core::object::Scopes;
     /// use serde_json::json;
     ///
     /// let cm = |v: &str| json!({"apiVersion": "v1", "kind": "ConfigMap",

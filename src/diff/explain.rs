@@ -581,7 +581,8 @@ fn entries_of(resource: &ResourceDiff, live: Option<&Value>) -> (Vec<Entry>, boo
 ///
 /// ```
 /// use gitops_core::diff::{self, AppDiffInput, ExplainOptions, explain_changes};
-/// use gitops_core::{config::Application, object::Scopes, config::Settings};
+/// use gitops_core::config::{Application, Settings};
+/// use gitops_core::object::Scopes;
 /// use serde_json::json;
 ///
 /// let desired = [json!({"apiVersion": "v1", "kind": "ConfigMap",

@@ -22,7 +22,8 @@ pub fn builtin_rule(obj: &Value) -> Option<Result<ScriptOutput, HealthError>> {
 /// scripts: `Ok(None)` when the kind has none.
 ///
 /// ```
-/// use gitops_core::{object::ObjectRef, health};
+/// use gitops_core::health;
+/// use gitops_core::object::ObjectRef;
 /// let svc = serde_json::json!({"apiVersion": "v1", "kind": "Service",
 ///     "metadata": {"name": "s"}, "spec": {"type": "LoadBalancer"}});
 /// let h = health::parts::builtin(&svc, &ObjectRef::from_object_lossy(&svc)).unwrap().unwrap();

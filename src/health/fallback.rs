@@ -52,7 +52,8 @@ const CHECK: &str = "custom resource";
 /// # Examples
 ///
 /// ```
-/// use gitops_core::{health::HealthStatus, object::ObjectRef, health};
+/// use gitops_core::health::{self, HealthStatus};
+/// use gitops_core::object::ObjectRef;
 /// let cert = serde_json::json!({
 ///     "apiVersion": "example.com/v1", "kind": "Certificate",
 ///     "metadata": {"name": "web", "generation": 2},

@@ -219,7 +219,7 @@ impl HealthResult {
     /// A result with a message.
     ///
     /// ```
-    /// use gitops_core::{health::HealthResult, health::HealthStatus};
+    /// use gitops_core::health::{HealthResult, HealthStatus};
     /// let h = HealthResult::new(HealthStatus::Suspended, "Job suspended");
     /// assert_eq!(h.to_string(), "Suspended (Job suspended)");
     /// ```

@@ -239,7 +239,8 @@ mod with_lua {
     /// use gitops_core::health::{HealthScripts, ScriptedHealth};
     /// use gitops_core::health::{HealthContext, assess};
     /// use gitops_core::script::LuaEngine;
-    /// use gitops_core::{health::HealthStatus, config::Settings};
+    /// use gitops_core::config::Settings;
+    /// use gitops_core::health::HealthStatus;
     ///
     /// // From argocd-cm:
     /// let cm = serde_json::json!({"data": {
@@ -306,7 +307,8 @@ mod with_lua {
         ///
         /// ```
         /// use gitops_core::health::{HealthScripts, ScriptedHealth};
-        /// use gitops_core::{object::ObjectRef, config::Settings};
+        /// use gitops_core::config::Settings;
+        /// use gitops_core::object::ObjectRef;
         ///
         /// let cm = serde_json::json!({"data": {
         ///     "resource.customizations.health.example.com_Widget": "error('no status yet')"

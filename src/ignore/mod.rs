@@ -283,7 +283,7 @@ struct Rule {
 ///
 /// ```
 /// use gitops_core::ignore::IgnoreNormalizer;
-/// use gitops_core::{config::IgnoreDifferences, config::Settings};
+/// use gitops_core::config::{IgnoreDifferences, Settings};
 /// let rule: IgnoreDifferences = serde_json::from_value(serde_json::json!({
 ///     "group": "apps", "kind": "Deployment", "jsonPointers": ["/spec/replicas"]
 /// })).unwrap();

@@ -908,7 +908,7 @@ const BUILTIN_NAMESPACED_GROUPS: &[&str] = &[
 /// # Examples
 ///
 /// ```
-/// use gitops_core::{object::Scope, object::Scopes};
+/// use gitops_core::object::{Scope, Scopes};
 /// let mut scopes = Scopes::builtin();
 /// assert_eq!(scopes.scope("", "Namespace"), Some(Scope::Cluster));
 /// assert_eq!(scopes.scope("example.com", "Widget"), None);

@@ -6,8 +6,8 @@ use std::fmt;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
+use gitops_core::config::{Application, Settings};
 use gitops_core::object::{DuplicateKeys, ParseOptions};
-use gitops_core::{config::Application, config::Settings};
 use serde_json::Value;
 
 /// An error of the command-line tool, printed on stderr with exit status 2.

@@ -1,8 +1,9 @@
 //! `gitops-core demo`: the bookstore example (built into the binary, from `testdata/demo/`):
 //! an `argocd app get`-style status table, the diff of the drift, and who wrote it.
 
+use gitops_core::config::{Application, Settings};
 use gitops_core::diff::{self, AppDiff, AppDiffInput, ResourceExplanation};
-use gitops_core::{config::Application, config::Settings, object::Scopes};
+use gitops_core::object::Scopes;
 
 use crate::common::CliError;
 

@@ -432,8 +432,9 @@ pub fn json_explained(
 
 #[cfg(test)]
 mod tests {
+    use gitops_core::config::Settings;
     use gitops_core::diff::{self, AppDiffInput};
-    use gitops_core::{config::Settings, object::Scopes};
+    use gitops_core::object::Scopes;
     use serde_json::json;
 
     use super::{DiffFormat, Show, Style, json_explained, render_explained};

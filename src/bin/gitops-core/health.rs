@@ -2,10 +2,11 @@
 
 use std::path::{Path, PathBuf};
 
+use gitops_core::config::Settings;
+use gitops_core::health::HealthStatus;
 use gitops_core::health::{
     self, AppHealth, HealthContext, ResourceHealthInput, parts::ScriptHealth,
 };
-use gitops_core::{config::Settings, health::HealthStatus};
 
 use crate::common::{self, CliError, Output};
 
@@ -475,8 +476,9 @@ mod test_health_tests {
 
 #[cfg(test)]
 mod tests {
+    use gitops_core::health::{HealthResult, HealthStatus};
     use gitops_core::health::{ResourceHealthInput, aggregate};
-    use gitops_core::{health::HealthResult, health::HealthStatus, object::ObjectRef};
+    use gitops_core::object::ObjectRef;
 
     use super::{to_json, to_text};
 
