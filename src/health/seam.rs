@@ -61,8 +61,8 @@ impl ScriptOutput {
 ///
 /// ```
 /// use gitops_core::object::ObjectRef;
-/// use gitops_core::health::{self, HealthContext, HealthError, HealthResult, HealthStatus,
-///     ScriptHealth, parts::ScriptOutput};
+/// use gitops_core::health::parts::{ScriptHealth, ScriptOutput};
+/// use gitops_core::health::{self, HealthContext, HealthError, HealthResult, HealthStatus};
 ///
 /// /// Every `example.com/Widget` is Healthy.
 /// struct Widgets;
