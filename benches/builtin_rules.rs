@@ -5,7 +5,7 @@
 //! the conditions) and Flux's Kustomization (a count over the conditions, a message built from
 //! the object), are each benchmarked twice on each of Argo CD
 //! 3.6.2's fixtures for it (`testdata/health/argo-cd-3.6/<group>/<Kind>/testdata/`):
-//! `<kind>_builtin` runs `health::builtin_rule` (the lookup in the catalog included),
+//! `<kind>_builtin` runs `health::parts::builtin_rule` (the lookup in the catalog included),
 //! `<kind>_lua` runs a script with the same behaviour on a warm `LuaEngine` (the compiled
 //! script cached, the object converted each call, as Argo CD runs its scripts). The scripts
 //! are written for this benchmark (the project holds no Argo CD script); before measuring, the
@@ -128,8 +128,8 @@ fn checked(kind_dir: &str, script: &str) -> Vec<(String, Value)> {
     let objects = fixtures(kind_dir);
     let engine = LuaEngine::default();
     for (name, obj) in &objects {
-        let rule = health::builtin_rule(obj).expect("a rule").expect("no error");
-        let lua = health::ScriptOutput::from(
+        let rule = health::parts::builtin_rule(obj).expect("a rule").expect("no error");
+        let lua = health::parts::ScriptOutput::from(
             engine.eval_health(kind_dir, script, true, obj, 0).expect("runs"),
         );
         assert_eq!(rule, lua, "{kind_dir} {name}: the script and the rule differ");
@@ -148,7 +148,7 @@ fn names(kind_dir: &str) -> Vec<String> {
 /// The built-in rule on one object, per call.
 fn builtin(bencher: divan::Bencher, kind_dir: &str, script: &str, file: &str) {
     let obj = fixture(kind_dir, script, file);
-    bencher.bench_local(|| health::builtin_rule(divan::black_box(&obj)));
+    bencher.bench_local(|| health::parts::builtin_rule(divan::black_box(&obj)));
 }
 
 /// The script on one object on a warm Lua engine, per call.
@@ -224,10 +224,10 @@ fn every_kind() -> Vec<String> {
                 return false;
             };
             fixtures(kind).iter().all(|(name, obj)| {
-                let rule = health::builtin_rule(obj).map(|r| r.map_err(|e| e.to_string()));
+                let rule = health::parts::builtin_rule(obj).map(|r| r.map_err(|e| e.to_string()));
                 let lua = engine
                     .eval_health(kind, &script, true, obj, 0)
-                    .map(health::ScriptOutput::from)
+                    .map(health::parts::ScriptOutput::from)
                     .map_err(|e| e.to_string());
                 // Both failing is the same answer (the texts differ: Argo CD's names the
                 // script's line, the rule the field).
@@ -258,7 +258,7 @@ fn every_kind_builtin(bencher: divan::Bencher, kind: &str) {
     let (_, objects) = kind_inputs(kind);
     bencher.bench_local(|| {
         for obj in &objects {
-            divan::black_box(health::builtin_rule(divan::black_box(obj)));
+            divan::black_box(health::parts::builtin_rule(divan::black_box(obj)));
         }
     });
 }

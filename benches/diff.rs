@@ -9,7 +9,7 @@
 use divan::counter::{BytesCount, ItemsCount};
 use divan::{Bencher, black_box};
 use gitops_core::diff::{self, AppDiffInput};
-use gitops_core::{Scopes, Settings};
+use gitops_core::{config::Settings, object::Scopes};
 use serde_json::Value;
 
 use gitops_core_testkit::workload as support;
@@ -66,7 +66,7 @@ mod one_resource {
     use gitops_core::diff::DiffOptions;
 
     fn yaml(text: &str) -> Value {
-        gitops_core::parse_manifests(text).expect("fixture parses").remove(0)
+        gitops_core::object::parse_manifests(text).expect("fixture parses").remove(0)
     }
     fn json(text: &str) -> Value {
         serde_json::from_str(text).expect("fixture parses")

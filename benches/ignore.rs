@@ -8,7 +8,7 @@
 
 use divan::{Bencher, black_box};
 use gitops_core::ignore::{AnnotationRule, IGNORE_DIFFERENCES_ANNOTATION, IgnoreNormalizer};
-use gitops_core::{IgnoreDifferences, Settings};
+use gitops_core::{config::IgnoreDifferences, config::Settings};
 use serde_json::{Value, json};
 
 fn main() {

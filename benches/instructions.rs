@@ -16,7 +16,7 @@ use std::hint::black_box;
 use gitops_core::diff::{self, AppDiffInput, DiffOptions};
 use gitops_core::health::{self, HealthContext};
 use gitops_core::ignore::IgnoreNormalizer;
-use gitops_core::{IgnoreDifferences, Scopes, Settings};
+use gitops_core::{config::IgnoreDifferences, config::Settings, object::Scopes};
 use serde_json::{Value, json};
 
 use gitops_core_testkit::workload as support;
@@ -27,7 +27,7 @@ fn testdata(rel: &str) -> String {
 }
 
 fn yaml(rel: &str) -> Value {
-    gitops_core::parse_manifests(&testdata(rel)).expect("fixture parses").remove(0)
+    gitops_core::object::parse_manifests(&testdata(rel)).expect("fixture parses").remove(0)
 }
 
 fn json_file(rel: &str) -> Value {
@@ -83,7 +83,7 @@ fn parse_json_list_2000() {
     let text = json!({"apiVersion": "v1", "kind": "List", "items": items}).to_string();
     #[inline(never)]
     fn measured_parse(text: &str) -> usize {
-        gitops_core::parse_manifests(text).expect("parses").len()
+        gitops_core::object::parse_manifests(text).expect("parses").len()
     }
     black_box(measured_parse(black_box(&text)));
 }

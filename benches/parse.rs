@@ -35,7 +35,7 @@ fn json_list() -> String {
 fn bench_parse(bencher: Bencher, text: &str) {
     bencher
         .counter(BytesCount::new(text.len()))
-        .bench(|| black_box(gitops_core::parse_manifests(black_box(text))));
+        .bench(|| black_box(gitops_core::object::parse_manifests(black_box(text))));
 }
 
 /// `parse_manifests` on a YAML stream of ~2,000 documents.

@@ -113,7 +113,7 @@ fn first_pass(request: &SyncRequest, obs: &Observations) -> gitops_core::sync::S
 }
 
 fn whole_sync(request: &SyncRequest, obs: &Observations) -> gitops_core::sync::SyncState {
-    use gitops_core::ObjectRef;
+    use gitops_core::object::ObjectRef;
     use gitops_core::sync::{ActionKind, Outcome, SyncState, step};
     use std::collections::BTreeMap;
     let mut cluster: BTreeMap<String, Value> = obs

@@ -4,7 +4,7 @@
 
 use gitops_core::preview::{DEFAULT_MAX_MARKDOWN_BYTES, Preview, PreviewInput, compare};
 use gitops_core::sync::BlastRadiusGuard;
-use gitops_core::{Application, Settings};
+use gitops_core::{config::Application, config::Settings};
 use serde_json::{Value, json};
 
 fn main() {

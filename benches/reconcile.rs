@@ -24,7 +24,7 @@ use divan::{Bencher, black_box};
 use gitops_core::diff::{self, AppDiffInput};
 use gitops_core::health::HealthContext;
 use gitops_core::reconcile::{LiveChange, PreparedApp, app_health};
-use gitops_core::{Application, Scopes, Settings};
+use gitops_core::{config::Application, config::Settings, object::Scopes};
 use serde_json::{Value, json};
 
 use gitops_core_testkit::workload as support;

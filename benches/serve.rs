@@ -47,8 +47,9 @@ fn request(method: &str) -> String {
                 let path = format!("{}/testdata/demo/{name}", env!("CARGO_MANIFEST_DIR"));
                 std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
             };
-            let desired = gitops_core::parse_manifests(&read("desired.yaml")).expect("demo");
-            let live = gitops_core::parse_manifests(&read("live.yaml")).expect("demo");
+            let desired =
+                gitops_core::object::parse_manifests(&read("desired.yaml")).expect("demo");
+            let live = gitops_core::object::parse_manifests(&read("live.yaml")).expect("demo");
             let app = gitops_core::object::parse_documents(&read("app.yaml")).expect("demo");
             serde_json::json!({"desired": desired, "live": live, "app": app[0]})
         }

@@ -9,14 +9,17 @@
 use std::collections::BTreeMap;
 
 use gitops_core::diff::{AppDiffInput, diff_app};
-use gitops_core::health::scripts::{HealthScripts, ScriptedHealth};
 use gitops_core::health::{HealthContext, ResourceHealthInput, aggregate, assess};
+use gitops_core::health::{HealthScripts, ScriptedHealth};
 use gitops_core::sync::{
     ActionKind, LiveObject, Observations, Outcome, SyncRequest, SyncState, modified_by_key, plan,
     resource_statuses, step,
 };
 use gitops_core::sync::{AutoSyncInput, auto_sync};
-use gitops_core::{Application, ObjectRef, Scopes, Settings, parse_manifests};
+use gitops_core::{
+    config::Application, config::Settings, object::ObjectRef, object::Scopes,
+    object::parse_manifests,
+};
 use serde_json::{Value, json};
 
 /// What Git renders for the app.

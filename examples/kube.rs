@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 
 use gitops_core::diff::{AppDiffInput, diff_app};
 use gitops_core::sync::{ActionKind, Observations, SyncRequest, SyncState, step};
-use gitops_core::{Application, Scopes, Settings};
+use gitops_core::{config::Application, config::Settings, object::Scopes};
 use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
 use k8s_openapi::api::core::v1::{ConfigMap, Container, PodSpec, PodTemplateSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};

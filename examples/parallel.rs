@@ -8,7 +8,7 @@
 use std::thread;
 
 use gitops_core::diff::{AppDiff, AppDiffInput, diff_app};
-use gitops_core::{Application, Scopes, Settings};
+use gitops_core::{config::Application, config::Settings, object::Scopes};
 use serde_json::{Value, json};
 
 /// App `i`: a Deployment whose live copy has drifted in every other app.

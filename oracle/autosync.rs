@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use super::engine::Application;
+use super::engine::config::Application;
 use super::engine::config::RetryStrategy;
 use super::engine::sync::Retry;
 use super::engine::sync::{SyncWindows, WindowTarget, project_windows};

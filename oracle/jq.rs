@@ -9,8 +9,8 @@
 
 use serde_json::{Value, json};
 
-use super::engine::Settings;
 use super::engine::config::IgnoreDifferences;
+use super::engine::config::Settings;
 use super::engine::ignore::IgnoreNormalizer;
 
 /// gitops-core's answer in the oracle's shape: `refused`, `error` or the normalized object.

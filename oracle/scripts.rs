@@ -307,7 +307,7 @@ fn health(
     if same_status && status == "Unknown" {
         // The built-in rule alone failing (not the deletion rule, not a Go check).
         let builtin_fault = !from_module
-            && matches!(engine::health::builtin_rule(obj), Some(Err(e)) if e.to_string() == text(message));
+            && matches!(engine::health::parts::builtin_rule(obj), Some(Err(e)) if e.to_string() == text(message));
         let argo_text = argo["message"].as_str().unwrap_or("");
         if let Some(class) = failure_class(&text(message), argo_text, builtin_fault) {
             found.insert(
@@ -337,14 +337,14 @@ fn impacted(v: &Value) -> Value {
 /// gitops-core's side, in process through the library: the built-in rules alone, or the
 /// scripts of Argo CD's folder on the Lua engine (`--scripts-from-module`).
 pub struct Ours {
-    scripts: Option<engine::health::scripts::ScriptedHealth>,
+    scripts: Option<engine::health::ScriptedHealth>,
     actions: engine::actions::Actions,
 }
 
 impl Ours {
     fn new(corpus: Option<&Corpus>) -> Ours {
         use engine::actions::{ActionScripts, Actions};
-        use engine::health::scripts::{HealthScripts, ScriptedHealth};
+        use engine::health::{HealthScripts, ScriptedHealth};
         let files = corpus.map(|c| &c.scripts);
         Ours {
             scripts: files.map(|f| {

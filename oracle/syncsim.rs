@@ -14,7 +14,7 @@ use super::engine::sync::{
     ActionKind, HostAction, LiveObject, NamespaceLookup, Observations, Outcome, SyncRequest,
     SyncState, TaskState, step,
 };
-use super::engine::{Application, HealthResult, ObjectRef, Scopes};
+use super::engine::{config::Application, health::HealthResult, object::ObjectRef, object::Scopes};
 
 const FAIL_ANNOTATION: &str = "oracle.gitops-core/fail";
 const HEALTH_ANNOTATION: &str = "oracle.gitops-core/health";

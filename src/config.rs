@@ -259,7 +259,7 @@ impl Application {
     /// # Examples
     ///
     /// ```
-    /// let app = gitops_core::Application::from_value(&serde_json::json!({
+    /// let app = gitops_core::config::Application::from_value(&serde_json::json!({
     ///     "apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
     ///     "metadata": {"name": "bookstore"},
     ///     "spec": {"destination": {"namespace": "bookstore"},
@@ -388,7 +388,7 @@ pub struct ResourceOverride {
 ///     "resource.customizations.actions.apps_Deployment":
 ///         "discovery.lua: return {}\nmergeBuiltinActions: true\ndefinitions:\n- name: noop\n  action.lua: return obj\n"
 /// }});
-/// let s = gitops_core::Settings::from_config_map(&cm).unwrap();
+/// let s = gitops_core::config::Settings::from_config_map(&cm).unwrap();
 /// let a = s.overrides["apps/Deployment"].actions.as_ref().unwrap();
 /// assert!(a.merge_builtin_actions);
 /// assert_eq!((a.definitions[0].name.as_str(), a.definitions[0].action_lua.as_str()), ("noop", "return obj"));
@@ -447,7 +447,7 @@ pub struct Settings {
     pub installation_id: String,
     /// `resource.ignoreResourceUpdatesEnabled` (on unless set to false): whether watch
     /// events that change only ignored fields are skipped
-    /// ([`crate::ignore::updates::needs_refresh`]).
+    /// ([`crate::ignore::needs_refresh`]).
     pub ignore_resource_updates_enabled: bool,
     /// `resource.compareoptions.ignoreDifferencesOnResourceUpdates`: the update check also
     /// leaves out the `ignoreDifferences` paths.
@@ -556,7 +556,7 @@ impl Settings {
     ///             "return {status = 'Healthy'}",
     ///     }
     /// });
-    /// let s = gitops_core::Settings::from_config_map(&cm).unwrap();
+    /// let s = gitops_core::config::Settings::from_config_map(&cm).unwrap();
     /// let d = &s.overrides["apps/Deployment"].ignore_differences;
     /// assert_eq!(d.json_pointers, ["/spec/replicas"]);
     /// assert!(s.overrides["cert-manager.io/Certificate"].health_lua.starts_with("return"));
@@ -733,7 +733,7 @@ impl Settings {
     /// ```
     /// let cm = serde_json::json!({"data": {"resource.exclusions":
     ///     "- apiGroups: ['']\n  kinds: [Endpoints]\n"}});
-    /// let s = gitops_core::Settings::from_config_map(&cm).unwrap();
+    /// let s = gitops_core::config::Settings::from_config_map(&cm).unwrap();
     /// assert!(s.excludes("", "Endpoints", "https://kubernetes.default.svc"));
     /// assert!(s.excludes("coordination.k8s.io", "Lease", "")); // built in
     /// assert!(!s.excludes("", "ConfigMap", ""));

@@ -18,7 +18,7 @@ enum Token {
 /// # Examples
 ///
 /// ```
-/// use gitops_core::Glob;
+/// use gitops_core::glob::Glob;
 /// let g = Glob::new("*.crossplane.io/*").unwrap();
 /// assert!(g.matches("ec2.aws.crossplane.io/Instance"));
 /// assert!(!g.matches("crossplane.io/X"));

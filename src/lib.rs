@@ -19,6 +19,26 @@
 //! and Lua health scripts written for Argo CD give the same answers here. Where this crate
 //! differs, the difference is listed in `testdata/SKIPPED.md` and in the README.
 //!
+//! ## The public face
+//!
+//! Every public item has exactly one path, `gitops_core::<area>::<Item>`:
+//!
+//! - The crate root holds only the areas, one public module per concern (`config`, `object`,
+//!   `diff`, `health`, `sync`, ...). It re-exports no item.
+//! - An area's own files are private modules; the area re-exports, by name, the items that
+//!   make its face (`pub use` at the top of its `mod.rs`). No glob re-exports between areas.
+//! - Where a host needs the pieces a main call is made of, they are in one public submodule of
+//!   the area, `<area>::parts` (as `regex-automata` is to `regex`): `health::parts` holds the
+//!   script seam, the built-in rules and checks one by one, and the steps of aggregation. No
+//!   other submodule is public.
+//! - Public signatures name only std, `serde`, `serde_json` and this crate's types: the
+//!   script engines (mlua, jaq), the time library, the diff library and the patch library stay
+//!   private, so they can change without a breaking release. (With `serve`, the protocol's
+//!   types also implement `schemars::JsonSchema`, from which its JSON Schema is derived.)
+//!
+//! `.ci/public_face.py` checks the rules on rustdoc's JSON in CI and prints the count of public
+//! items; `unreachable_pub` flags a `pub` item no path reaches.
+//!
 //! ## Errors and panics
 //!
 //! Bad input is an error, never a panic: every error names the object, the rule or script,
@@ -35,6 +55,7 @@
 #![forbid(unsafe_code)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
+#![warn(unreachable_pub)]
 
 pub mod actions;
 pub mod config;
@@ -66,11 +87,3 @@ pub mod vocabulary;
 
 #[cfg(test)]
 mod tests;
-
-pub use config::{
-    ActionDefinition, Application, ConfigError, IgnoreDifferences, ResourceActions,
-    ResourceOverride, Settings,
-};
-pub use glob::{Glob, glob_match};
-pub use health::{HealthResult, HealthStatus};
-pub use object::{ObjectRef, ParseError, Scope, Scopes, parse_manifests};

@@ -10,8 +10,8 @@
 //!   ConfigMap, the `kubernetes` Service of `default`;
 //! - the project's `orphanedResources.ignore` entries (`group` glob, `kind` glob or empty for
 //!   any, `name` glob or empty for any);
-//! - kinds the settings exclude ([`crate::Settings::excludes`]) and objects whose labels do
-//!   not match `resource.selectors` ([`crate::Settings::label_selector`]), which Argo CD does
+//! - kinds the settings exclude ([`crate::config::Settings::excludes`]) and objects whose labels do
+//!   not match `resource.selectors` ([`crate::config::Settings::label_selector`]), which Argo CD does
 //!   not watch;
 //! - what the project does not permit ([`AppProject::permits_resource`]): a top-level object
 //!   whose kind the namespaced resource lists leave out, and any object (an owned one too,
@@ -74,7 +74,8 @@ fn ignored(r: &ObjectRef, settings: &OrphanedResourcesSettings) -> bool {
 /// # Examples
 ///
 /// ```
-/// use gitops_core::{Application, Scopes, Settings};
+/// use gitops_core::config::{Application, Settings};
+/// use gitops_core::object::Scopes;
 /// use serde_json::json;
 /// let app = Application::from_value(&json!({"metadata": {"name": "shop"},
 ///     "spec": {"destination": {"namespace": "shop"}}})).unwrap();

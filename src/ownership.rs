@@ -121,7 +121,7 @@ pub struct ManagedLive<'v> {
 /// # Examples
 ///
 /// ```
-/// use gitops_core::{Application, Settings};
+/// use gitops_core::config::{Application, Settings};
 /// let app = Application::from_value(&serde_json::json!(
 ///     {"metadata": {"name": "shop", "namespace": "team-a"}})).unwrap();
 /// assert_eq!(gitops_core::ownership::instance_name(&app, &Settings::default()), "team-a_shop");
@@ -182,7 +182,7 @@ pub(crate) fn tracking_id<'v>(obj: &'v Value, settings: &Settings) -> Option<Tra
 /// # Examples
 ///
 /// ```
-/// use gitops_core::Settings;
+/// use gitops_core::config::Settings;
 /// let cm = serde_json::json!({"metadata": {"annotations":
 ///     {"argocd.argoproj.io/tracking-id": "shop:/ConfigMap:shop/web"}}});
 /// assert_eq!(gitops_core::ownership::tracked_app(&cm, &Settings::default()), Some("shop"));
@@ -309,7 +309,8 @@ pub(crate) fn pair_key(r: &ObjectRef) -> (&str, &str, &str, &str) {
 /// # Examples
 ///
 /// ```
-/// use gitops_core::{Application, Scopes, Settings};
+/// use gitops_core::config::{Application, Settings};
+/// use gitops_core::object::Scopes;
 /// use serde_json::json;
 /// let app = Application::from_value(&json!({"metadata": {"name": "shop"},
 ///     "spec": {"destination": {"namespace": "shop"}}})).unwrap();

@@ -154,7 +154,8 @@ struct HealthRollup {
 /// use gitops_core::diff::{AppDiffInput, SyncStatus};
 /// use gitops_core::health::HealthContext;
 /// use gitops_core::reconcile::{LiveChange, PreparedApp};
-/// use gitops_core::{Application, Scopes, Settings};
+/// use gitops_core::config::{Application, Settings};
+/// use gitops_core::object::Scopes;
 /// use serde_json::json;
 ///
 /// // The live object carries the tracking the app gives its desired objects.
@@ -300,7 +301,8 @@ impl PreparedApp {
     /// use gitops_core::diff::{AppDiffInput, SyncStatus};
     /// use gitops_core::health::HealthContext;
     /// use gitops_core::reconcile::PreparedApp;
-    /// use gitops_core::{Application, Scopes, Settings};
+    /// use gitops_core::config::{Application, Settings};
+    /// use gitops_core::object::Scopes;
     /// use serde_json::json;
     ///
     /// let cm = |v: &str| json!({"apiVersion": "v1", "kind": "ConfigMap",
@@ -808,7 +810,7 @@ impl PreparedApp {
         Reconciled {
             sync_status: self.diff_status(),
             health_status: status,
-            health_message: health::format_causes(&causes),
+            health_message: health::parts::format_causes(&causes),
             conditions: self.conditions(),
             resources: Vec::new(),
             removed: Vec::new(),

@@ -55,7 +55,7 @@ struct Folder {
 /// The action scripts of `argocd-cm` and of a `resource_customizations/`-style directory.
 ///
 /// Scripts for a kind are found with the precedence of health scripts
-/// ([`crate::health::scripts::HealthScripts`]):
+/// ([`crate::health::HealthScripts`]):
 ///
 /// 1. the `argocd-cm` override (`resource.customizations.actions.<group_Kind>`) whose key is
 ///    exactly `group/Kind`, then the first override in byte order whose key is a glob

@@ -45,7 +45,7 @@ use crate::script::{LuaEngine, ScriptError};
 /// # #[cfg(feature = "lua")] {
 /// use std::collections::BTreeMap;
 /// use gitops_core::actions::{ActionScripts, Actions, Operation};
-/// use gitops_core::Settings;
+/// use gitops_core::config::Settings;
 ///
 /// let cm = serde_json::json!({"data": {"resource.customizations.actions.apps_Deployment": r#"
 /// discovery.lua: |

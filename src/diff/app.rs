@@ -444,7 +444,8 @@ fn tracking_id(app: &str, r: &ObjectRef, destination_namespace: &str) -> String 
 ///
 /// ```
 /// use gitops_core::diff::{self, AppDiffInput, SyncStatus};
-/// use gitops_core::{Application, Scopes, Settings};
+/// use gitops_core::config::{Application, Settings};
+/// use gitops_core::object::Scopes;
 /// use serde_json::json;
 ///
 /// let live = [

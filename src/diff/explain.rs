@@ -581,7 +581,8 @@ fn entries_of(resource: &ResourceDiff, live: Option<&Value>) -> (Vec<Entry>, boo
 ///
 /// ```
 /// use gitops_core::diff::{self, AppDiffInput, ExplainOptions, explain_changes};
-/// use gitops_core::{Application, Scopes, Settings};
+/// use gitops_core::config::{Application, Settings};
+/// use gitops_core::object::Scopes;
 /// use serde_json::json;
 ///
 /// let desired = [json!({"apiVersion": "v1", "kind": "ConfigMap",
@@ -919,7 +920,7 @@ mod props {
     use serde_json::{Value, json};
 
     use crate::diff::{AppDiffInput, diff_app, explain_app};
-    use crate::{Application, Scopes, Settings};
+    use crate::{config::Application, config::Settings, object::Scopes};
 
     fn arb_json() -> impl Strategy<Value = Value> {
         let leaf = prop_oneof![

@@ -132,7 +132,7 @@ mod unified {
     use serde_json::json;
 
     use crate::diff::{AppDiffInput, DiffError, ObjectText, diff_app, unified_diff};
-    use crate::{Application, ObjectRef, Scopes, Settings};
+    use crate::{config::Application, config::Settings, object::ObjectRef, object::Scopes};
 
     fn text(
         group: &str,

@@ -30,7 +30,8 @@
 //!
 //! ```
 //! use gitops_core::diff::{self, AppDiffInput, SyncStatus};
-//! use gitops_core::{parse_manifests, Application, Scopes, Settings};
+//! use gitops_core::config::{Application, Settings};
+//! use gitops_core::object::{Scopes, parse_manifests};
 //!
 //! fn check(git: &str, live: &str, app: &str, cm: &str) -> Result<bool, Box<dyn std::error::Error>> {
 //!     let desired = parse_manifests(git)?;

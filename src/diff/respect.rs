@@ -51,7 +51,7 @@ pub struct RespectedTarget {
 /// ```
 /// use gitops_core::diff::respect_ignore_differences;
 /// use gitops_core::ignore::IgnoreNormalizer;
-/// use gitops_core::Settings;
+/// use gitops_core::config::Settings;
 /// let n = IgnoreNormalizer::new(&[], &Settings::default()).unwrap();
 /// let target = serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
 ///     "metadata": {"name": "c"}, "data": {"a": "1"}});
@@ -317,7 +317,7 @@ mod tests {
 
     #[test]
     fn tracking_normalization() {
-        let settings = crate::Settings::default();
+        let settings = crate::config::Settings::default();
         let target = json!({"kind": "Deployment", "metadata": {"annotations": {
             "argocd.argoproj.io/tracking-id": "app:apps/Deployment:ns/d"}}});
         let mut t = target.clone();
@@ -342,7 +342,7 @@ mod tests {
 
     #[test]
     fn creations_and_prunes_pass_through() {
-        let n = IgnoreNormalizer::new(&[], &crate::Settings::default()).unwrap();
+        let n = IgnoreNormalizer::new(&[], &crate::config::Settings::default()).unwrap();
         let t = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}});
         let out =
             respect_ignore_differences(&n, &[None, Some(t.clone())], &[Some(t.clone()), None])

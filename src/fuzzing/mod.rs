@@ -54,23 +54,23 @@ fn object(api_version: &str, kind: &str, name: &str, mut rest: Map<String, Value
 // ---------------------------------------------------------------------------------------
 // parse_manifests
 
-/// [`crate::parse_manifests`] on any text: never panics, deterministic, every object has an
+/// [`crate::object::parse_manifests`] on any text: never panics, deterministic, every object has an
 /// identity, and the objects survive a JSON round trip through the parser unchanged.
 pub fn parse_manifests(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else { return };
-    let first = crate::parse_manifests(text);
-    let second = crate::parse_manifests(text);
+    let first = crate::object::parse_manifests(text);
+    let second = crate::object::parse_manifests(text);
     assert_eq!(first, second, "parsing is deterministic");
     let Ok(objs) = first else { return };
     for obj in &objs {
         ObjectRef::from_object(obj).expect("parsed objects have an identity");
     }
     let json = serde_json::to_string(&objs).expect("values serialize");
-    let again = crate::parse_manifests(&json).expect("our own JSON parses");
+    let again = crate::object::parse_manifests(&json).expect("our own JSON parses");
     assert_eq!(again, objs, "objects re-parse equal from their JSON");
     for obj in &objs {
         let one = serde_json::to_string(obj).expect("values serialize");
-        let again = crate::parse_manifests(&one).expect("one object's JSON parses");
+        let again = crate::object::parse_manifests(&one).expect("one object's JSON parses");
         assert_eq!(again, vec![obj.clone()], "each object re-parses alone");
     }
 }
@@ -632,10 +632,10 @@ pub fn health_assess(data: &[u8]) {
     // error wins even for an object being deleted; a deletion only changes a health that is
     // not an error, to Pending deletion (or the rule's deletionMessage, with its status).
     let r = ObjectRef::from_object_lossy(&obj);
-    let own = match health::builtin_rule(&obj) {
+    let own = match health::parts::builtin_rule(&obj) {
         Some(Err(e)) => Err(e),
         Some(Ok(out)) => Ok(out.health),
-        None => health::builtin(&obj, &r),
+        None => health::parts::builtin(&obj, &r),
     };
     match (&first, &own) {
         (Err(_), _) | (_, Err(_)) => assert_eq!(first, own, "an error is the check's own"),
@@ -643,7 +643,7 @@ pub fn health_assess(data: &[u8]) {
             let h = got.as_ref().expect("a deletion gives a health");
             let pending =
                 h.status == HealthStatus::Progressing && h.message.starts_with("Pending deletion");
-            let by_rule = matches!(health::builtin_rule(&obj),
+            let by_rule = matches!(health::parts::builtin_rule(&obj),
                 Some(Ok(out)) if out.deletion_message == h.message);
             assert!(pending || by_rule, "only a deletion changes the answer: {h:?}");
             assert!(
@@ -692,7 +692,7 @@ pub fn lua_eval(data: &[u8]) {
     let open = mode & 1 == 1;
     match engine.eval_health("fuzz.lua", &source, open, &obj, now) {
         Ok(h) => {
-            let _ = crate::health::ScriptOutput::from(h);
+            let _ = crate::health::parts::ScriptOutput::from(h);
         }
         Err(e) => {
             assert_eq!(e.script, "fuzz.lua", "the error names the script");

@@ -53,7 +53,7 @@ impl ResourceHealthInput {
     ///
     /// ```
     /// use gitops_core::health::{HealthContext, ResourceHealthInput, aggregate};
-    /// use gitops_core::HealthStatus;
+    /// use gitops_core::health::HealthStatus;
     ///
     /// let job = serde_json::json!({"apiVersion": "batch/v1", "kind": "Job",
     ///     "metadata": {"name": "migrate", "namespace": "shop"},
@@ -145,7 +145,8 @@ impl AppHealth {
 /// `, `, then ` and <n> more`; empty for no resources.
 ///
 /// ```
-/// use gitops_core::{ObjectRef, health::format_causes};
+/// use gitops_core::health::parts::format_causes;
+/// use gitops_core::object::ObjectRef;
 /// let pv = ObjectRef::new("", "v1", "PersistentVolume", "", "pv-1");
 /// assert_eq!(format_causes(&[&pv]), "Caused by PersistentVolume:pv-1");
 /// ```
@@ -174,7 +175,8 @@ pub fn format_causes(causes: &[&ObjectRef]) -> String {
 /// is worse.
 ///
 /// ```
-/// use gitops_core::{HealthResult, HealthStatus, ObjectRef};
+/// use gitops_core::health::{HealthResult, HealthStatus};
+/// use gitops_core::object::ObjectRef;
 /// use gitops_core::health::{ResourceHealthInput, aggregate};
 ///
 /// let api = ObjectRef::new("apps", "v1", "Deployment", "bookstore-dev", "api");

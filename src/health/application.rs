@@ -28,7 +28,7 @@ fn text<'a>(obj: &'a Value, pointer: &str) -> &'a str {
 /// `argoproj.io` and kind `Application`): Argo CD leaves it out of its own health.
 ///
 /// ```
-/// use gitops_core::health::is_application_itself;
+/// use gitops_core::health::parts::is_application_itself;
 /// let app = serde_json::json!({"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
 ///     "metadata": {"name": "shop", "namespace": "argocd", "uid": "1234"}});
 /// assert!(is_application_itself(&app, &app));

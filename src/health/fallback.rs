@@ -52,14 +52,15 @@ const CHECK: &str = "custom resource";
 /// # Examples
 ///
 /// ```
-/// use gitops_core::{HealthStatus, ObjectRef, health};
+/// use gitops_core::health::{self, HealthStatus};
+/// use gitops_core::object::ObjectRef;
 /// let cert = serde_json::json!({
 ///     "apiVersion": "example.com/v1", "kind": "Certificate",
 ///     "metadata": {"name": "web", "generation": 2},
 ///     "status": {"observedGeneration": 2, "conditions": [
 ///         {"type": "Ready", "status": "False", "reason": "Pending",
 ///          "message": "Waiting for the order to be fulfilled"}]}});
-/// let h = health::condition_health(&cert, &ObjectRef::from_object_lossy(&cert)).unwrap();
+/// let h = health::parts::condition_health(&cert, &ObjectRef::from_object_lossy(&cert)).unwrap();
 /// assert_eq!(h.status, HealthStatus::Progressing);
 /// assert_eq!(h.message, "Waiting for the order to be fulfilled");
 /// ```

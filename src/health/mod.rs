@@ -4,11 +4,11 @@
 //! the first of these with an answer for the kind gives it:
 //!
 //! 1. a health script, when the host passed a [`ScriptHealth`] engine and it has a script for
-//!    the kind (with Lua, [`scripts::HealthScripts`]: `argocd-cm`'s exact key, its wildcard
+//!    the kind (with Lua, [`HealthScripts`]: `argocd-cm`'s exact key, its wildcard
 //!    keys, then a `resource_customizations/` folder of the host's). Its result is final,
 //!    even an empty one; a script that returns `nil` hands over to step 3;
 //! 2. the built-in rule for the kinds Argo CD 3.6.2 ships a Lua health script for
-//!    ([`builtin_kinds`], [`builtin_rule`]: cert-manager, Argo Rollouts, Flux, Crossplane...),
+//!    ([`builtin_kinds`], [`builtin_rule`](parts::builtin_rule): cert-manager, Argo Rollouts, Flux, Crossplane...),
 //!    written in Rust, with the script's status and message on every input, unless turned
 //!    off with [`HealthContext::with_builtin_rules`]; [`BUILTIN_RULES_ARGO_CD`] names the
 //!    release they follow;
@@ -54,8 +54,6 @@
 use std::fmt;
 use std::str::FromStr;
 
-pub mod scripts;
-
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -64,6 +62,7 @@ use crate::object::ObjectRef;
 mod apiservice;
 mod app;
 mod application;
+mod builtin;
 mod daemonset;
 mod deployment;
 mod fallback;
@@ -75,14 +74,35 @@ pub(crate) mod kinds;
 mod pod;
 mod pvc;
 mod replicaset;
+mod scripts;
+mod seam;
 mod service;
 mod statefulset;
 mod workflow;
 
-pub use app::{AppHealth, ResourceHealth, ResourceHealthInput, aggregate, format_causes};
+// The face of `health`: every public item has this one path. The submodules are private;
+// the pieces a host assembles itself are in `parts`.
+pub use app::{AppHealth, ResourceHealth, ResourceHealthInput, aggregate};
 pub(crate) use app::{all_missing, contribution};
-pub use application::is_application_itself;
-pub use fallback::condition_health;
+use builtin::builtin;
+use fallback::condition_health;
+pub use scripts::HealthScripts;
+#[cfg(feature = "lua")]
+#[cfg_attr(docsrs, doc(cfg(feature = "lua")))]
+pub use scripts::{HealthTestCase, HealthTestError, ScriptedHealth, assess_lua, run_health_tests};
+use seam::{ScriptHealth, ScriptOutput};
+
+/// The expert layer of `health`: the pieces [`assess`] and [`aggregate`] are made of, for a
+/// host that assembles its own (its own script engine, one rule or check alone, its own
+/// aggregation). Most hosts need only [`assess`], [`assess_lua`] or [`ScriptedHealth`].
+pub mod parts {
+    pub use super::app::format_causes;
+    pub use super::application::is_application_itself;
+    pub use super::builtin::{builtin, builtin_rule};
+    pub use super::fallback::condition_health;
+    pub use super::scripts::HealthScript;
+    pub use super::seam::{ScriptHealth, ScriptOutput};
+}
 
 /// A health status code, ordered from most to least healthy (Argo CD's severity order).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -118,7 +138,7 @@ impl HealthStatus {
     /// Missing 3, Degraded 4, Unknown 5.
     ///
     /// ```
-    /// use gitops_core::HealthStatus;
+    /// use gitops_core::health::HealthStatus;
     /// assert!(HealthStatus::Degraded.severity() > HealthStatus::Missing.severity());
     /// ```
     pub fn severity(self) -> u8 {
@@ -159,7 +179,7 @@ impl fmt::Display for HealthStatus {
 /// Parses one of the six codes, case-sensitively, as Argo CD does.
 ///
 /// ```
-/// use gitops_core::HealthStatus;
+/// use gitops_core::health::HealthStatus;
 /// assert_eq!("Degraded".parse(), Ok(HealthStatus::Degraded));
 /// assert!("degraded".parse::<HealthStatus>().is_err());
 /// ```
@@ -199,7 +219,7 @@ impl HealthResult {
     /// A result with a message.
     ///
     /// ```
-    /// use gitops_core::{HealthResult, HealthStatus};
+    /// use gitops_core::health::{HealthResult, HealthStatus};
     /// let h = HealthResult::new(HealthStatus::Suspended, "Job suspended");
     /// assert_eq!(h.to_string(), "Suspended (Job suspended)");
     /// ```
@@ -341,93 +361,6 @@ impl HealthError {
     }
 }
 
-/// What a health script returned, for [`ScriptHealth`].
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-#[non_exhaustive]
-pub struct ScriptOutput {
-    /// The health. `None` is Argo CD's *empty* health: the script returned `{}`, a list, or a
-    /// table whose `status` or `message` is not a string. An empty health is final (no
-    /// built-in rule or check is consulted) and counts as no health.
-    pub health: Option<HealthResult>,
-    /// The table's `deletionMessage`, empty when absent. Used only for an object being
-    /// deleted.
-    pub deletion_message: String,
-    /// The script returned `nil` or nothing ([`ScriptOutput::nil`]).
-    pub(crate) returned_nil: bool,
-}
-
-impl ScriptOutput {
-    /// An output from its parts.
-    pub fn new(health: Option<HealthResult>, deletion_message: impl Into<String>) -> Self {
-        ScriptOutput { health, deletion_message: deletion_message.into(), returned_nil: false }
-    }
-
-    /// What a script that returned `nil` (or nothing) gives: no health of its own, and, as in
-    /// Argo CD 3.6.2, [`assess`] then runs the built-in check of the kind (not a built-in
-    /// rule: the kind's script was found, it just gave no answer).
-    pub fn nil() -> Self {
-        ScriptOutput { returned_nil: true, ..ScriptOutput::default() }
-    }
-}
-
-/// A source of health scripts: the seam between [`assess`] and a script engine.
-///
-/// For Lua scripts (feature `lua`), the implementation is [`scripts::ScriptedHealth`]: its
-/// [`scripts::HealthScripts`] find the script for a kind, its [`crate::script::LuaEngine`]
-/// runs it. A host with scripts of its own (another language, a precomputed answer) may
-/// implement the trait too, as below.
-///
-/// [`health`](ScriptHealth::health) finds the script for the object's group and kind (Argo CD's
-/// lookup: argocd-cm exact key, argocd-cm glob, built-in exact, built-in wildcard) and runs it
-/// with `obj` as the global `obj`, its `os.time`/`os.date` reading `now`. It returns:
-///
-/// - `Ok(None)` when no script applies to the kind: [`assess`] goes on to the built-in rule,
-///   then the built-in check;
-/// - `Ok(Some(output))` when a script ran: its result is final, even an empty one, except
-///   [`ScriptOutput::nil`] (the script returned `nil`), which hands over to the built-in
-///   check (not to the built-in rule), as in Argo CD;
-/// - `Err(HealthError::Script { .. })` when the script failed: the object is Unknown with the
-///   error's text.
-///
-/// It is called for objects being deleted too: a `deletionMessage` it returns is shown with
-/// its status; without one, such an object is Progressing, `Pending deletion`.
-///
-/// # Examples
-///
-/// ```
-/// use gitops_core::ObjectRef;
-/// use gitops_core::health::{self, HealthContext, HealthError, HealthResult, HealthStatus,
-///     ScriptHealth, ScriptOutput};
-///
-/// /// Every `example.com/Widget` is Healthy.
-/// struct Widgets;
-/// impl ScriptHealth for Widgets {
-///     fn health(&self, _obj: &serde_json::Value, object: &ObjectRef, _now: i64)
-///         -> Result<Option<ScriptOutput>, HealthError> {
-///         if object.group_kind() != "example.com/Widget" {
-///             return Ok(None);
-///         }
-///         Ok(Some(ScriptOutput::new(Some(HealthResult::status(HealthStatus::Healthy)), "")))
-///     }
-/// }
-///
-/// let widget = serde_json::json!({
-///     "apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}});
-/// let ctx = HealthContext::new(0).with_scripts(&Widgets);
-/// let h = health::assess(&widget, &ctx).unwrap().unwrap();
-/// assert_eq!(h.status, HealthStatus::Healthy);
-/// ```
-pub trait ScriptHealth: Send + Sync {
-    /// Runs the script for `obj`, if there is one. `object` is `obj`'s identity; `now` is
-    /// the time in unix seconds, as everywhere in the crate.
-    fn health(
-        &self,
-        obj: &Value,
-        object: &ObjectRef,
-        now: i64,
-    ) -> Result<Option<ScriptOutput>, HealthError>;
-}
-
 /// What [`assess`] needs besides the object: the time and the script engine (and, for
 /// [`ResourceHealthInput::from_objects`], the Application being assessed).
 #[derive(Clone, Copy)]
@@ -439,12 +372,12 @@ pub struct HealthContext<'a> {
     /// The health scripts, if any.
     pub scripts: Option<&'a dyn ScriptHealth>,
     /// The Application whose health is being aggregated, if known: a live object that is
-    /// this Application itself ([`is_application_itself`]) is left out of its health.
+    /// this Application itself ([`is_application_itself`](parts::is_application_itself)) is left out of its health.
     pub app: Option<&'a Value>,
     /// Opt-in: a custom resource with no script and no built-in check gets its health from
     /// its `observedGeneration` and conditions ([`condition_health`]) instead of none.
     pub condition_fallback: bool,
-    /// The built-in rules for the kinds Argo CD ships a health script for ([`builtin_rule`]):
+    /// The built-in rules for the kinds Argo CD ships a health script for ([`builtin_rule`](parts::builtin_rule)):
     /// on by default, after the host's scripts, as Argo CD's own scripts come after
     /// `argocd-cm`'s.
     pub builtin_rules: bool,
@@ -462,7 +395,7 @@ impl<'a> HealthContext<'a> {
         }
     }
 
-    /// The same context with the built-in rules ([`builtin_rule`]) turned on or off (on by
+    /// The same context with the built-in rules ([`builtin_rule`](parts::builtin_rule)) turned on or off (on by
     /// default): off, only the host's scripts and the built-in checks of Kubernetes' own kinds
     /// give health.
     pub fn with_builtin_rules(self, on: bool) -> Self {
@@ -546,8 +479,8 @@ fn is_being_deleted(obj: &Value) -> bool {
 ///
 /// 1. the host's scripts ([`HealthContext::with_scripts`]): with Lua, `argocd-cm`'s exact
 ///    key, then its glob keys, then a `resource_customizations/` folder the host passed
-///    ([`scripts::HealthScripts`]);
-/// 2. the built-in rules for the kinds Argo CD 3.6.2 ships a script for ([`builtin_rule`]:
+///    ([`HealthScripts`]);
+/// 2. the built-in rules for the kinds Argo CD 3.6.2 ships a script for ([`builtin_rule`](parts::builtin_rule):
 ///    exact group and kind, then the wildcard folders), unless turned off with
 ///    [`HealthContext::with_builtin_rules`];
 /// 3. the built-in checks of Kubernetes' kinds ([`builtin`]);
@@ -666,15 +599,7 @@ fn scripted(
     Ok(Scripted::None)
 }
 
-/// The built-in rule for `obj`'s kind, run as Argo CD runs the script it follows (without the
-/// deletion rule of [`assess`]): `None` when Argo CD 3.6.2 ships no health script for the kind.
-/// [`builtin_kinds`] lists the kinds.
-/// No rule reads the time (see [`HealthContext::now`] for the scripts that do).
-pub fn builtin_rule(obj: &Value) -> Option<Result<ScriptOutput, HealthError>> {
-    kinds::evaluate_object(obj)
-}
-
-/// The Argo CD release whose health scripts the built-in rules follow ([`builtin_rule`]).
+/// The Argo CD release whose health scripts the built-in rules follow ([`builtin_rule`](parts::builtin_rule)).
 pub const BUILTIN_RULES_ARGO_CD: &str = "3.6.2";
 
 /// The folders (`<group>/<Kind>`, `_` a wildcard) of every built-in rule, sorted: the kinds
@@ -684,77 +609,6 @@ pub fn builtin_kinds() -> Vec<String> {
         kinds::CATALOG.iter().flat_map(|g| g.iter()).map(|r| r.name()).collect();
     names.sort();
     names
-}
-
-/// The built-in (Go) check for the object's group and kind, without the deletion rule and
-/// scripts: `Ok(None)` when the kind has none.
-///
-/// ```
-/// use gitops_core::{ObjectRef, health};
-/// let svc = serde_json::json!({"apiVersion": "v1", "kind": "Service",
-///     "metadata": {"name": "s"}, "spec": {"type": "LoadBalancer"}});
-/// let h = health::builtin(&svc, &ObjectRef::from_object_lossy(&svc)).unwrap().unwrap();
-/// assert_eq!(h.status, gitops_core::HealthStatus::Progressing);
-/// ```
-pub fn builtin(obj: &Value, object: &ObjectRef) -> Result<Option<HealthResult>, HealthError> {
-    let check = |name: &'static str, versions: &[&str]| -> Result<(), HealthError> {
-        if versions.contains(&object.version.as_str()) {
-            Ok(())
-        } else {
-            Err(HealthError::UnsupportedVersion {
-                object: Box::new(object.clone()),
-                check: name,
-                gvk: format!("{}/{}, Kind={}", object.group, object.version, object.kind),
-            })
-        }
-    };
-    let r = |name: &'static str| fields::Reader::new(obj, object, name);
-    let result = match (object.group.as_str(), object.kind.as_str()) {
-        ("apps", "Deployment") => {
-            check("Deployment", &["v1"])?;
-            deployment::health(&r("Deployment"))?
-        }
-        ("apps", "StatefulSet") => {
-            check("StatefulSet", &["v1"])?;
-            statefulset::health(&r("StatefulSet"))?
-        }
-        ("apps", "ReplicaSet") => {
-            check("ReplicaSet", &["v1"])?;
-            replicaset::health(&r("ReplicaSet"))?
-        }
-        ("apps", "DaemonSet") => {
-            check("DaemonSet", &["v1"])?;
-            daemonset::health(&r("DaemonSet"))?
-        }
-        ("extensions" | "networking.k8s.io", "Ingress") => ingress::health(obj),
-        ("argoproj.io", "Workflow") => workflow::health(obj),
-        ("apiregistration.k8s.io", "APIService") => {
-            check("APIService", &["v1", "v1beta1"])?;
-            apiservice::health(&r("APIService"))?
-        }
-        ("", "Service") => {
-            check("Service", &["v1"])?;
-            service::health(&r("Service"))?
-        }
-        ("", "PersistentVolumeClaim") => {
-            check("PersistentVolumeClaim", &["v1"])?;
-            pvc::health(&r("PersistentVolumeClaim"))?
-        }
-        ("", "Pod") => {
-            check("Pod", &["v1"])?;
-            pod::health(&r("Pod"))?
-        }
-        ("batch", "Job") => {
-            check("Job", &["v1"])?;
-            job::health(&r("Job"))?
-        }
-        ("autoscaling", "HorizontalPodAutoscaler") => {
-            check("HPA", &["v1", "v2"])?;
-            hpa::health(&r("HPA"))?
-        }
-        _ => return Ok(None),
-    };
-    Ok(Some(result))
 }
 
 /// Go's `%q` of a string: double quotes, with `"` and `\` escaped and control characters

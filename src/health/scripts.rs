@@ -18,6 +18,7 @@
 //! script text.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use crate::config::Settings;
 use crate::glob::glob_match;
@@ -47,7 +48,7 @@ impl HealthScript {
 ///
 /// ```
 /// use std::collections::BTreeMap;
-/// use gitops_core::health::scripts::HealthScripts;
+/// use gitops_core::health::HealthScripts;
 ///
 /// let mut dir = BTreeMap::new();
 /// dir.insert("_.crossplane.io/_/health.lua".to_string(), "return {status = 'Healthy'}".to_string());
@@ -59,8 +60,17 @@ impl HealthScript {
 /// assert!(scripts.find("crossplane.io", "X").is_none());
 /// assert!(scripts.find("", "Pod").is_none());
 /// ```
+///
+/// A clone is cheap (the tables are shared), so a host keeps one and hands a clone to each
+/// request's [`ScriptedHealth`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct HealthScripts {
+    tables: Arc<Tables>,
+}
+
+/// The scripts of [`HealthScripts`], shared by its clones.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct Tables {
     /// argocd-cm key → (script, useOpenLibs), only entries with a script.
     overrides: BTreeMap<String, (String, bool)>,
     /// `group/Kind` (or `Kind`) → (path, script), directories without `_`.
@@ -83,7 +93,7 @@ impl HealthScripts {
 
     /// Adds (replaces) the `argocd-cm` scripts.
     pub fn with_settings(mut self, settings: &Settings) -> Self {
-        self.overrides = settings
+        Arc::make_mut(&mut self.tables).overrides = settings
             .overrides
             .iter()
             .filter(|(_, o)| !o.health_lua.is_empty())
@@ -97,6 +107,7 @@ impl HealthScripts {
     /// `health.lua` one or two folders deep (`<Kind>/health.lua`, `<group>/<Kind>/health.lua`)
     /// are scripts; everything else is ignored.
     pub fn with_directory(mut self, files: &BTreeMap<String, String>) -> Self {
+        let tables = Arc::make_mut(&mut self.tables);
         for (path, text) in files {
             let Some(dir) = path.strip_suffix("/health.lua") else { continue };
             let dir = dir.trim_start_matches("./");
@@ -106,24 +117,25 @@ impl HealthScripts {
             }
             if dir.contains('_') {
                 let globs = segments.iter().map(|s| s.replace('_', "*")).collect();
-                self.wildcard.push((globs, path.clone(), text.clone()));
+                tables.wildcard.push((globs, path.clone(), text.clone()));
             } else {
-                self.exact.insert(dir.to_string(), (path.clone(), text.clone()));
+                tables.exact.insert(dir.to_string(), (path.clone(), text.clone()));
             }
         }
-        self.wildcard.sort_by(|a, b| a.1.cmp(&b.1));
+        tables.wildcard.sort_by(|a, b| a.1.cmp(&b.1));
         self
     }
 
     /// Whether there are no scripts at all.
     pub fn is_empty(&self) -> bool {
-        self.overrides.is_empty() && self.exact.is_empty() && self.wildcard.is_empty()
+        let t = &self.tables;
+        t.overrides.is_empty() && t.exact.is_empty() && t.wildcard.is_empty()
     }
 
     /// The script for a kind (any version), by Argo CD's precedence (see the module docs).
     pub fn find(&self, group: &str, kind: &str) -> Option<HealthScript> {
         let key = crate::object::group_kind_key(group, kind);
-        if let Some((source, open)) = self.overrides.get(&key) {
+        if let Some((source, open)) = self.tables.overrides.get(&key) {
             return Some(HealthScript {
                 name: format!("argocd-cm {key}"),
                 source: source.clone(),
@@ -131,7 +143,7 @@ impl HealthScripts {
             });
         }
         if let Some((k, (source, open))) =
-            self.overrides.iter().find(|(k, _)| k.as_str() != key && glob_match(k, &key))
+            self.tables.overrides.iter().find(|(k, _)| k.as_str() != key && glob_match(k, &key))
         {
             return Some(HealthScript {
                 name: format!("argocd-cm {k}"),
@@ -139,7 +151,7 @@ impl HealthScripts {
                 use_open_libs: *open,
             });
         }
-        if let Some((path, source)) = self.exact.get(&key) {
+        if let Some((path, source)) = self.tables.exact.get(&key) {
             return Some(HealthScript {
                 name: path.clone(),
                 source: source.clone(),
@@ -147,7 +159,8 @@ impl HealthScripts {
             });
         }
         let key_segments: Vec<&str> = key.split('/').collect();
-        self.wildcard
+        self.tables
+            .wildcard
             .iter()
             .find(|(globs, _, _)| {
                 globs.len() == key_segments.len()
@@ -172,8 +185,10 @@ mod with_lua {
     use serde::Serialize;
     use serde_json::Value;
 
+    use std::sync::Arc;
+
     use super::{HealthScript, HealthScripts};
-    use crate::health::{HealthError, HealthResult, ScriptHealth, ScriptOutput};
+    use crate::health::{HealthError, HealthResult, parts::ScriptHealth, parts::ScriptOutput};
     use crate::object::ObjectRef;
     use crate::script::{LuaEngine, LuaHealth, ScriptError};
 
@@ -182,7 +197,7 @@ mod with_lua {
     /// that status with the message; `deletionMessage` is kept for an object being deleted.
     ///
     /// ```
-    /// use gitops_core::health::{HealthStatus, ScriptOutput};
+    /// use gitops_core::health::{HealthStatus, parts::ScriptOutput};
     /// use gitops_core::script::LuaEngine;
     ///
     /// let engine = LuaEngine::default();
@@ -221,10 +236,11 @@ mod with_lua {
     /// # Examples
     ///
     /// ```
-    /// use gitops_core::health::scripts::{HealthScripts, ScriptedHealth};
+    /// use gitops_core::health::{HealthScripts, ScriptedHealth};
     /// use gitops_core::health::{HealthContext, assess};
     /// use gitops_core::script::LuaEngine;
-    /// use gitops_core::{HealthStatus, Settings};
+    /// use gitops_core::config::Settings;
+    /// use gitops_core::health::HealthStatus;
     ///
     /// // From argocd-cm:
     /// let cm = serde_json::json!({"data": {
@@ -290,8 +306,9 @@ mod with_lua {
         /// as `Unknown` with [`ScriptError::reason`] as the message.
         ///
         /// ```
-        /// use gitops_core::health::scripts::{HealthScripts, ScriptedHealth};
-        /// use gitops_core::{ObjectRef, Settings};
+        /// use gitops_core::health::{HealthScripts, ScriptedHealth};
+        /// use gitops_core::config::Settings;
+        /// use gitops_core::object::ObjectRef;
         ///
         /// let cm = serde_json::json!({"data": {
         ///     "resource.customizations.health.example.com_Widget": "error('no status yet')"
@@ -332,34 +349,77 @@ mod with_lua {
             object: &ObjectRef,
             now: i64,
         ) -> Result<Option<ScriptOutput>, HealthError> {
-            script_output(&self.scripts, &self.engine, obj, object, now)
+            let Some(script) = self.scripts.find(&object.group, &object.kind) else {
+                return Ok(None);
+            };
+            self.engine
+                .eval_health(&script.name, &script.source, script.use_open_libs, obj, now)
+                .map(|out| Some(ScriptOutput::from(out)))
+                .map_err(|e| match e.kind {
+                    crate::script::ScriptErrorKind::Interrupted(_) => HealthError::Interrupted {
+                        object: Box::new(object.clone()),
+                        script: script.name.clone(),
+                        message: e.reason(),
+                    },
+                    _ => HealthError::script(object, &script.name, e.reason()),
+                })
         }
     }
 
-    /// The script of `scripts` for `object`'s kind run on `engine`, as [`ScriptedHealth`]'s
-    /// [`ScriptHealth::health`] gives it; for hosts that keep the scripts and the engine
-    /// apart (the protocol borrows both per request).
-    pub(crate) fn script_output(
-        scripts: &HealthScripts,
-        engine: &LuaEngine,
+    /// The health of `obj` with `script` as the Lua health script of its kind: one call for a
+    /// `health.lua` and an object.
+    ///
+    /// The script is the kind's `health.lua` in a `resource_customizations/` folder of the
+    /// host's, named `<group>/<Kind>/health.lua` (`<Kind>/health.lua` for the core group) in
+    /// errors, with the `string`, `math` and safe `os` libraries, on a [`LuaEngine`] with the
+    /// default limits ([`crate::script::ScriptLimits`]), `os.time()` reading `now` (unix
+    /// seconds). Its answer goes through [`assess`](crate::health::assess) as any script's
+    /// does, with the default [`HealthContext`](crate::health::HealthContext): the deletion
+    /// rule applies, and a script that returns `nil` hands over to the kind's built-in check.
+    /// The same as [`assess`](crate::health::assess) with a [`ScriptedHealth`] holding that one
+    /// script; for `argocd-cm`'s scripts, a whole folder, other limits or a request budget,
+    /// build a [`ScriptedHealth`].
+    ///
+    /// # Errors
+    ///
+    /// As [`assess`](crate::health::assess): a script that fails is a
+    /// [`HealthError::Script`] naming the script and the object; the object's health is then
+    /// [`HealthError::health`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use gitops_core::health::{self, HealthStatus};
+    ///
+    /// let script = r#"
+    ///     if obj.status ~= nil and obj.status.ready then
+    ///         return {status = "Healthy"}
+    ///     end
+    ///     return {status = "Progressing", message = "waiting for " .. obj.metadata.name}"#;
+    /// let widget = serde_json::json!({"apiVersion": "example.com/v1", "kind": "Widget",
+    ///     "metadata": {"name": "w"}});
+    /// let h = health::assess_lua(&widget, script, 0).unwrap().unwrap();
+    /// assert_eq!((h.status, h.message.as_str()), (HealthStatus::Progressing, "waiting for w"));
+    ///
+    /// let err = health::assess_lua(&widget, "error('no status yet')", 0).unwrap_err();
+    /// assert_eq!(err.to_string(), "<string>:1: no status yet");
+    /// assert_eq!(err.health().status, HealthStatus::Unknown);
+    /// ```
+    pub fn assess_lua(
         obj: &Value,
-        object: &ObjectRef,
+        script: &str,
         now: i64,
-    ) -> Result<Option<ScriptOutput>, HealthError> {
-        let Some(script) = scripts.find(&object.group, &object.kind) else {
-            return Ok(None);
-        };
-        engine
-            .eval_health(&script.name, &script.source, script.use_open_libs, obj, now)
-            .map(|out| Some(ScriptOutput::from(out)))
-            .map_err(|e| match e.kind {
-                crate::script::ScriptErrorKind::Interrupted(_) => HealthError::Interrupted {
-                    object: Box::new(object.clone()),
-                    script: script.name.clone(),
-                    message: e.reason(),
-                },
-                _ => HealthError::script(object, &script.name, e.reason()),
-            })
+    ) -> Result<Option<HealthResult>, HealthError> {
+        let object = ObjectRef::from_object_lossy(obj);
+        let key = crate::object::group_kind_key(&object.group, &object.kind);
+        let name =
+            if key.is_empty() { "health.lua".to_string() } else { format!("{key}/health.lua") };
+        // Keyed by the object's own kind, whatever its spelling (a `_` in a kind is no
+        // wildcard here, and an object without a kind still runs the script).
+        let mut scripts = HealthScripts::new();
+        Arc::make_mut(&mut scripts.tables).exact.insert(key, (name, script.to_string()));
+        let scripted = ScriptedHealth::new(scripts, LuaEngine::default());
+        crate::health::assess(obj, &crate::health::HealthContext::new(now).with_scripts(&scripted))
     }
 
     /// The outcome of one case of a `health_test.yaml`.
@@ -399,7 +459,7 @@ mod with_lua {
     /// case's script is found by the object's kind in `scripts`, as Argo CD's own test does,
     /// and falls back to `default_script` (the `health.lua` beside the file). Without one,
     /// the case runs through the built-in rule of the object's kind
-    /// ([`builtin_rule`](crate::health::builtin_rule), named `built-in <group>/<Kind>`), and
+    /// ([`builtin_rule`](crate::health::parts::builtin_rule), named `built-in <group>/<Kind>`), and
     /// fails when there is none. Scripts and rules run directly, without the deletion rule,
     /// with open libraries for directory scripts.
     pub fn run_health_tests(

@@ -401,10 +401,11 @@ mod tests {
             .unwrap();
             out[0].object.as_ref().unwrap()["data"]["stamp"].clone()
         };
-        let n = IgnoreNormalizer::new(&[], &crate::Settings::default()).unwrap();
+        let n = IgnoreNormalizer::new(&[], &crate::config::Settings::default()).unwrap();
         assert_eq!(stamp(&n), "live");
-        let off =
-            IgnoreNormalizer::new(&[], &crate::Settings::default()).unwrap().with_annotation(false);
+        let off = IgnoreNormalizer::new(&[], &crate::config::Settings::default())
+            .unwrap()
+            .with_annotation(false);
         assert!(!off.annotation_enabled());
         assert_eq!(stamp(&off), "git");
         assert!(off.annotation_rule(&cm("git", "bad")).unwrap().is_none());
@@ -438,7 +439,8 @@ mod tests {
     #[cfg(feature = "jq")]
     #[test]
     fn a_normalizer_compiles_each_annotation_expression_once() {
-        let n = crate::ignore::IgnoreNormalizer::new(&[], &crate::Settings::default()).unwrap();
+        let n =
+            crate::ignore::IgnoreNormalizer::new(&[], &crate::config::Settings::default()).unwrap();
         let value = "jqPathExpressions: ['.data.a', '.data.b']";
         let cm = |a: &str| {
             json!({"apiVersion": "v1", "kind": "ConfigMap",

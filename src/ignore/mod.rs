@@ -46,7 +46,7 @@ mod annotation;
 #[cfg(feature = "jq")]
 mod jq_delete;
 mod pointer;
-pub mod updates;
+mod updates;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -56,6 +56,7 @@ use crate::glob::Glob;
 use crate::object::{ObjectRef, type_name};
 
 pub use annotation::{AnnotationRule, IGNORE_DIFFERENCES_ANNOTATION};
+pub use updates::{ResourceUpdate, needs_refresh};
 
 /// An error building or applying ignore rules.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -293,7 +294,7 @@ struct Rule {
 ///
 /// ```
 /// use gitops_core::ignore::IgnoreNormalizer;
-/// use gitops_core::{IgnoreDifferences, Settings};
+/// use gitops_core::config::{IgnoreDifferences, Settings};
 /// let rule: IgnoreDifferences = serde_json::from_value(serde_json::json!({
 ///     "group": "apps", "kind": "Deployment", "jsonPointers": ["/spec/replicas"]
 /// })).unwrap();
@@ -426,7 +427,10 @@ impl IgnoreNormalizer {
     }
 
     /// Compiles the rules of an Application (`spec.ignoreDifferences`) and of `argocd-cm`.
-    pub fn for_app(app: &crate::Application, settings: &Settings) -> Result<Self, IgnoreError> {
+    pub fn for_app(
+        app: &crate::config::Application,
+        settings: &Settings,
+    ) -> Result<Self, IgnoreError> {
         IgnoreNormalizer::new(&app.spec.ignore_differences, settings)
     }
 

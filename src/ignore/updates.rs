@@ -99,8 +99,9 @@ fn hashed(obj: &Value, settings: &Settings) -> bool {
 /// # Examples
 ///
 /// ```
-/// use gitops_core::ignore::updates::{needs_refresh, ResourceUpdate};
-/// use gitops_core::{HealthStatus, Settings};
+/// use gitops_core::ignore::{needs_refresh, ResourceUpdate};
+/// use gitops_core::config::Settings;
+/// use gitops_core::health::HealthStatus;
 /// use serde_json::json;
 /// let cm = json!({"data": {"resource.customizations.ignoreResourceUpdates.all":
 ///     "jsonPointers:\n- /status\n"}});

@@ -16,7 +16,7 @@ pub(crate) type Key<'a> = (&'a str, &'a str, &'a str, &'a str);
 /// # Examples
 ///
 /// ```
-/// use gitops_core::ObjectRef;
+/// use gitops_core::object::ObjectRef;
 /// use gitops_core::object::ObjectIndex;
 /// let cm = |name: &str| serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
 ///     "metadata": {"name": name, "namespace": "shop"}});

@@ -35,7 +35,7 @@ pub use write::{WriteError, to_yaml};
 /// # Examples
 ///
 /// ```
-/// use gitops_core::ObjectRef;
+/// use gitops_core::object::ObjectRef;
 /// let obj = serde_json::json!({
 ///     "apiVersion": "apps/v1", "kind": "Deployment",
 ///     "metadata": {"name": "api", "namespace": "bookstore"}
@@ -137,7 +137,7 @@ pub(crate) struct RefParts<'a> {
 
 impl<'a> RefParts<'a> {
     /// The parts of `obj`, empty where missing.
-    pub fn of(obj: &'a Value) -> Self {
+    pub(crate) fn of(obj: &'a Value) -> Self {
         let (group, version) = split_api_version(str_at(obj, &["apiVersion"]));
         RefParts {
             group,
@@ -149,7 +149,7 @@ impl<'a> RefParts<'a> {
     }
 
     /// Group, kind, namespace and name: Argo CD's resource key.
-    pub fn key(&self) -> (&'a str, &'a str, &'a str, &'a str) {
+    pub(crate) fn key(&self) -> (&'a str, &'a str, &'a str, &'a str) {
         (self.group, self.kind, self.namespace, self.name)
     }
 }
@@ -487,13 +487,13 @@ pub const MAX_OBJECTS: usize = 50_000;
 /// # Examples
 ///
 /// ```
-/// let objs = gitops_core::parse_manifests(
+/// let objs = gitops_core::object::parse_manifests(
 ///     "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\n\
 ///      apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Service, metadata: {name: b}}\n",
 /// ).unwrap();
 /// assert_eq!(objs.len(), 2);
 ///
-/// let err = gitops_core::parse_manifests("apiVersion: v1\nmetadata: {name: a}\n").unwrap_err();
+/// let err = gitops_core::object::parse_manifests("apiVersion: v1\nmetadata: {name: a}\n").unwrap_err();
 /// assert_eq!(err.to_string(), "document 1: missing field `kind`");
 /// ```
 pub fn parse_manifests(text: &str) -> Result<Vec<Value>, ParseError> {
@@ -908,7 +908,7 @@ const BUILTIN_NAMESPACED_GROUPS: &[&str] = &[
 /// # Examples
 ///
 /// ```
-/// use gitops_core::{Scope, Scopes};
+/// use gitops_core::object::{Scope, Scopes};
 /// let mut scopes = Scopes::builtin();
 /// assert_eq!(scopes.scope("", "Namespace"), Some(Scope::Cluster));
 /// assert_eq!(scopes.scope("example.com", "Widget"), None);

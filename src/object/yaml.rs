@@ -20,7 +20,7 @@ use super::{Location, ParseError, ParseOptions, ParseWarning, escape_pointer_tok
 const NO_JSON: &str = "\u{0}gitops-core: no json form\u{0}";
 
 /// Deepest nesting of mappings and sequences in a decoded document, aliases expanded.
-pub const MAX_DEPTH: usize = 128;
+pub(super) const MAX_DEPTH: usize = 128;
 
 /// One node of a document, as go-yaml v2's parser builds it.
 struct Node {

@@ -400,12 +400,12 @@ fn find<'v>(objects: &'v [Value], index: &ObjectIndex<'_>, r: &ObjectRef) -> Opt
 /// use gitops_core::preview::{Change, PreviewInput, compare};
 /// use gitops_core::sync::BlastRadiusGuard;
 /// use serde_json::json;
-/// let app = gitops_core::Application::from_value(&json!({
+/// let app = gitops_core::config::Application::from_value(&json!({
 ///     "metadata": {"name": "shop"}, "spec": {"destination": {"namespace": "shop"}}})).unwrap();
 /// let cm = |v: &str| json!({"apiVersion": "v1", "kind": "ConfigMap",
 ///     "metadata": {"name": "web", "namespace": "shop"}, "data": {"v": v}});
 /// let (base, head) = ([cm("1")], [cm("2")]);
-/// let settings = gitops_core::Settings::default();
+/// let settings = gitops_core::config::Settings::default();
 /// let guard = BlastRadiusGuard::default();
 /// let p = compare(&PreviewInput::new(&app, &settings, &base, &head, &guard)).unwrap();
 /// assert_eq!(p.resources[0].change, Change::Changed);

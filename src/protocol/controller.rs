@@ -133,14 +133,13 @@ pub(super) fn orphans(
     Ok(crate::orphans::orphaned(&project, app, settings, &scopes, desired, live))
 }
 
-/// `needsRefresh`: [`crate::ignore::updates::needs_refresh`].
+/// `needsRefresh`: [`crate::ignore::needs_refresh`].
 pub(super) fn needs_refresh(
     p: &NeedsRefreshParams,
     settings: &Settings,
 ) -> Result<NeedsRefreshResult, ProtocolError> {
-    let update =
-        crate::ignore::updates::ResourceUpdate::new(&p.old, &p.new, p.old_health, p.new_health);
-    let needs_refresh = crate::ignore::updates::needs_refresh(&update, settings)
+    let update = crate::ignore::ResourceUpdate::new(&p.old, &p.new, p.old_health, p.new_health);
+    let needs_refresh = crate::ignore::needs_refresh(&update, settings)
         .map_err(|e| ProtocolError::Engine { message: e.to_string(), object: None, path: None })?;
     Ok(NeedsRefreshResult { needs_refresh })
 }

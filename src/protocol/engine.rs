@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::config::{Application, Settings};
 use crate::diff::{AppDiffInput, DiffError, diff_app};
-use crate::health::scripts::HealthScripts;
+use crate::health::HealthScripts;
 use crate::health::{HealthContext, ResourceHealthInput, aggregate};
 use crate::object::Scopes;
 
@@ -211,7 +211,10 @@ fn lua_limits(config: &Config) -> crate::script::ScriptLimits {
 
 /// The scripts of `argocd-cm` and of a customizations map (`<group>/<Kind>` or
 /// `<group>/<Kind>/health.lua` → text).
-fn scripts(settings: &crate::Settings, customizations: &BTreeMap<String, String>) -> HealthScripts {
+fn scripts(
+    settings: &crate::config::Settings,
+    customizations: &BTreeMap<String, String>,
+) -> HealthScripts {
     let files: BTreeMap<String, String> = customizations
         .iter()
         .map(|(k, v)| {
@@ -324,9 +327,8 @@ pub(crate) fn engine_health(state: &mut State, input: HealthInput) -> Result<Val
         .with_builtin_rules(builtin_rules);
     #[cfg(feature = "lua")]
     // One request, one budget for all its scripts, and the host's backstop per evaluation.
-    let engine = request_engine(state);
-    #[cfg(feature = "lua")]
-    let lua = lua_scripts::LuaScripts::new(scripts, &engine);
+    // A clone of the scripts is cheap: their tables are shared.
+    let lua = crate::health::ScriptedHealth::new(scripts.clone(), request_engine(state));
     #[cfg(feature = "lua")]
     let ctx = if scripts.is_empty() { ctx } else { ctx.with_scripts(&lua) };
     #[cfg(not(feature = "lua"))]
@@ -352,40 +354,6 @@ pub(crate) fn engine_health(state: &mut State, input: HealthInput) -> Result<Val
         });
     }
     to_result(&HealthOutput::new(&app))
-}
-
-#[cfg(feature = "lua")]
-mod lua_scripts {
-    use serde_json::Value;
-
-    use crate::health::scripts::{HealthScripts, script_output};
-    use crate::health::{HealthError, ScriptHealth, ScriptOutput};
-    use crate::object::ObjectRef;
-    use crate::script::LuaEngine;
-
-    /// The scripts of a request (its own or the configured ones) run on the configured, warm
-    /// engine: a `ScriptedHealth` that borrows both.
-    pub(super) struct LuaScripts<'a> {
-        scripts: &'a HealthScripts,
-        engine: &'a LuaEngine,
-    }
-
-    impl<'a> LuaScripts<'a> {
-        pub(super) fn new(scripts: &'a HealthScripts, engine: &'a LuaEngine) -> Self {
-            LuaScripts { scripts, engine }
-        }
-    }
-
-    impl ScriptHealth for LuaScripts<'_> {
-        fn health(
-            &self,
-            obj: &Value,
-            object: &ObjectRef,
-            now: i64,
-        ) -> Result<Option<ScriptOutput>, HealthError> {
-            script_output(self.scripts, self.engine, obj, object, now)
-        }
-    }
 }
 
 /// `plan`: as `gitops-core plan --output json`: the app's diff (for `ApplyOutOfSyncOnly`),
@@ -485,7 +453,7 @@ pub(crate) fn with_configured_health<R>(
     #[cfg(feature = "lua")]
     {
         let engine = engine_for_request(engines, interrupt);
-        let lua = lua_scripts::LuaScripts::new(scripts, &engine);
+        let lua = crate::health::ScriptedHealth::new(scripts.clone(), engine);
         Ok(f(&ctx.with_scripts(&lua)))
     }
     #[cfg(not(feature = "lua"))]

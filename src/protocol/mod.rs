@@ -39,14 +39,14 @@
 //!
 //! | method | params | result |
 //! |---|---|---|
-//! | `diff` | `desired`, `live`, `app`?, `argocdCm`?, `dryRuns`?, `openapi`? ([`DiffParams`]) | what `gitops-core diff --output json` prints ([`output::DiffOutput`]) |
-//! | `health` | `objects`, `argocdCm`?, `customizations`?, `now`?, `conditionFallback`?, `builtinRules`? ([`HealthParams`]) | what `gitops-core health --output json` prints ([`output::HealthOutput`]) |
+//! | `diff` | `desired`, `live`, `app`?, `argocdCm`?, `dryRuns`?, `openapi`? ([`DiffParams`]) | what `gitops-core diff --output json` prints ([`DiffOutput`]) |
+//! | `health` | `objects`, `argocdCm`?, `customizations`?, `now`?, `conditionFallback`?, `builtinRules`? ([`HealthParams`]) | what `gitops-core health --output json` prints ([`HealthOutput`]) |
 //! | `plan` | `desired`, `live`, `app`?, `argocdCm`? ([`PlanParams`]) | what `gitops-core plan --output json` prints |
-//! | `decide` | `app`, `desired`, `live`, `revision`, `now`, `argocdCm`?, `guard`?, `claims`? ([`DecideParams`]) | what `gitops-core decide --output json` prints ([`output::DecideOutput`]; `guard` only with a guard) |
+//! | `decide` | `app`, `desired`, `live`, `revision`, `now`, `argocdCm`?, `guard`?, `claims`? ([`DecideParams`]) | what `gitops-core decide --output json` prints ([`DecideOutput`]; `guard` only with a guard) |
 //! | `step` | `request` (`sync::SyncRequest`), `state`? (`sync::SyncState`), `observations`? (`sync::Observations`), `now` ([`StepParams`]) | the library's `sync::Step`: `state` (pass it back next time), `actions`, `done`, `wave` |
 //! | `configure` | `protocolVersion`?, `argocdCm`?, `app`?, `customizations`?, `limits`?, `builtinRules`? ([`ConfigureParams`]); params given (`{}` too) replace the whole configuration, params left out or null change nothing | [`ConfigureResult`] |
-//! | `actions.list` | `object`, `argocdCm`?, `customizations`?, `now`? ([`ActionsListParams`]) | what `gitops-core actions list --output json` prints ([`output::ActionsListOutput`]) |
-//! | `actions.run` | `object`, `action`, `parameters`?, `argocdCm`?, `customizations`?, `now`?, `showSecrets`? ([`ActionsRunParams`]) | what `gitops-core actions run --output json` prints ([`output::ActionsRunOutput`]), a Secret's values masked unless `showSecrets`; a failing action is an `engine_error` naming the script and the object |
+//! | `actions.list` | `object`, `argocdCm`?, `customizations`?, `now`? ([`ActionsListParams`]) | what `gitops-core actions list --output json` prints ([`ActionsListOutput`]) |
+//! | `actions.run` | `object`, `action`, `parameters`?, `argocdCm`?, `customizations`?, `now`?, `showSecrets`? ([`ActionsRunParams`]) | what `gitops-core actions run --output json` prints ([`ActionsRunOutput`]), a Secret's values masked unless `showSecrets`; a failing action is an `engine_error` naming the script and the object |
 //! | `hello` | none | the handshake: `protocolVersion`, `engineVersion`, `methods`, `features`, `limits`, `builtinActionKinds`, `builtinHealth` (the Argo CD release the built-in health rules follow and their kinds, [`BuiltinHealth`]) ([`HelloResult`]) |
 //!
 //! | `app.open` | `desired`, `live`, `app`?, `argocdCm`?, `now`? ([`AppOpenParams`]) | a session: its handle, every row of `diff` and of `health`, the roll-ups ([`SessionOutput`]) |
@@ -162,7 +162,7 @@
 mod controller;
 mod engine;
 mod error;
-pub mod output;
+mod output;
 pub(crate) mod schema;
 mod server;
 mod session;
@@ -171,6 +171,12 @@ mod wire;
 
 pub use controller::{DeletionStepParams, NeedsRefreshParams, OperationParams, OrphansParams};
 pub use error::ProtocolError;
+pub use output::{
+    ActionsListOutput, ActionsRunOutput, ActionsRunResource, AttemptResult, DecideClaimOutput,
+    DecideGuardOutput, DecideOutput, DecidePruneOutput, DiffOutput, DiffOutputResource,
+    HealthOutput, HealthOutputResource, NeedsRefreshResult, OperationResult, PlanOutput,
+    PlanOutputTask,
+};
 pub use schema::json_schema;
 pub use server::Server;
 pub use session::{

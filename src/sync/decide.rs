@@ -209,7 +209,7 @@ pub enum RevisionsError {
 /// # Examples
 ///
 /// ```
-/// use gitops_core::Application;
+/// use gitops_core::config::Application;
 /// use gitops_core::sync::check_revisions;
 /// let app = Application::from_value(&serde_json::json!({
 ///     "metadata": {"name": "a"},
@@ -236,7 +236,7 @@ pub fn check_revisions(app: &Application, revisions: &[String]) -> Result<(), Re
 
 /// `alreadyAttemptedSync`: whether the last operation already went to the desired revisions
 /// with the same sources; returns (attempted, last revisions, last phase).
-pub fn already_attempted(
+pub(crate) fn already_attempted(
     app: &Application,
     desired: &[String],
     revisions_may_have_changes: bool,
@@ -296,7 +296,7 @@ pub const SKIP_RECONCILE_MESSAGE: &str =
 ///
 /// ```
 /// use gitops_core::sync::skips_reconcile;
-/// let app = |v: &str| gitops_core::Application::from_value(&serde_json::json!({
+/// let app = |v: &str| gitops_core::config::Application::from_value(&serde_json::json!({
 ///     "metadata": {"annotations": {"argocd.argoproj.io/skip-reconcile": v}}})).unwrap();
 /// assert!(skips_reconcile(&app("True")));
 /// assert!(!skips_reconcile(&app("yes")));
@@ -320,7 +320,7 @@ pub fn skips_reconcile(app: &Application) -> bool {
 /// ```
 /// use gitops_core::diff::SyncStatus;
 /// use gitops_core::sync::{auto_sync, AutoSyncInput, ResourceStatus};
-/// let app = gitops_core::Application::from_value(&serde_json::json!({
+/// let app = gitops_core::config::Application::from_value(&serde_json::json!({
 ///     "spec": {"syncPolicy": {"automated": {"prune": true}}}
 /// })).unwrap();
 /// let input = AutoSyncInput::new(SyncStatus::OutOfSync, vec![], vec!["b".repeat(40)], 0);

@@ -22,7 +22,7 @@ use crate::vocabulary::{
 /// # Examples
 ///
 /// ```
-/// let app = gitops_core::Application::from_value(&serde_json::json!({"metadata": {
+/// let app = gitops_core::config::Application::from_value(&serde_json::json!({"metadata": {
 ///     "annotations": {"argocd.argoproj.io/deletion-approved": "2024-05-01T10:00:00Z"}}})).unwrap();
 /// assert_eq!(gitops_core::sync::approved_at(&app), Some(1_714_557_600));
 /// ```
@@ -380,7 +380,7 @@ fn cleanup_hooks(ty: DeleteHookType, live: &[LiveObject], actions: &mut Vec<Host
 /// ```
 /// use gitops_core::sync::{DeletionRequest, deletion_step};
 /// use gitops_core::sync::LiveObject;
-/// let app = gitops_core::Application::from_value(&serde_json::json!({
+/// let app = gitops_core::config::Application::from_value(&serde_json::json!({
 ///     "metadata": {"name": "shop", "namespace": "argocd",
 ///                  "deletionTimestamp": "2024-05-01T00:00:00Z",
 ///                  "finalizers": ["resources-finalizer.argocd.argoproj.io/background"]},

@@ -460,7 +460,7 @@ fn list(items: impl IntoIterator<Item = String>) -> String {
 /// ```
 /// use gitops_core::sync::ResourceStatus;
 /// use gitops_core::sync::{assess, BlastRadiusGuard, GuardLimit};
-/// let app = gitops_core::Application::default();
+/// let app = gitops_core::config::Application::default();
 /// let r = |name: &str, prune: bool| -> ResourceStatus {
 ///     serde_json::from_value(serde_json::json!({"kind": "ConfigMap", "namespace": "shop",
 ///         "name": name, "status": "OutOfSync", "requiresPruning": prune})).unwrap()

@@ -4,26 +4,26 @@
 use super::Task;
 
 /// `successfully synced (no more tasks)`.
-pub const SUCCEEDED_NO_MORE_TASKS: &str = "successfully synced (no more tasks)";
+pub(super) const SUCCEEDED_NO_MORE_TASKS: &str = "successfully synced (no more tasks)";
 /// `successfully synced (all tasks run)`.
-pub const SUCCEEDED_ALL_TASKS_RUN: &str = "successfully synced (all tasks run)";
+pub(super) const SUCCEEDED_ALL_TASKS_RUN: &str = "successfully synced (all tasks run)";
 /// The base message when a wave failed to apply.
-pub const FAILED_TO_APPLY: &str = "one or more objects failed to apply";
+pub(super) const FAILED_TO_APPLY: &str = "one or more objects failed to apply";
 /// The message when the dry run failed.
-pub const FAILED_DRY_RUN: &str = "one or more objects failed to apply (dry run)";
+pub(super) const FAILED_DRY_RUN: &str = "one or more objects failed to apply (dry run)";
 /// The base message when a task completed unsuccessfully.
-pub const COMPLETED_UNSUCCESSFULLY: &str =
+pub(super) const COMPLETED_UNSUCCESSFULLY: &str =
     "one or more synchronization tasks completed unsuccessfully";
 /// The base message when the task list could not be built.
-pub const NOT_VALID: &str = "one or more synchronization tasks are not valid";
+pub(super) const NOT_VALID: &str = "one or more synchronization tasks are not valid";
 /// The base message when the namespace could not be created.
-pub const NAMESPACE_FAILED: &str = "the namespace failed to apply";
+pub(super) const NAMESPACE_FAILED: &str = "the namespace failed to apply";
 /// Set just before a wet run.
-pub const TASKS_RUNNING: &str = "one or more tasks are running";
+pub(super) const TASKS_RUNNING: &str = "one or more tasks are running";
 /// A terminated operation.
-pub const TERMINATED: &str = "Operation terminated";
+pub(super) const TERMINATED: &str = "Operation terminated";
 /// A termination that had errors.
-pub const TERMINATION_ERRORS: &str = "Operation termination had errors";
+pub(super) const TERMINATION_ERRORS: &str = "Operation termination had errors";
 
 /// What a waiting message waits for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -38,7 +38,7 @@
 //! ```
 //! use gitops_core::sync::{step, ActionKind, LiveObject, Observations, OperationPhase, Outcome};
 //! use gitops_core::sync::{SyncRequest, SyncState};
-//! use gitops_core::ObjectRef;
+//! use gitops_core::object::ObjectRef;
 //! use serde_json::{json, Value};
 //!
 //! let mut request = SyncRequest::default();
@@ -49,7 +49,7 @@
 //!     json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "migrate",
 //!            "annotations": {"argocd.argoproj.io/hook": "PreSync"}}}),
 //! ];
-//! let healthy: gitops_core::HealthResult =
+//! let healthy: gitops_core::health::HealthResult =
 //!     serde_json::from_value(json!({"status": "Healthy"})).unwrap();
 //! let same = |a: &Value, b: &ObjectRef| ObjectRef::from_object_lossy(a).same_object(b);
 //!
@@ -752,7 +752,7 @@ impl SyncRequest {
     /// # Examples
     ///
     /// ```
-    /// let app = gitops_core::Application::from_value(&serde_json::json!({
+    /// let app = gitops_core::config::Application::from_value(&serde_json::json!({
     ///     "spec": {"destination": {"namespace": "shop"},
     ///              "syncPolicy": {"syncOptions": ["CreateNamespace=true"]}},
     ///     "operation": {"sync": {"revision": "abc", "prune": true,

@@ -39,20 +39,20 @@ pub(super) struct Verdict {
 }
 
 impl Verdict {
-    pub fn running(message: impl Into<String>) -> Self {
+    pub(super) fn running(message: impl Into<String>) -> Self {
         Verdict { phase: OperationPhase::Running, message: message.into() }
     }
 
-    pub fn failed(message: impl Into<String>) -> Self {
+    pub(super) fn failed(message: impl Into<String>) -> Self {
         Verdict { phase: OperationPhase::Failed, message: message.into() }
     }
 
-    pub fn succeeded(message: impl Into<String>) -> Self {
+    pub(super) fn succeeded(message: impl Into<String>) -> Self {
         Verdict { phase: OperationPhase::Succeeded, message: message.into() }
     }
 
     /// Ends the pass with this verdict.
-    pub fn settle<T>(self) -> ControlFlow<PassEnd, T> {
+    pub(super) fn settle<T>(self) -> ControlFlow<PassEnd, T> {
         ControlFlow::Break(PassEnd::Settled(self))
     }
 }
@@ -99,24 +99,24 @@ pub(super) struct TrackedTask<'a> {
 }
 
 impl TrackedTask<'_> {
-    pub fn running(&self) -> bool {
+    pub(super) fn running(&self) -> bool {
         self.state == TaskState::Running
     }
 
-    pub fn pending(&self) -> bool {
+    pub(super) fn pending(&self) -> bool {
         self.state == TaskState::Pending
     }
 
-    pub fn completed(&self) -> bool {
+    pub(super) fn completed(&self) -> bool {
         self.state.completed()
     }
 
-    pub fn sync_failed(&self) -> bool {
+    pub(super) fn sync_failed(&self) -> bool {
         self.status == Some(ResultCode::SyncFailed)
     }
 
     /// A hook whose live object is deleted before it is created again.
-    pub fn delete_before_creation(&self) -> bool {
+    pub(super) fn delete_before_creation(&self) -> bool {
         self.task.live.is_some()
             && self.pending()
             && self.task.has_policy(HookDeletePolicy::BeforeHookCreation)
@@ -146,7 +146,7 @@ fn pass_base(state: &SyncState) -> Vec<ResourceResult> {
 }
 
 impl<'a> Pass<'a> {
-    pub fn new(
+    pub(super) fn new(
         request: &'a SyncRequest,
         state: &SyncState,
         observations: &'a Observations,
@@ -171,7 +171,7 @@ impl<'a> Pass<'a> {
 
     /// The built tasks with the results recorded for them so far (a repeated result key points
     /// at its last result).
-    pub fn track(&self, built: &mut Built<'a>) -> Vec<TrackedTask<'a>> {
+    pub(super) fn track(&self, built: &mut Built<'a>) -> Vec<TrackedTask<'a>> {
         let presets = std::mem::take(&mut built.preset_failures);
         std::mem::take(&mut built.tasks)
             .into_iter()
@@ -195,7 +195,7 @@ impl<'a> Pass<'a> {
 
     /// Records a result (`setResourceResult`): a new result gets the next order; a message is
     /// only replaced by a non-empty one.
-    pub fn record(
+    pub(super) fn record(
         &mut self,
         tracked: &mut TrackedTask<'_>,
         status: Option<ResultCode>,
@@ -230,13 +230,13 @@ impl<'a> Pass<'a> {
     }
 
     /// Records a new task state, keeping the result code.
-    pub fn keep(&mut self, tracked: &mut TrackedTask<'_>, state: TaskState, message: &str) {
+    pub(super) fn keep(&mut self, tracked: &mut TrackedTask<'_>, state: TaskState, message: &str) {
         let status = tracked.status;
         self.record(tracked, status, state, message);
     }
 
     /// The outcomes of a batch, or the end of the pass asking for the missing ones.
-    pub fn execute(&mut self, actions: Vec<HostAction>) -> PhaseFlow<Vec<Outcome>> {
+    pub(super) fn execute(&mut self, actions: Vec<HostAction>) -> PhaseFlow<Vec<Outcome>> {
         if actions.iter().any(|a| !self.outcomes.contains_key(&a.id)) {
             let missing =
                 actions.into_iter().filter(|a| !self.outcomes.contains_key(&a.id)).collect();
@@ -249,7 +249,7 @@ impl<'a> Pass<'a> {
 
     /// The step a pass ends with: the actions it awaits (the state keeps the outcomes so far,
     /// the results the pass began with, and the phase `awaiting_phase`), or its verdict.
-    pub fn into_step(
+    pub(super) fn into_step(
         self,
         flow: PhaseFlow<Verdict>,
         state: &SyncState,
@@ -288,11 +288,17 @@ impl<'a> Pass<'a> {
     }
 
     /// Whether the host has answered the action with this id.
-    pub fn answered(&self, id: &str) -> bool {
+    pub(super) fn answered(&self, id: &str) -> bool {
         self.outcomes.contains_key(id)
     }
 
-    pub fn action(&self, id: String, kind: ActionKind, task: &Task<'_>, group: u32) -> HostAction {
+    pub(super) fn action(
+        &self,
+        id: String,
+        kind: ActionKind,
+        task: &Task<'_>,
+        group: u32,
+    ) -> HostAction {
         let mut a = HostAction::new(id, kind, task.key.clone());
         a.propagation_policy = (kind == ActionKind::Delete).then_some(task.propagation_policy);
         a.group = group;
@@ -300,7 +306,7 @@ impl<'a> Pass<'a> {
     }
 
     /// One action of `kind` per task at `members`, with the id `<prefix>:<result key>`.
-    pub fn actions_for(
+    pub(super) fn actions_for(
         &self,
         tasks: &[TrackedTask<'_>],
         members: &[usize],
@@ -317,12 +323,12 @@ impl<'a> Pass<'a> {
     }
 
     /// What the host observed of a live object (its health).
-    pub fn observed(&self, live: &Value) -> Option<&'a LiveObject> {
+    pub(super) fn observed(&self, live: &Value) -> Option<&'a LiveObject> {
         self.live_by_key.get(&ref_key(live)).copied()
     }
 
     /// Deletion was approved after the operation started (`Prune=confirm`).
-    pub fn confirmed(&self) -> bool {
+    pub(super) fn confirmed(&self) -> bool {
         self.observations.deletion_approved_at.is_some_and(|at| at >= self.request.started_at)
     }
 }

@@ -50,7 +50,7 @@ pub(crate) enum Edit {
 impl<'a> Desired<'a> {
     /// `obj` normalized for an app in `app_namespace` (`Scopes::default_namespace`, then the
     /// namespace every target gets), read without copying it.
-    pub fn of(obj: &'a Value, app_namespace: &'a str, scopes: &Scopes) -> Self {
+    pub(super) fn of(obj: &'a Value, app_namespace: &'a str, scopes: &Scopes) -> Self {
         let meta = obj.get("metadata").and_then(Value::as_object);
         let field = |k: &str| meta.and_then(|m| m.get(k)).and_then(Value::as_str).unwrap_or("");
         let str_of = |k: &str| obj.get(k).and_then(Value::as_str).unwrap_or("");
@@ -111,7 +111,7 @@ pub(crate) struct Pair<'a> {
 
 impl<'a> Pair<'a> {
     /// The key of the pair: the live object's if any, else the target's.
-    pub fn key(&self) -> Option<RefKey<'a>> {
+    pub(super) fn key(&self) -> Option<RefKey<'a>> {
         self.live.map(|l| l.1).or(self.target.map(|t| t.key))
     }
 }

@@ -15,7 +15,7 @@ use crate::vocabulary::{self, FIELD_MANAGER, HookFacts, ResourceOptions, SYNC_OP
 
 /// The reason of a task left out by `ApplyOutOfSyncOnly` (this crate's wording; Argo CD
 /// records no result for it).
-pub const UNMODIFIED_REASON: &str = "in sync (ApplyOutOfSyncOnly)";
+pub(super) const UNMODIFIED_REASON: &str = "in sync (ApplyOutOfSyncOnly)";
 
 /// The task list of a sync and whether it could be built.
 #[derive(Debug, Clone)]

@@ -313,7 +313,7 @@ pub fn project_windows(project: &serde_json::Value) -> Result<Vec<SyncWindow>, s
 /// use gitops_core::sync::{auto_sync_blocked, project_windows};
 /// let project = serde_json::json!({"kind": "AppProject", "spec": {"syncWindows": [
 ///     {"kind": "deny", "schedule": "0 0 * * *", "duration": "24h", "applications": ["*"]}]}});
-/// let app = gitops_core::Application::from_value(&serde_json::json!({
+/// let app = gitops_core::config::Application::from_value(&serde_json::json!({
 ///     "metadata": {"name": "shop"}})).unwrap();
 /// let windows = project_windows(&project).unwrap();
 /// assert_eq!(auto_sync_blocked(&windows, &app, 1_700_000_000).as_deref(),

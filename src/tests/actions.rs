@@ -182,7 +182,7 @@ fn action_cases() {
             "resource.customizations.actions.apps_Deployment".to_string(),
             serde_json::to_string(&actions_yaml).expect("json"),
         )]);
-        let settings = crate::Settings::from_data(&data).expect("argocd-cm");
+        let settings = crate::config::Settings::from_data(&data).expect("argocd-cm");
         let mut policy = crate::actions::ActionPolicy::default();
         if let Some(Value::Array(kinds)) = case.get("creatable") {
             policy = policy.with_creatable(kinds.iter().filter_map(Value::as_str));
@@ -259,7 +259,7 @@ fn argocd_cm_over_folders_and_merge() {
         );
         let data =
             BTreeMap::from([("resource.customizations.actions.apps_Deployment".into(), yaml)]);
-        crate::Settings::from_data(&data).expect("argocd-cm")
+        crate::config::Settings::from_data(&data).expect("argocd-cm")
     };
     let deployment: Value = serde_norway::from_str(&read(
         "actions/resource_customizations/apps/Deployment/actions/testdata/deployment.yaml",

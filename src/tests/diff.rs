@@ -15,7 +15,7 @@ use serde_json::Value;
 use super::support::{read, selected, yaml_files};
 use crate::diff::{self, AppDiffInput, DiffOptions};
 use crate::schema::OpenApiSchema;
-use crate::{Application, Scopes, Settings};
+use crate::{config::Application, config::Settings, object::Scopes};
 
 /// Parts of the engine merged in this tree; cases needing anything else may fail (reported).
 const MERGED: &[&str] = &["smp", "ignore", "jq"];
@@ -560,7 +560,7 @@ fn the_host_backstop_decides_no_verdict() {
             "metadata": {"name": "settings", "namespace": "shop"}, "data": {"a": v, "b": "x"}})
     };
     let (desired, live) = ([cm("1")], [cm("2")]);
-    let rule: crate::IgnoreDifferences = serde_json::from_value(serde_json::json!(
+    let rule: crate::config::IgnoreDifferences = serde_json::from_value(serde_json::json!(
         {"kind": "ConfigMap", "jqPathExpressions": [".data[] | select(test(\"x\"))"]}))
     .expect("rule");
     let settings = Settings::default();

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::diff::{load, load_list};
 use super::support::{selected, yaml_files};
 use crate::diff::{self, AppDiffInput};
-use crate::{Application, Scopes, Settings};
+use crate::{config::Application, config::Settings, object::Scopes};
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -94,7 +94,7 @@ fn run_case(c: &Case) -> Vec<String> {
         ));
     }
     let prefix =
-        |o: &crate::ObjectRef| format!("{}/{} {}/{}", o.group, o.kind, o.namespace, o.name);
+        |o: &crate::object::ObjectRef| format!("{}/{} {}/{}", o.group, o.kind, o.namespace, o.name);
     let mut explain = Vec::new();
     let mut unmanaged = Vec::new();
     let mut pointers = Vec::new();

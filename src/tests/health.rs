@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 use super::support::{read, selected};
 use crate::health::{
     self, HealthContext, HealthError, HealthResult, HealthStatus, ResourceHealthInput,
-    ScriptHealth, ScriptOutput,
+    parts::ScriptHealth, parts::ScriptOutput,
 };
 use crate::object::{ObjectRef, ParseOptions, parse_documents, parse_documents_with};
 
@@ -144,15 +144,16 @@ fn objects(t: &mut Tally) {
 /// The Lua scripts of a single-object case: its `argocdCm` (the ConfigMap's `data`) and its
 /// `customizations` (a `resource_customizations/` folder: path to script), if it has either.
 #[cfg(feature = "lua")]
-fn lua_scripts(case: &Value) -> Option<crate::health::scripts::ScriptedHealth> {
-    use crate::health::scripts::{HealthScripts, ScriptedHealth};
+fn lua_scripts(case: &Value) -> Option<crate::health::ScriptedHealth> {
+    use crate::health::{HealthScripts, ScriptedHealth};
     if case.get("argocdCm").is_none() && case.get("customizations").is_none() {
         return None;
     }
     let mut scripts = HealthScripts::new();
     if let Some(data) = case.get("argocdCm") {
         let cm = json!({"data": data});
-        scripts = scripts.with_settings(&crate::Settings::from_config_map(&cm).expect("argocd-cm"));
+        scripts = scripts
+            .with_settings(&crate::config::Settings::from_config_map(&cm).expect("argocd-cm"));
     }
     if let Some(Value::Object(files)) = case.get("customizations") {
         let files = files
@@ -199,9 +200,9 @@ fn fallback(t: &mut Tally) {
             };
             let key = format!("resource.customizations.health.{}", kind.replace('/', "_"));
             let cm = json!({"data": {key: source}});
-            let settings = crate::Settings::from_config_map(&cm).expect("argocd-cm");
-            crate::health::scripts::ScriptedHealth::new(
-                crate::health::scripts::HealthScripts::from_settings(&settings),
+            let settings = crate::config::Settings::from_config_map(&cm).expect("argocd-cm");
+            crate::health::ScriptedHealth::new(
+                crate::health::HealthScripts::from_settings(&settings),
                 Default::default(),
             )
         });
@@ -347,7 +348,7 @@ fn argo_cd_3_6(t: &mut Tally) {
                 continue;
             }
             let obj = object(&format!("health/argo-cd-3.6/{rel}/{input}"));
-            let got = match health::builtin_rule(&obj) {
+            let got = match health::parts::builtin_rule(&obj) {
                 None => "no built-in rule".to_string(),
                 Some(Ok(out)) => match out.health {
                     Some(h) => format!("{:?} {:?}", h.status, h.message),
@@ -623,7 +624,7 @@ mod properties {
 #[cfg(feature = "lua")]
 #[test]
 fn backstop_stop_is_an_error_not_unknown() {
-    use crate::health::scripts::{HealthScripts, ScriptedHealth};
+    use crate::health::{HealthScripts, ScriptedHealth};
     let mut data = std::collections::BTreeMap::new();
     data.insert(
         "resource.customizations.health.example.com_Widget".to_string(),
@@ -633,7 +634,7 @@ fn backstop_stop_is_an_error_not_unknown() {
         "resource.customizations.health.example.com_Gadget".to_string(),
         "error('broken')".to_string(),
     );
-    let settings = crate::Settings::from_data(&data).expect("argocd-cm");
+    let settings = crate::config::Settings::from_data(&data).expect("argocd-cm");
     let engine = crate::script::LuaEngine::default()
         .with_interrupt(std::sync::Arc::new(super::support::Countdown(1)));
     let scripted = ScriptedHealth::new(HealthScripts::from_settings(&settings), engine);

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use crate::diff::respect_ignore_differences;
 use crate::ignore::IgnoreNormalizer;
 use crate::tests::support::{Countdown, read, selected, testdata};
-use crate::{IgnoreDifferences, ObjectRef, Settings};
+use crate::{config::IgnoreDifferences, config::Settings, object::ObjectRef};
 
 fn yaml(text: &str) -> Value {
     serde_norway::from_str(text).unwrap_or_else(|e| panic!("yaml: {e}"))
@@ -340,7 +340,7 @@ mod properties {
     use serde_json::{Value, json};
 
     use crate::ignore::IgnoreNormalizer;
-    use crate::{IgnoreDifferences, Settings};
+    use crate::{config::IgnoreDifferences, config::Settings};
 
     fn deployment() -> Value {
         super::yaml(&crate::tests::support::read("diff/ignore/objects/nginx-deployment.yaml"))
@@ -480,10 +480,10 @@ mod properties {
     }
 }
 
-/// `testdata/diff/resource-updates/cases.yaml`: `ignore::updates::needs_refresh`.
+/// `testdata/diff/resource-updates/cases.yaml`: `ignore::needs_refresh`.
 #[test]
 fn resource_updates_conformance() {
-    use crate::ignore::updates::{ResourceUpdate, needs_refresh};
+    use crate::ignore::{ResourceUpdate, needs_refresh};
     let doc: Value =
         serde_norway::from_str(&read("diff/resource-updates/cases.yaml")).expect("cases");
     let mut failures = Vec::new();

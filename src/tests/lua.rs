@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::health::scripts::{HealthScript, HealthScripts, run_health_tests};
+use crate::health::{HealthScripts, parts::HealthScript, run_health_tests};
 use crate::script::{LuaEngine, LuaHealth, ScriptLimits};
 use crate::tests::support::{files_below, read, selected, testdata};
 
@@ -95,7 +95,7 @@ fn lua_contract_cases() {
 /// case's time is printed (`--nocapture`), not asserted.
 #[test]
 fn lua_hostile_errors_name_the_object_and_the_script() {
-    use crate::health::scripts::ScriptedHealth;
+    use crate::health::ScriptedHealth;
     use crate::health::{self, HealthContext, HealthError, HealthStatus};
 
     let doc: Value = serde_norway::from_str(&read("health/lua/cases.yaml")).expect("cases.yaml");
@@ -129,7 +129,7 @@ fn lua_hostile_errors_name_the_object_and_the_script() {
             "resource.customizations.health.example.com_Gadget".to_string(),
             "return {status = \"Healthy\", message = obj.metadata.name}".to_string(),
         );
-        let settings = crate::Settings::from_data(&data).expect("argocd-cm");
+        let settings = crate::config::Settings::from_data(&data).expect("argocd-cm");
         let engine = match case.get("interruptAfterChecks").and_then(Value::as_u64) {
             Some(n) => LuaEngine::default()
                 .with_interrupt(std::sync::Arc::new(crate::tests::support::Countdown(n))),
@@ -143,7 +143,7 @@ fn lua_hostile_errors_name_the_object_and_the_script() {
             widget["spec"]["deep"] = obj;
             obj = widget;
         }
-        let object = crate::ObjectRef::from_object(&obj).expect("identity");
+        let object = crate::object::ObjectRef::from_object(&obj).expect("identity");
         let started = std::time::Instant::now();
         let got = scripted.evaluate(&obj, &object, now);
         let elapsed = started.elapsed();
@@ -247,7 +247,7 @@ fn lua_script_lookup() {
         .iter()
         .map(|(k, v)| (k.clone(), v.as_str().expect("string").to_string()))
         .collect();
-    let settings = crate::Settings::from_data(&data).expect("argocd-cm");
+    let settings = crate::config::Settings::from_data(&data).expect("argocd-cm");
     let dir: BTreeMap<String, String> = doc["directory"]
         .as_array()
         .expect("directory")
@@ -283,7 +283,7 @@ fn lua_script_lookup() {
 fn lua_engine_is_shared_across_threads() {
     fn assert_send_sync<T: Send + Sync>() {}
     assert_send_sync::<LuaEngine>();
-    assert_send_sync::<crate::health::scripts::ScriptedHealth>();
+    assert_send_sync::<crate::health::ScriptedHealth>();
     let engine = std::sync::Arc::new(LuaEngine::default());
     let script = "hs = {status = 'Healthy', message = obj.metadata.name}\nreturn hs";
     let handles: Vec<_> = (0..4)
@@ -440,7 +440,7 @@ proptest::proptest! {
 /// later ones fail at once, each naming the limit; a new request starts afresh.
 #[test]
 fn lua_request_budget_is_shared_by_the_scripts_of_a_request() {
-    use crate::health::scripts::ScriptedHealth;
+    use crate::health::ScriptedHealth;
     use crate::health::{HealthContext, HealthStatus, ResourceHealthInput};
 
     let mut data = BTreeMap::new();
@@ -448,7 +448,7 @@ fn lua_request_budget_is_shared_by_the_scripts_of_a_request() {
         "resource.customizations.health.example.com_Widget".to_string(),
         "while true do end".to_string(),
     );
-    let settings = crate::Settings::from_data(&data).expect("argocd-cm");
+    let settings = crate::config::Settings::from_data(&data).expect("argocd-cm");
     let limits =
         ScriptLimits::default().with_instructions(100_000).with_request_instructions(250_000);
     let scripted =
@@ -487,4 +487,75 @@ fn lua_request_budget_is_shared_by_the_scripts_of_a_request() {
     // budget applies.
     assert_eq!(messages(&scripted.for_request()), want);
     assert_eq!(messages(&scripted), vec![(HealthStatus::Unknown, per_object); 4]);
+}
+
+/// `health::assess_lua`, the one call for a script and an object, is `assess` with a
+/// `ScriptedHealth` holding the script as the kind's `health.lua`: the same answer, byte for
+/// byte, on every case of `cases.yaml` run with the default limits.
+#[test]
+fn assess_lua_is_assess_with_the_kinds_health_lua() {
+    use crate::health::{self, HealthContext, ScriptedHealth};
+
+    let doc: Value = serde_norway::from_str(&read("health/lua/cases.yaml")).expect("cases.yaml");
+    let default_obj = doc["defaultObject"].clone();
+    let mut failures = Vec::new();
+    let mut compared = 0;
+    for case in doc["cases"].as_array().expect("cases") {
+        let name = text(case, "name");
+        let special =
+            ["limits", "interruptAfterChecks", "runs"].iter().any(|k| case.get(k).is_some());
+        if special || !selected(&name) {
+            continue;
+        }
+        let obj = case_object(case, &default_obj);
+        if crate::object::ObjectRef::from_object_lossy(&obj).group_kind() != "example.com/Widget" {
+            continue;
+        }
+        compared += 1;
+        let now = case.get("now").and_then(Value::as_i64).unwrap_or(1_700_000_000);
+        let script = text(case, "script");
+        let files = BTreeMap::from([("example.com/Widget/health.lua".to_string(), script.clone())]);
+        let scripted =
+            ScriptedHealth::new(HealthScripts::new().with_directory(&files), LuaEngine::default());
+        let want = health::assess(&obj, &HealthContext::new(now).with_scripts(&scripted));
+        let got = health::assess_lua(&obj, &script, now);
+        if format!("{got:?}") != format!("{want:?}") {
+            failures.push(format!("{name}: assess_lua {got:?}, assess {want:?}"));
+        }
+    }
+    // 73 of the 166 cases: the others set limits, an interrupt or repeated runs, or are no Widget.
+    assert!(compared >= 73 || std::env::var("GITOPS_TEST").is_ok(), "{compared} cases compared");
+    assert!(failures.is_empty(), "{} failing:\n{}", failures.len(), failures.join("\n"));
+}
+
+/// `health::assess_lua` names the script after the object's kind, and runs it for an object
+/// whose kind no `resource_customizations/` folder could name (none, or one with a `_`),
+/// instead of leaving it out.
+#[test]
+fn assess_lua_runs_the_script_for_any_kind() {
+    use crate::health::{HealthError, HealthResult, HealthStatus, assess_lua};
+
+    let degraded = "return {status = 'Degraded', message = obj.metadata.name}";
+    for (obj, name) in [
+        (serde_json::json!({"metadata": {"name": "x"}}), "x"),
+        (
+            serde_json::json!({"apiVersion": "v1", "kind": "My_Kind", "metadata": {"name": "y"}}),
+            "y",
+        ),
+    ] {
+        assert_eq!(
+            assess_lua(&obj, degraded, 0),
+            Ok(Some(HealthResult::new(HealthStatus::Degraded, name))),
+        );
+    }
+    let script_of = |obj: Value| match assess_lua(&obj, "error('boom')", 0) {
+        Err(HealthError::Script { script, message, .. }) => (script, message),
+        other => panic!("{other:?}"),
+    };
+    let pod = serde_json::json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}});
+    assert_eq!(script_of(pod), ("Pod/health.lua".to_string(), "<string>:1: boom".to_string()));
+    let widget = serde_json::json!({"apiVersion": "example.com/v1", "kind": "Widget",
+        "metadata": {"name": "w"}});
+    assert_eq!(script_of(widget).0, "example.com/Widget/health.lua");
+    assert_eq!(script_of(serde_json::json!({})).0, "health.lua");
 }

@@ -18,16 +18,24 @@ use super::support::{selected, testdata};
 use crate as engine;
 use crate::protocol::Server;
 
+// The oracle's own binary shares these files, where their items are `pub`; included here,
+// nothing outside this module reaches them.
+#[allow(unreachable_pub)]
 #[path = "../../oracle/autosync.rs"]
 mod autosync;
+#[allow(unreachable_pub)]
 #[path = "../../oracle/jq.rs"]
 mod jq;
+#[allow(unreachable_pub)]
 #[path = "../../oracle/normalize.rs"]
 mod normalize;
+#[allow(unreachable_pub)]
 #[path = "../../oracle/objects.rs"]
 mod objects;
+#[allow(unreachable_pub)]
 #[path = "../../oracle/syncsim.rs"]
 mod syncsim;
+#[allow(unreachable_pub)]
 #[path = "../../oracle/tracking.rs"]
 mod tracking;
 

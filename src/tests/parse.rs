@@ -6,8 +6,8 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 
 use super::support::{read, selected};
+use crate::object::parse_manifests;
 use crate::object::{ParseOptions, parse_manifests_with};
-use crate::parse_manifests;
 
 #[derive(Deserialize)]
 struct Cases {
@@ -88,7 +88,7 @@ fn parse_cases() {
             (Ok(objs), Some(want), None) => {
                 let names: Vec<String> = objs
                     .iter()
-                    .map(|o| crate::ObjectRef::from_object_lossy(o).to_string())
+                    .map(|o| crate::object::ObjectRef::from_object_lossy(o).to_string())
                     .collect();
                 let all = serde_json::Value::Array(objs.clone());
                 let wrong_value = case.values.iter().find_map(|(pointer, want)| {
@@ -260,7 +260,7 @@ mod properties {
     use proptest::prelude::*;
     use serde_json::{Map, Value, json};
 
-    use crate::parse_manifests;
+    use crate::object::parse_manifests;
 
     fn leaf() -> impl Strategy<Value = Value> {
         prop_oneof![

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use crate::preview::{DEFAULT_MAX_MARKDOWN_BYTES, Preview, PreviewInput, Verdict, compare};
 use crate::sync::BlastRadiusGuard;
-use crate::{Application, Settings, parse_manifests};
+use crate::{config::Application, config::Settings, object::parse_manifests};
 use serde::Deserialize;
 use serde_json::{Value, json};
 

@@ -21,7 +21,7 @@ use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
 use crate::diff::{self, AppDiffInput, DiffMode, DiffOptions, DiffResult};
-use crate::{Application, IgnoreDifferences, Scopes, Settings};
+use crate::{config::Application, config::IgnoreDifferences, config::Settings, object::Scopes};
 
 /// The namespace of every generated diff object.
 const NS: &str = "ns";
@@ -844,7 +844,7 @@ mod sync {
     };
     use crate::sync::{AutoSyncInput, ResourceStatus, auto_sync};
     use crate::vocabulary::AppOptions;
-    use crate::{Application, HealthResult, ObjectRef};
+    use crate::{config::Application, health::HealthResult, object::ObjectRef};
 
     /// Kinds of sync objects: (apiVersion, kind, namespaced).
     const KINDS: &[(&str, &str, bool)] = &[
@@ -1189,10 +1189,10 @@ mod health {
     use proptest::prelude::*;
     use serde_json::{Value, json};
 
-    use crate::health::scripts::{HealthScripts, ScriptedHealth};
     use crate::health::{self, HealthContext, HealthStatus};
+    use crate::health::{HealthScripts, ScriptedHealth};
     use crate::script::LuaEngine;
-    use crate::{ObjectRef, Settings};
+    use crate::{config::Settings, object::ObjectRef};
 
     /// A script written the way Argo CD's are: it walks `status.conditions`, compares
     /// generations and reads nested fields without checking their types.

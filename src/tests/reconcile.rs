@@ -20,7 +20,7 @@ use super::support::cases;
 use crate::diff::{AppDiff, AppDiffInput, diff_app};
 use crate::health::{AppHealth, HealthContext};
 use crate::reconcile::{LiveChange, PreparedApp, Reconciled, app_health};
-use crate::{Application, Scopes, Settings};
+use crate::{config::Application, config::Settings, object::Scopes};
 
 const NS: &str = "shop";
 

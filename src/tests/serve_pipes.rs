@@ -293,7 +293,7 @@ fn cli_json(args: &[&str]) -> serde_json::Value {
 /// The objects of a manifest file, as JSON.
 fn objects(rel: &str) -> serde_json::Value {
     let text = std::fs::read_to_string(root().join(rel)).unwrap();
-    serde_json::Value::Array(gitops_core::parse_manifests(&text).unwrap())
+    serde_json::Value::Array(gitops_core::object::parse_manifests(&text).unwrap())
 }
 
 /// The first document of a YAML file, as JSON.

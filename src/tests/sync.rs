@@ -8,7 +8,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::support::{read, selected, testdata};
-use crate::Application;
+use crate::config::Application;
 use crate::config::RetryStrategy;
 use crate::diff::SyncStatus;
 use crate::object::annotation;
@@ -201,7 +201,7 @@ fn managed_of(case: &Value, request: &SyncRequest, obs: &mut Observations) -> Ve
         return Vec::new();
     }
     let app = Application::from_value(&dump["app"]).expect("namespaceDump.app");
-    let settings = crate::Settings::from_config_map(&json!({"data": dump["argocdCm"]}))
+    let settings = crate::config::Settings::from_config_map(&json!({"data": dump["argocdCm"]}))
         .expect("namespaceDump.argocdCm");
     let live: Vec<Value> = obs.live.iter().map(|l| l.object.clone()).collect();
     let sorted =
@@ -541,7 +541,7 @@ fn check_rows(name: &str, case: &Value) -> Result<(), String> {
                         &app,
                         row["approved"].as_bool() == Some(true),
                     );
-                    let names = |v: &[crate::ObjectRef]| {
+                    let names = |v: &[crate::object::ObjectRef]| {
                         v.iter().map(|r| r.name.clone()).collect::<Vec<_>>()
                     };
                     json!({"delete": names(&p.delete), "waiting": names(&p.waiting), "kept": names(&p.kept),

@@ -100,12 +100,12 @@ pub(crate) struct HookFacts {
 }
 
 impl HookFacts {
-    pub fn of(obj: &Value) -> Self {
+    pub(crate) fn of(obj: &Value) -> Self {
         HookFacts::with_annotations(obj, annotations(obj))
     }
 
     /// The facts of `obj`, whose annotations are `annotations`.
-    pub fn with_annotations(obj: &Value, annotations: Option<&Map<String, Value>>) -> Self {
+    pub(crate) fn with_annotations(obj: &Value, annotations: Option<&Map<String, Value>>) -> Self {
         match annotations {
             Some(a) if a.contains_key(HOOK_ANNOTATION) || a.contains_key(HELM_HOOK_ANNOTATION) => {
                 HookFacts {

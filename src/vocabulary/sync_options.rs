@@ -156,12 +156,12 @@ pub(crate) struct ResourceOptions {
 
 impl ResourceOptions {
     /// The options of `obj`'s annotation.
-    pub fn of(obj: &Value) -> Self {
+    pub(crate) fn of(obj: &Value) -> Self {
         annotation(obj, SYNC_OPTIONS_ANNOTATION).map(ResourceOptions::parse).unwrap_or_default()
     }
 
     /// The options of an object whose annotations are `annotations`.
-    pub fn with_annotations(annotations: Option<&Map<String, Value>>) -> Self {
+    pub(crate) fn with_annotations(annotations: Option<&Map<String, Value>>) -> Self {
         annotations
             .and_then(|a| a.get(SYNC_OPTIONS_ANNOTATION))
             .and_then(Value::as_str)
@@ -170,7 +170,7 @@ impl ResourceOptions {
     }
 
     /// The options of an object, `None` for no object.
-    pub fn of_some(obj: Option<&Value>) -> Self {
+    pub(crate) fn of_some(obj: Option<&Value>) -> Self {
         obj.map(ResourceOptions::of).unwrap_or_default()
     }
 

@@ -3,14 +3,14 @@
 //! Generated deterministically from the testdata objects (the bookstore demo and Argo CD's diff
 //! fixtures): each resource is a copy of a fixture pair under a new name, one in ten with drift.
 
-use gitops_core::Application;
+use gitops_core::config::Application;
 use serde_json::{Value, json};
 
 pub const RESOURCES: usize = 1000;
 
 /// (desired, live) fixture pairs.
 fn fixtures() -> Vec<(Value, Value)> {
-    let parse = |t: &str| gitops_core::parse_manifests(t).expect("fixture parses");
+    let parse = |t: &str| gitops_core::object::parse_manifests(t).expect("fixture parses");
     let desired = parse(include_str!("../../testdata/demo/desired.yaml"));
     let live = parse(include_str!("../../testdata/demo/live.yaml"));
     let mut pairs = Vec::new();

@@ -7,7 +7,7 @@ use gitops_core::sync::{
     ActionKind, CLIENT_SIDE_APPLY_MANAGER, ClientSideApply, HostAction, Outcome, client_side_apply,
 };
 use gitops_core::vocabulary::PropagationPolicy;
-use gitops_core::{ObjectRef, Scope, Scopes};
+use gitops_core::{object::ObjectRef, object::Scope, object::Scopes};
 use kube::api::{
     Api, ApiResource, DeleteParams, DynamicObject, ListParams, Patch, PatchParams, PostParams,
 };

@@ -21,14 +21,17 @@ use gitops_core::diff::{AppDiff, AppDiffInput, diff_app, respect_ignore_differen
 use gitops_core::health::{HealthContext, ResourceHealthInput, aggregate, assess};
 use gitops_core::ignore::IgnoreNormalizer;
 use gitops_core::ownership::{instance_name, managed_live, tracked_app};
-use gitops_core::sync::{SyncWindows, WindowTarget, auto_sync_blocked, project_windows};
 use gitops_core::sync::{AutoSyncInput, auto_sync};
 use gitops_core::sync::{
     LiveObject, NamespaceLookup, Observations, OperationPhase, SyncRequest, SyncState,
     modified_by_key, resource_statuses, step,
 };
+use gitops_core::sync::{SyncWindows, WindowTarget, auto_sync_blocked, project_windows};
 use gitops_core::vocabulary::Timestamp;
-use gitops_core::{Application, ObjectRef, Scopes, Settings, parse_manifests};
+use gitops_core::{
+    config::Application, config::Settings, object::ObjectRef, object::Scopes,
+    object::parse_manifests,
+};
 use serde_json::{Value, json};
 
 use kube_ops::Cluster;
@@ -413,7 +416,7 @@ struct Seen {
     scopes: Scopes,
     diff: AppDiff,
     health: gitops_core::health::AppHealth,
-    health_of: BTreeMap<String, gitops_core::HealthResult>,
+    health_of: BTreeMap<String, gitops_core::health::HealthResult>,
 }
 
 async fn observe(cluster: &mut Cluster, app: &App, now: i64) -> Result<Seen, String> {

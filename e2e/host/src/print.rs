@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use gitops_core::diff::AppDiff;
 use gitops_core::health::AppHealth;
 use gitops_core::sync::{SyncRequest, SyncState};
-use gitops_core::{Application, HealthResult};
+use gitops_core::{config::Application, health::HealthResult};
 use serde_json::Value;
 
 /// Columns padded as Go's tabwriter pads them (two spaces between columns, none after the

@@ -6,8 +6,8 @@ use std::fmt;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
+use gitops_core::config::{Application, Settings};
 use gitops_core::object::{DuplicateKeys, ParseOptions};
-use gitops_core::{Application, Settings};
 use serde_json::Value;
 
 /// An error of the command-line tool, printed on stderr with exit status 2.
@@ -316,11 +316,11 @@ pub fn app_for(
     if let Some(ns) = namespace {
         out.spec.destination.namespace = ns.to_string();
     } else if app.is_none() {
-        let scopes = gitops_core::Scopes::builtin();
+        let scopes = gitops_core::object::Scopes::builtin();
         let unset = desired.iter().any(|o| {
-            let r = gitops_core::ObjectRef::from_object_lossy(o);
+            let r = gitops_core::object::ObjectRef::from_object_lossy(o);
             r.namespace.is_empty()
-                && scopes.scope(&r.group, &r.kind) != Some(gitops_core::Scope::Cluster)
+                && scopes.scope(&r.group, &r.kind) != Some(gitops_core::object::Scope::Cluster)
         });
         if unset {
             eprintln!(
@@ -344,7 +344,7 @@ pub struct Comparison {
     /// `--argocd-cm`, or the defaults.
     pub settings: Settings,
     /// Namespaced or cluster-scoped, per kind.
-    pub scopes: gitops_core::Scopes,
+    pub scopes: gitops_core::object::Scopes,
     /// The backstop for the jq ignore rules ([`deadline`]).
     pub interrupt: std::sync::Arc<dyn gitops_core::script::Interrupt>,
 }
@@ -363,7 +363,7 @@ impl Comparison {
         let live = read_all_objects(input, live)?;
         let app = app_for(input, app, namespace, &desired)?;
         let settings = argocd_cm.map(|p| read_settings(input, p)).transpose()?.unwrap_or_default();
-        let mut scopes = gitops_core::Scopes::builtin();
+        let mut scopes = gitops_core::object::Scopes::builtin();
         scopes.add_crds(desired.iter().chain(&live));
         Ok(Comparison { desired, live, app, settings, scopes, interrupt: deadline() })
     }

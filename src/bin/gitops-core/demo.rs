@@ -1,8 +1,9 @@
 //! `gitops-core demo`: the bookstore example (built into the binary, from `testdata/demo/`):
 //! an `argocd app get`-style status table, the diff of the drift, and who wrote it.
 
+use gitops_core::config::{Application, Settings};
 use gitops_core::diff::{self, AppDiff, AppDiffInput, ResourceExplanation};
-use gitops_core::{Application, Scopes, Settings};
+use gitops_core::object::Scopes;
 
 use crate::common::CliError;
 
@@ -42,8 +43,8 @@ fn run_render() -> Result<String, CliError> {
         CliError::Input(format!("built-in demo data {what}: {e}"))
     };
     let desired =
-        gitops_core::parse_manifests(DESIRED).map_err(|e| embedded("desired.yaml", &e))?;
-    let live = gitops_core::parse_manifests(LIVE).map_err(|e| embedded("live.yaml", &e))?;
+        gitops_core::object::parse_manifests(DESIRED).map_err(|e| embedded("desired.yaml", &e))?;
+    let live = gitops_core::object::parse_manifests(LIVE).map_err(|e| embedded("live.yaml", &e))?;
     let app_doc = gitops_core::object::parse_documents(APP)
         .map_err(|e| embedded("app.yaml", &e))?
         .into_iter()

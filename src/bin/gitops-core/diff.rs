@@ -171,7 +171,7 @@ fn parse(mut p: lexopt::Parser) -> Result<Option<Args>, CliError> {
 fn note_unrecorded_writers(live: &[serde_json::Value], explained: &[ResourceExplanation]) {
     for e in explained.iter().filter(|e| !e.changes.is_empty() || !e.unmanaged.is_empty()) {
         let unrecorded = live.iter().any(|o| {
-            gitops_core::ObjectRef::from_object_lossy(o).same_object(&e.object)
+            gitops_core::object::ObjectRef::from_object_lossy(o).same_object(&e.object)
                 && o.pointer("/metadata/managedFields").is_none()
         });
         if unrecorded {
@@ -292,8 +292,8 @@ pub struct Style {
 }
 
 /// The JSON document of `--output json`: the library's, which `serve` answers too.
-pub fn json_output(result: &AppDiff) -> gitops_core::protocol::output::DiffOutput {
-    gitops_core::protocol::output::DiffOutput::new(result)
+pub fn json_output(result: &AppDiff) -> gitops_core::protocol::DiffOutput {
+    gitops_core::protocol::DiffOutput::new(result)
 }
 
 /// Which explanations a diff prints.
@@ -387,7 +387,7 @@ pub fn render_unmanaged(explained: &[ResourceExplanation]) -> String {
 pub fn render_section<'a>(
     title: &str,
     empty: &str,
-    blocks: impl Iterator<Item = (&'a gitops_core::ObjectRef, Vec<String>)>,
+    blocks: impl Iterator<Item = (&'a gitops_core::object::ObjectRef, Vec<String>)>,
 ) -> String {
     let mut out = format!("{title}\n");
     let mut any = false;
@@ -544,8 +544,9 @@ pub fn json_explained(
 
 #[cfg(test)]
 mod tests {
+    use gitops_core::config::Settings;
     use gitops_core::diff::{self, AppDiffInput};
-    use gitops_core::{Scopes, Settings};
+    use gitops_core::object::Scopes;
     use serde_json::json;
 
     use super::{DiffFormat, Show, Style, json_explained, render_explained};
@@ -573,7 +574,7 @@ mod tests {
     fn outputs_in(show: Show, style: Style) -> (String, String) {
         let (desired, live) = objects();
         let (app, settings, scopes) =
-            (gitops_core::Application::default(), Settings::default(), Scopes::builtin());
+            (gitops_core::config::Application::default(), Settings::default(), Scopes::builtin());
         let input = AppDiffInput::new(&desired, &live, &app, &settings, &scopes).with_objects(true);
         let result = diff::diff_app(&input).unwrap(); // fixed, valid input
         let explained = diff::explain_app(&input, &result);

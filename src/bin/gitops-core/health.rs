@@ -2,8 +2,11 @@
 
 use std::path::{Path, PathBuf};
 
-use gitops_core::health::{self, AppHealth, HealthContext, ResourceHealthInput, ScriptHealth};
-use gitops_core::{HealthStatus, Settings};
+use gitops_core::config::Settings;
+use gitops_core::health::HealthStatus;
+use gitops_core::health::{
+    self, AppHealth, HealthContext, ResourceHealthInput, parts::ScriptHealth,
+};
 
 use crate::common::{self, CliError, Output};
 
@@ -102,7 +105,7 @@ pub fn script_engine(
     settings: Option<&Settings>,
     customizations: Option<&Path>,
 ) -> Result<Option<Box<dyn ScriptHealth>>, CliError> {
-    use gitops_core::health::scripts::{HealthScripts, ScriptedHealth};
+    use gitops_core::health::{HealthScripts, ScriptedHealth};
     let mut scripts = match settings {
         Some(s) => HealthScripts::from_settings(s),
         None => HealthScripts::new(),
@@ -183,8 +186,8 @@ pub fn run(input: &common::Input, args: lexopt::Parser) -> Result<u8, CliError> 
 
 /// The JSON output: the app's status and message, and each resource, sorted by group, kind,
 /// namespace and name (the library's, which `serve` answers too).
-fn to_json(app: &AppHealth) -> gitops_core::protocol::output::HealthOutput {
-    gitops_core::protocol::output::HealthOutput::new(app)
+fn to_json(app: &AppHealth) -> gitops_core::protocol::HealthOutput {
+    gitops_core::protocol::HealthOutput::new(app)
 }
 
 /// The text output: the app health line, then Argo CD's resource table.
@@ -282,7 +285,7 @@ fn run_test_dir(
     dir: &std::path::Path,
     out: &mut dyn FnMut(&str),
 ) -> Result<u8, CliError> {
-    use gitops_core::health::scripts::HealthScripts;
+    use gitops_core::health::HealthScripts;
 
     let mut say = |line: String| out(&format!("{line}\n"));
 
@@ -351,13 +354,13 @@ fn run_test_file(
     input: &common::Input,
     dir: &std::path::Path,
     test: &std::path::Path,
-    scripts: &gitops_core::health::scripts::HealthScripts,
+    scripts: &gitops_core::health::HealthScripts,
     engine: &gitops_core::script::LuaEngine,
     now: i64,
-) -> Result<Vec<gitops_core::health::scripts::HealthTestCase>, CliError> {
+) -> Result<Vec<gitops_core::health::HealthTestCase>, CliError> {
     use std::collections::BTreeMap;
 
-    use gitops_core::health::scripts::{HealthScript, run_health_tests};
+    use gitops_core::health::{parts::HealthScript, run_health_tests};
 
     let test_dir = test.parent().unwrap_or(dir);
     let script_path = test_dir.join("health.lua");
@@ -473,8 +476,9 @@ mod test_health_tests {
 
 #[cfg(test)]
 mod tests {
+    use gitops_core::health::{HealthResult, HealthStatus};
     use gitops_core::health::{ResourceHealthInput, aggregate};
-    use gitops_core::{HealthResult, HealthStatus, ObjectRef};
+    use gitops_core::object::ObjectRef;
 
     use super::{to_json, to_text};
 

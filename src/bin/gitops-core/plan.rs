@@ -2,9 +2,9 @@
 
 use std::path::PathBuf;
 
-use gitops_core::ObjectRef;
 use gitops_core::diff::SyncStatus;
-use gitops_core::protocol::output::{DecideGuardOutput, DecideOutput, PlanOutput};
+use gitops_core::object::ObjectRef;
+use gitops_core::protocol::{DecideGuardOutput, DecideOutput, PlanOutput};
 use gitops_core::sync::{AutoSyncInput, ResourceStatus, auto_sync};
 use gitops_core::sync::{BlastRadiusGuard, GuardVerdict, assess};
 use gitops_core::sync::{LiveObject, Observations, Plan, SyncRequest, plan};
@@ -67,11 +67,11 @@ prunes at most N resources through.";
 fn resource_statuses(
     desired: &[Value],
     live: &[Value],
-    app: &gitops_core::Application,
-    settings: &gitops_core::Settings,
+    app: &gitops_core::config::Application,
+    settings: &gitops_core::config::Settings,
     has_app: bool,
 ) -> Result<(Vec<ResourceStatus>, Vec<Value>), CliError> {
-    let mut scopes = gitops_core::Scopes::builtin();
+    let mut scopes = gitops_core::object::Scopes::builtin();
     scopes.add_crds(desired.iter().chain(live));
     let interrupt = crate::common::deadline();
     let input = gitops_core::diff::AppDiffInput::new(desired, live, app, settings, &scopes)
@@ -225,7 +225,7 @@ pub fn run_plan(input: &Input, args: lexopt::Parser) -> Result<u8, CliError> {
     let live = objects_of(input, &a.live, "--live", PLAN_USAGE)?;
     let settings = match &a.cm {
         Some(cm) => read_settings(input, cm)?,
-        None => gitops_core::Settings::default(),
+        None => gitops_core::config::Settings::default(),
     };
     let app_spec = a.app.as_deref().map(|p| read_app(input, p)).transpose()?;
     let mut request = match &app_spec {
@@ -261,7 +261,7 @@ pub fn run_plan(input: &Input, args: lexopt::Parser) -> Result<u8, CliError> {
         request.started_at = unix_seconds(now).map_err(|e| CliError::Usage(e.to_string()))?;
     }
     let diff_app = app_spec.clone().unwrap_or_else(|| {
-        let mut app = gitops_core::Application::default();
+        let mut app = gitops_core::config::Application::default();
         app.spec.destination.namespace = request.app_namespace.clone();
         app
     });
@@ -388,7 +388,7 @@ pub fn run_decide(input: &Input, args: lexopt::Parser) -> Result<u8, CliError> {
     };
     let settings = match &a.cm {
         Some(cm) => read_settings(input, cm)?,
-        None => gitops_core::Settings::default(),
+        None => gitops_core::config::Settings::default(),
     };
     let (resources, live) = resource_statuses(&desired, &live, &app, &settings, true)?;
     // A live-only object marked `IgnoreExtraneous` stays OutOfSync itself but does not make

@@ -3,7 +3,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use gitops_core::Application;
+use gitops_core::config::Application;
 use gitops_core::preview::{DEFAULT_MAX_MARKDOWN_BYTES, Preview, PreviewInput, Verdict, compare};
 use gitops_core::sync::BlastRadiusGuard;
 use lexopt::prelude::*;

@@ -8,10 +8,11 @@
 
 use std::path::PathBuf;
 
+use gitops_core::config::Application;
 use gitops_core::diff::{self, AppDiff, SyncStatus};
+use gitops_core::health::HealthStatus;
 use gitops_core::health::{AppHealth, HealthContext};
 use gitops_core::object::ObjectIndex;
-use gitops_core::{Application, HealthStatus};
 use serde_json::{Value, json};
 
 use crate::common::{self, CliError, Output};

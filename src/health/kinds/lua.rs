@@ -24,7 +24,7 @@ use std::fmt;
 
 use serde_json::Value;
 
-use crate::health::{HealthResult, HealthStatus, ScriptOutput};
+use crate::health::{HealthResult, HealthStatus, parts::ScriptOutput};
 
 /// A value as a Lua health script sees it.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -146,7 +146,7 @@ mod zookeeper_pravega_io;
 
 use serde_json::Value;
 
-use crate::health::{HealthError, ScriptOutput};
+use crate::health::{HealthError, parts::ScriptOutput};
 use crate::object::ObjectRef;
 
 pub(crate) use lua::{Fault, Hs, Lv};

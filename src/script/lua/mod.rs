@@ -35,8 +35,8 @@ const GARBAGE_BYTES: usize = 4 << 20;
 ///
 /// The engine runs the script it is handed. To give a health assessment the scripts of
 /// `argocd-cm` or of a `resource_customizations/` folder, wrap it with the scripts in
-/// [`ScriptedHealth`](crate::health::scripts::ScriptedHealth), the crate's
-/// [`ScriptHealth`](crate::health::ScriptHealth) for Lua (the engine alone has no table of
+/// [`ScriptedHealth`](crate::health::ScriptedHealth), the crate's
+/// [`ScriptHealth`](crate::health::parts::ScriptHealth) for Lua (the engine alone has no table of
 /// which script belongs to which kind, so it does not implement that trait).
 ///
 /// The engine is `Send + Sync` and cheap to share: each thread that evaluates keeps its own
