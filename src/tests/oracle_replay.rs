@@ -9,7 +9,8 @@
 //! and compared with it: every difference must be one `testdata/oracle/explained.txt` explains,
 //! and a divergence case must still show its recorded signature. An `autosync` case holds Argo
 //! CD's whole answer too, with the second its window functions read from the clock; gitops-core
-//! answers it at that second (`oracle/autosync.rs`). A `tracking`, `normalize` or `jq` case holds
+//! answers it at that second (`oracle/autosync.rs`). A `scripts` case is answered again by
+//! `oracle/scripts_ours.rs` at its check's pointer. A `tracking`, `normalize`, `jq` or `deletion` case holds
 //! Argo CD's answer to its own method, compared as the runner compares it.
 
 use serde_json::{Value, json};
@@ -20,12 +21,16 @@ use crate::protocol::Server;
 
 #[path = "../../oracle/autosync.rs"]
 mod autosync;
+#[path = "../../oracle/deletion.rs"]
+mod deletion;
 #[path = "../../oracle/jq.rs"]
 mod jq;
 #[path = "../../oracle/normalize.rs"]
 mod normalize;
 #[path = "../../oracle/objects.rs"]
 mod objects;
+#[path = "../../oracle/scripts_ours.rs"]
+mod scripts_ours;
 #[path = "../../oracle/syncsim.rs"]
 mod syncsim;
 #[path = "../../oracle/tracking.rs"]
@@ -112,7 +117,7 @@ fn oracle_divergences_replay() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// Replays a recorded case of the `tracking`, `normalize` or `jq` area (`None` for another
+/// Replays a recorded case of the `tracking`, `normalize`, `jq`, `deletion` or `scripts` area (`None` for another
 /// method): what differs from Argo CD's recorded `argo` answer (an agreed case) or from its
 /// recorded check (a divergence), as (signature, gitops-core's value).
 fn replay_area(case: &Value) -> Option<Vec<(String, Value)>> {
@@ -125,6 +130,14 @@ fn replay_area(case: &Value) -> Option<Vec<(String, Value)>> {
         }
         "normalize" => {
             normalize::compare(params, argo).into_iter().map(|(sig, _, x, _)| (sig, x)).collect()
+        }
+        "deletion" => {
+            deletion::compare(params, argo).into_iter().map(|(sig, _, x, _)| (sig, x)).collect()
+        }
+        "scripts" => {
+            let got = scripts_ours::answer_at(params, case["checks"][0]["pointer"].as_str()?);
+            let sig = case["signature"].as_str().unwrap_or("scripts");
+            if &got == argo { vec![] } else { vec![(sig.to_string(), got)] }
         }
         "jq" => {
             let ours = jq::ours(params);
