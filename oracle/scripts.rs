@@ -486,11 +486,12 @@ pub fn run(
                 .or_insert_with(|| (0, path.clone(), mutations.clone(), obj.clone(), d.clone()));
             e.0 += 1;
             if let (1, Some(dir)) = (e.0, save_to) {
-                let scripts = from_module.then(|| ours::kind_scripts(&corpus.scripts, &obj));
-                let body = saved(&sig, &obj, &parameters, &argo_answer, &d, scripts);
+                let scripts = from_module.then(|| kind_scripts(&corpus.scripts, &obj));
+                let body = saved(&sig, &obj, &parameters, &argo_answer, &d, scripts.as_ref());
                 // What `cargo test` will answer again must be what was compared here.
                 if body["method"] == "scripts"
-                    && ours::answer_at(&body["params"], &d.0) != body["checks"][0]["gitopsCore"]
+                    && ours::answer_at(&body["params"], &d.0, scripts.as_ref())
+                        != body["checks"][0]["gitopsCore"]
                 {
                     println!("  {sig}: the recorded case does not replay gitops-core's answer");
                 }
@@ -553,18 +554,50 @@ pub fn run(
     Ok(out)
 }
 
+/// Whether a folder name of Argo CD's layout (`_` for any run of characters) names `name`.
+fn folder_matches(folder: &str, name: &str) -> bool {
+    match folder.split_once('_') {
+        None => folder == name,
+        Some((head, tail)) => {
+            name.starts_with(head)
+                && (head.len()..=name.len())
+                    .any(|i| name.get(i..).is_some_and(|rest| folder_matches(tail, rest)))
+        }
+    }
+}
+
+/// The scripts of `files` (Argo CD's `resource_customizations` layout) whose folders name the
+/// group and kind of `obj`, exact or wildcard.
+fn kind_scripts(files: &BTreeMap<String, String>, obj: &Value) -> BTreeMap<String, String> {
+    let api = obj["apiVersion"].as_str().unwrap_or("");
+    let group = api.rsplit_once('/').map_or("", |(g, _)| g);
+    let kind = obj["kind"].as_str().unwrap_or("");
+    files
+        .iter()
+        .filter(|(path, _)| {
+            let mut parts = path.trim_start_matches("./").split('/');
+            match (parts.next(), parts.next()) {
+                (Some(g), Some(k)) => folder_matches(g, group) && folder_matches(k, kind),
+                _ => false,
+            }
+        })
+        .map(|(p, t)| (p.clone(), t.clone()))
+        .collect()
+}
+
 /// A divergence as `--save` records it, for `cargo test` to replay
 /// (`src/tests/oracle_replay.rs`): a health one of the built-in rules as a `health` request; any
 /// other as a `scripts` request (the object, the parameters, the second Argo CD's answer used
-/// and, from `--scripts-from-module`, the kind's scripts of Argo CD's folder), which
-/// `ours::answer_at` answers again at the check's pointer.
+/// and, from `--scripts-from-module`, the paths of the kind's scripts in Argo CD's folder, not
+/// their text: Argo CD's code is not copied here), which `ours::answer_at` answers again at the
+/// check's pointer.
 fn saved(
     sig: &str,
     obj: &Value,
     parameters: &Value,
     argo: &Value,
     (pointer, x, y): &(String, Value, Value),
-    scripts: Option<BTreeMap<String, String>>,
+    scripts: Option<&BTreeMap<String, String>>,
 ) -> Value {
     let now = argo["now"].as_i64().unwrap_or(0);
     let t = jiff::Timestamp::from_second(now).map(|t| t.to_string()).unwrap_or_default();
@@ -574,7 +607,8 @@ fn saved(
             "checks": [{"pointer": format!("/resources/0/{field}"), "gitopsCore": x, "argo": y}]});
     }
     json!({"signature": sig, "method": "scripts",
-        "params": {"object": obj, "parameters": parameters, "now": now, "scripts": scripts},
+        "params": {"object": obj, "parameters": parameters, "now": now,
+            "scriptPaths": scripts.map(|s| s.keys().collect::<Vec<_>>())},
         "checks": [{"pointer": pointer, "gitopsCore": x, "argo": y}]})
 }
 

@@ -73,42 +73,15 @@ impl Ours {
     }
 }
 
-/// Whether a folder name of Argo CD's layout (`_` for any run of characters) names `name`.
-fn folder_matches(folder: &str, name: &str) -> bool {
-    match folder.split_once('_') {
-        None => folder == name,
-        Some((head, tail)) => {
-            name.starts_with(head)
-                && (head.len()..=name.len()).any(|i| folder_matches(tail, &name[i..]))
-        }
-    }
-}
-
-/// The scripts of `files` (Argo CD's `resource_customizations` layout) whose folders name the
-/// group and kind of `obj`, exact or wildcard.
-pub fn kind_scripts(files: &BTreeMap<String, String>, obj: &Value) -> BTreeMap<String, String> {
-    let api = obj["apiVersion"].as_str().unwrap_or("");
-    let group = api.rsplit_once('/').map_or("", |(g, _)| g);
-    let kind = obj["kind"].as_str().unwrap_or("");
-    files
-        .iter()
-        .filter(|(path, _)| {
-            let mut parts = path.trim_start_matches("./").split('/');
-            match (parts.next(), parts.next()) {
-                (Some(g), Some(k)) => folder_matches(g, group) && folder_matches(k, kind),
-                _ => false,
-            }
-        })
-        .map(|(p, t)| (p.clone(), t.clone()))
-        .collect()
-}
-
 /// gitops-core's value at a recorded `scripts` case's check pointer (`/health/message`,
-/// `/actions`, `/runs/<name>`): the message or error text the runner compared.
-pub fn answer_at(params: &Value, pointer: &str) -> Value {
-    let scripts: Option<BTreeMap<String, String>> =
-        serde_json::from_value(params["scripts"].clone()).ok().flatten();
-    let ours = Ours::new(scripts.as_ref());
+/// `/actions`, `/runs/<name>`): the message or error text the runner compared, with the
+/// scripts the case names (`scriptPaths`, read by the caller) or the built-in rules.
+pub fn answer_at(
+    params: &Value,
+    pointer: &str,
+    scripts: Option<&BTreeMap<String, String>>,
+) -> Value {
+    let ours = Ours::new(scripts);
     let (obj, now) = (&params["object"], params["now"].as_i64().unwrap_or(0));
     let text = |v: &Value| v.as_str().map_or_else(|| v.to_string(), str::to_string);
     if let Some(field) = pointer.strip_prefix("/health/") {

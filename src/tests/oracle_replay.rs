@@ -135,9 +135,23 @@ fn replay_area(case: &Value) -> Option<Vec<(String, Value)>> {
             deletion::compare(params, argo).into_iter().map(|(sig, _, x, _)| (sig, x)).collect()
         }
         "scripts" => {
-            let got = scripts_ours::answer_at(params, case["checks"][0]["pointer"].as_str()?);
-            let sig = case["signature"].as_str().unwrap_or("scripts");
-            if &got == argo { vec![] } else { vec![(sig.to_string(), got)] }
+            let sig = case["signature"].as_str().unwrap_or("scripts").to_string();
+            let scripts = match params["scriptPaths"].as_array() {
+                None => None,
+                Some(paths) => match argo_scripts(paths) {
+                    Some(s) => Some(s),
+                    None => {
+                        // Argo CD's scripts are not copied into this repository.
+                        eprintln!(
+                            "{sig}: not replayed, Argo CD 3.6.2's resource_customizations not found (ARGO_CD_RESOURCE_CUSTOMIZATIONS)"
+                        );
+                        return Some(vec![(sig, case["checks"][0]["gitopsCore"].clone())]);
+                    }
+                },
+            };
+            let pointer = case["checks"][0]["pointer"].as_str()?;
+            let got = scripts_ours::answer_at(params, pointer, scripts.as_ref());
+            if &got == argo { vec![] } else { vec![(sig, got)] }
         }
         "jq" => {
             let ours = jq::ours(params);
@@ -155,6 +169,30 @@ fn replay_area(case: &Value) -> Option<Vec<(String, Value)>> {
         _ => return None,
     };
     Some(found)
+}
+
+/// The texts of Argo CD 3.6.2's scripts at `paths` of its `resource_customizations` folder:
+/// `ARGO_CD_RESOURCE_CUSTOMIZATIONS`, else `../shared/argo-cd-3.6/resource_customizations`, else
+/// the Go module cache's copy (as `benches/builtin_rules.rs` finds it); `None` without one.
+fn argo_scripts(paths: &[Value]) -> Option<std::collections::BTreeMap<String, String>> {
+    use std::path::PathBuf;
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let module = "go/pkg/mod/github.com/argoproj/argo-cd/v3@v3.6.2/resource_customizations";
+    let dir = [
+        std::env::var_os("ARGO_CD_RESOURCE_CUSTOMIZATIONS").map(PathBuf::from),
+        Some(root.join("../shared/argo-cd-3.6/resource_customizations")),
+        std::env::var_os("HOME").map(|h| PathBuf::from(h).join(module)),
+    ]
+    .into_iter()
+    .flatten()
+    .find(|d| d.is_dir())?;
+    paths
+        .iter()
+        .map(|p| {
+            let p = p.as_str()?;
+            Some((p.to_string(), std::fs::read_to_string(dir.join(p)).ok()?))
+        })
+        .collect()
 }
 
 /// The signature prefixes `testdata/oracle/explained.txt` lists.
