@@ -149,7 +149,7 @@ func (s *server) handle(method string, params json.RawMessage) (any, error) {
 		for k, v := range p.Customizations {
 			s.customizations[k] = v
 		}
-		return map[string]any{"protocolVersion": 1, "methods": []string{"configure", "diff", "health", "sync", "autosync", "yaml", "scripts", "scripts.files", "dryruns", "tracking", "normalize", "jq"}}, nil
+		return map[string]any{"protocolVersion": 1, "methods": []string{"configure", "diff", "health", "sync", "autosync", "yaml", "scripts", "scripts.files", "dryruns", "tracking", "normalize", "jq", "deletion"}}, nil
 	case "health":
 		return s.health(params)
 	case "diff":
@@ -162,6 +162,8 @@ func (s *server) handle(method string, params json.RawMessage) (any, error) {
 		return normalizeCase(params)
 	case "jq":
 		return jqCase(params)
+	case "deletion":
+		return deletionCase(params)
 	case "sync":
 		return s.syncCase(params)
 	case "autosync":

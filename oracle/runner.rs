@@ -27,6 +27,8 @@ mod generate;
 use gitops_core as engine;
 #[path = "autosync.rs"]
 mod autosync;
+#[path = "deletion.rs"]
+mod deletion;
 #[path = "jq.rs"]
 mod jq;
 #[path = "normalize.rs"]
@@ -503,7 +505,7 @@ fn run(o: &Options) -> Result<u64, String> {
             );
         }
     }
-    for area in ["tracking", "normalize", "jq"] {
+    for area in ["tracking", "normalize", "jq", "deletion"] {
         if o.only.as_deref().is_some_and(|only| only != area) {
             continue;
         }
@@ -514,6 +516,7 @@ fn run(o: &Options) -> Result<u64, String> {
         let (n, explained, unexp, found, agreed) = match area {
             "tracking" => tracking_cases::run(n, o.seed, &mut argo, &known)?,
             "normalize" => tracking_cases::run_normalize(n, o.seed, &mut argo, &known)?,
+            "deletion" => tracking_cases::run_deletion(n, o.seed, &mut argo, &known)?,
             _ => tracking_cases::run_jq(n, o.seed, &mut argo, &known)?,
         };
         per_area.insert(area, (n, explained, unexp));

@@ -33,6 +33,10 @@ use super::generate::Rng;
 use super::{Peer, covers, first_difference, pointer_class, save, spelling};
 use gitops_core as engine;
 
+#[path = "scripts_ours.rs"]
+mod ours;
+use ours::Ours;
+
 /// The action parameters Argo CD 3.6.2's scripts read (`actionParams[...]`), with values a
 /// user may type: the same map goes to every action on both sides.
 const PARAMETERS: &[(&str, &[&str])] =
@@ -334,72 +338,6 @@ fn impacted(v: &Value) -> Value {
     )
 }
 
-/// gitops-core's side, in process through the library: the built-in rules alone, or the
-/// scripts of Argo CD's folder on the Lua engine (`--scripts-from-module`).
-pub struct Ours {
-    scripts: Option<engine::health::ScriptedHealth>,
-    actions: engine::actions::Actions,
-}
-
-impl Ours {
-    fn new(corpus: Option<&Corpus>) -> Ours {
-        use engine::actions::{ActionScripts, Actions};
-        use engine::health::{HealthScripts, ScriptedHealth};
-        let files = corpus.map(|c| &c.scripts);
-        Ours {
-            scripts: files.map(|f| {
-                ScriptedHealth::new(
-                    HealthScripts::new().with_directory(f),
-                    engine::script::LuaEngine::default(),
-                )
-            }),
-            actions: Actions::new(
-                files.map_or_else(ActionScripts::new, |f| ActionScripts::new().with_directory(f)),
-            )
-            .with_reveal_secrets(true),
-        }
-    }
-
-    /// The health as `health::assess` gives it (a failure is `Unknown` with its message).
-    fn health(&self, obj: &Value, now: i64) -> Value {
-        let ctx = engine::health::HealthContext::new(now);
-        let ctx = match &self.scripts {
-            Some(s) => ctx.with_scripts(s),
-            None => ctx,
-        };
-        match engine::health::assess(obj, &ctx) {
-            Ok(Some(h)) => json!({"status": h.status.as_str(), "message": h.message}),
-            Ok(None) => json!({"status": null, "message": ""}),
-            Err(e) => {
-                let h = e.health();
-                json!({"status": h.status.as_str(), "message": h.message})
-            }
-        }
-    }
-
-    fn list(&self, obj: &Value, now: i64) -> Value {
-        match self.actions.discover(obj, now) {
-            Ok(found) => serde_json::to_value(found).unwrap_or(Value::Null),
-            Err(e) => json!({"error": e.to_string()}),
-        }
-    }
-
-    fn run(&self, obj: &Value, name: &str, parameters: &Value, now: i64) -> Value {
-        let params: BTreeMap<String, String> = parameters
-            .as_object()
-            .into_iter()
-            .flatten()
-            .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
-            .collect();
-        match self.actions.run(obj, name, &params, now) {
-            Ok(r) => json!({"resources": r.resources.iter()
-                .map(|x| json!({"operation": x.operation, "resource": x.resource}))
-                .collect::<Vec<_>>()}),
-            Err(e) => json!({"error": e.to_string()}),
-        }
-    }
-}
-
 /// Both sides' answers for one object, compared.
 fn compare_case(
     key: &str,
@@ -507,7 +445,7 @@ pub fn run(
     save_to: Option<&Path>,
 ) -> Result<Outcome, String> {
     let corpus = corpus(argo)?;
-    let ours = Ours::new(from_module.then_some(&corpus));
+    let ours = Ours::new(from_module.then_some(&corpus.scripts));
     let mut rng = Rng::new(seed ^ 0x5c21_9f7d);
     // Kinds whose health no script of Argo CD's decides (a Go check, or none).
     let mut go_checked = std::collections::BTreeSet::new();
@@ -548,7 +486,15 @@ pub fn run(
                 .or_insert_with(|| (0, path.clone(), mutations.clone(), obj.clone(), d.clone()));
             e.0 += 1;
             if let (1, Some(dir)) = (e.0, save_to) {
-                let body = saved(&sig, &obj, &parameters, &argo_answer, &d);
+                let scripts = from_module.then(|| kind_scripts(&corpus.scripts, &obj));
+                let body = saved(&sig, &obj, &parameters, &argo_answer, &d, scripts.as_ref());
+                // What `cargo test` will answer again must be what was compared here.
+                if body["method"] == "scripts"
+                    && ours::answer_at(&body["params"], &d.0, scripts.as_ref())
+                        != body["checks"][0]["gitopsCore"]
+                {
+                    println!("  {sig}: the recorded case does not replay gitops-core's answer");
+                }
                 save(dir, &sig, &body)?;
             }
         }
@@ -608,31 +554,68 @@ pub fn run(
     Ok(out)
 }
 
-/// A divergence as `--save` records it: a health one as a `health` request that `cargo test`
-/// replays (`src/tests/oracle_replay.rs`), an action one as a `scripts` request for `--case`.
+/// Whether a folder name of Argo CD's layout (`_` for any run of characters) names `name`.
+fn folder_matches(folder: &str, name: &str) -> bool {
+    match folder.split_once('_') {
+        None => folder == name,
+        Some((head, tail)) => {
+            name.starts_with(head)
+                && (head.len()..=name.len())
+                    .any(|i| name.get(i..).is_some_and(|rest| folder_matches(tail, rest)))
+        }
+    }
+}
+
+/// The scripts of `files` (Argo CD's `resource_customizations` layout) whose folders name the
+/// group and kind of `obj`, exact or wildcard.
+fn kind_scripts(files: &BTreeMap<String, String>, obj: &Value) -> BTreeMap<String, String> {
+    let api = obj["apiVersion"].as_str().unwrap_or("");
+    let group = api.rsplit_once('/').map_or("", |(g, _)| g);
+    let kind = obj["kind"].as_str().unwrap_or("");
+    files
+        .iter()
+        .filter(|(path, _)| {
+            let mut parts = path.trim_start_matches("./").split('/');
+            match (parts.next(), parts.next()) {
+                (Some(g), Some(k)) => folder_matches(g, group) && folder_matches(k, kind),
+                _ => false,
+            }
+        })
+        .map(|(p, t)| (p.clone(), t.clone()))
+        .collect()
+}
+
+/// A divergence as `--save` records it, for `cargo test` to replay
+/// (`src/tests/oracle_replay.rs`): a health one of the built-in rules as a `health` request; any
+/// other as a `scripts` request (the object, the parameters, the second Argo CD's answer used
+/// and, from `--scripts-from-module`, the paths of the kind's scripts in Argo CD's folder, not
+/// their text: Argo CD's code is not copied here), which `ours::answer_at` answers again at the
+/// check's pointer.
 fn saved(
     sig: &str,
     obj: &Value,
     parameters: &Value,
     argo: &Value,
     (pointer, x, y): &(String, Value, Value),
+    scripts: Option<&BTreeMap<String, String>>,
 ) -> Value {
     let now = argo["now"].as_i64().unwrap_or(0);
     let t = jiff::Timestamp::from_second(now).map(|t| t.to_string()).unwrap_or_default();
-    if let Some(field) = pointer.strip_prefix("/health/") {
+    if let (Some(field), None) = (pointer.strip_prefix("/health/"), &scripts) {
         return json!({"signature": sig, "method": "health",
             "params": {"objects": [obj], "now": t},
             "checks": [{"pointer": format!("/resources/0/{field}"), "gitopsCore": x, "argo": y}]});
     }
     json!({"signature": sig, "method": "scripts",
-        "params": {"object": obj, "parameters": parameters},
+        "params": {"object": obj, "parameters": parameters, "now": now,
+            "scriptPaths": scripts.map(|s| s.keys().collect::<Vec<_>>())},
         "checks": [{"pointer": pointer, "gitopsCore": x, "argo": y}]})
 }
 
 /// `--case FILE` of a `scripts` request: both sides, every divergence printed.
 pub fn one(params: &Value, argo: &mut Peer, from_module: bool) -> Result<u64, String> {
     let corpus = corpus(argo)?;
-    let ours = Ours::new(from_module.then_some(&corpus));
+    let ours = Ours::new(from_module.then_some(&corpus.scripts));
     let obj = &params["object"];
     let (found, _) =
         compare_case(&kind_key(obj), obj, &params["parameters"], &ours, argo, from_module)?;

@@ -1,5 +1,5 @@
-//! The generated cases of the `tracking` (`tracking.rs`), `normalize` (`normalize.rs`) and `jq`
-//! (`jq.rs`) areas, and their runs through both sides.
+//! The generated cases of the `tracking` (`tracking.rs`), `normalize` (`normalize.rs`), `jq`
+//! (`jq.rs`) and `deletion` (`deletion.rs`) areas, and their runs through both sides.
 
 use std::collections::BTreeMap;
 
@@ -178,7 +178,8 @@ pub fn tally(
                 params["method"],
                 answer["live"]["managed"],
                 answer["live"]["selfReferenced"],
-                answer["conditions"].as_array().map(Vec::len)
+                answer["conditions"].as_array().map(Vec::len),
+                answer["delete"].as_array().map(Vec::len)
             ]);
             if agreed.len() < RECORDED && !classes.contains(&class) {
                 classes.push(class);
@@ -399,4 +400,58 @@ pub fn run_jq(
         println!("  refused by gitops-core only, {n}: {what}");
     }
     Ok((cases, explained, unexplained, examples, agreed))
+}
+
+/// Wave annotation values: Go's `strconv.Atoi` takes a sign and nothing else around the
+/// digits, and refuses what overflows 64 bits (the object then falls back to the next source).
+const WAVES: [&str; 12] = [
+    "0",
+    "1",
+    "-1",
+    "5",
+    "+3",
+    " 2",
+    "2 ",
+    "x",
+    "",
+    "9223372036854775807",
+    "9223372036854775808",
+    "-9223372036854775808",
+];
+
+/// One `deletion` case: 1 to 7 live objects (no deletion timestamps, none kept), each with a
+/// sync wave, a Helm hook weight, both or neither.
+pub fn deletion_case(rng: &mut Rng) -> Value {
+    let n = 1 + rng.below(7);
+    let mut objects = vec![];
+    for i in 0..n {
+        let (api, kind, _) = *rng.pick(&NORMALIZE_KINDS);
+        let mut annotations = serde_json::Map::new();
+        if rng.chance(60) {
+            annotations.insert("argocd.argoproj.io/sync-wave".into(), json!(rng.pick(&WAVES)));
+        }
+        if rng.chance(30) {
+            annotations.insert("helm.sh/hook-weight".into(), json!(rng.pick(&WAVES)));
+        }
+        let mut meta = json!({"name": format!("obj-{i}"), "annotations": annotations});
+        if kind == "ConfigMap" || kind == "Deployment" {
+            meta["namespace"] = json!("shop");
+        }
+        objects.push(json!({"apiVersion": api, "kind": kind, "metadata": meta}));
+    }
+    json!({"objects": objects})
+}
+
+/// `cases` generated `deletion` cases through both sides.
+pub fn run_deletion(
+    cases: u64,
+    seed: u64,
+    argo: &mut super::Peer,
+    known: &[String],
+) -> Result<Tally, String> {
+    let mut rng = Rng::new(seed ^ 0x6465_6c65);
+    tally(cases, &mut rng, argo, known, deletion_case, &mut |params, argo| {
+        let answer = argo.call("deletion", params)?;
+        Ok((super::deletion::compare(params, &answer), answer))
+    })
 }

@@ -262,6 +262,73 @@ fn value_set(v: &Value, schema: &SmdSchema, at: &At) -> FieldSet {
     }
 }
 
+/// The paths `live` has and `predicted` has not (structured-merge-diff's `Compare`, its
+/// `Removed` set, as `removeWebhookMutation` takes it): a field or list item only `live` holds,
+/// with everything below it. A leaf both hold (changed or not), an empty map or list in `live`
+/// where `predicted` has a filled one, and anything only `predicted` holds are not removed. A
+/// `null` in `predicted` where `live` has a filled map or list removes what is below it.
+fn removed_paths(live: &Value, predicted: &Value, schema: &SmdSchema, at: &At) -> FieldSet {
+    let only_live = |v: &Value, at: &At| {
+        let mut node = value_set(v, schema, at);
+        node.member = true;
+        node
+    };
+    let mut set = FieldSet::default();
+    match live {
+        Value::Object(l) if !l.is_empty() && !schema.atomic_object(at) => {
+            let r = match predicted {
+                Value::Object(r) => Some(r),
+                Value::Null => None,
+                _ => return set,
+            };
+            for (k, lv) in l {
+                let child_at = schema.field(at, k);
+                let node = match r.and_then(|r| r.get(k)) {
+                    Some(rv) => removed_paths(lv, rv, schema, &child_at),
+                    None => only_live(lv, &child_at),
+                };
+                if !node.is_empty() {
+                    set.children.insert(PathElement::Field(k.clone()), node);
+                }
+            }
+        }
+        Value::Array(l) if !l.is_empty() => {
+            let r = match predicted {
+                Value::Array(r) => r.as_slice(),
+                Value::Null => &[],
+                _ => return set,
+            };
+            match schema.list_kind(at) {
+                Some(ListKind::Map(keys)) => {
+                    let item_at = schema.item(at);
+                    let rk: Vec<_> = r.iter().map(|i| schema.key_of(&item_at, i, &keys)).collect();
+                    for item in l {
+                        let key = schema.key_of(&item_at, item, &keys);
+                        let other = rk.iter().position(|k| {
+                            keys_compatible(&key, k) || (key.is_empty() && k.is_empty())
+                        });
+                        let node = match other {
+                            Some(j) => removed_paths(item, &r[j], schema, &item_at),
+                            None => only_live(item, &item_at),
+                        };
+                        if !node.is_empty() {
+                            set.children.insert(PathElement::Key(key), node);
+                        }
+                    }
+                }
+                Some(ListKind::Set) => {
+                    for item in l.iter().filter(|i| !r.contains(i)) {
+                        set.children.insert(PathElement::Value(item.to_string()), leaf());
+                    }
+                }
+                None => {}
+            }
+        }
+        _ => {}
+    }
+    set
+}
+
 /// The first associative list in `v` with two items of one key (every key field given or
 /// defaulted): its RFC 6901 pointer below `pointer`, and structured-merge-diff's words for it.
 fn duplicate_key(
@@ -725,7 +792,16 @@ fn remove_webhook_mutation(
     let predicted_set = value_set(predicted, &schema, &root);
     let mut non_argo = predicted_set.difference(&owned);
     non_argo.exclude_owned_ancestors(&owned);
-    let removed = value_set(live, &schema, &root).difference(&predicted_set).difference(&non_argo);
+    let mut removed = removed_paths(live, predicted, &schema, &root).difference(&non_argo);
+    // Server-side apply only removes what the applier owned: a path live's entries of the
+    // manager neither own nor own something below was removed by someone else, not a diff.
+    let mut live_owned = FieldSet::default();
+    for e in live_entries.iter().filter(|e| e.manager == manager) {
+        live_owned.union(&e.set);
+    }
+    let mut not_owned = removed.difference(&live_owned);
+    not_owned.exclude_owned_ancestors(&live_owned);
+    removed = removed.difference(&not_owned);
     non_argo.exclude_composite_key_fields();
     let mut p = predicted.clone();
     remove_items(&mut p, &non_argo);
@@ -863,5 +939,37 @@ mod tests {
             r.predicted_live["spec"],
             json!({"a": 2, "extra": 5, "items": [{"name": "x", "v": 1}, {"name": "y"}]})
         );
+    }
+
+    /// gitops-engine `removeWebhookMutation`: what the dry run lacks goes again after the merge
+    /// onto live only where structured-merge-diff's `Compare` calls it removed (live holds it,
+    /// the dry run nothing there: an empty map in live under a filled one is not) and live's
+    /// entries of the manager own it or something below it (server-side apply removes only what
+    /// the applier owned). Oracle case `diff-fixed-CronJob-ssd-jobTemplate-metadata.json`.
+    #[test]
+    fn webhook_removal_re_removes_only_owned_removed_fields() {
+        let mf = |fields: Value| {
+            json!([{"manager": "argocd-controller", "operation": "Apply",
+            "apiVersion": "example.com/v1", "fieldsV1": fields}])
+        };
+        let obj = |spec: Value, fields: Value| {
+            json!({"apiVersion": "example.com/v1",
+            "kind": "W", "metadata": {"name": "w", "managedFields": mf(fields)}, "spec": spec})
+        };
+        let r = ObjectRef::from_object_lossy(&obj(json!({}), json!({})));
+        let owned = json!({"f:spec": {"f:a": {}, "f:gone": {}, "f:m": {"f:x": {}}}});
+        let dry_run = obj(json!({"a": 1, "m": {"x": null}}), owned.clone());
+        let run = |live: &Value| {
+            remove_webhook_mutation(&dry_run, live, "argocd-controller", None, &r)
+                .map(|v| v["spec"].clone())
+        };
+        // `gone`, owned by the manager in live, is removed; `other`, nobody's, stays; the empty
+        // `m` of live stays a map (the null `x` is the dry run's).
+        let live = obj(json!({"a": 1, "gone": 2, "other": 3, "m": {}}), owned);
+        assert_eq!(run(&live).unwrap(), json!({"a": 1, "other": 3, "m": {"x": null}}));
+        // A live object without entries of the manager keeps all it has.
+        let mut bare = live.clone();
+        bare["metadata"]["managedFields"] = json!([]);
+        assert_eq!(run(&bare).unwrap(), json!({"a": 1, "gone": 2, "other": 3, "m": {"x": null}}));
     }
 }

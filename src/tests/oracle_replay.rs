@@ -9,7 +9,8 @@
 //! and compared with it: every difference must be one `testdata/oracle/explained.txt` explains,
 //! and a divergence case must still show its recorded signature. An `autosync` case holds Argo
 //! CD's whole answer too, with the second its window functions read from the clock; gitops-core
-//! answers it at that second (`oracle/autosync.rs`). A `tracking`, `normalize` or `jq` case holds
+//! answers it at that second (`oracle/autosync.rs`). A `scripts` case is answered again by
+//! `oracle/scripts_ours.rs` at its check's pointer. A `tracking`, `normalize`, `jq` or `deletion` case holds
 //! Argo CD's answer to its own method, compared as the runner compares it.
 
 use serde_json::{Value, json};
@@ -24,6 +25,9 @@ use crate::protocol::Server;
 #[path = "../../oracle/autosync.rs"]
 mod autosync;
 #[allow(unreachable_pub)]
+#[path = "../../oracle/deletion.rs"]
+mod deletion;
+#[allow(unreachable_pub)]
 #[path = "../../oracle/jq.rs"]
 mod jq;
 #[allow(unreachable_pub)]
@@ -32,6 +36,9 @@ mod normalize;
 #[allow(unreachable_pub)]
 #[path = "../../oracle/objects.rs"]
 mod objects;
+#[allow(unreachable_pub)]
+#[path = "../../oracle/scripts_ours.rs"]
+mod scripts_ours;
 #[allow(unreachable_pub)]
 #[path = "../../oracle/syncsim.rs"]
 mod syncsim;
@@ -120,7 +127,7 @@ fn oracle_divergences_replay() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// Replays a recorded case of the `tracking`, `normalize` or `jq` area (`None` for another
+/// Replays a recorded case of the `tracking`, `normalize`, `jq`, `deletion` or `scripts` area (`None` for another
 /// method): what differs from Argo CD's recorded `argo` answer (an agreed case) or from its
 /// recorded check (a divergence), as (signature, gitops-core's value).
 fn replay_area(case: &Value) -> Option<Vec<(String, Value)>> {
@@ -133,6 +140,28 @@ fn replay_area(case: &Value) -> Option<Vec<(String, Value)>> {
         }
         "normalize" => {
             normalize::compare(params, argo).into_iter().map(|(sig, _, x, _)| (sig, x)).collect()
+        }
+        "deletion" => {
+            deletion::compare(params, argo).into_iter().map(|(sig, _, x, _)| (sig, x)).collect()
+        }
+        "scripts" => {
+            let sig = case["signature"].as_str().unwrap_or("scripts").to_string();
+            let scripts = match params["scriptPaths"].as_array() {
+                None => None,
+                Some(paths) => match argo_scripts(paths) {
+                    Some(s) => Some(s),
+                    None => {
+                        // Argo CD's scripts are not copied into this repository.
+                        eprintln!(
+                            "{sig}: not replayed, Argo CD 3.6.2's resource_customizations not found (ARGO_CD_RESOURCE_CUSTOMIZATIONS)"
+                        );
+                        return Some(vec![(sig, case["checks"][0]["gitopsCore"].clone())]);
+                    }
+                },
+            };
+            let pointer = case["checks"][0]["pointer"].as_str()?;
+            let got = scripts_ours::answer_at(params, pointer, scripts.as_ref());
+            if &got == argo { vec![] } else { vec![(sig, got)] }
         }
         "jq" => {
             let ours = jq::ours(params);
@@ -150,6 +179,30 @@ fn replay_area(case: &Value) -> Option<Vec<(String, Value)>> {
         _ => return None,
     };
     Some(found)
+}
+
+/// The texts of Argo CD 3.6.2's scripts at `paths` of its `resource_customizations` folder:
+/// `ARGO_CD_RESOURCE_CUSTOMIZATIONS`, else `../shared/argo-cd-3.6/resource_customizations`, else
+/// the Go module cache's copy (as `benches/builtin_rules.rs` finds it); `None` without one.
+fn argo_scripts(paths: &[Value]) -> Option<std::collections::BTreeMap<String, String>> {
+    use std::path::PathBuf;
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let module = "go/pkg/mod/github.com/argoproj/argo-cd/v3@v3.6.2/resource_customizations";
+    let dir = [
+        std::env::var_os("ARGO_CD_RESOURCE_CUSTOMIZATIONS").map(PathBuf::from),
+        Some(root.join("../shared/argo-cd-3.6/resource_customizations")),
+        std::env::var_os("HOME").map(|h| PathBuf::from(h).join(module)),
+    ]
+    .into_iter()
+    .flatten()
+    .find(|d| d.is_dir())?;
+    paths
+        .iter()
+        .map(|p| {
+            let p = p.as_str()?;
+            Some((p.to_string(), std::fs::read_to_string(dir.join(p)).ok()?))
+        })
+        .collect()
 }
 
 /// The signature prefixes `testdata/oracle/explained.txt` lists.
