@@ -759,7 +759,7 @@ impl Settings {
     /// ```
     /// let cm = serde_json::json!({"data": {"resource.selectors":
     ///     "- apiGroups: ['']\n  kinds: [Pod]\n  selector: '!argocd.argoproj.io/instance'\n"}});
-    /// let s = gitops_core::Settings::from_config_map(&cm).unwrap();
+    /// let s = gitops_core::config::Settings::from_config_map(&cm).unwrap();
     /// assert_eq!(s.label_selector("", "Pod", ""), "!argocd.argoproj.io/instance");
     /// assert_eq!(s.label_selector("apps", "Deployment", ""), "");
     /// ```

@@ -71,7 +71,7 @@ impl OperationClock {
     ///
     /// ```
     /// use gitops_core::sync::OperationClock;
-    /// let app = gitops_core::Application::from_value(&serde_json::json!({"status": {
+    /// let app = gitops_core::config::Application::from_value(&serde_json::json!({"status": {
     ///     "operationState": {"phase": "Running", "startedAt": "2024-05-01T12:00:00Z",
     ///         "operation": {"retry": {"limit": 2, "refresh": true}}}}})).unwrap();
     /// let op = OperationClock::from_app(&app, 60).unwrap().unwrap();
