@@ -21,28 +21,15 @@ use serde_json::{Value, json};
 
 use gitops_core_testkit::workload;
 
-#[path = "gen.rs"]
-mod generate;
+use gitops_core_testkit::oracle::{autosync, jq, normalize, objects, syncsim, tracking};
 
-use gitops_core as engine;
-#[path = "autosync.rs"]
-mod autosync;
-#[path = "jq.rs"]
-mod jq;
-#[path = "normalize.rs"]
-mod normalize;
-#[path = "objects.rs"]
-mod objects;
-#[path = "scripts.rs"]
+// The runner's own modules, beside it in oracle/ (the example's root).
+mod defaulting;
+mod generate;
 mod scripts;
-#[path = "syncsim.rs"]
-mod syncsim;
-#[path = "tracking.rs"]
-mod tracking;
-#[path = "tracking_cases.rs"]
 mod tracking_cases;
-#[path = "yaml.rs"]
 mod yaml;
+
 use generate::{Area, Rng};
 use objects::{key, with_objects};
 

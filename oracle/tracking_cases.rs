@@ -1,5 +1,5 @@
-//! The generated cases of the `tracking` (`tracking.rs`), `normalize` (`normalize.rs`) and `jq`
-//! (`jq.rs`) areas, and their runs through both sides.
+//! The generated cases of the `tracking` (`testkit/src/oracle/tracking.rs`), `normalize` (`testkit/src/oracle/normalize.rs`) and `jq`
+//! (`testkit/src/oracle/jq.rs`) areas, and their runs through both sides.
 
 use std::collections::BTreeMap;
 

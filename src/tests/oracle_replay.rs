@@ -4,32 +4,20 @@
 //! (a file with a `signature`, listed in `testdata/SKIPPED.md`), where it must still give the
 //! recorded `gitopsCore` value: a fixed divergence turns into a failure until its case and
 //! SKIPPED.md entry are removed. In a `diff` answer the normalized and predicted live objects
-//! come from the library (`oracle/objects.rs`), as in the runner. A `sync` case holds Argo
-//! CD's whole answer (`argo`): the operation is driven through `step` again (`oracle/syncsim.rs`)
+//! come from the library (`testkit/src/oracle/objects.rs`), as in the runner. A `sync` case holds Argo
+//! CD's whole answer (`argo`): the operation is driven through `step` again (`testkit/src/oracle/syncsim.rs`)
 //! and compared with it: every difference must be one `testdata/oracle/explained.txt` explains,
 //! and a divergence case must still show its recorded signature. An `autosync` case holds Argo
 //! CD's whole answer too, with the second its window functions read from the clock; gitops-core
-//! answers it at that second (`oracle/autosync.rs`). A `tracking`, `normalize` or `jq` case holds
+//! answers it at that second (`testkit/src/oracle/autosync.rs`). A `tracking`, `normalize` or `jq` case holds
 //! Argo CD's answer to its own method, compared as the runner compares it.
 
 use serde_json::{Value, json};
 
 use super::support::{selected, testdata};
-use crate as engine;
 use crate::protocol::Server;
 
-#[path = "../../oracle/autosync.rs"]
-mod autosync;
-#[path = "../../oracle/jq.rs"]
-mod jq;
-#[path = "../../oracle/normalize.rs"]
-mod normalize;
-#[path = "../../oracle/objects.rs"]
-mod objects;
-#[path = "../../oracle/syncsim.rs"]
-mod syncsim;
-#[path = "../../oracle/tracking.rs"]
-mod tracking;
+use gitops_core_testkit::oracle::{autosync, jq, normalize, objects, syncsim, tracking};
 
 /// The health script every differential case is configured with.
 fn configure_line() -> String {

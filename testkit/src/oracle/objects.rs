@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::engine::diff::{AppDiffInput, diff_app};
-use super::engine::{Application, Scopes, Settings};
+use gitops_core::diff::{AppDiffInput, diff_app};
+use gitops_core::{Application, Scopes, Settings};
 
 /// A resource's identity in an answer: `group/kind/namespace/name`.
 pub fn key(r: &Value) -> String {
