@@ -48,6 +48,7 @@ const CASES: &[Case] = &[
     ("ignore_jq_rule_deployment", ignore_jq_rule_deployment),
     ("health_builtin_deployment", health_builtin_deployment),
     ("health_lua_canary_warm", health_lua_canary_warm),
+    ("health_lua_1000_objects", health_lua_1000_objects),
     ("plan_1000_resources", plan_1000_resources),
     ("action_restart_builtin", action_restart_builtin),
     ("action_restart_lua", action_restart_lua),
@@ -215,6 +216,43 @@ fn health_lua_canary_warm() {
 #[cfg(not(feature = "lua"))]
 fn health_lua_canary_warm() {
     println!("health_lua_canary_warm needs the lua feature");
+}
+
+/// 1,000 objects through a `health.lua` of `argocd-cm`, as a host assesses them: a new
+/// engine, so the count holds building its Lua state once and compiling the script once, then
+/// 999 evaluations that reuse both (issue 26: the states' owner).
+#[cfg(feature = "lua")]
+fn health_lua_1000_objects() {
+    use gitops_core::health::{HealthScripts, ScriptedHealth};
+    let script = testdata("health/customizations/example.com/Canary/health.lua");
+    let obj = yaml("health/customizations/example.com/Canary/testdata/healthy.yaml");
+    let objects = lua_objects(&obj, 1_000);
+    let cm = json!({"data": {"resource.customizations.health.example.com_Canary": script}});
+    let scripts = HealthScripts::from_settings(&Settings::from_config_map(&cm).expect("argocd-cm"));
+    #[inline(never)]
+    fn measured_lua_objects(scripts: &HealthScripts, objects: &[Value]) -> usize {
+        let health = ScriptedHealth::new(scripts.clone(), Default::default());
+        let ctx = HealthContext::new(0).with_scripts(&health);
+        objects.iter().filter(|o| health::assess(o, &ctx).expect("assesses").is_some()).count()
+    }
+    assert_eq!(black_box(measured_lua_objects(&scripts, &objects)), objects.len());
+}
+
+/// `n` copies of `obj`, each with its own name.
+#[cfg(feature = "lua")]
+fn lua_objects(obj: &Value, n: usize) -> Vec<Value> {
+    (0..n)
+        .map(|i| {
+            let mut o = obj.clone();
+            o["metadata"]["name"] = json!(format!("canary-{i}"));
+            o
+        })
+        .collect()
+}
+
+#[cfg(not(feature = "lua"))]
+fn health_lua_1000_objects() {
+    println!("health_lua_1000_objects needs the lua feature");
 }
 
 fn plan_1000_resources() {

@@ -38,7 +38,7 @@ fn canary_health_warm(bencher: divan::Bencher) {
     let input = input();
     let engine = LuaEngine::default();
     let now = 0; // unix seconds
-    // Warm the per-thread state and the compiled-script cache.
+    // Warm the engine's Lua state and the compiled-script cache.
     engine.eval_health("canary", &input.script, true, &input.obj, now).expect("runs");
     bencher.bench_local(|| {
         let h = engine
@@ -94,4 +94,50 @@ fn canary_health_cold(bencher: divan::Bencher) {
                 engine.eval_health("canary", script, true, &input.obj, now).expect("runs"),
             )
         });
+}
+
+/// 1,000 objects (the Canary object under 1,000 names) through the script of `argocd-cm`, as
+/// a host assesses them with one `ScriptedHealth`: the engine's Lua state is built once and
+/// reused, and the script compiled once (issue 26: the engine owns its states).
+#[divan::bench(sample_count = 10, sample_size = 1)]
+fn health_1000_objects_one_engine(bencher: divan::Bencher) {
+    let (scripts, objects) = thousand();
+    bencher.bench_local(|| {
+        let health = ScriptedHealth::new(scripts.clone(), LuaEngine::default());
+        let ctx = HealthContext::new(0).with_scripts(&health);
+        divan::black_box(objects.iter().filter_map(|o| assess(o, &ctx).expect("runs")).count())
+    });
+}
+
+/// The same 1,000 objects with a new engine for each object: what reusing the state saves.
+#[divan::bench(sample_count = 10, sample_size = 1)]
+fn health_1000_objects_engine_per_object(bencher: divan::Bencher) {
+    let (scripts, objects) = thousand();
+    bencher.bench_local(|| {
+        let mut n = 0;
+        for o in &objects {
+            let health = ScriptedHealth::new(scripts.clone(), LuaEngine::default());
+            let ctx = HealthContext::new(0).with_scripts(&health);
+            n += usize::from(assess(o, &ctx).expect("runs").is_some());
+        }
+        divan::black_box(n)
+    });
+}
+
+use gitops_core::health::{HealthContext, assess};
+use gitops_core::health::{HealthScripts, ScriptedHealth};
+
+fn thousand() -> (HealthScripts, Vec<serde_json::Value>) {
+    let input = input();
+    let cm = serde_json::json!({"data": {
+        "resource.customizations.health.example.com_Canary": input.script}});
+    let settings = gitops_core::config::Settings::from_config_map(&cm).expect("argocd-cm");
+    let objects = (0..1_000)
+        .map(|i| {
+            let mut o = input.obj.clone();
+            o["metadata"]["name"] = serde_json::json!(format!("canary-{i}"));
+            o
+        })
+        .collect();
+    (HealthScripts::from_settings(&settings), objects)
 }

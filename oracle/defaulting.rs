@@ -11,7 +11,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::Rng;
+use crate::generate::Rng;
 
 /// A field no built-in type has: the typed decode drops it, an API server prunes it.
 const UNKNOWN: &str = "x-unknown";

@@ -19,32 +19,21 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
 use serde_json::{Value, json};
 
+use gitops_core as engine;
 use gitops_core_testkit::workload;
 
-#[path = "gen.rs"]
-mod generate;
+use gitops_core_testkit::oracle::{autosync, deletion, jq, normalize, objects, syncsim, tracking};
 
-use gitops_core as engine;
-#[path = "autosync.rs"]
-mod autosync;
-#[path = "deletion.rs"]
-mod deletion;
-#[path = "jq.rs"]
-mod jq;
-#[path = "normalize.rs"]
-mod normalize;
-#[path = "objects.rs"]
-mod objects;
-#[path = "scripts.rs"]
+// The runner's own modules, beside it in oracle/ (the example's root).
+mod defaulting;
+mod generate;
 mod scripts;
-#[path = "syncsim.rs"]
-mod syncsim;
-#[path = "tracking.rs"]
-mod tracking;
-#[path = "tracking_cases.rs"]
+// Also included by the replay (src/tests/oracle_replay.rs): it needs the `lua` feature, which a
+// Cargo feature cannot pass on to the testkit (a dev-dependency), so it stays a file here.
+mod scripts_ours;
 mod tracking_cases;
-#[path = "yaml.rs"]
 mod yaml;
+
 use generate::{Area, Rng};
 use objects::{key, with_objects};
 

@@ -1,5 +1,6 @@
-//! The generated cases of the `tracking` (`tracking.rs`), `normalize` (`normalize.rs`), `jq`
-//! (`jq.rs`) and `deletion` (`deletion.rs`) areas, and their runs through both sides.
+//! The generated cases of the `tracking` (`testkit/src/oracle/tracking.rs`), `normalize`
+//! (`testkit/src/oracle/normalize.rs`), `jq` (`testkit/src/oracle/jq.rs`) and `deletion`
+//! (`testkit/src/oracle/deletion.rs`) areas, and their runs through both sides.
 
 use std::collections::BTreeMap;
 

@@ -16,8 +16,10 @@ pub trait Interrupt: Send + Sync + std::fmt::Debug {
     fn start(&self) -> Box<dyn InterruptCheck>;
 }
 
-/// The check of one evaluation: `Some(reason)` stops it.
-pub trait InterruptCheck {
+/// The check of one evaluation: `Some(reason)` stops it. `Send`: the check is kept by the
+/// Lua state running the evaluation, and a state can move to another thread between
+/// evaluations.
+pub trait InterruptCheck: Send {
     /// Whether to stop now, and why.
     fn stop(&self) -> Option<String>;
 }
@@ -68,7 +70,7 @@ struct DeadlineCheck<C> {
     limit: Duration,
 }
 
-impl<C: Fn() -> std::time::Instant> InterruptCheck for DeadlineCheck<C> {
+impl<C: Fn() -> std::time::Instant + Send> InterruptCheck for DeadlineCheck<C> {
     fn stop(&self) -> Option<String> {
         ((self.clock)() >= self.end)
             .then(|| format!("deadline of {} ms exceeded", self.limit.as_millis()))

@@ -11,7 +11,9 @@ use super::{
     TaskFlags, TaskObject, TaskOptions, Wave,
 };
 use crate::object::{ObjectIndex, ObjectRef, split_api_version};
-use crate::vocabulary::{self, FIELD_MANAGER, HookFacts, ResourceOptions, SYNC_OPTIONS_ANNOTATION};
+use crate::vocabulary::{
+    self, FIELD_MANAGER, HookFacts, ResourceOptions, SYNC_OPTIONS_ANNOTATION, Write,
+};
 
 /// The reason of a task left out by `ApplyOutOfSyncOnly` (this crate's wording; Argo CD
 /// records no result for it).
@@ -149,23 +151,6 @@ pub(crate) fn generated_hook_name(
         revision.to_string()
     };
     format!("{generate_name}{}", format!("{rev}-{phase}-{started_at}").to_lowercase())
-}
-
-/// Whether the live object has fields of `manager` set by client-side apply (operation
-/// `Update`): gitops-engine's `needsClientSideApplyMigration`.
-fn uses_csa_manager(live: &Value, manager: &str) -> bool {
-    if manager.is_empty() {
-        return false;
-    }
-    let Some(fields) = live.get("metadata").and_then(|m| m.get("managedFields")) else {
-        return false;
-    };
-    fields.as_array().is_some_and(|items| {
-        items.iter().any(|f| {
-            f.get("manager").and_then(Value::as_str) == Some(manager)
-                && f.get("operation").and_then(Value::as_str) == Some("Update")
-        })
-    })
 }
 
 /// Builds the ordered task list (§2.6): the resource tasks, the hook tasks and the namespace
@@ -481,64 +466,68 @@ pub(crate) fn decide_action(request: &SyncRequest, t: &mut Task<'_>, skip_dry_ru
 }
 
 /// A task's action and flags, from the sync options its target and live object carry (read
-/// when the task was built; a live object no longer there carries none).
+/// when the task was built; a live object no longer there carries none): the answers of the
+/// option rules ([`vocabulary::prune_object`], [`vocabulary::apply_object`],
+/// [`vocabulary::filter_out_of_sync`]) copied onto the task.
 fn decide(request: &SyncRequest, t: &mut Task<'_>, skip_dry_run: bool) {
     let app = &request.sync_options;
-    let none = ResourceOptions::default();
-    let live_options = if t.live.is_some() { &t.options.live } else { &none };
     t.propagation_policy = app.propagation_policy();
     t.flags.dry_run_first = !skip_dry_run;
     if t.is_prune() {
+        let none = ResourceOptions::default();
+        let live_options = if t.live.is_some() { &t.options.live } else { &none };
         t.flags.dry_run_first = true;
         // A batch waits for confirmation of such a prune even when pruning is off or
         // disabled for the object (Argo CD checks the option before the prune settings).
         t.requires_confirmation = vocabulary::prune_requires_confirmation(live_options, app);
-        if !request.prune {
-            t.message = "ignored (requires pruning)".into();
-            t.action = TaskAction::Skip { reason: t.message.clone() };
-        } else if vocabulary::prune_disabled(live_options, app) {
-            t.message = "ignored (no prune)".into();
-            t.action = TaskAction::Skip { reason: t.message.clone() };
-        } else {
-            t.action = TaskAction::Delete;
-        }
+        t.action = match vocabulary::prune_object(live_options, app, request.prune) {
+            Some(reason) => skip(t, reason),
+            None => TaskAction::Delete,
+        };
         return;
     }
     let live = t.live.as_deref();
-    let target = &t.options.target;
-    let force = vocabulary::force(target, live_options, request.force);
-    t.flags.validate = vocabulary::validate(target, app);
-    if vocabulary::replace(target, live_options, app) {
-        if live.is_none() {
-            t.action = TaskAction::Create;
-        } else if t.key.kind == "CustomResourceDefinition" || t.key.kind == "Namespace" {
-            t.action = TaskAction::Update;
-        } else {
-            t.action = TaskAction::Replace;
+    let write = vocabulary::apply_object(
+        &t.options.target,
+        live.map(|l| (l, &t.options.live)),
+        &t.key.kind,
+        app,
+        request.force,
+        &request.client_side_apply_manager,
+    );
+    t.flags.validate = vocabulary::validate(&t.options.target, app);
+    t.action = match write {
+        Write::Create => TaskAction::Create,
+        Write::Update => TaskAction::Update,
+        Write::Replace { force } => {
             t.flags.force = force;
+            TaskAction::Replace
         }
-    } else if vocabulary::server_side_apply(target, app) {
-        t.action = TaskAction::ServerSideApply;
-        t.flags.force = force;
-        t.flags.server_side = true;
-        t.flags.field_manager = Some(FIELD_MANAGER.to_string());
-        t.flags.client_side_apply_migration = app.client_side_apply_migration()
-            && live.is_some_and(|l| uses_csa_manager(l, &request.client_side_apply_manager));
-    } else {
-        t.action = TaskAction::Apply;
-        t.flags.force = force;
-    }
-    if app.apply_out_of_sync_only()
-        && !t.hook
-        && let (Some(modified), Some(l)) = (&request.modified, live)
-    {
-        let key = format!("{}/{}/{}/{}", t.key.group, t.key.kind, ref_key(l).2, t.key.name);
-        if modified.get(&key) == Some(&false) {
+        Write::ServerSideApply { force, client_side_apply_migration } => {
+            t.flags.force = force;
+            t.flags.server_side = true;
+            t.flags.field_manager = Some(FIELD_MANAGER.to_string());
+            t.flags.client_side_apply_migration = client_side_apply_migration;
+            TaskAction::ServerSideApply
+        }
+        Write::Apply { force } => {
+            t.flags.force = force;
+            TaskAction::Apply
+        }
+    };
+    if let (Some(modified), Some(l)) = (&request.modified, live) {
+        let key = || format!("{}/{}/{}/{}", t.key.group, t.key.kind, ref_key(l).2, t.key.name);
+        if vocabulary::filter_out_of_sync(app, t.hook, || modified.get(&key()).copied()) {
             t.unmodified = true;
-            t.message = UNMODIFIED_REASON.to_string();
-            t.action = TaskAction::Skip { reason: UNMODIFIED_REASON.to_string() };
+            t.action = skip(t, UNMODIFIED_REASON);
         }
     }
+}
+
+/// A skip for `reason`, which is also the task's message.
+fn skip(t: &mut Task<'_>, reason: &str) -> TaskAction {
+    t.message = reason.to_string();
+    TaskAction::Skip { reason: reason.to_string() }
 }
 
 #[cfg(test)]

@@ -4,47 +4,29 @@
 //! (a file with a `signature`, listed in `testdata/SKIPPED.md`), where it must still give the
 //! recorded `gitopsCore` value: a fixed divergence turns into a failure until its case and
 //! SKIPPED.md entry are removed. In a `diff` answer the normalized and predicted live objects
-//! come from the library (`oracle/objects.rs`), as in the runner. A `sync` case holds Argo
-//! CD's whole answer (`argo`): the operation is driven through `step` again (`oracle/syncsim.rs`)
+//! come from the library (`testkit/src/oracle/objects.rs`), as in the runner. A `sync` case holds Argo
+//! CD's whole answer (`argo`): the operation is driven through `step` again (`testkit/src/oracle/syncsim.rs`)
 //! and compared with it: every difference must be one `testdata/oracle/explained.txt` explains,
 //! and a divergence case must still show its recorded signature. An `autosync` case holds Argo
 //! CD's whole answer too, with the second its window functions read from the clock; gitops-core
-//! answers it at that second (`oracle/autosync.rs`). A `scripts` case is answered again by
-//! `oracle/scripts_ours.rs` at its check's pointer. A `tracking`, `normalize`, `jq` or `deletion` case holds
+//! answers it at that second (`testkit/src/oracle/autosync.rs`). A `scripts` case is answered
+//! again by `oracle/scripts_ours.rs` at its check's pointer. A `tracking`,
+//! `normalize`, `jq` or `deletion` case holds
 //! Argo CD's answer to its own method, compared as the runner compares it.
 
 use serde_json::{Value, json};
 
 use super::support::{selected, testdata};
-use crate as engine;
 use crate::protocol::Server;
 
-// The oracle's own binary shares these files, where their items are `pub`; included here,
-// nothing outside this module reaches them.
-#[allow(unreachable_pub)]
-#[path = "../../oracle/autosync.rs"]
-mod autosync;
-#[allow(unreachable_pub)]
-#[path = "../../oracle/deletion.rs"]
-mod deletion;
-#[allow(unreachable_pub)]
-#[path = "../../oracle/jq.rs"]
-mod jq;
-#[allow(unreachable_pub)]
-#[path = "../../oracle/normalize.rs"]
-mod normalize;
-#[allow(unreachable_pub)]
-#[path = "../../oracle/objects.rs"]
-mod objects;
+use gitops_core_testkit::oracle::{autosync, deletion, jq, normalize, objects, syncsim, tracking};
+
+use crate as engine;
+// gitops-core's side of the scripts area needs the `lua` feature; a Cargo feature cannot reach
+// the testkit (a dev-dependency), so this one file is shared with the oracle's runner by path.
 #[allow(unreachable_pub)]
 #[path = "../../oracle/scripts_ours.rs"]
 mod scripts_ours;
-#[allow(unreachable_pub)]
-#[path = "../../oracle/syncsim.rs"]
-mod syncsim;
-#[allow(unreachable_pub)]
-#[path = "../../oracle/tracking.rs"]
-mod tracking;
 
 /// The health script every differential case is configured with.
 fn configure_line() -> String {

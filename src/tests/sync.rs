@@ -423,6 +423,37 @@ fn check_decide(name: &str, case: &Value) -> Result<(), String> {
     if errs.is_empty() { Ok(()) } else { Err(format!("{name}: {}", errs.join("; "))) }
 }
 
+/// `applyObject` of a row: the row's object is the target; `liveAnnotations` (and
+/// `managedFields`) make a live object; `kind`, the operation's `force` and `csaManager`.
+/// The write as `create`, `update`, `replace`, `server-side-apply` or `apply`, then ` force`
+/// and ` migrate` when set.
+fn apply_object_text(row: &Value, target: &Value, app: &AppOptions) -> String {
+    let live = (!row["liveAnnotations"].is_null()).then(|| {
+        let mut live = obj_with(&row["liveAnnotations"]);
+        live["metadata"]["managedFields"] = row["managedFields"].clone();
+        live
+    });
+    let live_options = live.as_ref().map(ResourceOptions::of);
+    let write = options::apply_object(
+        &ResourceOptions::of(target),
+        live.as_ref().zip(live_options.as_ref()),
+        row["kind"].as_str().unwrap_or("Pod"),
+        app,
+        row["force"].as_bool() == Some(true),
+        row["csaManager"].as_str().unwrap_or(""),
+    );
+    let flag = |on: bool, name: &str| if on { format!(" {name}") } else { String::new() };
+    match write {
+        options::Write::Create => "create".into(),
+        options::Write::Update => "update".into(),
+        options::Write::Replace { force } => format!("replace{}", flag(force, "force")),
+        options::Write::ServerSideApply { force, client_side_apply_migration: m } => {
+            format!("server-side-apply{}{}", flag(force, "force"), flag(m, "migrate"))
+        }
+        options::Write::Apply { force } => format!("apply{}", flag(force, "force")),
+    }
+}
+
 fn obj_with(annotations: &Value) -> Value {
     json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "my-pod", "annotations": annotations}})
 }
@@ -471,6 +502,20 @@ fn check_rows(name: &str, case: &Value) -> Result<(), String> {
                 }
                 "propagationPolicy" => json!(format!("{:?}", app.propagation_policy())),
                 "validate" => json!(options::validate(&ResourceOptions::of(&obj), &app)),
+                "applyObject" => json!(apply_object_text(row, &obj, &app)),
+                "pruneObject" => json!(
+                    options::prune_object(
+                        &ResourceOptions::of(&obj),
+                        &app,
+                        row["prune"].as_bool() != Some(false)
+                    )
+                    .unwrap_or("delete")
+                ),
+                "filterOutOfSync" => json!(options::filter_out_of_sync(
+                    &app,
+                    row["hook"].as_bool() == Some(true),
+                    || row["modified"].as_bool()
+                )),
                 "selfHealRemaining" => {
                     let s: SelfHealSettings = de(&row["settings"], "settings");
                     let finished = row["finishedAt"].as_str().map(|f| parse_rfc3339(f).unwrap());

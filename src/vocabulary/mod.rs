@@ -36,8 +36,8 @@ pub(crate) use hooks::{
 };
 pub use sync_options::{AppOptions, FIELD_MANAGER, PropagationPolicy};
 pub(crate) use sync_options::{
-    ResourceOptions, force, kept_at_deletion, prune_disabled, prune_last,
-    prune_requires_confirmation, replace, requires_deletion_confirmation, server_side_apply,
+    ResourceOptions, Write, apply_object, filter_out_of_sync, kept_at_deletion, prune_disabled,
+    prune_last, prune_object, prune_requires_confirmation, requires_deletion_confirmation,
     skip_dry_run_on_missing_resource, validate,
 };
 pub use time::{GoDuration, TimeError, Timestamp};

@@ -7,9 +7,13 @@
 //! (`pkg/apis/application/v1alpha1/types.go`: exact items, no trimming); the annotation as
 //! gitops-engine's `HasAnnotationOption` / `GetAnnotationOptionValue` (trimmed CSV items).
 //!
+//! The rules that turn the options into what the sync does with a resource are here too:
+//! [`apply_object`] (the write), [`prune_object`] (whether a prune runs), and
+//! [`filter_out_of_sync`]; the sync planner only copies their answer onto its task.
+//!
 //! Adding an option: a field of [`ResourceOptions`] (if a resource can carry it), an accessor
-//! of [`AppOptions`] (if the app can), a rule here, and its cases in
-//! `testdata/sync/vocabulary.json`.
+//! of [`AppOptions`] (if the app can), its rule here, and its cases in
+//! `testdata/sync/units-options.yaml`.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -238,19 +242,19 @@ pub(crate) fn prune_last(live: &ResourceOptions, app: &AppOptions) -> bool {
 
 /// gitops-engine `pkg/sync/sync_context.go`, `applyObject`: `Replace=true` at app level, on
 /// the target or on the live object. `Replace=false` is not read.
-pub(crate) fn replace(target: &ResourceOptions, live: &ResourceOptions, app: &AppOptions) -> bool {
+fn replace(target: &ResourceOptions, live: &ResourceOptions, app: &AppOptions) -> bool {
     app.has("Replace=true") || target.replace || live.replace
 }
 
 /// gitops-engine `pkg/sync/sync_context.go`, `applyObject`: `Force=true` on the target or the
 /// live object, or the operation's force flag. The app-level option is not read.
-pub(crate) fn force(target: &ResourceOptions, live: &ResourceOptions, op_force: bool) -> bool {
+fn force(target: &ResourceOptions, live: &ResourceOptions, op_force: bool) -> bool {
     op_force || target.force || live.force
 }
 
 /// gitops-engine `pkg/sync/sync_context.go`, `shouldUseServerSideApply`: app level or the
 /// target's `ServerSideApply=true`; the target's `ServerSideApply=false` turns it off.
-pub(crate) fn server_side_apply(target: &ResourceOptions, app: &AppOptions) -> bool {
+fn server_side_apply(target: &ResourceOptions, app: &AppOptions) -> bool {
     !target.no_server_side_apply && (app.server_side_apply() || target.server_side_apply)
 }
 
@@ -264,4 +268,101 @@ pub(crate) fn validate(target: &ResourceOptions, app: &AppOptions) -> bool {
 /// dry run with `SkipDryRunOnMissingResource=true` at app level or on the target.
 pub(crate) fn skip_dry_run_on_missing_resource(target: &ResourceOptions, app: &AppOptions) -> bool {
     app.has("SkipDryRunOnMissingResource=true") || target.skip_dry_run_on_missing_resource
+}
+
+/// How the sync writes a resource it does not prune, with the flags the options give the
+/// write: what gitops-engine's `applyObject` (`pkg/sync/sync_context.go`) sends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Write {
+    /// `kubectl create`: `Replace=true` and no live object.
+    Create,
+    /// A PUT with the live `resourceVersion`: `Replace=true` on a CRD or a Namespace, which
+    /// `kubectl replace` would delete with everything in it.
+    Update,
+    /// `kubectl replace`.
+    Replace { force: bool },
+    /// Server-side apply with the field manager [`FIELD_MANAGER`], moving the client-side
+    /// apply manager's fields first when `client_side_apply_migration`.
+    ServerSideApply { force: bool, client_side_apply_migration: bool },
+    /// `kubectl apply`.
+    Apply { force: bool },
+}
+
+/// gitops-engine `pkg/sync/sync_context.go`, `applyObject`: `Replace=true` (app, target or
+/// live: [`replace`]) replaces, updates a CRD or Namespace, or creates what is not live;
+/// else [`server_side_apply`] applies on the server, migrating the client-side manager's
+/// fields unless `ClientSideApplyMigration=false` (`needsClientSideApplyMigration`, see
+/// [`needs_client_side_apply_migration`]); else a client-side apply. [`force`] goes with
+/// each write that takes it. `live` is the live object and its options, `op_force` the
+/// operation's force flag, `csa_manager` the client-side apply manager to migrate from.
+pub(crate) fn apply_object(
+    target: &ResourceOptions,
+    live: Option<(&Value, &ResourceOptions)>,
+    kind: &str,
+    app: &AppOptions,
+    op_force: bool,
+    csa_manager: &str,
+) -> Write {
+    let none = ResourceOptions::default();
+    let live_options = live.map_or(&none, |l| l.1);
+    let force = force(target, live_options, op_force);
+    if replace(target, live_options, app) {
+        match live {
+            None => Write::Create,
+            Some(_) if kind == "CustomResourceDefinition" || kind == "Namespace" => Write::Update,
+            Some(_) => Write::Replace { force },
+        }
+    } else if server_side_apply(target, app) {
+        let client_side_apply_migration = app.client_side_apply_migration()
+            && live.is_some_and(|l| needs_client_side_apply_migration(l.0, csa_manager));
+        Write::ServerSideApply { force, client_side_apply_migration }
+    } else {
+        Write::Apply { force }
+    }
+}
+
+/// gitops-engine `pkg/sync/sync_context.go`, `needsClientSideApplyMigration`: the live
+/// object has fields of `manager` set by client-side apply (operation `Update`).
+fn needs_client_side_apply_migration(live: &Value, manager: &str) -> bool {
+    if manager.is_empty() {
+        return false;
+    }
+    let Some(fields) = live.get("metadata").and_then(|m| m.get("managedFields")) else {
+        return false;
+    };
+    fields.as_array().is_some_and(|items| {
+        items.iter().any(|f| {
+            f.get("manager").and_then(Value::as_str) == Some(manager)
+                && f.get("operation").and_then(Value::as_str) == Some("Update")
+        })
+    })
+}
+
+/// The message of a prune the options skip, or `None` when the object is deleted:
+/// gitops-engine `pkg/sync/sync_context.go`, `pruneObject` (`ignored (requires pruning)`
+/// when the operation does not prune, `ignored (no prune)` when [`prune_disabled`]).
+pub(crate) fn prune_object(
+    live: &ResourceOptions,
+    app: &AppOptions,
+    prune: bool,
+) -> Option<&'static str> {
+    if !prune {
+        Some("ignored (requires pruning)")
+    } else if prune_disabled(live, app) {
+        Some("ignored (no prune)")
+    } else {
+        None
+    }
+}
+
+/// gitops-engine `pkg/sync/sync_context.go`, `filterOutOfSyncTasks` (on with
+/// `ApplyOutOfSyncOnly=true`, `WithResourceModificationChecker`): a task of a live object that
+/// is not a hook and was compared unmodified (`modified()` is `Some(false)`, asked only then)
+/// is left out.
+pub(crate) fn filter_out_of_sync(
+    app: &AppOptions,
+    hook: bool,
+    modified: impl FnOnce() -> Option<bool>,
+) -> bool {
+    app.apply_out_of_sync_only() && !hook && modified() == Some(false)
 }

@@ -7,9 +7,12 @@
 //! - [`workload`]: the deterministic N-resource application the benchmarks and the oracle
 //!   measure.
 //! - [`testdata`]: reading the benchmarks' inputs from `testdata/`.
+//! - [`oracle`]: gitops-core's side of the differential oracle's areas and their comparisons,
+//!   shared by the oracle's runner and the replay of its recorded answers.
 #![forbid(unsafe_code)]
 #![allow(clippy::disallowed_methods)] // a dev kit: it reads testdata/, which the library never does
 
+pub mod oracle;
 pub mod testdata;
 pub mod transcript;
 pub mod workload;

@@ -12,7 +12,7 @@
 
 use mlua::{Function, Lua, MultiValue, Table, Value};
 
-use super::Control;
+use super::{Control, Relaxed as _};
 
 /// Bytes per budget unit: copying or scanning 16 bytes costs about what one VM instruction
 /// does.
@@ -89,12 +89,12 @@ const MAX_PUSHED: u64 = 1 << 16;
 /// error of `raw` reads as if the script had called it: its name and the script's position.
 fn charged(
     lua: &Lua,
-    control: &std::rc::Rc<Control>,
+    control: &std::sync::Arc<Control>,
     name: &'static str,
     raw: Function,
     cost: fn(&MultiValue) -> u64,
 ) -> mlua::Result<Function> {
-    let control = std::rc::Rc::clone(control);
+    let control = std::sync::Arc::clone(control);
     lua.create_function(move |lua, args: MultiValue| {
         let converted: u64 = args.iter().map(|v| 1 + scan(v)).sum();
         control.charge(CALL_UNITS + cost(&args) + converted)?;
@@ -123,7 +123,7 @@ fn charged(
 /// Wraps the functions of `lib` named in `costs` (those it has).
 fn wrap(
     lua: &Lua,
-    control: &std::rc::Rc<Control>,
+    control: &std::sync::Arc<Control>,
     lib: &Table,
     costs: &[(&'static str, CostFn)],
 ) -> mlua::Result<()> {
@@ -139,7 +139,7 @@ fn wrap(
 /// it reads or builds.
 pub(super) fn wrap_string(
     lua: &Lua,
-    control: &std::rc::Rc<Control>,
+    control: &std::sync::Arc<Control>,
     string: &Table,
 ) -> mlua::Result<()> {
     wrap(
@@ -173,7 +173,7 @@ fn span(a: &MultiValue, len: u64) -> u64 {
 /// The table functions: each charges the elements it moves or visits.
 pub(super) fn wrap_table(
     lua: &Lua,
-    control: &std::rc::Rc<Control>,
+    control: &std::sync::Arc<Control>,
     table: &Table,
 ) -> mlua::Result<()> {
     wrap(
@@ -221,7 +221,7 @@ pub(super) fn wrap_table(
 /// `tonumber` and `tostring` read their argument.
 pub(super) fn wrap_base(
     lua: &Lua,
-    control: &std::rc::Rc<Control>,
+    control: &std::sync::Arc<Control>,
     base: &Table,
 ) -> mlua::Result<()> {
     wrap(
@@ -244,7 +244,7 @@ pub(super) fn wrap_base(
 /// (plus a call and one unit per argument, as every wrapped function).
 pub(super) fn wrap_math(
     lua: &Lua,
-    control: &std::rc::Rc<Control>,
+    control: &std::sync::Arc<Control>,
     math: &Table,
 ) -> mlua::Result<()> {
     const NAMES: [&str; 26] = [
@@ -260,7 +260,11 @@ pub(super) fn wrap_math(
 /// The safe `os` functions: `date` builds a string from its format, up to about 12 bytes per
 /// byte of format (`%c`), each written by formatting code: charged one unit per byte of
 /// format and 16 bytes of output it may write.
-pub(super) fn wrap_os(lua: &Lua, control: &std::rc::Rc<Control>, os: &Table) -> mlua::Result<()> {
+pub(super) fn wrap_os(
+    lua: &Lua,
+    control: &std::sync::Arc<Control>,
+    os: &Table,
+) -> mlua::Result<()> {
     wrap(
         lua,
         control,

@@ -1,4 +1,5 @@
-//! The Lua engine: a pool of per-thread LuaJIT states, each evaluation in a fresh environment.
+//! The Lua engine: a pool of LuaJIT states the engine owns, each evaluation in a fresh
+//! environment.
 
 mod action;
 mod convert;
@@ -9,11 +10,9 @@ mod os;
 mod pattern;
 mod strlib;
 
-use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, HashMap};
-use std::rc::Rc;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use mlua::chunk::ChunkMode;
 use mlua::{Function, HookTriggers, Lua, LuaOptions, MultiValue, StdLib, Table, Value};
@@ -39,10 +38,13 @@ const GARBAGE_BYTES: usize = 4 << 20;
 /// [`ScriptHealth`](crate::health::parts::ScriptHealth) for Lua (the engine alone has no table of
 /// which script belongs to which kind, so it does not implement that trait).
 ///
-/// The engine is `Send + Sync` and cheap to share: each thread that evaluates keeps its own
-/// LuaJIT states (one per library mode), and each state keeps the scripts it has compiled,
+/// The engine is `Send + Sync` and cheap to share. It owns its LuaJIT states: an evaluation
+/// takes one from the engine's pool (one pool per library mode), or builds one when every
+/// state is in use on another thread, and gives it back when it is done. The engine's clones
+/// (and [`LuaEngine::for_request`]) share the pool, so keep one engine for the life of the
+/// host: a new engine starts with no state. Each state keeps the scripts it has compiled,
 /// keyed by their text. Every evaluation gets a fresh global environment, so globals a script
-/// assigns never leak into the next evaluation.
+/// assigns never leak into the next evaluation. No state is kept anywhere but in the engine.
 ///
 /// # What a script sees
 ///
@@ -86,6 +88,21 @@ pub struct LuaEngine {
     /// What is left of the request's budget, shared by the clones made for one request
     /// ([`LuaEngine::for_request`]).
     request: Option<Arc<AtomicU64>>,
+    /// The Lua states not in use, shared by every clone of the engine.
+    pool: Arc<Pool>,
+}
+
+/// The states an engine keeps between evaluations: index 0 with closed libraries, 1 with
+/// open ones. A state is in the pool or in the hands of one evaluation, never both.
+#[derive(Default)]
+struct Pool([Mutex<Vec<State>>; 2]);
+
+impl Pool {
+    /// The states of one library mode. A lock is held only to push or pop, which cannot
+    /// panic; a poisoned lock is used as it is.
+    fn slot(&self, open: bool) -> MutexGuard<'_, Vec<State>> {
+        self.0[usize::from(open)].lock().unwrap_or_else(PoisonError::into_inner)
+    }
 }
 
 impl std::fmt::Debug for LuaEngine {
@@ -94,6 +111,7 @@ impl std::fmt::Debug for LuaEngine {
             .field("limits", &self.limits)
             .field("interrupt", &self.interrupt.is_some())
             .field("request_left", &self.request.as_ref().map(|r| r.load(Ordering::Relaxed)))
+            .field("pooled", &[self.pool.slot(false).len(), self.pool.slot(true).len()])
             .finish()
     }
 }
@@ -185,6 +203,29 @@ impl ScriptError {
 #[derive(Default)]
 struct Check(Option<Box<dyn super::InterruptCheck>>);
 
+/// `get` and `set` on the counters of [`Control`], as on a `Cell`: a state is used by one
+/// evaluation at a time, so the atomics need no ordering (relaxed loads and stores compile to
+/// plain moves); they are atomics so that a state can move to another thread between
+/// evaluations.
+pub(super) trait Relaxed<T> {
+    fn get(&self) -> T;
+    fn set(&self, value: T);
+}
+
+macro_rules! relaxed {
+    ($($atomic:ty => $t:ty),*) => {$(
+        impl Relaxed<$t> for $atomic {
+            fn get(&self) -> $t {
+                self.load(Ordering::Relaxed)
+            }
+            fn set(&self, value: $t) {
+                self.store(value, Ordering::Relaxed)
+            }
+        }
+    )*};
+}
+relaxed!(AtomicU64 => u64, AtomicBool => bool, AtomicUsize => usize, AtomicI64 => i64, AtomicU32 => u32);
+
 impl std::fmt::Debug for Check {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(if self.0.is_some() { "Check(set)" } else { "Check(none)" })
@@ -196,26 +237,34 @@ impl std::fmt::Debug for Check {
 pub(super) struct Control {
     /// Budget units left: VM instructions and the native work charged as instructions
     /// (`cost.rs`).
-    units_left: Cell<u64>,
-    instructions_exceeded: Cell<bool>,
-    /// The host's interrupt check, and whether it stopped this evaluation (with its reason).
-    check: RefCell<Check>,
-    interrupted: RefCell<Option<String>>,
+    units_left: AtomicU64,
+    instructions_exceeded: AtomicBool,
+    /// The host's interrupt check (`has_check`: whether there is one, read without the
+    /// lock), and whether it stopped this evaluation (with its reason).
+    check: Mutex<Check>,
+    has_check: AtomicBool,
+    interrupted: Mutex<Option<String>>,
     /// Pattern steps left.
-    pattern_steps: Cell<u64>,
-    pattern_exceeded: Cell<bool>,
+    pattern_steps: AtomicU64,
+    pattern_exceeded: AtomicBool,
     /// `string.gsub` replacement callbacks running now (each holds native stack frames).
-    callback_depth: Cell<u32>,
+    callback_depth: AtomicU32,
     /// The script failed with Lua's out-of-memory error.
-    memory_exceeded: Cell<bool>,
+    memory_exceeded: AtomicBool,
     /// Largest string a library function may build.
-    string_bytes: Cell<usize>,
+    string_bytes: AtomicUsize,
     /// Bytes library functions hold outside the Lua heap (`gmatch` iterators' subjects), and
     /// how many may be held: what the heap may still grow by.
-    outside_bytes: Cell<usize>,
-    outside_limit: Cell<usize>,
+    outside_bytes: AtomicUsize,
+    outside_limit: AtomicUsize,
     /// The host's clock, whole seconds since the Unix epoch.
-    now: Cell<i64>,
+    now: AtomicI64,
+}
+
+/// The lock of a [`Control`] field. Held only for a read or a write that cannot panic; a
+/// poisoned lock is used as it is.
+fn locked<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl Control {
@@ -223,7 +272,7 @@ impl Control {
     fn tripped(&self) -> bool {
         self.instructions_exceeded.get()
             || self.pattern_exceeded.get()
-            || self.interrupted.borrow().is_some()
+            || locked(&self.interrupted).is_some()
     }
 
     /// Counts `bytes` held outside the Lua heap against the memory limit.
@@ -250,8 +299,12 @@ impl Control {
             return Err(mlua::Error::RuntimeError("instruction limit exceeded".into()));
         }
         self.units_left.set(left - units);
-        if let Some(reason) = self.check.borrow().0.as_ref().and_then(|c| c.stop()) {
-            *self.interrupted.borrow_mut() = Some(reason);
+        if !self.has_check.get() {
+            return Ok(());
+        }
+        let stop = locked(&self.check).0.as_ref().and_then(|c| c.stop());
+        if let Some(reason) = stop {
+            *locked(&self.interrupted) = Some(reason);
             return Err(mlua::Error::RuntimeError("interrupted".into()));
         }
         Ok(())
@@ -261,7 +314,7 @@ impl Control {
 /// One Lua state with its sandbox pieces.
 struct State {
     lua: Lua,
-    control: Rc<Control>,
+    control: Arc<Control>,
     /// Builds a fresh environment: `make_env(obj)` returns the table.
     make_env: Function,
     /// Calls the script in protected mode and re-raises its error as text: `run(f)`.
@@ -273,15 +326,10 @@ struct State {
     baseline: usize,
 }
 
-thread_local! {
-    /// Per-thread states: index 0 with closed libraries, 1 with open ones.
-    static POOL: RefCell<[Option<State>; 2]> = const { RefCell::new([None, None]) };
-}
-
 impl LuaEngine {
     /// An engine with the given limits.
     pub fn new(limits: ScriptLimits) -> Self {
-        LuaEngine { limits, interrupt: None, request: None }
+        LuaEngine { limits, interrupt: None, request: None, pool: Arc::default() }
     }
 
     /// The same engine for one request (a `health` call, a `serve` request, an assessment of
@@ -296,6 +344,7 @@ impl LuaEngine {
             limits: self.limits,
             interrupt: self.interrupt.clone(),
             request: Some(Arc::new(AtomicU64::new(self.limits.request_instructions))),
+            pool: Arc::clone(&self.pool),
         }
     }
 
@@ -332,7 +381,7 @@ impl LuaEngine {
         self.evaluate(name, source, use_open_libs, obj, None, now, convert::read_health)
     }
 
-    /// Runs a script on a pooled state and reads its last return value with `read`;
+    /// Runs a script on a state of the engine's pool and reads its last return value with `read`;
     /// `params` (when given) becomes the script's `actionParams` table.
     #[allow(clippy::too_many_arguments)]
     fn evaluate<T>(
@@ -356,8 +405,7 @@ impl LuaEngine {
             }
             limits.instructions = limits.instructions.min(left);
         }
-        let slot = usize::from(use_open_libs);
-        let taken = POOL.with(|p| p.try_borrow_mut().ok().and_then(|mut p| p[slot].take()));
+        let taken = self.pool.slot(use_open_libs).pop();
         let mut state = match taken {
             Some(s) => s,
             None => State::new(use_open_libs)
@@ -380,11 +428,7 @@ impl LuaEngine {
             }
         }
         if reusable {
-            POOL.with(|p| {
-                if let Ok(mut p) = p.try_borrow_mut() {
-                    p[slot] = Some(state);
-                }
-            });
+            self.pool.slot(use_open_libs).push(state);
         }
         result
     }
@@ -397,9 +441,9 @@ impl State {
             libs |= StdLib::STRING | StdLib::MATH;
         }
         let lua = Lua::new_with(libs, LuaOptions::new())?;
-        let control = Rc::new(Control::default());
+        let control = Arc::new(Control::default());
         // Library functions that copy their arguments charge through it.
-        lua.set_app_data(Rc::clone(&control));
+        lua.set_app_data(Arc::clone(&control));
         let globals = lua.globals();
 
         // The hook only runs in the interpreter: turn the JIT compiler off for good, then
@@ -465,7 +509,7 @@ impl State {
         cost::wrap_os(&lua, &control, &safe_os)?;
 
         let check = {
-            let control = Rc::clone(&control);
+            let control = Arc::clone(&control);
             lua.create_function(move |lua, mut args: MultiValue| {
                 if control.tripped() {
                     return Err(mlua::Error::RuntimeError("limit exceeded".into()));
@@ -489,7 +533,7 @@ impl State {
             base.raw_set("select", select)?;
         }
         let load_text = {
-            let control = Rc::clone(&control);
+            let control = Arc::clone(&control);
             let helpers = helpers.clone();
             lua.create_function(move |lua, args: (Table, mlua::LuaString, Option<String>)| {
                 control.charge(cost::compile(args.1.as_bytes().len()))?;
@@ -497,7 +541,7 @@ impl State {
             })?
         };
         let mark_memory = {
-            let control = Rc::clone(&control);
+            let control = Arc::clone(&control);
             lua.create_function(move |_, ()| {
                 control.memory_exceeded.set(true);
                 Ok(())
@@ -557,8 +601,9 @@ impl State {
         c.outside_bytes.set(0);
         c.outside_limit.set(limits.memory_bytes);
         c.instructions_exceeded.set(false);
-        c.check.borrow_mut().0 = check;
-        *c.interrupted.borrow_mut() = None;
+        c.has_check.set(check.is_some());
+        locked(&c.check).0 = check;
+        *locked(&c.interrupted) = None;
         c.pattern_steps.set(limits.pattern_steps);
         c.pattern_exceeded.set(false);
         c.memory_exceeded.set(false);
@@ -574,7 +619,8 @@ impl State {
         self.lua.gc_stop();
         let result = self.run(source, obj, params, limits, read);
         self.lua.gc_restart();
-        self.control.check.borrow_mut().0 = None;
+        self.control.has_check.set(false);
+        locked(&self.control.check).0 = None;
         // Lift the limit again for the host's own work on the state (the cache).
         let _ = self.lua.set_memory_limit(0);
         match result {
@@ -658,7 +704,8 @@ impl State {
     }
 
     fn limit_kind(&self, limits: &ScriptLimits) -> ScriptErrorKind {
-        if let Some(reason) = self.control.interrupted.borrow().clone() {
+        let interrupted = locked(&self.control.interrupted).clone();
+        if let Some(reason) = interrupted {
             ScriptErrorKind::Interrupted(reason)
         } else if self.control.instructions_exceeded.get() {
             ScriptErrorKind::Instructions(limits.instructions)
@@ -694,8 +741,8 @@ impl State {
 
 /// Sets the instruction hook, which also restarts its count: every evaluation starts at
 /// instruction 0 of a block, so the budget runs out at the same instruction on every run.
-fn arm_hook(lua: &Lua, control: &Rc<Control>) -> mlua::Result<()> {
-    let control = Rc::clone(control);
+fn arm_hook(lua: &Lua, control: &Arc<Control>) -> mlua::Result<()> {
+    let control = Arc::clone(control);
     lua.set_hook(
         HookTriggers::new().every_nth_instruction(ScriptLimits::HOOK_INTERVAL),
         move |_, _| {
@@ -841,10 +888,10 @@ fn chunk_prefix(name: &str) -> String {
 /// one unit per value when there are more than 64.
 fn operator_helpers(
     lua: &Lua,
-    control: &Rc<Control>,
+    control: &Arc<Control>,
     number_text: &Function,
 ) -> mlua::Result<MultiValue> {
-    let control = Rc::clone(control);
+    let control = Arc::clone(control);
     let charge = lua.create_function(move |_, n: usize| control.charge(cost::copy(n)))?;
     lua.load(format!(
         r#"
@@ -1012,7 +1059,8 @@ mod request_tests {
 
     /// A request whose budget is spent fails without touching the pool: the state stays
     /// there for the next evaluation instead of being built again (issue 27: each further
-    /// object of a spent request cost a new Lua state, 0.23 ms).
+    /// object of a spent request cost a new Lua state, 0.23 ms). The request shares the
+    /// engine's pool (issue 26: the engine owns its states).
     #[test]
     fn a_spent_request_keeps_the_pooled_state() {
         let limits =
@@ -1025,10 +1073,66 @@ mod request_tests {
         // Another engine's evaluation leaves a state in the pool.
         let healthy = engine.eval_health("ok", "return {status = 'Healthy'}", false, &obj, 0);
         assert_eq!(healthy.map(|h| h.status).as_deref(), Ok("Healthy"));
-        let pooled = || POOL.with(|p| p.borrow()[0].is_some());
+        let pooled = || engine.pool.slot(false).len() == 1 && request.pool.slot(false).len() == 1;
         assert!(pooled());
         let later = request.eval_health("spin", "while true do end", false, &obj, 0);
         assert_eq!(later.map_err(|e| e.kind), Err(ScriptErrorKind::RequestInstructions(1_000)));
         assert!(pooled(), "a spent request leaves the pooled state where it is");
+    }
+}
+
+#[cfg(test)]
+mod pool_tests {
+    use super::*;
+
+    const HEALTHY: &str = "return {status = 'Healthy'}";
+
+    fn healthy(engine: &LuaEngine) -> String {
+        let obj = serde_json::json!({"metadata": {"name": "w"}});
+        engine.eval_health("ok", HEALTHY, true, &obj, 0).map(|h| h.status).unwrap_or_default()
+    }
+
+    fn pooled(engine: &LuaEngine) -> usize {
+        engine.pool.slot(true).len()
+    }
+
+    /// Issue 26: the engine owns its states. A state built for one evaluation waits in the
+    /// engine's pool, its clones and its requests use it, and another engine starts empty
+    /// (with a per-thread static, the second engine found the first one's state).
+    #[test]
+    fn states_belong_to_the_engine_and_its_clones() {
+        let engine = LuaEngine::default();
+        assert_eq!(pooled(&engine), 0);
+        assert_eq!(healthy(&engine), "Healthy");
+        assert_eq!(pooled(&engine), 1);
+        let clone = engine.clone();
+        let request = engine.for_request();
+        assert_eq!((healthy(&clone), healthy(&request)), ("Healthy".into(), "Healthy".into()));
+        assert_eq!(pooled(&engine), 1, "the clones reused the engine's one state");
+        let other = LuaEngine::default();
+        assert_eq!(pooled(&other), 0, "another engine shares nothing");
+        assert_eq!(pooled(&engine.clone()), 1);
+    }
+
+    /// The engine is shared by threads: a state built on one thread serves the next
+    /// evaluation on another; an evaluation that finds every state in use builds one more,
+    /// and the pool keeps both.
+    #[test]
+    fn threads_share_the_engine_states() {
+        fn send_sync<T: Send + Sync>(_: &T) {}
+        let engine = LuaEngine::default();
+        send_sync(&engine);
+        std::thread::scope(|s| {
+            s.spawn(|| assert_eq!(healthy(&engine), "Healthy"));
+        });
+        assert_eq!(pooled(&engine), 1, "the other thread's state came back");
+        assert_eq!(healthy(&engine), "Healthy");
+        assert_eq!(pooled(&engine), 1, "and served this thread");
+        // The one state in use elsewhere (taken out by hand): the evaluation builds another.
+        let in_use = engine.pool.slot(true).pop();
+        assert!(in_use.is_some());
+        assert_eq!(healthy(&engine), "Healthy");
+        engine.pool.slot(true).extend(in_use);
+        assert_eq!(pooled(&engine), 2);
     }
 }

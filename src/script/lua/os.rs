@@ -6,18 +6,18 @@
 //! does, quirks included (`%a` prints `mon`, `%x` prints the time). The library reads no time
 //! zone: local time is UTC.
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use mlua::{Lua, Table, Value};
 
-use super::Control;
 use super::cost::position;
+use super::{Control, Relaxed as _};
 use crate::vocabulary::{Wall, strftime};
 
 /// Builds the safe `os` table.
-pub(super) fn create(lua: &Lua, control: &Rc<Control>) -> mlua::Result<Table> {
+pub(super) fn create(lua: &Lua, control: &Arc<Control>) -> mlua::Result<Table> {
     let os = lua.create_table()?;
-    let c = Rc::clone(control);
+    let c = Arc::clone(control);
     os.raw_set(
         "time",
         lua.create_function(move |lua, t: Value| match t {
@@ -30,7 +30,7 @@ pub(super) fn create(lua: &Lua, control: &Rc<Control>) -> mlua::Result<Table> {
             ))),
         })?,
     )?;
-    let c = Rc::clone(control);
+    let c = Arc::clone(control);
     os.raw_set(
         "date",
         lua.create_function(move |lua, (fmt, t): (Option<String>, Option<f64>)| {

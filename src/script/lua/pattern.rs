@@ -6,7 +6,9 @@
 //! algorithm (same results, same error messages) but counts every step against a budget
 //! shared by the whole evaluation, and bounds its recursion depth.
 
-use std::cell::Cell;
+use std::sync::atomic::AtomicU64;
+
+use super::Relaxed as _;
 
 /// Most captures in one pattern (Lua's `LUA_MAXCAPTURES`).
 const MAX_CAPTURES: usize = 32;
@@ -43,13 +45,13 @@ pub(super) struct Matcher<'a> {
     pat: &'a [u8],
     level: usize,
     caps: [(usize, isize); MAX_CAPTURES],
-    steps: &'a Cell<u64>,
+    steps: &'a AtomicU64,
     depth: u32,
 }
 
 impl<'a> Matcher<'a> {
     /// A matcher drawing on the step budget `steps` (steps left).
-    pub(super) fn new(src: &'a [u8], pat: &'a [u8], steps: &'a Cell<u64>) -> Self {
+    pub(super) fn new(src: &'a [u8], pat: &'a [u8], steps: &'a AtomicU64) -> Self {
         Matcher { src, pat, level: 0, caps: [(0, 0); MAX_CAPTURES], steps, depth: 0 }
     }
 
@@ -398,7 +400,7 @@ pub(super) fn is_plain(pat: &[u8]) -> bool {
 pub(super) fn find_plain(
     hay: &[u8],
     needle: &[u8],
-    steps: &Cell<u64>,
+    steps: &AtomicU64,
 ) -> Result<Option<usize>, PatternError> {
     if needle.is_empty() {
         return Ok(Some(0));
@@ -422,7 +424,7 @@ mod tests {
     use super::*;
 
     fn find(s: &str, p: &str) -> Result<Option<(usize, usize)>, PatternError> {
-        let steps = Cell::new(1_000_000);
+        let steps = AtomicU64::new(1_000_000);
         let (anchor, p0) = if p.starts_with('^') { (true, 1) } else { (false, 0) };
         let mut m = Matcher::new(s.as_bytes(), p.as_bytes(), &steps);
         let mut s1 = 0;
@@ -471,7 +473,7 @@ mod tests {
             pat in "[ab%\\[\\]^$*+?.()\\-1fbdw]{0,12}",
             subject in "[ab(). -]{0,12}",
         ) {
-            let steps = Cell::new(10_000);
+            let steps = AtomicU64::new(10_000);
             let mut m = Matcher::new(subject.as_bytes(), pat.as_bytes(), &steps);
             for s in 0..=subject.len() {
                 if let Ok(Some(e)) = m.try_at(s, 0) {

@@ -2,13 +2,13 @@
 //! `gfind`), `gsub` on the step-counted matcher, and a size-checked `rep`.
 
 use std::cell::Cell;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use mlua::{Function, Lua, MultiValue, Table, Value};
 
-use super::Control;
 use super::convert::lua_type_name;
 use super::pattern::{Capture, Matcher, PatternError, find_plain, is_plain};
+use super::{Control, Relaxed as _};
 
 use super::cost::position;
 
@@ -24,7 +24,7 @@ fn check_bytes(lua: &Lua, args: &MultiValue, i: usize, fname: &str) -> mlua::Res
     match arg(args, i) {
         Value::String(s) => {
             // The copy is work: charged as the bytes it copies.
-            let control = lua.app_data_ref::<Rc<Control>>();
+            let control = lua.app_data_ref::<Arc<Control>>();
             if let Some(control) = control {
                 control.charge(super::cost::copy(s.as_bytes().len()))?;
             }
@@ -51,7 +51,7 @@ fn opt_int(lua: &Lua, args: &MultiValue, i: usize, fname: &str, default: i64) ->
         Value::Number(n) => Ok(*n as i64),
         v @ Value::String(_) => {
             // Converting the text scans it: charged as its bytes.
-            if let Some(control) = lua.app_data_ref::<Rc<Control>>() {
+            if let Some(control) = lua.app_data_ref::<Arc<Control>>() {
                 control.charge(super::cost::scan(v))?;
             }
             opt_number(lua, v, i, fname)
@@ -151,14 +151,14 @@ fn is_truthy(v: &Value) -> bool {
     !matches!(v, Value::Nil | Value::Boolean(false))
 }
 
-fn gmatch(lua: &Lua, control: &Rc<Control>, args: MultiValue) -> mlua::Result<Function> {
+fn gmatch(lua: &Lua, control: &Arc<Control>, args: MultiValue) -> mlua::Result<Function> {
     let s = check_bytes(lua, &args, 1, "gmatch")?;
     let p = check_bytes(lua, &args, 2, "gmatch")?;
     // The iterator keeps a copy of its subject outside the Lua heap: it counts against the
     // memory limit as the heap does (nothing is freed while the script runs).
     control.hold_outside(s.len() + p.len())?;
     let pos = Cell::new(0usize);
-    let control = Rc::clone(control);
+    let control = Arc::clone(control);
     lua.create_function(move |lua, _: MultiValue| {
         control.charge(super::cost::CALL_UNITS)?;
         let s: &[u8] = &s;
@@ -339,21 +339,21 @@ fn replacement(
 
 /// Replaces the unbounded functions of the real `string` table (which is also the `__index`
 /// of the string metatable, so method calls get the same functions).
-pub(super) fn install(lua: &Lua, string: &Table, control: &Rc<Control>) -> mlua::Result<()> {
+pub(super) fn install(lua: &Lua, string: &Table, control: &Arc<Control>) -> mlua::Result<()> {
     string.raw_set("dump", Value::Nil)?;
-    let c = Rc::clone(control);
+    let c = Arc::clone(control);
     string.raw_set("find", lua.create_function(move |lua, args| find_aux(lua, &c, args, true))?)?;
-    let c = Rc::clone(control);
+    let c = Arc::clone(control);
     string
         .raw_set("match", lua.create_function(move |lua, args| find_aux(lua, &c, args, false))?)?;
-    let c = Rc::clone(control);
+    let c = Arc::clone(control);
     let gm = lua.create_function(move |lua, args| gmatch(lua, &c, args))?;
     string.raw_set("gmatch", gm.clone())?;
     string.raw_set("gfind", gm)?;
-    let c = Rc::clone(control);
+    let c = Arc::clone(control);
     string.raw_set("gsub", lua.create_function(move |lua, args| gsub(lua, &c, args))?)?;
     let raw_rep: Function = string.raw_get("rep")?;
-    let c = Rc::clone(control);
+    let c = Arc::clone(control);
     string.raw_set(
         "rep",
         lua.create_function(move |lua, args: MultiValue| {

@@ -3,18 +3,17 @@
 //! (`CanSync`), whether automation is on, and when the next retry of a failed sync is due.
 //! Argo CD's window functions read the wall clock; the oracle reports the second it used and
 //! gitops-core is given that second. Shared by the differential runner (`oracle/runner.rs`)
-//! and the replay of recorded answers (`src/tests/oracle_replay.rs`), each of which names the
-//! library `engine` in its parent module.
+//! and the replay of recorded answers (`src/tests/oracle_replay.rs`).
 
 use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use super::engine::config::Application;
-use super::engine::config::RetryStrategy;
-use super::engine::sync::Retry;
-use super::engine::sync::{SyncWindows, WindowTarget, project_windows};
-use super::engine::vocabulary::Timestamp;
+use gitops_core::config::Application;
+use gitops_core::config::RetryStrategy;
+use gitops_core::sync::Retry;
+use gitops_core::sync::{SyncWindows, WindowTarget, project_windows};
+use gitops_core::vocabulary::Timestamp;
 
 /// The message of `decide` when automation is off.
 const NOT_ENABLED: &str = "automated sync is not enabled";
@@ -133,6 +132,6 @@ pub fn compare(params: &Value, ours: &Value, argo: &Value) -> BTreeMap<String, F
 }
 
 /// Unix seconds of RFC 3339 text.
-fn unix_seconds(text: &str) -> Result<i64, super::engine::vocabulary::TimeError> {
+fn unix_seconds(text: &str) -> Result<i64, gitops_core::vocabulary::TimeError> {
     Timestamp::parse(text).map(Timestamp::unix_seconds)
 }

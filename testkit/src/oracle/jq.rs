@@ -9,9 +9,9 @@
 
 use serde_json::{Value, json};
 
-use super::engine::config::IgnoreDifferences;
-use super::engine::config::Settings;
-use super::engine::ignore::IgnoreNormalizer;
+use gitops_core::config::IgnoreDifferences;
+use gitops_core::config::Settings;
+use gitops_core::ignore::IgnoreNormalizer;
 
 /// gitops-core's answer in the oracle's shape: `refused`, `error` or the normalized object.
 pub fn ours(params: &Value) -> Value {

@@ -7,8 +7,8 @@
 
 use serde_json::{Value, json};
 
-use super::engine::sync::cascade_pass;
-use super::engine::vocabulary::AppOptions;
+use gitops_core::sync::cascade_pass;
+use gitops_core::vocabulary::AppOptions;
 
 /// gitops-core's answer in the oracle's shape: the keys of the objects deleted now, sorted.
 pub fn ours(params: &Value) -> Value {

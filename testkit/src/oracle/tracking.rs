@@ -12,9 +12,9 @@
 
 use serde_json::{Value, json};
 
-use super::engine::diff::{AppDiffInput, diff_app};
-use super::engine::ownership::{instance_name, managed_live, tracked_app};
-use super::engine::{config::Application, config::Settings, object::Scopes};
+use gitops_core::diff::{AppDiffInput, diff_app};
+use gitops_core::ownership::{instance_name, managed_live, tracked_app};
+use gitops_core::{config::Application, config::Settings, object::Scopes};
 
 /// gitops-core's answer, in the oracle's shape.
 pub fn ours(params: &Value) -> Result<Value, String> {

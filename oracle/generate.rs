@@ -6,8 +6,7 @@
 
 use serde_json::{Value, json};
 
-#[path = "defaulting.rs"]
-mod defaulting;
+use crate::defaulting;
 
 /// splitmix64: small, seedable, the same sequence on every platform.
 pub struct Rng(u64);

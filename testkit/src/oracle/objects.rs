@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::engine::diff::{AppDiffInput, diff_app};
-use super::engine::{config::Application, config::Settings, object::Scopes};
+use gitops_core::diff::{AppDiffInput, diff_app};
+use gitops_core::{config::Application, config::Settings, object::Scopes};
 
 /// A resource's identity in an answer: `group/kind/namespace/name`.
 pub fn key(r: &Value) -> String {

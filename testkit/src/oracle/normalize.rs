@@ -9,8 +9,8 @@
 
 use serde_json::{Value, json};
 
-use super::engine::diff::{AppDiffInput, diff_app};
-use super::engine::{config::Application, config::Settings, object::Scopes};
+use gitops_core::diff::{AppDiffInput, diff_app};
+use gitops_core::{config::Application, config::Settings, object::Scopes};
 
 /// gitops-core's answer, in the oracle's shape: the prepared objects' identities and tracking
 /// ids, sorted, and the `RepeatedResourceWarning` conditions, sorted.

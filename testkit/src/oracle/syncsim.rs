@@ -2,19 +2,18 @@
 //! `sync` differential cases, and the comparison of its calls with those Argo CD's sync made
 //! (`oracle/sync.go`, which states the cluster's rules; this file follows the same ones).
 //! Shared by the differential runner (`oracle/runner.rs`) and the replay of recorded answers
-//! (`src/tests/oracle_replay.rs`), each of which names the library `engine` in its parent
-//! module.
+//! (`src/tests/oracle_replay.rs`).
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Value, json};
 
-use super::engine::sync::kind_rank;
-use super::engine::sync::{
+use gitops_core::sync::kind_rank;
+use gitops_core::sync::{
     ActionKind, HostAction, LiveObject, NamespaceLookup, Observations, Outcome, SyncRequest,
     SyncState, TaskState, step,
 };
-use super::engine::{config::Application, health::HealthResult, object::ObjectRef, object::Scopes};
+use gitops_core::{config::Application, health::HealthResult, object::ObjectRef, object::Scopes};
 
 const FAIL_ANNOTATION: &str = "oracle.gitops-core/fail";
 const HEALTH_ANNOTATION: &str = "oracle.gitops-core/health";
