@@ -509,7 +509,7 @@ pub fn compare(ours: &Value, argo: &Value, text: &str) -> Option<(String, String
                     || says(e, "found invalid Unicode character escape code"))
             {
                 "yaml:refused:argo:json-escape"
-            } else if json && text.contains('\u{85}') {
+            } else if json && text.contains(['\u{85}', '\u{2028}', '\u{2029}']) {
                 "yaml:refused:argo:json-line-break"
             } else {
                 "yaml:refused:argo"

@@ -7,7 +7,7 @@
 //! (`resolve.rs`), an alias decoded again each time it is met, merge keys (`<<`) spread in, and
 //! go-yaml v2's limit on aliasing applied to what the decoding builds.
 
-use libyaml_safer::{EventData, Mark, Parser};
+use libyaml_safer::{EventData, Mark, Parser, ScalarStyle};
 use serde_json::Value;
 
 use super::decode::{Context, MapBuilder, wrong_merge};
@@ -279,7 +279,8 @@ fn read_events(
             })?
             .map_err(|e| syntax(document, &e))?;
         let mark = event.start_mark;
-        let at_end = event.end_mark.index == text.len() as u64;
+        let end = event.end_mark.index;
+        let at_end = end == text.len() as u64;
         let (kind, anchor, opens) = match event.data {
             EventData::StreamEnd => break,
             EventData::StreamStart { .. } => continue,
@@ -313,7 +314,21 @@ fn read_events(
                 };
                 (Kind::Alias { target, name: anchor }, None, false)
             }
-            EventData::Scalar { anchor, tag, mut value, plain_implicit, .. } => {
+            EventData::Scalar { anchor, tag, mut value, plain_implicit, style, .. } => {
+                if style == ScalarStyle::DoubleQuoted
+                    && let Some(escape) = slash_escape(text, mark.index, end)
+                {
+                    return Err(ParseError::Syntax {
+                        document,
+                        format: "yaml",
+                        message: format!(
+                            "found unknown escape character at {}, while scanning a quoted \
+                             scalar at {}",
+                            at(escape),
+                            at(mark)
+                        ),
+                    });
+                }
                 // Only a block scalar's value can end in the last line break of the text.
                 if let Some(added) = added
                     && added.taken
@@ -345,6 +360,36 @@ fn read_events(
         docs.push(Value::Null);
     }
     Ok(docs)
+}
+
+/// Where the double-quoted scalar at `start..end` of `text` has a `\/` escape: libyaml-safer
+/// (as libyaml 0.2.5, for YAML 1.2) reads it as `/`, go-yaml v2 refuses it (`found unknown
+/// escape character`), and so does Argo CD.
+fn slash_escape(text: &str, start: u64, end: u64) -> Option<Mark> {
+    let source = text.get(usize::try_from(start).ok()?..usize::try_from(end).ok()?)?;
+    if !source.contains("\\/") {
+        return None;
+    }
+    let bytes = source.as_bytes();
+    let mut i = 0;
+    while i + 1 < bytes.len() {
+        if bytes[i] == b'\\' {
+            if bytes[i + 1] == b'/' {
+                // The column in characters, the line counted as libyaml counts it.
+                let before = &text[..usize::try_from(start).ok()? + i];
+                let line_start = before.rfind('\n').map_or(0, |n| n + 1);
+                let mut mark = Mark::default();
+                mark.index = before.len() as u64;
+                mark.line = before.matches('\n').count() as u64;
+                mark.column = before[line_start..].chars().count() as u64;
+                return Some(mark);
+            }
+            i += 2;
+        } else {
+            i += 1;
+        }
+    }
+    None
 }
 
 /// `line L column C`, counted from 1.
