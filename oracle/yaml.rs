@@ -2,7 +2,9 @@
 //! CD's reading: a repeated key keeps its last value) and by Argo CD (`kube.SplitYAML`, the
 //! oracle's `yaml` method), compared object by object. The texts mix YAML 1.1 scalars (plain,
 //! quoted, tagged, as keys and values), anchors and aliases, merge keys, odd indentation, and
-//! anchored lists referenced often enough to probe go-yaml v2's limit on aliasing from both sides.
+//! anchored lists referenced often enough to probe go-yaml v2's limit on aliasing from both sides,
+//! and JSON: a manifest file that is JSON (gitops-core reads it with its JSON parser, Argo CD
+//! with go-yaml v2) and YAML streams of flow and JSON documents among block ones.
 
 use serde_json::{Value, json};
 
@@ -146,6 +148,19 @@ fn value(rng: &mut Rng, indent: usize, depth: usize, anchors: &mut Vec<String>) 
             anchors.push(name);
             body
         }
+        1 if rng.chance(30) => {
+            // A block scalar, now and then with a last line of spaces.
+            let header = *rng.pick(&["|", "|+", "|-", ">", ">+", ">-"]);
+            let pad = " ".repeat(indent + step);
+            let mut out = format!(" {header}\n");
+            for _ in 0..1 + rng.below(3) {
+                out.push_str(&format!("{pad}{}\n", rng.pick(SCALARS)));
+            }
+            if rng.chance(20) {
+                out.push_str(&format!("{pad} \n"));
+            }
+            out
+        }
         0 | 1 => format!(" {}\n", scalar(rng)),
         2 if !anchors.is_empty() => format!(" *{}\n", rng.pick(anchors)),
         2 => format!(" {}\n", scalar(rng)),
@@ -233,7 +248,7 @@ pub fn run(
         let text = case(&mut rng);
         let a = ours(&text);
         let b = argo.call("yaml", &json!({"text": text}))?;
-        let Some((sig, pointer, x, y)) = compare(&a, &b) else {
+        let Some((sig, pointer, x, y)) = compare(&a, &b, &text) else {
             if let Some(e) = a["error"].as_str() {
                 refused += 1;
                 let reason = e.split_once(": ").map_or(e, |(_, r)| r);
@@ -261,8 +276,147 @@ pub fn run(
     Ok((cases, explained, unexplained, examples))
 }
 
-/// One generated text: one to three documents, or an anchored list referenced many times.
+/// JSON numbers whose reading the two parsers may decide differently.
+const JSON_NUMBERS: &[&str] = &[
+    "0",
+    "-0",
+    "1",
+    "-1",
+    "1.0",
+    "-0.0",
+    "0.1",
+    "1e6",
+    "1E6",
+    "1e+6",
+    "1.5e-7",
+    "1e21",
+    "1e20",
+    "100.0",
+    "2.5",
+    "1e400",
+    "-1e400",
+    "1e-400",
+    "9223372036854775807",
+    "9223372036854775808",
+    "-9223372036854775808",
+    "-9223372036854775809",
+    "18446744073709551615",
+    "18446744073709551616",
+    "123456789012345678901234567890",
+    "16777217.0",
+    "0.0000001",
+];
+
+/// JSON strings (as JSON text): escapes, and characters YAML reads otherwise (a raw U+2028 or
+/// U+0085 is a line break to YAML, a surrogate pair escape is refused by libyaml).
+const JSON_STRINGS: &[&str] = &[
+    r#""a""#,
+    r#""yes""#,
+    r#""0644""#,
+    r#""\/""#,
+    r#""\u0041""#,
+    r#""\u00e9\t\n""#,
+    r#""\ud83d\ude00""#,
+    r#""\u0000""#,
+    r#""\u2028""#,
+    "\"a\u{2028}b\"",
+    "\"a\u{85}b\"",
+    "\"a\u{feff}b\"",
+    r#""a\\b""#,
+    r#""\"q\"""#,
+    r#""""#,
+    r#""  a  ""#,
+    "\"\u{e9}\"",
+    r#""\b\f\r""#,
+    r#""\uDBFF\uDFFF""#,
+    r##""#a""##,
+    r#""*a""#,
+    r#""&a""#,
+    r#""!a""#,
+];
+
+/// A JSON value of at most `depth` more levels.
+fn json_value(rng: &mut Rng, depth: usize) -> String {
+    match rng.below(if depth == 0 { 4 } else { 7 }) {
+        0 => rng.pick(JSON_NUMBERS).to_string(),
+        1 => rng.pick(JSON_STRINGS).to_string(),
+        2 => rng.pick(&["true", "false", "null"]).to_string(),
+        3 => rng.pick(JSON_NUMBERS).to_string(),
+        4 => {
+            let items: Vec<String> =
+                (0..rng.below(4)).map(|_| json_value(rng, depth - 1)).collect();
+            format!("[{}]", items.join(*rng.pick(&[",", ", ", " ,\n  ", ",\t"])))
+        }
+        _ => json_object(rng, depth - 1),
+    }
+}
+
+/// A JSON object: mostly plain keys, an odd one now and then (a repeated key too).
+fn json_object(rng: &mut Rng, depth: usize) -> String {
+    let entries: Vec<String> = (0..rng.below(4))
+        .map(|i| {
+            let key = match rng.below(12) {
+                0 => rng.pick(JSON_STRINGS).to_string(),
+                1 => "\"k0\"".to_string(),
+                _ => format!("\"k{i}\""),
+            };
+            format!("{key}{}{}", rng.pick(&[":", ": ", " : ", ":\t"]), json_value(rng, depth))
+        })
+        .collect();
+    format!("{{{}}}", entries.join(*rng.pick(&[",", ", ", ",\n  "])))
+}
+
+/// A ConfigMap as one JSON document.
+fn json_document(rng: &mut Rng, d: u64) -> String {
+    let data = json_object(rng, 3);
+    let sep = *rng.pick(&["", " ", "\n  "]);
+    format!(
+        "{{{sep}\"apiVersion\": \"v1\",{sep}\"kind\": \"ConfigMap\",{sep}\"metadata\": {{\"name\": \"j{d}\"}},{sep}\"data\": {data}{}}}",
+        if sep.is_empty() { "" } else { "\n" }
+    )
+}
+
+/// A text with JSON in it: a JSON file (one document, a `List`, or two documents one after
+/// the other), or a YAML stream whose documents are JSON, flow or block.
+fn json_case(rng: &mut Rng) -> String {
+    match rng.below(5) {
+        0 => json_document(rng, 0),
+        1 => format!(
+            "{{\"apiVersion\": \"v1\", \"kind\": \"List\", \"items\": [{}, {}]}}\n",
+            json_document(rng, 0),
+            json_document(rng, 1)
+        ),
+        2 => format!("{}\n{}\n", json_document(rng, 0), json_document(rng, 1)),
+        _ => {
+            let mut docs = Vec::new();
+            for d in 0..1 + rng.below(3) {
+                docs.push(match rng.below(3) {
+                    0 => format!("{}\n", json_document(rng, d)),
+                    1 => format!(
+                        "{{apiVersion: v1, kind: ConfigMap, metadata: {{name: f{d}}}, data: {{a: {}, b: [{}, {}]}}}}\n",
+                        scalar(rng),
+                        scalar(rng),
+                        rng.pick(JSON_NUMBERS)
+                    ),
+                    _ => format!(
+                        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b{d}\ndata:\n  a: {}\n  b: {}\n",
+                        rng.pick(JSON_STRINGS),
+                        json_value(rng, 2)
+                    ),
+                });
+            }
+            let lead = if rng.chance(30) { "---\n" } else { "" };
+            format!("{lead}{}", docs.join("---\n"))
+        }
+    }
+}
+
+/// One generated text: one to three documents, an anchored list referenced many times, or
+/// JSON (`json_case`).
 pub fn case(rng: &mut Rng) -> String {
+    if rng.chance(15) {
+        return json_case(rng);
+    }
     if rng.chance(15) {
         let items = vec!["0"; 1 + rng.below(300) as usize].join(", ");
         let refs = vec!["*l"; 1 + rng.below(3000) as usize].join(", ");
@@ -280,7 +434,9 @@ pub fn case(rng: &mut Rng) -> String {
             " ".repeat(indent)
         ));
     }
-    docs.join("---\n")
+    let text = docs.join("---\n");
+    // A text whose last line has no line break now and then (Kubernetes' reader gives it one).
+    if rng.chance(10) { text.trim_end_matches('\n').to_string() } else { text }
 }
 
 /// gitops-core's reading: the objects, or the error.
@@ -310,21 +466,51 @@ fn same(a: &Value, b: &Value) -> bool {
     }
 }
 
-/// The first place the two readings differ: a signature, the pointer, both values.
-pub fn compare(ours: &Value, argo: &Value) -> Option<(String, String, Value, Value)> {
+/// Argo CD's objects with each `List` replaced by its items, as the repo-server does with what
+/// it read (`kube.SplitYAML` leaves a `List` as it is; gitops-core reads its items).
+fn flatten_lists(objects: &Value) -> Value {
+    let mut out = Vec::new();
+    for o in objects.as_array().into_iter().flatten() {
+        match (o["kind"].as_str(), o["items"].as_array()) {
+            (Some("List"), Some(items)) => out.extend(items.iter().cloned()),
+            _ => out.push(o.clone()),
+        }
+    }
+    Value::Array(out)
+}
+
+/// The first place the two readings differ: a signature, the pointer, both values. `text` is
+/// what both read: a JSON text's divergences that testdata/oracle/explained.txt explains get
+/// signatures of their own.
+pub fn compare(ours: &Value, argo: &Value, text: &str) -> Option<(String, String, Value, Value)> {
+    let json = text.trim_start().starts_with('{');
+    let says = |e: &Value, what: &str| e.as_str().is_some_and(|e| e.contains(what));
+    let argo_objects = flatten_lists(&argo["objects"]);
     match (ours.get("error"), argo.get("error")) {
         (Some(_), Some(_)) => return None,
         (Some(e), None) => {
-            let sig = if e.as_str().is_some_and(|e| e.contains("excessive aliasing")) {
+            let sig = if says(e, "excessive aliasing") {
                 "yaml:refused:aliasing"
+            } else if json
+                && says(e, "did not find expected <document start>")
+                && text.contains("e400")
+            {
+                "yaml:refused:gitops-core:json-stream-out-of-range"
             } else {
                 "yaml:refused:gitops-core"
             };
-            return Some((sig.into(), String::new(), e.clone(), argo["objects"].clone()));
+            return Some((sig.into(), String::new(), e.clone(), argo_objects));
         }
         (None, Some(e)) => {
-            let sig = if e.as_str().is_some_and(|e| e.contains("excessive aliasing")) {
+            let sig = if says(e, "excessive aliasing") {
                 "yaml:accepted:aliasing"
+            } else if json
+                && ((says(e, "found unknown escape character") && text.contains("\\/"))
+                    || says(e, "found invalid Unicode character escape code"))
+            {
+                "yaml:refused:argo:json-escape"
+            } else if json && text.contains(['\u{85}', '\u{2028}', '\u{2029}']) {
+                "yaml:refused:argo:json-line-break"
             } else {
                 "yaml:refused:argo"
             };
@@ -332,8 +518,10 @@ pub fn compare(ours: &Value, argo: &Value) -> Option<(String, String, Value, Val
         }
         (None, None) => {}
     }
-    first_difference(&ours["objects"], &argo["objects"], String::new())
-        .map(|(p, x, y)| ("yaml:value".to_string(), p, x, y))
+    let sig =
+        if json && text.contains('\u{85}') { "yaml:value:json-line-break" } else { "yaml:value" };
+    first_difference(&ours["objects"], &argo_objects, String::new())
+        .map(|(p, x, y)| (sig.to_string(), p, x, y))
 }
 
 fn first_difference(a: &Value, b: &Value, at: String) -> Option<(String, Value, Value)> {

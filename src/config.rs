@@ -831,9 +831,11 @@ fn parse_yaml<T: serde::de::DeserializeOwned + Default>(
     // boolean, `0644` the integer 420), its first document only, then as JSON into its types:
     // the project's own YAML reader, then its typed reading (`object::from_yaml_value`).
     let fail = |message: String| ConfigError::Key { key: key.to_string(), message };
+    // Numbers as go-yaml v2 gives them to sigs.k8s.io/yaml: `1e6` where a string is wanted
+    // is "1e+06".
+    let options = crate::object::ParseOptions { go_numbers: true, ..Default::default() };
     let (docs, _) =
-        crate::object::parse_documents_with(text, &crate::object::ParseOptions::default())
-            .map_err(|e| fail(e.to_string()))?;
+        crate::object::parse_documents_with(text, &options).map_err(|e| fail(e.to_string()))?;
     let first = docs.into_iter().next().unwrap_or(Value::Null);
     crate::object::from_yaml_value::<Option<T>>(first).map(Option::unwrap_or_default).map_err(fail)
 }
@@ -1043,6 +1045,45 @@ mod tests {
         let d = &s.overrides["apps/Deployment"].ignore_differences;
         assert_eq!(d.managed_fields_managers, ["false", "31"]);
         assert_eq!(d.json_pointers, ["/spec/replicas"]);
+    }
+
+    /// Floats where a string is wanted are Go's `strconv.FormatFloat(f, 'g', -1, 32)` of the
+    /// float go-yaml v2 decoded, before any JSON step (`1e6` is "1e+06", not "1000000");
+    /// elsewhere a whole float is an integer. Checked against sigs.k8s.io/yaml v1.6.0.
+    #[test]
+    fn embedded_yaml_floats_as_go_prints_them() {
+        let s = Settings::from_data(&data(&[
+            (
+                "resource.exclusions",
+                "- kinds: [1e6, 1.5e-7, 1e21, 0.1, 100.0, .5, -0.0, 1E6, 12345678.9, 0.000001]\n  \
+                 apiGroups: [18446744073709551615, 1_000.5, 6.02e23, .nan, .inf, -.Inf]\n",
+            ),
+            ("resource.inclusions", "[{\"kinds\": [1e6, 100.0, 2.5], \"apiGroups\": [1e21]}]"),
+        ]))
+        .unwrap();
+        let e = &s.resource_exclusions[0];
+        assert_eq!(
+            e.kinds,
+            [
+                "1e+06",
+                "1.5e-07",
+                "1e+21",
+                "0.1",
+                "100",
+                "0.5",
+                "-0",
+                "1e+06",
+                "1.2345679e+07",
+                "1e-06"
+            ]
+        );
+        assert_eq!(
+            e.api_groups,
+            ["18446744073709551615", "1000.5", "6.02e+23", "NaN", "+Inf", "-Inf"]
+        );
+        let i = &s.resource_inclusions[0];
+        assert_eq!(i.kinds, ["1e+06", "100", "2.5"]);
+        assert_eq!(i.api_groups, ["1e+21"]);
     }
 
     #[test]

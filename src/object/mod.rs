@@ -379,6 +379,11 @@ pub struct ParseOptions {
     /// Whether every object needs `metadata.name` (or `generateName`). Health needs only
     /// `apiVersion` and `kind`.
     pub require_name: bool,
+    /// Numbers as go-yaml v2 decodes them (a float stays a float, `1e6` too; a `uint64` stays
+    /// one), for a reading into a typed structure ([`from_yaml_value`]) that takes them through
+    /// JSON itself, as sigs.k8s.io/yaml's `Unmarshal` does: `1e6` where a string is wanted is
+    /// `"1e+06"`, not the `1000000` of the JSON step.
+    pub(crate) go_numbers: bool,
 }
 
 impl Default for ParseOptions {
@@ -389,6 +394,7 @@ impl Default for ParseOptions {
             max_objects: MAX_OBJECTS,
             max_string_bytes: MAX_STRING_BYTES,
             require_name: true,
+            go_numbers: false,
         }
     }
 }
@@ -519,7 +525,7 @@ pub fn parse_manifests(text: &str) -> Result<Vec<Value>, ParseError> {
 /// assert_eq!(err.to_string(), "document 1: duplicate key `k` at /data/k");
 /// ```
 pub fn parse_manifests_with(text: &str, options: &ParseOptions) -> Result<Manifests, ParseError> {
-    let (docs, warnings) = parse_documents_with(text, options)?;
+    let (docs, warnings) = documents(text, options, Lines::Kubernetes)?;
     let mut out = Vec::new();
     let mut push = |obj: Value, document: usize, item: Option<usize>| {
         if out.len() >= options.max_objects {
@@ -604,6 +610,29 @@ pub fn parse_documents_with(
     text: &str,
     options: &ParseOptions,
 ) -> Result<(Vec<Value>, Vec<ParseWarning>), ParseError> {
+    documents(text, options, Lines::AsGiven)
+}
+
+/// How the last line of a YAML text is read.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Lines {
+    /// As go-yaml v2 reads the text given (sigs.k8s.io/yaml's `Unmarshal`, as Argo CD reads
+    /// argocd-cm's embedded YAML and its health and action tests' fixtures).
+    AsGiven,
+    /// As Kubernetes' YAML reader (apimachinery's `YAMLReader`, under Argo CD's
+    /// `kube.SplitYAML` and the repo-server's reading of an app's files) hands documents to
+    /// go-yaml v2: line by line, each line ending in `\n`, the last one too. A block scalar on
+    /// the last line of a text with no final line break then keeps one (`k: |` then `  a` is
+    /// `"a\n"`).
+    Kubernetes,
+}
+
+/// [`parse_documents_with`], the last line read as `lines` says.
+fn documents(
+    text: &str,
+    options: &ParseOptions,
+    lines: Lines,
+) -> Result<(Vec<Value>, Vec<ParseWarning>), ParseError> {
     if text.len() > options.max_bytes {
         return Err(ParseError::TooLarge { bytes: text.len(), limit: options.max_bytes });
     }
@@ -643,13 +672,15 @@ pub fn parse_documents_with(
         if !fell_through {
             // Argo CD reads a JSON document through go-yaml v2 too (kube.SplitYAML, then
             // sigs.k8s.io/yaml): its numbers come out as the YAML reader's do.
-            docs.iter_mut().for_each(resolve::json_numbers);
+            if !options.go_numbers {
+                docs.iter_mut().for_each(resolve::json_numbers);
+            }
             return Ok((docs, warnings));
         }
         warnings.clear();
     }
     check_flow_depth(text)?;
-    let docs = yaml::read(text, options, &mut warnings)?;
+    let docs = yaml::read(text, options, lines, &mut warnings)?;
     Ok((docs, warnings))
 }
 

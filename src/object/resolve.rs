@@ -374,18 +374,38 @@ pub(super) fn to_json(scalar: Scalar, text: &str) -> Result<Value, String> {
 pub(super) fn json_numbers(value: &mut Value) {
     match value {
         Value::Number(n) => {
-            let resolved = match (n.as_u64(), n.as_f64()) {
-                (Some(u), _) if u > i64::MAX as u64 => float(u as f64),
-                (None, Some(f)) if n.is_f64() => float(f),
-                _ => return,
-            };
-            if let Ok(v) = resolved {
+            if let Some(v) = json_number(n) {
                 *value = v;
             }
         }
         Value::Array(items) => items.iter_mut().for_each(json_numbers),
         Value::Object(map) => map.values_mut().for_each(json_numbers),
         _ => {}
+    }
+}
+
+/// One number of [`json_numbers`]: `None` when it stays as it is.
+pub(super) fn json_number(n: &serde_json::Number) -> Option<Value> {
+    match (n.as_u64(), n.as_f64()) {
+        (Some(u), _) if u > i64::MAX as u64 => float(u as f64).ok(),
+        (None, Some(f)) if n.is_f64() => float(f).ok(),
+        _ => None,
+    }
+}
+
+/// A resolved value as go-yaml v2 gives it to a typed reading ([`super::from_yaml_value`]):
+/// [`to_json`], but a float stays a float and a `uint64` a `uint64`, the JSON step
+/// (`json_number`) left to the reading. NaN and the infinities, which JSON cannot hold, are
+/// the text sigs.k8s.io/yaml gives them where a string is wanted (`NaN`, `+Inf`, `-Inf`).
+pub(super) fn to_go(scalar: Scalar, text: &str) -> Result<Value, String> {
+    match scalar {
+        Scalar::Float(f) => Ok(match serde_json::Number::from_f64(f) {
+            Some(n) => Value::Number(n),
+            None if f.is_nan() => Value::from("NaN"),
+            None => Value::from(if f > 0.0 { "+Inf" } else { "-Inf" }),
+        }),
+        Scalar::Uint(u) => Ok(Value::from(u)),
+        other => to_json(other, text),
     }
 }
 

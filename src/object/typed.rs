@@ -46,6 +46,11 @@ impl<'de> serde::Deserializer<'de> for Lenient {
                 entries.end()?;
                 Ok(out)
             }
+            // A number as the JSON step leaves it (`1e6` is 1000000) where no string is wanted.
+            Value::Number(n) => match super::resolve::json_number(&n) {
+                Some(v) => serde::Deserializer::deserialize_any(v, visitor),
+                None => serde::Deserializer::deserialize_any(Value::Number(n), visitor),
+            },
             other => serde::Deserializer::deserialize_any(other, visitor),
         }
     }

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use super::decode::{Context, MapBuilder, wrong_merge};
 use super::resolve::{self, Scalar};
-use super::{Location, ParseError, ParseOptions, ParseWarning, escape_pointer_token};
+use super::{Lines, Location, ParseError, ParseOptions, ParseWarning, escape_pointer_token};
 
 /// Stands for a value or key with no JSON form (NaN, a null key) until the document is built:
 /// go-yaml v2 builds the whole document first and only its JSON conversion fails, so such a
@@ -47,40 +47,101 @@ enum Kind {
 /// The message of a text libyaml-safer panics on.
 const SCANNER_FAILED: &str = "the YAML scanner (libyaml-safer) failed on this text";
 
-/// Reads every document of a YAML stream.
+/// The line breaks of YAML 1.1 (libyaml's `IS_BREAK`).
+const BREAKS: [char; 5] = ['\n', '\r', '\u{85}', '\u{2028}', '\u{2029}'];
+
+/// The line break [`read`] adds to a text read as given ([`Lines::AsGiven`]) that ends without
+/// one, so that libyaml-safer 0.3 never reaches the end of the text inside a line: it reads
+/// past the end (and panics) on a block scalar's last line and on a double-quoted scalar's
+/// final backslash, where libyaml (and so go-yaml v2) ends the line there. A line break at the end changes no reading but a block
+/// scalar's: the added break may end up at the end of its value, where libyaml has nothing.
+/// U+2028 and U+2029 are the breaks libyaml keeps as they are in a block scalar's value, so
+/// the added one is told from the text's own by being one the text does not hold.
+struct Added {
+    /// The break added.
+    ch: char,
+    /// Whether a value ending in `ch` ends in the added break: `false` only for a text that
+    /// holds both breaks and whose last scalar does not take the other one when it is added.
+    taken: bool,
+}
+
+/// Reads every document of a YAML stream, its last line as `lines` says.
 pub(super) fn read(
     text: &str,
     options: &ParseOptions,
+    lines: Lines,
     warnings: &mut Vec<ParseWarning>,
 ) -> Result<Vec<Value>, ParseError> {
-    // libyaml-safer 0.3 reads past the end of a text that ends in a backslash (a double-quoted
-    // scalar's escape); a line break after it ends the text the same way for every reading
-    // but a block scalar's last line.
-    if text.ends_with('\\') {
-        return read_events(&format!("{text}\n"), false, options, warnings);
-    }
-    let spelled;
-    let text = match go_yaml_tags(text) {
-        Some(respelled) => {
-            spelled = respelled;
-            spelled.as_str()
+    let spelled = go_yaml_tags(text);
+    let text = spelled.as_deref().unwrap_or(text);
+    if lines == Lines::Kubernetes {
+        let unmarked = document_boms(text);
+        let text = unmarked.as_deref().unwrap_or(text);
+        if text.is_empty() || text.ends_with('\n') {
+            return read_events(text, None, options, warnings);
         }
-        None => text,
+        // The `\n` Kubernetes' reader gives the last line: the value keeps it.
+        return read_events(&format!("{text}\n"), None, options, warnings);
+    }
+    if text.is_empty() || text.ends_with(BREAKS) {
+        return read_events(text, None, options, warnings);
+    }
+    let (ch, taken) = match (text.contains('\u{2028}'), text.contains('\u{2029}')) {
+        (false, _) => ('\u{2028}', true),
+        (true, false) => ('\u{2029}', true),
+        // Both: the last scalar ends in the added break if it does with either one added (its
+        // value is otherwise the same, and cannot end in both).
+        (true, true) => ('\u{2028}', last_scalar_ends_in(&format!("{text}\u{2029}"), '\u{2029}')),
     };
-    let before = warnings.len();
-    match read_events(text, false, options, warnings) {
-        // libyaml-safer 0.3 also panics on a block scalar whose last line runs to the end of
-        // a text with no final line break, where libyaml ends the scalar there. Read again
-        // with a line break added, and the one it adds to that scalar taken off: the scalar
-        // libyaml reads (`k: |` then `  a` at the end is `a`, not `a` and a line break).
-        Err(ParseError::Syntax { message, .. })
-            if message == SCANNER_FAILED && !text.is_empty() && !text.ends_with(['\n', '\r']) =>
-        {
-            warnings.truncate(before);
-            read_events(&format!("{text}\n"), true, options, warnings)
-        }
-        other => other,
+    let added = Added { ch, taken };
+    read_events(&format!("{text}{ch}"), Some(&added), options, warnings)
+}
+
+/// `text` without the byte order marks that start a document after a `---` line, or `None`
+/// when it has none. Kubernetes' reader splits a stream at its `---` lines (the rest of the
+/// line blank or a comment) and go-yaml v2 then skips a byte order mark at the start of each
+/// document's text; libyaml skips one at the start of a line too, but counts it as a column, so
+/// the document's first key would stand one column to the right of the next.
+fn document_boms(text: &str) -> Option<String> {
+    if !text.contains("\n\u{feff}") {
+        return None;
     }
+    let mut out = String::with_capacity(text.len());
+    let mut after_separator = false;
+    for line in text.split_inclusive('\n') {
+        let line = match line.strip_prefix('\u{feff}') {
+            Some(rest) if after_separator => rest,
+            _ => line,
+        };
+        after_separator = line.strip_prefix("---").is_some_and(|rest| {
+            let rest = rest.trim();
+            rest.is_empty() || rest.starts_with('#')
+        });
+        out.push_str(line);
+    }
+    Some(out)
+}
+
+/// Whether the last scalar token of `text` (which ends in a line break) ends in `ch`.
+fn last_scalar_ends_in(text: &str, ch: char) -> bool {
+    let mut scanner = libyaml_safer::Scanner::new();
+    let mut input = text.as_bytes();
+    scanner.set_input(&mut input);
+    let mut last = false;
+    // The text ends in a line break and its tags are respelled: nothing is known to panic.
+    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        for token in scanner.by_ref() {
+            match token {
+                Ok(token) => {
+                    if let libyaml_safer::TokenData::Scalar { value, .. } = token.data {
+                        last = value.ends_with(ch);
+                    }
+                }
+                Err(_) => break,
+            }
+        }
+    }));
+    last
 }
 
 /// Whether `c` goes on a tag's URI in libyaml-safer's scanner (libyaml 0.2.5's set for a node's
@@ -138,7 +199,8 @@ fn go_yaml_tags(text: &str) -> Option<String> {
         from = end;
     }
     probe.push_str(&text[from..]);
-    // A line break at the end: libyaml-safer's other panics (see `read`) need a text without one.
+    // A line break at the end: libyaml-safer's other panics (see [`Added`]) need a text without
+    // one.
     probe.push('\n');
     let mut scanner = libyaml_safer::Scanner::new();
     let mut input = probe.as_bytes();
@@ -186,11 +248,13 @@ fn go_yaml_tags(text: &str) -> Option<String> {
     Some(out)
 }
 
-/// [`read`] on the events of `text`; `added_break`: `text` ends in a line break [`read`]
-/// added, taken off the block scalar that runs to the end.
+/// [`read`] on the events of `text`; `added`: the line break [`read`] added at its end, taken
+/// off the block scalar whose value it ends. Positions need no change: libyaml puts the end of
+/// a text that ends inside a line on the next line (its stream end forces a new line), as the
+/// added break does.
 fn read_events(
     text: &str,
-    added_break: bool,
+    added: Option<&Added>,
     options: &ParseOptions,
     warnings: &mut Vec<ParseWarning>,
 ) -> Result<Vec<Value>, ParseError> {
@@ -204,8 +268,9 @@ fn read_events(
     loop {
         let document = docs.len();
         // libyaml-safer 0.3 panics where libyaml has a case the port left out (a tag followed
-        // by `,` in a flow collection, which `go_yaml_tags` respells first): a text that still
-        // makes it panic is refused as a syntax error.
+        // by `,` in a flow collection, which `go_yaml_tags` respells first; the end of a text
+        // inside a line, which `read` ends with a line break): a text that still makes it
+        // panic is refused as a syntax error (the panic's message is printed on stderr).
         let event = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| parser.parse()))
             .map_err(|_| ParseError::Syntax {
                 document,
@@ -215,6 +280,7 @@ fn read_events(
             .map_err(|e| syntax(document, &e))?;
         let mark = event.start_mark;
         let end = event.end_mark.index;
+        let at_end = end == text.len() as u64;
         let (kind, anchor, opens) = match event.data {
             EventData::StreamEnd => break,
             EventData::StreamStart { .. } => continue,
@@ -249,10 +315,25 @@ fn read_events(
                 (Kind::Alias { target, name: anchor }, None, false)
             }
             EventData::Scalar { anchor, tag, mut value, plain_implicit, style, .. } => {
-                if added_break
-                    && matches!(style, ScalarStyle::Literal | ScalarStyle::Folded)
-                    && usize::try_from(end).is_ok_and(|end| end == text.len())
-                    && value.ends_with('\n')
+                if style == ScalarStyle::DoubleQuoted
+                    && let Some(escape) = slash_escape(text, mark.index, end)
+                {
+                    return Err(ParseError::Syntax {
+                        document,
+                        format: "yaml",
+                        message: format!(
+                            "found unknown escape character at {}, while scanning a quoted \
+                             scalar at {}",
+                            at(escape),
+                            at(mark)
+                        ),
+                    });
+                }
+                // Only a block scalar's value can end in the last line break of the text.
+                if let Some(added) = added
+                    && added.taken
+                    && at_end
+                    && value.ends_with(added.ch)
                 {
                     value.pop();
                 }
@@ -279,6 +360,36 @@ fn read_events(
         docs.push(Value::Null);
     }
     Ok(docs)
+}
+
+/// Where the double-quoted scalar at `start..end` of `text` has a `\/` escape: libyaml-safer
+/// (as libyaml 0.2.5, for YAML 1.2) reads it as `/`, go-yaml v2 refuses it (`found unknown
+/// escape character`), and so does Argo CD.
+fn slash_escape(text: &str, start: u64, end: u64) -> Option<Mark> {
+    let source = text.get(usize::try_from(start).ok()?..usize::try_from(end).ok()?)?;
+    if !source.contains("\\/") {
+        return None;
+    }
+    let bytes = source.as_bytes();
+    let mut i = 0;
+    while i + 1 < bytes.len() {
+        if bytes[i] == b'\\' {
+            if bytes[i + 1] == b'/' {
+                // The column in characters, the line counted as libyaml counts it.
+                let before = &text[..usize::try_from(start).ok()? + i];
+                let line_start = before.rfind('\n').map_or(0, |n| n + 1);
+                let mut mark = Mark::default();
+                mark.index = before.len() as u64;
+                mark.line = before.matches('\n').count() as u64;
+                mark.column = before[line_start..].chars().count() as u64;
+                return Some(mark);
+            }
+            i += 2;
+        } else {
+            i += 1;
+        }
+    }
+    None
 }
 
 /// `line L column C`, counted from 1.
@@ -419,7 +530,12 @@ impl<'n, 'c, 'a> Decoder<'n, 'c, 'a> {
                 if let Scalar::Str(s) = &scalar {
                     self.ctx.string_fits(s.as_ref().map_or(value.len(), String::len))?;
                 }
-                match resolve::to_json(scalar, value) {
+                let json = if self.ctx.options.go_numbers {
+                    resolve::to_go(scalar, value)
+                } else {
+                    resolve::to_json(scalar, value)
+                };
+                match json {
                     Ok(v) => Ok(v),
                     Err(message) => {
                         self.no_json = true;

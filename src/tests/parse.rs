@@ -6,8 +6,7 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 
 use super::support::{read, selected};
-use crate::object::parse_manifests;
-use crate::object::{ParseOptions, parse_manifests_with};
+use crate::object::{ParseOptions, parse_documents_with, parse_manifests, parse_manifests_with};
 
 #[derive(Deserialize)]
 struct Cases {
@@ -23,6 +22,10 @@ struct Case {
     /// these options over the defaults (Argo CD's reading).
     #[serde(default)]
     options: Option<Options>,
+    /// Read as given, with `parse_documents_with` (over `options`, or the defaults): the text
+    /// as sigs.k8s.io/yaml's `Unmarshal` reads it, not as Kubernetes' reader hands manifests on.
+    #[serde(default)]
+    documents: bool,
     #[serde(default)]
     objects: Option<Vec<String>>,
     /// Values in the objects read, by RFC 6901 pointer into the list of objects.
@@ -78,6 +81,14 @@ fn parse_cases() {
     for case in cases.cases.iter().filter(|c| selected(&c.name)) {
         ran += 1;
         let (got, warnings) = match &case.options {
+            _ if case.documents => {
+                let options =
+                    case.options.as_ref().map_or_else(ParseOptions::default, Options::build);
+                match parse_documents_with(&case.input, &options) {
+                    Ok((docs, w)) => (Ok(docs), w.iter().map(ToString::to_string).collect()),
+                    Err(e) => (Err(e), Vec::new()),
+                }
+            }
             None => (parse_manifests(&case.input), Vec::new()),
             Some(o) => match parse_manifests_with(&case.input, &o.build()) {
                 Ok(m) => (Ok(m.objects), m.warnings.iter().map(ToString::to_string).collect()),

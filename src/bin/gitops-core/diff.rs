@@ -169,11 +169,15 @@ fn parse(mut p: lexopt::Parser) -> Result<Option<Args>, CliError> {
 /// writers are unknown, most often because `kubectl get` left them out (it prints them only
 /// with `--show-managed-fields`).
 fn note_unrecorded_writers(live: &[serde_json::Value], explained: &[ResourceExplanation]) {
+    // One index of the live objects, not a search of them all per resource (issue 27's repeat:
+    // `diff --explain` and `--unmanaged` grew with the square of the object count). The first
+    // and the last live object of an identity are looked at (kubectl prints each once).
+    let index = ObjectIndex::of_objects(live);
     for e in explained.iter().filter(|e| !e.changes.is_empty() || !e.unmanaged.is_empty()) {
-        let unrecorded = live.iter().any(|o| {
-            gitops_core::object::ObjectRef::from_object_lossy(o).same_object(&e.object)
-                && o.pointer("/metadata/managedFields").is_none()
-        });
+        let unrecorded = [index.first(&e.object), index.last(&e.object)]
+            .into_iter()
+            .flatten()
+            .any(|i| live[i].pointer("/metadata/managedFields").is_none());
         if unrecorded {
             eprintln!(
                 "note: {} has no managedFields, so no writer is known (`kubectl get` prints them \
