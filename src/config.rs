@@ -224,6 +224,17 @@ pub enum ConfigError {
         /// What is wrong.
         message: String,
     },
+    /// A cluster (an Argo CD cluster Secret, or its `name`, `server` and `project`) could not
+    /// be read.
+    #[error("invalid cluster `{cluster}` at {path}: {message}")]
+    Cluster {
+        /// The cluster's name (the Secret's `metadata.name` until its data is read).
+        cluster: String,
+        /// RFC 6901 pointer into the document.
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
     /// A key of `argocd-cm` could not be read.
     #[error("invalid argocd-cm key `{key}`: {message}")]
     Key {
@@ -778,13 +789,30 @@ impl Settings {
     /// [`Settings::label_selector`] (a selector that does not parse selects everything).
     /// `None` when the object is watched, else the selector it fails.
     pub(crate) fn unwatched(&self, obj: &Value, cluster: &str) -> Option<String> {
+        self.unwatched_labelled(obj, cluster, None)
+    }
+
+    /// [`Settings::unwatched`] for an object that gets the instance label `instance_label`
+    /// first: a desired object is matched after Argo CD's `SetAppInstance` (controller/state.go
+    /// `CompareAppState` checks the selector after `NormalizeTargetObjects`).
+    pub(crate) fn unwatched_labelled(
+        &self,
+        obj: &Value,
+        cluster: &str,
+        instance_label: Option<&str>,
+    ) -> Option<String> {
         if self.resource_selectors.is_empty() {
             return None;
         }
         let r = crate::object::ObjectRef::from_object_lossy(obj);
         let selector = self.label_selector(&r.group, &r.kind, cluster);
         let parsed = crate::selector::LabelSelector::parse(&selector).ok()?;
-        (!parsed.matches(obj)).then_some(selector)
+        let mut labels =
+            obj.pointer("/metadata/labels").and_then(Value::as_object).cloned().unwrap_or_default();
+        if let Some(v) = instance_label {
+            labels.insert(self.instance_label_key.clone(), Value::String(v.to_string()));
+        }
+        (!parsed.matches_labels(&labels)).then_some(selector)
     }
 
     fn add_status_ignores(&mut self) {

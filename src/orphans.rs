@@ -20,9 +20,14 @@
 //!   destinations on the app's cluster.
 //!
 //! With `orphanedResources.warn: true` and at least one orphan, the app gets the
-//! `OrphanedResourceWarning` condition "Application has N orphaned resources". Argo CD counts
-//! as another app's only objects whose tracking names an application that exists; here the
-//! host passes the namespace's objects, and any tracking naming another application counts.
+//! `OrphanedResourceWarning` condition "Application has N orphaned resources".
+//!
+//! An object whose tracking names an application belongs to it only when that application
+//! exists (Argo CD 3.6.2 controller/appcontroller.go `getResourceTree`: the app informer's
+//! `GetByKey(toAppKey(appName))`); the app itself always exists. The host that knows its apps
+//! passes their keys (`<namespace>/<name>`, or `<name>` for an app in
+//! [`Settings::namespace`]); a host that passes none gets every tracked object counted as its
+//! app's, whether or not that app exists.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -49,6 +54,18 @@ pub struct Orphans {
     pub condition: Option<Condition>,
 }
 
+/// The key Argo CD's app informer knows an app by (`toAppKey`): `<namespace>/<name>` as
+/// written, `<namespace>_<name>` (an instance name) with `/`, a bare name in `controller_ns`.
+fn app_key(name: &str, controller_ns: &str) -> String {
+    if name.contains('/') {
+        name.to_string()
+    } else if name.contains('_') {
+        name.replace('_', "/")
+    } else {
+        format!("{controller_ns}/{name}")
+    }
+}
+
 /// Whether every namespace holds the object, or the project ignores it
 /// (`isKnownOrphanedResourceExclusion`).
 fn ignored(r: &ObjectRef, settings: &OrphanedResourcesSettings) -> bool {
@@ -68,7 +85,8 @@ fn ignored(r: &ObjectRef, settings: &OrphanedResourcesSettings) -> bool {
 
 /// The orphaned resources of `app`'s destination namespace among `live` (the objects the host
 /// found there and the app's own), given the app's `desired` objects and the project's
-/// `orphanedResources` and permissions (see the module documentation). A project without
+/// `orphanedResources` and permissions (see the module documentation), and, where the host
+/// knows them, the `apps` that exist (`<namespace>/<name>` or `<name>`). A project without
 /// `orphanedResources`: no orphans.
 ///
 /// # Examples
@@ -85,7 +103,7 @@ fn ignored(r: &ObjectRef, settings: &OrphanedResourcesSettings) -> bool {
 /// let live = [json!({"apiVersion": "v1", "kind": "Secret",
 ///     "metadata": {"name": "hand-made", "namespace": "shop"}})];
 /// let o = gitops_core::orphans::orphaned(&project, &app, &Settings::default(),
-///     &Scopes::builtin(), &[], &live);
+///     &Scopes::builtin(), &[], &live, None);
 /// assert_eq!(o.resources[0].name, "hand-made");
 /// assert_eq!(o.condition.unwrap().message, "Application has 1 orphaned resources");
 /// ```
@@ -96,6 +114,7 @@ pub fn orphaned(
     scopes: &Scopes,
     desired: &[Value],
     live: &[Value],
+    apps: Option<&[String]>,
 ) -> Orphans {
     let Some(orphaned) = &project.orphaned_resources else { return Orphans::default() };
     let namespace = app.spec.destination.namespace.as_str();
@@ -117,7 +136,14 @@ pub fn orphaned(
             }
         }
     }
-    let other_app = |obj: &Value| tracked_app(obj, settings).is_some_and(|a| a != instance);
+    let known: Option<BTreeSet<String>> =
+        apps.map(|list| list.iter().map(|a| app_key(a, &settings.namespace)).collect());
+    let other_app = |obj: &Value| {
+        tracked_app(obj, settings).is_some_and(|a| {
+            a == instance
+                || known.as_ref().is_none_or(|k| k.contains(&app_key(a, &settings.namespace)))
+        })
+    };
     let mut found: BTreeSet<ObjectRef> = BTreeSet::new();
     let mut stack: Vec<&Value> = live
         .iter()

@@ -12,8 +12,17 @@
 //! - A namespaced object is also permitted only in a namespace of the project's
 //!   `destinations` (server or name, and namespace, globs with `!` for a deny entry).
 //!
-//! `permitOnlyProjectScopedClusters` needs the project's cluster Secrets, which the engine is
-//! not given: it is read and not applied (listed in `docs/behaviours.md`).
+//! - With `permitOnlyProjectScopedClusters`, a destination the list matches is permitted
+//!   only on a cluster scoped to the project (`IsDestinationPermitted`): one of the clusters
+//!   the host passes ([`AppProject::clusters`], cluster Secrets or [`Cluster`] values) whose
+//!   `project` is this project's name and whose name or server is the destination's. A host
+//!   that passes none: no cluster is the project's, as in Argo CD for a project without
+//!   scoped clusters.
+//!
+//! The destination's cluster is the app's `destination.server` or `destination.name`, the
+//! other half filled in from the clusters the host passes (Argo CD's
+//! `GetDestinationCluster`), or from Argo CD's own cluster (`https://kubernetes.default.svc`,
+//! `in-cluster`).
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -45,9 +54,106 @@ pub struct AppProject {
     pub cluster_resource_blacklist: Vec<ClusterResourceItem>,
     /// `spec.destinations`.
     pub destinations: Vec<ProjectDestination>,
-    /// `spec.permitOnlyProjectScopedClusters` (read, not applied: see the module
-    /// documentation).
+    /// `spec.permitOnlyProjectScopedClusters`: destinations only on the project's clusters.
     pub permit_only_project_scoped_clusters: bool,
+    /// The clusters the host knows (not read from the manifest): those whose `project` is
+    /// this project's name are its clusters; all of them resolve a destination's cluster.
+    pub clusters: Vec<Cluster>,
+}
+
+/// A cluster Argo CD deploys to, as its cluster Secret says (`name`, `server`, `project`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
+#[serde(default)]
+#[non_exhaustive]
+pub struct Cluster {
+    /// The cluster's name.
+    pub name: String,
+    /// The API server URL.
+    pub server: String,
+    /// The project the cluster is scoped to; empty for a cluster of every project.
+    pub project: String,
+}
+
+/// The label of an Argo CD cluster Secret (`argocd.argoproj.io/secret-type: cluster`).
+const SECRET_TYPE_LABEL: &str = "argocd.argoproj.io/secret-type";
+
+impl Cluster {
+    /// Reads a cluster: an Argo CD cluster Secret (labelled
+    /// `argocd.argoproj.io/secret-type: cluster`; `stringData`, else base64 `data`, keys
+    /// `name`, `server`, `project`), or a map of `name`, `server` and `project` without a
+    /// `kind`.
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError::Kind`] for another kind, [`ConfigError::Cluster`] (naming the cluster
+    /// and the pointer) for a Secret that is not a cluster's, a field that is not a string,
+    /// data that is not base64, or a cluster without a server.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let secret = serde_json::json!({"apiVersion": "v1", "kind": "Secret",
+    ///     "metadata": {"name": "prod", "labels": {"argocd.argoproj.io/secret-type": "cluster"}},
+    ///     "stringData": {"name": "prod", "server": "https://prod.example", "project": "shop"}});
+    /// let c = gitops_core::project::Cluster::from_value(&secret).unwrap();
+    /// assert_eq!((c.name.as_str(), c.project.as_str()), ("prod", "shop"));
+    /// ```
+    pub fn from_value(doc: &Value) -> Result<Cluster, ConfigError> {
+        let secret = doc.get("kind").and_then(Value::as_str) == Some("Secret");
+        if !secret {
+            check_kind(doc, "Secret")?;
+        }
+        let id = doc.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
+        let err = |path: String, message: String| ConfigError::Cluster {
+            cluster: id.to_string(),
+            path,
+            message,
+        };
+        let label =
+            doc.pointer(&format!("/metadata/labels/{}", SECRET_TYPE_LABEL.replace('/', "~1")));
+        if secret && label.and_then(Value::as_str) != Some("cluster") {
+            return Err(err(
+                "/metadata/labels".into(),
+                format!("not a cluster Secret (no label {SECRET_TYPE_LABEL}: cluster)"),
+            ));
+        }
+        let read = |key: &str| -> Result<String, ConfigError> {
+            if !secret {
+                return match doc.get(key) {
+                    None | Some(Value::Null) => Ok(String::new()),
+                    Some(Value::String(v)) => Ok(v.clone()),
+                    Some(_) => Err(err(format!("/{key}"), "expected a string".into())),
+                };
+            }
+            if let Some(v) = doc.pointer(&format!("/stringData/{key}")) {
+                return v
+                    .as_str()
+                    .map(str::to_string)
+                    .ok_or_else(|| err(format!("/stringData/{key}"), "expected a string".into()));
+            }
+            match doc.pointer(&format!("/data/{key}")) {
+                None | Some(Value::Null) => Ok(String::new()),
+                Some(Value::String(v)) => decode(v)
+                    .ok_or_else(|| err(format!("/data/{key}"), "invalid base64 data".into())),
+                Some(_) => Err(err(format!("/data/{key}"), "expected a string".into())),
+            }
+        };
+        let cluster =
+            Cluster { name: read("name")?, server: read("server")?, project: read("project")? };
+        if cluster.server.is_empty() {
+            let at = if secret { "/data/server" } else { "/server" };
+            return Err(err(at.into(), "a cluster needs a server".into()));
+        }
+        Ok(cluster)
+    }
+}
+
+/// Standard base64 (Kubernetes Secret data) as UTF-8 text.
+fn decode(v: &str) -> Option<String> {
+    use base64::Engine as _;
+    let bytes = base64::engine::general_purpose::STANDARD.decode(v.trim()).ok()?;
+    String::from_utf8(bytes).ok()
 }
 
 /// An AppProject's `spec.orphanedResources`.
@@ -168,6 +274,7 @@ impl AppProject {
             destinations: field(project, "destinations")?.unwrap_or_default(),
             permit_only_project_scoped_clusters: field(project, "permitOnlyProjectScopedClusters")?
                 .unwrap_or(false),
+            clusters: Vec::new(),
         })
     }
 
@@ -208,7 +315,7 @@ impl AppProject {
         if namespace.is_empty() {
             return true;
         }
-        let (server, cluster) = destination_cluster(&app.spec.destination);
+        let (server, cluster) = self.destination_cluster(&app.spec.destination);
         self.permits_destination(server, cluster, namespace)
     }
 
@@ -228,16 +335,29 @@ impl AppProject {
                 r.group, r.kind, self.name
             ));
         }
-        let (server, cluster) = destination_cluster(destination);
+        let (server, cluster) = self.destination_cluster(destination);
         (namespaced && !self.permits_destination(server, cluster, &r.namespace)).then(|| {
             format!("namespace {} is not permitted in project '{}'", r.namespace, self.name)
         })
     }
 
-    /// Whether a destination (cluster server URL, cluster name, namespace) is one of the
-    /// project's (`isDestinationMatched`): a deny entry (`!`) that matches the namespace and
-    /// the server or name vetoes it.
+    /// Whether a destination (cluster server URL, cluster name, namespace) is permitted
+    /// (`IsDestinationPermitted`): it is one of the project's (`isDestinationMatched`: a deny
+    /// entry, `!`, that matches the namespace and the server or name vetoes it) and, with
+    /// `permitOnlyProjectScopedClusters`, one of the project's [`AppProject::clusters`] has
+    /// its name or server.
     pub fn permits_destination(&self, server: &str, name: &str, namespace: &str) -> bool {
+        self.destination_matched(server, name, namespace)
+            && (!self.permit_only_project_scoped_clusters
+                || self
+                    .clusters
+                    .iter()
+                    .filter(|c| c.project == self.name)
+                    .any(|c| c.name == name || c.server == server))
+    }
+
+    /// `isDestinationMatched`.
+    fn destination_matched(&self, server: &str, name: &str, namespace: &str) -> bool {
         let deny = |p: &str| p.starts_with('!');
         let matches = |p: &str, v: &str| match p.strip_prefix('!') {
             Some(rest) => !glob_match(rest, v),
@@ -269,15 +389,26 @@ impl AppProject {
     }
 }
 
-/// The app's destination cluster as (server, name): what the Application gives, with Argo
-/// CD's own cluster (`https://kubernetes.default.svc`, `in-cluster`) filling in the other
-/// half when one half names it, and standing for a destination that names no cluster.
-fn destination_cluster(d: &crate::config::Destination) -> (&str, &str) {
-    match (d.server.as_str(), d.name.as_str()) {
-        ("", "") => IN_CLUSTER,
-        (s, "") if s == IN_CLUSTER.0 => IN_CLUSTER,
-        ("", n) if n == IN_CLUSTER.1 => IN_CLUSTER,
-        (s, n) => (s, n),
+impl AppProject {
+    /// The app's destination cluster as (server, name): what the Application gives, the
+    /// other half from the first of the host's [`AppProject::clusters`] with that server or
+    /// name, else from Argo CD's own cluster (`https://kubernetes.default.svc`, `in-cluster`)
+    /// when one half names it; Argo CD's own cluster for a destination that names none.
+    fn destination_cluster<'d>(&'d self, d: &'d crate::config::Destination) -> (&'d str, &'d str) {
+        match (d.server.as_str(), d.name.as_str()) {
+            ("", "") => IN_CLUSTER,
+            (s, "") => match self.clusters.iter().find(|c| c.server == s) {
+                Some(c) => (s, c.name.as_str()),
+                None if s == IN_CLUSTER.0 => IN_CLUSTER,
+                None => (s, ""),
+            },
+            ("", n) => match self.clusters.iter().find(|c| c.name == n) {
+                Some(c) => (c.server.as_str(), n),
+                None if n == IN_CLUSTER.1 => IN_CLUSTER,
+                None => ("", n),
+            },
+            (s, n) => (s, n),
+        }
     }
 }
 
@@ -314,6 +445,83 @@ mod tests {
             "clusterResourceBlacklist": [{"group": "", "kind": "Namespace", "name": "kube-*"}]}));
         assert!(p.permits_kind("", "Namespace", "shop", false));
         assert!(!p.permits_kind("", "Namespace", "kube-system", false));
+    }
+
+    #[test]
+    fn permit_only_project_scoped_clusters_needs_a_cluster_of_the_project() {
+        // util/argo and app_project_types.go IsDestinationPermitted (3.6.2): a matched
+        // destination is permitted only when a cluster of the project has its name or server.
+        let spec = json!({"destinations": [{"server": "*", "name": "*", "namespace": "*"}],
+            "permitOnlyProjectScopedClusters": true});
+        let mut p = AppProject::from_value(
+            &json!({"kind": "AppProject", "metadata": {"name": "shop"}, "spec": spec}),
+        )
+        .unwrap();
+        assert!(!p.permits_destination("https://prod.example", "prod", "web"));
+        let cluster = |name: &str, server: &str, project: &str| Cluster {
+            name: name.into(),
+            server: server.into(),
+            project: project.into(),
+        };
+        p.clusters = vec![cluster("prod", "https://prod.example", "billing")];
+        assert!(!p.permits_destination("https://prod.example", "prod", "web"));
+        p.clusters.push(cluster("prod-shop", "https://prod.example", "shop"));
+        assert!(p.permits_destination("https://prod.example", "prod", "web"));
+        assert!(p.permits_destination("https://other.example", "prod-shop", "web"));
+        assert!(!p.permits_destination("https://other.example", "other", "web"));
+        // The destination's name comes from the clusters the host passes.
+        let mut app = Application::default();
+        app.spec.destination.server = "https://prod.example".into();
+        assert!(p.permits_resource("", "ConfigMap", "a", "web", &app));
+        app.spec.destination.server = "https://kubernetes.default.svc".into();
+        assert!(!p.permits_resource("", "ConfigMap", "a", "web", &app));
+        let r = crate::object::ObjectRef::new("", "v1", "ConfigMap", "web", "a");
+        assert_eq!(
+            p.sync_denial(&r, true, &app.spec.destination).as_deref(),
+            Some("namespace web is not permitted in project 'shop'")
+        );
+        // Without the switch, any cluster the destinations match.
+        p.permit_only_project_scoped_clusters = false;
+        assert!(p.permits_resource("", "ConfigMap", "a", "web", &app));
+    }
+
+    #[test]
+    fn clusters_are_read_from_their_secrets() {
+        let secret = |data: Value| {
+            json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "c1",
+                "labels": {"argocd.argoproj.io/secret-type": "cluster"}}, "data": data})
+        };
+        // base64 of `prod`, `https://prod.example`, `shop`.
+        let c = Cluster::from_value(&secret(json!({"name": "cHJvZA==",
+            "server": "aHR0cHM6Ly9wcm9kLmV4YW1wbGU=", "project": "c2hvcA=="})))
+        .unwrap();
+        assert_eq!(
+            c,
+            Cluster {
+                name: "prod".into(),
+                server: "https://prod.example".into(),
+                project: "shop".into()
+            }
+        );
+        let plain = json!({"name": "prod", "server": "https://prod.example"});
+        assert_eq!(Cluster::from_value(&plain).unwrap().project, "");
+        let errors = [
+            (json!({"kind": "ConfigMap"}), "expected kind Secret, found kind ConfigMap"),
+            (
+                json!({"kind": "Secret", "metadata": {"name": "db"}}),
+                "invalid cluster `db` at /metadata/labels: not a cluster Secret (no label \
+                 argocd.argoproj.io/secret-type: cluster)",
+            ),
+            (
+                secret(json!({"server": "%%%"})),
+                "invalid cluster `c1` at /data/server: invalid base64 data",
+            ),
+            (secret(json!({})), "invalid cluster `c1` at /data/server: a cluster needs a server"),
+            (json!({"server": 3}), "invalid cluster `` at /server: expected a string"),
+        ];
+        for (doc, want) in errors {
+            assert_eq!(Cluster::from_value(&doc).unwrap_err().to_string(), want);
+        }
     }
 
     #[test]

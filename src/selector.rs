@@ -140,9 +140,17 @@ impl LabelSelector {
     }
 
     /// Whether an object's `metadata.labels` satisfy every requirement.
-    pub(crate) fn matches(&self, obj: &Value) -> bool {
-        let labels = obj.pointer("/metadata/labels").and_then(Value::as_object);
-        let label = |k: &str| labels.and_then(|l| l.get(k)).and_then(Value::as_str);
+    #[cfg(test)]
+    fn matches(&self, obj: &Value) -> bool {
+        let none = serde_json::Map::new();
+        self.matches_labels(
+            obj.pointer("/metadata/labels").and_then(Value::as_object).unwrap_or(&none),
+        )
+    }
+
+    /// Whether a label map satisfies every requirement.
+    pub(crate) fn matches_labels(&self, labels: &serde_json::Map<String, Value>) -> bool {
+        let label = |k: &str| labels.get(k).and_then(Value::as_str);
         self.requirements.iter().all(|r| {
             let v = label(&r.key);
             match &r.op {

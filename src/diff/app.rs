@@ -623,10 +623,15 @@ pub(crate) fn targets<'a>(input: &AppDiffInput<'a>) -> Targets<'a> {
     }
     // Kinds the settings exclude are not synced or compared (Argo CD warns, hooks included).
     // An object the `resource.selectors` of its kind leave out stays, with a warning: it is
-    // never watched, so it has no live state.
+    // never watched, so it has no live state. It is matched with the instance label it gets
+    // (label tracking), as Argo CD checks after `SetAppInstance`.
+    let instance = instance_name(app, settings);
+    let label = Some(instance.as_str()).filter(|i| !i.is_empty());
+    let label = label.and_then(|i| instance_label(i, settings));
     targets.retain(|_, (r, obj)| {
         if !crate::ownership::excluded(r, app, settings) {
-            if let Some(selector) = settings.unwatched(obj.source(), &app.spec.destination.server) {
+            let cluster = &app.spec.destination.server;
+            if let Some(selector) = settings.unwatched_labelled(obj.source(), cluster, label) {
                 conditions.push(Condition {
                     type_: "ExcludedResourceWarning".into(),
                     message: format!(
@@ -1102,18 +1107,23 @@ fn set_tracking(
             tracking_id(instance, r, destination_namespace),
         );
     }
-    let value = match method {
-        TrackingMethod::Label => Some(instance),
-        TrackingMethod::AnnotationAndLabel => truncate_label(instance),
-        TrackingMethod::Annotation => None,
-    };
-    if let Some(value) = value
+    if let Some(value) = instance_label(instance, settings)
         && let Some(meta) = obj.get_mut("metadata").and_then(Value::as_object_mut)
     {
         let labels = meta.entry("labels").or_insert_with(|| Value::Object(Default::default()));
         if let Some(l) = labels.as_object_mut() {
             l.insert(settings.instance_label_key.clone(), Value::String(value.to_string()));
         }
+    }
+}
+
+/// The instance label value `SetAppInstance` gives a desired object: the instance name with
+/// `label`, cut to 63 characters with `annotation+label`, none with `annotation`.
+fn instance_label<'i>(instance: &'i str, settings: &Settings) -> Option<&'i str> {
+    match settings.tracking_method {
+        TrackingMethod::Label => Some(instance),
+        TrackingMethod::AnnotationAndLabel => truncate_label(instance),
+        TrackingMethod::Annotation => None,
     }
 }
 

@@ -41,6 +41,11 @@ pub struct OrphansParams {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(schema_with = "optional_object_schema")]
     pub argocd_cm: Option<Value>,
+    /// The applications that exist (`<namespace>/<name>`, or `<name>` in Argo CD's
+    /// namespace): an object tracked by an app not listed is an orphan. Left out, any
+    /// tracking counts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub apps: Option<Vec<String>>,
 }
 
 /// `needsRefresh` params: one watch event.
@@ -81,6 +86,10 @@ pub struct DeletionStepParams {
     /// The app's live objects, with their health.
     #[serde(default)]
     pub live: Vec<LiveObject>,
+    /// `live` is read again after this pass's cascade deletions
+    /// ([`crate::sync::DeletionRequest::after_deletions`]).
+    #[serde(default)]
+    pub after_deletions: bool,
 }
 
 /// `operation` params: an Application whose operation the controller picks up at `now`.
@@ -119,6 +128,7 @@ pub(super) fn orphans(
     project: &Value,
     desired: &[Value],
     live: &[Value],
+    apps: Option<&[String]>,
     settings: &Settings,
 ) -> Result<crate::orphans::Orphans, ProtocolError> {
     let project = crate::project::AppProject::from_value(project).map_err(|e| {
@@ -130,7 +140,7 @@ pub(super) fn orphans(
     })?;
     let mut scopes = Scopes::builtin();
     scopes.add_crds(desired.iter().chain(live));
-    Ok(crate::orphans::orphaned(&project, app, settings, &scopes, desired, live))
+    Ok(crate::orphans::orphaned(&project, app, settings, &scopes, desired, live, apps))
 }
 
 /// `needsRefresh`: [`crate::ignore::needs_refresh`].
@@ -149,6 +159,7 @@ pub(super) fn deletion_step(
     app: &Application,
     targets: Vec<Value>,
     live: &[LiveObject],
+    after_deletions: bool,
 ) -> Result<crate::sync::DeletionStep, ProtocolError> {
     let at = "/params/app/metadata/deletionTimestamp";
     if app.metadata.deletion_timestamp.is_none() {
@@ -156,6 +167,7 @@ pub(super) fn deletion_step(
     }
     let mut request = crate::sync::DeletionRequest::for_app(app, targets)
         .map_err(|e| ProtocolError::params(at, e.to_string()))?;
+    request.after_deletions = after_deletions;
     request.scopes.add_crds(request.targets.iter().chain(live.iter().map(|l| &l.object)));
     Ok(crate::sync::deletion_step(&request, live))
 }

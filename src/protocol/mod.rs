@@ -60,7 +60,7 @@
 //! |---|---|---|
 //! | `orphans` | `app`, `project`, `desired`, `live`, `argocdCm`? ([`OrphansParams`]) | the orphaned resources and `OrphanedResourceWarning` (`orphans::Orphans`), what `gitops-core status --project` lists |
 //! | `needsRefresh` | `old`, `new`, `oldHealth`?, `newHealth`?, `argocdCm`? ([`NeedsRefreshParams`]) | whether the watch event needs the app refreshed ([`output::NeedsRefreshResult`]) |
-//! | `deletion.step` | `app` (with `deletionTimestamp` and `finalizers`), `targets`, `live` (`sync::LiveObject`) ([`DeletionStepParams`]) | one pass of the app's deletion: `finalizers`, `actions`, `condition` (`DeletionError`), `message`, `done` (`sync::DeletionStep`) |
+//! | `deletion.step` | `app` (with `deletionTimestamp` and `finalizers`), `targets`, `live` (`sync::LiveObject`), `afterDeletions` (`live` read again after this pass's cascade deletions) ([`DeletionStepParams`]) | one pass of the app's deletion: `finalizers`, `actions`, `condition` (`DeletionError`), `message`, `done` (`sync::DeletionStep`) |
 //! | `operation` | `app`, `now`, `syncTimeoutSeconds`?, `failedAttempt`?, `wave`?, `syncWaveDelay`? ([`OperationParams`]) | `skipReconcile`, what to do with the operation in progress now and when to look again, the answer to a failed attempt, when the next wave may run ([`output::OperationResult`]) |
 //!
 //! # Sessions

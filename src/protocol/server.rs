@@ -592,7 +592,8 @@ fn handle_orphans(state: &mut State, params: Value) -> Result<Value, ProtocolErr
     let live = objects(p.live, "/params/live")?;
     let cm = p.argocd_cm.map(|cm| settings(cm, "/params/argocdCm")).transpose()?;
     let settings = cm.as_ref().unwrap_or(&state.config.settings);
-    engine::to_result(&controller::orphans(&app, &project, &desired, &live, settings)?)
+    let apps = p.apps.as_deref();
+    engine::to_result(&controller::orphans(&app, &project, &desired, &live, apps, settings)?)
 }
 
 fn handle_needs_refresh(state: &mut State, params: Value) -> Result<Value, ProtocolError> {
@@ -608,7 +609,7 @@ fn handle_deletion_step(_: &mut State, params: Value) -> Result<Value, ProtocolE
     let p: controller::DeletionStepParams = parse_params(params)?;
     let app = application(p.app, "/params/app")?;
     let targets = objects(p.targets, "/params/targets")?;
-    engine::to_result(&controller::deletion_step(&app, targets, &p.live)?)
+    engine::to_result(&controller::deletion_step(&app, targets, &p.live, p.after_deletions)?)
 }
 
 fn handle_operation(_: &mut State, params: Value) -> Result<Value, ProtocolError> {

@@ -196,6 +196,11 @@ pub struct DeletionRequest {
     /// Which kinds are cluster-scoped.
     #[serde(skip)]
     pub scopes: crate::object::Scopes,
+    /// The host has carried out the cascade deletions of this pass's first step and passes
+    /// the live objects read again after them: the cascade stage only counts what is left, as
+    /// Argo CD reads the cluster again after its deletions within the pass, and ends now when
+    /// nothing is.
+    pub after_deletions: bool,
 }
 
 impl Default for DeletionRequest {
@@ -210,6 +215,7 @@ impl Default for DeletionRequest {
             approved_at: None,
             targets: Vec::new(),
             scopes: crate::object::Scopes::builtin(),
+            after_deletions: false,
         }
     }
 }
@@ -236,6 +242,7 @@ impl DeletionRequest {
             approved_at: approved_at(app),
             targets,
             scopes: crate::object::Scopes::builtin(),
+            after_deletions: false,
         })
     }
 }
@@ -251,6 +258,8 @@ pub struct DeletionStep {
     pub finalizers: Vec<String>,
     /// Create the missing deletion hooks, delete failed hooks, finished hooks or the
     /// cascade's objects. Outcomes need not be reported: the next pass reads the live objects.
+    /// After the cascade's deletions the host may read the live objects again and step once
+    /// more with [`DeletionRequest::after_deletions`], ending the stage within the pass.
     pub actions: Vec<HostAction>,
     /// The `DeletionError` condition to set (`None` clears it).
     pub condition: Option<String>,
@@ -371,9 +380,14 @@ fn cleanup_hooks(ty: DeleteHookType, live: &[LiveObject], actions: &mut Vec<Host
 ///    whose delete policy matches how they ended, and wait until they are gone.
 ///
 /// `live` is what the controller reads in the pass: the app's live objects, with health.
-/// Actions are not replayed: the next pass reads the cluster again, so a stage whose last
-/// deletion ends at once finishes one pass later than in Argo CD, which reads the cluster
-/// again within the pass.
+/// Actions are not replayed. Argo CD reads the app's live objects again right after the
+/// cascade's deletions and removes the finalizer in the same pass when none that it would
+/// delete is left (`finalizeApplicationDeletion`, the second `getPermittedAppLiveObjects`);
+/// the host does the same by stepping again with [`DeletionRequest::after_deletions`] and the
+/// objects read after its deletions: the cascade stage then deletes nothing more and either
+/// ends (`deleted the application's resources`) or says `N objects remaining for deletion`,
+/// N counting the objects it would delete. The hook stages have no such second read in Argo
+/// CD (`executeHooks` and `cleanupHooks` return and wait for the next pass), nor here.
 ///
 /// # Examples
 ///
@@ -431,9 +445,12 @@ pub fn deletion_step(req: &DeletionRequest, live: &[LiveObject]) -> DeletionStep
         } else {
             PropagationPolicy::Foreground
         };
-        let message = if pass.done {
+        let left = objects.len() - pass.kept.len();
+        let message = if pass.done || (req.after_deletions && left == 0) {
             finalizers.retain(|f| !is_propagation_finalizer(f));
             "deleted the application's resources".to_string()
+        } else if req.after_deletions {
+            format!("{left} objects remaining for deletion")
         } else if !pass.waiting.is_empty() {
             format!("{} objects remaining for deletion", live.len())
         } else if pass.awaiting_confirmation {

@@ -57,6 +57,13 @@ struct Case {
     /// An AppProject (run: app): its `orphanedResources` are looked for among `live`.
     #[serde(default)]
     project: Value,
+    /// Cluster Secrets or `{name, server, project}` maps the host knows (run: app with
+    /// `project`): the project's `clusters`.
+    #[serde(default)]
+    clusters: Vec<Value>,
+    /// The apps that exist, passed to `orphaned` (run: app with `project`).
+    #[serde(default)]
+    apps: Option<Vec<String>>,
     /// Annotation keys to mask (run: mask).
     #[serde(default)]
     hide_annotations: Vec<String>,
@@ -392,8 +399,15 @@ fn run_app(c: &Case, errs: &mut Vec<String>) {
             .expect("rules compile")
             .with_annotation(on)
     });
-    let project = (!c.project.is_null())
-        .then(|| crate::project::AppProject::from_value(&c.project).expect("project"));
+    let project = (!c.project.is_null()).then(|| {
+        let mut p = crate::project::AppProject::from_value(&c.project).expect("project");
+        p.clusters = c
+            .clusters
+            .iter()
+            .map(|v| crate::project::Cluster::from_value(v).expect("cluster"))
+            .collect();
+        p
+    });
     let mut input = AppDiffInput::new(&desired, &live, &app, &settings, &scopes)
         .with_objects(c.options.keep_objects.unwrap_or(true))
         .with_ignore_annotation(c.options.ignore_annotation.unwrap_or(true));
@@ -451,7 +465,15 @@ fn run_app(c: &Case, errs: &mut Vec<String>) {
         errs.push(format!("notes: want {want:?}, got {:?}", out.notes));
     }
     if let Some(project) = &project {
-        let o = crate::orphans::orphaned(project, &app, &settings, &scopes, &desired, &live);
+        let o = crate::orphans::orphaned(
+            project,
+            &app,
+            &settings,
+            &scopes,
+            &desired,
+            &live,
+            c.apps.as_deref(),
+        );
         let got: Vec<String> = o.resources.iter().map(|r| r.key()).collect();
         if let Some(want) = &e.orphans
             && &got != want

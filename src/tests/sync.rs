@@ -601,7 +601,8 @@ fn check_rows(name: &str, case: &Value) -> Result<(), String> {
                     } else {
                         de(&row["liveObjects"], "liveObjects")
                     };
-                    let req = crate::sync::DeletionRequest::for_app(&app, targets).unwrap();
+                    let mut req = crate::sync::DeletionRequest::for_app(&app, targets).unwrap();
+                    req.after_deletions = row["afterDeletions"].as_bool() == Some(true);
                     let s = crate::sync::deletion_step(&req, &live);
                     let actions: Vec<String> = s
                         .actions

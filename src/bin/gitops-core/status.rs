@@ -145,6 +145,7 @@ pub fn run(input: &common::Input, args: lexopt::Parser) -> Result<u8, CliError> 
                 &c.scopes,
                 &c.desired,
                 &c.live,
+                None,
             );
             result.conditions.extend(o.condition);
             result.conditions.sort();
