@@ -69,6 +69,13 @@ pub enum Unclaimed {
         /// The selector it fails ([`Settings::label_selector`]).
         selector: String,
     },
+    /// The app's AppProject does not permit it (its kind, or its namespace on the destination
+    /// cluster): Argo CD leaves it out of the comparison (`IsLiveResourcePermitted`).
+    #[serde(rename_all = "camelCase")]
+    NotPermitted {
+        /// The project's name.
+        project: String,
+    },
 }
 
 /// Why, in words: `owned by apps/Deployment web (ownerReferences)`, `tracked by application
@@ -88,6 +95,9 @@ impl std::fmt::Display for Unclaimed {
             Unclaimed::Excluded => f.write_str("its kind is excluded in the settings"),
             Unclaimed::Unwatched { selector } => {
                 write!(f, "its labels do not match the resource selector \"{selector}\"")
+            }
+            Unclaimed::NotPermitted { project } => {
+                write!(f, "not permitted in project `{project}`")
             }
         }
     }
@@ -404,6 +414,9 @@ pub(crate) fn notes(unmanaged: &[Unmanaged]) -> Vec<String> {
                 ),
                 u.object.to_string(),
             ),
+            Unclaimed::NotPermitted { project } => {
+                (format!("not permitted in project `{project}`"), u.object.to_string())
+            }
         };
         by_reason.entry(why).or_default().push(what);
     }

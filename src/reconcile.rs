@@ -182,6 +182,8 @@ struct HealthRollup {
 pub struct PreparedApp {
     app: Application,
     settings: Settings,
+    /// The app's AppProject, when the host passed one ([`AppDiffInput::project`]).
+    project: Option<crate::project::AppProject>,
     scopes: Scopes,
     /// The desired objects as given (health reads them).
     desired: Vec<Value>,
@@ -253,6 +255,7 @@ impl PreparedApp {
         let mut prepared = PreparedApp {
             app: app.clone(),
             settings: settings.clone(),
+            project: input.project.cloned(),
             scopes: input.scopes.clone(),
             desired: Vec::new(),
             dry_runs: input.dry_runs.to_vec(),
@@ -576,7 +579,11 @@ impl PreparedApp {
         let r = live_ref(obj, &self.scopes);
         let desired = self.paired.contains(k);
         let (app, settings) = (&self.app, &self.settings);
-        match crate::ownership::sort_one(obj, &r, desired, &self.instance, app, settings) {
+        let sorted = crate::ownership::sort_one(obj, &r, desired, &self.instance, app, settings)
+            .and_then(|()| {
+                crate::diff::not_permitted(self.project.as_ref(), &r, app).map_or(Ok(()), Err)
+            });
+        match sorted {
             Ok(()) => {
                 if let Some(c) = crate::diff::shared_warning(app, settings, &self.instance, &r, obj)
                 {
@@ -662,7 +669,15 @@ impl PreparedApp {
                         app_options: &app_options,
                     };
                     match shared.compare(target, live.as_ref()) {
-                        Ok(Some(c)) => Ok(c),
+                        Ok(Some(mut c)) => {
+                            let project = self.project.as_ref();
+                            crate::diff::unknown_if_not_permitted(
+                                project,
+                                &mut c.resource,
+                                &self.scopes,
+                            );
+                            Ok(c)
+                        }
                         Ok(None) => {
                             slots.push((k.clone(), None));
                             continue;
@@ -728,7 +743,9 @@ impl PreparedApp {
             (a, b) => a.or(b).copied(),
         };
         let d = at.map(|i| &self.desired[i]);
-        let l = self.live.get(k).filter(|v| raw_key(v) == key);
+        // A live object left out of the comparison (not watched, not permitted) has no live
+        // state for Argo CD either: the resource is assessed as missing.
+        let l = self.managed_live(k).filter(|v| raw_key(v) == key);
         // Named as the comparison names it (a desired object's namespace may be left out).
         let input = ResourceHealthInput::from_objects(d, l, ctx).map(|mut input| {
             input.object = slot.object.clone();
@@ -833,7 +850,8 @@ impl PreparedApp {
 
 /// The app's health from a comparison ([`diff_app`](crate::diff::diff_app)'s result), each resource assessed from
 /// its first desired object among `desired` (written with the resource's namespace or without
-/// one) and its first live object among `live` (what `gitops-core status` shows, and what
+/// one) and its first live object among `live` that the comparison did not leave out
+/// ([`AppDiff::unmanaged`]) (what `gitops-core status` shows, and what
 /// [`PreparedApp::health`] answers).
 pub fn app_health(
     result: &AppDiff,
@@ -842,6 +860,14 @@ pub fn app_health(
     ctx: &HealthContext<'_>,
 ) -> AppHealth {
     let (desired_at, live_at) = (ObjectIndex::of_objects(desired), ObjectIndex::of_objects(live));
+    let left_out: BTreeSet<(&str, &str, &str, &str)> = result
+        .unmanaged
+        .iter()
+        .map(|u| {
+            let o = &u.object;
+            (o.group.as_str(), o.kind.as_str(), o.namespace.as_str(), o.name.as_str())
+        })
+        .collect();
     let inputs: Vec<ResourceHealthInput> = result
         .resources
         .iter()
@@ -850,7 +876,7 @@ pub fn app_health(
             let key = (o.group.as_str(), o.kind.as_str(), o.namespace.as_str(), o.name.as_str());
             // Written with its namespace or without (the destination namespace).
             let d = desired_at.first_lenient(key, false).map(|i| &desired[i]);
-            let l = live_at.first(&r.object).map(|i| &live[i]);
+            let l = live_at.first(&r.object).map(|i| &live[i]).filter(|_| !left_out.contains(&key));
             // Named as the comparison names it (a desired object's namespace may be left out).
             ResourceHealthInput::from_objects(d, l, ctx).map(|mut input| {
                 input.object = r.object.clone();

@@ -472,31 +472,21 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
     // The app's live objects (the ownership rule: `crate::ownership`); the others are left
     // out with a note.
     let instance = instance_name(app, settings);
-    let sorted =
+    let mut sorted =
         crate::ownership::managed_live(input.desired, input.live, app, settings, input.scopes);
-    notes.extend(crate::ownership::notes(&sorted.unmanaged));
     let mut lives: BTreeMap<(String, String, String, String), (ObjectRef, &Value)> =
         BTreeMap::new();
-    let mut refused = Vec::new();
-    for obj in sorted.managed {
+    for obj in std::mem::take(&mut sorted.managed) {
         let r = live_ref(obj, input.scopes);
-        if let Some(p) = input.project
-            && !p.permits_resource(&r.group, &r.kind, &r.name, &r.namespace, app)
-        {
-            refused.push(r.to_string());
+        if let Some(reason) = not_permitted(input.project, &r, app) {
+            sorted.unmanaged.push(Unmanaged { object: r, reason });
             continue;
         }
         conditions.extend(shared_warning(app, settings, &instance, &r, obj));
         lives.insert(key(&r), (r, obj));
     }
-    if let Some(p) = input.project.filter(|_| !refused.is_empty()) {
-        refused.sort();
-        notes.push(format!(
-            "not compared or pruned, not permitted in project `{}`: {}",
-            p.name,
-            refused.join(", ")
-        ));
-    }
+    sorted.unmanaged.sort();
+    notes.extend(crate::ownership::notes(&sorted.unmanaged));
     if let Some(ns) = managed_namespace(app, &targets, &lives) {
         let r = object_ref(&ns);
         targets.insert(key(&r), (r, Desired::Synthesized(ns)));
@@ -534,13 +524,7 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
                 if c.out_of_sync {
                     app_status = SyncStatus::OutOfSync;
                 }
-                if let Some(p) = input.project {
-                    let r = &c.resource.object;
-                    let namespaced = !input.scopes.is_cluster_scoped(&r.group, &r.kind);
-                    if !p.permits_kind(&r.group, &r.kind, &r.name, namespaced) {
-                        c.resource.status = Some(SyncStatus::Unknown);
-                    }
-                }
+                unknown_if_not_permitted(input.project, &mut c.resource, input.scopes);
                 resources.push(c.resource);
             }
             Ok(None) => {}
@@ -1115,6 +1099,32 @@ fn set_tracking(
             l.insert(settings.instance_label_key.clone(), Value::String(value.to_string()));
         }
     }
+}
+
+/// A resource whose kind the app's project does not permit has sync status `Unknown`
+/// (`CompareAppState`, `IsGroupKindNamePermitted`).
+pub(crate) fn unknown_if_not_permitted(
+    project: Option<&crate::project::AppProject>,
+    resource: &mut ResourceDiff,
+    scopes: &Scopes,
+) {
+    let r = &resource.object;
+    let namespaced = !scopes.is_cluster_scoped(&r.group, &r.kind);
+    if project.is_some_and(|p| !p.permits_kind(&r.group, &r.kind, &r.name, namespaced)) {
+        resource.status = Some(SyncStatus::Unknown);
+    }
+}
+
+/// Why the app's project leaves a live object of the app out of the comparison (Argo CD's
+/// `IsLiveResourcePermitted`), if it does.
+pub(crate) fn not_permitted(
+    project: Option<&crate::project::AppProject>,
+    r: &ObjectRef,
+    app: &Application,
+) -> Option<crate::ownership::Unclaimed> {
+    let p = project?;
+    (!p.permits_resource(&r.group, &r.kind, &r.name, &r.namespace, app))
+        .then(|| crate::ownership::Unclaimed::NotPermitted { project: p.name.clone() })
 }
 
 /// The instance label value `SetAppInstance` gives a desired object: the instance name with

@@ -81,8 +81,8 @@ pub use app::{AppDiff, AppDiffInput, Condition, ObjectText, ResourceDiff, SyncSt
 /// Seams of the application comparison for the prepared app (`crate::reconcile`).
 pub(crate) use app::{
     Compared, Desired, Key, Shared, Targets, changed_managed_namespace_metadata, comparison_error,
-    invalid_spec, key, managed_namespace_key, server_side, shared_warning, synthesized_namespace,
-    targets, unknown,
+    invalid_spec, key, managed_namespace_key, not_permitted, server_side, shared_warning,
+    synthesized_namespace, targets, unknown, unknown_if_not_permitted,
 };
 pub(crate) use compare::json_patch_ops;
 pub use error::DiffError;

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::error::ProtocolError;
 use super::output::{AttemptResult, NeedsRefreshResult, OperationResult};
-use super::shapes::{object_schema, objects_schema, optional_object_schema};
+use super::shapes::{clusters_schema, object_schema, objects_schema, optional_object_schema};
 use crate::config::{Application, Settings};
 use crate::health::HealthStatus;
 use crate::object::Scopes;
@@ -30,6 +30,11 @@ pub struct OrphansParams {
     /// destinations.
     #[schemars(schema_with = "object_schema")]
     pub project: Value,
+    /// The clusters the host knows (cluster Secrets or `name`, `server`, `project` maps), for
+    /// `permitOnlyProjectScopedClusters`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(schema_with = "clusters_schema")]
+    pub clusters: Vec<Value>,
     /// The objects from Git.
     #[schemars(schema_with = "objects_schema")]
     pub desired: Vec<Value>,
@@ -122,25 +127,41 @@ pub struct OperationParams {
     pub sync_wave_delay: Option<String>,
 }
 
+/// Reads the `project` param and the `clusters` the host knows.
+pub(super) fn project(
+    project: &Value,
+    clusters: &[Value],
+) -> Result<crate::project::AppProject, ProtocolError> {
+    let at = |base: &str, e: crate::config::ConfigError| {
+        let path = match &e {
+            crate::config::ConfigError::Project { path, .. }
+            | crate::config::ConfigError::Cluster { path, .. } => format!("{base}{path}"),
+            _ => base.to_string(),
+        };
+        ProtocolError::params(path, e.to_string())
+    };
+    let mut p =
+        crate::project::AppProject::from_value(project).map_err(|e| at("/params/project", e))?;
+    for (i, c) in clusters.iter().enumerate() {
+        let c = crate::project::Cluster::from_value(c)
+            .map_err(|e| at(&format!("/params/clusters/{i}"), e))?;
+        p.clusters.push(c);
+    }
+    Ok(p)
+}
+
 /// `orphans`: [`crate::orphans::orphaned`].
 pub(super) fn orphans(
     app: &Application,
-    project: &Value,
+    project: &crate::project::AppProject,
     desired: &[Value],
     live: &[Value],
     apps: Option<&[String]>,
     settings: &Settings,
 ) -> Result<crate::orphans::Orphans, ProtocolError> {
-    let project = crate::project::AppProject::from_value(project).map_err(|e| {
-        let path = match &e {
-            crate::config::ConfigError::Project { path, .. } => format!("/params/project{path}"),
-            _ => "/params/project".to_string(),
-        };
-        ProtocolError::params(path, e.to_string())
-    })?;
     let mut scopes = Scopes::builtin();
     scopes.add_crds(desired.iter().chain(live));
-    Ok(crate::orphans::orphaned(&project, app, settings, &scopes, desired, live, apps))
+    Ok(crate::orphans::orphaned(project, app, settings, &scopes, desired, live, apps))
 }
 
 /// `needsRefresh`: [`crate::ignore::needs_refresh`].

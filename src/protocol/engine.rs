@@ -79,6 +79,8 @@ pub(crate) struct DiffInput {
     pub(crate) dry_runs: Vec<Value>,
     /// The request's own schema of custom resources, compiled for it alone.
     pub(crate) openapi: Option<crate::schema::OpenApiSchema>,
+    /// The app's AppProject, with the clusters the host passed.
+    pub(crate) project: Option<crate::project::AppProject>,
 }
 
 /// `actions.list` and `actions.run` params after checking.
@@ -286,6 +288,9 @@ pub(crate) fn engine_diff(state: &mut State, input: DiffInput) -> Result<Value, 
     }
     if let Some(openapi) = &input.openapi {
         diff_input = diff_input.with_openapi(openapi);
+    }
+    if let Some(project) = &input.project {
+        diff_input = diff_input.with_project(project);
     }
     // The compiled rules serve only requests that bring neither their own app nor settings.
     if input.app.is_none()

@@ -492,6 +492,7 @@ fn handle_diff(state: &mut State, params: Value) -> Result<Value, ProtocolError>
             .map(|doc| object_param(doc, "/params/openapi"))
             .transpose()?
             .map(|doc| crate::schema::OpenApiSchema::compile(&doc)),
+        project: project_param(p.project, &p.clusters)?,
     };
     engine::engine_diff(state, input)
 }
@@ -588,6 +589,7 @@ fn handle_orphans(state: &mut State, params: Value) -> Result<Value, ProtocolErr
     let p: controller::OrphansParams = parse_params(params)?;
     let app = application(p.app, "/params/app")?;
     let project = object_param(p.project, "/params/project")?;
+    let project = controller::project(&project, &p.clusters)?;
     let desired = objects(p.desired, "/params/desired")?;
     let live = objects(p.live, "/params/live")?;
     let cm = p.argocd_cm.map(|cm| settings(cm, "/params/argocdCm")).transpose()?;
@@ -620,6 +622,22 @@ fn handle_operation(_: &mut State, params: Value) -> Result<Value, ProtocolError
 }
 
 /// A param that must be an object.
+/// The optional `project` param, with the `clusters` the host knows.
+fn project_param(
+    value: Option<Value>,
+    clusters: &[Value],
+) -> Result<Option<crate::project::AppProject>, ProtocolError> {
+    let Some(value) = value else {
+        if clusters.is_empty() {
+            return Ok(None);
+        }
+        let message = "clusters are read for a project: pass `project` too";
+        return Err(ProtocolError::params("/params/clusters", message));
+    };
+    let value = object_param(value, "/params/project")?;
+    controller::project(&value, clusters).map(Some)
+}
+
 fn object_param(value: Value, path: &str) -> Result<Value, ProtocolError> {
     if value.is_object() {
         Ok(value)
@@ -726,6 +744,7 @@ fn handle_app_open(state: &mut State, params: Value) -> Result<Value, ProtocolEr
     let live = objects(p.live, "/params/live")?;
     let app = p.app.map(|a| application(a, "/params/app")).transpose()?;
     let settings = p.argocd_cm.map(|cm| settings(cm, "/params/argocdCm")).transpose()?;
+    let project = project_param(p.project, &p.clusters)?;
     let now = session_now(p.now.as_deref())?;
     let max = max_sessions(state);
     let open = state.sessions.len();
@@ -739,7 +758,10 @@ fn handle_app_open(state: &mut State, params: Value) -> Result<Value, ProtocolEr
     let settings = settings.as_ref().unwrap_or(&state.config.settings);
     let mut scopes = crate::object::Scopes::builtin();
     scopes.add_crds(desired.iter().chain(&live));
-    let input = AppDiffInput::new(&desired, &live, app, settings, &scopes).with_objects(false);
+    let mut input = AppDiffInput::new(&desired, &live, app, settings, &scopes).with_objects(false);
+    if let Some(project) = &project {
+        input = input.with_project(project);
+    }
     let State { engines, config, interrupt, .. } = &*state;
     let (prepared, whole) =
         engine::with_configured_health(engines, config, interrupt.as_ref(), now, |ctx| {

@@ -57,6 +57,18 @@ pub struct AppOpenParams {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(extend("format" = "date-time"))]
     pub now: Option<String>,
+    /// The app's AppProject: live objects it does not permit are left out, resources of
+    /// kinds it does not permit are `Unknown` (as `gitops-core status --project`). The
+    /// session keeps it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "super::shapes::optional_object_schema")]
+    pub project: Option<Value>,
+    /// The clusters the host knows, each an Argo CD cluster Secret or a map of `name`,
+    /// `server` and `project`: for the project's `permitOnlyProjectScopedClusters` and the
+    /// destination's cluster.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(schema_with = "super::shapes::clusters_schema")]
+    pub clusters: Vec<Value>,
 }
 
 /// `app.update` params: watch events for a session's live objects.

@@ -37,3 +37,19 @@ pub(crate) fn objects_schema(generator: &mut schemars::SchemaGenerator) -> schem
     let object = kubernetes_object_schema(generator);
     schemars::json_schema!({ "type": "array", "items": object })
 }
+
+/// The clusters a host knows: each an Argo CD cluster Secret or a map of `name`, `server` and
+/// `project`.
+pub(crate) fn clusters_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "type": "array",
+        "items": {
+            "type": "object",
+            "properties": {
+                "name": { "type": "string" },
+                "server": { "type": "string" },
+                "project": { "type": "string" }
+            }
+        }
+    })
+}

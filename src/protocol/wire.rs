@@ -13,7 +13,8 @@ use serde_json::Value;
 use crate::object::ObjectRef;
 
 use super::shapes::{
-    kubernetes_object_schema, object_schema, objects_schema, optional_object_schema,
+    clusters_schema, kubernetes_object_schema, object_schema, objects_schema,
+    optional_object_schema,
 };
 
 /// The version of the protocol this build speaks. See the module docs for what changes it.
@@ -449,6 +450,17 @@ pub struct DiffParams {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(schema_with = "optional_object_schema")]
     pub openapi: Option<Value>,
+    /// The app's AppProject: live objects it does not permit are left out, resources of
+    /// kinds it does not permit are `Unknown` (as `gitops-core status --project`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "optional_object_schema")]
+    pub project: Option<Value>,
+    /// The clusters the host knows, each an Argo CD cluster Secret or a map of `name`,
+    /// `server` and `project`: for the project's `permitOnlyProjectScopedClusters` and the
+    /// destination's cluster.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(schema_with = "clusters_schema")]
+    pub clusters: Vec<Value>,
 }
 
 /// `health` params: the inputs of `gitops-core health`.
