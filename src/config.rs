@@ -986,11 +986,11 @@ mod tests {
 
     #[test]
     fn resource_selectors_are_checked_when_read() {
-        let bad = "- kinds: [Pod]\n  selector: 'tier in ()'\n";
+        let bad = "- kinds: [Pod]\n  selector: 'tier=-web'\n";
         let err = Settings::from_data(&data(&[("resource.selectors", bad)])).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "invalid argocd-cm key `resource.selectors`: error parsing resource selector \"tier in ()\": `in` and `notin` need at least one value"
+            "invalid argocd-cm key `resource.selectors`: error parsing resource selector \"tier=-web\": invalid label value `-web`"
         );
         let ok =
             "- kinds: [Pod]\n  selector: ' a=b '\n- kinds: ['*']\n  selector: c\n- selector: ''\n";

@@ -5,8 +5,9 @@
 //! The grammar: requirements separated by `,`; each is `key`, `!key`, `key=value`,
 //! `key==value`, `key!=value`, `key in (v1,v2)`, `key notin (v1,v2)`, `key>n` or `key<n`.
 //! Keys are qualified names (`prefix/name`), values label values (63 characters at most,
-//! alphanumeric at both ends, `-`, `_` and `.` inside), `>`/`<` take an integer. The errors
-//! are this crate's words, not apimachinery's.
+//! alphanumeric at both ends, `-`, `_` and `.` inside), `>`/`<` take an integer; a value set
+//! may hold empty values (`()`, `(a,)`). What parses and how it matches are apimachinery's; the
+//! errors are this crate's words, not apimachinery's (listed in `docs/behaviours.md`, row 22).
 
 use serde_json::Value;
 
@@ -232,24 +233,45 @@ impl Parser<'_> {
         self.ident("a label value")
     }
 
-    /// `(v1, v2, ...)`, at least one value.
+    /// `(v1, v2, ...)`, as apimachinery's `parseValues` reads it: `()` is the empty value, and
+    /// an empty entry (`(,a)`, `(a,,b)`, `(a,)`) is one too.
     fn value_set(&mut self) -> Result<Vec<String>, String> {
         if self.next() != Some(&Token::Open) {
             return Err("expected `(` after `in` or `notin`".into());
         }
+        if self.peek() == Some(&Token::Close) {
+            self.pos += 1;
+            return Ok(vec![String::new()]);
+        }
         let mut values = Vec::new();
         loop {
             match self.next().cloned() {
-                Some(Token::Ident(v)) => values.push(v),
-                Some(Token::Close) if values.is_empty() => {
-                    return Err("`in` and `notin` need at least one value".into());
+                Some(Token::Ident(v)) => {
+                    values.push(v);
+                    match self.peek() {
+                        Some(Token::Comma) => {}
+                        Some(Token::Close) => {
+                            self.pos += 1;
+                            return Ok(values);
+                        }
+                        t => return Err(format!("found {t:?}, expected `,` or `)`")),
+                    }
+                }
+                Some(Token::Comma) => {
+                    if values.is_empty() {
+                        values.push(String::new());
+                    }
+                    match self.peek() {
+                        Some(Token::Close) => {
+                            self.pos += 1;
+                            values.push(String::new());
+                            return Ok(values);
+                        }
+                        Some(Token::Comma) => values.push(String::new()),
+                        _ => {}
+                    }
                 }
                 t => return Err(format!("found {t:?}, expected a label value")),
-            }
-            match self.next() {
-                Some(Token::Comma) => {}
-                Some(Token::Close) => return Ok(values),
-                t => return Err(format!("found {t:?}, expected `,` or `)`")),
             }
         }
     }
@@ -285,12 +307,22 @@ mod tests {
 
     #[test]
     fn bad_selectors_are_refused() {
-        for bad in ["tier=", "x in ()", "!a=b", "a b", "a>b", "-a", "a=-b", ",", "a in (b", "A/b"] {
-            if bad == "tier=" {
-                assert!(LabelSelector::parse(bad).is_ok());
-                continue;
-            }
+        for bad in ["!a=b", "a b", "a>b", "-a", "a=-b", ",", "a in (b", "A/b", "a in (b c)"] {
             assert!(LabelSelector::parse(bad).is_err(), "{bad}");
+        }
+        // What apimachinery's labels.Parse accepts: an empty exact value, `()` and empty
+        // entries of a value set (each the empty value).
+        let empty = json!({"metadata": {"labels": {"x": ""}}});
+        for (ok, matches_empty) in [
+            ("tier=", false),
+            ("x in ()", true),
+            ("x in (,a)", true),
+            ("x in (a,,b)", true),
+            ("x in (a,)", true),
+            ("x in (a)", false),
+            ("x notin ()", false),
+        ] {
+            assert_eq!(sel(ok).matches(&empty), matches_empty, "{ok}");
         }
         assert_eq!(LabelSelector::parse("a=-b").unwrap_err(), "invalid label value `-b`");
     }

@@ -414,6 +414,26 @@ pub fn read_settings(input: &Input, path: &Path) -> Result<Settings, CliError> {
         .map_err(|e| CliError::Input(format!("{}: {e}", display_name(path))))
 }
 
+/// Reads `--project` and the cluster Secrets of `--cluster` (every object under each PATH),
+/// naming the file of a document that does not read.
+pub fn read_project(
+    input: &Input,
+    path: &Path,
+    clusters: &[PathBuf],
+) -> Result<gitops_core::project::AppProject, CliError> {
+    let doc = read_document(input, path)?;
+    let mut project = gitops_core::project::AppProject::from_value(&doc)
+        .map_err(|e| CliError::Input(format!("{}: {e}", display_name(path))))?;
+    for p in clusters {
+        for obj in read_objects(input, p)? {
+            let cluster = gitops_core::project::Cluster::from_value(&obj)
+                .map_err(|e| CliError::Input(format!("{}: {e}", display_name(p))))?;
+            project.clusters.push(cluster);
+        }
+    }
+    Ok(project)
+}
+
 /// Prints a value as pretty JSON with a trailing newline.
 pub fn print_json(v: &impl serde::Serialize) {
     match serde_json::to_string_pretty(v) {

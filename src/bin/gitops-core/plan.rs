@@ -19,7 +19,8 @@ use crate::common::{
 
 pub const PLAN_USAGE: &str = "\
 usage: gitops-core plan --desired PATH --live PATH [--app APP.yaml | -n NAMESPACE]
-                        [--argocd-cm CM.yaml] [--prune] [--allow-empty] [--revision REV]
+                        [--argocd-cm CM.yaml] [--project PROJECT.yaml [--cluster PATH]]
+                        [--prune] [--allow-empty] [--revision REV]
                         [--now RFC3339] [--output text|json|yaml] [GUARD OPTIONS]
 
 Prints the sync tasks in the order Argo CD runs them: phase, wave, kind order, name.
@@ -31,6 +32,10 @@ When --desired holds no object and --prune would delete every resource of the ap
 is refused unless --allow-empty is given (or the app sets syncPolicy.automated.allowEmpty),
 as Argo CD refuses such an automated sync: an empty render is more often a wrong path than
 an intent. Only what the app tracks is ever pruned (see --app).
+With --project (an AppProject), as `status --project`: live objects it does not permit are
+left out (never pruned), and a task whose kind or namespace it does not permit fails the plan
+(`resource GROUP:KIND is not permitted in project P`); --cluster gives Argo CD cluster Secrets
+(may be repeated) for its permitOnlyProjectScopedClusters.
 With a guard option, the plan is measured against the blast-radius guard too: a manual sync
 is never refused, but what the guard would say of it is printed after the tasks.";
 
@@ -70,21 +75,29 @@ fn resource_statuses(
     app: &gitops_core::config::Application,
     settings: &gitops_core::config::Settings,
     has_app: bool,
+    project: Option<&gitops_core::project::AppProject>,
 ) -> Result<(Vec<ResourceStatus>, Vec<Value>), CliError> {
     let mut scopes = gitops_core::object::Scopes::builtin();
     scopes.add_crds(desired.iter().chain(live));
     let interrupt = crate::common::deadline();
-    let input = gitops_core::diff::AppDiffInput::new(desired, live, app, settings, &scopes)
+    let mut input = gitops_core::diff::AppDiffInput::new(desired, live, app, settings, &scopes)
         .with_interrupt(&interrupt);
+    if let Some(project) = project {
+        input = input.with_project(project);
+    }
     let result = gitops_core::diff::diff_app(&input)
         .map_err(|e| CliError::Input(format!("comparing desired and live: {e}")))?;
     crate::common::print_notes(&result, has_app);
     for c in result.conditions.iter().filter(|c| c.type_ == "ExcludedResourceWarning") {
         eprintln!("note: {}: {} (not synced)", c.type_, c.message);
     }
+    // The app's live objects, less those the project leaves out of the comparison.
+    let left_out: std::collections::BTreeSet<_> =
+        result.unmanaged.iter().map(|u| u.object.key()).collect();
     let managed = gitops_core::ownership::managed_live(desired, live, app, settings, &scopes)
         .managed
         .into_iter()
+        .filter(|o| !left_out.contains(&ObjectRef::from_object_lossy(o).key()))
         .cloned()
         .collect();
     Ok((gitops_core::sync::resource_statuses(&result).1, managed))
@@ -96,6 +109,8 @@ struct Args {
     app: Option<PathBuf>,
     cm: Option<PathBuf>,
     project: Option<PathBuf>,
+    /// `--cluster`: cluster Secrets for the project (plan).
+    clusters: Vec<PathBuf>,
     /// `--revision`, once per source of a multi-source app.
     revisions: Vec<String>,
     /// `-n/--namespace`: the destination namespace without `--app`.
@@ -119,6 +134,7 @@ fn parse(mut p: lexopt::Parser, usage: &str) -> Result<Option<Args>, CliError> {
         app: None,
         cm: None,
         project: None,
+        clusters: Vec::new(),
         revisions: Vec::new(),
         namespace: None,
         now: None,
@@ -137,6 +153,7 @@ fn parse(mut p: lexopt::Parser, usage: &str) -> Result<Option<Args>, CliError> {
             Long("app") => a.app = Some(p.value()?.into()),
             Long("argocd-cm") => a.cm = Some(p.value()?.into()),
             Long("project") => a.project = Some(p.value()?.into()),
+            Long("cluster") if usage == PLAN_USAGE => a.clusters.push(p.value()?.into()),
             Long("revision") => a.revisions.push(p.value()?.string()?),
             Long("namespace") | Short('n') => a.namespace = Some(p.value()?.string()?),
             Long("now") => a.now = Some(p.value()?.string()?),
@@ -186,6 +203,9 @@ fn parse(mut p: lexopt::Parser, usage: &str) -> Result<Option<Args>, CliError> {
                 )));
             }
         }
+    }
+    if a.project.is_none() && !a.clusters.is_empty() {
+        return Err(CliError::Usage(format!("--cluster is read for --project\n{full_usage}")));
     }
     if let (Some(guard), Some(kinds)) = (a.guard.as_mut(), a.protect.take()) {
         guard.protected_kinds = kinds;
@@ -265,8 +285,22 @@ pub fn run_plan(input: &Input, args: lexopt::Parser) -> Result<u8, CliError> {
         app.spec.destination.namespace = request.app_namespace.clone();
         app
     });
-    let (statuses, live) =
-        resource_statuses(&desired, &live, &diff_app, &settings, app_spec.is_some())?;
+    let project = match &a.project {
+        Some(path) => Some(crate::common::read_project(input, path, &a.clusters)?),
+        None => None,
+    };
+    let (statuses, live) = resource_statuses(
+        &desired,
+        &live,
+        &diff_app,
+        &settings,
+        app_spec.is_some(),
+        project.as_ref(),
+    )?;
+    if project.is_some() {
+        request.destination = diff_app.spec.destination.clone();
+    }
+    request.project = project;
     // Kinds the settings exclude are not synced (the comparison warned about them).
     request.targets.retain(|t| {
         !gitops_core::ownership::excluded(&ObjectRef::from_object_lossy(t), &diff_app, &settings)
@@ -390,7 +424,7 @@ pub fn run_decide(input: &Input, args: lexopt::Parser) -> Result<u8, CliError> {
         Some(cm) => read_settings(input, cm)?,
         None => gitops_core::config::Settings::default(),
     };
-    let (resources, live) = resource_statuses(&desired, &live, &app, &settings, true)?;
+    let (resources, live) = resource_statuses(&desired, &live, &app, &settings, true, None)?;
     // A live-only object marked `IgnoreExtraneous` stays OutOfSync itself but does not make
     // the app OutOfSync.
     let extraneous_ignored = |r: &ResourceStatus| {

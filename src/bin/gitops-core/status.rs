@@ -19,7 +19,7 @@ use crate::common::{self, CliError, Output};
 
 pub const HELP: &str = "\
 usage: gitops-core status --desired PATH --live PATH [--app APP.yaml | -n NAMESPACE]
-                          [--argocd-cm CM.yaml] [--project PROJECT.yaml]
+                          [--argocd-cm CM.yaml] [--project PROJECT.yaml [--cluster PATH]]
                           [--output text|json|yaml] [--fail-on STATUS,...]
                           [--no-builtin-health]
 
@@ -35,6 +35,9 @@ message. PATH is a file (YAML stream, JSON or List), a directory of .yaml/.yml/.
                  of the destination namespace among --live that no app owns are listed after
                  the resources, with Argo CD's OrphanedResourceWarning when
                  orphanedResources.warn is true
+--cluster        Argo CD cluster Secrets (may be repeated), for the project's
+                 permitOnlyProjectScopedClusters (a destination only on a cluster whose
+                 Secret names the project) and the destination's cluster name or server
 --output         text (default), json or yaml
 --fail-on        exit 1 when the app's health status (Healthy, Suspended, Progressing,
                  Missing, Degraded, Unknown) or its sync status (OutOfSync, Unknown) is one
@@ -56,6 +59,7 @@ struct Args {
     namespace: Option<String>,
     cm: Option<PathBuf>,
     project: Option<PathBuf>,
+    clusters: Vec<PathBuf>,
     output: Output,
     fail_on: Vec<String>,
     builtin_rules: bool,
@@ -70,6 +74,7 @@ fn parse(mut p: lexopt::Parser) -> Result<Option<Args>, CliError> {
         namespace: None,
         cm: None,
         project: None,
+        clusters: Vec::new(),
         output: Output::Text,
         fail_on: Vec::new(),
         builtin_rules: true,
@@ -82,6 +87,7 @@ fn parse(mut p: lexopt::Parser) -> Result<Option<Args>, CliError> {
             Long("namespace") | Short('n') => a.namespace = Some(p.value()?.string()?),
             Long("argocd-cm") => a.cm = Some(PathBuf::from(p.value()?)),
             Long("project") => a.project = Some(PathBuf::from(p.value()?)),
+            Long("cluster") => a.clusters.push(PathBuf::from(p.value()?)),
             Long("output") | Short('o') => a.output = Output::parse(&p.value()?.string()?)?,
             Long("no-builtin-health") => a.builtin_rules = false,
             Long("fail-on") => {
@@ -105,6 +111,9 @@ fn parse(mut p: lexopt::Parser) -> Result<Option<Args>, CliError> {
     if a.live.is_empty() {
         return Err(CliError::Usage(format!("missing --live\n{HELP}")));
     }
+    if a.project.is_none() && !a.clusters.is_empty() {
+        return Err(CliError::Usage(format!("--cluster is read for --project\n{HELP}")));
+    }
     Ok(Some(a))
 }
 
@@ -120,13 +129,7 @@ pub fn run(input: &common::Input, args: lexopt::Parser) -> Result<u8, CliError> 
         a.cm.as_deref(),
     )?;
     let project = match &a.project {
-        Some(path) => {
-            let project = common::read_document(input, path)?;
-            Some(
-                gitops_core::project::AppProject::from_value(&project)
-                    .map_err(|e| CliError::Input(format!("{}: {e}", common::display_name(path))))?,
-            )
-        }
+        Some(path) => Some(common::read_project(input, path, &a.clusters)?),
         None => None,
     };
     let mut comparison = c.input();
