@@ -39,7 +39,7 @@
 //!
 //! | method | params | result |
 //! |---|---|---|
-//! | `diff` | `desired`, `live`, `app`?, `argocdCm`?, `dryRuns`?, `openapi`? ([`DiffParams`]) | what `gitops-core diff --output json` prints ([`DiffOutput`]) |
+//! | `diff` | `desired`, `live`, `app`?, `argocdCm`?, `dryRuns`?, `openapi`?, `project`?, `clusters`? ([`DiffParams`]) | what `gitops-core diff --output json` prints ([`DiffOutput`]) |
 //! | `health` | `objects`, `argocdCm`?, `customizations`?, `now`?, `conditionFallback`?, `builtinRules`? ([`HealthParams`]) | what `gitops-core health --output json` prints ([`HealthOutput`]) |
 //! | `plan` | `desired`, `live`, `app`?, `argocdCm`? ([`PlanParams`]) | what `gitops-core plan --output json` prints |
 //! | `decide` | `app`, `desired`, `live`, `revision`, `now`, `argocdCm`?, `guard`?, `claims`? ([`DecideParams`]) | what `gitops-core decide --output json` prints ([`DecideOutput`]; `guard` only with a guard) |
@@ -49,7 +49,7 @@
 //! | `actions.run` | `object`, `action`, `parameters`?, `argocdCm`?, `customizations`?, `now`?, `showSecrets`? ([`ActionsRunParams`]) | what `gitops-core actions run --output json` prints ([`ActionsRunOutput`]), a Secret's values masked unless `showSecrets`; a failing action is an `engine_error` naming the script and the object |
 //! | `hello` | none | the handshake: `protocolVersion`, `engineVersion`, `methods`, `features`, `limits`, `builtinActionKinds`, `builtinHealth` (the Argo CD release the built-in health rules follow and their kinds, [`BuiltinHealth`]) ([`HelloResult`]) |
 //!
-//! | `app.open` | `desired`, `live`, `app`?, `argocdCm`?, `now`? ([`AppOpenParams`]) | a session: its handle, every row of `diff` and of `health`, the roll-ups ([`SessionOutput`]) |
+//! | `app.open` | `desired`, `live`, `app`?, `argocdCm`?, `now`?, `project`?, `clusters`? ([`AppOpenParams`]) | a session: its handle, every row of `diff` and of `health`, the roll-ups ([`SessionOutput`]) |
 //! | `app.update` | `session`, `events` (watch events: `type` `ADDED`, `MODIFIED` or `DELETED`, `object`), `now`? ([`AppUpdateParams`]) | what changed ([`SessionOutput`]) |
 //! | `app.desired` | `session`, `desired` (the whole new set), `now`? ([`AppDesiredParams`]) | what changed ([`SessionOutput`]) |
 //! | `app.close` | `session` ([`AppCloseParams`]) | [`AppCloseResult`] |
@@ -58,7 +58,7 @@
 //!
 //! | method | params | result |
 //! |---|---|---|
-//! | `orphans` | `app`, `project`, `desired`, `live`, `argocdCm`? ([`OrphansParams`]) | the orphaned resources and `OrphanedResourceWarning` (`orphans::Orphans`), what `gitops-core status --project` lists |
+//! | `orphans` | `app`, `project`, `clusters`?, `desired`, `live`, `argocdCm`?, `apps`? ([`OrphansParams`]) | the orphaned resources and `OrphanedResourceWarning` (`orphans::Orphans`), what `gitops-core status --project` lists |
 //! | `needsRefresh` | `old`, `new`, `oldHealth`?, `newHealth`?, `argocdCm`? ([`NeedsRefreshParams`]) | whether the watch event needs the app refreshed ([`output::NeedsRefreshResult`]) |
 //! | `deletion.step` | `app` (with `deletionTimestamp` and `finalizers`), `targets`, `live` (`sync::LiveObject`), `afterDeletions` (`live` read again after this pass's cascade deletions) ([`DeletionStepParams`]) | one pass of the app's deletion: `finalizers`, `actions`, `condition` (`DeletionError`), `message`, `done` (`sync::DeletionStep`) |
 //! | `operation` | `app`, `now`, `syncTimeoutSeconds`?, `failedAttempt`?, `wave`?, `syncWaveDelay`? ([`OperationParams`]) | `skipReconcile`, what to do with the operation in progress now and when to look again, the answer to a failed attempt, when the next wave may run ([`output::OperationResult`]) |
