@@ -66,7 +66,7 @@ impl Ours {
             .collect();
         match self.actions.run(obj, name, &params, now) {
             Ok(r) => json!({"resources": r.resources.iter()
-                .map(|x| json!({"operation": x.operation, "resource": x.resource}))
+                .map(|x| json!({"operation": x.operation, "resource": x.apply_to(obj)}))
                 .collect::<Vec<_>>()}),
             Err(e) => json!({"error": e.to_string()}),
         }

@@ -14,9 +14,11 @@
 //! - [`Actions::discover`] gives the actions an object offers ([`ResourceAction`]: name,
 //!   disabled, icon class, display name, parameters), sorted by name;
 //! - [`Actions::run`] runs one action and gives the impacted resources
-//!   ([`ImpactedResource`]): a `patch` of the object itself, as the new object and as an
-//!   RFC 6902 patch against the input, or a `create` of a new object, checked against an
-//!   [`ActionPolicy`].
+//!   ([`ImpactedResource`]): a `patch` of the object itself, as RFC 6902 operations against
+//!   the input (the new object is made on demand: [`ImpactedResource::apply_to`]), or a
+//!   `create` of a new object, checked against an [`ActionPolicy`]. A built-in action builds
+//!   its operations from the fields it changes, without copying the object; a script's result
+//!   is read once into the same type.
 //!
 //! Nothing is applied: the host patches or creates what it gets back. Scripts run with the
 //! limits of health scripts ([`crate::script::ScriptLimits`]) and without the open libraries,
@@ -112,17 +114,57 @@ pub enum Operation {
     Create,
 }
 
-/// One resource an action changes.
+/// One resource an action changes, as Argo CD's API server uses it: a `patch` is the patch
+/// (RFC 6902 operations against the object the action ran on), a `create` the object.
+///
+/// A patch does not carry the new object (Argo CD 3.6 sends the API server a patch too):
+/// [`ImpactedResource::apply_to`] makes it from the input when a host wants it.
+///
+/// # Examples
+///
+/// ```
+/// use std::collections::BTreeMap;
+/// use gitops_core::actions::{ActionScripts, Actions, Operation};
+///
+/// let obj = serde_json::json!({"apiVersion": "apps/v1", "kind": "Deployment",
+///     "metadata": {"name": "api", "namespace": "shop"}, "spec": {"replicas": 1}});
+/// let params = BTreeMap::from([("replicas".to_string(), "3".to_string())]);
+/// let done = Actions::new(ActionScripts::new()).run(&obj, "scale", &params, 0).unwrap();
+/// let r = &done.resources[0];
+/// assert_eq!(r.operation, Operation::Patch);
+/// assert_eq!(serde_json::to_value(&r.patch).unwrap(),
+///     serde_json::json!([{"op": "replace", "path": "/spec/replicas", "value": 3}]));
+/// assert_eq!(r.resource, None);
+/// assert_eq!(r.apply_to(&obj).unwrap()["spec"]["replicas"], 3);
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct ImpactedResource {
     /// `patch` or `create`.
     pub operation: Operation,
-    /// For `patch`, the object as the action left it; for `create`, the object to create.
-    pub resource: Value,
-    /// For `patch`, the RFC 6902 operations turning the input object into `resource` (the
-    /// host applies either this or `resource`); empty for `create`.
+    /// For `create`, the object to create. For `patch`, `None`, except for a Secret whose
+    /// values are masked ([`Actions::with_reveal_secrets`]): the masked object, which the
+    /// masked patch does not give from the input.
+    pub resource: Option<Value>,
+    /// For `patch`, the RFC 6902 operations turning the input object into the new one;
+    /// empty for `create`.
     pub patch: Vec<PatchOp>,
+}
+
+impl ImpactedResource {
+    /// The resource as the action leaves it: `resource` when there is one (a `create`, a
+    /// masked Secret), else `input` (the object the action ran on) with `patch` applied.
+    /// `None` when the patch does not apply to `input`, which is then not that object.
+    pub fn apply_to(&self, input: &Value) -> Option<Value> {
+        if let Some(r) = &self.resource {
+            return Some(r.clone());
+        }
+        let ops: json_patch::Patch =
+            serde_json::from_value(serde_json::to_value(&self.patch).ok()?).ok()?;
+        let mut out = input.clone();
+        json_patch::patch(&mut out, &ops).ok()?;
+        Some(out)
+    }
 }
 
 /// The outcome of one action: the script that ran and the resources it changes.

@@ -4,8 +4,9 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-use super::kinds::table;
+use super::kinds::table::{self, Edits, Node, Out, Slot};
 use super::{ActionPolicy, ImpactedResource, Operation, ResourceAction, ResourceActionParam};
+use crate::diff::PatchOp;
 use crate::object::{ObjectRef, RefParts, escape_pointer_token, type_name};
 
 /// A result that cannot be used: the RFC 6901 pointer into the script's result and why.
@@ -201,11 +202,22 @@ fn patch_of(new: Value, source: &Value, at: &str) -> Result<ImpactedResource, Ba
 /// would encode from it (`table::encode`), without encoding it first: a patched object gets
 /// its empty tables settled in place ([`settle`]), as encoding and then putting back the
 /// empty maps would leave them.
+///
+/// A returned object whose changes leave its identity alone, on a source that reads back as
+/// itself ([`table::plain`]) and is not a Secret, gets its patch from the changes alone
+/// ([`patch_of_edits`]), without the object being copied.
 pub(super) fn read_builtin(
-    mut json: Value,
+    out: Out,
     source: &Value,
     policy: &ActionPolicy,
 ) -> Result<Vec<ImpactedResource>, Bad> {
+    let mut json = match out {
+        Out::Object(edits) if by_edits(&edits, source) => {
+            return Ok(vec![patch_of_edits(edits.node, source)?]);
+        }
+        Out::Object(edits) => edits.into_value(source),
+        Out::Table(json) => json,
+    };
     match &json {
         Value::Object(m) if !m.is_empty() => {
             settle(&mut json, Some(source));
@@ -213,6 +225,87 @@ pub(super) fn read_builtin(
         }
         _ => read_impacted(table::encode(json), source, policy),
     }
+}
+
+/// Whether the patch of `edits` is the patch of the object they leave (see [`read_builtin`]).
+fn by_edits(edits: &Edits, source: &Value) -> bool {
+    let Value::Object(m) = source else { return false };
+    if edits.whole.is_some() || m.is_empty() {
+        return false;
+    }
+    let top = &edits.node.0;
+    let identity = top.contains_key("apiVersion")
+        || top.contains_key("kind")
+        || match top.get("metadata") {
+            None => false,
+            Some(Slot::Into(meta)) => {
+                ["name", "namespace", "generateName"].iter().any(|k| meta.0.contains_key(*k))
+            }
+            Some(_) => true,
+        };
+    let parts = RefParts::of(source);
+    !identity && !crate::diff::is_secret(parts.group, parts.kind) && table::plain(source)
+}
+
+/// The patch of an object's changes kept by path: the operations `json_patch_ops` gives
+/// between the source and the object they leave, settled as [`read_builtin`] settles it,
+/// in the same order (each map's changed and added members by name, then its removed ones).
+fn patch_of_edits(node: Node, source: &Value) -> Result<ImpactedResource, Bad> {
+    let parts = RefParts::of(source);
+    // The identity is the source's: the name is checked there.
+    check_name(parts.group, parts.kind, source, "")?;
+    let mut patch = Vec::new();
+    if let Value::Object(m) = source {
+        node_ops(m, node, &mut String::new(), &mut patch);
+    }
+    Ok(ImpactedResource { operation: Operation::Patch, resource: None, patch })
+}
+
+fn node_ops(src: &Map<String, Value>, node: Node, path: &mut String, out: &mut Vec<PatchOp>) {
+    let len = path.len();
+    let mut gone = Vec::new();
+    for (k, slot) in node.0 {
+        let was = src.get(&k);
+        match slot {
+            Slot::Set(mut v) => {
+                match was {
+                    Some(w) => settle_member(&mut v, w),
+                    None => settle(&mut v, None),
+                }
+                push_token(path, &k);
+                match was {
+                    Some(w) if *w == v => {}
+                    Some(w) => crate::diff::json_patch_ops_at(w, &v, path, out),
+                    None => out.push(PatchOp {
+                        op: "add".into(),
+                        path: path.clone(),
+                        value: Some(v),
+                        from: None,
+                    }),
+                }
+                path.truncate(len);
+            }
+            Slot::Into(n) => {
+                if let Some(Value::Object(m)) = was {
+                    push_token(path, &k);
+                    node_ops(m, n, path, out);
+                    path.truncate(len);
+                }
+            }
+            Slot::Gone if was.is_some() => gone.push(k),
+            Slot::Gone => {}
+        }
+    }
+    for k in gone {
+        push_token(path, &k);
+        out.push(PatchOp { op: "remove".into(), path: path.clone(), value: None, from: None });
+        path.truncate(len);
+    }
+}
+
+fn push_token(path: &mut String, token: &str) {
+    path.push('/');
+    path.push_str(&escape_pointer_token(token));
 }
 
 /// The patch of an object whose empty tables are settled.
@@ -231,7 +324,7 @@ fn patch_settled(new: Value, source: &Value, at: &str) -> Result<ImpactedResourc
     }
     check_name(target.group, target.kind, &new, at)?;
     let patch = crate::diff::json_patch_ops(source, &new);
-    Ok(ImpactedResource { operation: Operation::Patch, resource: new, patch })
+    Ok(ImpactedResource { operation: Operation::Patch, resource: Some(new), patch })
 }
 
 /// Refuses a `metadata.name` (or `generateName`) the API server would refuse for the kind.
@@ -310,7 +403,7 @@ fn create_of(
             ),
         ));
     }
-    Ok(ImpactedResource { operation: Operation::Create, resource: new, patch: Vec::new() })
+    Ok(ImpactedResource { operation: Operation::Create, resource: Some(new), patch: Vec::new() })
 }
 
 /// `group/Kind namespace/name`, as far as the object says.

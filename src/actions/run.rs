@@ -70,8 +70,9 @@ use crate::script::{LuaEngine, ScriptError};
 /// let r = &done.resources[0];
 /// assert_eq!(r.operation, Operation::Patch);
 /// assert_eq!(r.patch[0].path, "/spec/template/metadata/annotations");
+/// let new = r.apply_to(&obj).unwrap(); // the object, made from the input when wanted
 /// assert_eq!(
-///     r.resource["spec"]["template"]["metadata"]["annotations"]["kubectl.kubernetes.io/restartedAt"],
+///     new["spec"]["template"]["metadata"]["annotations"]["kubectl.kubernetes.io/restartedAt"],
 ///     "2023-11-14T22:13:20Z"
 /// );
 /// # }
@@ -226,9 +227,11 @@ impl Actions {
         mut resources: Vec<ImpactedResource>,
         obj: &Value,
     ) -> ActionResult {
-        if !self.reveal_secrets {
-            for r in &mut resources {
-                mask_secret(r, obj);
+        for r in &mut resources {
+            // A patch carries its operations; only a masked Secret keeps the object.
+            let masked = !self.reveal_secrets && mask_secret(r, obj);
+            if r.operation == Operation::Patch && !masked {
+                r.resource = None;
             }
         }
         ActionResult { action: name.to_string(), script, resources }
@@ -288,23 +291,25 @@ fn encoding_in_discovery(e: ActionError) -> ActionError {
 }
 
 /// Masks a Secret among an action's results as the diff shows one: a patch against its
-/// source, a created one alone.
-fn mask_secret(r: &mut ImpactedResource, source: &Value) {
-    let o = RefParts::of(&r.resource);
+/// source, a created one alone. Whether it was one.
+fn mask_secret(r: &mut ImpactedResource, source: &Value) -> bool {
+    let Some(resource) = &r.resource else { return false };
+    let o = RefParts::of(resource);
     if !crate::diff::is_secret(o.group, o.kind) {
-        return;
+        return false;
     }
     match r.operation {
         Operation::Patch => {
-            let (new, old) = hide_secret_data(Some(&r.resource), Some(source), &[]);
+            let (new, old) = hide_secret_data(Some(resource), Some(source), &[]);
             let (new, old) = (new.unwrap_or_default(), old.unwrap_or_default());
             r.patch = crate::diff::json_patch_ops(&old, &new);
-            r.resource = new;
+            r.resource = Some(new);
         }
         Operation::Create => {
-            r.resource = hide_secret_data(Some(&r.resource), None, &[]).0.unwrap_or_default();
+            r.resource = hide_secret_data(Some(resource), None, &[]).0;
         }
     }
+    true
 }
 
 /// A built-in's error: what the script would have raised.

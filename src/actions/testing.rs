@@ -363,7 +363,11 @@ fn compare(
 ) -> Result<(), String> {
     let src = ObjectRef::from_object_lossy(source);
     for (i, r) in got.iter().enumerate() {
-        let have = ObjectRef::from_object_lossy(&r.resource);
+        // A patch is compared as the object it makes of the input.
+        let Some(mut result) = r.apply_to(source) else {
+            return Err(format!("resource {i}: its patch does not apply to the input"));
+        };
+        let have = ObjectRef::from_object_lossy(&result);
         let by_prefix = r.operation == Operation::Create && derived_name(&src, &have);
         let found = expected.iter().find(|(_, e)| {
             let want = ObjectRef::from_object_lossy(e);
@@ -389,7 +393,6 @@ fn compare(
                 op_name(r.operation)
             ));
         }
-        let mut result = r.resource.clone();
         if by_prefix {
             let name = ObjectRef::from_object_lossy(want).name;
             if let Some(Value::Object(m)) = result.get_mut("metadata") {

@@ -61,6 +61,12 @@ pub(crate) fn json_patch_ops(from: &Value, to: &Value) -> Vec<PatchOp> {
     out
 }
 
+/// [`json_patch_ops`] of the members at `path` (an RFC 6901 pointer), appended to `out`.
+pub(crate) fn json_patch_ops_at(from: &Value, to: &Value, path: &str, out: &mut Vec<PatchOp>) {
+    let mut path = path.to_string();
+    ops_between(from, to, &mut path, out);
+}
+
 fn op(op: &str, path: &str, value: Option<Value>) -> PatchOp {
     PatchOp { op: op.to_string(), path: path.to_string(), value, from: None }
 }

@@ -84,7 +84,7 @@ pub(crate) use app::{
     invalid_spec, key, managed_namespace_key, not_permitted, server_side, shared_warning,
     synthesized_namespace, targets, unknown, unknown_if_not_permitted,
 };
-pub(crate) use compare::json_patch_ops;
+pub(crate) use compare::{json_patch_ops, json_patch_ops_at};
 pub use error::DiffError;
 pub use explain::{
     ExplainOptions, FieldChange, FieldWriter, ResourceExplanation, SYSTEM_MANAGERS, UnmanagedField,

@@ -260,7 +260,7 @@ pub(crate) fn engine_actions(
         }
         Some(name) => {
             let r = actions.run(&input.object, name, &input.parameters, now).map_err(failed)?;
-            to_result(&super::output::ActionsRunOutput::new(&r))
+            to_result(&super::output::ActionsRunOutput::new(&r, &input.object))
         }
     }
 }

@@ -192,8 +192,9 @@ pub struct ActionsRunResource {
 }
 
 impl ActionsRunOutput {
-    /// The output of an action's result.
-    pub fn new(r: &crate::actions::ActionResult) -> ActionsRunOutput {
+    /// The output of an action's result on `input` (the object it ran on): each patched
+    /// resource as `input` with the patch applied ([`crate::actions::ImpactedResource::apply_to`]).
+    pub fn new(r: &crate::actions::ActionResult, input: &serde_json::Value) -> ActionsRunOutput {
         ActionsRunOutput {
             action: r.action.clone(),
             script: r.script.clone(),
@@ -202,7 +203,8 @@ impl ActionsRunOutput {
                 .iter()
                 .map(|x| ActionsRunResource {
                     operation: x.operation,
-                    resource: x.resource.clone(),
+                    // The patch was made against `input`: it applies.
+                    resource: x.apply_to(input).unwrap_or_default(),
                     patch: x.patch.clone(),
                 })
                 .collect(),

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::table::{self, Call, Fault, Field, Lv, Obj, out, set};
+use super::table::{self, Call, Fault, Field, Lv, Obj, Out, out, set};
 use super::{Kind, actions, entry, flag, one_param};
 
 pub(super) const KINDS: &[Kind] = &[
@@ -61,7 +61,7 @@ fn discover_deployment(obj: Lv<'_>) -> Result<Value, Fault> {
 }
 
 /// Sets `kubectl.kubernetes.io/restartedAt` on the pod template's annotations to the time.
-pub(super) fn restart(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Value, Fault> {
+pub(super) fn restart(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Out, Fault> {
     table::ensure(&mut obj, &["spec", "template"], "metadata")?;
     let now = call.date("!%Y-%m-%dT%XZ");
     table::annotate(&mut obj, &["spec", "template", "metadata"], RESTARTED_AT, now)?;
@@ -71,20 +71,20 @@ pub(super) fn restart(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Value, Fault>
 const RESTARTED_AT: &str = "kubectl.kubernetes.io/restartedAt";
 
 /// `spec.paused = true`.
-pub(super) fn pause(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Value, Fault> {
+pub(super) fn pause(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Out, Fault> {
     table::set_bool(&mut obj, &["spec"], "paused", true)?;
     table::done(obj)
 }
 
 /// Removes `spec.paused`.
-fn resume(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Value, Fault> {
+fn resume(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Out, Fault> {
     set(&mut obj, &["spec"], "paused", None)?;
     table::done(obj)
 }
 
 /// `spec.replicas` from the `replicas` parameter read as a number; `invalid number: <text>`
 /// when it is not one.
-fn scale(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Value, Fault> {
+fn scale(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Out, Fault> {
     let text = call.param("replicas");
     let Some(n) = text.to_number() else {
         return Err(Fault::new(format!("invalid number: {}", text.text()?)));

@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::apps::pause;
-use super::table::{self, Call, Fault, Field, Lv, Obj, deep_copy, lua_eq, out, set};
+use super::table::{self, Call, Fault, Field, Lv, Obj, Out, deep_copy, lua_eq, out, set};
 use super::{Kind, actions, entry, flag};
 
 pub(super) const KINDS: &[Kind] = &[
@@ -78,7 +78,7 @@ fn discover_analysis_run(obj: Lv<'_>) -> Result<Value, Fault> {
 }
 
 /// `spec.terminate = true`.
-fn terminate(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Value, Fault> {
+fn terminate(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Out, Fault> {
     table::set_bool(&mut obj, &["spec"], "terminate", true)?;
     table::done(obj)
 }
@@ -108,10 +108,10 @@ fn discover_application(obj: Lv<'_>) -> Result<Value, Fault> {
 
 /// Turns automated sync off (`enabled = false`) when on, else on (`enabled = true`, making
 /// `automated` when absent), keeping its other fields.
-fn toggle_auto_sync(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Value, Fault> {
+fn toggle_auto_sync(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Out, Fault> {
     table::ensure(&mut obj, &[], "spec")?;
     table::ensure(&mut obj, &["spec"], "syncPolicy")?;
-    let automated = table::read(&obj, &["spec", "syncPolicy", "automated"])?;
+    let automated = obj.read(&["spec", "syncPolicy", "automated"])?;
     let enabled = !automated.is_nil() && auto_sync(automated)?;
     let at = ["spec", "syncPolicy", "automated"];
     if enabled {
@@ -147,10 +147,10 @@ pub(super) fn owner(obj: Lv<'_>, extra: &[(&str, Option<Value>)]) -> Result<Valu
 }
 
 /// `[{operation = "create", resource = ...}]`.
-pub(super) fn create(resource: Value) -> Value {
+pub(super) fn create(resource: Value) -> Out {
     let entry =
         table::table([("operation", Some(Value::from("create"))), ("resource", Some(resource))]);
-    table::encode(Value::Array(vec![entry]))
+    Out::Table(table::encode(Value::Array(vec![entry])))
 }
 
 /// `<name>-<stamp>`: the source's name (a string or number) and the time.
@@ -163,8 +163,8 @@ pub(super) fn generated_name(obj: Lv<'_>, call: &Call<'_>, format: &str) -> Resu
 /// `workflowMetadata` labels, annotations and finalizers (empty tables left out), the
 /// `cron-workflow` label, the controller's instance label, the scheduled time, the owner
 /// reference and the `workflowSpec`.
-fn create_from_cron_workflow(obj: Obj<'_>, call: &Call<'_>) -> Result<Value, Fault> {
-    let o = Lv::of(&obj);
+fn create_from_cron_workflow(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Out, Fault> {
+    let o = obj.lv();
     let name = generated_name(o, call, "!%Y%m%d%H%M")?;
     let meta = o.field("metadata")?;
     let mut wf = table::table([
@@ -215,8 +215,8 @@ fn create_from_cron_workflow(obj: Obj<'_>, call: &Call<'_>) -> Result<Value, Fau
 
 /// A Workflow from a WorkflowTemplate, as `argo submit --from=workflowtemplate/<name>` makes
 /// it: a `workflowTemplateRef` to the template, its label and owner reference.
-fn create_from_workflow_template(obj: Obj<'_>, call: &Call<'_>) -> Result<Value, Fault> {
-    let o = Lv::of(&obj);
+fn create_from_workflow_template(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Out, Fault> {
+    let o = obj.lv();
     let name = generated_name(o, call, "!%Y%m%d%H%M")?;
     let meta = o.field("metadata")?;
     let source_name = out(meta.field("name")?)?;
@@ -301,33 +301,33 @@ fn discover_rollout(obj: Lv<'_>) -> Result<Value, Fault> {
 }
 
 /// `status.abort = true`.
-fn abort(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Value, Fault> {
+fn abort(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Out, Fault> {
     table::set_bool(&mut obj, &["status"], "abort", true)?;
     table::done(obj)
 }
 
 /// Removes `status.abort`.
-fn retry(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Value, Fault> {
+fn retry(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Out, Fault> {
     set(&mut obj, &["status"], "abort", None)?;
     table::done(obj)
 }
 
 /// `spec.restartAt` = the time.
-fn restart(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Value, Fault> {
+fn restart(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Out, Fault> {
     table::set_text(&mut obj, &["spec"], "restartAt", call.date("!%Y-%m-%dT%XZ"))?;
     table::done(obj)
 }
 
 /// Removes the pause conditions (when there are any) and sets a true `spec.paused` to false.
-fn resume(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Value, Fault> {
-    let status = table::read(&obj, &["status"])?;
+fn resume(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Out, Fault> {
+    let status = obj.read(&["status"])?;
     if !status.is_nil() {
         let pcs = status.field("pauseConditions")?;
         if !pcs.is_nil() && getn(pcs)? > 0 {
             set(&mut obj, &["status"], "pauseConditions", None)?;
         }
     }
-    if table::read(&obj, &["spec", "paused"])?.truthy() {
+    if obj.read(&["spec", "paused"])?.truthy() {
         table::set_bool(&mut obj, &["spec"], "paused", false)?;
     }
     table::done(obj)
@@ -336,8 +336,8 @@ fn resume(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Value, Fault> {
 /// With a status: before v0.10 (`observedGeneration` not a number or newer than the
 /// generation) removes `abort` and moves a canary to its last step; else
 /// `status.promoteFull = true`.
-fn promote_full(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Value, Fault> {
-    let o = Lv::of(&obj);
+fn promote_full(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Out, Fault> {
+    let o = obj.lv();
     let status = o.field("status")?;
     if status.is_nil() {
         return table::done(obj);
@@ -361,8 +361,8 @@ fn promote_full(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Value, Fault> {
 }
 
 /// A canary not at its last step moves one step on, its pause conditions removed.
-fn skip_current_step(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Value, Fault> {
-    let o = Lv::of(&obj);
+fn skip_current_step(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Out, Fault> {
+    let o = obj.lv();
     let status = o.field("status")?;
     if status.is_nil() {
         return table::done(obj);

@@ -4,7 +4,7 @@ use serde_json::Value;
 
 use super::argoproj_io::{create, generated_name, owner};
 use super::fluxcd::{resume, suspend};
-use super::table::{self, Call, Fault, Field, Lv, Obj, deep_copy, out, set};
+use super::table::{self, Call, Fault, Field, Lv, Obj, Out, deep_copy, out, set};
 use super::{Kind, actions, entry};
 
 pub(super) const KINDS: &[Kind] = &[
@@ -75,8 +75,8 @@ fn discover_job(obj: Lv<'_>) -> Result<Value, Fault> {
 
 /// Adds a `FailureTarget` condition (`ManuallyTerminated`) to a Job with a status that has not
 /// ended.
-fn terminate(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Value, Fault> {
-    let status = table::read(&obj, &["status"])?;
+fn terminate(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Out, Fault> {
+    let status = obj.read(&["status"])?;
     if status.is_nil() || completed(status)? {
         return table::done(obj);
     }
@@ -112,8 +112,8 @@ fn terminate(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Value, Fault> {
 /// A Job from the CronJob, as `kubectl create job --from=cronjob/<name>` makes it: the job
 /// template's metadata and spec (empty tables left out), the `instantiate: manual`
 /// annotation and a controller owner reference.
-fn create_job(obj: Obj<'_>, call: &Call<'_>) -> Result<Value, Fault> {
-    let o = Lv::of(&obj);
+fn create_job(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Out, Fault> {
+    let o = obj.lv();
     let template = o.fields(&["spec", "jobTemplate"])?;
     let mut job = table::table([
         ("apiVersion", Some(Value::from("batch/v1"))),

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::table::{self, Call, Fault, Field, Lv, Obj};
+use super::table::{self, Call, Fault, Field, Lv, Obj, Out};
 use super::{Kind, Run, actions, entry, flag};
 
 const WITH_RECONCILE: &[(&str, Run)] =
@@ -59,22 +59,22 @@ fn discover_with_reconcile(obj: Lv<'_>) -> Result<Value, Fault> {
 }
 
 /// `spec.cordoned = true`, making `spec` when there is none.
-fn cordon(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Value, Fault> {
+fn cordon(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Out, Fault> {
     table::ensure(&mut obj, &[], "spec")?;
     table::set_bool(&mut obj, &["spec"], "cordoned", true)?;
     table::done(obj)
 }
 
 /// `spec.cordoned = false` when it is set and true in Lua's sense.
-fn uncordon(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Value, Fault> {
-    if cordoned(Lv::of(&obj))? {
+fn uncordon(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Out, Fault> {
+    if cordoned(obj.lv())? {
         table::set_bool(&mut obj, &["spec"], "cordoned", false)?;
     }
     table::done(obj)
 }
 
 /// Sets `reconcile.projectcapsule.dev/requestedAt` to the time.
-fn reconcile(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Value, Fault> {
+fn reconcile(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Out, Fault> {
     let now = call.date("!%Y-%m-%dT%XZ");
     table::annotate(&mut obj, &["metadata"], "reconcile.projectcapsule.dev/requestedAt", now)?;
     table::done(obj)

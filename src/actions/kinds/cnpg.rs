@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::table::{self, Call, Fault, Field, Lv, Obj, lua_eq, out, set};
+use super::table::{self, Call, Fault, Field, Lv, Obj, Out, lua_eq, out, set};
 use super::{Kind, actions, entry, flag, one_param};
 
 pub(super) const KINDS: &[Kind] = &[Kind {
@@ -71,7 +71,7 @@ fn discover(obj: Lv<'_>) -> Result<Value, Fault> {
 }
 
 /// `metadata.annotations[name] = value` after making both tables when nil.
-fn annotate(mut obj: Obj<'_>, name: &str, value: Option<String>) -> Result<Value, Fault> {
+fn annotate(mut obj: Obj<'_>, name: &str, value: Option<String>) -> Result<Out, Fault> {
     table::ensure(&mut obj, &[], "metadata")?;
     table::ensure(&mut obj, &["metadata"], "annotations")?;
     set(&mut obj, &["metadata", "annotations"], name, value.map(Value::String))?;
@@ -79,32 +79,32 @@ fn annotate(mut obj: Obj<'_>, name: &str, value: Option<String>) -> Result<Value
 }
 
 /// Sets `kubectl.kubernetes.io/restartedAt` to the time.
-fn restart(obj: Obj<'_>, call: &Call<'_>) -> Result<Value, Fault> {
+fn restart(obj: Obj<'_>, call: &Call<'_>) -> Result<Out, Fault> {
     annotate(obj, "kubectl.kubernetes.io/restartedAt", Some(call.date("!%Y-%m-%dT%XZ")))
 }
 
 /// Sets `cnpg.io/reloadedAt` to the time.
-fn reload(obj: Obj<'_>, call: &Call<'_>) -> Result<Value, Fault> {
+fn reload(obj: Obj<'_>, call: &Call<'_>) -> Result<Out, Fault> {
     annotate(obj, "cnpg.io/reloadedAt", Some(call.date("!%Y-%m-%dT%XZ")))
 }
 
 /// `cnpg.io/hibernation: on`.
-fn hibernate(obj: Obj<'_>, _: &Call<'_>) -> Result<Value, Fault> {
+fn hibernate(obj: Obj<'_>, _: &Call<'_>) -> Result<Out, Fault> {
     annotate(obj, HIBERNATION, Some("on".into()))
 }
 
 /// `cnpg.io/hibernation: off`.
-fn rehydrate(obj: Obj<'_>, _: &Call<'_>) -> Result<Value, Fault> {
+fn rehydrate(obj: Obj<'_>, _: &Call<'_>) -> Result<Out, Fault> {
     annotate(obj, HIBERNATION, Some("off".into()))
 }
 
 /// `cnpg.io/reconciliationLoop: disabled`.
-fn suspend(obj: Obj<'_>, _: &Call<'_>) -> Result<Value, Fault> {
+fn suspend(obj: Obj<'_>, _: &Call<'_>) -> Result<Out, Fault> {
     annotate(obj, LOOP, Some("disabled".into()))
 }
 
 /// Removes `cnpg.io/reconciliationLoop`.
-fn resume(obj: Obj<'_>, _: &Call<'_>) -> Result<Value, Fault> {
+fn resume(obj: Obj<'_>, _: &Call<'_>) -> Result<Out, Fault> {
     annotate(obj, LOOP, None)
 }
 
@@ -117,9 +117,9 @@ fn first_equal<'a>(healthy: Lv<'a>, wanted: Lv<'_>) -> Result<Lv<'a>, Fault> {
 /// primary (the first when the primary is not healthy), with a number `<name>-<n>`, else the
 /// instance of that name; `Could not find a healthy instance matching the criteria: <instance>`
 /// when none fits.
-fn promote(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Value, Fault> {
+fn promote(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Out, Fault> {
     let instance = call.param("instance");
-    let view = Lv::of(&obj);
+    let view = obj.lv();
     let healthy = view.fields(&["status", "instancesStatus", "healthy"])?;
     let selected = if instance.is("any") {
         let primary = view.fields(&["status", "currentPrimary"])?;

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::table::{self, Call, Fault, Field, Lv, Obj};
+use super::table::{self, Call, Fault, Field, Lv, Obj, Out};
 use super::{Kind, Run, actions, entry, flag};
 
 const FULL: &[(&str, Run)] = &[("reconcile", reconcile), ("resume", resume), ("suspend", suspend)];
@@ -56,21 +56,21 @@ fn discover_no_reconcile(obj: Lv<'_>) -> Result<Value, Fault> {
 }
 
 /// Sets `reconcile.fluxcd.io/requestedAt` to `By Argo CD at: <time>` (no zone letter).
-fn reconcile(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Value, Fault> {
+fn reconcile(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Out, Fault> {
     let at = format!("By Argo CD at: {}", call.date("!%Y-%m-%dT%X"));
     table::annotate(&mut obj, &["metadata"], "reconcile.fluxcd.io/requestedAt", at)?;
     table::done(obj)
 }
 
 /// `spec.suspend = true`.
-pub(super) fn suspend(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Value, Fault> {
+pub(super) fn suspend(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Out, Fault> {
     table::set_bool(&mut obj, &["spec"], "suspend", true)?;
     table::done(obj)
 }
 
 /// `spec.suspend = false` when it is set and true in Lua's sense; else the object unchanged.
-pub(super) fn resume(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Value, Fault> {
-    if table::read(&obj, &["spec", "suspend"])?.truthy() {
+pub(super) fn resume(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Out, Fault> {
+    if obj.read(&["spec", "suspend"])?.truthy() {
         table::set_bool(&mut obj, &["spec"], "suspend", false)?;
     }
     table::done(obj)

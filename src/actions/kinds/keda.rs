@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::table::{self, Call, Fault, Field, Lv, Obj, out, set};
+use super::table::{self, Call, Fault, Field, Lv, Obj, Out, out, set};
 use super::{Kind, actions, entry, flag, one_param};
 
 pub(super) const KINDS: &[Kind] = &[
@@ -72,13 +72,13 @@ fn discover_scaled_object(obj: Lv<'_>) -> Result<Value, Fault> {
 }
 
 /// `metadata` and its `annotations` made tables when they are nil.
-fn ensure_annotations(obj: &mut Value) -> Result<(), Fault> {
+fn ensure_annotations(obj: &mut Obj<'_>) -> Result<(), Fault> {
     table::ensure(obj, &[], "metadata")?;
     table::ensure(obj, &["metadata"], "annotations")
 }
 
 /// Sets the `paused` annotation to `"true"`.
-fn pause(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Value, Fault> {
+fn pause(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Out, Fault> {
     ensure_annotations(&mut obj)?;
     table::set_text(&mut obj, &["metadata", "annotations"], PAUSED, "true")?;
     table::done(obj)
@@ -86,7 +86,7 @@ fn pause(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Value, Fault> {
 
 /// Sets `paused-replicas` to the `replicas` parameter read as a number at least 0 (written
 /// back as Lua writes the number).
-fn paused_replicas(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Value, Fault> {
+fn paused_replicas(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Out, Fault> {
     ensure_annotations(&mut obj)?;
     let replicas = call.param("replicas");
     if !replicas.truthy() {
@@ -104,8 +104,8 @@ fn paused_replicas(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Value, Fault> {
 }
 
 /// Removes the annotations named, when there are annotations.
-fn remove(mut obj: Obj<'_>, names: &[&str]) -> Result<Value, Fault> {
-    if annotations(Lv::of(&obj))?.is_some() {
+fn remove(mut obj: Obj<'_>, names: &[&str]) -> Result<Out, Fault> {
+    if annotations(obj.lv())?.is_some() {
         for name in names {
             set(&mut obj, &["metadata", "annotations"], name, None)?;
         }
@@ -114,11 +114,11 @@ fn remove(mut obj: Obj<'_>, names: &[&str]) -> Result<Value, Fault> {
 }
 
 /// Removes the `paused` annotation.
-fn resume_job(obj: Obj<'_>, _: &Call<'_>) -> Result<Value, Fault> {
+fn resume_job(obj: Obj<'_>, _: &Call<'_>) -> Result<Out, Fault> {
     remove(obj, &[PAUSED])
 }
 
 /// Removes the `paused` and `paused-replicas` annotations.
-fn resume_object(obj: Obj<'_>, _: &Call<'_>) -> Result<Value, Fault> {
+fn resume_object(obj: Obj<'_>, _: &Call<'_>) -> Result<Out, Fault> {
     remove(obj, &[PAUSED, PAUSED_REPLICAS])
 }

@@ -25,14 +25,14 @@ mod others;
 
 use serde_json::Value;
 
-use table::{Call, Fault, Lv, Obj};
+use table::{Call, Fault, Lv, Obj, Out};
 
 /// The discovery of one kind: the table its `discovery.lua` returns.
 pub(crate) type Discover = fn(Lv<'_>) -> Result<Value, Fault>;
 
 /// One action: the object (read as the script reads it, copied as [`table::view`] gives it
 /// on its first change: [`Obj`]) in, the table its `action.lua` returns out.
-pub(crate) type Run = fn(Obj<'_>, &Call<'_>) -> Result<Value, Fault>;
+pub(crate) type Run = fn(Obj<'_>, &Call<'_>) -> Result<Out, Fault>;
 
 /// The built-in actions of one kind.
 #[derive(Clone, Copy)]
@@ -174,10 +174,18 @@ mod tests {
         out
     }
 
-    /// An action reads the object where it lies and copies it on its first change
-    /// (`table::Obj`): it gives what it gives when handed the copy ([`table::view`]) from the
-    /// start, as built-ins were run before, on every test input of every built-in kind, also
-    /// with `null`s and integral floats the view leaves out or turns into integers.
+    /// The object an action leaves, whole.
+    fn whole(out: Result<Out, Fault>, source: &Value) -> Result<Value, Fault> {
+        out.map(|o| match o {
+            Out::Object(edits) => edits.into_value(source),
+            Out::Table(v) => v,
+        })
+    }
+
+    /// An action reads the object where it lies and keeps its changes by path (`table::Obj`):
+    /// the object they leave is the one it leaves when handed the copy ([`table::view`]) from
+    /// the start, as built-ins were run before, on every test input of every built-in kind,
+    /// also with `null`s and integral floats the view leaves out or turns into integers.
     #[test]
     fn reading_in_place_is_reading_the_view() {
         let params = BTreeMap::from([("replicas".to_string(), "3".to_string())]);
@@ -186,13 +194,49 @@ mod tests {
         for kind in all() {
             for obj in inputs(kind) {
                 for (name, run) in kind.actions {
-                    let lazy = run(Obj::new(&obj), &call);
-                    let eager = run(Obj::viewed(&obj), &call);
+                    let lazy = whole(run(Obj::new(&obj), &call), &obj);
+                    let eager = whole(run(Obj::viewed(&obj), &call), &obj);
                     assert_eq!(lazy, eager, "{} {name} on {obj}", kind.name());
                     runs += 1;
                 }
             }
         }
         assert!(runs > 200, "{runs} runs");
+    }
+
+    /// The patch made from an action's changes alone (`result::read_builtin` without a copy
+    /// of the object) is the patch between the source and the whole object the action
+    /// leaves, operation for operation, on every test input of every built-in kind (plain
+    /// and noisy, where the copy is taken); it applies to the input and gives that object.
+    #[test]
+    fn the_patch_of_the_changes_is_the_patch_of_the_object() {
+        use crate::actions::result::read_builtin;
+        let params = BTreeMap::from([("replicas".to_string(), "3".to_string())]);
+        let call = Call { params: &params, now: 1_700_000_000 };
+        let policy = crate::actions::ActionPolicy::default();
+        let mut by_path = 0;
+        for kind in all() {
+            for obj in inputs(kind) {
+                for (name, run) in kind.actions {
+                    let at = format!("{} {name} on {obj}", kind.name());
+                    let fast = run(Obj::new(&obj), &call).map(|o| read_builtin(o, &obj, &policy));
+                    let slow =
+                        run(Obj::viewed(&obj), &call).map(|o| read_builtin(o, &obj, &policy));
+                    let (Ok(Ok(fast)), Ok(Ok(slow))) = (&fast, &slow) else {
+                        assert_eq!(fast, slow, "{at}");
+                        continue;
+                    };
+                    assert_eq!(fast.len(), slow.len(), "{at}");
+                    for (f, s) in fast.iter().zip(slow) {
+                        assert_eq!((f.operation, &f.patch), (s.operation, &s.patch), "{at}");
+                        if f.resource.is_none() {
+                            by_path += 1;
+                            assert_eq!(f.apply_to(&obj).as_ref(), s.resource.as_ref(), "{at}");
+                        }
+                    }
+                }
+            }
+        }
+        assert!(by_path > 100, "{by_path} patches by path");
     }
 }

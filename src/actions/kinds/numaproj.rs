@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::table::{self, Call, Fault, Field, Lv, Obj, set};
+use super::table::{self, Call, Fault, Field, Lv, Obj, Out, set};
 use super::{Kind, actions, entry, flag};
 
 pub(super) const KINDS: &[Kind] = &[
@@ -215,14 +215,14 @@ fn discover_pipeline_rollout(obj: Lv<'_>) -> Result<Value, Fault> {
 }
 
 /// Sets the `force-promote` label to `"true"`.
-fn force_promote(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Value, Fault> {
+fn force_promote(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Out, Fault> {
     table::ensure(&mut obj, &["metadata"], "labels")?;
     table::set_text(&mut obj, &["metadata", "labels"], FORCE_PROMOTE, "true")?;
     table::done(obj)
 }
 
 /// `<spec>.lifecycle.desiredPhase = "Paused"`, making `lifecycle` when nil.
-fn pause_at(mut obj: Obj<'_>, spec: &[&str]) -> Result<Value, Fault> {
+fn pause_at(mut obj: Obj<'_>, spec: &[&str]) -> Result<Out, Fault> {
     table::ensure(&mut obj, spec, "lifecycle")?;
     let mut at = spec.to_vec();
     at.push("lifecycle");
@@ -231,65 +231,65 @@ fn pause_at(mut obj: Obj<'_>, spec: &[&str]) -> Result<Value, Fault> {
 }
 
 /// Pauses the object itself.
-fn pause(obj: Obj<'_>, _: &Call<'_>) -> Result<Value, Fault> {
+fn pause(obj: Obj<'_>, _: &Call<'_>) -> Result<Out, Fault> {
     pause_at(obj, &["spec"])
 }
 
 /// Pauses the rollout's MonoVertex.
-fn pause_mono_vertex_rollout(obj: Obj<'_>, _: &Call<'_>) -> Result<Value, Fault> {
+fn pause_mono_vertex_rollout(obj: Obj<'_>, _: &Call<'_>) -> Result<Out, Fault> {
     pause_at(obj, &["spec", "monoVertex", "spec"])
 }
 
 /// Pauses the rollout's Pipeline.
-fn pause_pipeline_rollout(obj: Obj<'_>, _: &Call<'_>) -> Result<Value, Fault> {
+fn pause_pipeline_rollout(obj: Obj<'_>, _: &Call<'_>) -> Result<Out, Fault> {
     pause_at(obj, &["spec", "pipeline", "spec"])
 }
 
 /// `spec.lifecycle.desiredPhase = "Running"`.
-fn run(obj: &mut Value) -> Result<(), Fault> {
+fn run(obj: &mut Obj<'_>) -> Result<(), Fault> {
     table::set_text(obj, &["spec", "lifecycle"], "desiredPhase", "Running")
 }
 
 /// Runs the MonoVertex.
-fn unpause_fast_mono_vertex(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Value, Fault> {
+fn unpause_fast_mono_vertex(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Out, Fault> {
     run(&mut obj)?;
     table::done(obj)
 }
 
 /// Runs the MonoVertex and removes `spec.replicas` (the script assigns the undefined global
 /// `null`, which is nil).
-fn unpause_gradual_mono_vertex(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Value, Fault> {
+fn unpause_gradual_mono_vertex(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Out, Fault> {
     run(&mut obj)?;
     set(&mut obj, &["spec"], "replicas", None)?;
     table::done(obj)
 }
 
 /// Runs the Pipeline with the resume strategy `strategy`.
-fn unpause_pipeline(mut obj: Obj<'_>, strategy: &str) -> Result<Value, Fault> {
+fn unpause_pipeline(mut obj: Obj<'_>, strategy: &str) -> Result<Out, Fault> {
     run(&mut obj)?;
     table::annotate(&mut obj, &["metadata"], "numaflow.numaproj.io/resume-strategy", strategy)?;
     table::done(obj)
 }
 
 /// Runs the Pipeline, resuming fast.
-fn unpause_fast_pipeline(obj: Obj<'_>, _: &Call<'_>) -> Result<Value, Fault> {
+fn unpause_fast_pipeline(obj: Obj<'_>, _: &Call<'_>) -> Result<Out, Fault> {
     unpause_pipeline(obj, "fast")
 }
 
 /// Runs the Pipeline, resuming slowly.
-fn unpause_gradual_pipeline(obj: Obj<'_>, _: &Call<'_>) -> Result<Value, Fault> {
+fn unpause_gradual_pipeline(obj: Obj<'_>, _: &Call<'_>) -> Result<Out, Fault> {
     unpause_pipeline(obj, "slow")
 }
 
 /// Marks the Pipeline for deletion (an annotation).
-fn delete(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Value, Fault> {
+fn delete(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Out, Fault> {
     table::annotate(&mut obj, &["metadata"], "numaplane.numaproj.io/marked-for-deletion", "true")?;
     table::done(obj)
 }
 
 /// Runs the rollout's child (`spec.<child>.spec.lifecycle.desiredPhase = "Running"`) and sets
 /// `spec.strategy.pauseResume.fastResume`, making the tables when nil.
-fn unpause_rollout(mut obj: Obj<'_>, child: &str, fast: bool) -> Result<Value, Fault> {
+fn unpause_rollout(mut obj: Obj<'_>, child: &str, fast: bool) -> Result<Out, Fault> {
     table::set_text(&mut obj, &["spec", child, "spec", "lifecycle"], "desiredPhase", "Running")?;
     table::ensure(&mut obj, &["spec"], "strategy")?;
     table::ensure(&mut obj, &["spec", "strategy"], "pauseResume")?;
@@ -298,37 +298,37 @@ fn unpause_rollout(mut obj: Obj<'_>, child: &str, fast: bool) -> Result<Value, F
 }
 
 /// Runs the MonoVertex, resuming fast.
-fn unpause_fast_mono_vertex_rollout(obj: Obj<'_>, _: &Call<'_>) -> Result<Value, Fault> {
+fn unpause_fast_mono_vertex_rollout(obj: Obj<'_>, _: &Call<'_>) -> Result<Out, Fault> {
     unpause_rollout(obj, "monoVertex", true)
 }
 
 /// Runs the MonoVertex, resuming slowly.
-fn unpause_gradual_mono_vertex_rollout(obj: Obj<'_>, _: &Call<'_>) -> Result<Value, Fault> {
+fn unpause_gradual_mono_vertex_rollout(obj: Obj<'_>, _: &Call<'_>) -> Result<Out, Fault> {
     unpause_rollout(obj, "monoVertex", false)
 }
 
 /// Runs the Pipeline, resuming fast.
-fn unpause_fast_pipeline_rollout(obj: Obj<'_>, _: &Call<'_>) -> Result<Value, Fault> {
+fn unpause_fast_pipeline_rollout(obj: Obj<'_>, _: &Call<'_>) -> Result<Out, Fault> {
     unpause_rollout(obj, "pipeline", true)
 }
 
 /// Runs the Pipeline, resuming slowly.
-fn unpause_gradual_pipeline_rollout(obj: Obj<'_>, _: &Call<'_>) -> Result<Value, Fault> {
+fn unpause_gradual_pipeline_rollout(obj: Obj<'_>, _: &Call<'_>) -> Result<Out, Fault> {
     unpause_rollout(obj, "pipeline", false)
 }
 
 /// Sets the allow-data-loss annotation to `value`.
-fn data_loss(mut obj: Obj<'_>, value: &str) -> Result<Value, Fault> {
+fn data_loss(mut obj: Obj<'_>, value: &str) -> Result<Out, Fault> {
     table::annotate(&mut obj, &["metadata"], "numaplane.numaproj.io/allow-data-loss", value)?;
     table::done(obj)
 }
 
 /// `numaplane.numaproj.io/allow-data-loss: "true"`.
-fn allow_data_loss(obj: Obj<'_>, _: &Call<'_>) -> Result<Value, Fault> {
+fn allow_data_loss(obj: Obj<'_>, _: &Call<'_>) -> Result<Out, Fault> {
     data_loss(obj, "true")
 }
 
 /// `numaplane.numaproj.io/allow-data-loss: "false"`.
-fn disallow_data_loss(obj: Obj<'_>, _: &Call<'_>) -> Result<Value, Fault> {
+fn disallow_data_loss(obj: Obj<'_>, _: &Call<'_>) -> Result<Out, Fault> {
     data_loss(obj, "false")
 }

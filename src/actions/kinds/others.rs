@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use super::fluxcd::resume;
-use super::table::{self, Call, Fault, Field, Lv, Obj};
+use super::table::{self, Call, Fault, Field, Lv, Obj, Out};
 use super::{Kind, actions, entry, flag};
 
 pub(super) const KINDS: &[Kind] = &[
@@ -59,7 +59,7 @@ fn discover_strimzi(obj: Lv<'_>) -> Result<Value, Fault> {
 }
 
 /// Sets the manual-rolling-update annotation to `"true"`.
-fn rolling_update(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Value, Fault> {
+fn rolling_update(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Out, Fault> {
     table::annotate(&mut obj, &["metadata"], ROLLING, "true")?;
     table::done(obj)
 }
@@ -92,7 +92,7 @@ fn discover_push_secret(obj: Lv<'_>) -> Result<Value, Fault> {
 }
 
 /// Sets the `force-sync` annotation to the time.
-fn force_sync(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Value, Fault> {
+fn force_sync(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Out, Fault> {
     table::annotate(&mut obj, &["metadata"], "force-sync", call.date("!%Y-%m-%dT%XZ"))?;
     table::done(obj)
 }
@@ -109,8 +109,8 @@ fn discover_mariadb(obj: Lv<'_>) -> Result<Value, Fault> {
 }
 
 /// `spec.suspend = true` when there is a `spec`.
-fn suspend_mariadb(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Value, Fault> {
-    if !table::read(&obj, &["spec"])?.is_nil() {
+fn suspend_mariadb(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Out, Fault> {
+    if !obj.read(&["spec"])?.is_nil() {
         table::set_bool(&mut obj, &["spec"], "suspend", true)?;
     }
     table::done(obj)
@@ -124,7 +124,7 @@ fn discover_pull_request(obj: Lv<'_>) -> Result<Value, Fault> {
 }
 
 /// `spec.state = "merged"`.
-fn merge(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Value, Fault> {
+fn merge(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Out, Fault> {
     table::set_text(&mut obj, &["spec"], "state", "merged")?;
     table::done(obj)
 }
@@ -139,7 +139,7 @@ fn discover_psmdb(obj: Lv<'_>) -> Result<Value, Fault> {
 }
 
 /// `spec.pause = false`.
-fn unpause(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Value, Fault> {
+fn unpause(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Out, Fault> {
     table::set_bool(&mut obj, &["spec"], "pause", false)?;
     table::done(obj)
 }

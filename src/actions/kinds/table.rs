@@ -88,6 +88,21 @@ fn is_view(v: &Value) -> bool {
     }
 }
 
+/// Whether `v` is its own [`view`] and reads back from its encoding as itself (no empty map
+/// as a list's item, which the encoding turns into `[]`): where the members an action did not
+/// change are the same in its result, so its patch is the patch of its changes alone.
+pub(crate) fn plain(v: &Value) -> bool {
+    fn walk(v: &Value, item: bool) -> bool {
+        match v {
+            Value::Object(m) if m.is_empty() => !item,
+            Value::Object(m) => m.values().all(|v| !v.is_null() && walk(v, false)),
+            Value::Array(a) => a.iter().all(|v| !v.is_null() && walk(v, true)),
+            other => is_view(other),
+        }
+    }
+    walk(v, false)
+}
+
 fn rebuild_view(v: &Value) -> Value {
     match v {
         Value::Object(m) => Value::Object(
@@ -169,30 +184,30 @@ pub(crate) fn empty() -> Value {
     Value::Object(Map::new())
 }
 
-/// The value at `path` (read as [`Field::fields`]).
-pub(crate) fn read<'a>(obj: &'a Value, path: &[&str]) -> Result<Lv<'a>, Fault> {
-    Lv::of(obj).fields(path)
+/// What the setters write into: a table an action builds ([`Value`]) or the object it runs
+/// on ([`Obj`]).
+pub(crate) trait Table {
+    /// `t.<path>` read as [`Field::fields`] reads it: right for `nil`, the type and scalars;
+    /// a table of [`Obj`] whose members were changed is its source table (look inside with
+    /// [`Obj::read`]).
+    fn probe(&self, path: &[&str]) -> Result<Lv<'_>, Fault>;
+    /// `t.<path>.key = value` where `t.<path>` is a table.
+    fn put(&mut self, path: &[&str], key: &str, value: Option<Value>) -> Result<(), Fault>;
 }
 
-/// `obj.<path>.key = value` (`None` is `nil`: the member goes). The table at `path` is read
-/// with Lua's rules; it must be a table. A list with items given a named field is a table
-/// gopher-json cannot encode, an error here (no built-in reads such a table again).
-pub(crate) fn set(
-    obj: &mut Value,
-    path: &[&str],
-    key: &str,
-    value: Option<Value>,
-) -> Result<(), Fault> {
-    match read(obj, path)? {
-        Lv::Table(_) => {}
-        other => {
-            return Err(Fault::new(format!(
-                "attempt to index a {} value (field `{key}`)",
-                other.type_name()
-            )));
-        }
+impl Table for Value {
+    fn probe(&self, path: &[&str]) -> Result<Lv<'_>, Fault> {
+        Lv::of(self).fields(path)
     }
-    // The path holds tables all the way (anything else reads as nil and fails above).
+
+    fn put(&mut self, path: &[&str], key: &str, value: Option<Value>) -> Result<(), Fault> {
+        put_value(self, path, key, value)
+    }
+}
+
+/// [`Table::put`] into a value.
+fn put_value(obj: &mut Value, path: &[&str], key: &str, value: Option<Value>) -> Result<(), Fault> {
+    // The path holds tables all the way (anything else reads as nil and fails in `set`).
     let mut t = obj;
     for k in path {
         let Some(next) = t.get_mut(*k) else {
@@ -221,9 +236,32 @@ pub(crate) fn set(
     Ok(())
 }
 
+/// `obj.<path>.key = value` (`None` is `nil`: the member goes). The table at `path` is read
+/// with Lua's rules; it must be a table. A list with items given a named field is a table
+/// gopher-json cannot encode, an error here (no built-in reads such a table again).
+pub(crate) fn set(
+    obj: &mut impl Table,
+    path: &[&str],
+    key: &str,
+    value: Option<Value>,
+) -> Result<(), Fault> {
+    match obj.probe(path)? {
+        Lv::Table(_) => {}
+        other => {
+            return Err(Fault::new(format!(
+                "attempt to index a {} value (field `{key}`)",
+                other.type_name()
+            )));
+        }
+    }
+    obj.put(path, key, value)
+}
+
 /// `if obj.<path>.key == nil then obj.<path>.key = {} end`.
-pub(crate) fn ensure(obj: &mut Value, path: &[&str], key: &str) -> Result<(), Fault> {
-    if read(obj, path)?.field(key)?.is_nil() {
+pub(crate) fn ensure(obj: &mut impl Table, path: &[&str], key: &str) -> Result<(), Fault> {
+    let mut at = path.to_vec();
+    at.push(key);
+    if obj.probe(&at)?.is_nil() {
         set(obj, path, key, Some(empty()))?;
     }
     Ok(())
@@ -231,7 +269,7 @@ pub(crate) fn ensure(obj: &mut Value, path: &[&str], key: &str) -> Result<(), Fa
 
 /// `obj.<path>.key = "text"`.
 pub(crate) fn set_text(
-    obj: &mut Value,
+    obj: &mut impl Table,
     path: &[&str],
     key: &str,
     text: impl Into<String>,
@@ -240,14 +278,19 @@ pub(crate) fn set_text(
 }
 
 /// `obj.<path>.key = true` (or `false`).
-pub(crate) fn set_bool(obj: &mut Value, path: &[&str], key: &str, b: bool) -> Result<(), Fault> {
+pub(crate) fn set_bool(
+    obj: &mut impl Table,
+    path: &[&str],
+    key: &str,
+    b: bool,
+) -> Result<(), Fault> {
     set(obj, path, key, Some(Value::Bool(b)))
 }
 
 /// `obj.<path>.annotations[name] = "text"` after making `annotations` a table when it is nil,
 /// as most actions do (`path` leads to the metadata).
 pub(crate) fn annotate(
-    obj: &mut Value,
+    obj: &mut impl Table,
     meta: &[&str],
     name: &str,
     text: impl Into<String>,
@@ -258,49 +301,232 @@ pub(crate) fn annotate(
     set_text(obj, &at, name, text)
 }
 
-/// `return obj`: the object itself; reading a built-in's result settles its empty tables as
-/// the engine's encoding would (`actions::result::read_builtin`).
-pub(crate) fn done(obj: Obj<'_>) -> Result<Value, Fault> {
-    Ok(obj.into_value())
+/// `return obj`: the object as the action left it; reading a built-in's result settles its
+/// empty tables as the engine's encoding would (`actions::result::read_builtin`).
+pub(crate) fn done(obj: Obj<'_>) -> Result<Out, Fault> {
+    Ok(Out::Object(obj.into_edits()))
+}
+
+/// What an action returns: the object it ran on, as its changes ([`Edits`]), or another table
+/// (a list of created objects), as JSON.
+#[derive(Debug, PartialEq)]
+pub(crate) enum Out {
+    /// `return obj`.
+    Object(Edits),
+    /// Any other table.
+    Table(Value),
 }
 
 /// The object an action runs on: read where it lies (reading through [`Lv`] sees what a
-/// script sees: `null` is `nil`, numbers are Lua's), copied as [`view`] gives it on the first
-/// change (`&mut obj`), so an action that only reads (a create) copies nothing.
+/// script sees: `null` is `nil`, numbers are Lua's) and changed without a copy: each change is
+/// kept by its path ([`Edits`]), over the source; only an action that looks inside a table it
+/// changed gets a copy ([`view`]) with the changes applied, and goes on in it.
 #[derive(Debug)]
 pub(crate) struct Obj<'a> {
     source: &'a Value,
-    copy: Option<Value>,
+    edits: Edits,
+}
+
+/// The changes of an action to its object: by member, over the source's maps (`node`), or,
+/// once a copy was needed, the whole object as the action left it (`whole`).
+#[derive(Debug, Default, PartialEq)]
+pub(crate) struct Edits {
+    pub(crate) node: Node,
+    pub(crate) whole: Option<Value>,
+}
+
+/// The changed members of one of the source's maps, by name.
+#[derive(Debug, Default, PartialEq)]
+pub(crate) struct Node(pub(crate) BTreeMap<String, Slot>);
+
+/// One changed member.
+#[derive(Debug, PartialEq)]
+pub(crate) enum Slot {
+    /// Set to a new value (its own members changed in it).
+    Set(Value),
+    /// Set to `nil`.
+    Gone,
+    /// The source's map, some of its members changed.
+    Into(Node),
 }
 
 impl<'a> Obj<'a> {
-    /// The object `source`, not copied yet.
+    /// The object `source`, not changed yet.
     pub(crate) fn new(source: &'a Value) -> Self {
-        Obj { source, copy: None }
+        Obj { source, edits: Edits::default() }
     }
 
     /// The object copied at once, as built-ins were handed it before `Obj` (for tests).
     #[cfg(test)]
     pub(crate) fn viewed(source: &'a Value) -> Self {
-        Obj { source, copy: Some(view(source)) }
+        Obj { source, edits: Edits { node: Node::default(), whole: Some(view(source)) } }
     }
 
-    /// The object as the action left it: its view, changed or not.
-    pub(crate) fn into_value(self) -> Value {
-        self.copy.unwrap_or_else(|| view(self.source))
+    /// The object as a whole, for an action that reads it: the source while nothing changed;
+    /// else the copy with the changes.
+    pub(crate) fn lv(&mut self) -> Lv<'_> {
+        if self.edits.whole.is_none() && self.edits.node.0.is_empty() {
+            return Lv::of(self.source);
+        }
+        Lv::of(self.copied())
+    }
+
+    /// `obj.<path>`, changes included.
+    pub(crate) fn read(&mut self, path: &[&str]) -> Result<Lv<'_>, Fault> {
+        if self.edits.whole.is_none() && self.changed_within(path) {
+            self.copied();
+        }
+        match &self.edits.whole {
+            Some(w) => Lv::of(w).fields(path),
+            None => self.walk(path),
+        }
+    }
+
+    /// Whether the table at `path` has a changed member (reading it from the source would
+    /// miss the change).
+    fn changed_within(&self, path: &[&str]) -> bool {
+        let mut node = &self.edits.node;
+        for k in path {
+            match node.0.get(*k) {
+                Some(Slot::Into(n)) => node = n,
+                _ => return false,
+            }
+        }
+        !node.0.is_empty()
+    }
+
+    /// The copy with the changes, made once.
+    fn copied(&mut self) -> &Value {
+        if self.edits.whole.is_none() {
+            let mut whole = view(self.source);
+            apply(&mut whole, std::mem::take(&mut self.edits.node));
+            self.edits.whole = Some(whole);
+        }
+        self.edits.whole.as_ref().unwrap_or(self.source)
+    }
+
+    /// `obj.<path>` through the changes: a set member is its new value, a removed one `nil`,
+    /// the rest the source's.
+    fn walk(&self, path: &[&str]) -> Result<Lv<'_>, Fault> {
+        let mut at = Lv::of(self.source);
+        let mut node = Some(&self.edits.node);
+        for k in path {
+            match node.and_then(|n| n.0.get(*k)) {
+                Some(Slot::Set(v)) => {
+                    at = Lv::of(v);
+                    node = None;
+                }
+                Some(Slot::Gone) => {
+                    at = Lv::Nil;
+                    node = None;
+                }
+                Some(Slot::Into(n)) => {
+                    at = at.field(k)?;
+                    node = Some(n);
+                }
+                None => {
+                    at = at.field(k)?;
+                    node = None;
+                }
+            }
+        }
+        Ok(at)
+    }
+
+    /// The changes, for the result.
+    pub(crate) fn into_edits(self) -> Edits {
+        self.edits
     }
 }
 
-impl std::ops::Deref for Obj<'_> {
-    type Target = Value;
-    fn deref(&self) -> &Value {
-        self.copy.as_ref().unwrap_or(self.source)
+impl Table for Obj<'_> {
+    fn probe(&self, path: &[&str]) -> Result<Lv<'_>, Fault> {
+        match &self.edits.whole {
+            Some(w) => Lv::of(w).fields(path),
+            None => self.walk(path),
+        }
+    }
+
+    fn put(&mut self, path: &[&str], key: &str, value: Option<Value>) -> Result<(), Fault> {
+        // Kept by path while the path runs through the source's maps or into a new value;
+        // a list of the source given a member (or anything odd) is changed in a copy.
+        if self.edits.whole.is_none() && !self.by_path(path) {
+            self.copied();
+        }
+        if let Some(w) = &mut self.edits.whole {
+            return put_value(w, path, key, value);
+        }
+        let mut node = &mut self.edits.node;
+        for (i, k) in path.iter().enumerate() {
+            let slot =
+                node.0.entry((*k).to_string()).or_insert_with(|| Slot::Into(Node::default()));
+            match slot {
+                Slot::Set(v) => return put_value(v, &path[i + 1..], key, value),
+                Slot::Into(n) => node = n,
+                Slot::Gone => {
+                    return Err(Fault::new(format!("attempt to index a nil value (field `{k}`)")));
+                }
+            }
+        }
+        node.0.insert(key.to_string(), value.map_or(Slot::Gone, Slot::Set));
+        Ok(())
     }
 }
 
-impl std::ops::DerefMut for Obj<'_> {
-    fn deref_mut(&mut self) -> &mut Value {
-        self.copy.get_or_insert_with(|| view(self.source))
+impl Obj<'_> {
+    /// Whether a change at `path` can be kept by path: each step is a map of the source (or
+    /// a value set before), and the source is a map.
+    fn by_path(&self, path: &[&str]) -> bool {
+        let mut src = Some(self.source);
+        let mut node = Some(&self.edits.node);
+        if !self.source.is_object() {
+            return false;
+        }
+        for k in path {
+            match node.and_then(|n| n.0.get(*k)) {
+                Some(Slot::Set(_)) => return true,
+                Some(Slot::Gone) => return false,
+                Some(Slot::Into(n)) => node = Some(n),
+                None => node = None,
+            }
+            src = src.and_then(|s| s.get(*k));
+            if !src.is_some_and(Value::is_object) {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+/// Applies changes kept by path to (a copy of) their source.
+fn apply(v: &mut Value, node: Node) {
+    let Value::Object(m) = v else { return };
+    for (k, slot) in node.0 {
+        match slot {
+            Slot::Set(new) => {
+                m.insert(k, new);
+            }
+            Slot::Gone => {
+                m.remove(&k);
+            }
+            Slot::Into(n) => {
+                if let Some(member) = m.get_mut(&k) {
+                    apply(member, n);
+                }
+            }
+        }
+    }
+}
+
+impl Edits {
+    /// The object as the action left it, from its `source`.
+    pub(crate) fn into_value(self, source: &Value) -> Value {
+        if let Some(w) = self.whole {
+            return w;
+        }
+        let mut whole = view(source);
+        apply(&mut whole, self.node);
+        whole
     }
 }
 

@@ -171,7 +171,7 @@ pub fn run(input: &common::Input, p: lexopt::Parser) -> Result<u8, CliError> {
     let name = a.name.as_deref().unwrap_or_default();
     match actions.run(&obj, name, &a.params, now) {
         Ok(result) => {
-            let out = gitops_core::protocol::ActionsRunOutput::new(&result);
+            let out = gitops_core::protocol::ActionsRunOutput::new(&result, &obj);
             a.output.unwrap_or(Output::Yaml).print_document(&out);
             Ok(0)
         }

@@ -1,7 +1,8 @@
 //! `serving.kserve.io` (KServe): InferenceService and LLMInferenceService, as Argo CD
 //! 3.6.2's scripts.
 
-use super::shapes_d::{Text, cat, lua_eq};
+use super::lua::cat_into;
+use super::shapes_d::{Text, lua_eq};
 use super::{Env, Fault, Hs, Lv, Rule};
 
 pub(super) const RULES: &[Rule] = &[
@@ -97,10 +98,14 @@ fn llm_inference_service(env: &Env<'_>) -> Result<Hs, Fault> {
             if !msg.is_empty() {
                 msg.push_str("; ");
             }
-            msg.push_str(&cat(&[c.get("type")?, Lv::Str(": "), c.get("status")?])?);
-            let mut rest = Text::Read(Lv::Str(""));
-            reason_and_message(c, &mut rest)?;
-            msg.push_str(&rest.lv().text()?);
+            // Written in place: the same text and errors as concatenating each part.
+            cat_into(&mut msg, &[c.get("type")?, Lv::Str(": "), c.get("status")?])?;
+            for k in ["reason", "message"] {
+                let v = c.get(k)?;
+                if !v.is_nil() && !v.is("") {
+                    cat_into(&mut msg, &[Lv::Str(" | "), v])?;
+                }
+            }
         }
     }
     let metadata = env.obj.get("metadata")?;
