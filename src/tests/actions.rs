@@ -389,6 +389,7 @@ mod properties {
 
 /// The resources as `actions.run` writes them: each patched one as the object it makes of the
 /// input (`ImpactedResource::apply_to`), with its patch.
+#[cfg(feature = "lua")]
 fn wire(resources: &[crate::actions::ImpactedResource], input: &Value) -> Value {
     let all = resources
         .iter()
