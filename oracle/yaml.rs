@@ -438,12 +438,20 @@ pub fn case(rng: &mut Rng) -> String {
         ));
     }
     let mut text = docs.join("---\n");
-    // A byte order mark at the start of a line inside a document now and then (go-yaml v2 reads
-    // it as a character).
+    // A byte order mark at the start of a line of the last document's data now and then (go-yaml v2
+    // reads it as a character; before `data:`, a key it starts leaves the object without its
+    // name, which gitops-core refuses).
     if rng.chance(10) {
-        let starts: Vec<usize> = text.match_indices('\n').map(|(i, _)| i + 1).collect();
-        let at = starts[rng.below(starts.len() as u64) as usize];
-        text.insert(at, '\u{feff}');
+        let data = text.rfind("\ndata:\n").map_or(text.len(), |i| i + 7);
+        let starts: Vec<usize> = text
+            .match_indices('\n')
+            .map(|(i, _)| i + 1)
+            .filter(|&i| i > data && !text[i..].starts_with("---"))
+            .collect();
+        if !starts.is_empty() {
+            let at = starts[rng.below(starts.len() as u64) as usize];
+            text.insert(at, '\u{feff}');
+        }
     }
     // A text whose last line has no line break now and then (Kubernetes' reader gives it one).
     if rng.chance(10) { text.trim_end_matches('\n').to_string() } else { text }

@@ -212,18 +212,27 @@ fn apostrophe_escapes(text: &str) -> Option<(String, char)> {
         for (&at, &yes) in candidates.iter().zip(&taken) {
             out[at + 1] = if yes { letter } else { b'\'' };
         }
-        let (spans, reached) = quoted_spans(std::str::from_utf8(&out).ok()?);
+        let (spans, reached, stopped) = quoted_spans(std::str::from_utf8(&out).ok()?);
         let mut desync = false;
         while placed < candidates.len() {
             let at = candidates[placed] as u64;
-            if at >= reached {
-                // The scan stopped (a syntax error) before it: left as it is.
+            if at >= stopped {
+                // The scan stopped at an error before it: left as it is.
                 break;
             }
             let within = spans.partition_point(|&(start, _, _)| start < at);
             match within.checked_sub(1).map(|i| spans[i]).filter(|&(_, end, _)| at < end) {
                 Some((_, _, true)) => {}
+                // A single-quoted scalar (its `'` ends it), or a token the scan never gave
+                // because it stopped at an error after it (a single-quoted key the respelling
+                // ran on to the next line): not an escape, and the scan is wrong past it.
                 Some((_, _, false)) => {
+                    taken[placed] = false;
+                    placed += 1;
+                    desync = true;
+                    break;
+                }
+                None if at >= reached => {
                     taken[placed] = false;
                     placed += 1;
                     desync = true;
@@ -251,18 +260,25 @@ fn apostrophe_escapes(text: &str) -> Option<(String, char)> {
 }
 
 /// The quoted scalars of `text` as libyaml-safer's scanner finds them, (start, end,
-/// double-quoted) in order, and how far the scan got: the end of its last token before an
-/// error, or `u64::MAX` when it read the whole text.
-fn quoted_spans(text: &str) -> (Vec<(u64, u64, bool)>, u64) {
+/// double-quoted) in order; the end of the last token it gave; and where it stopped at an
+/// error (`u64::MAX` when it read the whole text).
+fn quoted_spans(text: &str) -> (Vec<(u64, u64, bool)>, u64, u64) {
     let mut scanner = libyaml_safer::Scanner::new();
     let mut input = text.as_bytes();
     scanner.set_input(&mut input);
     let mut spans = Vec::new();
     let mut reached = 0;
-    // A panic (see [`Added`]) ends the scan as an error does.
-    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+    let mut stopped = u64::MAX;
+    // A panic (see [`Added`]) ends the scan as an error does, where the last token ended.
+    let scan = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         for token in scanner.by_ref() {
-            let Ok(token) = token else { return };
+            let token = match token {
+                Ok(token) => token,
+                Err(e) => {
+                    stopped = e.problem_mark().map_or(reached, |m| m.index);
+                    return;
+                }
+            };
             reached = token.end_mark.index;
             if let libyaml_safer::TokenData::Scalar { style, .. } = token.data {
                 let double = match style {
@@ -275,7 +291,10 @@ fn quoted_spans(text: &str) -> (Vec<(u64, u64, bool)>, u64) {
         }
         reached = u64::MAX;
     }));
-    (spans, reached)
+    if scan.is_err() {
+        stopped = reached;
+    }
+    (spans, reached, stopped)
 }
 
 /// `text` with every byte order mark in it respelled to a private-use character it does not
