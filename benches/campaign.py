@@ -19,6 +19,7 @@ budgets; duplicate JSON keys in a `serve` request (refused); alias bombs, deep n
 numbers, byte order marks, CRLF, tabs (each read or refused as go-yaml v2 does, quickly); and
 inputs ten times larger (time and memory growing about tenfold, not a hundredfold).
 """
+import collections
 import json
 import os
 import re
@@ -261,9 +262,15 @@ def _(name):
                                        f"{d}/objs.json", "--output", "json"])
         answers.add((code, out, err))
         cpu_max, mb_max = max(cpu_max, cpu), max(mb_max, mb)
-    first = next(iter(answers))
-    msg = json.loads(first[1])["resources"][0]["message"][:100] if first[1] else first[2][:100]
-    report(name, len(answers) == 1, cpu_max, mb_max, f"{len(answers)} distinct; {msg!r}")
+    kinds = set()
+    for code, out, err in answers:
+        messages = [r["message"] for r in json.loads(out)["resources"]] if out else [err.decode()]
+        kinds.add(", ".join(f"{n} {m}" for m, n in sorted(collections.Counter(
+            "backstop" if "backstop" in m else "request limit" if "request instruction" in m
+            else "script limit" if "instruction limit" in m else m[:60] for m in messages
+        ).items())))
+    report(name, len(answers) == 1, cpu_max, mb_max,
+           f"{len(answers)} distinct: {' / '.join(sorted(kinds))}")
 
 
 # --- serve ---------------------------------------------------------------------------------
