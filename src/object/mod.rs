@@ -678,10 +678,49 @@ fn documents(
             return Ok((docs, warnings));
         }
         warnings.clear();
+        if let Some(stream) = json_stream_as_yaml(trimmed) {
+            check_flow_depth(&stream)?;
+            let docs = yaml::read(&stream, options, lines, &mut warnings)?;
+            return Ok((docs, warnings));
+        }
     }
     check_flow_depth(text)?;
     let docs = yaml::read(text, options, lines, &mut warnings)?;
     Ok((docs, warnings))
+}
+
+/// Several JSON documents one after the other that serde_json does not read (a number beyond
+/// float64, `-1e400`) as one YAML stream, a `---` line between each two: Kubernetes' reader
+/// (`kube.SplitYAML`'s `YAMLOrJSONDecoder`, for a text that starts with `{`) splits such a
+/// text by JSON syntax alone and hands each document to go-yaml v2, which reads the number as
+/// a string. `None` for a single document (read as YAML as it is) or a text that is no stream
+/// of JSON values.
+fn json_stream_as_yaml(trimmed: &str) -> Option<String> {
+    if !trimmed.starts_with('{') {
+        return None;
+    }
+    // Skipping a value checks its syntax only, not a number's range.
+    let mut stream =
+        serde_json::Deserializer::from_str(trimmed).into_iter::<serde::de::IgnoredAny>();
+    let mut ends = Vec::new();
+    while let Some(value) = stream.next() {
+        value.ok()?;
+        ends.push(stream.byte_offset());
+    }
+    if ends.len() < 2 {
+        return None;
+    }
+    let mut out = String::with_capacity(trimmed.len() + 5 * ends.len());
+    let mut from = 0;
+    for end in ends {
+        if from > 0 {
+            out.push_str("---\n");
+        }
+        out.push_str(trimmed[from..end].trim());
+        out.push('\n');
+        from = end;
+    }
+    Some(out)
 }
 
 /// The default of [`ParseOptions::max_string_bytes`]: 16 MiB. The API server refuses a

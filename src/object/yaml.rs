@@ -72,19 +72,33 @@ pub(super) fn read(
     lines: Lines,
     warnings: &mut Vec<ParseWarning>,
 ) -> Result<Vec<Value>, ParseError> {
+    let apostrophes = apostrophe_escapes(text);
+    let (text, apostrophe) = match &apostrophes {
+        Some((respelled, marker)) => (respelled.as_str(), Some(*marker)),
+        None => (text, None),
+    };
     let spelled = go_yaml_tags(text);
     let text = spelled.as_deref().unwrap_or(text);
+    let unmarked = match lines {
+        Lines::Kubernetes => document_boms(text),
+        Lines::AsGiven => None,
+    };
+    let text = unmarked.as_deref().unwrap_or(text);
+    let marked = content_boms(text);
+    let (text, bom) = match &marked {
+        Some((respelled, marker)) => (respelled.as_str(), Some(*marker)),
+        None => (text, None),
+    };
+    let respelled = Respelled { apostrophe, bom, chunks: lines == Lines::Kubernetes };
     if lines == Lines::Kubernetes {
-        let unmarked = document_boms(text);
-        let text = unmarked.as_deref().unwrap_or(text);
         if text.is_empty() || text.ends_with('\n') {
-            return read_events(text, None, options, warnings);
+            return read_events(text, None, &respelled, options, warnings);
         }
         // The `\n` Kubernetes' reader gives the last line: the value keeps it.
-        return read_events(&format!("{text}\n"), None, options, warnings);
+        return read_events(&format!("{text}\n"), None, &respelled, options, warnings);
     }
     if text.is_empty() || text.ends_with(BREAKS) {
-        return read_events(text, None, options, warnings);
+        return read_events(text, None, &respelled, options, warnings);
     }
     let (ch, taken) = match (text.contains('\u{2028}'), text.contains('\u{2029}')) {
         (false, _) => ('\u{2028}', true),
@@ -94,7 +108,210 @@ pub(super) fn read(
         (true, true) => ('\u{2028}', last_scalar_ends_in(&format!("{text}\u{2029}"), '\u{2029}')),
     };
     let added = Added { ch, taken };
-    read_events(&format!("{text}{ch}"), Some(&added), options, warnings)
+    read_events(&format!("{text}{ch}"), Some(&added), &respelled, options, warnings)
+}
+
+/// What [`read`] respelled in the text before libyaml-safer reads it, to be read back in the
+/// values.
+struct Respelled {
+    /// The control character a double-quoted scalar's `\'` escape was respelled to (see
+    /// [`apostrophe_escapes`]): `'` in a double-quoted value.
+    apostrophe: Option<char>,
+    /// The character a byte order mark inside the text was respelled to (see
+    /// [`content_boms`]): U+FEFF in a value.
+    bom: Option<char>,
+    /// Whether the stream is read as Kubernetes' reader splits it at its `---` lines and hands
+    /// each piece to go-yaml v2 as a stream of its own.
+    chunks: bool,
+}
+
+/// The escapes of double-quoted scalars that decode to a control character, by the letter after
+/// the backslash. libyaml refuses every raw control character but a tab and the line breaks,
+/// so a value holds one only through its escape (`\a`, or `\x07`, `\u0007`, `\U00000007`).
+const CONTROL_ESCAPES: [(u8, char); 6] = [
+    (b'a', '\u{7}'),
+    (b'e', '\u{1b}'),
+    (b'v', '\u{b}'),
+    (b'f', '\u{c}'),
+    (b'b', '\u{8}'),
+    (b'0', '\u{0}'),
+];
+
+/// Whether `text` holds `ch` as it is, or as a hexadecimal escape (`\x`, `\u`, `\U`) in any
+/// case, or (with `letter`) as that letter's escape.
+fn holds(text: &str, ch: char, letter: Option<u8>) -> bool {
+    if text.contains(ch) {
+        return true;
+    }
+    let bytes = text.as_bytes();
+    let code = u32::from(ch);
+    let mut i = 0;
+    while let Some(at) = bytes[i..].iter().position(|&b| b == b'\\') {
+        let at = i + at;
+        let Some(&next) = bytes.get(at + 1) else { break };
+        if Some(next) == letter {
+            return true;
+        }
+        let digits = match next {
+            b'x' => 2,
+            b'u' => 4,
+            b'U' => 8,
+            _ => 0,
+        };
+        if digits > 0
+            && let Some(hex) = text.get(at + 2..at + 2 + digits)
+            && u32::from_str_radix(hex, 16) == Ok(code)
+        {
+            return true;
+        }
+        // `\\` is one escape: the second backslash starts nothing.
+        i = if next == b'\\' { at + 2 } else { at + 1 };
+    }
+    false
+}
+
+/// `text` with each `\'` escape of a double-quoted scalar respelled to the escape of a control
+/// character the text does not hold otherwise, and that character; `None` when there is no such
+/// escape (the common case: no `\'` in the text). go-yaml v2 reads `\'` as `'` (an escape of
+/// its own); libyaml-safer, as libyaml, has no such escape and refuses the text. Both escapes
+/// take two characters, so positions stay. Where a `\'` is (double-quoted, single-quoted, plain,
+/// a comment) is found out by scanning the text with every `\'` respelled: the scan is the text's
+/// own up to the first one in a single-quoted scalar (where the `'` ends the scalar or starts
+/// `''`), which is then put back and the text scanned again. After 16 such scans the escapes
+/// not yet placed are left as they are (a double-quoted one among them is then refused, as
+/// before).
+fn apostrophe_escapes(text: &str) -> Option<(String, char)> {
+    if !text.contains("\\'") {
+        return None;
+    }
+    let bytes = text.as_bytes();
+    // Each backslash that starts an escape (an odd one in its run) followed by `'`.
+    let mut candidates = Vec::new();
+    let mut run = 0usize;
+    for (i, &b) in bytes.iter().enumerate() {
+        if b == b'\\' {
+            run += 1;
+            continue;
+        }
+        if b == b'\'' && run % 2 == 1 {
+            candidates.push(i - 1);
+        }
+        run = 0;
+    }
+    if candidates.is_empty() {
+        return None;
+    }
+    let (letter, marker) =
+        CONTROL_ESCAPES.into_iter().find(|&(letter, ch)| !holds(text, ch, Some(letter)))?;
+    // Whether each candidate is a double-quoted scalar's escape; those before `placed` are
+    // known, the others are taken as escapes in the next scan.
+    let mut taken = vec![true; candidates.len()];
+    let mut placed = 0;
+    let mut out = bytes.to_vec();
+    for _ in 0..16 {
+        for (&at, &yes) in candidates.iter().zip(&taken) {
+            out[at + 1] = if yes { letter } else { b'\'' };
+        }
+        let (spans, reached, stopped) = quoted_spans(std::str::from_utf8(&out).ok()?);
+        let mut desync = false;
+        while placed < candidates.len() {
+            let at = candidates[placed] as u64;
+            if at >= stopped {
+                // The scan stopped at an error before it: left as it is.
+                break;
+            }
+            let within = spans.partition_point(|&(start, _, _)| start < at);
+            match within.checked_sub(1).map(|i| spans[i]).filter(|&(_, end, _)| at < end) {
+                Some((_, _, true)) => {}
+                // A single-quoted scalar (its `'` ends it), or a token the scan never gave
+                // because it stopped at an error after it (a single-quoted key the respelling
+                // ran on to the next line): not an escape, and the scan is wrong past it.
+                Some((_, _, false)) => {
+                    taken[placed] = false;
+                    placed += 1;
+                    desync = true;
+                    break;
+                }
+                None if at >= reached => {
+                    taken[placed] = false;
+                    placed += 1;
+                    desync = true;
+                    break;
+                }
+                // Plain, a comment, a block scalar: `\a` reads there as `\'` does.
+                None => taken[placed] = false,
+            }
+            placed += 1;
+        }
+        if !desync {
+            break;
+        }
+    }
+    let mut any = false;
+    for (i, &at) in candidates.iter().enumerate() {
+        let yes = i < placed && taken[i];
+        any |= yes;
+        out[at + 1] = if yes { letter } else { b'\'' };
+    }
+    if !any {
+        return None;
+    }
+    Some((String::from_utf8(out).ok()?, marker))
+}
+
+/// The quoted scalars of `text` as libyaml-safer's scanner finds them, (start, end,
+/// double-quoted) in order; the end of the last token it gave; and where it stopped at an
+/// error (`u64::MAX` when it read the whole text).
+fn quoted_spans(text: &str) -> (Vec<(u64, u64, bool)>, u64, u64) {
+    let mut scanner = libyaml_safer::Scanner::new();
+    let mut input = text.as_bytes();
+    scanner.set_input(&mut input);
+    let mut spans = Vec::new();
+    let mut reached = 0;
+    let mut stopped = u64::MAX;
+    // A panic (see [`Added`]) ends the scan as an error does, where the last token ended.
+    let scan = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        for token in scanner.by_ref() {
+            let token = match token {
+                Ok(token) => token,
+                Err(e) => {
+                    stopped = e.problem_mark().map_or(reached, |m| m.index);
+                    return;
+                }
+            };
+            reached = token.end_mark.index;
+            if let libyaml_safer::TokenData::Scalar { style, .. } = token.data {
+                let double = match style {
+                    ScalarStyle::DoubleQuoted => true,
+                    ScalarStyle::SingleQuoted => false,
+                    _ => continue,
+                };
+                spans.push((token.start_mark.index, token.end_mark.index, double));
+            }
+        }
+        reached = u64::MAX;
+    }));
+    if scan.is_err() {
+        stopped = reached;
+    }
+    (spans, reached, stopped)
+}
+
+/// `text` with every byte order mark in it respelled to a private-use character it does not
+/// hold, and that character; `None` when it holds no mark. go-yaml v2 skips a mark that starts
+/// a line only when its working buffer starts with one (its check looks at the buffer's first
+/// bytes, not the mark's), which a mark after the start of a stream is not but by the chance
+/// of a 512-byte read ending right before it; it reads one anywhere else in a document as a
+/// character of the scalar it starts or is in (`\u{feff}  k: v` under `data:` is the top-level
+/// key `"\u{feff}  k"`). libyaml-safer skips one that starts a line; a private-use character
+/// of the same length reads as go-yaml v2 reads the mark, and is read back in the values. The
+/// text's leading mark and those after a `---` line (Kubernetes' reader) are taken off first.
+fn content_boms(text: &str) -> Option<(String, char)> {
+    if !text.contains('\u{feff}') {
+        return None;
+    }
+    let marker = ('\u{e000}'..='\u{f8ff}').find(|&ch| !holds(text, ch, None))?;
+    Some((text.replace('\u{feff}', marker.encode_utf8(&mut [0; 4])), marker))
 }
 
 /// `text` without the byte order marks that start a document after a `---` line, or `None`
@@ -255,6 +472,7 @@ fn go_yaml_tags(text: &str) -> Option<String> {
 fn read_events(
     text: &str,
     added: Option<&Added>,
+    respelled: &Respelled,
     options: &ParseOptions,
     warnings: &mut Vec<ParseWarning>,
 ) -> Result<Vec<Value>, ParseError> {
@@ -265,6 +483,8 @@ fn read_events(
     let mut anchors: std::collections::HashMap<String, usize> = Default::default();
     let mut open: Vec<usize> = Vec::new();
     let mut root: Option<usize> = None;
+    // Whether the document being read started with a `---` line.
+    let mut explicit = false;
     loop {
         let document = docs.len();
         // libyaml-safer 0.3 panics where libyaml has a case the port left out (a tag followed
@@ -284,12 +504,30 @@ fn read_events(
         let (kind, anchor, opens) = match event.data {
             EventData::StreamEnd => break,
             EventData::StreamStart { .. } => continue,
-            EventData::DocumentStart { .. } => {
+            EventData::DocumentStart { implicit, .. } => {
                 nodes.clear();
                 anchors.clear();
                 open.clear();
                 root = None;
+                explicit = !implicit;
                 continue;
+            }
+            EventData::DocumentEnd { implicit: false }
+                if respelled.chunks && explicit && empty_document(&nodes, root, &anchors) =>
+            {
+                // Kubernetes' reader hands go-yaml v2 the text after the `---` line as a stream
+                // of its own, which starts with `...`: go-yaml v2 finds no node for the
+                // document its first token starts.
+                return Err(ParseError::Syntax {
+                    document,
+                    format: "yaml",
+                    message: format!(
+                        "did not find expected node content at {}, while parsing a block node \
+                         (Kubernetes' reader reads the text after a `---` line as a stream of \
+                         its own)",
+                        at(mark)
+                    ),
+                });
             }
             EventData::DocumentEnd { .. } => {
                 let mut ctx = Context::new(document, options, warnings);
@@ -315,6 +553,17 @@ fn read_events(
                 (Kind::Alias { target, name: anchor }, None, false)
             }
             EventData::Scalar { anchor, tag, mut value, plain_implicit, style, .. } => {
+                if let Some(marker) = respelled.apostrophe
+                    && style == ScalarStyle::DoubleQuoted
+                    && value.contains(marker)
+                {
+                    value = value.replace(marker, "'");
+                }
+                if let Some(marker) = respelled.bom
+                    && value.contains(marker)
+                {
+                    value = value.replace(marker, "\u{feff}");
+                }
                 if style == ScalarStyle::DoubleQuoted
                     && let Some(escape) = slash_escape(text, mark.index, end)
                 {
@@ -360,6 +609,19 @@ fn read_events(
         docs.push(Value::Null);
     }
     Ok(docs)
+}
+
+/// Whether a document is empty as libyaml reads `---` then `...` (comments and blank lines
+/// between): one empty plain scalar, no tag, no anchor.
+fn empty_document(
+    nodes: &[Node],
+    root: Option<usize>,
+    anchors: &std::collections::HashMap<String, usize>,
+) -> bool {
+    anchors.is_empty()
+        && nodes.len() == 1
+        && root == Some(0)
+        && matches!(&nodes[0].kind, Kind::Scalar { value, tag: None, plain: true } if value.is_empty())
 }
 
 /// Where the double-quoted scalar at `start..end` of `text` has a `\/` escape: libyaml-safer

@@ -59,6 +59,30 @@ struct Setup {
     /// Files of `files` made executable (mode 755), by path under `$TMP`.
     #[serde(default)]
     executable: Vec<String>,
+    /// Files of `files` written in another encoding than UTF-8, by path under `$TMP`:
+    /// `utf-16le` and `utf-16be` (with their byte order mark), or `latin-1` (one byte per
+    /// character, U+0000 to U+00FF: bytes that are not UTF-8).
+    #[serde(default)]
+    encoding: BTreeMap<String, String>,
+}
+
+/// `text` in the encoding named (see [`Setup::encoding`]).
+fn encode(text: &str, encoding: &str) -> Result<Vec<u8>, String> {
+    match encoding {
+        "utf-16le" => Ok([0xff, 0xfe]
+            .into_iter()
+            .chain(text.encode_utf16().flat_map(u16::to_le_bytes))
+            .collect()),
+        "utf-16be" => Ok([0xfe, 0xff]
+            .into_iter()
+            .chain(text.encode_utf16().flat_map(u16::to_be_bytes))
+            .collect()),
+        "latin-1" => text
+            .chars()
+            .map(|c| u8::try_from(u32::from(c)).map_err(|_| format!("{c:?} is not Latin-1")))
+            .collect(),
+        other => Err(format!("unknown encoding `{other}`")),
+    }
 }
 
 fn root() -> PathBuf {
@@ -79,7 +103,11 @@ fn run_case(case: &Case, tmp: &Path) -> Result<(), String> {
         let p = tmp.join(rel);
         std::fs::create_dir_all(p.parent().expect("a file in a folder"))
             .map_err(|e| e.to_string())?;
-        std::fs::write(&p, text).map_err(|e| e.to_string())?;
+        let bytes = match case.setup.encoding.get(rel) {
+            Some(encoding) => encode(text, encoding)?,
+            None => text.as_bytes().to_vec(),
+        };
+        std::fs::write(&p, bytes).map_err(|e| e.to_string())?;
     }
     for (rel, target) in &case.setup.symlinks {
         let p = tmp.join(rel);

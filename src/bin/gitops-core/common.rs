@@ -219,6 +219,13 @@ pub fn is_stdin(path: &Path) -> bool {
 /// Reads a file, or standard input for `-`, as text, naming it in the error. Text longer than
 /// `--max-input-bytes` is refused before it is all read.
 pub fn read_text(input: &Input, path: &Path) -> Result<String, CliError> {
+    let bytes = read_bytes(input, path)?;
+    String::from_utf8(bytes)
+        .map_err(|e| CliError::Input(format!("{}: not UTF-8 text: {e}", display_name(path))))
+}
+
+/// The bytes of a file, or of standard input for `-`, up to `--max-input-bytes`.
+fn read_bytes(input: &Input, path: &Path) -> Result<Vec<u8>, CliError> {
     let limit = input.options.max_bytes;
     let name =
         if is_stdin(path) { "standard input".to_string() } else { path.display().to_string() };
@@ -238,7 +245,90 @@ pub fn read_text(input: &Input, path: &Path) -> Result<String, CliError> {
             "{name}: the input exceeds the limit of {limit} bytes (raise it with --max-input-bytes)"
         )));
     }
-    String::from_utf8(bytes).map_err(|e| CliError::Input(format!("{name}: not UTF-8 text: {e}")))
+    Ok(bytes)
+}
+
+/// Reads a manifest file as Argo CD's repo-server reads an app's files (utfutil with its UTF-8
+/// hint, over golang.org/x/text's `BOMOverride`): a UTF-16 text with its byte order mark
+/// (`FF FE` little-endian, `FE FF` big-endian) is decoded, and bytes that are not UTF-8 in a
+/// text without a mark read as U+FFFD, one for each maximal ill-formed part (a warning counts
+/// them). A text that starts with UTF-8's mark is taken as it is, and refused when it is not
+/// UTF-8 (go-yaml v2 refuses it then).
+fn read_manifest_text(input: &Input, path: &Path) -> Result<String, CliError> {
+    let bytes = read_bytes(input, path)?;
+    let name = display_name(path);
+    let (text, replaced) = decode_manifest(bytes)
+        .map_err(|e| CliError::Input(format!("{name}: not UTF-8 text: {e}")))?;
+    if replaced > 0 {
+        let s = if replaced == 1 { "" } else { "s" };
+        warn(&format!(
+            "{name}: {replaced} ill-formed UTF-8 sequence{s} read as U+FFFD, as Argo CD's \
+             repo-server reads them"
+        ));
+    }
+    Ok(text)
+}
+
+/// The text of a manifest file's bytes (see [`read_manifest_text`]) and how many ill-formed
+/// UTF-8 sequences were replaced; the error of a text with UTF-8's mark that is not UTF-8.
+fn decode_manifest(bytes: Vec<u8>) -> Result<(String, usize), std::string::FromUtf8Error> {
+    let utf16 = |big: bool| {
+        let pairs = bytes[2..].chunks_exact(2);
+        let odd = !pairs.remainder().is_empty();
+        let mut units = pairs
+            .map(|c| {
+                if big {
+                    u16::from_be_bytes([c[0], c[1]])
+                } else {
+                    u16::from_le_bytes([c[0], c[1]])
+                }
+            })
+            .peekable();
+        let mut text = String::with_capacity(bytes.len());
+        while let Some(unit) = units.next() {
+            if !(0xd800..0xe000).contains(&unit) {
+                text.push(char::from_u32(u32::from(unit)).unwrap_or('\u{fffd}'));
+                continue;
+            }
+            // x/text pairs a surrogate with a low surrogate after it, whatever the first one
+            // is (a low one before a low one is one U+FFFD for both); an unpaired one is U+FFFD.
+            let low = units.next_if(|low| (0xdc00..0xe000).contains(low));
+            let ch = low
+                .filter(|_| unit < 0xdc00)
+                .and_then(|low| {
+                    char::from_u32(
+                        0x10000 + ((u32::from(unit) - 0xd800) << 10) + (u32::from(low) - 0xdc00),
+                    )
+                })
+                .unwrap_or('\u{fffd}');
+            text.push(ch);
+        }
+        if odd {
+            // A last single byte.
+            text.push('\u{fffd}');
+        }
+        text
+    };
+    match bytes.get(..3) {
+        Some([0xef, 0xbb, 0xbf]) => return String::from_utf8(bytes).map(|t| (t, 0)),
+        _ if bytes.starts_with(&[0xff, 0xfe]) => return Ok((utf16(false), 0)),
+        _ if bytes.starts_with(&[0xfe, 0xff]) => return Ok((utf16(true), 0)),
+        _ => {}
+    }
+    match String::from_utf8(bytes) {
+        Ok(text) => Ok((text, 0)),
+        Err(e) => {
+            let bytes = e.into_bytes();
+            let mut replaced = 0;
+            let mut rest = bytes.as_slice();
+            while let Err(e) = std::str::from_utf8(rest) {
+                replaced += 1;
+                rest = &rest
+                    [e.valid_up_to() + e.error_len().unwrap_or(rest.len() - e.valid_up_to())..];
+            }
+            Ok((String::from_utf8_lossy(&bytes).into_owned(), replaced))
+        }
+    }
 }
 
 /// The name of a file in messages: `standard input` for `-`.
@@ -260,7 +350,7 @@ pub fn read_objects_with(
 ) -> Result<Vec<Value>, CliError> {
     let mut out = Vec::new();
     for file in files_of(input, path)? {
-        let text = read_text(input, &file)?;
+        let text = read_manifest_text(input, &file)?;
         let name = display_name(&file);
         let read = gitops_core::object::parse_manifests_with(&text, options)
             .map_err(|e| CliError::Input(format!("{name}: {e}")))?;
