@@ -77,6 +77,12 @@ def main():
     def rss():
         return status("VmRSS")
 
+    def cpu():
+        """The server's user and system CPU seconds so far."""
+        with open(f"/proc/{server.pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def idle():
         """The resident size after an idle second and one `hello`."""
         time.sleep(IDLE_SECONDS)
@@ -117,6 +123,7 @@ def main():
     print(f"one session of {n} objects open: {rss()} MB resident")
     step = max(updates // 10, 1)
     start = time.perf_counter()
+    start_cpu = cpu()
     done = 0
     samples = []
     while done < updates:
@@ -135,7 +142,7 @@ def main():
     elapsed = time.perf_counter() - start
     if updates:
         print(f"{updates} updates in {elapsed:.1f} s ({updates / elapsed:.0f} per second, "
-              f"client included)")
+              f"client included; the server's CPU {cpu() - start_cpu:.1f} s)")
     if samples and samples[-1] > samples[0] + FLAT_MB:
         failures.append(f"updates: {samples[0]} MB after the first tenth, {samples[-1]} MB "
                         f"after the last (more than {FLAT_MB} MB of growth)")
