@@ -25,6 +25,13 @@ use std::process::ExitCode;
 
 use common::{CliError, Input};
 
+/// The process's allocator: mimalloc, which gives freed pages back to the operating system
+/// (after its purge delay, at the next allocation), so that a long-running `serve` returns near
+/// its start size after its sessions are closed and after a large request; glibc's malloc keeps
+/// the small blocks it freed. Measured in benches/README.md ("The allocator of the binary").
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// One command: its name, how the command list shows it, what it does, its usage text (the
 /// flags completion and "did you mean" offer) and how it runs.
 pub struct Command {
