@@ -758,25 +758,26 @@ fn bench(o: &Options, rounds: usize) -> Result<u64, String> {
     let mut jq_app = app.clone();
     jq_app["spec"]["ignoreDifferences"] = json!([{"group": "*", "kind": "*",
         "jqPathExpressions": [".metadata.labels.\"app.kubernetes.io/version\""]}]);
-    let mut cases = vec![];
-    for n in [1_000, 10_000] {
-        let w = workload::workload_of(n);
-        cases.push((
-            format!("diff, {n}-resource app"),
+    // The 10,000-resource app last: the longest, so the others are printed before it.
+    let w = workload::workload_of(1_000);
+    let mut cases = vec![
+        (
+            "diff, 1000-resource app".to_string(),
             "diff",
             json!({"desired": w.desired, "live": w.live, "app": app}),
-        ));
-    }
-    let w = workload::workload_of(1_000);
+        ),
+        (
+            "diff, 1,000 resources, a jq rule on every object".into(),
+            "diff",
+            json!({"desired": w.desired, "live": w.live, "app": jq_app}),
+        ),
+        ("Lua health, one Rollout-style object".into(), "health", json!({"objects": [object]})),
+    ];
+    let w = workload::workload_of(10_000);
     cases.push((
-        "diff, 1,000 resources, a jq rule on every object".into(),
+        "diff, 10000-resource app".into(),
         "diff",
-        json!({"desired": w.desired, "live": w.live, "app": jq_app}),
-    ));
-    cases.push((
-        "Lua health, one Rollout-style object".into(),
-        "health",
-        json!({"objects": [object]}),
+        json!({"desired": w.desired, "live": w.live, "app": app}),
     ));
     println!(
         "median (fastest to slowest) of {rounds} rounds after one warm-up, the same request line to both"

@@ -112,6 +112,34 @@ fn oracle_divergences_replay() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// Every class `testdata/oracle/explained.txt` explains has a recorded case the test above
+/// replays: a case whose `signature` the line covers, or, where gitops-core agrees with one of
+/// Argo CD's answers that vary from run to run, an agreed case naming the line in `explains`.
+#[test]
+fn every_explained_class_is_recorded() {
+    let dir = testdata().join("oracle");
+    let mut recorded = Vec::new();
+    for entry in std::fs::read_dir(&dir).expect("testdata/oracle exists") {
+        let path = entry.expect("a directory entry").path();
+        if path.extension().is_none_or(|e| e != "json") {
+            continue;
+        }
+        let case: Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).expect("a case file"))
+                .expect("a JSON case");
+        for key in ["signature", "explains"] {
+            if let Some(s) = case[key].as_str() {
+                recorded.push(s.to_string());
+            }
+        }
+    }
+    let missing: Vec<String> = explained()
+        .into_iter()
+        .filter(|line| !recorded.iter().any(|s| s.starts_with(line.as_str())))
+        .collect();
+    assert!(missing.is_empty(), "explained classes without a recorded case: {missing:?}");
+}
+
 /// Replays a recorded case of the `tracking`, `normalize`, `jq`, `deletion`, `yaml` or `scripts` area (`None` for another
 /// method): what differs from Argo CD's recorded `argo` answer (an agreed case) or from its
 /// recorded check (a divergence), as (signature, gitops-core's value).
