@@ -486,12 +486,19 @@ fn run(o: &Options) -> Result<u64, String> {
         let (n, explained, unexp, found) = yaml::run(n, o.seed, &mut argo, &known)?;
         per_area.insert("yaml", (n, explained, unexp));
         unexplained += unexp;
-        for (sig, pointer, x, y, text) in found {
+        for (sig, pointer, x, y, text, argo_answer) in found {
             let is_known = known.iter().any(|k| covers(k, &sig));
             println!(
                 "  {} {sig} at {pointer:?}: gitops-core {x} / Argo CD {y}\n    text: {text:?}",
                 if is_known { "explained" } else { "UNEXPLAINED" }
             );
+            if let Some(dir) = &o.save {
+                save(
+                    dir,
+                    &sig,
+                    &yaml::recorded(Some((&sig, &pointer, &x, &y)), &text, &argo_answer),
+                )?;
+            }
         }
     }
     for area in ["tracking", "normalize", "jq", "deletion"] {
@@ -651,9 +658,21 @@ fn one_case(o: &Options, file: &Path) -> Result<u64, String> {
     let text = std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
     let case: Value =
         serde_json::from_str(&text).map_err(|e| format!("{}: {e}", file.display()))?;
+    let name = file.file_stem().and_then(|n| n.to_str()).ok_or("a case file name")?;
+    let known = explained(Path::new(env!("CARGO_MANIFEST_DIR")));
     if case["method"] == "scripts" {
         let (_, mut argo) = start(o, Path::new(env!("CARGO_MANIFEST_DIR")), &["serve"])?;
-        return scripts::one(&case["params"], &mut argo, o.scripts_from_module);
+        return scripts::one(
+            &case["params"],
+            &mut argo,
+            o.scripts_from_module,
+            &known,
+            o.save.as_deref(),
+        );
+    }
+    if case["method"] == "yaml" {
+        let (_, mut argo) = start(o, Path::new(env!("CARGO_MANIFEST_DIR")), &["serve"])?;
+        return yaml::one(&case["params"], &mut argo, &known, o.save.as_deref().map(|d| (d, name)));
     }
     let area = match case["method"].as_str() {
         Some("diff") => Area::Diff,
@@ -679,7 +698,6 @@ fn one_case(o: &Options, file: &Path) -> Result<u64, String> {
     println!("{} divergences", found.len());
     if let (Some(dir), true, Area::Diff | Area::Health) = (&o.save, found.is_empty(), area) {
         // The request again, with the checks of the agreed answer (a fixed divergence).
-        let name = file.file_stem().and_then(|n| n.to_str()).ok_or("a case file name")?;
         let mut body = json!({"method": case["method"], "params": params,
             "checks": checks(area, &a)});
         if let Area::Diff = area
@@ -695,14 +713,15 @@ fn one_case(o: &Options, file: &Path) -> Result<u64, String> {
     Ok(found.len() as u64)
 }
 
-/// Median wall time of `rounds` answers to the same request, after one warm-up: from writing
-/// the request line (serialised beforehand) to reading the whole answer line (parsed after).
+/// Median, fastest and slowest wall time of `rounds` answers to the same request, after one
+/// warm-up: from writing the request line (serialised beforehand) to reading the whole answer
+/// line (parsed after).
 fn median_ms(
     peer: &mut Peer,
     method: &str,
     params: &Value,
     rounds: usize,
-) -> Result<(f64, Value), String> {
+) -> Result<([f64; 3], Value), String> {
     let line = peer.request(method, params);
     peer.exchange(&line)?;
     let mut times = Vec::new();
@@ -718,7 +737,8 @@ fn median_ms(
         }
     }
     times.sort_by(f64::total_cmp);
-    Ok((times[times.len() / 2], last))
+    let slowest = times.last().copied().unwrap_or(f64::NAN);
+    Ok(([times[times.len() / 2], times.first().copied().unwrap_or(f64::NAN), slowest], last))
 }
 
 /// The same requests through both peers, side by side in one run: the benches' 1,000- and
@@ -738,34 +758,37 @@ fn bench(o: &Options, rounds: usize) -> Result<u64, String> {
     let mut jq_app = app.clone();
     jq_app["spec"]["ignoreDifferences"] = json!([{"group": "*", "kind": "*",
         "jqPathExpressions": [".metadata.labels.\"app.kubernetes.io/version\""]}]);
-    let mut cases = vec![];
-    for n in [1_000, 10_000] {
-        let w = workload::workload_of(n);
-        cases.push((
-            format!("diff, {n}-resource app"),
+    // The 10,000-resource app last: the longest, so the others are printed before it.
+    let w = workload::workload_of(1_000);
+    let mut cases = vec![
+        (
+            "diff, 1000-resource app".to_string(),
             "diff",
             json!({"desired": w.desired, "live": w.live, "app": app}),
-        ));
-    }
-    let w = workload::workload_of(1_000);
+        ),
+        (
+            "diff, 1,000 resources, a jq rule on every object".into(),
+            "diff",
+            json!({"desired": w.desired, "live": w.live, "app": jq_app}),
+        ),
+        ("Lua health, one Rollout-style object".into(), "health", json!({"objects": [object]})),
+    ];
+    let w = workload::workload_of(10_000);
     cases.push((
-        "diff, 1,000 resources, a jq rule on every object".into(),
+        "diff, 10000-resource app".into(),
         "diff",
-        json!({"desired": w.desired, "live": w.live, "app": jq_app}),
+        json!({"desired": w.desired, "live": w.live, "app": app}),
     ));
-    cases.push((
-        "Lua health, one Rollout-style object".into(),
-        "health",
-        json!({"objects": [object]}),
-    ));
-    println!("median of {rounds} rounds after one warm-up, the same request line to both");
+    println!(
+        "median (fastest to slowest) of {rounds} rounds after one warm-up, the same request line to both"
+    );
     // `--only tick`: the steady-state tick alone.
     if o.only.as_deref() == Some("tick") {
         cases.clear();
     }
     for (name, method, params) in &cases {
-        let (a, mut x) = median_ms(&mut ours, method, params, rounds)?;
-        let (b, y) = median_ms(&mut argo, method, params, rounds)?;
+        let ([a, a_min, a_max], mut x) = median_ms(&mut ours, method, params, rounds)?;
+        let ([b, b_min, b_max], y) = median_ms(&mut argo, method, params, rounds)?;
         let area = if *method == "diff" { Area::Diff } else { Area::Health };
         if let Area::Diff = area {
             with_objects(params, &mut x)?;
@@ -787,8 +810,8 @@ fn bench(o: &Options, rounds: usize) -> Result<u64, String> {
             }
         };
         println!(
-            "{name}: gitops-core {a:.2} ms, Argo CD {b:.2} ms, Argo CD / gitops-core {:.2} \
-             (gitops-core: {}; Argo CD: {})",
+            "{name}: gitops-core {a:.2} ms ({a_min:.2} to {a_max:.2}), Argo CD {b:.2} ms \
+             ({b_min:.2} to {b_max:.2}), Argo CD / gitops-core {:.2} (gitops-core: {}; Argo CD: {})",
             b / a,
             summary(&x),
             summary(&y)

@@ -610,15 +610,35 @@ fn saved(
         "checks": [{"pointer": pointer, "gitopsCore": x, "argo": y}]})
 }
 
-/// `--case FILE` of a `scripts` request: both sides, every divergence printed.
-pub fn one(params: &Value, argo: &mut Peer, from_module: bool) -> Result<u64, String> {
+/// `--case FILE` of a `scripts` request: both sides, every divergence printed (explained or
+/// not); with `--save DIR`, each recorded as a run records its first case of a signature.
+pub fn one(
+    params: &Value,
+    argo: &mut Peer,
+    from_module: bool,
+    known: &[String],
+    save_to: Option<&Path>,
+) -> Result<u64, String> {
     let corpus = corpus(argo)?;
     let ours = Ours::new(from_module.then_some(&corpus.scripts));
     let obj = &params["object"];
-    let (found, _) =
+    let (found, argo_answer) =
         compare_case(&kind_key(obj), obj, &params["parameters"], &ours, argo, from_module)?;
-    for (sig, (pointer, x, y)) in &found {
-        println!("{sig} at {pointer}: gitops-core {x} / Argo CD {y}");
+    for (sig, d) in &found {
+        let (pointer, x, y) = d;
+        let is_known = known.iter().any(|k| covers(k, sig));
+        println!(
+            "{} {sig} at {pointer}: gitops-core {x} / Argo CD {y}",
+            if is_known { "explained" } else { "UNEXPLAINED" }
+        );
+        if let Some(dir) = save_to {
+            let scripts = from_module.then(|| kind_scripts(&corpus.scripts, obj));
+            save(
+                dir,
+                sig,
+                &saved(sig, obj, &params["parameters"], &argo_answer, d, scripts.as_ref()),
+            )?;
+        }
     }
     println!("{} divergences", found.len());
     Ok(found.len() as u64)

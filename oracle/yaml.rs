@@ -4,11 +4,14 @@
 //! quoted, tagged, as keys and values), anchors and aliases, merge keys, odd indentation, and
 //! anchored lists referenced often enough to probe go-yaml v2's limit on aliasing from both sides,
 //! and JSON: a manifest file that is JSON (gitops-core reads it with its JSON parser, Argo CD
-//! with go-yaml v2) and YAML streams of flow and JSON documents among block ones.
+//! with go-yaml v2) and YAML streams of flow and JSON documents among block ones. Both readings
+//! are compared by the testkit's `oracle::yaml`, which the replay of the recorded cases
+//! (`testdata/oracle/yaml-*.json`) shares.
 
 use serde_json::{Value, json};
 
 use super::generate::Rng;
+use gitops_core_testkit::oracle::yaml::{compare, ours};
 
 /// Scalars whose reading YAML 1.1 decides: every form go-yaml v2 resolves, and near misses.
 const SCALARS: &[&str] = &[
@@ -231,8 +234,9 @@ fn mapping(rng: &mut Rng, indent: usize, depth: usize, anchors: &mut Vec<String>
     if lines.is_empty() { format!("{}k0: x\n", " ".repeat(indent)) } else { lines }
 }
 
-/// One divergence: its signature, pointer, gitops-core's and Argo CD's values, and the text.
-pub type Example = (String, String, Value, Value, String);
+/// One divergence: its signature, pointer, gitops-core's and Argo CD's values, the text and
+/// Argo CD's whole answer (what `--save` records).
+pub type Example = (String, String, Value, Value, String, Value);
 
 /// Runs `cases` generated texts through both readers: (cases, explained, unexplained) and
 /// one example of each divergence signature.
@@ -267,7 +271,7 @@ pub fn run(
             unexplained += 1;
         }
         if !examples.iter().any(|e| e.0 == sig) {
-            examples.push((sig, pointer, x, y, text));
+            examples.push((sig, pointer, x, y, text, b));
         }
     }
     println!(
@@ -457,99 +461,44 @@ pub fn case(rng: &mut Rng) -> String {
     if rng.chance(10) { text.trim_end_matches('\n').to_string() } else { text }
 }
 
-/// gitops-core's reading: the objects, or the error.
-pub fn ours(text: &str) -> Value {
-    let options = gitops_core::object::ParseOptions::default();
-    match gitops_core::object::parse_manifests_with(text, &options) {
-        Ok(m) => json!({"objects": m.objects}),
-        Err(e) => json!({"error": e.to_string()}),
+/// A text as `--save` records it for the replay (`src/tests/oracle_replay.rs`): Argo CD's
+/// whole answer, and for a divergence its signature with the pointer and both values there
+/// (the replay requires gitops-core's value again, and the signature, until the engine changes).
+pub fn recorded(
+    divergence: Option<(&str, &str, &Value, &Value)>,
+    text: &str,
+    argo: &Value,
+) -> Value {
+    let mut body = json!({"method": "yaml", "params": {"text": text}, "argo": argo});
+    if let Some((sig, pointer, x, y)) = divergence {
+        body["signature"] = json!(sig);
+        body["checks"] = json!([{"pointer": pointer, "gitopsCore": x, "argo": y}]);
     }
+    body
 }
 
-/// Numbers are equal as JSON numbers (Go writes a float that is a whole number without a
-/// fraction, which reads back as an integer).
-fn same(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => {
-            x == y
-                || (x.as_f64().is_some() && x.as_f64() == y.as_f64() && (x.is_f64() || y.is_f64()))
-        }
-        (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(u, v)| same(u, v))
-        }
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, u)| y.get(k).is_some_and(|v| same(u, v)))
-        }
-        _ => a == b,
+/// `--case FILE` of a `yaml` request (`{"text": ...}`): both readings, the divergence printed
+/// and, with `--save`, recorded as `DIR/<name>.json` (an agreed reading too).
+pub fn one(
+    params: &Value,
+    argo: &mut super::Peer,
+    known: &[String],
+    save_to: Option<(&std::path::Path, &str)>,
+) -> Result<u64, String> {
+    let text = params["text"].as_str().ok_or("a yaml case needs params.text")?;
+    let b = argo.call("yaml", &json!({"text": text}))?;
+    let found = compare(&ours(text), &b, text);
+    if let Some((sig, pointer, x, y)) = &found {
+        let is_known = known.iter().any(|k| super::covers(k, sig));
+        println!(
+            "{} {sig} at {pointer:?}: gitops-core {x} / Argo CD {y}",
+            if is_known { "explained" } else { "UNEXPLAINED" }
+        );
     }
-}
-
-/// Argo CD's objects with each `List` replaced by its items, as the repo-server does with what
-/// it read (`kube.SplitYAML` leaves a `List` as it is; gitops-core reads its items).
-fn flatten_lists(objects: &Value) -> Value {
-    let mut out = Vec::new();
-    for o in objects.as_array().into_iter().flatten() {
-        match (o["kind"].as_str(), o["items"].as_array()) {
-            (Some("List"), Some(items)) => out.extend(items.iter().cloned()),
-            _ => out.push(o.clone()),
-        }
+    if let Some((dir, name)) = save_to {
+        let divergence = found.as_ref().map(|(s, p, x, y)| (s.as_str(), p.as_str(), x, y));
+        super::save(dir, name, &recorded(divergence, text, &b))?;
     }
-    Value::Array(out)
-}
-
-/// The first place the two readings differ: a signature, the pointer, both values. `text` is
-/// what both read: a JSON text's divergences that testdata/oracle/explained.txt explains get
-/// signatures of their own.
-pub fn compare(ours: &Value, argo: &Value, text: &str) -> Option<(String, String, Value, Value)> {
-    let json = text.trim_start().starts_with('{');
-    let says = |e: &Value, what: &str| e.as_str().is_some_and(|e| e.contains(what));
-    let argo_objects = flatten_lists(&argo["objects"]);
-    match (ours.get("error"), argo.get("error")) {
-        (Some(_), Some(_)) => return None,
-        (Some(e), None) => {
-            let sig = if says(e, "excessive aliasing") {
-                "yaml:refused:aliasing"
-            } else {
-                "yaml:refused:gitops-core"
-            };
-            return Some((sig.into(), String::new(), e.clone(), argo_objects));
-        }
-        (None, Some(e)) => {
-            let sig = if says(e, "excessive aliasing") {
-                "yaml:accepted:aliasing"
-            } else if json
-                && ((says(e, "found unknown escape character") && text.contains("\\/"))
-                    || says(e, "found invalid Unicode character escape code"))
-            {
-                "yaml:refused:argo:json-escape"
-            } else if json && text.contains(['\u{85}', '\u{2028}', '\u{2029}']) {
-                "yaml:refused:argo:json-line-break"
-            } else {
-                "yaml:refused:argo"
-            };
-            return Some((sig.into(), String::new(), ours["objects"].clone(), e.clone()));
-        }
-        (None, None) => {}
-    }
-    let sig =
-        if json && text.contains('\u{85}') { "yaml:value:json-line-break" } else { "yaml:value" };
-    first_difference(&ours["objects"], &argo_objects, String::new())
-        .map(|(p, x, y)| (sig.to_string(), p, x, y))
-}
-
-fn first_difference(a: &Value, b: &Value, at: String) -> Option<(String, Value, Value)> {
-    match (a, b) {
-        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => x
-            .iter()
-            .zip(y)
-            .enumerate()
-            .find_map(|(i, (u, v))| first_difference(u, v, format!("{at}/{i}"))),
-        (Value::Object(x), Value::Object(y))
-            if x.len() == y.len() && x.keys().all(|k| y.contains_key(k)) =>
-        {
-            x.iter().find_map(|(k, u)| first_difference(u, &y[k], format!("{at}/{k}")))
-        }
-        _ if same(a, b) => None,
-        _ => Some((at, a.clone(), b.clone())),
-    }
+    println!("{} divergences", u64::from(found.is_some()));
+    Ok(u64::from(found.is_some()))
 }

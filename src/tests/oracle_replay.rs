@@ -12,14 +12,17 @@
 //! answers it at that second (`testkit/src/oracle/autosync.rs`). A `scripts` case is answered
 //! again by `oracle/scripts_ours.rs` at its check's pointer. A `tracking`,
 //! `normalize`, `jq` or `deletion` case holds
-//! Argo CD's answer to its own method, compared as the runner compares it.
+//! Argo CD's answer to its own method, compared as the runner compares it; a `yaml` case holds
+//! a manifest text and Argo CD's reading of it, read again and compared as the runner does.
 
 use serde_json::{Value, json};
 
 use super::support::{selected, testdata};
 use crate::protocol::Server;
 
-use gitops_core_testkit::oracle::{autosync, deletion, jq, normalize, objects, syncsim, tracking};
+use gitops_core_testkit::oracle::{
+    autosync, deletion, jq, normalize, objects, syncsim, tracking, yaml,
+};
 
 use crate as engine;
 // gitops-core's side of the scripts area needs the `lua` feature; a Cargo feature cannot reach
@@ -109,7 +112,35 @@ fn oracle_divergences_replay() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// Replays a recorded case of the `tracking`, `normalize`, `jq`, `deletion` or `scripts` area (`None` for another
+/// Every class `testdata/oracle/explained.txt` explains has a recorded case the test above
+/// replays: a case whose `signature` the line covers, or, where gitops-core agrees with one of
+/// Argo CD's answers that vary from run to run, an agreed case naming the line in `explains`.
+#[test]
+fn every_explained_class_is_recorded() {
+    let dir = testdata().join("oracle");
+    let mut recorded = Vec::new();
+    for entry in std::fs::read_dir(&dir).expect("testdata/oracle exists") {
+        let path = entry.expect("a directory entry").path();
+        if path.extension().is_none_or(|e| e != "json") {
+            continue;
+        }
+        let case: Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).expect("a case file"))
+                .expect("a JSON case");
+        for key in ["signature", "explains"] {
+            if let Some(s) = case[key].as_str() {
+                recorded.push(s.to_string());
+            }
+        }
+    }
+    let missing: Vec<String> = explained()
+        .into_iter()
+        .filter(|line| !recorded.iter().any(|s| s.starts_with(line.as_str())))
+        .collect();
+    assert!(missing.is_empty(), "explained classes without a recorded case: {missing:?}");
+}
+
+/// Replays a recorded case of the `tracking`, `normalize`, `jq`, `deletion`, `yaml` or `scripts` area (`None` for another
 /// method): what differs from Argo CD's recorded `argo` answer (an agreed case) or from its
 /// recorded check (a divergence), as (signature, gitops-core's value).
 fn replay_area(case: &Value) -> Option<Vec<(String, Value)>> {
@@ -144,6 +175,14 @@ fn replay_area(case: &Value) -> Option<Vec<(String, Value)>> {
             let pointer = case["checks"][0]["pointer"].as_str()?;
             let got = scripts_ours::answer_at(params, pointer, scripts.as_ref());
             if &got == argo { vec![] } else { vec![(sig, got)] }
+        }
+        "yaml" => {
+            // The text read again by gitops-core, against Argo CD's recorded reading.
+            let text = params["text"].as_str()?;
+            match yaml::compare(&yaml::ours(text), argo, text) {
+                None => vec![],
+                Some((sig, _, x, _)) => vec![(sig, x)],
+            }
         }
         "jq" => {
             let ours = jq::ours(params);

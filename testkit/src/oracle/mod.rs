@@ -10,3 +10,4 @@ pub mod normalize;
 pub mod objects;
 pub mod syncsim;
 pub mod tracking;
+pub mod yaml;
