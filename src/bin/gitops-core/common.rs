@@ -156,6 +156,21 @@ impl Output {
 /// loop, no permission) is an error naming it, never skipped: a desired object that vanished
 /// would be marked for pruning.
 pub fn files_of(input: &Input, path: &Path) -> Result<Vec<PathBuf>, CliError> {
+    let mut said = Vec::new();
+    let files = files_in(input, path, &mut said);
+    say(said);
+    files
+}
+
+/// Prints on stderr the lines that reading would have printed as it went.
+fn say(said: Vec<String>) {
+    for line in said {
+        eprintln!("{line}");
+    }
+}
+
+/// [`files_of`], its notes kept in `said` instead of printed.
+fn files_in(input: &Input, path: &Path, said: &mut Vec<String>) -> Result<Vec<PathBuf>, CliError> {
     if is_stdin(path) {
         return Ok(vec![path.to_path_buf()]);
     }
@@ -195,18 +210,18 @@ pub fn files_of(input: &Input, path: &Path) -> Result<Vec<PathBuf>, CliError> {
     files.sort();
     skipped.sort();
     for (folder, link) in skipped {
-        if link {
-            eprintln!(
+        said.push(if link {
+            format!(
                 "note: {}: a symbolic link to a folder, not followed: its manifests are not read",
                 folder.display()
-            );
+            )
         } else {
-            eprintln!(
+            format!(
                 "note: {}: a subfolder, not read (--recursive reads subfolders, as Argo CD's \
                  directory.recurse)",
                 folder.display()
-            );
-        }
+            )
+        });
     }
     Ok(files)
 }
@@ -258,18 +273,32 @@ pub fn read_objects_with(
     path: &Path,
     options: &ParseOptions,
 ) -> Result<Vec<Value>, CliError> {
+    let mut said = Vec::new();
     let mut out = Vec::new();
-    for file in files_of(input, path)? {
+    let read = objects_in(input, path, options, &mut said, &mut out);
+    say(said);
+    read.map(|()| out)
+}
+
+/// [`read_objects_with`] into `out`, its notes and warnings kept in `said` instead of printed.
+fn objects_in(
+    input: &Input,
+    path: &Path,
+    options: &ParseOptions,
+    said: &mut Vec<String>,
+    out: &mut Vec<Value>,
+) -> Result<(), CliError> {
+    for file in files_in(input, path, said)? {
         let text = read_text(input, &file)?;
         let name = display_name(&file);
         let read = gitops_core::object::parse_manifests_with(&text, options)
             .map_err(|e| CliError::Input(format!("{name}: {e}")))?;
         for w in &read.warnings {
-            warn(&format!("{name}: {w}"));
+            said.push(format!("gitops-core: warning: {name}: {w}"));
         }
         out.extend(read.objects);
     }
-    Ok(out)
+    Ok(())
 }
 
 /// Prints a warning on stderr.
@@ -279,11 +308,21 @@ pub fn warn(message: &str) {
 
 /// Reads objects from several paths, in order.
 pub fn read_all_objects(input: &Input, paths: &[PathBuf]) -> Result<Vec<Value>, CliError> {
+    let mut said = Vec::new();
     let mut out = Vec::new();
-    for p in paths {
-        out.extend(read_objects(input, p)?);
-    }
-    Ok(out)
+    let read = all_objects_in(input, paths, &mut said, &mut out);
+    say(said);
+    read.map(|()| out)
+}
+
+/// [`read_all_objects`] into `out`, its notes and warnings kept in `said` instead of printed.
+fn all_objects_in(
+    input: &Input,
+    paths: &[PathBuf],
+    said: &mut Vec<String>,
+    out: &mut Vec<Value>,
+) -> Result<(), CliError> {
+    paths.iter().try_for_each(|p| objects_in(input, p, &input.options, said, out))
 }
 
 /// Reads one YAML or JSON document.
@@ -359,8 +398,22 @@ impl Comparison {
         namespace: Option<&str>,
         argocd_cm: Option<&Path>,
     ) -> Result<Comparison, CliError> {
-        let desired = read_all_objects(input, desired)?;
-        let live = read_all_objects(input, live)?;
+        // The live objects are read first, so that the larger text (a cluster's objects carry
+        // status and managed fields) is freed before the desired objects are read: the peak
+        // holds both trees and the desired text, not the live text (benches/README.md, "Whole
+        // process"). What the user sees is as if desired were read first: its notes and
+        // warnings come first, and its error wins (the live ones are then not printed).
+        // Standard input, which only one side can read, keeps the order as given.
+        let (desired, live) = if desired.iter().chain(live).any(|p| is_stdin(p)) {
+            (read_all_objects(input, desired)?, read_all_objects(input, live)?)
+        } else {
+            let (mut live_said, mut live_objects) = (Vec::new(), Vec::new());
+            let live_read = all_objects_in(input, live, &mut live_said, &mut live_objects);
+            let desired = read_all_objects(input, desired)?;
+            say(live_said);
+            live_read?;
+            (desired, live_objects)
+        };
         let app = app_for(input, app, namespace, &desired)?;
         let settings = argocd_cm.map(|p| read_settings(input, p)).transpose()?.unwrap_or_default();
         let mut scopes = gitops_core::object::Scopes::builtin();
