@@ -261,13 +261,9 @@ pub fn display_name(path: &Path) -> String {
     if is_stdin(path) { "standard input".to_string() } else { path.display().to_string() }
 }
 
-/// Reads the objects of every file under PATH (see [`files_of`]). Warnings of the reading go
-/// to stderr, naming the file.
-pub fn read_objects(input: &Input, path: &Path) -> Result<Vec<Value>, CliError> {
-    read_objects_with(input, path, &input.options)
-}
-
-/// [`read_objects`] with other options (health reads objects without a name).
+/// Reads the objects of every file under PATH (see [`files_of`]) with the options given
+/// (health reads objects without a name). Warnings of the reading go to stderr, naming the
+/// file.
 pub fn read_objects_with(
     input: &Input,
     path: &Path,
