@@ -7,9 +7,11 @@
 #   COMPARE_BIN=/tmp/gitops-core-serial bash benches/whole-process.sh 10000 5 parallel
 #   BIN=target/release/gitops-core bash benches/whole-process.sh 10000 5
 #
-# BIN measures a binary already built (e.g. the `bench` profile's, which `cargo bench` leaves
-# in target/release: the same optimised code with line tables) instead of building the
-# `release` one.
+# A fair floor: both programs are built by the same `cargo bench --no-run`, so both are the
+# `bench` profile (the `release` profile's code, with line tables) and both use the system
+# allocator; the binary measured is the `gitops-core` that this build leaves in target/release
+# (a bench builds the package's binaries too). A `#[global_allocator]` in the binary must be
+# given to the yardstick as well. BIN measures another binary already built instead.
 #
 # Prints, for each program, the median of RUNS (default 5) runs of user+system CPU seconds, of
 # wall-clock seconds and of peak RSS (from /usr/bin/time -v), then the ratios. Needs GNU time (/usr/bin/time).
@@ -19,14 +21,9 @@ n=${1:-10000}
 runs=${2:-5}
 shift $(( $# > 2 ? 2 : $# ))
 features=("$@")
-# The bench first: building a bench also builds the package's binaries with the default
-# features, into the same place, so the binary measured is built after it.
 # BENCH: the whole_process bench binary already built (`cargo bench --bench whole_process --no-run`).
-bench=${BENCH:-$(cargo bench --bench whole_process --no-run 2>&1 | sed -n 's/.*Executable .*(\(.*\)).*/\1/p' | tail -1)}
+bench=${BENCH:-$(cargo bench --bench whole_process --no-run ${features[@]:+--features "${features[*]}"} 2>&1 | sed -n 's/.*Executable .*(\(.*\)).*/\1/p' | tail -1)}
 [ -x "$bench" ] || { echo "could not build benches/whole_process.rs" >&2; exit 2; }
-if [ -z "${BIN:-}" ]; then
-    cargo build --release --bin gitops-core ${features[@]:+--features "${features[*]}"} >/dev/null 2>&1
-fi
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 "$bench" generate "$n" "$dir"

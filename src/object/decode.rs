@@ -7,6 +7,7 @@ use std::collections::HashSet;
 use std::fmt;
 
 use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
+use serde_json::map::Entry;
 use serde_json::{Map, Value};
 
 use super::{
@@ -23,6 +24,9 @@ pub(super) struct Context<'a> {
     path: Vec<Token>,
     /// The first error of this crate's own (the parser sees a placeholder).
     pub error: Option<ParseError>,
+    /// Numbers as go-yaml v2 reads a JSON document ([`super::resolve::json_number`]), as they
+    /// are read (not in a second walk over the tree).
+    pub json_numbers: bool,
 }
 
 impl<'a> Context<'a> {
@@ -31,7 +35,7 @@ impl<'a> Context<'a> {
         options: &'a ParseOptions,
         warnings: &'a mut Vec<ParseWarning>,
     ) -> Self {
-        Context { document, options, warnings, path: Vec::new(), error: None }
+        Context { document, options, warnings, path: Vec::new(), error: None, json_numbers: false }
     }
 
     pub(super) fn at(&self) -> Location {
@@ -72,6 +76,14 @@ impl<'a> Context<'a> {
             return Err(ParseError::TooLong { at: self.at(), bytes: len, limit });
         }
         Ok(())
+    }
+
+    /// A number read, as [`Context::json_numbers`] says.
+    fn number(&self, n: serde_json::Number) -> Value {
+        match self.json_numbers.then(|| super::resolve::json_number(&n)).flatten() {
+            Some(v) => v,
+            None => Value::Number(n),
+        }
     }
 
     /// Enters a mapping's value (the key goes on the pointer).
@@ -119,11 +131,11 @@ impl<'de> Visitor<'de> for Node<'_, '_> {
         Ok(Value::from(v))
     }
     fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
-        Ok(Value::from(v))
+        Ok(self.0.number(serde_json::Number::from(v)))
     }
     fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Value, E> {
         match serde_json::Number::from_f64(v) {
-            Some(n) => Ok(Value::Number(n)),
+            Some(n) => Ok(self.0.number(n)),
             None => {
                 let at = self.0.at();
                 let message = format!("number {} has no json form", serde_norway::Number::from(v));
@@ -158,7 +170,12 @@ impl<'de> Visitor<'de> for Node<'_, '_> {
             ctx.path.pop();
             match item? {
                 Some(v) => out.push(v),
-                None => return Ok(Value::Array(out)),
+                None => {
+                    // The doubling growth leaves up to half the slots empty (a one-item list
+                    // holds four); the tree is kept whole, so its arrays hold what they read.
+                    out.shrink_to_fit();
+                    return Ok(Value::Array(out));
+                }
             }
         }
     }
@@ -195,6 +212,29 @@ impl MapBuilder {
     /// Sets the key on the pointer (taken off it) to `value`, as the mapping's own key: a
     /// repeated key keeps its last value with a warning, or is refused in strict mode.
     pub(super) fn set(&mut self, ctx: &mut Context<'_>, value: Value) -> Result<(), ParseError> {
+        if self.explicit.is_none() && matches!(ctx.path.last(), Some(Token::Key(_))) {
+            // Before any merge: one look-up of the key, the pointer rebuilt only for a repeat.
+            let key = ctx.pop_key();
+            return match self.out.entry(key) {
+                Entry::Vacant(slot) => {
+                    slot.insert(value);
+                    Ok(())
+                }
+                Entry::Occupied(mut slot) => {
+                    ctx.push_key(slot.key().clone());
+                    let at = ctx.at();
+                    let key = ctx.pop_key();
+                    match ctx.options.duplicate_keys {
+                        DuplicateKeys::Refuse => Err(ParseError::DuplicateKey { at, key }),
+                        DuplicateKeys::LastWins => {
+                            ctx.warnings.push(ParseWarning::DuplicateKey { at, key });
+                            slot.insert(value);
+                            Ok(())
+                        }
+                    }
+                }
+            };
+        }
         let duplicate = match (&mut self.explicit, ctx.path.last()) {
             (Some(set), Some(Token::Key(k))) => !set.insert(k.clone()),
             (None, Some(Token::Key(k))) => self.out.contains_key(k),

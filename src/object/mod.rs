@@ -647,6 +647,9 @@ fn documents(
         let mut fell_through = false;
         loop {
             let mut ctx = decode::Context::new(docs.len(), options, &mut warnings);
+            // Argo CD reads a JSON document through go-yaml v2 too (kube.SplitYAML, then
+            // sigs.k8s.io/yaml): its numbers come out as the YAML reader's do.
+            ctx.json_numbers = !options.go_numbers;
             match DeserializeSeed::deserialize(decode::Node(&mut ctx), &mut de) {
                 Ok(v) => docs.push(v),
                 Err(e) => {
@@ -670,11 +673,6 @@ fn documents(
             }
         }
         if !fell_through {
-            // Argo CD reads a JSON document through go-yaml v2 too (kube.SplitYAML, then
-            // sigs.k8s.io/yaml): its numbers come out as the YAML reader's do.
-            if !options.go_numbers {
-                docs.iter_mut().for_each(resolve::json_numbers);
-            }
             return Ok((docs, warnings));
         }
         warnings.clear();

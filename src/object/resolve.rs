@@ -368,23 +368,10 @@ pub(super) fn to_json(scalar: Scalar, text: &str) -> Result<Value, String> {
     })
 }
 
-/// The numbers of a JSON document as go-yaml v2 and the API machinery read them (a JSON
-/// number is a YAML 1.1 int or float): a whole float below 1e21 that fits 64 bits becomes an
-/// integer (`3.0`, `1e3`, `-0.0` is 0), an integer above `i64::MAX` a float.
-pub(super) fn json_numbers(value: &mut Value) {
-    match value {
-        Value::Number(n) => {
-            if let Some(v) = json_number(n) {
-                *value = v;
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(json_numbers),
-        Value::Object(map) => map.values_mut().for_each(json_numbers),
-        _ => {}
-    }
-}
-
-/// One number of [`json_numbers`]: `None` when it stays as it is.
+/// A number of a JSON document as go-yaml v2 and the API machinery read it (a JSON number is
+/// a YAML 1.1 int or float): a whole float below 1e21 that fits 64 bits becomes an integer
+/// (`3.0`, `1e3`, `-0.0` is 0), an integer above `i64::MAX` a float. `None` when it stays as
+/// it is.
 pub(super) fn json_number(n: &serde_json::Number) -> Option<Value> {
     match (n.as_u64(), n.as_f64()) {
         (Some(u), _) if u > i64::MAX as u64 => float(u as f64).ok(),

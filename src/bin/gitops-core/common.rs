@@ -156,6 +156,21 @@ impl Output {
 /// loop, no permission) is an error naming it, never skipped: a desired object that vanished
 /// would be marked for pruning.
 pub fn files_of(input: &Input, path: &Path) -> Result<Vec<PathBuf>, CliError> {
+    let mut said = Vec::new();
+    let files = files_in(input, path, &mut said);
+    say(said);
+    files
+}
+
+/// Prints on stderr the lines that reading would have printed as it went.
+fn say(said: Vec<String>) {
+    for line in said {
+        eprintln!("{line}");
+    }
+}
+
+/// [`files_of`], its notes kept in `said` instead of printed.
+fn files_in(input: &Input, path: &Path, said: &mut Vec<String>) -> Result<Vec<PathBuf>, CliError> {
     if is_stdin(path) {
         return Ok(vec![path.to_path_buf()]);
     }
@@ -195,18 +210,18 @@ pub fn files_of(input: &Input, path: &Path) -> Result<Vec<PathBuf>, CliError> {
     files.sort();
     skipped.sort();
     for (folder, link) in skipped {
-        if link {
-            eprintln!(
+        said.push(if link {
+            format!(
                 "note: {}: a symbolic link to a folder, not followed: its manifests are not read",
                 folder.display()
-            );
+            )
         } else {
-            eprintln!(
+            format!(
                 "note: {}: a subfolder, not read (--recursive reads subfolders, as Argo CD's \
                  directory.recurse)",
                 folder.display()
-            );
-        }
+            )
+        });
     }
     Ok(files)
 }
@@ -254,16 +269,20 @@ fn read_bytes(input: &Input, path: &Path) -> Result<Vec<u8>, CliError> {
 /// text without a mark read as U+FFFD, one for each maximal ill-formed part (a warning counts
 /// them). A text that starts with UTF-8's mark is taken as it is, and refused when it is not
 /// UTF-8 (go-yaml v2 refuses it then).
-fn read_manifest_text(input: &Input, path: &Path) -> Result<String, CliError> {
+fn read_manifest_text(
+    input: &Input,
+    path: &Path,
+    said: &mut Vec<String>,
+) -> Result<String, CliError> {
     let bytes = read_bytes(input, path)?;
     let name = display_name(path);
     let (text, replaced) = decode_manifest(bytes)
         .map_err(|e| CliError::Input(format!("{name}: not UTF-8 text: {e}")))?;
     if replaced > 0 {
         let s = if replaced == 1 { "" } else { "s" };
-        warn(&format!(
-            "{name}: {replaced} ill-formed UTF-8 sequence{s} read as U+FFFD, as Argo CD's \
-             repo-server reads them"
+        said.push(format!(
+            "gitops-core: warning: {name}: {replaced} ill-formed UTF-8 sequence{s} read as \
+             U+FFFD, as Argo CD's repo-server reads them"
         ));
     }
     Ok(text)
@@ -336,30 +355,40 @@ pub fn display_name(path: &Path) -> String {
     if is_stdin(path) { "standard input".to_string() } else { path.display().to_string() }
 }
 
-/// Reads the objects of every file under PATH (see [`files_of`]). Warnings of the reading go
-/// to stderr, naming the file.
-pub fn read_objects(input: &Input, path: &Path) -> Result<Vec<Value>, CliError> {
-    read_objects_with(input, path, &input.options)
-}
-
-/// [`read_objects`] with other options (health reads objects without a name).
+/// Reads the objects of every file under PATH (see [`files_of`]) with the options given
+/// (health reads objects without a name). Warnings of the reading go to stderr, naming the
+/// file.
 pub fn read_objects_with(
     input: &Input,
     path: &Path,
     options: &ParseOptions,
 ) -> Result<Vec<Value>, CliError> {
+    let mut said = Vec::new();
     let mut out = Vec::new();
-    for file in files_of(input, path)? {
-        let text = read_manifest_text(input, &file)?;
+    let read = objects_in(input, path, options, &mut said, &mut out);
+    say(said);
+    read.map(|()| out)
+}
+
+/// [`read_objects_with`] into `out`, its notes and warnings kept in `said` instead of printed.
+fn objects_in(
+    input: &Input,
+    path: &Path,
+    options: &ParseOptions,
+    said: &mut Vec<String>,
+    out: &mut Vec<Value>,
+) -> Result<(), CliError> {
+    for file in files_in(input, path, said)? {
+        let text = read_manifest_text(input, &file, said)?;
         let name = display_name(&file);
         let read = gitops_core::object::parse_manifests_with(&text, options)
             .map_err(|e| CliError::Input(format!("{name}: {e}")))?;
         for w in &read.warnings {
-            warn(&format!("{name}: {w}"));
+            said.push(format!("gitops-core: warning: {name}: {w}"));
         }
         out.extend(read.objects);
     }
-    Ok(out)
+    Ok(())
 }
 
 /// Prints a warning on stderr.
@@ -369,11 +398,21 @@ pub fn warn(message: &str) {
 
 /// Reads objects from several paths, in order.
 pub fn read_all_objects(input: &Input, paths: &[PathBuf]) -> Result<Vec<Value>, CliError> {
+    let mut said = Vec::new();
     let mut out = Vec::new();
-    for p in paths {
-        out.extend(read_objects(input, p)?);
-    }
-    Ok(out)
+    let read = all_objects_in(input, paths, &mut said, &mut out);
+    say(said);
+    read.map(|()| out)
+}
+
+/// [`read_all_objects`] into `out`, its notes and warnings kept in `said` instead of printed.
+fn all_objects_in(
+    input: &Input,
+    paths: &[PathBuf],
+    said: &mut Vec<String>,
+    out: &mut Vec<Value>,
+) -> Result<(), CliError> {
+    paths.iter().try_for_each(|p| objects_in(input, p, &input.options, said, out))
 }
 
 /// Reads one YAML or JSON document.
@@ -449,8 +488,22 @@ impl Comparison {
         namespace: Option<&str>,
         argocd_cm: Option<&Path>,
     ) -> Result<Comparison, CliError> {
-        let desired = read_all_objects(input, desired)?;
-        let live = read_all_objects(input, live)?;
+        // The live objects are read first, so that the larger text (a cluster's objects carry
+        // status and managed fields) is freed before the desired objects are read: the peak
+        // holds both trees and the desired text, not the live text (benches/README.md, "Whole
+        // process"). What the user sees is as if desired were read first: its notes and
+        // warnings come first, and its error wins (the live ones are then not printed).
+        // Standard input, which only one side can read, keeps the order as given.
+        let (desired, live) = if desired.iter().chain(live).any(|p| is_stdin(p)) {
+            (read_all_objects(input, desired)?, read_all_objects(input, live)?)
+        } else {
+            let (mut live_said, mut live_objects) = (Vec::new(), Vec::new());
+            let live_read = all_objects_in(input, live, &mut live_said, &mut live_objects);
+            let desired = read_all_objects(input, desired)?;
+            say(live_said);
+            live_read?;
+            (desired, live_objects)
+        };
         let app = app_for(input, app, namespace, &desired)?;
         let settings = argocd_cm.map(|p| read_settings(input, p)).transpose()?.unwrap_or_default();
         let mut scopes = gitops_core::object::Scopes::builtin();
@@ -515,7 +568,7 @@ pub fn read_project(
     let mut project = gitops_core::project::AppProject::from_value(&doc)
         .map_err(|e| CliError::Input(format!("{}: {e}", display_name(path))))?;
     for p in clusters {
-        for obj in read_objects(input, p)? {
+        for obj in read_objects_with(input, p, &input.options)? {
             let cluster = gitops_core::project::Cluster::from_value(&obj)
                 .map_err(|e| CliError::Input(format!("{}: {e}", display_name(p))))?;
             project.clusters.push(cluster);
