@@ -129,7 +129,7 @@ use crate::vocabulary::{
 };
 
 // The face of `sync`: every public item has this one path. The submodules are private.
-pub use apply::{ApplyError, ClientSideApply, LAST_APPLIED_ANNOTATION, client_side_apply};
+pub use apply::{ApplyError, ClientSideApply, client_side_apply};
 pub use backoff::{Retry, RetryOutcome, SelfHealSettings};
 #[cfg(test)]
 pub(crate) use decide::already_attempted;
@@ -138,25 +138,23 @@ pub use decide::{
     check_revisions, skips_reconcile, wipes_out,
 };
 pub use deletion::{
-    BACKGROUND_FINALIZER, CascadePass, DeleteHookType, DeletionRequest, DeletionStep,
-    FOREGROUND_FINALIZER, POST_DELETE_FINALIZER, PRE_DELETE_FINALIZER, RESOURCES_FINALIZER,
-    approved_at, cascade_pass, deletion_step,
+    CascadePass, DeleteHookType, DeletionRequest, DeletionStep, approved_at, cascade_pass,
+    deletion_step,
 };
 pub use guard::{
-    ALLOW_PRUNE_ANNOTATION, BlastRadiusGuard, ClaimFate, DEFAULT_MAX_PRUNE_FRACTION,
-    DEFAULT_PROTECTED_KINDS, GuardError, GuardLimit, GuardVerdict, PrunedResource, assess,
+    BlastRadiusGuard, ClaimFate, GuardError, GuardLimit, GuardVerdict, PrunedResource, assess,
     claims_of,
 };
 pub use messages::waiting_message;
 pub use operation::{
-    MAX_REQUEUE_SECONDS, OperationClock, OperationStateError, PickUp, PickUpAction,
-    TIMEOUT_MESSAGE, after_attempt, pick_up, wave_delay_seconds,
+    OperationClock, OperationStateError, PickUp, PickUpAction, after_attempt, pick_up,
+    wave_delay_seconds,
 };
 pub use status::{ResourceStatus, resource_statuses};
 pub use step::step;
 pub use tasks::plan;
 pub use terminate::terminate;
-pub use waves::{KIND_ORDER, kind_rank};
+pub use waves::kind_rank;
 pub use windows::{
     Cron, SyncWindow, SyncWindows, WindowError, WindowTarget, auto_sync_blocked, project_windows,
 };

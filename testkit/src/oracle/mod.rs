@@ -8,5 +8,7 @@ pub mod deletion;
 pub mod jq;
 pub mod normalize;
 pub mod objects;
+#[cfg(feature = "lua")]
+pub mod scripts;
 pub mod syncsim;
 pub mod tracking;
