@@ -35,7 +35,7 @@ pub(crate) struct Built<'a> {
 /// The plan borrows the objects of `request` and `observations`: planning reads them and copies
 /// none (only a hook, which gets a finalizer and maybe a name, and the auto-created namespace
 /// are new objects), so its cost follows the number of objects, not their size.
-/// [`TaskObject::to_value`](super::TaskObject::to_value) builds the object a task sends,
+/// [`Task::target`](super::Task::target) builds the object a task sends,
 /// [`Plan::into_owned`](super::Plan::into_owned) a plan that outlives its inputs.
 ///
 /// # Examples
