@@ -19,7 +19,6 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
 use serde_json::{Value, json};
 
-use gitops_core as engine;
 use gitops_core_testkit::workload;
 
 use gitops_core_testkit::oracle::{autosync, deletion, jq, normalize, objects, syncsim, tracking};
@@ -28,9 +27,6 @@ use gitops_core_testkit::oracle::{autosync, deletion, jq, normalize, objects, sy
 mod defaulting;
 mod generate;
 mod scripts;
-// Also included by the replay (src/tests/oracle_replay.rs): it needs the `lua` feature, which a
-// Cargo feature cannot pass on to the testkit (a dev-dependency), so it stays a file here.
-mod scripts_ours;
 mod tracking_cases;
 mod yaml;
 

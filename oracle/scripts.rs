@@ -33,7 +33,7 @@ use super::generate::Rng;
 use super::{Peer, covers, first_difference, pointer_class, save, spelling};
 use gitops_core as engine;
 
-use super::scripts_ours::{self as ours, Ours};
+use gitops_core_testkit::oracle::scripts::{self as ours, Ours};
 
 /// The action parameters Argo CD 3.6.2's scripts read (`actionParams[...]`), with values a
 /// user may type: the same map goes to every action on both sides.

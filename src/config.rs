@@ -16,7 +16,7 @@ use crate::object::type_name;
 use crate::vocabulary::{COMPARE_OPTIONS_ANNOTATION, DEFAULT_INSTANCE_LABEL, csv};
 
 /// kubectl's last-applied-configuration annotation.
-pub const LAST_APPLIED_ANNOTATION: &str = "kubectl.kubernetes.io/last-applied-configuration";
+pub(crate) const LAST_APPLIED_ANNOTATION: &str = "kubectl.kubernetes.io/last-applied-configuration";
 
 /// An Argo CD `Application`, as far as the engine reads it.
 ///
@@ -519,7 +519,7 @@ fn core_excluded(group: &str, kind: &str) -> bool {
 }
 
 /// The namespace Argo CD runs in when `argocd-cm` names none.
-pub const DEFAULT_ARGOCD_NAMESPACE: &str = "argocd";
+pub(crate) const DEFAULT_ARGOCD_NAMESPACE: &str = "argocd";
 
 impl Default for Settings {
     fn default() -> Self {

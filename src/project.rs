@@ -41,21 +41,21 @@ const IN_CLUSTER: (&str, &str) = ("https://kubernetes.default.svc", "in-cluster"
 #[non_exhaustive]
 pub struct AppProject {
     /// `metadata.name`.
-    pub name: String,
+    pub(crate) name: String,
     /// `spec.orphanedResources`; `None` when the project does not monitor orphans.
-    pub orphaned_resources: Option<OrphanedResourcesSettings>,
+    pub(crate) orphaned_resources: Option<OrphanedResourcesSettings>,
     /// `spec.namespaceResourceWhitelist`; `None` (absent) permits every namespaced kind.
-    pub namespace_resource_whitelist: Option<Vec<GroupKind>>,
+    pub(crate) namespace_resource_whitelist: Option<Vec<GroupKind>>,
     /// `spec.namespaceResourceBlacklist`.
-    pub namespace_resource_blacklist: Vec<GroupKind>,
+    pub(crate) namespace_resource_blacklist: Vec<GroupKind>,
     /// `spec.clusterResourceWhitelist`: the only cluster-scoped kinds permitted.
-    pub cluster_resource_whitelist: Vec<ClusterResourceItem>,
+    pub(crate) cluster_resource_whitelist: Vec<ClusterResourceItem>,
     /// `spec.clusterResourceBlacklist`.
-    pub cluster_resource_blacklist: Vec<ClusterResourceItem>,
+    pub(crate) cluster_resource_blacklist: Vec<ClusterResourceItem>,
     /// `spec.destinations`.
-    pub destinations: Vec<ProjectDestination>,
+    pub(crate) destinations: Vec<ProjectDestination>,
     /// `spec.permitOnlyProjectScopedClusters`: destinations only on the project's clusters.
-    pub permit_only_project_scoped_clusters: bool,
+    pub(crate) permit_only_project_scoped_clusters: bool,
     /// The clusters the host knows (not read from the manifest): those whose `project` is
     /// this project's name are its clusters; all of them resolve a destination's cluster.
     pub clusters: Vec<Cluster>,
@@ -161,11 +161,11 @@ fn decode(v: &str) -> Option<String> {
 #[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", default)]
 #[non_exhaustive]
-pub struct OrphanedResourcesSettings {
+pub(crate) struct OrphanedResourcesSettings {
     /// Whether orphans raise `OrphanedResourceWarning` (off unless `true`).
-    pub warn: Option<bool>,
+    pub(crate) warn: Option<bool>,
     /// Objects never counted as orphans.
-    pub ignore: Vec<OrphanedResourceKey>,
+    pub(crate) ignore: Vec<OrphanedResourceKey>,
 }
 
 /// An entry of `orphanedResources.ignore`.
@@ -173,13 +173,13 @@ pub struct OrphanedResourcesSettings {
 #[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
 #[serde(default)]
 #[non_exhaustive]
-pub struct OrphanedResourceKey {
+pub(crate) struct OrphanedResourceKey {
     /// API group glob (`""` is the core group, matched exactly).
-    pub group: String,
+    pub(crate) group: String,
     /// Kind glob; empty matches any kind.
-    pub kind: String,
+    pub(crate) kind: String,
     /// Name glob; empty matches any name.
-    pub name: String,
+    pub(crate) name: String,
 }
 
 /// An entry of a namespaced resource list (`metav1.GroupKind`).
@@ -187,11 +187,11 @@ pub struct OrphanedResourceKey {
 #[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
 #[serde(default)]
 #[non_exhaustive]
-pub struct GroupKind {
+pub(crate) struct GroupKind {
     /// API group pattern.
-    pub group: String,
+    pub(crate) group: String,
     /// Kind pattern.
-    pub kind: String,
+    pub(crate) kind: String,
 }
 
 /// An entry of a cluster resource list (`ClusterResourceRestrictionItem`).
@@ -199,13 +199,13 @@ pub struct GroupKind {
 #[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
 #[serde(default)]
 #[non_exhaustive]
-pub struct ClusterResourceItem {
+pub(crate) struct ClusterResourceItem {
     /// API group pattern.
-    pub group: String,
+    pub(crate) group: String,
     /// Kind pattern.
-    pub kind: String,
+    pub(crate) kind: String,
     /// Name pattern; empty matches any name.
-    pub name: String,
+    pub(crate) name: String,
 }
 
 /// An entry of `spec.destinations`.
@@ -213,13 +213,13 @@ pub struct ClusterResourceItem {
 #[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
 #[serde(default)]
 #[non_exhaustive]
-pub struct ProjectDestination {
+pub(crate) struct ProjectDestination {
     /// Server URL glob (`!` denies).
-    pub server: String,
+    pub(crate) server: String,
     /// Cluster name glob (`!` denies).
-    pub name: String,
+    pub(crate) name: String,
     /// Namespace glob (`!` denies).
-    pub namespace: String,
+    pub(crate) namespace: String,
 }
 
 /// One field of the spec: absent or null is `None`.

@@ -45,9 +45,7 @@ use crate::object::ObjectRef;
 
 pub use lookup::{ActionScript, ActionScripts};
 pub use run::Actions;
-pub use testing::{
-    ActionTestCase, ActionTestError, ActionTestKind, ArgoTestNormalizer, TEST_NOW, run_action_tests,
-};
+pub use testing::{ActionTestCase, ActionTestError, ActionTestKind, TEST_NOW, run_action_tests};
 
 /// The built-in actions, by `<group>/<Kind>` (`Kind` for the core group): every action Argo
 /// CD 3.6.2 ships a script for, in Rust (`src/actions/kinds/`). They answer where no script of

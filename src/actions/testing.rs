@@ -93,7 +93,7 @@ pub struct ActionTestError {
 /// `workflows.argoproj.io/scheduled-time` annotation. Times written from `now` are compared
 /// as they are (see [`TEST_NOW`]), and a created Job's metadata is compared in full.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct ArgoTestNormalizer;
+pub(crate) struct ArgoTestNormalizer;
 
 impl Normalizer for ArgoTestNormalizer {
     fn normalize(&self, obj: &mut Value) {
@@ -143,7 +143,10 @@ fn text<'a>(v: &'a Value, name: &str) -> &'a str {
 ///   version, kind, name and namespace, a Job created from a CronJob or a Workflow from a
 ///   CronWorkflow or WorkflowTemplate by the prefix of the source's name (its name is then
 ///   taken from the expected object), and the two must not differ by Argo CD's diff after
-///   [`ArgoTestNormalizer`]: a field the expected object leaves out is not compared, and
+///   its test normalizer (`testNormalizer`: a Deployment's `status`,
+///   `metadata.creationTimestamp` and `metadata.generation`, a Workflow's
+///   `metadata.resourceVersion`, `metadata.uid` and `workflows.argoproj.io/scheduled-time`
+///   annotation removed): a field the expected object leaves out is not compared, and
 ///   numbers compare as Kubernetes compares them (`6` equals `6.0`).
 ///
 /// `files` maps the paths the test file names (relative to it) to their text. Cases run on

@@ -52,7 +52,7 @@ use crate::vocabulary::{DEFAULT_INSTANCE_LABEL, TRACKING_ID_ANNOTATION};
 
 /// Managers that stand for the API server and the built-in controllers: fields only they
 /// wrote are bookkeeping (revision annotations, allocated values), not drift.
-pub const SYSTEM_MANAGERS: &[&str] = &[
+pub(super) const SYSTEM_MANAGERS: &[&str] = &[
     "kube-apiserver",
     "kube-controller-manager",
     "kube-scheduler",
@@ -88,7 +88,9 @@ pub struct ExplainOptions {
     /// `kubectl-client-side-apply` (objects first applied with `kubectl apply`). What they
     /// wrote is Git's, never an unmanaged addition.
     pub appliers: Vec<String>,
-    /// Managers whose fields alone are not drift; [`SYSTEM_MANAGERS`] by default.
+    /// Managers whose fields alone are not drift; by default the control plane's
+    /// (`kube-apiserver`, `kube-controller-manager`, `kube-scheduler`, `kubelet`,
+    /// `cloud-controller-manager`).
     pub system_managers: Vec<String>,
     /// Labels and annotations Argo CD writes itself (tracking, last-applied); never listed.
     pub argo_metadata: Vec<String>,

@@ -15,7 +15,7 @@ pub(crate) fn is_secret(group: &str, kind: &str) -> bool {
 
 /// The mask of the first distinct value of a key, and of a last-applied annotation that is
 /// hidden whole (eight `+`). Every further distinct value gets four more `+`.
-pub const MASK_ANNOTATION_VALUE: &str = "++++++++";
+pub(super) const MASK_ANNOTATION_VALUE: &str = "++++++++";
 
 /// Masks a Secret pair for display, as Argo CD's `HideSecretData`.
 ///
@@ -25,7 +25,7 @@ pub const MASK_ANNOTATION_VALUE: &str = "++++++++";
 /// live, target's last-applied, live's last-applied) gets 8, the next 12, and so on. Equal
 /// values share a mask, so a difference stays visible without showing the secret. The
 /// last-applied annotations are re-serialised masked; one that does not parse, or that is
-/// itself named in `hide_annotations`, becomes exactly [`MASK_ANNOTATION_VALUE`].
+/// itself named in `hide_annotations`, becomes exactly `++++++++`.
 ///
 /// # Examples
 ///

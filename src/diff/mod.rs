@@ -87,13 +87,13 @@ pub(crate) use app::{
 pub(crate) use compare::{json_patch_ops, json_patch_ops_at};
 pub use error::DiffError;
 pub use explain::{
-    ExplainOptions, FieldChange, FieldWriter, ResourceExplanation, SYSTEM_MANAGERS, UnmanagedField,
-    explain_app, explain_changes, unmanaged_fields,
+    ExplainOptions, FieldChange, FieldWriter, ResourceExplanation, UnmanagedField, explain_app,
+    explain_changes, unmanaged_fields,
 };
 pub(crate) use ignore_seam::AppNormalizer;
 pub use linediff::{line_diff, unified_diff};
+pub use mask::hide_secret_data;
 pub(crate) use mask::is_secret;
-pub use mask::{MASK_ANNOTATION_VALUE, hide_secret_data};
 pub use pipeline::diff;
 pub use respect::{RespectedTarget, respect_ignore_differences};
 

@@ -189,13 +189,13 @@ impl fmt::Display for ObjectRef {
 }
 
 /// `group/Kind`, or `Kind` when the group is empty.
-pub fn group_kind_key(group: &str, kind: &str) -> String {
+pub(crate) fn group_kind_key(group: &str, kind: &str) -> String {
     if group.is_empty() { kind.to_string() } else { format!("{group}/{kind}") }
 }
 
 /// Splits an `apiVersion` into group and version: `apps/v1` gives (`apps`, `v1`), `v1` gives
 /// (``, `v1`).
-pub fn split_api_version(api_version: &str) -> (&str, &str) {
+pub(crate) fn split_api_version(api_version: &str) -> (&str, &str) {
     match api_version.rsplit_once('/') {
         Some((g, v)) => (g, v),
         None => ("", api_version),
@@ -348,7 +348,7 @@ impl ParseError {
 }
 
 /// The JSON type name of a value, for messages.
-pub fn type_name(v: &Value) -> &'static str {
+pub(crate) fn type_name(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",
@@ -795,7 +795,7 @@ fn check_flow_depth(text: &str) -> Result<(), ParseError> {
 }
 
 /// Escapes one RFC 6901 reference token (`~` as `~0`, `/` as `~1`).
-pub fn escape_pointer_token(token: &str) -> String {
+pub(crate) fn escape_pointer_token(token: &str) -> String {
     if token.contains(['~', '/']) {
         token.replace('~', "~0").replace('/', "~1")
     } else {

@@ -22,7 +22,7 @@ use crate::vocabulary::{Timestamp, format_rfc3339};
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[non_exhaustive]
-pub struct OrphansParams {
+pub(super) struct OrphansParams {
     /// The Argo CD `Application` (its destination and name).
     #[schemars(schema_with = "object_schema")]
     pub app: Value,
@@ -57,7 +57,7 @@ pub struct OrphansParams {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[non_exhaustive]
-pub struct NeedsRefreshParams {
+pub(super) struct NeedsRefreshParams {
     /// The object before the event.
     #[schemars(schema_with = "object_schema")]
     pub old: Value,
@@ -80,7 +80,7 @@ pub struct NeedsRefreshParams {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[non_exhaustive]
-pub struct DeletionStepParams {
+pub(super) struct DeletionStepParams {
     /// The Argo CD `Application`, with `metadata.deletionTimestamp` and `finalizers`.
     #[schemars(schema_with = "object_schema")]
     pub app: Value,
@@ -101,7 +101,7 @@ pub struct DeletionStepParams {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[non_exhaustive]
-pub struct OperationParams {
+pub(super) struct OperationParams {
     /// The Argo CD `Application`: its `argocd.argoproj.io/skip-reconcile` annotation and
     /// `status.operationState` (phase, `startedAt`, `finishedAt`, `retryCount`,
     /// `operation.retry` with `refresh`).

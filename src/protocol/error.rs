@@ -2,13 +2,13 @@
 
 use crate::object::ObjectRef;
 
-use super::wire::{ErrorCode, ErrorObject, Method, PROTOCOL_VERSION};
+use super::wire::{ErrorCode, ErrorObject, PROTOCOL_VERSION};
 
 /// Why a request failed. Each variant has one wire [`ErrorCode`]; its `Display` text is the
 /// wire `message`.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
-pub enum ProtocolError {
+pub(super) enum ProtocolError {
     /// The line is not JSON.
     #[error("parse error: {message}")]
     Parse {
@@ -54,12 +54,6 @@ pub enum ProtocolError {
         /// The version asked for.
         requested: u32,
     },
-    /// The method exists but this build cannot answer it.
-    #[error("engine error: {method} is not available in this build")]
-    Unavailable {
-        /// The method.
-        method: Method,
-    },
     /// A bug: the engine panicked on this request. The server answers and carries on.
     #[error("internal error: {message}")]
     Internal {
@@ -86,16 +80,7 @@ pub enum ProtocolError {
 
 impl ProtocolError {
     /// The wire code of this error.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use gitops_core::protocol::{ErrorCode, ProtocolError};
-    /// let e = ProtocolError::TooLarge { len: 20, limit: 10 };
-    /// assert_eq!(e.code(), ErrorCode::RequestTooLarge);
-    /// assert_eq!(e.to_string(), "request too large: 20 bytes, the limit is 10");
-    /// ```
-    pub fn code(&self) -> ErrorCode {
+    pub(super) fn code(&self) -> ErrorCode {
         match self {
             ProtocolError::Parse { .. } => ErrorCode::ParseError,
             ProtocolError::InvalidRequest { .. } => ErrorCode::InvalidRequest,
@@ -103,16 +88,14 @@ impl ProtocolError {
             ProtocolError::InvalidParams { .. } => ErrorCode::InvalidParams,
             ProtocolError::TooLarge { .. } => ErrorCode::RequestTooLarge,
             ProtocolError::UnsupportedVersion { .. } => ErrorCode::UnsupportedVersion,
-            ProtocolError::Unavailable { .. } | ProtocolError::Engine { .. } => {
-                ErrorCode::EngineError
-            }
+            ProtocolError::Engine { .. } => ErrorCode::EngineError,
             ProtocolError::Internal { .. } => ErrorCode::InternalError,
             ProtocolError::LimitExceeded { .. } => ErrorCode::LimitExceeded,
         }
     }
 
     /// The error as it goes on the wire.
-    pub fn to_wire(&self) -> ErrorObject {
+    pub(super) fn to_wire(&self) -> ErrorObject {
         let (object, path) = match self {
             ProtocolError::InvalidParams { path, .. } => (None, Some(path.clone())),
             ProtocolError::Engine { object, path, .. } => {
@@ -131,5 +114,16 @@ impl ProtocolError {
     /// An `invalid_request` error.
     pub(crate) fn request(message: impl Into<String>) -> ProtocolError {
         ProtocolError::InvalidRequest { message: message.into() }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn error_codes() {
+        use super::{ErrorCode, ProtocolError};
+        let e = ProtocolError::TooLarge { len: 20, limit: 10 };
+        assert_eq!(e.code(), ErrorCode::RequestTooLarge);
+        assert_eq!(e.to_string(), "request too large: 20 bytes, the limit is 10");
     }
 }

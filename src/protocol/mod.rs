@@ -23,9 +23,9 @@
 //!   come in the order of the requests, one per non-blank line, so a client may also pipeline.
 //! - `method` is one of `diff`, `health`, `plan`, `step`, `decide`, `configure`, `hello`,
 //!   `actions.list`, `actions.run`, `app.open`, `app.update`, `app.desired`, `app.close`,
-//!   `orphans`, `needsRefresh`, `deletion.step`, `operation` ([`Method`]).
-//! - `params` is an object ([`DiffParams`], [`HealthParams`], [`PlanParams`], [`StepParams`],
-//!   [`DecideParams`], [`ConfigureParams`]); left out or null it is `{}`. Params carry the same
+//!   `orphans`, `needsRefresh`, `deletion.step`, `operation` (`Method`).
+//! - `params` is an object (`DiffParams`, `HealthParams`, `PlanParams`, `StepParams`,
+//!   `DecideParams`, `ConfigureParams`); left out or null it is `{}`. Params carry the same
 //!   inputs as the CLI commands: objects inline as JSON arrays, `app` as the `Application`
 //!   manifest (JSON), `argocdCm` as the ConfigMap or its `data` map, `customizations` as a map
 //!   of `<group>/<Kind>` to the text of `health.lua`, and `now` as RFC 3339 where time matters
@@ -33,35 +33,35 @@
 //!   something an older server ignores.
 //! - `result` is the same JSON the CLI command of the same name prints with `--output json`
 //!   (compact, on one line).
-//! - `error` always has the four fields `code`, `message`, `object` and `path` ([`ErrorObject`]).
+//! - `error` always has the four fields `code`, `message`, `object` and `path` (`ErrorObject`).
 //!
 //! # Methods
 //!
 //! | method | params | result |
 //! |---|---|---|
-//! | `diff` | `desired`, `live`, `app`?, `argocdCm`?, `dryRuns`?, `openapi`?, `project`?, `clusters`? ([`DiffParams`]) | what `gitops-core diff --output json` prints ([`DiffOutput`]) |
-//! | `health` | `objects`, `argocdCm`?, `customizations`?, `now`?, `conditionFallback`?, `builtinRules`? ([`HealthParams`]) | what `gitops-core health --output json` prints ([`HealthOutput`]) |
-//! | `plan` | `desired`, `live`, `app`?, `argocdCm`? ([`PlanParams`]) | what `gitops-core plan --output json` prints |
-//! | `decide` | `app`, `desired`, `live`, `revision`, `now`, `argocdCm`?, `guard`?, `claims`? ([`DecideParams`]) | what `gitops-core decide --output json` prints ([`DecideOutput`]; `guard` only with a guard) |
-//! | `step` | `request` (`sync::SyncRequest`), `state`? (`sync::SyncState`), `observations`? (`sync::Observations`), `now` ([`StepParams`]) | the library's `sync::Step`: `state` (pass it back next time), `actions`, `done`, `wave` |
-//! | `configure` | `protocolVersion`?, `argocdCm`?, `app`?, `customizations`?, `limits`?, `builtinRules`? ([`ConfigureParams`]); params given (`{}` too) replace the whole configuration, params left out or null change nothing | [`ConfigureResult`] |
-//! | `actions.list` | `object`, `argocdCm`?, `customizations`?, `now`? ([`ActionsListParams`]) | what `gitops-core actions list --output json` prints ([`ActionsListOutput`]) |
-//! | `actions.run` | `object`, `action`, `parameters`?, `argocdCm`?, `customizations`?, `now`?, `showSecrets`? ([`ActionsRunParams`]) | what `gitops-core actions run --output json` prints ([`ActionsRunOutput`]), a Secret's values masked unless `showSecrets`; a failing action is an `engine_error` naming the script and the object |
-//! | `hello` | none | the handshake: `protocolVersion`, `engineVersion`, `methods`, `features`, `limits`, `builtinActionKinds`, `builtinHealth` (the Argo CD release the built-in health rules follow and their kinds, [`BuiltinHealth`]) ([`HelloResult`]) |
+//! | `diff` | `desired`, `live`, `app`?, `argocdCm`?, `dryRuns`?, `openapi`?, `project`?, `clusters`? (`DiffParams`) | what `gitops-core diff --output json` prints (`DiffOutput`) |
+//! | `health` | `objects`, `argocdCm`?, `customizations`?, `now`?, `conditionFallback`?, `builtinRules`? (`HealthParams`) | what `gitops-core health --output json` prints (`HealthOutput`) |
+//! | `plan` | `desired`, `live`, `app`?, `argocdCm`? (`PlanParams`) | what `gitops-core plan --output json` prints |
+//! | `decide` | `app`, `desired`, `live`, `revision`, `now`, `argocdCm`?, `guard`?, `claims`? (`DecideParams`) | what `gitops-core decide --output json` prints (`DecideOutput`; `guard` only with a guard) |
+//! | `step` | `request` (`sync::SyncRequest`), `state`? (`sync::SyncState`), `observations`? (`sync::Observations`), `now` (`StepParams`) | the library's `sync::Step`: `state` (pass it back next time), `actions`, `done`, `wave` |
+//! | `configure` | `protocolVersion`?, `argocdCm`?, `app`?, `customizations`?, `limits`?, `builtinRules`? (`ConfigureParams`); params given (`{}` too) replace the whole configuration, params left out or null change nothing | `ConfigureResult` |
+//! | `actions.list` | `object`, `argocdCm`?, `customizations`?, `now`? (`ActionsListParams`) | what `gitops-core actions list --output json` prints (`ActionsListOutput`) |
+//! | `actions.run` | `object`, `action`, `parameters`?, `argocdCm`?, `customizations`?, `now`?, `showSecrets`? (`ActionsRunParams`) | what `gitops-core actions run --output json` prints (`ActionsRunOutput`), a Secret's values masked unless `showSecrets`; a failing action is an `engine_error` naming the script and the object |
+//! | `hello` | none | the handshake: `protocolVersion`, `engineVersion`, `methods`, `features`, `limits`, `builtinActionKinds`, `builtinHealth` (the Argo CD release the built-in health rules follow and their kinds, `BuiltinHealth`) (`HelloResult`) |
 //!
-//! | `app.open` | `desired`, `live`, `app`?, `argocdCm`?, `now`?, `project`?, `clusters`? ([`AppOpenParams`]) | a session: its handle, every row of `diff` and of `health`, the roll-ups ([`SessionOutput`]) |
-//! | `app.update` | `session`, `events` (watch events: `type` `ADDED`, `MODIFIED` or `DELETED`, `object`), `now`? ([`AppUpdateParams`]) | what changed ([`SessionOutput`]) |
-//! | `app.desired` | `session`, `desired` (the whole new set), `now`? ([`AppDesiredParams`]) | what changed ([`SessionOutput`]) |
-//! | `app.close` | `session` ([`AppCloseParams`]) | [`AppCloseResult`] |
+//! | `app.open` | `desired`, `live`, `app`?, `argocdCm`?, `now`?, `project`?, `clusters`? (`AppOpenParams`) | a session: its handle, every row of `diff` and of `health`, the roll-ups (`SessionOutput`) |
+//! | `app.update` | `session`, `events` (watch events: `type` `ADDED`, `MODIFIED` or `DELETED`, `object`), `now`? (`AppUpdateParams`) | what changed (`SessionOutput`) |
+//! | `app.desired` | `session`, `desired` (the whole new set), `now`? (`AppDesiredParams`) | what changed (`SessionOutput`) |
+//! | `app.close` | `session` (`AppCloseParams`) | `AppCloseResult` |
 //!
 //! The controller's other decisions:
 //!
 //! | method | params | result |
 //! |---|---|---|
-//! | `orphans` | `app`, `project`, `clusters`?, `desired`, `live`, `argocdCm`?, `apps`? ([`OrphansParams`]) | the orphaned resources and `OrphanedResourceWarning` (`orphans::Orphans`), what `gitops-core status --project` lists |
-//! | `needsRefresh` | `old`, `new`, `oldHealth`?, `newHealth`?, `argocdCm`? ([`NeedsRefreshParams`]) | whether the watch event needs the app refreshed ([`output::NeedsRefreshResult`]) |
-//! | `deletion.step` | `app` (with `deletionTimestamp` and `finalizers`), `targets`, `live` (`sync::LiveObject`), `afterDeletions` (`live` read again after this pass's cascade deletions) ([`DeletionStepParams`]) | one pass of the app's deletion: `finalizers`, `actions`, `condition` (`DeletionError`), `message`, `done` (`sync::DeletionStep`) |
-//! | `operation` | `app`, `now`, `syncTimeoutSeconds`?, `failedAttempt`?, `wave`?, `syncWaveDelay`? ([`OperationParams`]) | `skipReconcile`, what to do with the operation in progress now and when to look again, the answer to a failed attempt, when the next wave may run ([`output::OperationResult`]) |
+//! | `orphans` | `app`, `project`, `clusters`?, `desired`, `live`, `argocdCm`?, `apps`? (`OrphansParams`) | the orphaned resources and `OrphanedResourceWarning` (`orphans::Orphans`), what `gitops-core status --project` lists |
+//! | `needsRefresh` | `old`, `new`, `oldHealth`?, `newHealth`?, `argocdCm`? (`NeedsRefreshParams`) | whether the watch event needs the app refreshed (`output::NeedsRefreshResult`) |
+//! | `deletion.step` | `app` (with `deletionTimestamp` and `finalizers`), `targets`, `live` (`sync::LiveObject`), `afterDeletions` (`live` read again after this pass's cascade deletions) (`DeletionStepParams`) | one pass of the app's deletion: `finalizers`, `actions`, `condition` (`DeletionError`), `message`, `done` (`sync::DeletionStep`) |
+//! | `operation` | `app`, `now`, `syncTimeoutSeconds`?, `failedAttempt`?, `wave`?, `syncWaveDelay`? (`OperationParams`) | `skipReconcile`, what to do with the operation in progress now and when to look again, the answer to a failed attempt, when the next wave may run (`output::OperationResult`) |
 //!
 //! # Sessions
 //!
@@ -137,7 +137,7 @@
 //! | `internal_error` | a bug; please report it | the request's, or null |
 //! | `limit_exceeded` | `app.open`, `app.update` or `app.desired` would go over `maxSessions` or `maxSessionObjects` | the request's |
 //!
-//! Codes are stable ([`ErrorCode`]); messages are lowercase and specific, meant for people.
+//! Codes are stable (`ErrorCode`); messages are lowercase and specific, meant for people.
 //!
 //! # Limits and the end of input
 //!
@@ -169,23 +169,13 @@ mod session;
 mod shapes;
 mod wire;
 
-pub use controller::{DeletionStepParams, NeedsRefreshParams, OperationParams, OrphansParams};
-pub use error::ProtocolError;
-pub use output::{
-    ActionsListOutput, ActionsRunOutput, ActionsRunResource, AttemptResult, DecideClaimOutput,
-    DecideGuardOutput, DecideOutput, DecidePruneOutput, DiffOutput, DiffOutputResource,
-    HealthOutput, HealthOutputResource, NeedsRefreshResult, OperationResult, PlanOutput,
-    PlanOutputTask,
-};
+pub use output::Document;
 pub use schema::json_schema;
 pub use server::Server;
-pub use session::{
-    AppCloseParams, AppCloseResult, AppDesiredParams, AppOpenParams, AppUpdateParams,
-    DEFAULT_MAX_SESSION_OBJECTS, DEFAULT_MAX_SESSIONS, SessionOutput, WatchEvent, WatchEventType,
-};
-pub use wire::{
-    ActionsListParams, ActionsRunParams, BuiltinHealth, ConfigureParams, ConfigureResult,
-    DEFAULT_MAX_REQUEST_BYTES, DecideParams, DiffParams, ErrorCode, ErrorObject, HealthParams,
-    HelloParams, HelloResult, Limits, Method, Outcome, PROTOCOL_VERSION, PlanParams, Request,
-    Response, StepParams,
-};
+pub use session::{DEFAULT_MAX_SESSION_OBJECTS, DEFAULT_MAX_SESSIONS};
+pub use wire::{DEFAULT_MAX_REQUEST_BYTES, PROTOCOL_VERSION};
+
+// The wire types are private: the protocol's contract is the JSON Schema generated from them
+// (`json_schema`), not the Rust types; a Rust host calls the library directly.
+#[cfg(test)]
+pub(crate) use wire::Response;

@@ -10,13 +10,62 @@ use serde::{Deserialize, Serialize};
 use crate::diff::{AppDiff, Condition, PatchOp};
 use crate::health::AppHealth;
 
+/// The JSON document of a method's `result`, which is also what the CLI command of the same
+/// name prints with `--output json`: built from the engine's answer by the protocol's own
+/// (private) output types, so that the CLI and `serve` cannot drift apart. The schema of each
+/// is in [`json_schema`](super::json_schema).
+///
+/// ```
+/// use gitops_core::protocol::Document;
+/// let doc = serde_json::to_value(Document::Blocked("paused")).unwrap();
+/// assert_eq!(doc["sync"], false);
+/// assert_eq!(doc["message"], "paused");
+/// ```
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub enum Document<'a> {
+    /// `diff`: the conditions, notes, resources and sync status of an app's comparison.
+    Diff(&'a AppDiff),
+    /// `health`: every resource's health and the app's.
+    Health(&'a AppHealth),
+    /// `plan`: the tasks of a sync plan, in the order they run, under `tasks`.
+    Plan(&'a crate::sync::Plan<'a>),
+    /// `plan --guard`'s `guard` member: what the blast-radius guard found.
+    Guard(&'a crate::sync::GuardVerdict),
+    /// `decide`: the automated-sync decision.
+    Decision(&'a crate::sync::Decision),
+    /// `decide` when automated sync is blocked (reconcile skipped, a sync window): no sync,
+    /// with this message.
+    Blocked(&'a str),
+    /// `actions.list`: the actions an object offers.
+    Actions(&'a [crate::actions::ResourceAction]),
+    /// `actions.run`: the action's result, and the object it ran on (each patched resource is
+    /// written as that object with the patch applied).
+    ActionRun(&'a crate::actions::ActionResult, &'a serde_json::Value),
+}
+
+impl Serialize for Document<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match *self {
+            Document::Diff(d) => DiffOutput::new(d).serialize(serializer),
+            Document::Health(h) => HealthOutput::new(h).serialize(serializer),
+            Document::Plan(p) => PlanOutput::new(p).serialize(serializer),
+            Document::Guard(v) => DecideGuardOutput::new(v).serialize(serializer),
+            Document::Decision(d) => DecideOutput::new(d).serialize(serializer),
+            Document::Blocked(m) => DecideOutput::blocked(m.to_string()).serialize(serializer),
+            Document::Actions(a) => serializer.collect_seq(a),
+            Document::ActionRun(r, input) => ActionsRunOutput::new(r, input).serialize(serializer),
+        }
+    }
+}
+
 /// `gitops-core diff --output json`, the `diff` result.
 ///
 /// Keys are in alphabetical order, the order the command has always printed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
-pub struct DiffOutput {
+pub(super) struct DiffOutput {
     /// Application conditions (comparison errors and warnings), sorted.
     #[schemars(schema_with = "conditions_schema")]
     pub conditions: Vec<Condition>,
@@ -35,7 +84,7 @@ pub struct DiffOutput {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
-pub struct DiffOutputResource {
+pub(super) struct DiffOutputResource {
     /// RFC 6902 operations from the normalized live object to the predicted live object
     /// (Secret values masked).
     #[schemars(schema_with = "patch_schema")]
@@ -81,7 +130,7 @@ impl DiffOutputResource {
 
 impl DiffOutput {
     /// The output of an application diff.
-    pub fn new(result: &AppDiff) -> DiffOutput {
+    pub(super) fn new(result: &AppDiff) -> DiffOutput {
         DiffOutput {
             conditions: result.conditions.clone(),
             notes: result.notes.clone(),
@@ -94,7 +143,7 @@ impl DiffOutput {
 /// `gitops-core health --output json`, the `health` result.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[non_exhaustive]
-pub struct HealthOutput {
+pub(super) struct HealthOutput {
     /// The app's health: the worst status among the resources that count.
     #[schemars(with = "crate::health::HealthStatus")]
     pub status: String,
@@ -107,7 +156,7 @@ pub struct HealthOutput {
 /// One resource of [`HealthOutput`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[non_exhaustive]
-pub struct HealthOutputResource {
+pub(super) struct HealthOutputResource {
     /// API group.
     pub group: String,
     /// API version.
@@ -128,7 +177,7 @@ pub struct HealthOutputResource {
 
 impl HealthOutput {
     /// The output of an app health.
-    pub fn new(app: &AppHealth) -> HealthOutput {
+    pub(super) fn new(app: &AppHealth) -> HealthOutput {
         HealthOutput {
             status: app.status.as_str().to_string(),
             message: app.message.clone(),
@@ -162,13 +211,13 @@ fn resource_sync_status_schema(_: &mut schemars::SchemaGenerator) -> schemars::S
 /// offers, sorted by name.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(transparent)]
-pub struct ActionsListOutput(pub Vec<crate::actions::ResourceAction>);
+pub(super) struct ActionsListOutput(pub Vec<crate::actions::ResourceAction>);
 
 /// `gitops-core actions run --output json`, the `actions.run` result: the action, the script
 /// that ran and the resources it changes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[non_exhaustive]
-pub struct ActionsRunOutput {
+pub(super) struct ActionsRunOutput {
     /// The action's name.
     pub action: String,
     /// Where the script came from: `argocd-cm <key> action <name>` or its path.
@@ -180,7 +229,7 @@ pub struct ActionsRunOutput {
 /// One resource of [`ActionsRunOutput`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[non_exhaustive]
-pub struct ActionsRunResource {
+pub(super) struct ActionsRunResource {
     /// `patch` (of the object the action ran on) or `create`.
     pub operation: crate::actions::Operation,
     /// For `patch`, the object as the action left it; for `create`, the object to create.
@@ -194,7 +243,10 @@ pub struct ActionsRunResource {
 impl ActionsRunOutput {
     /// The output of an action's result on `input` (the object it ran on): each patched
     /// resource as `input` with the patch applied ([`crate::actions::ImpactedResource::apply_to`]).
-    pub fn new(r: &crate::actions::ActionResult, input: &serde_json::Value) -> ActionsRunOutput {
+    pub(super) fn new(
+        r: &crate::actions::ActionResult,
+        input: &serde_json::Value,
+    ) -> ActionsRunOutput {
         ActionsRunOutput {
             action: r.action.clone(),
             script: r.script.clone(),
@@ -218,7 +270,7 @@ impl ActionsRunOutput {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
-pub struct DecideOutput {
+pub(super) struct DecideOutput {
     /// What the blast-radius guard found, when the request has a guard and the decision got
     /// as far as it; left out otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -237,12 +289,12 @@ pub struct DecideOutput {
 impl DecideOutput {
     /// No automated sync because the project's sync windows block it (`message`, from
     /// `sync::auto_sync_blocked`); the decision itself is not made.
-    pub fn blocked(message: String) -> DecideOutput {
+    pub(super) fn blocked(message: String) -> DecideOutput {
         DecideOutput { guard: None, message, next_attempt_at: None, self_heal: false, sync: false }
     }
 
     /// The output of an automated-sync decision.
-    pub fn new(d: &crate::sync::Decision) -> DecideOutput {
+    pub(super) fn new(d: &crate::sync::Decision) -> DecideOutput {
         DecideOutput {
             guard: d.guard.as_ref().map(DecideGuardOutput::new),
             message: d.condition.clone().unwrap_or_else(|| d.message.clone()),
@@ -258,7 +310,7 @@ impl DecideOutput {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
-pub struct DecideGuardOutput {
+pub(super) struct DecideGuardOutput {
     /// The sync may go ahead: no limit is exceeded, or the override annotation allows it.
     pub allowed: bool,
     /// The PersistentVolumeClaims of the pruned StatefulSets.
@@ -280,7 +332,7 @@ pub struct DecideGuardOutput {
 /// A resource the sync would delete. Keys are in alphabetical order.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[non_exhaustive]
-pub struct DecidePruneOutput {
+pub(super) struct DecidePruneOutput {
     /// API group.
     pub group: String,
     /// Kind.
@@ -297,7 +349,7 @@ pub struct DecidePruneOutput {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
-pub struct DecideClaimOutput {
+pub(super) struct DecideClaimOutput {
     /// It is among the live objects or claims given (else expected from `spec.replicas`).
     pub found: bool,
     /// Name.
@@ -318,7 +370,7 @@ pub struct DecideClaimOutput {
 
 impl DecideGuardOutput {
     /// The output of a guard verdict.
-    pub fn new(v: &crate::sync::GuardVerdict) -> DecideGuardOutput {
+    pub(super) fn new(v: &crate::sync::GuardVerdict) -> DecideGuardOutput {
         DecideGuardOutput {
             allowed: v.allowed,
             claims: v
@@ -357,7 +409,7 @@ impl DecideGuardOutput {
 /// `gitops-core plan --output json`, the `plan` result.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[non_exhaustive]
-pub struct PlanOutput {
+pub(super) struct PlanOutput {
     /// The tasks in the order they run: phase, wave, kind order, name.
     pub tasks: Vec<PlanOutputTask>,
 }
@@ -366,7 +418,7 @@ pub struct PlanOutput {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
-pub struct PlanOutputTask {
+pub(super) struct PlanOutputTask {
     /// `Create`, `Apply`, `ServerSideApply`, `Replace`, `Update`, `Delete` or `Skip`.
     #[schemars(schema_with = "plan_action_schema")]
     pub action: String,
@@ -396,7 +448,7 @@ pub struct PlanOutputTask {
 
 impl PlanOutput {
     /// The output of a sync plan.
-    pub fn new(plan: &crate::sync::Plan) -> PlanOutput {
+    pub(super) fn new(plan: &crate::sync::Plan) -> PlanOutput {
         PlanOutput {
             tasks: plan
                 .tasks()
@@ -604,7 +656,7 @@ fn guard_limits_schema(generator: &mut schemars::SchemaGenerator) -> schemars::S
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
-pub struct NeedsRefreshResult {
+pub(super) struct NeedsRefreshResult {
     /// The event needs the app refreshed (Argo CD's `skipResourceUpdate` is false).
     pub needs_refresh: bool,
 }
@@ -613,7 +665,7 @@ pub struct NeedsRefreshResult {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
-pub struct OperationResult {
+pub(super) struct OperationResult {
     /// The app's `skip-reconcile` annotation is true: the controller does not process it at
     /// all, and nothing else is answered.
     pub skip_reconcile: bool,
@@ -647,7 +699,7 @@ pub struct OperationResult {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
-pub struct AttemptResult {
+pub(super) struct AttemptResult {
     /// Retry (the phase goes back to Running) or give up (Failed or Error stays).
     pub retry: bool,
     /// The operation message.

@@ -132,7 +132,7 @@ impl Server {
             Err(e) => error_response(Value::Null, &ProtocolError::Parse { message: e.to_string() }),
             Ok((value, repeated)) => match read_envelope(value) {
                 Err((id, e)) => error_response(id, &e),
-                Ok((id, method, params)) => match repeated.first() {
+                Ok(Request { id, method, params }) => match repeated.first() {
                     Some(w) => error_response(id, &repeated_key(w)),
                     None => self.answer(id, method, params),
                 },
@@ -145,34 +145,6 @@ impl Server {
     pub fn too_large(&self, len: u64) -> String {
         let e = ProtocolError::TooLarge { len, limit: self.state.max_request_bytes };
         error_response(Value::Null, &e).to_line()
-    }
-
-    /// Answers a request that is already parsed.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use gitops_core::protocol::{Method, Outcome, Request, Server};
-    /// let mut server = Server::new();
-    /// let req = Request::new(7.into(), Method::Configure, serde_json::json!({}));
-    /// let resp = server.handle(req);
-    /// assert_eq!(resp.id, 7);
-    /// assert!(matches!(resp.outcome, Outcome::Result(_)));
-    /// ```
-    pub fn handle(&mut self, request: Request) -> Response {
-        let params = match request.params {
-            Value::Null if request.method == Method::Configure => Value::Null,
-            Value::Null => Value::Object(Map::new()),
-            other => other,
-        };
-        if !params.is_object() && !params.is_null() {
-            let e = ProtocolError::params(
-                "/params",
-                format!("expected an object, found {}", type_name(&params)),
-            );
-            return error_response(request.id, &e);
-        }
-        self.answer(request.id, request.method, params)
     }
 
     fn answer(&mut self, id: Value, method: Method, params: Value) -> Response {
@@ -218,7 +190,7 @@ fn repeated_key((path, key): &(String, String)) -> ProtocolError {
     }
 }
 
-fn read_envelope(value: Value) -> Result<(Value, Method, Value), (Value, ProtocolError)> {
+fn read_envelope(value: Value) -> Result<Request, (Value, ProtocolError)> {
     let Value::Object(mut map) = value else {
         let e = ProtocolError::request(format!("expected an object, found {}", type_name(&value)));
         return Err((Value::Null, e));
@@ -267,7 +239,7 @@ fn read_envelope(value: Value) -> Result<(Value, Method, Value), (Value, Protoco
             return Err((id, e));
         }
     };
-    Ok((id, method, params))
+    Ok(Request { id, method, params })
 }
 
 /// Deserializes a method's params, with the RFC 6901 path of the first mistake.
@@ -836,8 +808,8 @@ mod tests {
         let e = internal_error(Method::Diff, &"index out of bounds");
         assert_eq!(
             e.to_wire(),
-            crate::protocol::ErrorObject {
-                code: crate::protocol::ErrorCode::InternalError,
+            crate::protocol::wire::ErrorObject {
+                code: crate::protocol::wire::ErrorCode::InternalError,
                 message: "internal error: diff panicked: index out of bounds; please report this \
                     with the request"
                     .into(),

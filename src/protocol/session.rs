@@ -37,7 +37,7 @@ pub const DEFAULT_MAX_SESSION_OBJECTS: u64 = 100_000;
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[non_exhaustive]
-pub struct AppOpenParams {
+pub(super) struct AppOpenParams {
     /// The objects from Git.
     #[schemars(schema_with = "super::shapes::objects_schema")]
     pub desired: Vec<Value>,
@@ -75,7 +75,7 @@ pub struct AppOpenParams {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[non_exhaustive]
-pub struct AppUpdateParams {
+pub(super) struct AppUpdateParams {
     /// The handle `app.open` returned.
     pub session: String,
     /// The events, applied in order; the last one for an object wins.
@@ -90,7 +90,7 @@ pub struct AppUpdateParams {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[non_exhaustive]
-pub struct WatchEvent {
+pub(super) struct WatchEvent {
     /// `ADDED`, `MODIFIED` or `DELETED`.
     #[serde(rename = "type")]
     pub type_: WatchEventType,
@@ -103,7 +103,7 @@ pub struct WatchEvent {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "UPPERCASE")]
 #[non_exhaustive]
-pub enum WatchEventType {
+pub(super) enum WatchEventType {
     /// The object appeared (or is listed again).
     Added,
     /// The object changed.
@@ -116,7 +116,7 @@ pub enum WatchEventType {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[non_exhaustive]
-pub struct AppDesiredParams {
+pub(super) struct AppDesiredParams {
     /// The handle `app.open` returned.
     pub session: String,
     /// The objects from Git, all of them (those that did not change are kept as prepared).
@@ -132,7 +132,7 @@ pub struct AppDesiredParams {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[non_exhaustive]
-pub struct AppCloseParams {
+pub(super) struct AppCloseParams {
     /// The handle `app.open` returned.
     pub session: String,
 }
@@ -142,7 +142,7 @@ pub struct AppCloseParams {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
-pub struct SessionOutput {
+pub(super) struct SessionOutput {
     /// The app's conditions, sorted.
     #[schemars(schema_with = "super::output::conditions_schema")]
     pub conditions: Vec<Condition>,
@@ -173,7 +173,7 @@ pub struct SessionOutput {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
-pub struct AppCloseResult {
+pub(super) struct AppCloseResult {
     /// The handle of the session closed.
     pub session: String,
     /// The sessions still open.

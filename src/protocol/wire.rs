@@ -29,7 +29,7 @@ pub const DEFAULT_MAX_REQUEST_BYTES: u64 = 16 * 1024 * 1024;
 )]
 #[serde(rename_all = "lowercase")]
 #[non_exhaustive]
-pub enum Method {
+pub(super) enum Method {
     /// Compare desired and live objects, as `gitops-core diff --output json`.
     Diff,
     /// Assess the health of objects, as `gitops-core health --output json`.
@@ -77,7 +77,7 @@ pub enum Method {
 
 impl Method {
     /// Every method, in the order of the protocol docs.
-    pub const ALL: [Method; 17] = [
+    pub(super) const ALL: [Method; 17] = [
         Method::Diff,
         Method::Health,
         Method::Plan,
@@ -98,16 +98,7 @@ impl Method {
     ];
 
     /// The method's name on the wire.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use gitops_core::protocol::Method;
-    /// assert_eq!(Method::Configure.name(), "configure");
-    /// assert_eq!(Method::from_name("diff"), Some(Method::Diff));
-    /// assert_eq!(Method::from_name("Diff"), None);
-    /// ```
-    pub fn name(self) -> &'static str {
+    pub(super) fn name(self) -> &'static str {
         match self {
             Method::Diff => "diff",
             Method::Health => "health",
@@ -130,7 +121,7 @@ impl Method {
     }
 
     /// The method with this wire name (exact, case-sensitive).
-    pub fn from_name(name: &str) -> Option<Method> {
+    pub(super) fn from_name(name: &str) -> Option<Method> {
         Method::ALL.into_iter().find(|m| m.name() == name)
     }
 }
@@ -149,7 +140,7 @@ impl fmt::Display for Method {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[non_exhaustive]
-pub struct Request {
+pub(super) struct Request {
     /// Chosen by the client and echoed in the response: a string, a number or null.
     #[schemars(schema_with = "id_schema")]
     pub id: Value,
@@ -161,13 +152,6 @@ pub struct Request {
     pub params: Value,
 }
 
-impl Request {
-    /// A request.
-    pub fn new(id: Value, method: Method, params: Value) -> Request {
-        Request { id, method, params }
-    }
-}
-
 fn empty_object() -> Value {
     Value::Object(serde_json::Map::new())
 }
@@ -175,7 +159,7 @@ fn empty_object() -> Value {
 /// One response line: `{"id": ..., "result": ...}` or `{"id": ..., "error": {...}}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[non_exhaustive]
-pub struct Response {
+pub(crate) struct Response {
     /// The request's `id`, or null when the request was too malformed to have one.
     #[schemars(schema_with = "id_schema")]
     pub id: Value,
@@ -188,7 +172,7 @@ pub struct Response {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 #[non_exhaustive]
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// The method's result: the same JSON as the CLI command's `--output json`. Which of
     /// the result types it is follows from the request's method (the schema's `x-methods`).
     #[schemars(schema_with = "result_schema")]
@@ -199,17 +183,17 @@ pub enum Outcome {
 
 impl Response {
     /// A successful response.
-    pub fn result(id: Value, result: Value) -> Response {
+    pub(super) fn result(id: Value, result: Value) -> Response {
         Response { id, outcome: Outcome::Result(result) }
     }
 
     /// An error response.
-    pub fn error(id: Value, error: ErrorObject) -> Response {
+    pub(super) fn error(id: Value, error: ErrorObject) -> Response {
         Response { id, outcome: Outcome::Error(error) }
     }
 
     /// The response as one line of JSON, without the newline.
-    pub fn to_line(&self) -> String {
+    pub(super) fn to_line(&self) -> String {
         // Serializing a tree of strings, numbers and maps with string keys cannot fail.
         serde_json::to_string(self).unwrap_or_else(|e| {
             format!(
@@ -222,7 +206,7 @@ impl Response {
 /// The error of an error response. Every field is always present (null when empty).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[non_exhaustive]
-pub struct ErrorObject {
+pub(crate) struct ErrorObject {
     /// A stable machine-readable code.
     pub code: ErrorCode,
     /// A lowercase, specific message for people; its wording may improve between releases.
@@ -241,7 +225,7 @@ pub struct ErrorObject {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
-pub enum ErrorCode {
+pub(crate) enum ErrorCode {
     /// The line is not JSON (or not UTF-8). `id` is null.
     ParseError,
     /// The line is JSON but not a request: not an object, `id` or `method` missing or of the
@@ -267,7 +251,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// The code's name on the wire.
-    pub fn name(self) -> &'static str {
+    pub(super) fn name(self) -> &'static str {
         match self {
             ErrorCode::ParseError => "parse_error",
             ErrorCode::InvalidRequest => "invalid_request",
@@ -294,7 +278,7 @@ impl fmt::Display for ErrorCode {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[non_exhaustive]
-pub struct ConfigureParams {
+pub(super) struct ConfigureParams {
     /// The protocol version the client speaks; the server refuses any other with
     /// `unsupported_version`. Left out, the server's version is assumed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -328,7 +312,7 @@ pub struct ConfigureParams {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[non_exhaustive]
-pub struct Limits {
+pub(super) struct Limits {
     /// The largest request line accepted, in bytes, newline excluded (at least 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1))]
@@ -355,7 +339,7 @@ pub struct Limits {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
-pub struct ConfigureResult {
+pub(super) struct ConfigureResult {
     /// The protocol version the server speaks ([`PROTOCOL_VERSION`]).
     pub protocol_version: u32,
     /// The version of the gitops-core engine (the crate version).
@@ -370,13 +354,13 @@ pub struct ConfigureResult {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[non_exhaustive]
-pub struct HelloParams {}
+pub(super) struct HelloParams {}
 
 /// `hello` result: what the server speaks and what is in force. The handshake.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
-pub struct HelloResult {
+pub(super) struct HelloResult {
     /// The protocol version the server speaks (see CHANGELOG.md for each version's changes).
     pub protocol_version: u32,
     /// The version of the gitops-core engine (the crate version).
@@ -400,7 +384,7 @@ pub struct HelloResult {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
-pub struct BuiltinHealth {
+pub(super) struct BuiltinHealth {
     /// The Argo CD release whose health scripts the rules follow
     /// ([`crate::health::BUILTIN_RULES_ARGO_CD`]).
     pub argo_cd: String,
@@ -411,7 +395,7 @@ pub struct BuiltinHealth {
 
 impl BuiltinHealth {
     /// The rules of this build.
-    pub fn of_this_build() -> Self {
+    pub(super) fn of_this_build() -> Self {
         BuiltinHealth {
             argo_cd: crate::health::BUILTIN_RULES_ARGO_CD.to_string(),
             kinds: crate::health::builtin_kinds(),
@@ -423,7 +407,7 @@ impl BuiltinHealth {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[non_exhaustive]
-pub struct DiffParams {
+pub(super) struct DiffParams {
     /// The objects from Git, each a Kubernetes object (`apiVersion`, `kind`, `metadata.name`).
     #[schemars(schema_with = "objects_schema")]
     pub desired: Vec<Value>,
@@ -467,7 +451,7 @@ pub struct DiffParams {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[non_exhaustive]
-pub struct HealthParams {
+pub(super) struct HealthParams {
     /// The objects to assess.
     #[schemars(schema_with = "objects_schema")]
     pub objects: Vec<Value>,
@@ -497,7 +481,7 @@ pub struct HealthParams {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[non_exhaustive]
-pub struct ActionsListParams {
+pub(super) struct ActionsListParams {
     /// The object.
     #[schemars(schema_with = "kubernetes_object_schema")]
     pub object: Value,
@@ -521,7 +505,7 @@ pub struct ActionsListParams {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[non_exhaustive]
-pub struct ActionsRunParams {
+pub(super) struct ActionsRunParams {
     /// The object the action runs on.
     #[schemars(schema_with = "kubernetes_object_schema")]
     pub object: Value,
@@ -552,7 +536,7 @@ pub struct ActionsRunParams {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[non_exhaustive]
-pub struct PlanParams {
+pub(super) struct PlanParams {
     /// The objects from Git.
     #[schemars(schema_with = "objects_schema")]
     pub desired: Vec<Value>,
@@ -587,7 +571,7 @@ pub struct PlanParams {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[non_exhaustive]
-pub struct StepParams {
+pub(super) struct StepParams {
     /// The sync operation, the JSON form of the library's `sync::SyncRequest`:
     /// `appNamespace`, `targets` (the desired objects), `syncOptions`, `prune`, `dryRun`,
     /// `revision`, `startedAt`, ...
@@ -612,7 +596,7 @@ pub struct StepParams {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[non_exhaustive]
-pub struct DecideParams {
+pub(super) struct DecideParams {
     /// The Argo CD `Application` with its `status` (operationState, sync, history).
     #[schemars(schema_with = "object_schema")]
     pub app: Value,
@@ -762,4 +746,15 @@ pub(crate) fn result_schema_of(
 /// `protocolVersion` in `configure`: this server's version, or null (left out: the server's).
 fn protocol_version_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::json_schema!({ "enum": [PROTOCOL_VERSION, null] })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn method_names() {
+        use super::Method;
+        assert_eq!(Method::Configure.name(), "configure");
+        assert_eq!(Method::from_name("diff"), Some(Method::Diff));
+        assert_eq!(Method::from_name("Diff"), None);
+    }
 }

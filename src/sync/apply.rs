@@ -17,7 +17,7 @@ use crate::object::ObjectRef;
 use crate::schema;
 
 /// kubectl's annotation holding the last applied configuration.
-pub const LAST_APPLIED_ANNOTATION: &str = "kubectl.kubernetes.io/last-applied-configuration";
+pub(super) const LAST_APPLIED_ANNOTATION: &str = "kubectl.kubernetes.io/last-applied-configuration";
 
 /// The request a client-side apply makes.
 #[derive(Debug, Clone, PartialEq)]

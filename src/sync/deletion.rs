@@ -125,16 +125,16 @@ fn cascade_pass_of(
 }
 
 /// The finalizer of a cascade deletion with foreground propagation.
-pub const RESOURCES_FINALIZER: &str = "resources-finalizer.argocd.argoproj.io";
+pub(super) const RESOURCES_FINALIZER: &str = "resources-finalizer.argocd.argoproj.io";
 /// The same, spelled with its policy.
-pub const FOREGROUND_FINALIZER: &str = "resources-finalizer.argocd.argoproj.io/foreground";
+pub(super) const FOREGROUND_FINALIZER: &str = "resources-finalizer.argocd.argoproj.io/foreground";
 /// A cascade deletion with background propagation.
-pub const BACKGROUND_FINALIZER: &str = "resources-finalizer.argocd.argoproj.io/background";
+pub(super) const BACKGROUND_FINALIZER: &str = "resources-finalizer.argocd.argoproj.io/background";
 /// Runs the PreDelete hooks first (the controller adds it, and `<it>/cleanup`, while the app
 /// has PreDelete hooks).
-pub const PRE_DELETE_FINALIZER: &str = "pre-delete-finalizer.argocd.argoproj.io";
+pub(super) const PRE_DELETE_FINALIZER: &str = "pre-delete-finalizer.argocd.argoproj.io";
 /// Runs the PostDelete hooks after the cascade.
-pub const POST_DELETE_FINALIZER: &str = "post-delete-finalizer.argocd.argoproj.io";
+pub(super) const POST_DELETE_FINALIZER: &str = "post-delete-finalizer.argocd.argoproj.io";
 
 /// The two kinds of deletion hook.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

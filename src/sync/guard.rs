@@ -40,13 +40,13 @@ use crate::vocabulary::{AppOptions, PropagationPolicy, ResourceOptions, prune_di
 
 /// The Application annotation that lets an automated sync prune up to its value (a count) of
 /// resources, whatever the guard's limits and protected kinds.
-pub const ALLOW_PRUNE_ANNOTATION: &str = "gitops-core.io/allow-prune";
+pub(super) const ALLOW_PRUNE_ANNOTATION: &str = "gitops-core.io/allow-prune";
 
 /// The default [`BlastRadiusGuard::max_prune_fraction`].
-pub const DEFAULT_MAX_PRUNE_FRACTION: f64 = 0.5;
+pub(super) const DEFAULT_MAX_PRUNE_FRACTION: f64 = 0.5;
 
 /// The default [`BlastRadiusGuard::protected_kinds`]: what holds data or other apps' objects.
-pub const DEFAULT_PROTECTED_KINDS: [&str; 4] = [
+pub(super) const DEFAULT_PROTECTED_KINDS: [&str; 4] = [
     "apps/StatefulSet",
     "PersistentVolumeClaim",
     "Namespace",
@@ -84,7 +84,8 @@ pub struct BlastRadiusGuard {
     pub max_prune_count: Option<u64>,
     /// Kinds an automated sync never prunes, as `group/Kind` (`Kind` or `/Kind` for the core
     /// group); group and kind may be globs (`*.cnpg.io/*`, `*/Secret`). Default
-    /// [`DEFAULT_PROTECTED_KINDS`].
+    /// `apps/StatefulSet`, `PersistentVolumeClaim`, `Namespace` and
+    /// `apiextensions.k8s.io/CustomResourceDefinition`.
     pub protected_kinds: Vec<String>,
 }
 
@@ -284,7 +285,7 @@ pub struct GuardVerdict {
     pub allowed: bool,
     /// The limits the sync exceeds, in [`GuardLimit`] order (empty: none).
     pub exceeded: Vec<GuardLimit>,
-    /// The [`ALLOW_PRUNE_ANNOTATION`] let the sync through.
+    /// The Application's `gitops-core.io/allow-prune` annotation let the sync through.
     pub overridden: bool,
     /// Every resource the sync would delete, sorted by group, kind, namespace, name.
     pub prunes: Vec<PrunedResource>,
@@ -447,7 +448,7 @@ fn list(items: impl IntoIterator<Item = String>) -> String {
 /// ([`GuardVerdict::prunes`]), out of how many live ones, which limits that exceeds, the PersistentVolumeClaims left behind
 /// by pruned StatefulSets (see [`claims_of`]; `live` should hold the app's live objects and
 /// the PersistentVolumeClaims of its namespaces, which the app does not track), and whether
-/// the Application's [`ALLOW_PRUNE_ANNOTATION`] lets it through.
+/// the Application's `gitops-core.io/allow-prune` annotation lets it through.
 ///
 /// A resource is live when it requires pruning, is `Synced`, or is found among `live`. The
 /// fraction limit is exceeded when `prunes / live resources > maxPruneFraction`, the count

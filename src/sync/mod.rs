@@ -129,7 +129,7 @@ use crate::vocabulary::{
 };
 
 // The face of `sync`: every public item has this one path. The submodules are private.
-pub use apply::{ApplyError, ClientSideApply, LAST_APPLIED_ANNOTATION, client_side_apply};
+pub use apply::{ApplyError, ClientSideApply, client_side_apply};
 pub use backoff::{Retry, RetryOutcome, SelfHealSettings};
 #[cfg(test)]
 pub(crate) use decide::already_attempted;
@@ -138,25 +138,23 @@ pub use decide::{
     check_revisions, skips_reconcile, wipes_out,
 };
 pub use deletion::{
-    BACKGROUND_FINALIZER, CascadePass, DeleteHookType, DeletionRequest, DeletionStep,
-    FOREGROUND_FINALIZER, POST_DELETE_FINALIZER, PRE_DELETE_FINALIZER, RESOURCES_FINALIZER,
-    approved_at, cascade_pass, deletion_step,
+    CascadePass, DeleteHookType, DeletionRequest, DeletionStep, approved_at, cascade_pass,
+    deletion_step,
 };
 pub use guard::{
-    ALLOW_PRUNE_ANNOTATION, BlastRadiusGuard, ClaimFate, DEFAULT_MAX_PRUNE_FRACTION,
-    DEFAULT_PROTECTED_KINDS, GuardError, GuardLimit, GuardVerdict, PrunedResource, assess,
+    BlastRadiusGuard, ClaimFate, GuardError, GuardLimit, GuardVerdict, PrunedResource, assess,
     claims_of,
 };
 pub use messages::waiting_message;
 pub use operation::{
-    MAX_REQUEUE_SECONDS, OperationClock, OperationStateError, PickUp, PickUpAction,
-    TIMEOUT_MESSAGE, after_attempt, pick_up, wave_delay_seconds,
+    OperationClock, OperationStateError, PickUp, PickUpAction, after_attempt, pick_up,
+    wave_delay_seconds,
 };
 pub use status::{ResourceStatus, resource_statuses};
 pub use step::step;
 pub use tasks::plan;
 pub use terminate::terminate;
-pub use waves::{KIND_ORDER, kind_rank};
+pub use waves::kind_rank;
 pub use windows::{
     Cron, SyncWindow, SyncWindows, WindowError, WindowTarget, auto_sync_blocked, project_windows,
 };
@@ -285,7 +283,7 @@ impl TaskAction {
 #[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
-pub struct TaskFlags {
+pub(crate) struct TaskFlags {
     /// The task takes part in the client dry run before the wet run.
     pub dry_run_first: bool,
     /// `--force`.
@@ -307,7 +305,7 @@ pub struct TaskFlags {
 /// namespace the sync gives it. Planning copies no object; [`TaskObject::to_value`] builds the
 /// object to send when a caller needs it, and serialization writes that object.
 #[derive(Debug, Clone)]
-pub struct TaskObject<'a> {
+pub(crate) struct TaskObject<'a> {
     object: Cow<'a, Value>,
     namespace: NamespaceEdit<'a>,
 }
@@ -325,7 +323,7 @@ pub(crate) enum NamespaceEdit<'a> {
 
 impl<'a> TaskObject<'a> {
     /// An object sent as it is.
-    pub fn new(object: Value) -> TaskObject<'static> {
+    pub(crate) fn new(object: Value) -> TaskObject<'static> {
         TaskObject { object: Cow::Owned(object), namespace: NamespaceEdit::Keep }
     }
 
@@ -336,26 +334,19 @@ impl<'a> TaskObject<'a> {
 
     /// The object as given, before its namespace is set: what sync options, hook annotations
     /// and waves are read from (the namespace sent is [`Task::key`]'s).
-    pub fn given(&self) -> &Value {
+    pub(crate) fn given(&self) -> &Value {
         &self.object
     }
 
     /// The object to send: the given object with its namespace set.
-    pub fn to_value(&self) -> Value {
+    pub(crate) fn to_value(&self) -> Value {
         let mut obj = self.object.as_ref().clone();
         self.namespace.apply(&mut obj);
         obj
     }
 
-    /// The object to send, without copying an owned object.
-    pub fn into_value(self) -> Value {
-        let mut obj = self.object.into_owned();
-        self.namespace.apply(&mut obj);
-        obj
-    }
-
     /// The same object, owning its data.
-    pub fn into_owned(self) -> TaskObject<'static> {
+    pub(crate) fn into_owned(self) -> TaskObject<'static> {
         TaskObject {
             object: Cow::Owned(self.object.into_owned()),
             namespace: match self.namespace {
@@ -437,16 +428,17 @@ pub struct Task<'a> {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub message: String,
     /// The object to send (namespace defaulted, hook finalizer added): the desired object,
-    /// borrowed, with the namespace it is sent with ([`TaskObject::to_value`] builds it);
-    /// `None` for a prune.
+    /// borrowed, with the namespace it is sent with ([`Task::target`] builds it); `None` for a
+    /// prune.
     #[cfg_attr(feature = "serve", schemars(with = "Option<Value>"))]
     #[serde(default, deserialize_with = "owned_target")]
-    pub target: Option<TaskObject<'a>>,
+    pub(crate) target: Option<TaskObject<'a>>,
     /// The live object, if any.
     #[cfg_attr(feature = "serve", schemars(with = "Option<Value>"))]
     pub live: Option<Cow<'a, Value>>,
-    /// Flags.
-    pub flags: TaskFlags,
+    /// How the object is sent (dry run first, force, validate, server-side apply and its
+    /// field manager): what the host's [`HostAction`] for the task carries.
+    pub(crate) flags: TaskFlags,
     /// Hook delete policies (empty for resources).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub delete_policies: Vec<HookDeletePolicy>,
@@ -510,9 +502,16 @@ impl Task<'_> {
         self.hook.then_some(self.phase)
     }
 
-    /// The target as given (see [`TaskObject::given`]), if any.
+    /// The target as given, before its namespace is set: what sync options, hook annotations
+    /// and waves are read from (the namespace sent is [`Task::key`]'s), if any.
     pub fn given_target(&self) -> Option<&Value> {
         self.target.as_ref().map(TaskObject::given)
+    }
+
+    /// The object the task sends: the given target with its namespace set; `None` for a
+    /// prune. Built on each call (planning copies no object).
+    pub fn target(&self) -> Option<Value> {
+        self.target.as_ref().map(TaskObject::to_value)
     }
 
     /// The same task, owning its objects (a copy of each borrowed one).

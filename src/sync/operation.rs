@@ -12,10 +12,10 @@ use crate::config::RetryStrategy;
 
 /// How long the controller waits before it looks at a running operation again, at most
 /// (`appOperationMaxRequeueInterval`), seconds.
-pub const MAX_REQUEUE_SECONDS: i64 = 30;
+pub(super) const MAX_REQUEUE_SECONDS: i64 = 30;
 
 /// The message of an operation the sync timeout ends.
-pub const TIMEOUT_MESSAGE: &str = "operation is terminating due to timeout";
+pub(super) const TIMEOUT_MESSAGE: &str = "operation is terminating due to timeout";
 
 /// An Application's `status.operationState` that [`OperationClock::from_app`] cannot read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -138,7 +138,7 @@ pub enum PickUpAction {
     /// Go on: run the next pass (`step`, or `terminate` for a Terminating operation).
     Resume,
     /// The sync timeout passed: set the phase Terminating with `message`
-    /// ([`TIMEOUT_MESSAGE`]) and terminate the operation in this pick-up.
+    /// (`operation is terminating due to timeout`) and terminate the operation in this pick-up.
     Terminate {
         /// The operation message.
         message: String,
@@ -169,7 +169,7 @@ pub struct PickUp {
     /// What to do now.
     pub action: PickUpAction,
     /// When to pick the operation up again if it is still in progress after this pick-up,
-    /// unix seconds: [`MAX_REQUEUE_SECONDS`] from now, the retry's start when waiting for it,
+    /// unix seconds: 30 seconds from now, the retry's start when waiting for it,
     /// and no later than the end of the sync timeout (while not terminating); not before now.
     pub next_pick_up_at: i64,
 }

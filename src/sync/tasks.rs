@@ -35,7 +35,7 @@ pub(crate) struct Built<'a> {
 /// The plan borrows the objects of `request` and `observations`: planning reads them and copies
 /// none (only a hook, which gets a finalizer and maybe a name, and the auto-created namespace
 /// are new objects), so its cost follows the number of objects, not their size.
-/// [`TaskObject::to_value`](super::TaskObject::to_value) builds the object a task sends,
+/// [`Task::target`](super::Task::target) builds the object a task sends,
 /// [`Plan::into_owned`](super::Plan::into_owned) a plan that outlives its inputs.
 ///
 /// # Examples
@@ -59,9 +59,9 @@ pub(crate) struct Built<'a> {
 ///                    (Phase::Sync, 0, "Deployment")]);
 /// assert_eq!(plan.waves.len(), 3);
 /// // The tasks borrow the request's objects; the object sent has the app's namespace.
-/// let web = plan.tasks().last().and_then(|t| t.target.as_ref()).unwrap();
-/// assert_eq!(web.given()["metadata"].get("namespace"), None);
-/// assert_eq!(web.to_value()["metadata"]["namespace"], "shop");
+/// let web = plan.tasks().last().unwrap();
+/// assert_eq!(web.given_target().unwrap()["metadata"].get("namespace"), None);
+/// assert_eq!(web.target().unwrap()["metadata"]["namespace"], "shop");
 /// ```
 #[must_use]
 pub fn plan<'a>(request: &'a SyncRequest, observations: &'a Observations) -> Plan<'a> {

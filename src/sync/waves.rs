@@ -7,7 +7,7 @@ use super::{Phase, Task};
 
 /// Argo CD's kind order (`kindOrder`). A kind's rank is its index minus the length, so
 /// `Namespace` is −35 and `APIService` −1; a kind not in the list ranks 0.
-pub const KIND_ORDER: [&str; 35] = [
+pub(super) const KIND_ORDER: [&str; 35] = [
     "Namespace",
     "NetworkPolicy",
     "ResourceQuota",

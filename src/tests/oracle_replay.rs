@@ -10,7 +10,7 @@
 //! and a divergence case must still show its recorded signature. An `autosync` case holds Argo
 //! CD's whole answer too, with the second its window functions read from the clock; gitops-core
 //! answers it at that second (`testkit/src/oracle/autosync.rs`). A `scripts` case is answered
-//! again by `oracle/scripts_ours.rs` at its check's pointer. A `tracking`,
+//! again by `testkit/src/oracle/scripts.rs` at its check's pointer. A `tracking`,
 //! `normalize`, `jq` or `deletion` case holds
 //! Argo CD's answer to its own method, compared as the runner compares it; a `yaml` case holds
 //! a manifest text and Argo CD's reading of it, read again and compared as the runner does.
@@ -21,15 +21,9 @@ use super::support::{selected, testdata};
 use crate::protocol::Server;
 
 use gitops_core_testkit::oracle::{
-    autosync, deletion, jq, normalize, objects, syncsim, tracking, yaml,
+    autosync, deletion, jq, normalize, objects, scripts as oracle_scripts, syncsim, tracking,
+    yaml,
 };
-
-use crate as engine;
-// gitops-core's side of the scripts area needs the `lua` feature; a Cargo feature cannot reach
-// the testkit (a dev-dependency), so this one file is shared with the oracle's runner by path.
-#[allow(unreachable_pub)]
-#[path = "../../oracle/scripts_ours.rs"]
-mod scripts_ours;
 
 /// The health script every differential case is configured with.
 fn configure_line() -> String {
@@ -173,7 +167,7 @@ fn replay_area(case: &Value) -> Option<Vec<(String, Value)>> {
                 },
             };
             let pointer = case["checks"][0]["pointer"].as_str()?;
-            let got = scripts_ours::answer_at(params, pointer, scripts.as_ref());
+            let got = oracle_scripts::answer_at(params, pointer, scripts.as_ref());
             if &got == argo { vec![] } else { vec![(sig, got)] }
         }
         "yaml" => {

@@ -10,54 +10,56 @@ use crate::object::annotation;
 
 /// `argocd.argoproj.io/hook`: the hook types of an object, comma-separated
 /// (`common.AnnotationKeyHook`).
-pub const HOOK_ANNOTATION: &str = "argocd.argoproj.io/hook";
+pub(super) const HOOK_ANNOTATION: &str = "argocd.argoproj.io/hook";
 /// `argocd.argoproj.io/hook-delete-policy`: when a hook is deleted
 /// (`common.AnnotationKeyHookDeletePolicy`).
-pub const HOOK_DELETE_POLICY_ANNOTATION: &str = "argocd.argoproj.io/hook-delete-policy";
+pub(super) const HOOK_DELETE_POLICY_ANNOTATION: &str = "argocd.argoproj.io/hook-delete-policy";
 /// `argocd.argoproj.io/sync-wave`: the wave of an object, an integer
 /// (`common.AnnotationSyncWave`).
-pub const SYNC_WAVE_ANNOTATION: &str = "argocd.argoproj.io/sync-wave";
+pub(super) const SYNC_WAVE_ANNOTATION: &str = "argocd.argoproj.io/sync-wave";
 /// `argocd.argoproj.io/sync-options`: a resource's comma-separated sync options
 /// (`common.AnnotationSyncOptions`).
-pub const SYNC_OPTIONS_ANNOTATION: &str = "argocd.argoproj.io/sync-options";
+pub(crate) const SYNC_OPTIONS_ANNOTATION: &str = "argocd.argoproj.io/sync-options";
 /// `argocd.argoproj.io/compare-options`: comma-separated compare options of an Application
 /// (`ServerSideDiff=true`, `IncludeMutationWebhook=true`) or a resource (`IgnoreExtraneous`).
 pub const COMPARE_OPTIONS_ANNOTATION: &str = "argocd.argoproj.io/compare-options";
 /// `argocd.argoproj.io/ignore-healthcheck`: keeps a resource out of its app's health when it
 /// is `"true"`.
-pub const IGNORE_HEALTHCHECK_ANNOTATION: &str = "argocd.argoproj.io/ignore-healthcheck";
+pub(crate) const IGNORE_HEALTHCHECK_ANNOTATION: &str = "argocd.argoproj.io/ignore-healthcheck";
 /// `argocd.argoproj.io/tracking-id`: Argo CD's tracking annotation,
 /// `<app>:<group>/<kind>:<namespace>/<name>` (`common.AnnotationKeyAppInstance`).
-pub const TRACKING_ID_ANNOTATION: &str = "argocd.argoproj.io/tracking-id";
+pub(crate) const TRACKING_ID_ANNOTATION: &str = "argocd.argoproj.io/tracking-id";
 /// `app.kubernetes.io/instance`: the default app-instance label key
 /// (`common.LabelKeyAppInstance`).
-pub const DEFAULT_INSTANCE_LABEL: &str = "app.kubernetes.io/instance";
+pub(crate) const DEFAULT_INSTANCE_LABEL: &str = "app.kubernetes.io/instance";
 /// `argocd.argoproj.io/installation-id`: the Argo CD installation an object was applied by,
 /// when `argocd-cm` sets `installationID` (`common.AnnotationInstallationID`).
-pub const INSTALLATION_ID_ANNOTATION: &str = "argocd.argoproj.io/installation-id";
+pub(crate) const INSTALLATION_ID_ANNOTATION: &str = "argocd.argoproj.io/installation-id";
 /// `argocd.argoproj.io/ignore-resource-updates`: asks Argo CD to apply
 /// `ignoreResourceUpdates` to an object no app tracks (`common.AnnotationIgnoreResourceUpdates`).
-pub const IGNORE_RESOURCE_UPDATES_ANNOTATION: &str = "argocd.argoproj.io/ignore-resource-updates";
+pub(crate) const IGNORE_RESOURCE_UPDATES_ANNOTATION: &str =
+    "argocd.argoproj.io/ignore-resource-updates";
 /// `argocd.argoproj.io/ignore-restart-policy`: makes a pod whose restart policy is not
 /// `Always` count as long-running (ignored on hooks).
-pub const IGNORE_RESTART_POLICY_ANNOTATION: &str = "argocd.argoproj.io/ignore-restart-policy";
+pub(crate) const IGNORE_RESTART_POLICY_ANNOTATION: &str =
+    "argocd.argoproj.io/ignore-restart-policy";
 /// `argocd.argoproj.io/skip-reconcile`: makes the controller leave an Application alone
 /// (`common.AnnotationKeyAppSkipReconcile`).
-pub const SKIP_RECONCILE_ANNOTATION: &str = "argocd.argoproj.io/skip-reconcile";
+pub(crate) const SKIP_RECONCILE_ANNOTATION: &str = "argocd.argoproj.io/skip-reconcile";
 /// `argocd.argoproj.io/deletion-approved`: the Application annotation that approves
 /// `Prune=confirm`/`Delete=confirm` deletions from its time on
 /// (`common.AnnotationDeletionApproved`).
-pub const DELETION_APPROVED_ANNOTATION: &str = "argocd.argoproj.io/deletion-approved";
+pub(crate) const DELETION_APPROVED_ANNOTATION: &str = "argocd.argoproj.io/deletion-approved";
 /// `argocd.argoproj.io/client-side-apply-migration-manager`: the Application annotation
 /// naming another manager to migrate (`common.AnnotationClientSideApplyMigrationManager`).
-pub const CLIENT_SIDE_APPLY_MANAGER_ANNOTATION: &str =
+pub(crate) const CLIENT_SIDE_APPLY_MANAGER_ANNOTATION: &str =
     "argocd.argoproj.io/client-side-apply-migration-manager";
 /// `helm.sh/hook`: Helm hook types.
-pub const HELM_HOOK_ANNOTATION: &str = "helm.sh/hook";
+pub(super) const HELM_HOOK_ANNOTATION: &str = "helm.sh/hook";
 /// `helm.sh/hook-delete-policy`: Helm delete policies.
-pub const HELM_DELETE_POLICY_ANNOTATION: &str = "helm.sh/hook-delete-policy";
+pub(super) const HELM_DELETE_POLICY_ANNOTATION: &str = "helm.sh/hook-delete-policy";
 /// `helm.sh/hook-weight`: the Helm weight, used as a wave.
-pub const HELM_WEIGHT_ANNOTATION: &str = "helm.sh/hook-weight";
+pub(super) const HELM_WEIGHT_ANNOTATION: &str = "helm.sh/hook-weight";
 /// `helm.sh/resource-policy`: `keep` keeps the object at an application's deletion.
 pub(crate) const HELM_RESOURCE_POLICY_ANNOTATION: &str = "helm.sh/resource-policy";
 

@@ -27,7 +27,7 @@ pub const HOOK_FINALIZER: &str = "argocd.argoproj.io/hook-finalizer";
 /// phase: an object whose only type is `Skip` is neither applied nor pruned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[non_exhaustive]
-pub enum HookType {
+pub(crate) enum HookType {
     /// Runs before the Sync phase.
     PreSync,
     /// Runs with the resources.
@@ -43,7 +43,7 @@ pub enum HookType {
 impl HookType {
     /// Reads a type name (`common.NewHookType`); only the five names Argo CD accepts
     /// (`PreDelete` and `PostDelete` are application-deletion hooks, not sync hooks).
-    pub fn parse(s: &str) -> Option<HookType> {
+    pub(crate) fn parse(s: &str) -> Option<HookType> {
         Some(match s {
             "PreSync" => HookType::PreSync,
             "Sync" => HookType::Sync,
@@ -71,18 +71,7 @@ pub enum HookDeletePolicy {
 /// Whether the object is a hook (`hook.IsHook`): the Argo CD hook annotation is present and
 /// the object is not a pure `Skip`, or (without it) the Helm hook annotation is present and is
 /// not exactly `crd-install`.
-///
-/// # Examples
-///
-/// ```
-/// use gitops_core::vocabulary::is_hook;
-/// let hook = |k: &str, v: &str| serde_json::json!({"metadata": {"annotations": {k: v}}});
-/// assert!(is_hook(&hook("argocd.argoproj.io/hook", "Garbage")));
-/// assert!(!is_hook(&hook("argocd.argoproj.io/hook", "Skip")));
-/// assert!(!is_hook(&hook("helm.sh/hook", "crd-install")));
-/// assert!(is_hook(&hook("helm.sh/hook", "anything")));
-/// ```
-pub fn is_hook(obj: &Value) -> bool {
+pub(crate) fn is_hook(obj: &Value) -> bool {
     if annotation(obj, HOOK_ANNOTATION).is_some() {
         return !is_skip(obj);
     }
@@ -218,18 +207,7 @@ pub(crate) fn is_deletion_hook_only(obj: &Value) -> bool {
 
 /// The wave of an object (`syncwaves.Wave`): `argocd.argoproj.io/sync-wave` if it is an
 /// integer, else `helm.sh/hook-weight` if it is one (for any object, not only hooks), else 0.
-///
-/// # Examples
-///
-/// ```
-/// use gitops_core::vocabulary::wave;
-/// let obj = |a: serde_json::Value| serde_json::json!({"metadata": {"annotations": a}});
-/// assert_eq!(wave(&obj(serde_json::json!({"argocd.argoproj.io/sync-wave": "-2"}))), -2);
-/// assert_eq!(wave(&obj(serde_json::json!({"argocd.argoproj.io/sync-wave": "x",
-///                                         "helm.sh/hook-weight": "5"}))), 5);
-/// assert_eq!(wave(&obj(serde_json::json!({"argocd.argoproj.io/sync-wave": " 1"}))), 0);
-/// ```
-pub fn wave(obj: &Value) -> i64 {
+pub(crate) fn wave(obj: &Value) -> i64 {
     wave_of(annotations(obj))
 }
 
@@ -243,7 +221,7 @@ pub(crate) fn wave_of(annotations: Option<&Map<String, Value>>) -> i64 {
 }
 
 /// Whether `metadata.finalizers` holds [`HOOK_FINALIZER`] (`hook.HasHookFinalizer`).
-pub fn has_hook_finalizer(obj: &Value) -> bool {
+pub(crate) fn has_hook_finalizer(obj: &Value) -> bool {
     obj.get("metadata")
         .and_then(|m| m.get("finalizers"))
         .and_then(Value::as_array)
@@ -269,5 +247,31 @@ pub(crate) fn add_hook_finalizer(obj: &mut Value) {
 pub(crate) fn drop_hook_finalizer(obj: &mut Value) {
     if let Some(f) = obj.pointer_mut("/metadata/finalizers").and_then(Value::as_array_mut) {
         f.retain(|x| x.as_str() != Some(HOOK_FINALIZER));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn is_hook_examples() {
+        use super::is_hook;
+        let hook = |k: &str, v: &str| serde_json::json!({"metadata": {"annotations": {k: v}}});
+        assert!(is_hook(&hook("argocd.argoproj.io/hook", "Garbage")));
+        assert!(!is_hook(&hook("argocd.argoproj.io/hook", "Skip")));
+        assert!(!is_hook(&hook("helm.sh/hook", "crd-install")));
+        assert!(is_hook(&hook("helm.sh/hook", "anything")));
+    }
+
+    #[test]
+    fn wave_examples() {
+        use super::wave;
+        let obj = |a: serde_json::Value| serde_json::json!({"metadata": {"annotations": a}});
+        assert_eq!(wave(&obj(serde_json::json!({"argocd.argoproj.io/sync-wave": "-2"}))), -2);
+        assert_eq!(
+            wave(&obj(serde_json::json!({"argocd.argoproj.io/sync-wave": "x",
+                                                "helm.sh/hook-weight": "5"}))),
+            5
+        );
+        assert_eq!(wave(&obj(serde_json::json!({"argocd.argoproj.io/sync-wave": " 1"}))), 0);
     }
 }

@@ -23,7 +23,7 @@ use super::{csv, first_option_value};
 use crate::object::annotation;
 
 /// The field manager of server-side applies (Argo CD's `common.ArgoCDSSAManager`).
-pub const FIELD_MANAGER: &str = "argocd-controller";
+pub(crate) const FIELD_MANAGER: &str = "argocd-controller";
 
 /// How deletes (prunes and hook deletes) propagate to dependents.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -93,20 +93,6 @@ pub(crate) fn format_rfc3339(secs: i64) -> String {
 }
 
 /// A Go `time.Duration`, in nanoseconds.
-///
-/// # Examples
-///
-/// ```
-/// use gitops_core::vocabulary::GoDuration;
-/// assert_eq!(GoDuration::parse("1h30m").unwrap().seconds(), 5400);
-/// assert_eq!(GoDuration::parse("1.5s").unwrap().0, 1_500_000_000);
-/// assert_eq!(GoDuration::parse("500ms").unwrap().to_string(), "500ms");
-/// assert!(GoDuration::parse("5").is_err());
-/// assert_eq!(GoDuration::parse_retry("30").unwrap().seconds(), 30);
-/// assert_eq!(GoDuration::parse_retry("2m").unwrap().seconds(), 120);
-/// assert_eq!(GoDuration::parse_retry("soon").unwrap_err().to_string(),
-///            "unable to parse soon as a duration");
-/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
 pub struct GoDuration(pub i64);
 
@@ -549,6 +535,21 @@ pub(crate) fn os_date(format: &str, secs: i64) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn go_duration_examples() {
+        use super::GoDuration;
+        assert_eq!(GoDuration::parse("1h30m").unwrap().seconds(), 5400);
+        assert_eq!(GoDuration::parse("1.5s").unwrap().0, 1_500_000_000);
+        assert_eq!(GoDuration::parse("500ms").unwrap().to_string(), "500ms");
+        assert!(GoDuration::parse("5").is_err());
+        assert_eq!(GoDuration::parse_retry("30").unwrap().seconds(), 30);
+        assert_eq!(GoDuration::parse_retry("2m").unwrap().seconds(), 120);
+        assert_eq!(
+            GoDuration::parse_retry("soon").unwrap_err().to_string(),
+            "unable to parse soon as a duration"
+        );
+    }
+
     use super::*;
 
     #[test]

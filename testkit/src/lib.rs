@@ -1,5 +1,5 @@
 //! What gitops-core's tests, benchmarks and differential oracle share, as one dev-only crate
-//! instead of files included across folders with `#[path]`. Never published; a dev-dependency
+//! instead of files included across folders by path attributes. Never published; a dev-dependency
 //! of the workspace root.
 //!
 //! - [`transcript`]: the `serve` conversation scripts of `testdata/serve/` (the library's

@@ -163,7 +163,7 @@ pub fn run(input: &common::Input, p: lexopt::Parser) -> Result<u8, CliError> {
             }
         };
         let output = a.output.unwrap_or(Output::Text);
-        if !output.print_document(&gitops_core::protocol::ActionsListOutput(found.clone())) {
+        if !output.print_document(&gitops_core::protocol::Document::Actions(&found)) {
             common::write_out(&list_text(&found));
         }
         return Ok(0);
@@ -171,7 +171,7 @@ pub fn run(input: &common::Input, p: lexopt::Parser) -> Result<u8, CliError> {
     let name = a.name.as_deref().unwrap_or_default();
     match actions.run(&obj, name, &a.params, now) {
         Ok(result) => {
-            let out = gitops_core::protocol::ActionsRunOutput::new(&result, &obj);
+            let out = gitops_core::protocol::Document::ActionRun(&result, &obj);
             a.output.unwrap_or(Output::Yaml).print_document(&out);
             Ok(0)
         }

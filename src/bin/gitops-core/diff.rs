@@ -296,8 +296,8 @@ pub struct Style {
 }
 
 /// The JSON document of `--output json`: the library's, which `serve` answers too.
-pub fn json_output(result: &AppDiff) -> gitops_core::protocol::DiffOutput {
-    gitops_core::protocol::DiffOutput::new(result)
+pub fn json_output(result: &AppDiff) -> gitops_core::protocol::Document<'_> {
+    gitops_core::protocol::Document::Diff(result)
 }
 
 /// Which explanations a diff prints.
@@ -530,7 +530,7 @@ pub fn json_explained(
         return doc;
     };
     let index = ObjectIndex::of_refs(explained.iter().map(|e| &e.object));
-    // `DiffOutput` lists the resources of `result` in its order.
+    // `Document::Diff` lists the resources of `result` in its order.
     for (r, out) in result.resources.iter().zip(resources) {
         let e = index.first(&r.object).map(|i| &explained[i]);
         let Some(map) = out.as_object_mut() else { continue };

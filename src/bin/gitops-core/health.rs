@@ -186,8 +186,8 @@ pub fn run(input: &common::Input, args: lexopt::Parser) -> Result<u8, CliError> 
 
 /// The JSON output: the app's status and message, and each resource, sorted by group, kind,
 /// namespace and name (the library's, which `serve` answers too).
-fn to_json(app: &AppHealth) -> gitops_core::protocol::HealthOutput {
-    gitops_core::protocol::HealthOutput::new(app)
+fn to_json(app: &AppHealth) -> gitops_core::protocol::Document<'_> {
+    gitops_core::protocol::Document::Health(app)
 }
 
 /// The text output: the app health line, then Argo CD's resource table.

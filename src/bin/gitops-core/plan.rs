@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use gitops_core::diff::SyncStatus;
 use gitops_core::object::ObjectRef;
-use gitops_core::protocol::{DecideGuardOutput, DecideOutput, PlanOutput};
+use gitops_core::protocol::Document;
 use gitops_core::sync::{AutoSyncInput, ResourceStatus, auto_sync};
 use gitops_core::sync::{BlastRadiusGuard, GuardVerdict, assess};
 use gitops_core::sync::{LiveObject, Observations, Plan, SyncRequest, plan};
@@ -343,12 +343,14 @@ pub fn run_plan(input: &Input, args: lexopt::Parser) -> Result<u8, CliError> {
     let mut observations = Observations::default();
     observations.live = live.into_iter().map(|o| LiveObject::new(o, None)).collect();
     let p = plan(&request, &observations);
-    let output = PlanOutput::new(&p);
+    // The protocol's `plan` document, as a tree: the text table reads its rows.
+    let output = serde_json::to_value(Document::Plan(&p))
+        .map_err(|e| CliError::Input(format!("cannot print the plan: {e}")))?;
     match a.output {
         Output::Json | Output::Yaml => {
             let doc = match &verdict {
-                Some(v) => json!({ "guard": DecideGuardOutput::new(v), "tasks": output.tasks }),
-                None => json!({ "tasks": output.tasks }),
+                Some(v) => json!({ "guard": Document::Guard(v), "tasks": output["tasks"] }),
+                None => json!({ "tasks": output["tasks"] }),
             };
             a.output.print_document(&doc);
         }
@@ -364,21 +366,23 @@ pub fn run_plan(input: &Input, args: lexopt::Parser) -> Result<u8, CliError> {
 }
 
 /// The tasks as a table, actions in words (`server-side apply`).
-fn print_table(p: &Plan, output: &PlanOutput) {
+fn print_table(p: &Plan, output: &Value) {
     let header =
         ["PHASE", "WAVE", "GROUP", "KIND", "NAMESPACE", "NAME", "ACTION", "HOOK", "MESSAGE"];
     let mut table: Vec<Vec<String>> = vec![header.iter().map(|s| s.to_string()).collect()];
-    for (t, r) in p.tasks().zip(&output.tasks) {
+    let rows = output["tasks"].as_array().map(Vec::as_slice).unwrap_or_default();
+    let text = |v: &Value| v.as_str().unwrap_or_default().to_string();
+    for (t, r) in p.tasks().zip(rows) {
         table.push(vec![
-            r.phase.clone(),
-            r.wave.to_string(),
-            r.group.clone(),
-            r.kind.clone(),
-            r.namespace.clone(),
-            r.name.clone(),
+            text(&r["phase"]),
+            r["wave"].to_string(),
+            text(&r["group"]),
+            text(&r["kind"]),
+            text(&r["namespace"]),
+            text(&r["name"]),
             t.action.name().to_string(),
-            r.hook.clone().unwrap_or_default(),
-            r.message.clone(),
+            text(&r["hook"]),
+            text(&r["message"]),
         ]);
     }
     let widths: Vec<usize> = (0..header.len())
@@ -458,7 +462,7 @@ pub fn run_decide(input: &Input, args: lexopt::Parser) -> Result<u8, CliError> {
     };
     let claims = read_all_objects(input, &a.claims)?;
     let (out, verdict) = if let Some(message) = blocked {
-        let out = serde_json::to_value(DecideOutput::blocked(message))
+        let out = serde_json::to_value(Document::Blocked(&message))
             .map_err(|e| CliError::Input(format!("cannot print the decision: {e}")))?;
         (out, None)
     } else {
@@ -468,7 +472,7 @@ pub fn run_decide(input: &Input, args: lexopt::Parser) -> Result<u8, CliError> {
             input.live = live.iter().chain(&claims).cloned().collect();
         }
         let d = auto_sync(&app, &input);
-        let out = serde_json::to_value(DecideOutput::new(&d))
+        let out = serde_json::to_value(Document::Decision(&d))
             .map_err(|e| CliError::Input(format!("cannot print the decision: {e}")))?;
         (out, d.guard)
     };

@@ -8,6 +8,8 @@ pub mod deletion;
 pub mod jq;
 pub mod normalize;
 pub mod objects;
+#[cfg(feature = "lua")]
+pub mod scripts;
 pub mod syncsim;
 pub mod tracking;
 pub mod yaml;

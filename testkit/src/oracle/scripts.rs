@@ -1,12 +1,12 @@
-//! gitops-core's side of the `scripts` area (`scripts.rs`), shared with the replay of its
-//! recorded divergences (`src/tests/oracle_replay.rs`), each of which names the library
-//! `engine` in its parent module.
+//! gitops-core's side of the `scripts` area (`oracle/scripts.rs`), shared with the replay of
+//! its recorded divergences (`src/tests/oracle_replay.rs`). Needs the library's `lua` feature:
+//! the kit's own `lua` feature, which gitops-core's `lua` feature turns on.
 
 use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use super::engine;
+use gitops_core as engine;
 
 /// gitops-core's side, in process through the library: the built-in rules alone, or the
 /// scripts of Argo CD's folder on the Lua engine (`--scripts-from-module`).
