@@ -611,8 +611,9 @@ pub fn builtin_kinds() -> Vec<String> {
     names
 }
 
-/// Go's `%q` of a string: double quotes, with `"` and `\` escaped and control characters
-/// written as escapes.
+/// Go's `%q` of a string (`strconv.Quote`): double quotes, with `"` and `\` escaped and every
+/// character Go's `unicode.IsPrint` refuses (controls, formats, separators other than the ASCII
+/// space, private use, unassigned) written as an escape.
 pub(crate) fn go_quote(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
@@ -630,7 +631,7 @@ pub(crate) fn go_quote(s: &str) -> String {
             c if (c as u32) < 0x20 || c as u32 == 0x7f => {
                 out.push_str(&format!("\\x{:02x}", c as u32));
             }
-            c if c.is_control() => {
+            c if !is_go_printable(c) => {
                 let n = c as u32;
                 if n <= 0xffff {
                     out.push_str(&format!("\\u{n:04x}"));
@@ -643,4 +644,22 @@ pub(crate) fn go_quote(s: &str) -> String {
     }
     out.push('"');
     out
+}
+
+/// Go's `unicode.IsPrint`: letters, marks, numbers, punctuation, symbols and the ASCII space
+/// (Unicode 16 here, 17 in Go 1.27: a character new in 17 is escaped here, printed by Go).
+fn is_go_printable(c: char) -> bool {
+    use unicode_general_category::{GeneralCategory as G, get_general_category};
+    c == ' '
+        || !matches!(
+            get_general_category(c),
+            G::Control
+                | G::Format
+                | G::Surrogate
+                | G::PrivateUse
+                | G::Unassigned
+                | G::SpaceSeparator
+                | G::LineSeparator
+                | G::ParagraphSeparator
+        )
 }
