@@ -723,7 +723,7 @@ impl Settings {
                         key: "resource.selectors".into(),
                         message: format!(
                             "error parsing resource selector {}: {e}",
-                            crate::health::go_quote(&r.selector)
+                            crate::vocabulary::go_quote(&r.selector)
                         ),
                     }
                 })?;

@@ -230,7 +230,7 @@ fn value_errors(value: &str) -> Vec<String> {
 
 /// A field error as apimachinery prints one: `<field>: Invalid value: "<value>": <detail>`.
 fn invalid(field: &str, value: &str, detail: &str) -> String {
-    format!("{field}: Invalid value: {}: {detail}", crate::health::go_quote(value))
+    format!("{field}: Invalid value: {}: {detail}", crate::vocabulary::go_quote(value))
 }
 
 impl LabelSelector {
