@@ -721,7 +721,10 @@ impl Settings {
                 crate::selector::LabelSelector::parse(&r.selector).map_err(|e| {
                     ConfigError::Key {
                         key: "resource.selectors".into(),
-                        message: format!("error parsing resource selector {:?}: {e}", r.selector),
+                        message: format!(
+                            "error parsing resource selector {}: {e}",
+                            crate::vocabulary::go_quote(&r.selector)
+                        ),
                     }
                 })?;
             }
@@ -990,7 +993,7 @@ mod tests {
         let err = Settings::from_data(&data(&[("resource.selectors", bad)])).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "invalid argocd-cm key `resource.selectors`: error parsing resource selector \"tier=-web\": invalid label value `-web`"
+            "invalid argocd-cm key `resource.selectors`: error parsing resource selector \"tier=-web\": unable to parse requirement: values[0][tier]: Invalid value: \"-web\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
         );
         let ok =
             "- kinds: [Pod]\n  selector: ' a=b '\n- kinds: ['*']\n  selector: c\n- selector: ''\n";

@@ -1,13 +1,14 @@
-//! Kubernetes label selectors in their string form (`tier=web,env in (a,b),!canary`), read and
-//! matched as k8s.io/apimachinery `labels.Parse` and `Requirement.Matches` do: what argocd-cm's
-//! `resource.selectors` holds.
+//! Kubernetes label selectors in their string form (`tier=web,env in (a,b),!canary`), read,
+//! refused and matched as k8s.io/apimachinery v0.37.0 `labels.Parse` and `Requirement.Matches`
+//! do: what argocd-cm's `resource.selectors` holds.
 //!
 //! The grammar: requirements separated by `,`; each is `key`, `!key`, `key=value`,
 //! `key==value`, `key!=value`, `key in (v1,v2)`, `key notin (v1,v2)`, `key>n` or `key<n`.
-//! Keys are qualified names (`prefix/name`), values label values (63 characters at most,
+//! Keys are qualified names (`prefix/name`), values label values (63 bytes at most,
 //! alphanumeric at both ends, `-`, `_` and `.` inside), `>`/`<` take an integer; a value set
-//! may hold empty values (`()`, `(a,)`). What parses and how it matches are apimachinery's; the
-//! errors are this crate's words, not apimachinery's (listed in `docs/behaviours.md`, row 22).
+//! may hold empty values (`()`, `(a,)`). A selector that does not parse is refused with
+//! `labels.Parse`'s own message (`unable to parse requirement: values[0][tier]: Invalid value:
+//! ...`), compared with apimachinery's in `testdata/selector/cases.json`.
 
 use serde_json::Value;
 
@@ -34,112 +35,245 @@ struct Requirement {
     values: Vec<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Token {
-    Ident(String),
+/// A token of apimachinery's selector lexer; `in` and `notin` are keywords only where an
+/// operator is read, identifiers elsewhere.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Tok {
+    End,
+    Ident,
+    In,
+    NotIn,
     Not,
     Eq,
+    DoubleEq,
     NotEq,
+    Greater,
+    Less,
     Open,
     Close,
     Comma,
-    Greater,
-    Less,
 }
 
-fn lex(s: &str) -> Vec<Token> {
-    let special = |c: char| "!=(),<>".contains(c);
-    let chars: Vec<char> = s.chars().collect();
+/// The lexer's whitespace: other Unicode spaces are part of an identifier.
+fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\r' | b'\n')
+}
+
+fn is_special(b: u8) -> bool {
+    b"=!(),><".contains(&b)
+}
+
+fn symbol(s: &str) -> Option<Tok> {
+    Some(match s {
+        "!" => Tok::Not,
+        "=" => Tok::Eq,
+        "==" => Tok::DoubleEq,
+        "!=" => Tok::NotEq,
+        ">" => Tok::Greater,
+        "<" => Tok::Less,
+        "(" => Tok::Open,
+        ")" => Tok::Close,
+        "," => Tok::Comma,
+        _ => return None,
+    })
+}
+
+/// Splits a selector into tokens and their text, as apimachinery's lexer does: byte by byte,
+/// a NUL byte read like the end of the input (it ends an identifier; where a token starts it
+/// ends the selector), and operators read longest first (`!=`, `==`).
+fn lex(s: &str) -> Vec<(Tok, &str)> {
+    let bytes = s.as_bytes();
+    // The byte at `i` and the position after reading it; NUL past the end.
+    let read = |i: usize| if i < bytes.len() { (bytes[i], i + 1) } else { (0, i) };
     let mut out = Vec::new();
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        let next = chars.get(i + 1).copied();
-        i += 1;
-        let t = match c {
-            c if c.is_whitespace() => continue,
-            '!' if next == Some('=') => {
-                i += 1;
-                Token::NotEq
-            }
-            '=' if next == Some('=') => {
-                i += 1;
-                Token::Eq
-            }
-            '!' => Token::Not,
-            '=' => Token::Eq,
-            '(' => Token::Open,
-            ')' => Token::Close,
-            ',' => Token::Comma,
-            '>' => Token::Greater,
-            '<' => Token::Less,
-            _ => {
-                let start = i - 1;
-                while i < chars.len() && !chars[i].is_whitespace() && !special(chars[i]) {
-                    i += 1;
+    let mut pos = 0;
+    loop {
+        let (mut b, mut next) = read(pos);
+        while is_space(b) {
+            (b, next) = read(next);
+        }
+        if b == 0 {
+            out.push((Tok::End, ""));
+            return out;
+        }
+        let start = next - 1;
+        if is_special(b) {
+            // The longest run of operator bytes that is one token.
+            let (mut tok, mut end) = (symbol(&s[start..next]), next);
+            pos = next;
+            loop {
+                let (b, after) = read(pos);
+                if b == 0 {
+                    pos = after;
+                    break;
                 }
-                Token::Ident(chars[start..i].iter().collect())
+                if !is_special(b) {
+                    break;
+                }
+                match symbol(&s[start..after]) {
+                    Some(t) => (tok, end, pos) = (Some(t), after, after),
+                    None => break,
+                }
             }
-        };
-        out.push(t);
+            // Every single operator byte is a token, so `tok` is set.
+            let tok = tok.unwrap_or(Tok::End);
+            out.push((tok, &s[start..end]));
+        } else {
+            pos = start;
+            let mut end = start;
+            loop {
+                let (b, after) = read(pos);
+                if b == 0 {
+                    pos = after;
+                    break;
+                }
+                if is_special(b) || is_space(b) {
+                    break;
+                }
+                (end, pos) = (after, after);
+            }
+            let text = &s[start..end];
+            let tok = match text {
+                "in" => Tok::In,
+                "notin" => Tok::NotIn,
+                _ => Tok::Ident,
+            };
+            out.push((tok, text));
+        }
     }
-    out
 }
 
-/// A label name or value: 63 characters at most, alphanumeric at both ends, `-`, `_`, `.`
-/// inside.
+/// `name part must consist of ...`: the texts of apimachinery's `RegexError`.
+fn regex_error(msg: &str, re: &str, examples: &[&str]) -> String {
+    let examples: Vec<String> = examples.iter().map(|e| format!("'{e}', ")).collect();
+    format!("{msg} (e.g. {}regex used for validation is '{re}')", examples.join(" or "))
+}
+
+const NAME_FMT: &str = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
+const NAME_MSG: &str = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+const SUBDOMAIN_FMT: &str = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
+const VALUE_MSG: &str = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+
+fn name_error() -> String {
+    regex_error(NAME_MSG, NAME_FMT, &["MyName", "my.name", "123-abc"])
+}
+
+/// Matches `NAME_FMT`: alphanumeric at both ends, `-`, `_` and `.` inside (any length).
 fn is_name(s: &str) -> bool {
     let ok = |c: char| c.is_ascii_alphanumeric();
-    s.len() <= 63
-        && s.starts_with(ok)
-        && s.ends_with(ok)
-        && s.chars().all(|c| ok(c) || matches!(c, '-' | '_' | '.'))
+    s.starts_with(ok) && s.ends_with(ok) && s.chars().all(|c| ok(c) || matches!(c, '-' | '_' | '.'))
 }
 
-/// A DNS-1123 subdomain: lower-case alphanumeric labels with `-` inside, joined by `.`.
+/// Matches `SUBDOMAIN_FMT`: lower-case alphanumeric labels with `-` inside, joined by `.`.
 fn is_subdomain(s: &str) -> bool {
     let label = |l: &str| {
         let ok = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit();
         l.starts_with(ok) && l.ends_with(ok) && l.chars().all(|c| ok(c) || c == '-')
     };
-    s.len() <= 253 && s.split('.').all(label)
+    s.split('.').all(label)
 }
 
-fn check_key(key: &str) -> Result<(), String> {
-    let valid = match key.split_once('/') {
-        Some((prefix, name)) => is_subdomain(prefix) && is_name(name),
-        None => is_name(key),
+/// apimachinery's `IsLabelKey`: the texts that refuse a key, none when it is valid.
+fn key_errors(key: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    let parts: Vec<&str> = key.split('/').collect();
+    let name = match parts[..] {
+        [name] => name,
+        [prefix, name] => {
+            if prefix.is_empty() {
+                errs.push("prefix part must be non-empty".to_string());
+            } else {
+                if prefix.len() > 253 {
+                    errs.push("prefix part must be no more than 253 bytes".to_string());
+                }
+                if !is_subdomain(prefix) {
+                    let msg = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
+                    errs.push(format!(
+                        "prefix part {}",
+                        regex_error(msg, SUBDOMAIN_FMT, &["example.com"])
+                    ));
+                }
+            }
+            name
+        }
+        _ => {
+            errs.push(format!(
+                "a valid label key {} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
+                name_error()
+            ));
+            return errs;
+        }
     };
-    if valid { Ok(()) } else { Err(format!("invalid label key `{key}`")) }
+    if name.is_empty() {
+        errs.push("name part must be non-empty".to_string());
+    } else if name.len() > 63 {
+        errs.push("name part must be no more than 63 bytes".to_string());
+    }
+    if !is_name(name) {
+        errs.push(format!("name part {}", name_error()));
+    }
+    errs
 }
 
-fn check_value(value: &str) -> Result<(), String> {
-    if value.is_empty() || is_name(value) {
-        Ok(())
-    } else {
-        Err(format!("invalid label value `{value}`"))
+/// apimachinery's `IsLabelValue`: the texts that refuse a value, none when it is valid.
+fn value_errors(value: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if value.len() > 63 {
+        errs.push("must be no more than 63 bytes".to_string());
     }
+    if !value.is_empty() && !is_name(value) {
+        let fmt = format!("({NAME_FMT})?");
+        errs.push(regex_error(VALUE_MSG, &fmt, &["MyValue", "my_value", "12345"]));
+    }
+    errs
+}
+
+/// A field error as apimachinery prints one: `<field>: Invalid value: "<value>": <detail>`.
+fn invalid(field: &str, value: &str, detail: &str) -> String {
+    format!("{field}: Invalid value: {}: {detail}", crate::vocabulary::go_quote(value))
 }
 
 impl LabelSelector {
-    /// Parses a selector; an empty one selects everything.
+    /// Parses a selector; an empty one selects everything. The error is `labels.Parse`'s text.
     pub(crate) fn parse(s: &str) -> Result<LabelSelector, String> {
         let tokens = lex(s);
         let mut p = Parser { tokens: &tokens, pos: 0 };
         let mut requirements = Vec::new();
-        if tokens.is_empty() {
-            return Ok(LabelSelector { requirements });
-        }
         loop {
-            requirements.push(p.requirement()?);
-            match p.next() {
-                None => return Ok(LabelSelector { requirements }),
-                Some(Token::Comma) => {}
-                Some(t) => return Err(format!("found {t:?}, expected `,` or the end")),
+            let (tok, text) = p.peek();
+            match tok {
+                Tok::Ident | Tok::Not => {
+                    let r =
+                        p.requirement().map_err(|e| format!("unable to parse requirement: {e}"))?;
+                    requirements.push(r);
+                    let (tok, text) = p.next();
+                    match tok {
+                        Tok::End => break,
+                        Tok::Comma => {
+                            let (tok, text) = p.peek();
+                            if !matches!(tok, Tok::Ident | Tok::Not) {
+                                return Err(format!(
+                                    "found '{text}', expected: identifier after ','"
+                                ));
+                            }
+                        }
+                        _ => {
+                            return Err(format!(
+                                "found '{text}', expected: ',' or 'end of string'"
+                            ));
+                        }
+                    }
+                }
+                Tok::End => break,
+                _ => {
+                    return Err(format!(
+                        "found '{text}', expected: !, identifier, or 'end of string'"
+                    ));
+                }
             }
         }
+        Ok(LabelSelector { requirements })
     }
-
     /// Whether an object's `metadata.labels` satisfy every requirement.
     #[cfg(test)]
     fn matches(&self, obj: &Value) -> bool {
@@ -166,112 +300,168 @@ impl LabelSelector {
     }
 }
 
-struct Parser<'t> {
-    tokens: &'t [Token],
+struct Parser<'t, 's> {
+    tokens: &'t [(Tok, &'s str)],
     pos: usize,
 }
 
-impl Parser<'_> {
-    fn next(&mut self) -> Option<&Token> {
-        let t = self.tokens.get(self.pos);
+impl<'s> Parser<'_, 's> {
+    /// The next token, where `in` and `notin` are identifiers (values and keys).
+    fn peek(&self) -> (Tok, &'s str) {
+        let (tok, text) = self.peek_keyword();
+        match tok {
+            Tok::In | Tok::NotIn => (Tok::Ident, text),
+            t => (t, text),
+        }
+    }
+
+    /// The next token, with `in` and `notin` as operators.
+    fn peek_keyword(&self) -> (Tok, &'s str) {
+        // The lexer ends with `End`; the parser stops there, never reading past it.
+        self.tokens.get(self.pos).copied().unwrap_or((Tok::End, ""))
+    }
+
+    fn next(&mut self) -> (Tok, &'s str) {
+        let t = self.peek();
         self.pos += 1;
         t
     }
 
-    fn peek(&self) -> Option<&Token> {
-        self.tokens.get(self.pos)
-    }
-
-    fn ident(&mut self, what: &str) -> Result<String, String> {
-        match self.next() {
-            Some(Token::Ident(s)) => Ok(s.clone()),
-            Some(t) => Err(format!("found {t:?}, expected {what}")),
-            None => Err(format!("found the end, expected {what}")),
-        }
-    }
-
     fn requirement(&mut self) -> Result<Requirement, String> {
-        let negated = self.peek() == Some(&Token::Not);
+        let (mut tok, mut key) = self.next();
+        let negated = tok == Tok::Not;
         if negated {
-            self.pos += 1;
+            (tok, key) = self.next();
         }
-        let key = self.ident("a label key")?;
-        check_key(&key)?;
-        if matches!(self.peek(), None | Some(Token::Comma)) {
-            let op = if negated { Op::DoesNotExist } else { Op::Exists };
-            return Ok(Requirement { key, op, values: Vec::new() });
+        if tok != Tok::Ident {
+            return Err(format!("found '{key}', expected: identifier"));
         }
+        let errs = key_errors(key);
+        if !errs.is_empty() {
+            return Err(invalid("<nil>", key, &errs.join("; ")));
+        }
+        let key = key.to_string();
+        // `!key` ends its requirement whatever follows (`!a=b` fails on the `=` after it).
         if negated {
-            return Err(format!("`!{key}` takes no operator"));
+            return Ok(Requirement { key, op: Op::DoesNotExist, values: Vec::new() });
         }
-        let (op, values) = match self.next().cloned() {
-            Some(Token::Ident(w)) if w == "in" || w == "notin" => {
-                let op = if w == "in" { Op::In } else { Op::NotIn };
-                (op, self.value_set()?)
+        if matches!(self.peek().0, Tok::End | Tok::Comma) {
+            return Ok(Requirement { key, op: Op::Exists, values: Vec::new() });
+        }
+        let (tok, text) = self.peek_keyword();
+        self.pos += 1;
+        let values = match tok {
+            Tok::In | Tok::NotIn => self.value_set()?,
+            Tok::Eq | Tok::DoubleEq | Tok::NotEq | Tok::Greater | Tok::Less => {
+                vec![self.exact_value()?]
             }
-            Some(Token::Eq) => (Op::In, vec![self.exact_value()?]),
-            Some(Token::NotEq) => (Op::NotIn, vec![self.exact_value()?]),
-            Some(t @ (Token::Greater | Token::Less)) => {
-                let v = self.ident("an integer")?;
-                let n = v.parse::<i64>().map_err(|_| format!("`{v}` is not an integer"))?;
-                let op = if t == Token::Greater { Op::Greater(n) } else { Op::Less(n) };
-                (op, Vec::new())
+            _ => {
+                return Err(format!("found '{text}', expected: in, notin, =, ==, !=, gt, lt"));
             }
-            t => return Err(format!("found {t:?} after `{key}`, expected an operator")),
         };
-        for v in &values {
-            check_value(v)?;
+        // The set's values sorted and without repeats, as apimachinery keeps them.
+        let values: Vec<String> =
+            values.into_iter().collect::<std::collections::BTreeSet<_>>().into_iter().collect();
+        let mut errs = Vec::new();
+        let mut bound = 0;
+        if matches!(tok, Tok::Greater | Tok::Less) {
+            // One value: `exact_value` reads one.
+            match values[0].parse::<i64>() {
+                Ok(n) => bound = n,
+                Err(_) => errs.push(invalid(
+                    "values[0]",
+                    &values[0],
+                    "for 'Gt', 'Lt' operators, the value must be an integer",
+                )),
+            }
         }
+        for (i, v) in values.iter().enumerate() {
+            let e = value_errors(v);
+            if !e.is_empty() {
+                errs.push(invalid(&format!("values[{i}][{key}]"), v, &e.join("; ")));
+            }
+        }
+        // An aggregate names each distinct message once.
+        let mut seen = std::collections::BTreeSet::new();
+        errs.retain(|e| seen.insert(e.clone()));
+        match errs.len() {
+            0 => {}
+            1 => return Err(errs.remove(0)),
+            _ => return Err(format!("[{}]", errs.join(", "))),
+        }
+        let op = match tok {
+            Tok::In | Tok::Eq | Tok::DoubleEq => Op::In,
+            Tok::NotIn | Tok::NotEq => Op::NotIn,
+            Tok::Greater => Op::Greater(bound),
+            _ => Op::Less(bound),
+        };
         Ok(Requirement { key, op, values })
     }
 
-    /// The value after `=`, `==` or `!=`: empty before `,` or the end.
+    /// The value after `=`, `==`, `!=`, `>` or `<`: empty before `,` or the end.
     fn exact_value(&mut self) -> Result<String, String> {
-        if matches!(self.peek(), None | Some(Token::Comma)) {
-            return Ok(String::new());
+        match self.peek() {
+            (Tok::End | Tok::Comma, _) => Ok(String::new()),
+            (Tok::Ident, v) => {
+                self.pos += 1;
+                Ok(v.to_string())
+            }
+            (_, text) => Err(format!("found '{text}', expected: identifier")),
         }
-        self.ident("a label value")
     }
 
     /// `(v1, v2, ...)`, as apimachinery's `parseValues` reads it: `()` is the empty value, and
     /// an empty entry (`(,a)`, `(a,,b)`, `(a,)`) is one too.
     fn value_set(&mut self) -> Result<Vec<String>, String> {
-        if self.next() != Some(&Token::Open) {
-            return Err("expected `(` after `in` or `notin`".into());
+        let (tok, text) = self.next();
+        if tok != Tok::Open {
+            return Err(format!("found '{text}' expected: '('"));
         }
-        if self.peek() == Some(&Token::Close) {
-            self.pos += 1;
-            return Ok(vec![String::new()]);
+        let (tok, text) = self.peek();
+        match tok {
+            Tok::Close => {
+                self.pos += 1;
+                return Ok(vec![String::new()]);
+            }
+            Tok::Ident | Tok::Comma => {}
+            _ => return Err(format!("found '{text}', expected: ',', ')' or identifier")),
         }
+        let values = self.identifiers()?;
+        if self.next().0 != Tok::Close {
+            // apimachinery names the token that opened the list here.
+            return Err(format!("found '{text}', expected: ')'"));
+        }
+        Ok(values)
+    }
+
+    /// The comma-separated, possibly empty, entries of a value set, up to its `)`.
+    fn identifiers(&mut self) -> Result<Vec<String>, String> {
         let mut values = Vec::new();
         loop {
-            match self.next().cloned() {
-                Some(Token::Ident(v)) => {
-                    values.push(v);
+            let (tok, text) = self.next();
+            match tok {
+                Tok::Ident => {
+                    values.push(text.to_string());
                     match self.peek() {
-                        Some(Token::Comma) => {}
-                        Some(Token::Close) => {
-                            self.pos += 1;
-                            return Ok(values);
-                        }
-                        t => return Err(format!("found {t:?}, expected `,` or `)`")),
+                        (Tok::Comma, _) => {}
+                        (Tok::Close, _) => return Ok(values),
+                        (_, t) => return Err(format!("found '{t}', expected: ',' or ')'")),
                     }
                 }
-                Some(Token::Comma) => {
+                Tok::Comma => {
                     if values.is_empty() {
                         values.push(String::new());
                     }
-                    match self.peek() {
-                        Some(Token::Close) => {
-                            self.pos += 1;
+                    match self.peek().0 {
+                        Tok::Close => {
                             values.push(String::new());
                             return Ok(values);
                         }
-                        Some(Token::Comma) => values.push(String::new()),
+                        Tok::Comma => values.push(String::new()),
                         _ => {}
                     }
                 }
-                t => return Err(format!("found {t:?}, expected a label value")),
+                _ => return Err(format!("found '{text}', expected: ',', or identifier")),
             }
         }
     }
@@ -324,6 +514,10 @@ mod tests {
         ] {
             assert_eq!(sel(ok).matches(&empty), matches_empty, "{ok}");
         }
-        assert_eq!(LabelSelector::parse("a=-b").unwrap_err(), "invalid label value `-b`");
+        // The exact texts: `testdata/selector/cases.json` (`tests::selector`).
+        assert_eq!(
+            LabelSelector::parse("!a=b").unwrap_err(),
+            "found '=', expected: ',' or 'end of string'"
+        );
     }
 }

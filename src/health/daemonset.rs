@@ -1,7 +1,8 @@
 //! `apps/v1` DaemonSet.
 
 use super::fields::Reader;
-use super::{HealthError, HealthResult, HealthStatus, go_quote};
+use super::{HealthError, HealthResult, HealthStatus};
+use crate::vocabulary::go_quote;
 
 /// Argo CD's DaemonSet check.
 pub(crate) fn health(r: &Reader<'_>) -> Result<HealthResult, HealthError> {

@@ -1,7 +1,8 @@
 //! `apps/v1` Deployment.
 
 use super::fields::Reader;
-use super::{HealthError, HealthResult, HealthStatus, go_quote};
+use super::{HealthError, HealthResult, HealthStatus};
+use crate::vocabulary::go_quote;
 
 /// Argo CD's Deployment check.
 pub(crate) fn health(r: &Reader<'_>) -> Result<HealthResult, HealthError> {

@@ -1,8 +1,9 @@
 //! Core `v1` Pod.
 
 use super::fields::Reader;
-use super::{HealthError, HealthResult, HealthStatus, go_quote};
+use super::{HealthError, HealthResult, HealthStatus};
 use crate::object::annotation;
+use crate::vocabulary::go_quote;
 use crate::vocabulary::{IGNORE_RESTART_POLICY_ANNOTATION, is_hook};
 
 /// Argo CD's Pod check.

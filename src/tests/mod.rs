@@ -15,6 +15,7 @@ mod parse;
 mod preview;
 mod properties;
 mod reconcile;
+mod selector;
 #[cfg(feature = "serve")]
 mod serve;
 mod smp;

@@ -16,10 +16,13 @@
 //! - Time: one point-in-time type ([`Timestamp`]), Go durations (`GoDuration`) and the
 //!   civil-time arithmetic under both (RFC 3339, time zones, `strftime`).
 //!
+//! - Go's `%q` of a string, as messages quote names and input (`go_quote`).
+//!
 //! Everything cites Argo CD 3.6.2 (`argo-cd/v3` and its `gitops-engine`), the release whose
 //! answers this crate gives.
 
 mod annotations;
+mod go_text;
 mod hooks;
 mod sync_options;
 mod time;
@@ -34,6 +37,7 @@ pub(crate) use annotations::{
     SYNC_OPTIONS_ANNOTATION, TRACKING_ID_ANNOTATION,
 };
 pub(crate) use annotations::{csv, first_option_value, go_atoi};
+pub(crate) use go_text::go_quote;
 pub use hooks::{HOOK_FINALIZER, HookDeletePolicy};
 pub(crate) use hooks::{
     HookFacts, add_hook_finalizer, delete_policies, drop_hook_finalizer, hook_types, is_app_hook,
