@@ -8,10 +8,11 @@
 #   BIN=target/release/gitops-core bash benches/whole-process.sh 10000 5
 #
 # A fair floor: both programs are built by the same `cargo bench --no-run`, so both are the
-# `bench` profile (the `release` profile's code, with line tables) and both use the system
-# allocator; the binary measured is the `gitops-core` that this build leaves in target/release
-# (a bench builds the package's binaries too). A `#[global_allocator]` in the binary must be
-# given to the yardstick as well. BIN measures another binary already built instead.
+# `bench` profile (the `release` profile's code, with line tables) and both use the binary's
+# allocator (mimalloc: benches/whole_process.rs sets it with the `cli` feature, as
+# src/bin/gitops-core/main.rs does); the binary measured is the `gitops-core` that this build
+# leaves in target/release (a bench builds the package's binaries too). BIN measures another
+# binary already built instead.
 #
 # Prints, for each program, the median of RUNS (default 5) runs of user+system CPU seconds, of
 # wall-clock seconds and of peak RSS (from /usr/bin/time -v), then the ratios. Needs GNU time (/usr/bin/time).

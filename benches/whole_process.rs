@@ -19,6 +19,12 @@ use serde_json::{Value, json};
 
 use gitops_core_testkit::workload as support;
 
+/// The yardstick allocates as the `gitops-core` binary does (mimalloc, with the `cli` feature
+/// that builds the binary), so that the ratio measures the work and not the allocator.
+#[cfg(feature = "cli")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
     match args.first().map(String::as_str) {
