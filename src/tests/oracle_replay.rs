@@ -278,3 +278,36 @@ fn replay_sync(name: &str, case: &Value, skipped: &str) -> Vec<String> {
     }
     failures
 }
+
+/// The `## ` and `### ` heading paths of a Markdown text that appear more than once, each
+/// with the 1-based line numbers where it appears.
+fn repeated_heading_paths(text: &str) -> Vec<String> {
+    let mut seen: std::collections::BTreeMap<String, Vec<usize>> = Default::default();
+    let mut section = String::new();
+    for (n, line) in text.lines().enumerate() {
+        let path = if let Some(title) = line.strip_prefix("## ") {
+            section = title.to_string();
+            title.to_string()
+        } else if let Some(title) = line.strip_prefix("### ") {
+            format!("{section} > {title}")
+        } else {
+            continue;
+        };
+        seen.entry(path).or_default().push(n + 1);
+    }
+    seen.into_iter()
+        .filter(|(_, lines)| lines.len() > 1)
+        .map(|(path, lines)| format!("{path} (lines {lines:?})"))
+        .collect()
+}
+
+#[test]
+fn skipped_md_sections_appear_once() {
+    assert_eq!(
+        repeated_heading_paths("## A\n### B\n## C\n### B\n## A\n### B\n"),
+        ["A (lines [1, 5])", "A > B (lines [2, 6])"]
+    );
+    let skipped = std::fs::read_to_string(testdata().join("SKIPPED.md")).expect("SKIPPED.md");
+    let repeated = repeated_heading_paths(&skipped);
+    assert!(repeated.is_empty(), "testdata/SKIPPED.md repeats sections: {repeated:#?}");
+}
