@@ -56,7 +56,9 @@ const GARBAGE_BYTES: usize = 4 << 20;
 ///   `tostring`, `type`, `unpack`, `_G`, `_VERSION` (`Lua 5.1`); `print` does nothing and
 ///   `collectgarbage` returns 0; `loadstring` and `load` compile text only (the chunk gets the
 ///   script's environment) and refuse binary chunks; `require("os")` gives the safe `os`,
-///   anything else is an error.
+///   anything else is an error. `pairs` and `next` walk a table in one order on every run:
+///   the array part `1..n`, other numbers ascending, strings byte by byte, `false`, `true`
+///   (LuaJIT's own order changes from state to state; gopher-lua's is the order keys were set).
 /// - `table`: `concat`, `getn`, `insert`, `maxn`, `remove`, `sort`.
 /// - With open libraries only (`use_open_libs`): `string` (without `dump`; `find`, `match`,
 ///   `gmatch`, `gsub` run on a step-counted matcher, `rep` is size-checked), string methods
