@@ -76,7 +76,7 @@ impl Key {
             Value::Boolean(b) => Key::Bool(*b),
             _ => match number(v) {
                 Some(x) => {
-                    let array = x >= 1.0 && x <= border && x.fract() == 0.0;
+                    let array = (1.0..=border).contains(&x) && x.fract() == 0.0;
                     Key::Number(u8::from(!array), x)
                 }
                 None => Key::Other(class(v), v.to_pointer() as usize),
@@ -84,7 +84,7 @@ impl Key {
         }
     }
 
-    fn cmp(&self, other: &Key) -> Ordering {
+    fn order(&self, other: &Key) -> Ordering {
         // Derived `PartialOrd` orders the variants as declared; a key is never NaN.
         self.partial_cmp(other).unwrap_or(Ordering::Equal)
     }
@@ -133,7 +133,7 @@ pub(super) fn keys_of(
     })?;
     let n = keys.len() as u64;
     control.charge(3 * n + bytes / BYTES_PER_UNIT + sort_units(n, longest))?;
-    keys.sort_unstable_by(Key::cmp);
+    keys.sort_unstable_by(Key::order);
     let array = border as usize;
     let seq = lua.create_table_with_capacity(array + keys.len(), 0)?;
     let pos =
@@ -151,7 +151,7 @@ pub(super) fn keys_of(
         if matches!(key, Key::Number(0, _)) {
             return Ok(());
         }
-        let at = array + 1 + keys.binary_search_by(|probe| probe.cmp(&key)).unwrap_or_default();
+        let at = array + 1 + keys.binary_search_by(|probe| probe.order(&key)).unwrap_or_default();
         if let Some(pos) = &pos {
             pos.raw_set(k.clone(), at)?;
         }
@@ -172,7 +172,7 @@ pub(super) fn first_of(control: &Control, t: &Table) -> mlua::Result<Value> {
         if let Key::Text(b) = &key {
             longest = longest.max(b.len() as u64);
         }
-        if first.as_ref().is_none_or(|(f, _)| key.cmp(f) == Ordering::Less) {
+        if first.as_ref().is_none_or(|(f, _)| key.order(f) == Ordering::Less) {
             first = Some((key, k));
         }
         Ok(())
