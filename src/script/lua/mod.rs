@@ -545,9 +545,11 @@ impl State {
         };
         let keys_of = {
             let control = Arc::clone(&control);
-            lua.create_function(move |lua, (t, with_pos): (Table, bool)| {
-                order::keys_of(lua, &control, &t, with_pos)
-            })?
+            lua.create_function(
+                move |lua, (t, with_pos, array_end): (Table, bool, Option<i64>)| {
+                    order::keys_of(lua, &control, &t, with_pos, array_end)
+                },
+            )?
         };
         let first_of = {
             let control = Arc::clone(&control);
@@ -1018,11 +1020,18 @@ end
 local function pairs_(...)
   local t = ...
   if type(t) ~= "table" then not_table("pairs", raw_select("#", ...), t) end
-  local keys, i = keys_of(t, false), 0
+  -- The array part here, then the other keys, sorted once it ends.
+  local i, keys, j = 0, nil, 0
   return function()
-    while true do
+    if keys == nil then
       i = i + 1
-      local k = keys[i]
+      local v = rawget(t, i)
+      if v ~= nil then return i, v end
+      keys = keys_of(t, false, i - 1)
+    end
+    while true do
+      j = j + 1
+      local k = keys[j]
       if k == nil then return nil end
       local v = rawget(t, k)
       if v ~= nil then return k, v end
@@ -1048,7 +1057,7 @@ local function walker()
     local walk = walks[t]
     local i = walk and walk[2][k]
     if i == nil then
-      local keys, pos = keys_of(t, true)
+      local keys, pos = keys_of(t, true, nil)
       walk = {keys, pos}
       walks[t] = walk
       i = pos[k]

@@ -105,22 +105,31 @@ fn sort_units(n: u64, longest: u64) -> u64 {
     n * u64::from(64 - n.leading_zeros()) * (COMPARE_UNITS + longest / BYTES_PER_UNIT)
 }
 
-/// `keys_of(t, with_pos)`: the keys of `t` in walking order as a sequence, and with
-/// `with_pos` each key's place in it (what `next(t, k)` needs to go on from `k`). Charged:
-/// the array part one unit per key, every other key three units and its bytes (copied to be
-/// sorted), and the comparisons of the sort.
+/// `keys_of(t, with_pos, array_end)`: the keys of `t` in walking order as a sequence, and
+/// with `with_pos` each key's place in it (what `next(t, k)` needs to go on from `k`). Given
+/// `array_end` (`pairs`, which walked the array part `1..array_end` itself), only the keys
+/// after the array part. Charged: the array part one unit per key, every other key three
+/// units and its bytes (copied to be sorted), and the comparisons of the sort.
 pub(super) fn keys_of(
     lua: &Lua,
     control: &Control,
     t: &Table,
     with_pos: bool,
+    array_end: Option<i64>,
 ) -> mlua::Result<(Table, Option<Table>)> {
-    let border = border(t)?;
+    let (border, array) = match array_end {
+        Some(n) => (n as f64, 0),
+        None => {
+            let b = border(t)?;
+            (b, b as usize)
+        }
+    };
     control.charge(CALL_UNITS + border as u64)?;
     let mut keys = Vec::new();
     let mut bytes = 0;
     let mut longest = 0;
-    t.for_each::<Value, Value>(|k, _| {
+    // Values are read as booleans: nothing is converted or referenced.
+    t.for_each::<Value, bool>(|k, _| {
         let key = Key::of(&k, border);
         if let Key::Text(b) = &key {
             bytes += b.len() as u64;
@@ -133,8 +142,10 @@ pub(super) fn keys_of(
     })?;
     let n = keys.len() as u64;
     control.charge(3 * n + bytes / BYTES_PER_UNIT + sort_units(n, longest))?;
+    if keys.is_empty() && array == 0 {
+        return Ok((lua.create_table()?, None));
+    }
     keys.sort_unstable_by(Key::order);
-    let array = border as usize;
     let seq = lua.create_table_with_capacity(array + keys.len(), 0)?;
     let pos =
         if with_pos { Some(lua.create_table_with_capacity(array, keys.len())?) } else { None };
@@ -144,9 +155,12 @@ pub(super) fn keys_of(
             pos.raw_set(i, i)?;
         }
     }
+    if keys.is_empty() {
+        return Ok((seq, pos));
+    }
     // A second pass puts each key at its place (found by a binary search), holding one
     // reference at a time.
-    t.for_each::<Value, Value>(|k, _| {
+    t.for_each::<Value, bool>(|k, _| {
         let key = Key::of(&k, border);
         if matches!(key, Key::Number(0, _)) {
             return Ok(());
@@ -166,7 +180,7 @@ pub(super) fn first_of(control: &Control, t: &Table) -> mlua::Result<Value> {
     let mut first: Option<(Key, Value)> = None;
     let mut n = 0u64;
     let mut longest = 0;
-    t.for_each::<Value, Value>(|k, _| {
+    t.for_each::<Value, bool>(|k, _| {
         let key = Key::of(&k, 0.0);
         n += 1;
         if let Key::Text(b) = &key {
