@@ -60,7 +60,13 @@ fn lua_contract_cases() {
             }
             None => engine,
         };
-        for run in 0..runs {
+        // `states: n`: besides the runs on the shared engine (whose states earlier cases
+        // warmed), once on each of n fresh engines, each with a Lua state of its own.
+        let states = case.get("states").and_then(Value::as_u64).unwrap_or(0);
+        let fresh = (0..states).map(|_| LuaEngine::new(*engine.limits()));
+        for (run, engine) in
+            std::iter::repeat_n(engine.clone(), runs as usize).chain(fresh).enumerate()
+        {
             let got = engine.eval_health("case", &script, open, &obj, now);
             let ok = match (case.get("expected"), case.get("error"), &got) {
                 (Some(exp), None, Ok(h)) => {

@@ -291,6 +291,9 @@ fn encode_table(t: &Table, depth: usize, visited: &mut Encoding) -> Result<Json,
     for kv in t.pairs::<Value, Value>() {
         pairs.push(kv?);
     }
+    // In key order (numbers first), not LuaJIT's slot order: the same table is read the same
+    // way, and fails with the same error, on every run.
+    pairs.sort_by(|a, b| super::order::compare(&a.0, &b.0));
     let Some((first, _)) = pairs.first() else { return Ok(Json::Array(Vec::new())) };
     match first {
         Value::Integer(_) | Value::Number(_) => {

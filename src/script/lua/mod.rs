@@ -6,6 +6,7 @@ mod convert;
 mod cost;
 mod numbers;
 mod operators;
+mod order;
 mod os;
 mod pattern;
 mod strlib;
@@ -55,7 +56,9 @@ const GARBAGE_BYTES: usize = 4 << 20;
 ///   `tostring`, `type`, `unpack`, `_G`, `_VERSION` (`Lua 5.1`); `print` does nothing and
 ///   `collectgarbage` returns 0; `loadstring` and `load` compile text only (the chunk gets the
 ///   script's environment) and refuse binary chunks; `require("os")` gives the safe `os`,
-///   anything else is an error.
+///   anything else is an error. `pairs` and `next` walk a table in one order on every run:
+///   the array part `1..n`, other numbers ascending, strings byte by byte, `false`, `true`
+///   (LuaJIT's own order changes from state to state; gopher-lua's is the order keys were set).
 /// - `table`: `concat`, `getn`, `insert`, `maxn`, `remove`, `sort`.
 /// - With open libraries only (`use_open_libs`): `string` (without `dump`; `find`, `match`,
 ///   `gmatch`, `gsub` run on a step-counted matcher, `rep` is size-checked), string methods
@@ -540,6 +543,18 @@ impl State {
                 load_text(lua, &helpers, args)
             })?
         };
+        let keys_of = {
+            let control = Arc::clone(&control);
+            lua.create_function(
+                move |lua, (t, with_pos, array_end): (Table, bool, Option<i64>)| {
+                    order::keys_of(lua, &control, &t, with_pos, array_end)
+                },
+            )?
+        };
+        let first_of = {
+            let control = Arc::clone(&control);
+            lua.create_function(move |_, t: Table| order::first_of(&control, &t))?
+        };
         let mark_memory = {
             let control = Arc::clone(&control);
             lua.create_function(move |_, ()| {
@@ -562,6 +577,8 @@ impl State {
                 mark_memory,
                 number_text,
                 format_args,
+                keys_of,
+                first_of,
             ))?;
 
         // Nothing reaches the real globals any more; empty them all the same.
@@ -941,7 +958,7 @@ return args, val, num, text, textv, select_
 /// Builds the environment of one evaluation from the pieces prepared once per state.
 const ENV_BUILDER: &str = r##"
 local base, libs, safe_os, raw_pcall, raw_xpcall, check, load_text, open, raw_collect, mark_memory,
-  number_text, format_args = ...
+  number_text, format_args, keys_of, first_of = ...
 local next, type, tostring, error = next, type, tostring, error
 local function copy(t)
   local c = {}
@@ -994,8 +1011,75 @@ if libs.string then
     return raw_format(fmt, unpack_(args, 1, n))
   end
 end
+-- `pairs` and `next` walk a table in one order on every run (`order.rs`).
+local raw_select, setmetatable = base.select, base.setmetatable
+local function not_table(name, n, t)
+  local got = n == 0 and "no value" or type(t)
+  error("bad argument #1 to '" .. name .. "' (table expected, got " .. got .. ")", 3)
+end
+local function pairs_(...)
+  local t = ...
+  if type(t) ~= "table" then not_table("pairs", raw_select("#", ...), t) end
+  -- The array part here, then the other keys, sorted once it ends.
+  local i, keys, j = 0, nil, 0
+  return function()
+    if keys == nil then
+      i = i + 1
+      local v = rawget(t, i)
+      if v ~= nil then return i, v end
+      keys = keys_of(t, false, i - 1)
+    end
+    while true do
+      j = j + 1
+      local k = keys[j]
+      if k == nil then return nil end
+      local v = rawget(t, k)
+      if v ~= nil then return k, v end
+    end
+  end, t, nil
+end
+-- `next(t)` is cheap (`t[1]`, or one pass); a walk by `next(t, k)` sorts the keys once, when
+-- its second step runs, and goes on from the key's place (keys added during a walk are not
+-- visited: Lua leaves that undefined).
+local function walker()
+  local walks = setmetatable({}, {__mode = "k"})
+  return function(...)
+    local t, k = ...
+    if type(t) ~= "table" then not_table("next", raw_select("#", ...), t) end
+    if k == nil then
+      walks[t] = nil
+      local v = rawget(t, 1)
+      if v ~= nil then return 1, v end
+      k = first_of(t)
+      if k == nil then return nil end
+      return k, rawget(t, k)
+    end
+    local walk = walks[t]
+    local i = walk and walk[2][k]
+    if i == nil then
+      local keys, pos = keys_of(t, true, nil)
+      walk = {keys, pos}
+      walks[t] = walk
+      i = pos[k]
+      if i == nil then error("invalid key to 'next'", 2) end
+    end
+    local keys = walk[1]
+    while true do
+      i = i + 1
+      local nk = keys[i]
+      if nk == nil then
+        walks[t] = nil
+        return nil
+      end
+      local v = rawget(t, nk)
+      if v ~= nil then return nk, v end
+    end
+  end
+end
 return function(obj)
   local env = copy(base)
+  env.pairs = pairs_
+  env.next = walker()
   env.tostring = tostring_
   for name, lib in next, libs do env[name] = copy(lib) end
   local os = copy(safe_os)
