@@ -21,8 +21,7 @@ use super::support::{selected, testdata};
 use crate::protocol::Server;
 
 use gitops_core_testkit::oracle::{
-    autosync, deletion, jq, normalize, objects, scripts as oracle_scripts, syncsim, tracking,
-    yaml,
+    autosync, deletion, jq, normalize, objects, scripts as oracle_scripts, syncsim, tracking, yaml,
 };
 
 /// The health script every differential case is configured with.
