@@ -293,7 +293,7 @@ fn encode_table(t: &Table, depth: usize, visited: &mut Encoding) -> Result<Json,
     }
     // In key order (numbers first), not LuaJIT's slot order: the same table is read the same
     // way, and fails with the same error, on every run.
-    pairs.sort_by(|a, b| super::order::compare(&a.0, &b.0));
+    let pairs = super::order::sorted_by_key(pairs);
     let Some((first, _)) = pairs.first() else { return Ok(Json::Array(Vec::new())) };
     match first {
         Value::Integer(_) | Value::Number(_) => {

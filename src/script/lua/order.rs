@@ -43,18 +43,14 @@ fn number(v: &Value) -> Option<f64> {
     }
 }
 
-/// The total order of keys outside the array part (used besides to read a script's result
-/// table in one order, `convert.rs`).
-pub(super) fn compare(a: &Value, b: &Value) -> Ordering {
-    class(a).cmp(&class(b)).then_with(|| match (a, b) {
-        (Value::String(x), Value::String(y)) => x.as_bytes().cmp(&y.as_bytes()),
-        (Value::Boolean(x), Value::Boolean(y)) => x.cmp(y),
-        _ => match (number(a), number(b)) {
-            // A table key is never NaN.
-            (Some(x), Some(y)) => x.total_cmp(&y),
-            _ => (a.to_pointer() as usize).cmp(&(b.to_pointer() as usize)),
-        },
-    })
+/// A script's result table's pairs sorted by key in the order above, with no array part (every
+/// number a key of class 2): the same table is read the same way on every run (`convert.rs`).
+/// Each key is turned into its [`Key`] once.
+pub(super) fn sorted_by_key(pairs: Vec<(Value, Value)>) -> Vec<(Value, Value)> {
+    let mut keyed: Vec<(Key, (Value, Value))> =
+        pairs.into_iter().map(|p| (Key::of(&p.0, 0.0), p)).collect();
+    keyed.sort_by(|a, b| a.0.order(&b.0));
+    keyed.into_iter().map(|(_, p)| p).collect()
 }
 
 /// A key as sorted: its class, and its number, bytes or address. Owned, so that a table's
