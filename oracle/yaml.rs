@@ -1,4 +1,4 @@
-//! The `yaml` area: generated manifest texts read by gitops-core (`parse_manifests_with`, Argo
+//! The `yaml` area: generated manifest texts read by gitops-core (`ParseOptions::parse_manifests`, Argo
 //! CD's reading: a repeated key keeps its last value) and by Argo CD (`kube.SplitYAML`, the
 //! oracle's `yaml` method), compared object by object. The texts mix YAML 1.1 scalars (plain,
 //! quoted, tagged, as keys and values), anchors and aliases, merge keys, odd indentation, and

@@ -865,8 +865,7 @@ fn parse_yaml<T: serde::de::DeserializeOwned + Default>(
     // Numbers as go-yaml v2 gives them to sigs.k8s.io/yaml: `1e6` where a string is wanted
     // is "1e+06".
     let options = crate::object::ParseOptions { go_numbers: true, ..Default::default() };
-    let (docs, _) =
-        crate::object::parse_documents_with(text, &options).map_err(|e| fail(e.to_string()))?;
+    let (docs, _) = options.parse_documents(text).map_err(|e| fail(e.to_string()))?;
     let first = docs.into_iter().next().unwrap_or(Value::Null);
     crate::object::from_yaml_value::<Option<T>>(first).map(Option::unwrap_or_default).map_err(fail)
 }

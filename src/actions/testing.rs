@@ -163,7 +163,7 @@ pub fn run_action_tests(
     let actions = &actions.clone().with_reveal_secrets(true);
     let fail = |message: String| ActionTestError { file: "action_test.yaml".into(), message };
     let lenient = crate::object::ParseOptions::default();
-    let read = |text: &str| crate::object::parse_documents_with(text, &lenient).map(|d| d.0);
+    let read = |text: &str| lenient.parse_documents(text).map(|d| d.0);
     let doc = read(test_yaml)
         .map_err(|e| fail(e.to_string()))?
         .into_iter()

@@ -474,7 +474,7 @@ mod with_lua {
             |file: &str, message: String| HealthTestError { file: file.to_string(), message };
         // Read as Argo CD reads YAML: a repeated key keeps its last value.
         let lenient = crate::object::ParseOptions::default();
-        let read = |text: &str| crate::object::parse_documents_with(text, &lenient).map(|d| d.0);
+        let read = |text: &str| lenient.parse_documents(text).map(|d| d.0);
         let doc = read(test_yaml)
             .map_err(|e| fail("health_test.yaml", e.to_string()))?
             .into_iter()

@@ -390,9 +390,9 @@ impl Default for ParseOptions {
     fn default() -> Self {
         ParseOptions {
             duplicate_keys: DuplicateKeys::LastWins,
-            max_bytes: MAX_BYTES,
-            max_objects: MAX_OBJECTS,
-            max_string_bytes: MAX_STRING_BYTES,
+            max_bytes: Self::DEFAULT_MAX_BYTES,
+            max_objects: Self::DEFAULT_MAX_OBJECTS,
+            max_string_bytes: Self::DEFAULT_MAX_STRING_BYTES,
             require_name: true,
             go_numbers: false,
         }
@@ -400,6 +400,22 @@ impl Default for ParseOptions {
 }
 
 impl ParseOptions {
+    /// The default of [`ParseOptions::max_bytes`]: 128 MiB.
+    pub const DEFAULT_MAX_BYTES: usize = 128 * 1024 * 1024;
+
+    /// The default of [`ParseOptions::max_objects`]: 50,000.
+    pub const DEFAULT_MAX_OBJECTS: usize = 50_000;
+
+    /// The default of [`ParseOptions::max_string_bytes`]: 16 MiB. The API server refuses a
+    /// request body over 3 MiB and etcd an object over 1.5 MiB, so a longer string is no
+    /// Kubernetes object.
+    pub const DEFAULT_MAX_STRING_BYTES: usize = 16 * 1024 * 1024;
+
+    /// Deepest nesting of YAML flow collections (`[`, `{`) the parser is given, whatever the
+    /// options. The parser's own limit (128) would reject deeper input anyway, but only after
+    /// work that grows with the square of the depth; this scan rejects it in linear time.
+    pub const MAX_FLOW_DEPTH: usize = 1000;
+
     /// Refuse a repeated key instead of keeping the last value.
     #[must_use]
     pub fn strict(mut self) -> Self {
@@ -429,6 +445,85 @@ impl ParseOptions {
     pub fn with_require_name(mut self, yes: bool) -> Self {
         self.require_name = yes;
         self
+    }
+
+    /// Reads Kubernetes objects from text as [`parse_manifests`](crate::object::parse_manifests) does, with the options given: by
+    /// default as Argo CD reads them, a repeated key keeping its last value with a warning.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use gitops_core::object::ParseOptions;
+    /// let text = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: '1', k: '2'}\n";
+    /// let read = ParseOptions::default().parse_manifests(text).unwrap();
+    /// assert_eq!(read.objects[0]["data"]["k"], "2");
+    /// assert_eq!(
+    ///     read.warnings[0].to_string(),
+    ///     "document 1: duplicate key `k` at /data/k: the last value is kept"
+    /// );
+    ///
+    /// let err = ParseOptions::default().strict().parse_manifests(text).unwrap_err();
+    /// assert_eq!(err.to_string(), "document 1: duplicate key `k` at /data/k");
+    /// ```
+    pub fn parse_manifests(&self, text: &str) -> Result<Manifests, ParseError> {
+        let (docs, warnings) = documents(text, self, Lines::Kubernetes)?;
+        let mut out = Vec::new();
+        let mut push = |obj: Value, document: usize, item: Option<usize>| {
+            if out.len() >= self.max_objects {
+                let at = Location { document, item, path: String::new() };
+                return Err(ParseError::TooManyObjects { at, limit: self.max_objects });
+            }
+            identity(&obj, document, item, self.require_name)?;
+            out.push(obj);
+            Ok(())
+        };
+        for (index, doc) in docs.into_iter().enumerate() {
+            match doc {
+                Value::Null => {}
+                Value::Array(items) => {
+                    for (i, item) in items.into_iter().enumerate() {
+                        push(item, index, Some(i))?;
+                    }
+                }
+                Value::Object(mut doc) => {
+                    let is_list = doc
+                        .get("kind")
+                        .and_then(Value::as_str)
+                        .is_some_and(|k| k.ends_with("List"))
+                        && doc.contains_key("items");
+                    if !is_list {
+                        push(Value::Object(doc), index, None)?;
+                        continue;
+                    }
+                    match doc.remove("items") {
+                        Some(Value::Array(items)) => {
+                            for (i, item) in items.into_iter().enumerate() {
+                                push(item, index, Some(i))?;
+                            }
+                        }
+                        found => {
+                            return Err(ParseError::WrongType {
+                                at: Location { document: index, item: None, path: "/items".into() },
+                                field: "items",
+                                expected: "an array",
+                                found: type_name(found.as_ref().unwrap_or(&Value::Null)),
+                            });
+                        }
+                    }
+                }
+                doc => push(doc, index, None)?,
+            }
+        }
+        Ok(Manifests { objects: out, warnings })
+    }
+
+    /// Parses text into its documents with the options given, and the warnings of the reading.
+    /// A leading UTF-8 byte order mark is skipped, as kubectl skips it.
+    pub fn parse_documents(
+        &self,
+        text: &str,
+    ) -> Result<(Vec<Value>, Vec<ParseWarning>), ParseError> {
+        documents(text, self, Lines::AsGiven)
     }
 }
 
@@ -469,17 +564,11 @@ pub struct Manifests {
     pub warnings: Vec<ParseWarning>,
 }
 
-/// The default of [`ParseOptions::max_bytes`]: 128 MiB.
-pub const MAX_BYTES: usize = 128 * 1024 * 1024;
-
-/// The default of [`ParseOptions::max_objects`]: 50,000.
-pub const MAX_OBJECTS: usize = 50_000;
-
 /// Reads Kubernetes objects from text: a YAML stream (documents separated by `---`), a JSON
 /// document, a JSON array of objects, or any of those holding a `List` (a kind ending in `List`
 /// with `items`), which is flattened into its items.
 ///
-/// This is the strict reading: a repeated key is an error. [`parse_manifests_with`] reads as
+/// This is the strict reading: a repeated key is an error. [`ParseOptions::parse_manifests`] reads as
 /// Argo CD reads (the last value wins, with a warning) and takes the limits.
 ///
 /// Empty documents are skipped. Every object must have `apiVersion`, `kind` and
@@ -503,75 +592,7 @@ pub const MAX_OBJECTS: usize = 50_000;
 /// assert_eq!(err.to_string(), "document 1: missing field `kind`");
 /// ```
 pub fn parse_manifests(text: &str) -> Result<Vec<Value>, ParseError> {
-    parse_manifests_with(text, &ParseOptions::default().strict()).map(|m| m.objects)
-}
-
-/// Reads Kubernetes objects from text as [`parse_manifests`] does, with the options given: by
-/// default as Argo CD reads them, a repeated key keeping its last value with a warning.
-///
-/// # Examples
-///
-/// ```
-/// use gitops_core::object::{ParseOptions, parse_manifests_with};
-/// let text = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: '1', k: '2'}\n";
-/// let read = parse_manifests_with(text, &ParseOptions::default()).unwrap();
-/// assert_eq!(read.objects[0]["data"]["k"], "2");
-/// assert_eq!(
-///     read.warnings[0].to_string(),
-///     "document 1: duplicate key `k` at /data/k: the last value is kept"
-/// );
-///
-/// let err = parse_manifests_with(text, &ParseOptions::default().strict()).unwrap_err();
-/// assert_eq!(err.to_string(), "document 1: duplicate key `k` at /data/k");
-/// ```
-pub fn parse_manifests_with(text: &str, options: &ParseOptions) -> Result<Manifests, ParseError> {
-    let (docs, warnings) = documents(text, options, Lines::Kubernetes)?;
-    let mut out = Vec::new();
-    let mut push = |obj: Value, document: usize, item: Option<usize>| {
-        if out.len() >= options.max_objects {
-            let at = Location { document, item, path: String::new() };
-            return Err(ParseError::TooManyObjects { at, limit: options.max_objects });
-        }
-        identity(&obj, document, item, options.require_name)?;
-        out.push(obj);
-        Ok(())
-    };
-    for (index, doc) in docs.into_iter().enumerate() {
-        match doc {
-            Value::Null => {}
-            Value::Array(items) => {
-                for (i, item) in items.into_iter().enumerate() {
-                    push(item, index, Some(i))?;
-                }
-            }
-            Value::Object(mut doc) => {
-                let is_list =
-                    doc.get("kind").and_then(Value::as_str).is_some_and(|k| k.ends_with("List"))
-                        && doc.contains_key("items");
-                if !is_list {
-                    push(Value::Object(doc), index, None)?;
-                    continue;
-                }
-                match doc.remove("items") {
-                    Some(Value::Array(items)) => {
-                        for (i, item) in items.into_iter().enumerate() {
-                            push(item, index, Some(i))?;
-                        }
-                    }
-                    found => {
-                        return Err(ParseError::WrongType {
-                            at: Location { document: index, item: None, path: "/items".into() },
-                            field: "items",
-                            expected: "an array",
-                            found: type_name(found.as_ref().unwrap_or(&Value::Null)),
-                        });
-                    }
-                }
-            }
-            doc => push(doc, index, None)?,
-        }
-    }
-    Ok(Manifests { objects: out, warnings })
+    ParseOptions::default().strict().parse_manifests(text).map(|m| m.objects)
 }
 
 /// Reads one JSON value as `serde_json::from_slice` does (the same syntax, errors and depth
@@ -601,16 +622,7 @@ pub(crate) fn parse_json_value(
 /// Parses text into its documents, as JSON values, without checking them, the strict way (a
 /// repeated key is an error). A document that is empty (or only comments) is `Value::Null`.
 pub fn parse_documents(text: &str) -> Result<Vec<Value>, ParseError> {
-    parse_documents_with(text, &ParseOptions::default().strict()).map(|(docs, _)| docs)
-}
-
-/// Parses text into its documents with the options given, and the warnings of the reading.
-/// A leading UTF-8 byte order mark is skipped, as kubectl skips it.
-pub fn parse_documents_with(
-    text: &str,
-    options: &ParseOptions,
-) -> Result<(Vec<Value>, Vec<ParseWarning>), ParseError> {
-    documents(text, options, Lines::AsGiven)
+    ParseOptions::default().strict().parse_documents(text).map(|(docs, _)| docs)
 }
 
 /// How the last line of a YAML text is read.
@@ -627,7 +639,7 @@ pub(super) enum Lines {
     Kubernetes,
 }
 
-/// [`parse_documents_with`], the last line read as `lines` says.
+/// [`ParseOptions::parse_documents`], the last line read as `lines` says.
 fn documents(
     text: &str,
     options: &ParseOptions,
@@ -721,11 +733,6 @@ fn json_stream_as_yaml(trimmed: &str) -> Option<String> {
     Some(out)
 }
 
-/// The default of [`ParseOptions::max_string_bytes`]: 16 MiB. The API server refuses a
-/// request body over 3 MiB and etcd an object over 1.5 MiB, so a longer string is no
-/// Kubernetes object.
-pub const MAX_STRING_BYTES: usize = 16 * 1024 * 1024;
-
 /// The JSON parser's limit error with the limit named: it stops at 128 levels of nesting, as
 /// the YAML reader does.
 fn name_the_limit(message: String) -> String {
@@ -735,13 +742,8 @@ fn name_the_limit(message: String) -> String {
     }
 }
 
-/// Deepest nesting of YAML flow collections (`[`, `{`) the parser is given. The parser's own
-/// limit (128) would reject deeper input anyway, but only after work that grows with the
-/// square of the depth; this scan rejects it in linear time.
-pub const MAX_FLOW_DEPTH: usize = 1000;
-
 /// Scans for flow brackets outside quotes and comments, and fails on nesting deeper than
-/// [`MAX_FLOW_DEPTH`], naming the document.
+/// [`ParseOptions::MAX_FLOW_DEPTH`], naming the document.
 fn check_flow_depth(text: &str) -> Result<(), ParseError> {
     let bytes = text.as_bytes();
     let (mut depth, mut document, mut line_start) = (0usize, 0usize, true);
@@ -756,13 +758,16 @@ fn check_flow_depth(text: &str) -> Result<(), ParseError> {
         match b {
             b'[' | b'{' => {
                 depth += 1;
-                if depth > MAX_FLOW_DEPTH {
+                if depth > ParseOptions::MAX_FLOW_DEPTH {
                     return Err(ParseError::Syntax {
                         format: "yaml",
                         // The first document has no leading `---` in most streams.
                         document: document
                             .saturating_sub(usize::from(text.trim_start().starts_with("---"))),
-                        message: format!("nesting deeper than {MAX_FLOW_DEPTH} levels"),
+                        message: format!(
+                            "nesting deeper than {} levels",
+                            ParseOptions::MAX_FLOW_DEPTH
+                        ),
                     });
                 }
             }
@@ -891,12 +896,12 @@ fn object_name(obj: &Value) -> &str {
 }
 
 /// An annotation of an object, if it is set and a string.
-pub fn annotation<'a>(obj: &'a Value, key: &str) -> Option<&'a str> {
+pub(crate) fn annotation<'a>(obj: &'a Value, key: &str) -> Option<&'a str> {
     obj.get("metadata")?.get("annotations")?.get(key)?.as_str()
 }
 
 /// A label of an object, if it is set and a string.
-pub fn label<'a>(obj: &'a Value, key: &str) -> Option<&'a str> {
+pub(crate) fn label<'a>(obj: &'a Value, key: &str) -> Option<&'a str> {
     obj.get("metadata")?.get("labels")?.get(key)?.as_str()
 }
 

@@ -8,7 +8,7 @@ use crate::health::{
     self, HealthContext, HealthError, HealthResult, HealthStatus, ResourceHealthInput,
     parts::ScriptHealth, parts::ScriptOutput,
 };
-use crate::object::{ObjectRef, ParseOptions, parse_documents, parse_documents_with};
+use crate::object::{ObjectRef, ParseOptions, parse_documents};
 
 /// Reads a YAML file of cases below `testdata/` as one JSON value.
 fn cases(rel: &str) -> Vec<Value> {
@@ -25,8 +25,8 @@ fn cases(rel: &str) -> Vec<Value> {
 /// `spec.updateStrategy` twice with the same value) repeats a key, and the last value wins.
 fn object(rel: &str) -> Value {
     let text = read(rel);
-    let (docs, _) = parse_documents_with(&text, &ParseOptions::default())
-        .unwrap_or_else(|e| panic!("{rel}: {e}"));
+    let (docs, _) =
+        ParseOptions::default().parse_documents(&text).unwrap_or_else(|e| panic!("{rel}: {e}"));
     docs.into_iter().find(|d| !d.is_null()).unwrap_or_else(|| panic!("{rel}: no document"))
 }
 

@@ -6,7 +6,7 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 
 use super::support::{read, selected};
-use crate::object::{ParseOptions, parse_documents_with, parse_manifests, parse_manifests_with};
+use crate::object::{ParseOptions, parse_manifests};
 
 #[derive(Deserialize)]
 struct Cases {
@@ -18,11 +18,11 @@ struct Cases {
 struct Case {
     name: String,
     input: String,
-    /// How to read: absent is `parse_manifests` (strict); present is `parse_manifests_with`
+    /// How to read: absent is `parse_manifests` (strict); present is `ParseOptions::parse_manifests`
     /// these options over the defaults (Argo CD's reading).
     #[serde(default)]
     options: Option<Options>,
-    /// Read as given, with `parse_documents_with` (over `options`, or the defaults): the text
+    /// Read as given, with `ParseOptions::parse_documents` (over `options`, or the defaults): the text
     /// as sigs.k8s.io/yaml's `Unmarshal` reads it, not as Kubernetes' reader hands manifests on.
     #[serde(default)]
     documents: bool,
@@ -84,13 +84,13 @@ fn parse_cases() {
             _ if case.documents => {
                 let options =
                     case.options.as_ref().map_or_else(ParseOptions::default, Options::build);
-                match parse_documents_with(&case.input, &options) {
+                match options.parse_documents(&case.input) {
                     Ok((docs, w)) => (Ok(docs), w.iter().map(ToString::to_string).collect()),
                     Err(e) => (Err(e), Vec::new()),
                 }
             }
             None => (parse_manifests(&case.input), Vec::new()),
-            Some(o) => match parse_manifests_with(&case.input, &o.build()) {
+            Some(o) => match o.build().parse_manifests(&case.input) {
                 Ok(m) => (Ok(m.objects), m.warnings.iter().map(ToString::to_string).collect()),
                 Err(e) => (Err(e), Vec::new()),
             },
@@ -241,7 +241,7 @@ fn fifty_megabyte_json_string_is_refused() {
         "document 1: a string of 52428800 bytes exceeds the limit of 16777216 bytes at /data/k"
     );
     // A long key is refused too (named by its object), and a string at the limit is data.
-    let at_limit = "y".repeat(crate::object::MAX_STRING_BYTES);
+    let at_limit = "y".repeat(ParseOptions::DEFAULT_MAX_STRING_BYTES);
     let text = format!(
         r#"{{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"x"}},"data":{{"k":"{at_limit}","{big}":"v"}}}}"#
     );

@@ -381,8 +381,8 @@ fn objects_in(
     for file in files_in(input, path, said)? {
         let text = read_manifest_text(input, &file, said)?;
         let name = display_name(&file);
-        let read = gitops_core::object::parse_manifests_with(&text, options)
-            .map_err(|e| CliError::Input(format!("{name}: {e}")))?;
+        let read =
+            options.parse_manifests(&text).map_err(|e| CliError::Input(format!("{name}: {e}")))?;
         for w in &read.warnings {
             said.push(format!("gitops-core: warning: {name}: {w}"));
         }
@@ -419,7 +419,9 @@ fn all_objects_in(
 pub fn read_document(input: &Input, path: &Path) -> Result<Value, CliError> {
     let text = read_text(input, path)?;
     let name = display_name(path);
-    let (docs, warnings) = gitops_core::object::parse_documents_with(&text, &input.options)
+    let (docs, warnings) = input
+        .options
+        .parse_documents(&text)
         .map_err(|e| CliError::Input(format!("{name}: {e}")))?;
     for w in &warnings {
         warn(&format!("{name}: {w}"));

@@ -1,4 +1,4 @@
-//! The `yaml` area's comparison: a manifest text read by gitops-core (`parse_manifests_with`,
+//! The `yaml` area's comparison: a manifest text read by gitops-core (`ParseOptions::parse_manifests`,
 //! Argo CD's reading) and by Argo CD (`kube.SplitYAML`, the oracle's `yaml` method), object by
 //! object, with the signatures of the divergences `testdata/oracle/explained.txt` explains.
 //! Shared by the oracle's runner (`oracle/yaml.rs` generates the texts) and the replay of its
@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 /// gitops-core's reading: the objects, or the error.
 pub fn ours(text: &str) -> Value {
     let options = gitops_core::object::ParseOptions::default();
-    match gitops_core::object::parse_manifests_with(text, &options) {
+    match options.parse_manifests(text) {
         Ok(m) => json!({"objects": m.objects}),
         Err(e) => json!({"error": e.to_string()}),
     }
