@@ -29,7 +29,7 @@ ALLOWED_TYPE_CRATES = {"std", "core", "alloc", "serde", "serde_core", "serde_jso
 # Crates whose traits public types may implement, besides ALLOWED_TYPE_CRATES, with the reason.
 ALLOWED_TRAIT_CRATES = {
     # `serve` feature: the protocol's JSON Schema is derived from the types themselves
-    # (`protocol::json_schema`); the impls exist only with that feature.
+    # (`protocol::Server::json_schema`); the impls exist only with that feature.
     "schemars": "JsonSchema derives of the `serve` feature",
 }
 

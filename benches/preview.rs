@@ -2,7 +2,7 @@
 //! the Deployments get a new image, two resources removed and two added per app, a PreSync
 //! hook added), compared, planned, guarded and rendered as Markdown.
 
-use gitops_core::preview::{DEFAULT_MAX_MARKDOWN_BYTES, Preview, PreviewInput, compare};
+use gitops_core::preview::{Preview, PreviewInput};
 use gitops_core::sync::BlastRadiusGuard;
 use gitops_core::{config::Application, config::Settings};
 use serde_json::{Value, json};
@@ -61,9 +61,9 @@ fn preview_50_apps_of_200(bencher: divan::Bencher) {
         let previews = apps
             .iter()
             .map(|(app, base, head)| {
-                compare(&PreviewInput::new(app, &settings, base, head, &guard)).expect("compare")
+                PreviewInput::new(app, &settings, base, head, &guard).compare().expect("compare")
             })
             .collect();
-        Preview::new(previews).render_markdown(DEFAULT_MAX_MARKDOWN_BYTES)
+        Preview::new(previews).render_markdown(Preview::DEFAULT_MAX_MARKDOWN_BYTES)
     });
 }

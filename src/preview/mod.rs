@@ -26,8 +26,6 @@ use crate::sync::{BlastRadiusGuard, GuardVerdict, assess};
 use crate::sync::{LiveObject, Observations, Plan, SyncRequest, plan};
 use crate::vocabulary::{self, AppOptions, ResourceOptions};
 
-pub use render::DEFAULT_MAX_MARKDOWN_BYTES;
-
 /// What one application's preview compares.
 #[derive(Debug, Clone, Copy)]
 #[non_exhaustive]
@@ -62,6 +60,34 @@ impl<'a> PreviewInput<'a> {
     pub fn with_live(mut self, live: &'a [Value]) -> Self {
         self.live = Some(live);
         self
+    }
+
+    /// One application's preview: `base` and `head` compared, the head's plan, the guard's
+    /// verdict, and with live objects the drift the merge overwrites.
+    ///
+    /// # Errors
+    ///
+    /// A comparison that cannot run ([`DiffError`], naming the object).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use gitops_core::preview::{Change, PreviewInput};
+    /// use gitops_core::sync::BlastRadiusGuard;
+    /// use serde_json::json;
+    /// let app = gitops_core::config::Application::from_value(&json!({
+    ///     "metadata": {"name": "shop"}, "spec": {"destination": {"namespace": "shop"}}})).unwrap();
+    /// let cm = |v: &str| json!({"apiVersion": "v1", "kind": "ConfigMap",
+    ///     "metadata": {"name": "web", "namespace": "shop"}, "data": {"v": v}});
+    /// let (base, head) = ([cm("1")], [cm("2")]);
+    /// let settings = gitops_core::config::Settings::default();
+    /// let guard = BlastRadiusGuard::default();
+    /// let p = PreviewInput::new(&app, &settings, &base, &head, &guard).compare().unwrap();
+    /// assert_eq!(p.resources[0].change, Change::Changed);
+    /// assert_eq!(p.resources[0].patch[0].path, "/data/v");
+    /// ```
+    pub fn compare(&self) -> Result<AppPreview, DiffError> {
+        compare(self)
     }
 }
 
@@ -387,31 +413,8 @@ fn find<'v>(objects: &'v [Value], index: &ObjectIndex<'_>, r: &ObjectRef) -> Opt
     index.first_lenient(key, false).map(|i| &objects[i])
 }
 
-/// One application's preview: `base` and `head` compared, the head's plan, the guard's
-/// verdict, and with live objects the drift the merge overwrites.
-///
-/// # Errors
-///
-/// A comparison that cannot run ([`DiffError`], naming the object).
-///
-/// # Examples
-///
-/// ```
-/// use gitops_core::preview::{Change, PreviewInput, compare};
-/// use gitops_core::sync::BlastRadiusGuard;
-/// use serde_json::json;
-/// let app = gitops_core::config::Application::from_value(&json!({
-///     "metadata": {"name": "shop"}, "spec": {"destination": {"namespace": "shop"}}})).unwrap();
-/// let cm = |v: &str| json!({"apiVersion": "v1", "kind": "ConfigMap",
-///     "metadata": {"name": "web", "namespace": "shop"}, "data": {"v": v}});
-/// let (base, head) = ([cm("1")], [cm("2")]);
-/// let settings = gitops_core::config::Settings::default();
-/// let guard = BlastRadiusGuard::default();
-/// let p = compare(&PreviewInput::new(&app, &settings, &base, &head, &guard)).unwrap();
-/// assert_eq!(p.resources[0].change, Change::Changed);
-/// assert_eq!(p.resources[0].patch[0].path, "/data/v");
-/// ```
-pub fn compare(input: &PreviewInput<'_>) -> Result<AppPreview, DiffError> {
+/// [`PreviewInput::compare`].
+fn compare(input: &PreviewInput<'_>) -> Result<AppPreview, DiffError> {
     let base = applied(input, input.base)?;
     let (changes, scopes) = compare_objects(input, input.head, &base)?;
     let (base_alone, _) = compare_objects(input, input.base, &[])?;

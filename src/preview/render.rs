@@ -4,10 +4,6 @@ use std::fmt::Write as _;
 
 use super::{AppPreview, Change, Preview, ResourceChange, Verdict};
 
-/// The default size cap of the Markdown, in bytes: below the 65,536 characters a GitHub comment
-/// holds.
-pub const DEFAULT_MAX_MARKDOWN_BYTES: usize = 60_000;
-
 /// Tasks named per wave in the Mermaid diagram; the rest are counted.
 const TASKS_PER_NODE: usize = 6;
 
@@ -237,6 +233,10 @@ impl Page {
 }
 
 impl Preview {
+    /// The default size cap of [`Preview::render_markdown`], in bytes: below the 65,536
+    /// characters a GitHub comment holds.
+    pub const DEFAULT_MAX_MARKDOWN_BYTES: usize = 60_000;
+
     /// Markdown for a pull-request comment: the verdict, every warning, a summary table per
     /// app, then per app the head's plan as a Mermaid diagram, how the plan changed, and a
     /// collapsible diff per resource. Everything that comes from the input (names,

@@ -108,7 +108,7 @@
 //!
 //! # Versioning
 //!
-//! The protocol has one integer version, [`PROTOCOL_VERSION`] (now 2), returned by `hello`
+//! The protocol has one integer version, [`Server::PROTOCOL_VERSION`] (now 2), returned by `hello`
 //! and `configure` as `protocolVersion`, next to `engineVersion` (the crate version) and the
 //! `methods` this build answers. A client may send `"protocolVersion": N` in `configure`: a
 //! server that does not speak N answers `unsupported_version`, so a mismatch shows at
@@ -118,7 +118,7 @@
 //! fields and new error codes. Clients ignore result fields they do not know and treat an
 //! unknown error code as a failed request. Renaming or removing anything, making an optional
 //! param required, or changing what a field or code means takes a new version. The schema in
-//! `schema/protocol.schema.json` (also [`json_schema`]) is generated from these types and a
+//! `schema/protocol.schema.json` (also [`Server::json_schema`]) is generated from these types and a
 //! test keeps the checked-in copy identical.
 //!
 //! # Errors
@@ -142,7 +142,7 @@
 //! # Limits and the end of input
 //!
 //! A request line may be at most `maxRequestBytes` long, newline excluded (16 MiB by default,
-//! [`DEFAULT_MAX_REQUEST_BYTES`]; `gitops-core serve --max-request-bytes N` or `configure`'s
+//! [`Server::DEFAULT_MAX_REQUEST_BYTES`]; `gitops-core serve --max-request-bytes N` or `configure`'s
 //! `limits.maxRequestBytes` change it). Blank lines (only spaces, tabs, `\r`) are skipped and
 //! get no response; a trailing `\r` is ignored, so CRLF clients work. The end of standard
 //! input ends the server with exit status 0 once every response is written; a last line
@@ -170,12 +170,9 @@ mod shapes;
 mod wire;
 
 pub use output::Document;
-pub use schema::json_schema;
 pub use server::Server;
-pub use session::{DEFAULT_MAX_SESSION_OBJECTS, DEFAULT_MAX_SESSIONS};
-pub use wire::{DEFAULT_MAX_REQUEST_BYTES, PROTOCOL_VERSION};
 
 // The wire types are private: the protocol's contract is the JSON Schema generated from them
-// (`json_schema`), not the Rust types; a Rust host calls the library directly.
+// (`Server::json_schema`), not the Rust types; a Rust host calls the library directly.
 #[cfg(test)]
 pub(crate) use wire::Response;

@@ -13,7 +13,7 @@ use crate::health::AppHealth;
 /// The JSON document of a method's `result`, which is also what the CLI command of the same
 /// name prints with `--output json`: built from the engine's answer by the protocol's own
 /// (private) output types, so that the CLI and `serve` cannot drift apart. The schema of each
-/// is in [`json_schema`](super::json_schema).
+/// is in [`Server::json_schema`](super::Server::json_schema).
 ///
 /// ```
 /// use gitops_core::protocol::Document;

@@ -87,19 +87,8 @@ fn params_schema_of(method: Method, generator: &mut schemars::SchemaGenerator) -
     }
 }
 
-/// The JSON Schema (draft 2020-12) of the protocol: one line is a `Request` or a `Response`
-/// (see `$defs`), and `$defs` also holds each method's params and result.
-///
-/// The same document is checked in as `schema/protocol.schema.json`.
-///
-/// # Examples
-///
-/// ```
-/// let schema = gitops_core::protocol::json_schema();
-/// assert_eq!(schema["x-protocolVersion"], 2);
-/// assert!(schema["$defs"]["DiffParams"]["properties"]["desired"].is_object());
-/// ```
-pub fn json_schema() -> Value {
+/// The protocol's JSON Schema ([`Server::json_schema`](super::Server::json_schema)).
+pub(crate) fn json_schema() -> Value {
     let mut generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
     let request = request_schema(&mut generator);
     let response = generator.subschema_for::<Response>();

@@ -82,6 +82,34 @@ fn handler(method: Method) -> Handler {
 }
 
 impl Server {
+    /// The version of the protocol this build speaks. See the module docs for what changes it.
+    pub const PROTOCOL_VERSION: u32 = super::wire::PROTOCOL_VERSION;
+
+    /// The default limit on the size of one request line, in bytes (16 MiB), newline excluded.
+    pub const DEFAULT_MAX_REQUEST_BYTES: u64 = super::wire::DEFAULT_MAX_REQUEST_BYTES;
+
+    /// The default limit on open sessions.
+    pub const DEFAULT_MAX_SESSIONS: u64 = super::session::DEFAULT_MAX_SESSIONS;
+
+    /// The default limit on the objects (desired and live) of one session.
+    pub const DEFAULT_MAX_SESSION_OBJECTS: u64 = super::session::DEFAULT_MAX_SESSION_OBJECTS;
+
+    /// The JSON Schema (draft 2020-12) of the protocol: one line is a `Request` or a `Response`
+    /// (see `$defs`), and `$defs` also holds each method's params and result.
+    ///
+    /// The same document is checked in as `schema/protocol.schema.json`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let schema = gitops_core::protocol::Server::json_schema();
+    /// assert_eq!(schema["x-protocolVersion"], 2);
+    /// assert!(schema["$defs"]["DiffParams"]["properties"]["desired"].is_object());
+    /// ```
+    pub fn json_schema() -> Value {
+        super::schema::json_schema()
+    }
+
     /// A server with the default configuration and size limit.
     pub fn new() -> Server {
         Server::default()

@@ -27,11 +27,12 @@ use crate::reconcile::{LiveChange, PreparedApp, Reconciled};
 
 use super::output::{DiffOutputResource, HealthOutputResource};
 
-/// The default limit on open sessions.
-pub const DEFAULT_MAX_SESSIONS: u64 = 10_000;
+/// The default limit on open sessions ([`Server::DEFAULT_MAX_SESSIONS`](super::Server::DEFAULT_MAX_SESSIONS)).
+pub(crate) const DEFAULT_MAX_SESSIONS: u64 = 10_000;
 
-/// The default limit on the objects (desired and live) of one session.
-pub const DEFAULT_MAX_SESSION_OBJECTS: u64 = 100_000;
+/// The default limit on the objects of one session
+/// ([`Server::DEFAULT_MAX_SESSION_OBJECTS`](super::Server::DEFAULT_MAX_SESSION_OBJECTS)).
+pub(crate) const DEFAULT_MAX_SESSION_OBJECTS: u64 = 100_000;
 
 /// `app.open` params: the app's desired and live objects, as `diff` takes them.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]

@@ -17,11 +17,11 @@ use super::shapes::{
     optional_object_schema,
 };
 
-/// The version of the protocol this build speaks. See the module docs for what changes it.
-pub const PROTOCOL_VERSION: u32 = 2;
+/// The version of the protocol this build speaks ([`Server::PROTOCOL_VERSION`](super::Server::PROTOCOL_VERSION)).
+pub(crate) const PROTOCOL_VERSION: u32 = 2;
 
-/// The default limit on the size of one request line, in bytes (16 MiB), newline excluded.
-pub const DEFAULT_MAX_REQUEST_BYTES: u64 = 16 * 1024 * 1024;
+/// The default limit on the size of one request line ([`Server::DEFAULT_MAX_REQUEST_BYTES`](super::Server::DEFAULT_MAX_REQUEST_BYTES)).
+pub(crate) const DEFAULT_MAX_REQUEST_BYTES: u64 = 16 * 1024 * 1024;
 
 /// A method of the protocol.
 #[derive(
@@ -340,7 +340,7 @@ pub(super) struct Limits {
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub(super) struct ConfigureResult {
-    /// The protocol version the server speaks ([`PROTOCOL_VERSION`]).
+    /// The protocol version the server speaks ([`Server::PROTOCOL_VERSION`](super::Server::PROTOCOL_VERSION)).
     pub protocol_version: u32,
     /// The version of the gitops-core engine (the crate version).
     pub engine_version: String,

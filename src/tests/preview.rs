@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::preview::{DEFAULT_MAX_MARKDOWN_BYTES, Preview, PreviewInput, Verdict, compare};
+use crate::preview::{Preview, PreviewInput, Verdict};
 use crate::sync::BlastRadiusGuard;
 use crate::{config::Application, config::Settings, object::parse_manifests};
 use serde::Deserialize;
@@ -57,7 +57,7 @@ fn preview_of(case: &Case) -> Preview {
     if let Some(live) = &case.live {
         input = input.with_live(live);
     }
-    Preview::new(vec![compare(&input).unwrap_or_else(|e| panic!("{}: {e}", case.name))])
+    Preview::new(vec![input.compare().unwrap_or_else(|e| panic!("{}: {e}", case.name))])
 }
 
 #[test]
@@ -106,8 +106,8 @@ fn bookstore_pull_request_example() {
     let settings = Settings::default();
     let guard = BlastRadiusGuard::default();
     let input = PreviewInput::new(&app, &settings, &base, &head, &guard);
-    let preview = Preview::new(vec![compare(&input).expect("compare")]);
-    let markdown = preview.render_markdown(DEFAULT_MAX_MARKDOWN_BYTES);
+    let preview = Preview::new(vec![input.compare().expect("compare")]);
+    let markdown = preview.render_markdown(Preview::DEFAULT_MAX_MARKDOWN_BYTES);
     let expected = std::fs::read_to_string(root.join("preview.md")).expect("preview.md");
     assert_eq!(markdown, expected);
     assert_eq!(preview.verdict(), Verdict::Changes);
@@ -292,7 +292,7 @@ fn markdown_problems(markdown: &str, preview: &Preview, case: &MarkdownCase) -> 
             problems.push(format!("does not show {s:?}"));
         }
     }
-    let max = case.max_bytes.unwrap_or(DEFAULT_MAX_MARKDOWN_BYTES);
+    let max = case.max_bytes.unwrap_or(Preview::DEFAULT_MAX_MARKDOWN_BYTES);
     if markdown.len() > max {
         problems.push(format!("{} bytes, over {max}", markdown.len()));
     }
@@ -320,9 +320,9 @@ fn preview_markdown_of_hostile_input() {
         let (settings, guard) = (Settings::default(), BlastRadiusGuard::default());
         let input = PreviewInput::new(&app, &settings, &case.base, &head, &guard);
         let preview =
-            Preview::new(vec![compare(&input).unwrap_or_else(|e| panic!("{}: {e}", case.name))]);
+            Preview::new(vec![input.compare().unwrap_or_else(|e| panic!("{}: {e}", case.name))]);
         let markdown =
-            preview.render_markdown(case.max_bytes.unwrap_or(DEFAULT_MAX_MARKDOWN_BYTES));
+            preview.render_markdown(case.max_bytes.unwrap_or(Preview::DEFAULT_MAX_MARKDOWN_BYTES));
         let problems = markdown_problems(&markdown, &preview, case);
         if !problems.is_empty() {
             failures.push(format!("{}: {}\n{markdown}", case.name, problems.join("; ")));

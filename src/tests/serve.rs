@@ -8,7 +8,7 @@
 //! `health::builtin_kinds()`. The same files
 //! drive the built binary through pipes in `src/tests/serve_pipes.rs`.
 
-use crate::protocol::{Response, Server, json_schema};
+use crate::protocol::{Response, Server};
 
 use super::support::{read, selected, testdata};
 
@@ -72,7 +72,7 @@ fn conversations() {
 #[test]
 fn schema_is_checked_in() {
     let path = testdata().join("../schema/protocol.schema.json");
-    let generated = json_schema();
+    let generated = Server::json_schema();
     let text = serde_json::to_string_pretty(&generated).unwrap() + "\n";
     if std::env::var("GITOPS_REGENERATE").is_ok_and(|v| v == "1") {
         std::fs::write(&path, &text).unwrap_or_else(|e| panic!("writing {}: {e}", path.display()));
@@ -169,7 +169,7 @@ fn any_line_gets_one_response() {
 /// `Request` whose params are its method's params. So the schema cannot drift from the server.
 #[test]
 fn conversations_follow_the_schema() {
-    let schema = json_schema();
+    let schema = Server::json_schema();
     let defs = schema["$defs"].clone();
     let validator = |reference: &serde_json::Value| {
         let doc = serde_json::json!({

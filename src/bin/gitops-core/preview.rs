@@ -4,7 +4,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use gitops_core::config::Application;
-use gitops_core::preview::{DEFAULT_MAX_MARKDOWN_BYTES, Preview, PreviewInput, Verdict, compare};
+use gitops_core::preview::{Preview, PreviewInput, Verdict};
 use gitops_core::sync::BlastRadiusGuard;
 use lexopt::prelude::*;
 use serde_json::{Value, json};
@@ -72,7 +72,7 @@ pub fn run(input: &Input, mut p: lexopt::Parser) -> Result<u8, CliError> {
     let mut apps: Vec<PathBuf> = Vec::new();
     let mut cm: Option<PathBuf> = None;
     let mut format = Format::Markdown;
-    let mut max_bytes = DEFAULT_MAX_MARKDOWN_BYTES;
+    let mut max_bytes = Preview::DEFAULT_MAX_MARKDOWN_BYTES;
     while let Some(arg) = p.next()? {
         match arg {
             Long("base") => base = Some(PathBuf::from(p.value()?)),
@@ -159,7 +159,7 @@ pub fn run(input: &Input, mut p: lexopt::Parser) -> Result<u8, CliError> {
         if let Some(l) = &live_objects {
             request = request.with_live(l);
         }
-        previews.push(compare(&request).map_err(|e| CliError::Input(format!("app {name}: {e}")))?);
+        previews.push(request.compare().map_err(|e| CliError::Input(format!("app {name}: {e}")))?);
     }
     let preview = Preview::new(previews);
     match format {

@@ -7,7 +7,7 @@
 
 use std::io::{self, BufRead, Write};
 
-use gitops_core::protocol::{DEFAULT_MAX_REQUEST_BYTES, Server};
+use gitops_core::protocol::Server;
 
 use crate::common::CliError;
 
@@ -23,7 +23,7 @@ options:
 /// Runs the command.
 pub fn run(mut args: lexopt::Parser) -> Result<u8, CliError> {
     use lexopt::prelude::*;
-    let mut limit = DEFAULT_MAX_REQUEST_BYTES;
+    let mut limit = Server::DEFAULT_MAX_REQUEST_BYTES;
     while let Some(arg) = args.next()? {
         match arg {
             Long("max-request-bytes") => {
