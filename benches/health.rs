@@ -74,7 +74,7 @@ fn aggregate_all(bencher: Bencher) {
             .iter()
             .filter_map(|(_, obj)| ResourceHealthInput::from_objects(None, Some(obj), &ctx))
             .collect();
-        health::aggregate(black_box(&inputs))
+        health::AppHealth::aggregate(black_box(&inputs))
     });
 }
 

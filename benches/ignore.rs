@@ -7,7 +7,7 @@
 //! Run with `cargo bench --bench ignore`.
 
 use divan::{Bencher, black_box};
-use gitops_core::ignore::{AnnotationRule, IGNORE_DIFFERENCES_ANNOTATION, IgnoreNormalizer};
+use gitops_core::ignore::{AnnotationRule, IgnoreNormalizer};
 use gitops_core::{config::IgnoreDifferences, config::Settings};
 use serde_json::{Value, json};
 
@@ -82,7 +82,7 @@ fn build_with_jq(bencher: Bencher) {
 /// The deployment with a `gitops-core.io/ignore-differences` annotation.
 fn annotated(value: &str) -> Value {
     let mut obj = deployment();
-    obj["metadata"]["annotations"][IGNORE_DIFFERENCES_ANNOTATION] = json!(value);
+    obj["metadata"]["annotations"][AnnotationRule::ANNOTATION] = json!(value);
     obj
 }
 

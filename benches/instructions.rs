@@ -149,7 +149,7 @@ fn diff_app_1000_three_way() {
 }
 
 /// The same with every resource keeping its normalised and predicted objects (what the text
-/// rendering and `explain_app` ask for; the default before `keep_objects` turned off).
+/// rendering and `AppDiff::explain` ask for; the default before `keep_objects` turned off).
 fn diff_app_1000_three_way_objects() {
     app_1000_three_way(true);
 }

@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 
 use gitops_core::diff::{AppDiffInput, diff_app};
-use gitops_core::health::{HealthContext, ResourceHealthInput, aggregate, assess};
+use gitops_core::health::{AppHealth, HealthContext, ResourceHealthInput, assess};
 use gitops_core::health::{HealthScripts, ScriptedHealth};
 use gitops_core::sync::{
     ActionKind, LiveObject, Observations, Outcome, SyncRequest, SyncState, modified_by_key, plan,
@@ -157,7 +157,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .iter()
             .filter_map(|o| ResourceHealthInput::from_objects(None, Some(o), &ctx))
             .collect();
-        let health = aggregate(&inputs);
+        let health = AppHealth::aggregate(&inputs);
         println!("  health: {} {}", health.status, health.message);
 
         // 3. Does an automated sync run now?

@@ -458,7 +458,7 @@ pub struct Settings {
     pub installation_id: String,
     /// `resource.ignoreResourceUpdatesEnabled` (on unless set to false): whether watch
     /// events that change only ignored fields are skipped
-    /// ([`crate::ignore::needs_refresh`]).
+    /// ([`crate::ignore::ResourceUpdate::needs_refresh`]).
     pub ignore_resource_updates_enabled: bool,
     /// `resource.compareoptions.ignoreDifferencesOnResourceUpdates`: the update check also
     /// leaves out the `ignoreDifferences` paths.

@@ -53,8 +53,9 @@ impl Glob {
     }
 }
 
-/// Whether `text` matches `pattern`; a malformed pattern matches nothing.
-pub fn glob_match(pattern: &str, text: &str) -> bool {
+/// Whether `text` matches `pattern`; a malformed pattern matches nothing (as
+/// [`Glob::new`] then [`Glob::matches`]).
+pub(crate) fn glob_match(pattern: &str, text: &str) -> bool {
     if !pattern.contains(['*', '?', '[', '{', '\\']) {
         return pattern == text;
     }

@@ -29,8 +29,7 @@
 //!   make its face (`pub use` at the top of its `mod.rs`). No glob re-exports between areas.
 //! - Where a host needs the pieces a main call is made of, they are in one public submodule of
 //!   the area, `<area>::parts` (as `regex-automata` is to `regex`): `health::parts` holds the
-//!   script seam, the built-in rules and checks one by one, and the steps of aggregation. No
-//!   other submodule is public.
+//!   script seam and the built-in rules one by one. No other submodule is public.
 //! - Public signatures name only std, `serde`, `serde_json` and this crate's types: the
 //!   script engines (mlua, jaq), the time library, the diff library and the patch library stay
 //!   private, so they can change without a breaking release. (With `serve`, the protocol's

@@ -315,18 +315,7 @@ pub(crate) fn managed_fields(obj: &Value) -> Result<Vec<Entry>, (String, String)
 /// `managers` owns, and that holds different values in `live` and `desired`, is removed from
 /// both. Fields present on one side only are kept. Nothing changes when no entry belongs to
 /// a trusted manager, or the managed fields cannot be read.
-///
-/// # Examples
-///
-/// ```
-/// use serde_json::json;
-/// let mut live = json!({"metadata": {"managedFields": [{"manager": "hpa", "operation": "Update",
-///     "fieldsV1": {"f:spec": {"f:replicas": {}}}}]}, "spec": {"replicas": 5}});
-/// let mut desired = json!({"spec": {"replicas": 1}});
-/// gitops_core::diff::normalize_managed_fields(&mut live, &mut desired, &["hpa".to_string()]);
-/// assert_eq!(desired, json!({"spec": {}}));
-/// ```
-pub fn normalize_managed_fields(live: &mut Value, config: &mut Value, managers: &[String]) {
+pub(crate) fn normalize_managed_fields(live: &mut Value, config: &mut Value, managers: &[String]) {
     let _ = trusted_managers_normalize(live, config, managers);
 }
 

@@ -512,7 +512,7 @@ impl PreparedApp {
     pub fn health(&self) -> AppHealth {
         let inputs: Vec<ResourceHealthInput> =
             self.resources.values().filter_map(|s| s.health.clone()).collect();
-        health::aggregate(&inputs)
+        health::AppHealth::aggregate(&inputs)
     }
 
     /// The objects (desired and live) the app holds after `changes`, which are not taken.
@@ -827,7 +827,7 @@ impl PreparedApp {
         Reconciled {
             sync_status: self.diff_status(),
             health_status: status,
-            health_message: health::parts::format_causes(&causes),
+            health_message: health::format_causes(&causes),
             conditions: self.conditions(),
             resources: Vec::new(),
             removed: Vec::new(),
@@ -884,5 +884,5 @@ pub fn app_health(
             })
         })
         .collect();
-    health::aggregate(&inputs)
+    health::AppHealth::aggregate(&inputs)
 }

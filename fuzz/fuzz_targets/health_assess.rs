@@ -1,4 +1,4 @@
-//! `health::assess` on every built-in kind: total, deterministic, consistent with `health::parts::builtin` and the deletion rule.
+//! `health::assess` on every built-in kind: total, deterministic, consistent with the built-in check (the crate-private `health::builtin`) and the deletion rule.
 //! The checks are in `gitops_core::fuzzing::health_assess`, shared with the replay test.
 #![no_main]
 

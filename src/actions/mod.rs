@@ -7,7 +7,7 @@
 //! `argocd-cm` (`resource.customizations.actions.<group_Kind>`: `discovery.lua`,
 //! `definitions`, `mergeBuiltinActions`) and in a `resource_customizations/`-style directory,
 //! and, where no directory folder replaces them, the built-in actions
-//! ([`builtin_actions`]: every action Argo CD 3.6.2 ships, in Rust, giving what its script
+//! ([`ActionScripts::builtin_actions`]: every action Argo CD 3.6.2 ships, in Rust, giving what its script
 //! gives on every input). [`Actions`] runs them (scripts need the `lua` feature; the built-ins
 //! do not):
 //!
@@ -26,7 +26,7 @@
 //! `now` the host passes; parameters arrive as the `actionParams` table. A built-in reads the
 //! same `now` and parameters, and its result is read exactly as a script's.
 //!
-//! [`run_action_tests`] runs an `action_test.yaml` in Argo CD's format and compares as Argo
+//! [`Actions::run_tests`] runs an `action_test.yaml` in Argo CD's format and compares as Argo
 //! CD's own test does.
 
 mod kinds;
@@ -45,22 +45,24 @@ use crate::object::ObjectRef;
 
 pub use lookup::{ActionScript, ActionScripts};
 pub use run::Actions;
-pub use testing::{ActionTestCase, ActionTestError, ActionTestKind, TEST_NOW, run_action_tests};
+pub use testing::{ActionTestCase, ActionTestError, ActionTestKind};
 
-/// The built-in actions, by `<group>/<Kind>` (`Kind` for the core group): every action Argo
-/// CD 3.6.2 ships a script for, in Rust (`src/actions/kinds/`). They answer where no script of
-/// `argocd-cm` or of a directory replaces them ([`ActionScripts`]) and need no Lua.
-///
-/// ```
-/// let all = gitops_core::actions::builtin_actions();
-/// assert_eq!(all["apps/Deployment"], ["pause", "restart", "resume", "scale"]);
-/// assert_eq!(all["batch/CronJob"], ["create-job", "resume", "suspend"]);
-/// ```
-pub fn builtin_actions() -> BTreeMap<String, Vec<String>> {
-    kinds::all()
-        .into_iter()
-        .map(|k| (k.name(), k.actions.iter().map(|(n, _)| (*n).to_string()).collect()))
-        .collect()
+impl ActionScripts {
+    /// The built-in actions, by `<group>/<Kind>` (`Kind` for the core group): every action Argo
+    /// CD 3.6.2 ships a script for, in Rust (`src/actions/kinds/`). They answer where no script of
+    /// `argocd-cm` or of a directory replaces them ([`ActionScripts`]) and need no Lua.
+    ///
+    /// ```
+    /// let all = gitops_core::actions::ActionScripts::builtin_actions();
+    /// assert_eq!(all["apps/Deployment"], ["pause", "restart", "resume", "scale"]);
+    /// assert_eq!(all["batch/CronJob"], ["create-job", "resume", "suspend"]);
+    /// ```
+    pub fn builtin_actions() -> BTreeMap<String, Vec<String>> {
+        kinds::all()
+            .into_iter()
+            .map(|k| (k.name(), k.actions.iter().map(|(n, _)| (*n).to_string()).collect()))
+            .collect()
+    }
 }
 
 /// An action an object offers (Argo CD's `ResourceAction`).

@@ -9,11 +9,6 @@ use super::{Actions, ImpactedResource, Operation, ResourceAction};
 use crate::diff::{self, DiffOptions, Normalizer};
 use crate::object::ObjectRef;
 
-/// The clock of action tests, in unix seconds: `0001-01-01T00:00:00Z`, Go's zero time.
-/// Argo CD's expected files hold it where an action writes the time (`restartedAt`,
-/// `restartAt`), so with this `now` they match exactly.
-pub const TEST_NOW: i64 = -62_135_596_800;
-
 /// Whether a case tests discovery or an action.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -91,7 +86,7 @@ pub struct ActionTestError {
 /// the clock does not decide: a Deployment's `status`, `metadata.creationTimestamp` and
 /// `metadata.generation`; a Workflow's `metadata.resourceVersion`, `metadata.uid` and
 /// `workflows.argoproj.io/scheduled-time` annotation. Times written from `now` are compared
-/// as they are (see [`TEST_NOW`]), and a created Job's metadata is compared in full.
+/// as they are (see [`Actions::TEST_NOW`]), and a created Job's metadata is compared in full.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct ArgoTestNormalizer;
 
@@ -131,165 +126,177 @@ fn text<'a>(v: &'a Value, name: &str) -> &'a str {
     field(v, name).and_then(Value::as_str).unwrap_or_default()
 }
 
-/// Runs the cases of one `action_test.yaml` (Argo CD's format: `discoveryTests` with
-/// `inputPath` and `result`, `actionTests` with `action`, `inputPath`, `expectedOutputPath`,
-/// `parameters` and `expectedErrorMessage`), and compares as Argo CD's own test does:
-///
-/// - discovery (run with the open libraries, as Argo CD's test runs it): every discovered
-///   action must be in `result`, a field missing there counting as its zero value;
-/// - an action with `expectedErrorMessage` must fail with exactly that reason;
-/// - otherwise each impacted resource must match an object of the expected file (one object,
-///   or a list of `{k8sOperation, unstructuredObj}` when the file starts with `-`) by group,
-///   version, kind, name and namespace, a Job created from a CronJob or a Workflow from a
-///   CronWorkflow or WorkflowTemplate by the prefix of the source's name (its name is then
-///   taken from the expected object), and the two must not differ by Argo CD's diff after
-///   its test normalizer (`testNormalizer`: a Deployment's `status`,
-///   `metadata.creationTimestamp` and `metadata.generation`, a Workflow's
-///   `metadata.resourceVersion`, `metadata.uid` and `workflows.argoproj.io/scheduled-time`
-///   annotation removed): a field the expected object leaves out is not compared, and
-///   numbers compare as Kubernetes compares them (`6` equals `6.0`).
-///
-/// `files` maps the paths the test file names (relative to it) to their text. Cases run on
-/// `actions`, their scripts found by the input object's kind; `now` is the scripts' clock
-/// (Argo CD's expected files are written for [`TEST_NOW`]). A missing or unreadable input
-/// fails its case; the other cases still run.
-pub fn run_action_tests(
-    test_yaml: &str,
-    files: &BTreeMap<String, String>,
-    actions: &Actions,
-    now: i64,
-) -> Result<Vec<ActionTestCase>, ActionTestError> {
-    // Argo CD's expected objects hold a Secret's values.
-    let actions = &actions.clone().with_reveal_secrets(true);
-    let fail = |message: String| ActionTestError { file: "action_test.yaml".into(), message };
-    let lenient = crate::object::ParseOptions::default();
-    let read = |text: &str| lenient.parse_documents(text).map(|d| d.0);
-    let doc = read(test_yaml)
-        .map_err(|e| fail(e.to_string()))?
-        .into_iter()
-        .find(|d| !d.is_null())
-        .unwrap_or(Value::Null);
-    let list = |name: &str| match field(&doc, name) {
-        Some(Value::Array(t)) => Ok(t.clone()),
-        Some(Value::Null) | None => Ok(Vec::new()),
-        Some(_) => Err(fail(format!("`{name}` is not a list"))),
-    };
-    let discovery_tests = list("discoveryTests")?;
-    let action_tests = list("actionTests")?;
-    let read_file = |path: &str| -> Result<(String, Value), String> {
-        let text = files.get(path).ok_or_else(|| format!("{path}: file not found"))?;
-        let docs = read(text).map_err(|e| format!("{path}: {e}"))?;
-        let v = docs.into_iter().find(|d| !d.is_null()).unwrap_or(Value::Null);
-        Ok((text.clone(), v))
-    };
+impl Actions {
+    /// The clock of action tests, in unix seconds: `0001-01-01T00:00:00Z`, Go's zero time.
+    /// Argo CD's expected files hold it where an action writes the time (`restartedAt`,
+    /// `restartAt`), so with this `now` they match exactly.
+    pub const TEST_NOW: i64 = -62_135_596_800;
 
-    let mut out = Vec::new();
-    for (i, t) in discovery_tests.iter().enumerate() {
-        let input_path = text(t, "inputPath");
-        if input_path.is_empty() {
-            return Err(fail(format!("discoveryTests/{i}: missing `inputPath`")));
-        }
-        let mut case = ActionTestCase::new(ActionTestKind::Discovery, "", input_path);
-        let expected = field(t, "result").cloned().unwrap_or(Value::Array(Vec::new()));
-        case.expected_actions =
-            match serde_json::from_value::<Option<Vec<ResourceAction>>>(expected) {
-                Ok(v) => v.unwrap_or_default(),
-                Err(e) => return Err(fail(format!("discoveryTests/{i}/result: {e}"))),
-            };
-        let obj = match read_file(input_path) {
-            Ok((_, obj)) => obj,
-            Err(m) => {
-                out.push(case.fail(m));
-                continue;
-            }
+    /// Runs the cases of one `action_test.yaml` (Argo CD's format: `discoveryTests` with
+    /// `inputPath` and `result`, `actionTests` with `action`, `inputPath`, `expectedOutputPath`,
+    /// `parameters` and `expectedErrorMessage`), and compares as Argo CD's own test does:
+    ///
+    /// - discovery (run with the open libraries, as Argo CD's test runs it): every discovered
+    ///   action must be in `result`, a field missing there counting as its zero value;
+    /// - an action with `expectedErrorMessage` must fail with exactly that reason;
+    /// - otherwise each impacted resource must match an object of the expected file (one object,
+    ///   or a list of `{k8sOperation, unstructuredObj}` when the file starts with `-`) by group,
+    ///   version, kind, name and namespace, a Job created from a CronJob or a Workflow from a
+    ///   CronWorkflow or WorkflowTemplate by the prefix of the source's name (its name is then
+    ///   taken from the expected object), and the two must not differ by Argo CD's diff after
+    ///   its test normalizer (`testNormalizer`: a Deployment's `status`,
+    ///   `metadata.creationTimestamp` and `metadata.generation`, a Workflow's
+    ///   `metadata.resourceVersion`, `metadata.uid` and `workflows.argoproj.io/scheduled-time`
+    ///   annotation removed): a field the expected object leaves out is not compared, and
+    ///   numbers compare as Kubernetes compares them (`6` equals `6.0`).
+    ///
+    /// `files` maps the paths the test file names (relative to it) to their text. Cases run on
+    /// these actions, their scripts found by the input object's kind; `now` is the scripts' clock
+    /// (Argo CD's expected files are written for [`Actions::TEST_NOW`]). A missing or unreadable input
+    /// fails its case; the other cases still run.
+    pub fn run_tests(
+        &self,
+        test_yaml: &str,
+        files: &BTreeMap<String, String>,
+        now: i64,
+    ) -> Result<Vec<ActionTestCase>, ActionTestError> {
+        let actions = self;
+        // Argo CD's expected objects hold a Secret's values.
+        let actions = &actions.clone().with_reveal_secrets(true);
+        let fail = |message: String| ActionTestError { file: "action_test.yaml".into(), message };
+        let lenient = crate::object::ParseOptions::default();
+        let read = |text: &str| lenient.parse_documents(text).map(|d| d.0);
+        let doc = read(test_yaml)
+            .map_err(|e| fail(e.to_string()))?
+            .into_iter()
+            .find(|d| !d.is_null())
+            .unwrap_or(Value::Null);
+        let list = |name: &str| match field(&doc, name) {
+            Some(Value::Array(t)) => Ok(t.clone()),
+            Some(Value::Null) | None => Ok(Vec::new()),
+            Some(_) => Err(fail(format!("`{name}` is not a list"))),
         };
-        let o = ObjectRef::from_object_lossy(&obj);
-        let sources = actions.scripts().discovery_sources(&o.group, &o.kind);
-        case.script = sources.iter().map(|f| f.name("discovery")).collect::<Vec<_>>().join(", ");
-        match actions.discover_with(&obj, now, true) {
-            Err(e) => out.push(case.fail(e.to_string())),
-            Ok(got) => {
-                let missing: Vec<&str> = got
-                    .iter()
-                    .filter(|a| !case.expected_actions.contains(a))
-                    .map(|a| a.name.as_str())
-                    .collect();
-                case.message = if missing.is_empty() {
-                    String::new()
-                } else {
-                    format!(
-                        "discovered actions not in `result` as discovered: {}",
-                        missing.join(", ")
-                    )
+        let discovery_tests = list("discoveryTests")?;
+        let action_tests = list("actionTests")?;
+        let read_file = |path: &str| -> Result<(String, Value), String> {
+            let text = files.get(path).ok_or_else(|| format!("{path}: file not found"))?;
+            let docs = read(text).map_err(|e| format!("{path}: {e}"))?;
+            let v = docs.into_iter().find(|d| !d.is_null()).unwrap_or(Value::Null);
+            Ok((text.clone(), v))
+        };
+
+        let mut out = Vec::new();
+        for (i, t) in discovery_tests.iter().enumerate() {
+            let input_path = text(t, "inputPath");
+            if input_path.is_empty() {
+                return Err(fail(format!("discoveryTests/{i}: missing `inputPath`")));
+            }
+            let mut case = ActionTestCase::new(ActionTestKind::Discovery, "", input_path);
+            let expected = field(t, "result").cloned().unwrap_or(Value::Array(Vec::new()));
+            case.expected_actions =
+                match serde_json::from_value::<Option<Vec<ResourceAction>>>(expected) {
+                    Ok(v) => v.unwrap_or_default(),
+                    Err(e) => return Err(fail(format!("discoveryTests/{i}/result: {e}"))),
                 };
-                case.passed = missing.is_empty();
-                case.got_actions = got;
-                out.push(case);
+            let obj = match read_file(input_path) {
+                Ok((_, obj)) => obj,
+                Err(m) => {
+                    out.push(case.fail(m));
+                    continue;
+                }
+            };
+            let o = ObjectRef::from_object_lossy(&obj);
+            let sources = actions.scripts().discovery_sources(&o.group, &o.kind);
+            case.script =
+                sources.iter().map(|f| f.name("discovery")).collect::<Vec<_>>().join(", ");
+            match actions.discover_with(&obj, now, true) {
+                Err(e) => out.push(case.fail(e.to_string())),
+                Ok(got) => {
+                    let missing: Vec<&str> = got
+                        .iter()
+                        .filter(|a| !case.expected_actions.contains(a))
+                        .map(|a| a.name.as_str())
+                        .collect();
+                    case.message = if missing.is_empty() {
+                        String::new()
+                    } else {
+                        format!(
+                            "discovered actions not in `result` as discovered: {}",
+                            missing.join(", ")
+                        )
+                    };
+                    case.passed = missing.is_empty();
+                    case.got_actions = got;
+                    out.push(case);
+                }
             }
         }
-    }
 
-    for (i, t) in action_tests.iter().enumerate() {
-        let (action, input_path) = (text(t, "action"), text(t, "inputPath"));
-        if action.is_empty() || input_path.is_empty() {
-            return Err(fail(format!("actionTests/{i}: missing `action` or `inputPath`")));
-        }
-        let mut case = ActionTestCase::new(ActionTestKind::Action, action, input_path);
-        let params = match params_of(t) {
-            Ok(p) => p,
-            Err(m) => return Err(fail(format!("actionTests/{i}/parameters: {m}"))),
-        };
-        let source = match read_file(input_path) {
-            Ok((_, obj)) => obj,
-            Err(m) => {
-                out.push(case.fail(m));
+        for (i, t) in action_tests.iter().enumerate() {
+            let (action, input_path) = (text(t, "action"), text(t, "inputPath"));
+            if action.is_empty() || input_path.is_empty() {
+                return Err(fail(format!("actionTests/{i}: missing `action` or `inputPath`")));
+            }
+            let mut case = ActionTestCase::new(ActionTestKind::Action, action, input_path);
+            let params = match params_of(t) {
+                Ok(p) => p,
+                Err(m) => return Err(fail(format!("actionTests/{i}/parameters: {m}"))),
+            };
+            let source = match read_file(input_path) {
+                Ok((_, obj)) => obj,
+                Err(m) => {
+                    out.push(case.fail(m));
+                    continue;
+                }
+            };
+            let o = ObjectRef::from_object_lossy(&source);
+            case.script = actions
+                .scripts()
+                .action_source(&o.group, &o.kind, action)
+                .map(|f| f.name(action))
+                .unwrap_or_default();
+            let ran = actions.run(&source, action, &params, now);
+            let expected_error = text(t, "expectedErrorMessage");
+            if !expected_error.is_empty() {
+                out.push(match ran {
+                    Ok(_) => case.fail(format!(
+                        "expected the error `{expected_error}`, the action succeeded"
+                    )),
+                    Err(e) if e.reason() == expected_error => {
+                        ActionTestCase { passed: true, ..case }
+                    }
+                    Err(e) => case.fail(format!("expected the error `{expected_error}`, got: {e}")),
+                });
                 continue;
             }
-        };
-        let o = ObjectRef::from_object_lossy(&source);
-        case.script = actions
-            .scripts()
-            .action_source(&o.group, &o.kind, action)
-            .map(|f| f.name(action))
-            .unwrap_or_default();
-        let ran = actions.run(&source, action, &params, now);
-        let expected_error = text(t, "expectedErrorMessage");
-        if !expected_error.is_empty() {
-            out.push(match ran {
-                Ok(_) => case
-                    .fail(format!("expected the error `{expected_error}`, the action succeeded")),
-                Err(e) if e.reason() == expected_error => ActionTestCase { passed: true, ..case },
-                Err(e) => case.fail(format!("expected the error `{expected_error}`, got: {e}")),
+            let got = match ran {
+                Ok(r) => r.resources,
+                Err(e) => {
+                    out.push(case.fail(e.to_string()));
+                    continue;
+                }
+            };
+            let expected_path = text(t, "expectedOutputPath");
+            let expected = match read_file(expected_path)
+                .and_then(|(raw, v)| expected_objects(&raw, v, expected_path))
+            {
+                Ok(e) => e,
+                Err(m) => {
+                    out.push(ActionTestCase { got_resources: got, ..case }.fail(m));
+                    continue;
+                }
+            };
+            let verdict = compare(&source, &got, &expected, expected_path);
+            out.push(ActionTestCase {
+                passed: verdict.is_ok(),
+                message: verdict.err().unwrap_or_default(),
+                expected_objects: expected.len(),
+                got_resources: got,
+                ..case
             });
-            continue;
         }
-        let got = match ran {
-            Ok(r) => r.resources,
-            Err(e) => {
-                out.push(case.fail(e.to_string()));
-                continue;
-            }
-        };
-        let expected_path = text(t, "expectedOutputPath");
-        let expected = match read_file(expected_path)
-            .and_then(|(raw, v)| expected_objects(&raw, v, expected_path))
-        {
-            Ok(e) => e,
-            Err(m) => {
-                out.push(ActionTestCase { got_resources: got, ..case }.fail(m));
-                continue;
-            }
-        };
-        let verdict = compare(&source, &got, &expected, expected_path);
-        out.push(ActionTestCase {
-            passed: verdict.is_ok(),
-            message: verdict.err().unwrap_or_default(),
-            expected_objects: expected.len(),
-            got_resources: got,
-            ..case
-        });
+        Ok(out)
     }
-    Ok(out)
 }
 
 /// `parameters`: a map of texts (numbers and booleans are read as their text).

@@ -85,7 +85,7 @@ pub struct AppDiffInput<'a> {
     /// Whether each [`ResourceDiff`] keeps its normalised and predicted live objects (off by
     /// default: they are `null` and only the patch and the status are kept, so a large
     /// application holds no copy of its objects beyond the comparison of one resource).
-    /// [`AppDiff::render_text`], `explain_app` and a caller reading the objects need them:
+    /// [`AppDiff::render_text`], `AppDiff::explain` and a caller reading the objects need them:
     /// ask with [`AppDiffInput::with_objects`].
     pub keep_objects: bool,
     /// The host's backstop for the app's jq ignore rules, asked while each expression runs

@@ -1,14 +1,14 @@
 //! Who wrote the drift, and what self-heal cannot see: a diff result read against the live
 //! object's `metadata.managedFields`.
 //!
-//! - [`explain_changes`]: for every field where the normalised live object and the predicted
+//! - [`ResourceDiff::explain_changes`]: for every field where the normalised live object and the predicted
 //!   live object differ, the desired and live values and the field managers that last wrote
 //!   the field.
-//! - [`unmanaged_fields`]: fields present in live that Git never declared (an env var added
+//! - [`ResourceDiff::unmanaged_fields`]: fields present in live that Git never declared (an env var added
 //!   with `kubectl set env`, a sidecar, a label) and that a person or a tool wrote. A
 //!   three-way diff keeps them, so neither the diff nor self-heal undoes them; a `Replace`
 //!   sync would remove them. The sync status is not changed by them.
-//! - [`explain_app`]: both for every resource of an application diff.
+//! - [`AppDiff::explain`]: both for every resource of an application diff.
 //!
 //! # Paths
 //!
@@ -102,7 +102,7 @@ impl Default for ExplainOptions {
     fn default() -> Self {
         ExplainOptions {
             appliers: vec![
-                super::ARGOCD_MANAGER.to_string(),
+                DiffOptions::ARGOCD_MANAGER.to_string(),
                 "argocd-application-controller".into(),
                 "kubectl-client-side-apply".into(),
             ],
@@ -570,180 +570,186 @@ fn entries_of(resource: &ResourceDiff, live: Option<&Value>) -> (Vec<Entry>, boo
     (managed_fields(obj).unwrap_or_default(), recorded)
 }
 
-/// The differing fields of one resource, with who last wrote each in live.
-///
-/// Both the normalised live and the predicted live object must be present (otherwise the
-/// whole object is the difference and the result is empty). The fields are those of the
-/// resource's patch, with keyed lists matched by key rather than by position: a field only
-/// in live has `desired: None`, a field only in predicted live has `live: None`. `live` is the
-/// live object as the cluster returned it (for its `managedFields`); `None` reads them from
-/// the normalised live object.
-///
-/// # Examples
-///
-/// ```
-/// use gitops_core::diff::{self, AppDiffInput, ExplainOptions, explain_changes};
-/// use gitops_core::config::{Application, Settings};
-/// use gitops_core::object::Scopes;
-/// use serde_json::json;
-///
-/// let desired = [json!({"apiVersion": "v1", "kind": "ConfigMap",
-///     "metadata": {"name": "c", "namespace": "ns"}, "data": {"mode": "fast"}})];
-/// let live = [json!({"apiVersion": "v1", "kind": "ConfigMap",
-///     "metadata": {"name": "c", "namespace": "ns", "managedFields": [{"manager": "kubectl-edit",
-///         "operation": "Update", "time": "2026-12-01T10:00:00Z",
-///         "fieldsV1": {"f:data": {"f:mode": {}}}}]}, "data": {"mode": "slow"}})];
-/// let (app, settings, scopes) = (Application::default(), Settings::default(), Scopes::builtin());
-/// let input = AppDiffInput::new(&desired, &live, &app, &settings, &scopes).with_objects(true);
-/// let out = diff::diff_app(&input).unwrap();
-/// let changes = explain_changes(&out.resources[0], Some(&live[0]), &ExplainOptions::default());
-/// assert_eq!(changes[0].to_string(),
-///     "data.mode: desired fast, live slow, written by kubectl-edit (Update, 2026-12-01T10:00:00Z)");
-/// ```
-pub fn explain_changes(
-    resource: &ResourceDiff,
-    live: Option<&Value>,
-    opts: &ExplainOptions,
-) -> Vec<FieldChange> {
-    let (n, p) = sides(resource, opts);
-    if n.is_null() || p.is_null() || !resource.modified {
-        return Vec::new();
+impl ResourceDiff {
+    /// The differing fields of one resource, with who last wrote each in live.
+    ///
+    /// Both the normalised live and the predicted live object must be present (otherwise the
+    /// whole object is the difference and the result is empty). The fields are those of the
+    /// resource's patch, with keyed lists matched by key rather than by position: a field only
+    /// in live has `desired: None`, a field only in predicted live has `live: None`. `live` is the
+    /// live object as the cluster returned it (for its `managedFields`); `None` reads them from
+    /// the normalised live object.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use gitops_core::diff::{self, AppDiffInput, ExplainOptions};
+    /// use gitops_core::config::{Application, Settings};
+    /// use gitops_core::object::Scopes;
+    /// use serde_json::json;
+    ///
+    /// let desired = [json!({"apiVersion": "v1", "kind": "ConfigMap",
+    ///     "metadata": {"name": "c", "namespace": "ns"}, "data": {"mode": "fast"}})];
+    /// let live = [json!({"apiVersion": "v1", "kind": "ConfigMap",
+    ///     "metadata": {"name": "c", "namespace": "ns", "managedFields": [{"manager": "kubectl-edit",
+    ///         "operation": "Update", "time": "2026-12-01T10:00:00Z",
+    ///         "fieldsV1": {"f:data": {"f:mode": {}}}}]}, "data": {"mode": "slow"}})];
+    /// let (app, settings, scopes) = (Application::default(), Settings::default(), Scopes::builtin());
+    /// let input = AppDiffInput::new(&desired, &live, &app, &settings, &scopes).with_objects(true);
+    /// let out = diff::diff_app(&input).unwrap();
+    /// let changes = out.resources[0].explain_changes(Some(&live[0]), &ExplainOptions::default());
+    /// assert_eq!(changes[0].to_string(),
+    ///     "data.mode: desired fast, live slow, written by kubectl-edit (Update, 2026-12-01T10:00:00Z)");
+    /// ```
+    pub fn explain_changes(&self, live: Option<&Value>, opts: &ExplainOptions) -> Vec<FieldChange> {
+        let resource = self;
+        let (n, p) = sides(resource, opts);
+        if n.is_null() || p.is_null() || !resource.modified {
+            return Vec::new();
+        }
+        let (entries, _) = entries_of(resource, live);
+        let lists = Lists::new(&n, &entries);
+        let mut at = At { segs: Vec::new(), dotted: String::new(), t: lists.root, lists: &lists };
+        let mut paths = Vec::new();
+        walk_changes(&n, &p, &mut at, &mut paths);
+        let mut out: Vec<FieldChange> = paths
+            .into_iter()
+            .map(|segs| {
+                let lv = value_at(&n, &segs, true);
+                let pv = value_at(&p, &segs, false);
+                let ptr = if lv.is_some() { pointer(&segs, true) } else { pointer(&segs, false) };
+                FieldChange {
+                    path: render_path(&segs),
+                    pointer: ptr.unwrap_or_default(),
+                    desired: pv.cloned(),
+                    live: lv.cloned(),
+                    writers: if lv.is_some() {
+                        writers_of(&entries, &n, &segs)
+                    } else {
+                        Vec::new()
+                    },
+                }
+            })
+            .collect();
+        out.sort_by(|a, b| a.path.cmp(&b.path).then_with(|| a.pointer.cmp(&b.pointer)));
+        out
     }
-    let (entries, _) = entries_of(resource, live);
-    let lists = Lists::new(&n, &entries);
-    let mut at = At { segs: Vec::new(), dotted: String::new(), t: lists.root, lists: &lists };
-    let mut paths = Vec::new();
-    walk_changes(&n, &p, &mut at, &mut paths);
-    let mut out: Vec<FieldChange> = paths
-        .into_iter()
-        .map(|segs| {
-            let lv = value_at(&n, &segs, true);
-            let pv = value_at(&p, &segs, false);
-            let ptr = if lv.is_some() { pointer(&segs, true) } else { pointer(&segs, false) };
-            FieldChange {
-                path: render_path(&segs),
-                pointer: ptr.unwrap_or_default(),
-                desired: pv.cloned(),
-                live: lv.cloned(),
-                writers: if lv.is_some() { writers_of(&entries, &n, &segs) } else { Vec::new() },
-            }
-        })
-        .collect();
-    out.sort_by(|a, b| a.path.cmp(&b.path).then_with(|| a.pointer.cmp(&b.pointer)));
-    out
 }
 
-/// The unmanaged additions of one resource: live fields that Git never declared and that a
-/// person or a tool wrote.
-///
-/// A field of the normalised live object is listed when all of these hold:
-///
-/// 1. it is not under `status`, and under `metadata` it is a label or an annotation, other
-///    than those Argo CD writes itself ([`ExplainOptions::argo_metadata`]);
-/// 2. it holds something (not `null`, an empty map or an empty list), and it is not in the
-///    desired object once the Kubernetes defaults of its type are applied (keyed list
-///    elements matched by key; the topmost missing field is listed, a whole list element or
-///    map entry at once);
-/// 3. the diff keeps it: the predicted live object holds the same value (so it is not a
-///    difference, and self-heal leaves it);
-/// 4. its writers (see the module docs) include none of [`ExplainOptions::appliers`], and at
-///    least one manager that is not in [`ExplainOptions::system_managers`]. A field nobody
-///    is recorded to have written is left out when the object has `managedFields`, readable
-///    or not (the API server set it); when it has none at all, it is listed with no writer unless
-///    the API server allocates it (`spec.clusterIP`, `spec.clusterIPs`, `spec.ipFamilies`,
-///    `spec.ipFamilyPolicy`, `spec.internalTrafficPolicy`, `spec.healthCheckNodePort`,
-///    `spec.volumeName`, `spec.nodeName`) or a built-in controller writes it (the annotations
-///    `deployment.kubernetes.io/revision`, `pv.kubernetes.io/bind-completed`,
-///    `pv.kubernetes.io/bound-by-controller`, `volume.kubernetes.io/storage-provisioner`).
-///
-/// `desired` is the desired object as rendered from Git, with its namespace; `live` as for
-/// [`explain_changes`]. Nothing is listed unless both the desired and the live object exist.
-pub fn unmanaged_fields(
-    resource: &ResourceDiff,
-    desired: Option<&Value>,
-    live: Option<&Value>,
-    opts: &ExplainOptions,
-) -> Vec<UnmanagedField> {
-    let (n, p) = sides(resource, opts);
-    let Some(desired) = desired else { return Vec::new() };
-    if n.is_null() || p.is_null() {
-        return Vec::new();
-    }
-    let mut d = super::normalize::prepare(
-        std::borrow::Cow::Borrowed(desired),
-        &DiffOptions::default(),
-        true,
-    );
-    // Left undefaulted when its defaults do not fit it (the comparison has failed then).
-    let _ = apply_defaults_in_place(&mut d);
-    let (entries, recorded) = entries_of(resource, live);
-    let lists = Lists::new(&n, &entries);
-    let (Value::Object(nm), Value::Object(dm)) = (&n, &d) else { return Vec::new() };
-    let mut cands = Vec::new();
-    let mut at = At { segs: Vec::new(), dotted: String::new(), t: lists.root, lists: &lists };
-    for (k, v) in nm {
-        if k == "status" {
-            continue;
+impl ResourceDiff {
+    /// The unmanaged additions of one resource: live fields that Git never declared and that a
+    /// person or a tool wrote.
+    ///
+    /// A field of the normalised live object is listed when all of these hold:
+    ///
+    /// 1. it is not under `status`, and under `metadata` it is a label or an annotation, other
+    ///    than those Argo CD writes itself ([`ExplainOptions::argo_metadata`]);
+    /// 2. it holds something (not `null`, an empty map or an empty list), and it is not in the
+    ///    desired object once the Kubernetes defaults of its type are applied (keyed list
+    ///    elements matched by key; the topmost missing field is listed, a whole list element or
+    ///    map entry at once);
+    /// 3. the diff keeps it: the predicted live object holds the same value (so it is not a
+    ///    difference, and self-heal leaves it);
+    /// 4. its writers (see the module docs) include none of [`ExplainOptions::appliers`], and at
+    ///    least one manager that is not in [`ExplainOptions::system_managers`]. A field nobody
+    ///    is recorded to have written is left out when the object has `managedFields`, readable
+    ///    or not (the API server set it); when it has none at all, it is listed with no writer unless
+    ///    the API server allocates it (`spec.clusterIP`, `spec.clusterIPs`, `spec.ipFamilies`,
+    ///    `spec.ipFamilyPolicy`, `spec.internalTrafficPolicy`, `spec.healthCheckNodePort`,
+    ///    `spec.volumeName`, `spec.nodeName`) or a built-in controller writes it (the annotations
+    ///    `deployment.kubernetes.io/revision`, `pv.kubernetes.io/bind-completed`,
+    ///    `pv.kubernetes.io/bound-by-controller`, `volume.kubernetes.io/storage-provisioner`).
+    ///
+    /// `desired` is the desired object as rendered from Git, with its namespace; `live` as for
+    /// [`ResourceDiff::explain_changes`]. Nothing is listed unless both the desired and the live object exist.
+    pub fn unmanaged_fields(
+        &self,
+        desired: Option<&Value>,
+        live: Option<&Value>,
+        opts: &ExplainOptions,
+    ) -> Vec<UnmanagedField> {
+        let resource = self;
+        let (n, p) = sides(resource, opts);
+        let Some(desired) = desired else { return Vec::new() };
+        if n.is_null() || p.is_null() {
+            return Vec::new();
         }
-        if k == "metadata" {
-            for sub in ["labels", "annotations"] {
-                let Some(Value::Object(m)) = v.get(sub) else { continue };
-                for name in m.keys() {
-                    if opts.argo_metadata.iter().any(|a| a == name) {
-                        continue;
-                    }
-                    let segs = vec![
-                        Seg::Field("metadata".into()),
-                        Seg::Field(sub.into()),
-                        Seg::Field(name.clone()),
-                    ];
-                    if d.pointer(&format!("/metadata/{sub}/{}", escape_pointer_token(name)))
-                        .is_none()
-                    {
-                        cands.push(segs);
+        let mut d = super::normalize::prepare(
+            std::borrow::Cow::Borrowed(desired),
+            &DiffOptions::default(),
+            true,
+        );
+        // Left undefaulted when its defaults do not fit it (the comparison has failed then).
+        let _ = apply_defaults_in_place(&mut d);
+        let (entries, recorded) = entries_of(resource, live);
+        let lists = Lists::new(&n, &entries);
+        let (Value::Object(nm), Value::Object(dm)) = (&n, &d) else { return Vec::new() };
+        let mut cands = Vec::new();
+        let mut at = At { segs: Vec::new(), dotted: String::new(), t: lists.root, lists: &lists };
+        for (k, v) in nm {
+            if k == "status" {
+                continue;
+            }
+            if k == "metadata" {
+                for sub in ["labels", "annotations"] {
+                    let Some(Value::Object(m)) = v.get(sub) else { continue };
+                    for name in m.keys() {
+                        if opts.argo_metadata.iter().any(|a| a == name) {
+                            continue;
+                        }
+                        let segs = vec![
+                            Seg::Field("metadata".into()),
+                            Seg::Field(sub.into()),
+                            Seg::Field(name.clone()),
+                        ];
+                        if d.pointer(&format!("/metadata/{sub}/{}", escape_pointer_token(name)))
+                            .is_none()
+                        {
+                            cands.push(segs);
+                        }
                     }
                 }
+                continue;
             }
-            continue;
+            at.segs.push(Seg::Field(k.clone()));
+            at.dotted = k.clone();
+            at.t = child_type(lists.root, k);
+            match dm.get(k) {
+                Some(dv) => walk_additions(v, dv, &mut at, &mut cands),
+                None => cands.push(at.segs.clone()),
+            }
+            at.segs.pop();
         }
-        at.segs.push(Seg::Field(k.clone()));
-        at.dotted = k.clone();
-        at.t = child_type(lists.root, k);
-        match dm.get(k) {
-            Some(dv) => walk_additions(v, dv, &mut at, &mut cands),
-            None => cands.push(at.segs.clone()),
+        let mut out = Vec::new();
+        for segs in cands {
+            let Some(lv) = value_at(&n, &segs, true) else { continue };
+            if adds_nothing(lv) {
+                continue;
+            }
+            let Some(ptr) = pointer(&segs, true) else { continue };
+            // Kept by the diff: the predicted live holds the same value (keyed elements by key).
+            if !by_key(&p, &segs).is_some_and(|pv| canonical_eq(pv, lv)) {
+                continue;
+            }
+            let writers = writers_of(&entries, &n, &segs);
+            let listed = if writers.is_empty() {
+                !recorded && !SERVER_SET.contains(&ptr.as_str())
+            } else {
+                !writers.iter().any(|w| opts.appliers.contains(&w.manager))
+                    && writers.iter().any(|w| !opts.system_managers.contains(&w.manager))
+            };
+            if listed {
+                out.push(UnmanagedField {
+                    path: render_path(&segs),
+                    pointer: ptr,
+                    live: lv.clone(),
+                    writers,
+                });
+            }
         }
-        at.segs.pop();
+        out.sort_by(|a, b| a.path.cmp(&b.path).then_with(|| a.pointer.cmp(&b.pointer)));
+        out
     }
-    let mut out = Vec::new();
-    for segs in cands {
-        let Some(lv) = value_at(&n, &segs, true) else { continue };
-        if adds_nothing(lv) {
-            continue;
-        }
-        let Some(ptr) = pointer(&segs, true) else { continue };
-        // Kept by the diff: the predicted live holds the same value (keyed elements by key).
-        if !by_key(&p, &segs).is_some_and(|pv| canonical_eq(pv, lv)) {
-            continue;
-        }
-        let writers = writers_of(&entries, &n, &segs);
-        let listed = if writers.is_empty() {
-            !recorded && !SERVER_SET.contains(&ptr.as_str())
-        } else {
-            !writers.iter().any(|w| opts.appliers.contains(&w.manager))
-                && writers.iter().any(|w| !opts.system_managers.contains(&w.manager))
-        };
-        if listed {
-            out.push(UnmanagedField {
-                path: render_path(&segs),
-                pointer: ptr,
-                live: lv.clone(),
-                writers,
-            });
-        }
-    }
-    out.sort_by(|a, b| a.path.cmp(&b.path).then_with(|| a.pointer.cmp(&b.pointer)));
-    out
 }
 
 /// `null`, an empty map or an empty list adds nothing (the API server writes `resources: {}`
@@ -796,59 +802,62 @@ fn walk_additions(live: &Value, desired: &Value, at: &mut At<'_>, out: &mut Vec<
     }
 }
 
-/// Explains every resource of an application diff that has something to explain: its
-/// differing fields ([`explain_changes`]) and its unmanaged additions ([`unmanaged_fields`]),
-/// pairing each resource with its desired object (namespace defaulted as [`super::diff_app`]
-/// does) and its live object from `input`, with [`ExplainOptions::default`] plus the
-/// settings' instance label and `resource.sensitive.mask.annotations`. Resources are in the order of `result`; hooks and resources
-/// with nothing to say are left out. It reads the normalised and predicted objects: `result`
-/// must come from an input built with [`AppDiffInput::with_objects`].
-pub fn explain_app(input: &AppDiffInput<'_>, result: &AppDiff) -> Vec<ResourceExplanation> {
-    let mut opts = ExplainOptions {
-        hide_annotations: input.settings.sensitive_mask_annotations.clone(),
-        ..ExplainOptions::default()
-    };
-    if !opts.argo_metadata.contains(&input.settings.instance_label_key) {
-        opts.argo_metadata.push(input.settings.instance_label_key.clone());
-    }
-    let ns = input.app.spec.destination.namespace.as_str();
-    let desired: Vec<(ObjectRef, Value)> = input
-        .desired
-        .iter()
-        .map(|o| {
-            let mut o = o.clone();
-            input.scopes.default_namespace(&mut o, ns);
-            (ObjectRef::from_object_lossy(&o), o)
-        })
-        .collect();
-    let live: Vec<ObjectRef> = input
-        .live
-        .iter()
-        .map(|o| {
-            let mut r = ObjectRef::from_object_lossy(o);
-            if input.scopes.is_cluster_scoped(&r.group, &r.kind) {
-                r.namespace.clear();
+impl AppDiff {
+    /// Explains every resource of an application diff that has something to explain: its
+    /// differing fields ([`ResourceDiff::explain_changes`]) and its unmanaged additions ([`ResourceDiff::unmanaged_fields`]),
+    /// pairing each resource with its desired object (namespace defaulted as [`super::diff_app`]
+    /// does) and its live object from `input`, with [`ExplainOptions::default`] plus the
+    /// settings' instance label and `resource.sensitive.mask.annotations`. Resources are in the order of `result`; hooks and resources
+    /// with nothing to say are left out. It reads the normalised and predicted objects: `result`
+    /// must come from an input (`input`, the one it was computed from) built with [`AppDiffInput::with_objects`].
+    pub fn explain(&self, input: &AppDiffInput<'_>) -> Vec<ResourceExplanation> {
+        let result = self;
+        let mut opts = ExplainOptions {
+            hide_annotations: input.settings.sensitive_mask_annotations.clone(),
+            ..ExplainOptions::default()
+        };
+        if !opts.argo_metadata.contains(&input.settings.instance_label_key) {
+            opts.argo_metadata.push(input.settings.instance_label_key.clone());
+        }
+        let ns = input.app.spec.destination.namespace.as_str();
+        let desired: Vec<(ObjectRef, Value)> = input
+            .desired
+            .iter()
+            .map(|o| {
+                let mut o = o.clone();
+                input.scopes.default_namespace(&mut o, ns);
+                (ObjectRef::from_object_lossy(&o), o)
+            })
+            .collect();
+        let live: Vec<ObjectRef> = input
+            .live
+            .iter()
+            .map(|o| {
+                let mut r = ObjectRef::from_object_lossy(o);
+                if input.scopes.is_cluster_scoped(&r.group, &r.kind) {
+                    r.namespace.clear();
+                }
+                r
+            })
+            .collect();
+        let desired_at = ObjectIndex::of_refs(desired.iter().map(|(r, _)| r));
+        let live_at = ObjectIndex::of_refs(&live);
+        let mut out = Vec::new();
+        for r in &result.resources {
+            if r.hook {
+                continue;
             }
-            r
-        })
-        .collect();
-    let desired_at = ObjectIndex::of_refs(desired.iter().map(|(r, _)| r));
-    let live_at = ObjectIndex::of_refs(&live);
-    let mut out = Vec::new();
-    for r in &result.resources {
-        if r.hook {
-            continue;
+            let l = live_at.first(&r.object).map(|i| &input.live[i]);
+            let d = desired_at.last(&r.object).map(|i| &desired[i].1);
+            let changes = r.explain_changes(l, &opts);
+            let unmanaged = r.unmanaged_fields(d, l, &opts);
+            if changes.is_empty() && unmanaged.is_empty() {
+                continue;
+            }
+            out.push(ResourceExplanation { object: r.object.clone(), changes, unmanaged });
         }
-        let l = live_at.first(&r.object).map(|i| &input.live[i]);
-        let d = desired_at.last(&r.object).map(|i| &desired[i].1);
-        let changes = explain_changes(r, l, &opts);
-        let unmanaged = unmanaged_fields(r, d, l, &opts);
-        if changes.is_empty() && unmanaged.is_empty() {
-            continue;
-        }
-        out.push(ResourceExplanation { object: r.object.clone(), changes, unmanaged });
+        out
     }
-    out
 }
 
 #[cfg(test)]
@@ -921,7 +930,7 @@ mod props {
     use proptest::prelude::*;
     use serde_json::{Value, json};
 
-    use crate::diff::{AppDiffInput, diff_app, explain_app};
+    use crate::diff::{AppDiffInput, diff_app};
     use crate::{config::Application, config::Settings, object::Scopes};
 
     fn arb_json() -> impl Strategy<Value = Value> {
@@ -969,7 +978,7 @@ mod props {
             let input =
                 AppDiffInput::new(&desired, &live, &app, &settings, &scopes).with_objects(true);
             if let Ok(result) = diff_app(&input) {
-                for e in explain_app(&input, &result) {
+                for e in result.explain(&input) {
                     for c in &e.changes {
                         let _ = c.to_string();
                     }

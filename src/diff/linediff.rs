@@ -9,14 +9,7 @@
 ///
 /// The alignment is Myers' (the `similar` crate), with no time limit, so the output is
 /// deterministic.
-///
-/// # Examples
-///
-/// ```
-/// let out = gitops_core::diff::unified_diff("a\nb\nc\n", "a\nB\nc\n", "live/x", "merged/x");
-/// assert_eq!(out, "--- live/x\n+++ merged/x\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n");
-/// ```
-pub fn unified_diff(old: &str, new: &str, old_name: &str, new_name: &str) -> String {
+pub(crate) fn unified_diff(old: &str, new: &str, old_name: &str, new_name: &str) -> String {
     similar::TextDiff::from_lines(old, new)
         .unified_diff()
         .context_radius(3)
@@ -30,14 +23,7 @@ pub fn unified_diff(old: &str, new: &str, old_name: &str, new_name: &str) -> Str
 ///
 /// The alignment is a longest common subsequence of lines (after trimming the common head
 /// and tail), so the output is deterministic.
-///
-/// # Examples
-///
-/// ```
-/// let out = gitops_core::diff::line_diff("a\nb\nc\n", "a\nB\nc\nd\n");
-/// assert_eq!(out, "2c2\n< b\n---\n> B\n3a4\n> d\n");
-/// ```
-pub fn line_diff(old: &str, new: &str) -> String {
+pub(crate) fn line_diff(old: &str, new: &str) -> String {
     let a: Vec<&str> = old.lines().collect();
     let b: Vec<&str> = new.lines().collect();
     let mut head = 0;

@@ -26,23 +26,7 @@ pub(super) const MASK_ANNOTATION_VALUE: &str = "++++++++";
 /// values share a mask, so a difference stays visible without showing the secret. The
 /// last-applied annotations are re-serialised masked; one that does not parse, or that is
 /// itself named in `hide_annotations`, becomes exactly `++++++++`.
-///
-/// # Examples
-///
-/// ```
-/// use gitops_core::diff::hide_secret_data;
-/// use serde_json::json;
-///
-/// let target = json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"},
-///     "data": {"a": "dGVzdA==", "b": "dGVzdA=="}});
-/// let live = json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"},
-///     "data": {"a": "dGVzdA==", "b": "dGVzdC0x"}});
-/// let (t, l) = hide_secret_data(Some(&target), Some(&live), &[]);
-/// let (t, l) = (t.unwrap(), l.unwrap());
-/// assert_eq!(t["data"], json!({"a": "++++++++", "b": "++++++++"}));
-/// assert_eq!(l["data"], json!({"a": "++++++++", "b": "++++++++++++"}));
-/// ```
-pub fn hide_secret_data(
+pub(crate) fn hide_secret_data(
     target: Option<&Value>,
     live: Option<&Value>,
     hide_annotations: &[String],

@@ -9,8 +9,9 @@
 //!   rules, per-resource diffs and the sync status roll-up of `CompareAppState`, with Secrets
 //!   masked in every rendered object.
 //!
-//! The pieces are public too: [`hide_secret_data`] (gitops-engine pkg/diff/diff.go
-//! `HideSecretData`), [`line_diff`] (what `argocd app diff` prints).
+//! Every rendered object has its Secret values masked as gitops-engine's `HideSecretData`
+//! masks them (pkg/diff/diff.go); [`ObjectText`] gives a resource's two YAML texts and their
+//! classic (what `argocd app diff` prints) and unified line diffs.
 //!
 //! # Examples
 //!
@@ -75,7 +76,8 @@ mod structured_merge;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-pub use crate::managed_fields::normalize_managed_fields;
+#[cfg(test)]
+pub(crate) use crate::managed_fields::normalize_managed_fields;
 pub(crate) use app::to_yaml;
 pub use app::{AppDiff, AppDiffInput, Condition, ObjectText, ResourceDiff, SyncStatus, diff_app};
 /// Seams of the application comparison for the prepared app (`crate::reconcile`).
@@ -86,16 +88,13 @@ pub(crate) use app::{
 };
 pub(crate) use compare::{json_patch_ops, json_patch_ops_at};
 pub use error::DiffError;
-pub use explain::{
-    ExplainOptions, FieldChange, FieldWriter, ResourceExplanation, UnmanagedField, explain_app,
-    explain_changes, unmanaged_fields,
-};
+pub use explain::{ExplainOptions, FieldChange, FieldWriter, ResourceExplanation, UnmanagedField};
 pub(crate) use ignore_seam::AppNormalizer;
-pub use linediff::{line_diff, unified_diff};
-pub use mask::hide_secret_data;
+pub(crate) use linediff::{line_diff, unified_diff};
+pub(crate) use mask::hide_secret_data;
 pub(crate) use mask::is_secret;
 pub use pipeline::diff;
-pub use respect::{RespectedTarget, respect_ignore_differences};
+pub use respect::RespectedTarget;
 
 /// The diff engine's defaulting, for the conformance runner of `src/tests/smp.rs`.
 #[cfg(test)]
@@ -116,9 +115,6 @@ pub(crate) use self::{
     error::PatchFailure, merge_patch::apply_merge_patch, normalize::remove_namespace_annotation,
     predict::three_way_predict, quantity::canonical_quantity, remarshal::remarshal,
 };
-
-/// The field manager Argo CD applies with (`common.ArgoCDSSAManager`).
-pub const ARGOCD_MANAGER: &str = "argocd-controller";
 
 /// Something that removes what should not be compared from an object, in place (Argo CD's
 /// "full normaliser": `ignoreDifferences` JSON pointers and jq expressions, then known types).
@@ -146,7 +142,7 @@ pub struct DiffOptions<'a> {
     pub server_side_diff: bool,
     /// The result of a server-side dry-run apply of the desired object, for server-side diff.
     pub dry_run: Option<&'a Value>,
-    /// The field manager (Argo CD: [`ARGOCD_MANAGER`]).
+    /// The field manager (Argo CD: [`DiffOptions::ARGOCD_MANAGER`]).
     pub manager: &'a str,
     /// Server-side diff: revert fields the manager does not own in the dry-run result
     /// (mutation webhooks). On by default; `IncludeMutationWebhook=true` turns it off.
@@ -168,7 +164,7 @@ impl Default for DiffOptions<'_> {
             structured_merge: false,
             server_side_diff: false,
             dry_run: None,
-            manager: ARGOCD_MANAGER,
+            manager: DiffOptions::ARGOCD_MANAGER,
             ignore_mutation_webhook: true,
             normalizer: None,
             openapi: None,
@@ -192,6 +188,10 @@ impl std::fmt::Debug for DiffOptions<'_> {
 }
 
 impl<'a> DiffOptions<'a> {
+    /// The field manager Argo CD applies with (`common.ArgoCDSSAManager`), the default of
+    /// [`DiffOptions::manager`].
+    pub const ARGOCD_MANAGER: &'static str = "argocd-controller";
+
     /// Sets [`DiffOptions::ignore_aggregated_roles`].
     pub fn with_ignore_aggregated_roles(mut self, on: bool) -> Self {
         self.ignore_aggregated_roles = on;

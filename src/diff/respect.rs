@@ -43,41 +43,45 @@ pub struct RespectedTarget {
     pub respected: bool,
 }
 
-/// Applies `RespectIgnoreDifferences` to targets and their live counterparts, paired by
-/// position (`None` for a missing side).
-///
-/// # Examples
-///
-/// ```
-/// use gitops_core::diff::respect_ignore_differences;
-/// use gitops_core::ignore::IgnoreNormalizer;
-/// use gitops_core::config::Settings;
-/// let n = IgnoreNormalizer::new(&[], &Settings::default()).unwrap();
-/// let target = serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
-///     "metadata": {"name": "c"}, "data": {"a": "1"}});
-/// // A creation: nothing live to copy from, the target is applied as it is.
-/// let out = respect_ignore_differences(&n, &[Some(target.clone())], &[None]).unwrap();
-/// assert_eq!(out[0].object.as_ref(), Some(&target));
-/// assert!(!out[0].respected);
-/// ```
-pub fn respect_ignore_differences(
-    normalizer: &IgnoreNormalizer,
-    targets: &[Option<Value>],
-    lives: &[Option<Value>],
-) -> Result<Vec<RespectedTarget>, IgnoreError> {
-    if targets.len() != lives.len() {
-        return Err(IgnoreError::Unpaired { targets: targets.len(), lives: lives.len() });
+impl IgnoreNormalizer {
+    /// Applies `RespectIgnoreDifferences` to targets and their live counterparts, paired by
+    /// position (`None` for a missing side).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// /// use gitops_core::ignore::IgnoreNormalizer;
+    /// use gitops_core::config::Settings;
+    /// let n = IgnoreNormalizer::new(&[], &Settings::default()).unwrap();
+    /// let target = serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
+    ///     "metadata": {"name": "c"}, "data": {"a": "1"}});
+    /// // A creation: nothing live to copy from, the target is applied as it is.
+    /// let out = n.respect_ignore_differences(&[Some(target.clone())], &[None]).unwrap();
+    /// assert_eq!(out[0].object.as_ref(), Some(&target));
+    /// assert!(!out[0].respected);
+    /// ```
+    pub fn respect_ignore_differences(
+        &self,
+        targets: &[Option<Value>],
+        lives: &[Option<Value>],
+    ) -> Result<Vec<RespectedTarget>, IgnoreError> {
+        let normalizer = self;
+        if targets.len() != lives.len() {
+            return Err(IgnoreError::Unpaired { targets: targets.len(), lives: lives.len() });
+        }
+        targets
+            .iter()
+            .zip(lives)
+            .map(|(target, live)| match (target, live) {
+                (None, _) => Ok(RespectedTarget { object: None, respected: false }),
+                (Some(t), None) => {
+                    Ok(RespectedTarget { object: Some(t.clone()), respected: false })
+                }
+                (Some(t), Some(l)) => respect_one(normalizer, t, l)
+                    .map(|o| RespectedTarget { object: Some(o), respected: true }),
+            })
+            .collect()
     }
-    targets
-        .iter()
-        .zip(lives)
-        .map(|(target, live)| match (target, live) {
-            (None, _) => Ok(RespectedTarget { object: None, respected: false }),
-            (Some(t), None) => Ok(RespectedTarget { object: Some(t.clone()), respected: false }),
-            (Some(t), Some(l)) => respect_one(normalizer, t, l)
-                .map(|o| RespectedTarget { object: Some(o), respected: true }),
-        })
-        .collect()
 }
 
 fn respect_one(n: &IgnoreNormalizer, target: &Value, live: &Value) -> Result<Value, IgnoreError> {
@@ -344,12 +348,12 @@ mod tests {
     fn creations_and_prunes_pass_through() {
         let n = IgnoreNormalizer::new(&[], &crate::config::Settings::default()).unwrap();
         let t = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}});
-        let out =
-            respect_ignore_differences(&n, &[None, Some(t.clone())], &[Some(t.clone()), None])
-                .unwrap();
+        let out = n
+            .respect_ignore_differences(&[None, Some(t.clone())], &[Some(t.clone()), None])
+            .unwrap();
         assert_eq!(out[0], RespectedTarget { object: None, respected: false });
         assert_eq!(out[1], RespectedTarget { object: Some(t), respected: false });
-        let err = respect_ignore_differences(&n, &[None], &[]).unwrap_err();
+        let err = n.respect_ignore_differences(&[None], &[]).unwrap_err();
         assert_eq!(err.to_string(), "1 targets but 0 live objects: the lists must pair up");
     }
 }

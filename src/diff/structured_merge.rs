@@ -664,7 +664,7 @@ pub(crate) fn structured_merge_diff(
     let mut schema = SmdSchema::new(config, openapi, InferredSchema::default());
     for e in &entries {
         let Some(mut set) = set_at_version(e, api_version, kind) else { continue };
-        let last_apply = e.manager == super::ARGOCD_MANAGER && e.operation == "Apply";
+        let last_apply = e.manager == super::DiffOptions::ARGOCD_MANAGER && e.operation == "Apply";
         reconcile(&mut set, Some(live), &schema, &schema.root(), last_apply);
         inferred.learn(&set);
         if last_apply {

@@ -540,11 +540,11 @@ const HEALTH_KINDS: &[(&str, &str)] = &[
 ];
 
 /// [`HEALTH_KINDS`], then one `apiVersion` and kind for each built-in rule, read from the
-/// rules' registry (`health::builtin_kinds`, the kinds' catalog), a wildcard folder (`_`)
+/// rules' registry (`health::HealthContext::builtin_kinds`, the kinds' catalog), a wildcard folder (`_`)
 /// given a name it matches: adding a rule adds it to the fuzzed kinds.
 fn health_kinds() -> Vec<(String, String)> {
     let native = HEALTH_KINDS.iter().map(|(a, k)| ((*a).to_owned(), (*k).to_owned()));
-    let rules = health::builtin_kinds().into_iter().filter_map(|folder| {
+    let rules = health::HealthContext::builtin_kinds().into_iter().filter_map(|folder| {
         let (group, kind) = folder.rsplit_once('/')?;
         let group = group.replace('_', "x");
         let kind = if kind == "_" { "Any".to_owned() } else { kind.to_owned() };
@@ -635,7 +635,7 @@ pub fn health_assess(data: &[u8]) {
     let own = match health::parts::builtin_rule(&obj) {
         Some(Err(e)) => Err(e),
         Some(Ok(out)) => Ok(out.health),
-        None => health::parts::builtin(&obj, &r),
+        None => health::builtin(&obj, &r),
     };
     match (&first, &own) {
         (Err(_), _) | (_, Err(_)) => assert_eq!(first, own, "an error is the check's own"),

@@ -120,6 +120,37 @@ pub struct AppHealth {
 }
 
 impl AppHealth {
+    /// An application's health from its resources' (Argo CD's `setApplicationHealth`).
+    ///
+    /// The resources are taken sorted by group, kind, namespace, name and version, so the result
+    /// does not depend on their order. For each:
+    /// hooks are left out; a resource with `ignore_health` or without health counts as present
+    /// but adds no status; a resource that is not live is Missing but only counts through the
+    /// "everything is missing" rule; a child Application that is Missing or Unknown is ignored.
+    /// The worst status wins (Healthy, Suspended, Progressing, Missing, Degraded, Unknown), and the
+    /// message names the resources with that status. When no resource is live (and there is at
+    /// least one that is not a hook), the app is Missing with an empty message, unless something
+    /// is worse.
+    ///
+    /// ```
+    /// use gitops_core::health::{HealthResult, HealthStatus};
+    /// use gitops_core::object::ObjectRef;
+    /// use gitops_core::health::{AppHealth, ResourceHealthInput};
+    ///
+    /// let api = ObjectRef::new("apps", "v1", "Deployment", "bookstore-dev", "api");
+    /// let db = ObjectRef::new("apps", "v1", "StatefulSet", "bookstore-dev", "db");
+    /// let app = AppHealth::aggregate(&[
+    ///     ResourceHealthInput::new(db, Some(HealthResult::status(HealthStatus::Healthy))),
+    ///     ResourceHealthInput::new(api, Some(HealthResult::new(HealthStatus::Degraded,
+    ///         "Deployment \"api\" exceeded its progress deadline"))),
+    /// ]);
+    /// assert_eq!(app.status, HealthStatus::Degraded);
+    /// assert_eq!(app.message, "Caused by apps/Deployment:bookstore-dev/api");
+    /// ```
+    pub fn aggregate(resources: &[ResourceHealthInput]) -> AppHealth {
+        aggregate(resources)
+    }
+
     /// The stop of a health script by the host's backstop ([`HealthError::Interrupted`]), if
     /// one was stopped: the statuses are then no verdict, and the caller reports this error
     /// instead (and may retry).
@@ -143,14 +174,7 @@ impl AppHealth {
 /// Argo CD's "Caused by" message: each resource as `group/Kind:namespace/name` (no `group/`
 /// for the core group, no `namespace/` when cluster-scoped), the first three joined with
 /// `, `, then ` and <n> more`; empty for no resources.
-///
-/// ```
-/// use gitops_core::health::parts::format_causes;
-/// use gitops_core::object::ObjectRef;
-/// let pv = ObjectRef::new("", "v1", "PersistentVolume", "", "pv-1");
-/// assert_eq!(format_causes(&[&pv]), "Caused by PersistentVolume:pv-1");
-/// ```
-pub fn format_causes(causes: &[&ObjectRef]) -> String {
+pub(crate) fn format_causes(causes: &[&ObjectRef]) -> String {
     if causes.is_empty() {
         return String::new();
     }
@@ -162,34 +186,8 @@ pub fn format_causes(causes: &[&ObjectRef]) -> String {
     out
 }
 
-/// An application's health from its resources' (Argo CD's `setApplicationHealth`).
-///
-/// The resources are taken sorted by group, kind, namespace, name and version, so the result
-/// does not depend on their order. For each:
-/// hooks are left out; a resource with `ignore_health` or without health counts as present
-/// but adds no status; a resource that is not live is Missing but only counts through the
-/// "everything is missing" rule; a child Application that is Missing or Unknown is ignored.
-/// The worst status wins (Healthy, Suspended, Progressing, Missing, Degraded, Unknown), and the
-/// message names the resources with that status. When no resource is live (and there is at
-/// least one that is not a hook), the app is Missing with an empty message, unless something
-/// is worse.
-///
-/// ```
-/// use gitops_core::health::{HealthResult, HealthStatus};
-/// use gitops_core::object::ObjectRef;
-/// use gitops_core::health::{ResourceHealthInput, aggregate};
-///
-/// let api = ObjectRef::new("apps", "v1", "Deployment", "bookstore-dev", "api");
-/// let db = ObjectRef::new("apps", "v1", "StatefulSet", "bookstore-dev", "db");
-/// let app = aggregate(&[
-///     ResourceHealthInput::new(db, Some(HealthResult::status(HealthStatus::Healthy))),
-///     ResourceHealthInput::new(api, Some(HealthResult::new(HealthStatus::Degraded,
-///         "Deployment \"api\" exceeded its progress deadline"))),
-/// ]);
-/// assert_eq!(app.status, HealthStatus::Degraded);
-/// assert_eq!(app.message, "Caused by apps/Deployment:bookstore-dev/api");
-/// ```
-pub fn aggregate(resources: &[ResourceHealthInput]) -> AppHealth {
+/// [`AppHealth::aggregate`].
+fn aggregate(resources: &[ResourceHealthInput]) -> AppHealth {
     let mut sorted: Vec<&ResourceHealthInput> = resources.iter().collect();
     sorted.sort_by(|a, b| a.object.cmp(&b.object));
 

@@ -26,17 +26,7 @@ fn text<'a>(obj: &'a Value, pointer: &str) -> &'a str {
 
 /// Whether `live` is the Application `app` itself (same UID, name and namespace, and of group
 /// `argoproj.io` and kind `Application`): Argo CD leaves it out of its own health.
-///
-/// ```
-/// use gitops_core::health::parts::is_application_itself;
-/// let app = serde_json::json!({"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
-///     "metadata": {"name": "shop", "namespace": "argocd", "uid": "1234"}});
-/// assert!(is_application_itself(&app, &app));
-/// let mut other = app.clone();
-/// other["metadata"]["uid"] = "5678".into();
-/// assert!(!is_application_itself(&app, &other));
-/// ```
-pub fn is_application_itself(app: &Value, live: &Value) -> bool {
+pub(crate) fn is_application_itself(app: &Value, live: &Value) -> bool {
     let (group, _) = split_api_version(text(live, "/apiVersion"));
     group == GROUP
         && text(live, "/kind") == KIND

@@ -20,16 +20,10 @@ pub fn builtin_rule(obj: &Value) -> Option<Result<ScriptOutput, HealthError>> {
 
 /// The built-in (Go) check for the object's group and kind, without the deletion rule and
 /// scripts: `Ok(None)` when the kind has none.
-///
-/// ```
-/// use gitops_core::health;
-/// use gitops_core::object::ObjectRef;
-/// let svc = serde_json::json!({"apiVersion": "v1", "kind": "Service",
-///     "metadata": {"name": "s"}, "spec": {"type": "LoadBalancer"}});
-/// let h = health::parts::builtin(&svc, &ObjectRef::from_object_lossy(&svc)).unwrap().unwrap();
-/// assert_eq!(h.status, gitops_core::health::HealthStatus::Progressing);
-/// ```
-pub fn builtin(obj: &Value, object: &ObjectRef) -> Result<Option<HealthResult>, HealthError> {
+pub(crate) fn builtin(
+    obj: &Value,
+    object: &ObjectRef,
+) -> Result<Option<HealthResult>, HealthError> {
     let check = |name: &'static str, versions: &[&str]| -> Result<(), HealthError> {
         if versions.contains(&object.version.as_str()) {
             Ok(())

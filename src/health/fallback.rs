@@ -50,21 +50,10 @@ const CHECK: &str = "custom resource";
 /// [`HealthError::Convert`] when a field read has the wrong type.
 ///
 /// # Examples
-///
-/// ```
-/// use gitops_core::health::{self, HealthStatus};
-/// use gitops_core::object::ObjectRef;
-/// let cert = serde_json::json!({
-///     "apiVersion": "example.com/v1", "kind": "Certificate",
-///     "metadata": {"name": "web", "generation": 2},
-///     "status": {"observedGeneration": 2, "conditions": [
-///         {"type": "Ready", "status": "False", "reason": "Pending",
-///          "message": "Waiting for the order to be fulfilled"}]}});
-/// let h = health::parts::condition_health(&cert, &ObjectRef::from_object_lossy(&cert)).unwrap();
-/// assert_eq!(h.status, HealthStatus::Progressing);
-/// assert_eq!(h.message, "Waiting for the order to be fulfilled");
-/// ```
-pub fn condition_health(obj: &Value, object: &ObjectRef) -> Result<HealthResult, HealthError> {
+pub(crate) fn condition_health(
+    obj: &Value,
+    object: &ObjectRef,
+) -> Result<HealthResult, HealthError> {
     let r = Reader::new(obj, object, CHECK);
     let observed = r.opt_i64("/status/observedGeneration")?;
     let generation = r.opt_i64("/metadata/generation")?;

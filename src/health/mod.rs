@@ -8,15 +8,15 @@
 //!    keys, then a `resource_customizations/` folder of the host's). Its result is final,
 //!    even an empty one; a script that returns `nil` hands over to step 3;
 //! 2. the built-in rule for the kinds Argo CD 3.6.2 ships a Lua health script for
-//!    ([`builtin_kinds`], [`builtin_rule`](parts::builtin_rule): cert-manager, Argo Rollouts, Flux, Crossplane...),
+//!    ([`HealthContext::builtin_kinds`], [`builtin_rule`](parts::builtin_rule): cert-manager, Argo Rollouts, Flux, Crossplane...),
 //!    written in Rust, with the script's status and message on every input, unless turned
-//!    off with [`HealthContext::with_builtin_rules`]; [`BUILTIN_RULES_ARGO_CD`] names the
+//!    off with [`HealthContext::with_builtin_rules`]; [`HealthContext::BUILTIN_RULES_ARGO_CD`] names the
 //!    release they follow;
 //! 3. the built-in check for the kind (Deployment, StatefulSet, DaemonSet, ReplicaSet, Pod,
 //!    Service, Ingress, PersistentVolumeClaim, Job, HorizontalPodAutoscaler, APIService and
 //!    Argo Workflow), with Argo CD's exact messages;
 //! 4. with [`HealthContext::with_condition_fallback`], for a custom resource (a kind that is
-//!    not built into Kubernetes), its health read from its conditions ([`condition_health`]);
+//!    not built into Kubernetes), its health read from its `observedGeneration` and conditions;
 //! 5. otherwise no health (`None`).
 //!
 //! A failing script, rule or check makes the object Unknown with its error. An object being
@@ -24,7 +24,7 @@
 //! `Pending deletion`, naming the pending finalizers when there are any, unless its script or
 //! rule returned a `deletionMessage`: then that script's status with the `deletionMessage`.
 //!
-//! [`aggregate`] rolls the health of an application's resources up into the app's health,
+//! [`AppHealth::aggregate`] rolls the health of an application's resources up into the app's health,
 //! the worst status winning, with Argo CD's "Caused by" message.
 //!
 //! Time is an argument: [`HealthContext::now`] is the only clock scripts see. The built-in
@@ -82,24 +82,24 @@ mod workflow;
 
 // The face of `health`: every public item has this one path. The submodules are private;
 // the pieces a host assembles itself are in `parts`.
-pub use app::{AppHealth, ResourceHealth, ResourceHealthInput, aggregate};
+pub(crate) use app::format_causes;
+pub use app::{AppHealth, ResourceHealth, ResourceHealthInput};
 pub(crate) use app::{all_missing, contribution};
-use builtin::builtin;
-use fallback::condition_health;
+#[cfg(test)]
+pub(crate) use application::is_application_itself;
+pub(crate) use builtin::builtin;
+pub(crate) use fallback::condition_health;
 pub use scripts::HealthScripts;
 #[cfg(feature = "lua")]
 #[cfg_attr(docsrs, doc(cfg(feature = "lua")))]
-pub use scripts::{HealthTestCase, HealthTestError, ScriptedHealth, assess_lua, run_health_tests};
+pub use scripts::{HealthTestCase, HealthTestError, ScriptedHealth, assess_lua};
 use seam::{ScriptHealth, ScriptOutput};
 
-/// The expert layer of `health`: the pieces [`assess`] and [`aggregate`] are made of, for a
-/// host that assembles its own (its own script engine, one rule or check alone, its own
-/// aggregation). Most hosts need only [`assess`], [`assess_lua`] or [`ScriptedHealth`].
+/// The expert layer of `health`: the pieces [`assess`] is made of, for a host that assembles
+/// its own (its own script engine, one built-in rule alone). Most hosts need only [`assess`],
+/// [`assess_lua`] or [`ScriptedHealth`].
 pub mod parts {
-    pub use super::app::format_causes;
-    pub use super::application::is_application_itself;
-    pub use super::builtin::{builtin, builtin_rule};
-    pub use super::fallback::condition_health;
+    pub use super::builtin::builtin_rule;
     pub use super::scripts::HealthScript;
     pub use super::seam::{ScriptHealth, ScriptOutput};
 }
@@ -303,7 +303,7 @@ pub enum HealthError {
     },
     /// The host's interrupt (the CLI's and `serve`'s wall-clock backstop of 1 s) stopped a
     /// health script: a stop by the clock, not by the deterministic counts, so no health is
-    /// decided from it. Callers report it as an error and may retry; [`aggregate`] puts it
+    /// decided from it. Callers report it as an error and may retry; [`AppHealth::aggregate`] puts it
     /// first in [`AppHealth::error`], and [`AppHealth::interrupted`] finds it.
     #[error(
         "{script} on {object}: {message}; no health was given (the host's backstop, not a limit of the input: retry)"
@@ -372,10 +372,10 @@ pub struct HealthContext<'a> {
     /// The health scripts, if any.
     pub scripts: Option<&'a dyn ScriptHealth>,
     /// The Application whose health is being aggregated, if known: a live object that is
-    /// this Application itself ([`is_application_itself`](parts::is_application_itself)) is left out of its health.
+    /// this Application itself (same UID, name and namespace) is left out of its health.
     pub app: Option<&'a Value>,
     /// Opt-in: a custom resource with no script and no built-in check gets its health from
-    /// its `observedGeneration` and conditions ([`condition_health`]) instead of none.
+    /// its `observedGeneration` and conditions instead of none.
     pub condition_fallback: bool,
     /// The built-in rules for the kinds Argo CD ships a health script for ([`builtin_rule`](parts::builtin_rule)):
     /// on by default, after the host's scripts, as Argo CD's own scripts come after
@@ -384,6 +384,19 @@ pub struct HealthContext<'a> {
 }
 
 impl<'a> HealthContext<'a> {
+    /// The Argo CD release whose health scripts the built-in rules follow
+    /// ([`builtin_rule`](parts::builtin_rule), [`HealthContext::with_builtin_rules`]).
+    pub const BUILTIN_RULES_ARGO_CD: &'static str = "3.6.2";
+
+    /// The folders (`<group>/<Kind>`, `_` a wildcard) of every built-in rule, sorted: the kinds
+    /// Argo CD 3.6.2 ships a health script for.
+    pub fn builtin_kinds() -> Vec<String> {
+        let mut names: Vec<String> =
+            kinds::CATALOG.iter().flat_map(|g| g.iter()).map(|r| r.name()).collect();
+        names.sort();
+        names
+    }
+
     /// A context at `now` (unix seconds), without scripts: built-in checks only.
     pub fn new(now: i64) -> Self {
         HealthContext {
@@ -597,16 +610,4 @@ fn scripted(
         return out.map(Scripted::Answer);
     }
     Ok(Scripted::None)
-}
-
-/// The Argo CD release whose health scripts the built-in rules follow ([`builtin_rule`](parts::builtin_rule)).
-pub const BUILTIN_RULES_ARGO_CD: &str = "3.6.2";
-
-/// The folders (`<group>/<Kind>`, `_` a wildcard) of every built-in rule, sorted: the kinds
-/// Argo CD 3.6.2 ships a health script for.
-pub fn builtin_kinds() -> Vec<String> {
-    let mut names: Vec<String> =
-        kinds::CATALOG.iter().flat_map(|g| g.iter()).map(|r| r.name()).collect();
-    names.sort();
-    names
 }

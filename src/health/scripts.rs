@@ -452,103 +452,114 @@ mod with_lua {
         pub message: String,
     }
 
-    /// Runs the cases of one `health_test.yaml` (Argo CD's format: `tests:` with `inputPath`
-    /// and `healthStatus: {status, message}`, keys in any case).
-    ///
-    /// `test_yaml` is the file's text, `inputs` the text of each `inputPath` it names. Each
-    /// case's script is found by the object's kind in `scripts`, as Argo CD's own test does,
-    /// and falls back to `default_script` (the `health.lua` beside the file). Without one,
-    /// the case runs through the built-in rule of the object's kind
-    /// ([`builtin_rule`](crate::health::parts::builtin_rule), named `built-in <group>/<Kind>`), and
-    /// fails when there is none. Scripts and rules run directly, without the deletion rule,
-    /// with open libraries for directory scripts.
-    pub fn run_health_tests(
-        test_yaml: &str,
-        inputs: &BTreeMap<String, String>,
-        scripts: &HealthScripts,
-        default_script: Option<&HealthScript>,
-        engine: &LuaEngine,
-        now: i64,
-    ) -> Result<Vec<HealthTestCase>, HealthTestError> {
-        let fail =
-            |file: &str, message: String| HealthTestError { file: file.to_string(), message };
-        // Read as Argo CD reads YAML: a repeated key keeps its last value.
-        let lenient = crate::object::ParseOptions::default();
-        let read = |text: &str| lenient.parse_documents(text).map(|d| d.0);
-        let doc = read(test_yaml)
-            .map_err(|e| fail("health_test.yaml", e.to_string()))?
-            .into_iter()
-            .next()
-            .unwrap_or(Value::Null);
-        let tests = match field(&doc, "tests") {
-            Some(Value::Array(t)) => t.clone(),
-            Some(Value::Null) | None => Vec::new(),
-            Some(_) => return Err(fail("health_test.yaml", "`tests` is not a list".into())),
-        };
-        let mut out = Vec::with_capacity(tests.len());
-        for (i, case) in tests.iter().enumerate() {
-            let at = "health_test.yaml";
-            let Some(Value::String(input_path)) = field(case, "inputPath") else {
-                return Err(fail(at, format!("test {i}: missing `inputPath`")));
+    impl HealthScripts {
+        /// Runs the cases of one `health_test.yaml` (Argo CD's format: `tests:` with `inputPath`
+        /// and `healthStatus: {status, message}`, keys in any case).
+        ///
+        /// `test_yaml` is the file's text, `inputs` the text of each `inputPath` it names. Each
+        /// case's script is found by the object's kind in these scripts, as Argo CD's own test does,
+        /// and falls back to `default_script` (the `health.lua` beside the file). Without one,
+        /// the case runs through the built-in rule of the object's kind
+        /// ([`builtin_rule`](crate::health::parts::builtin_rule), named `built-in <group>/<Kind>`), and
+        /// fails when there is none. Scripts and rules run directly, without the deletion rule,
+        /// with open libraries for directory scripts.
+        #[cfg_attr(docsrs, doc(cfg(feature = "lua")))]
+        pub fn run_tests(
+            &self,
+            test_yaml: &str,
+            inputs: &BTreeMap<String, String>,
+            default_script: Option<&HealthScript>,
+            engine: &LuaEngine,
+            now: i64,
+        ) -> Result<Vec<HealthTestCase>, HealthTestError> {
+            let scripts = self;
+            let fail =
+                |file: &str, message: String| HealthTestError { file: file.to_string(), message };
+            // Read as Argo CD reads YAML: a repeated key keeps its last value.
+            let lenient = crate::object::ParseOptions::default();
+            let read = |text: &str| lenient.parse_documents(text).map(|d| d.0);
+            let doc = read(test_yaml)
+                .map_err(|e| fail("health_test.yaml", e.to_string()))?
+                .into_iter()
+                .next()
+                .unwrap_or(Value::Null);
+            let tests = match field(&doc, "tests") {
+                Some(Value::Array(t)) => t.clone(),
+                Some(Value::Null) | None => Vec::new(),
+                Some(_) => return Err(fail("health_test.yaml", "`tests` is not a list".into())),
             };
-            let status = field(case, "healthStatus");
-            let text_of = |name: &str| match status.and_then(|s| field(s, name)) {
-                Some(Value::String(s)) => s.clone(),
-                _ => String::new(),
-            };
-            let expected = LuaHealth {
-                status: text_of("status"),
-                message: text_of("message"),
-                deletion_message: text_of("deletionMessage"),
-                returned_nil: false,
-            };
-            // An input that cannot be read fails its case; the other cases still run.
-            let obj = match inputs.get(input_path) {
-                None => Err(format!("{input_path}: input file not found")),
-                Some(text) => read(text)
-                    .map(|docs| docs.into_iter().find(|d| !d.is_null()).unwrap_or(Value::Null))
-                    .map_err(|e| format!("{input_path}: {e}")),
-            };
-            let obj = match obj {
-                Ok(obj) => obj,
-                Err(message) => {
-                    let script =
-                        default_script.map_or_else(|| "built-in".into(), |s| s.name.clone());
-                    out.push(HealthTestCase {
-                        input_path: input_path.clone(),
-                        script,
-                        expected,
-                        got: Err(message),
-                        passed: false,
-                    });
-                    continue;
-                }
-            };
-            let r = ObjectRef::from_object_lossy(&obj);
-            let (script, got) = match scripts.find(&r.group, &r.kind).or(default_script.cloned()) {
-                Some(script) => {
-                    let got = engine
-                        .eval_health(&script.name, &script.source, script.use_open_libs, &obj, now)
-                        .map_err(|e| e.reason());
-                    (script.name, got)
-                }
-                None => builtin_case(&obj, &r),
-            };
-            // As Argo CD's test compares the whole health: the deletionMessage too.
-            let passed = got.as_ref().is_ok_and(|g| {
-                g.status == expected.status
-                    && g.message == expected.message
-                    && g.deletion_message == expected.deletion_message
-            });
-            out.push(HealthTestCase {
-                input_path: input_path.clone(),
-                script,
-                expected,
-                got,
-                passed,
-            });
+            let mut out = Vec::with_capacity(tests.len());
+            for (i, case) in tests.iter().enumerate() {
+                let at = "health_test.yaml";
+                let Some(Value::String(input_path)) = field(case, "inputPath") else {
+                    return Err(fail(at, format!("test {i}: missing `inputPath`")));
+                };
+                let status = field(case, "healthStatus");
+                let text_of = |name: &str| match status.and_then(|s| field(s, name)) {
+                    Some(Value::String(s)) => s.clone(),
+                    _ => String::new(),
+                };
+                let expected = LuaHealth {
+                    status: text_of("status"),
+                    message: text_of("message"),
+                    deletion_message: text_of("deletionMessage"),
+                    returned_nil: false,
+                };
+                // An input that cannot be read fails its case; the other cases still run.
+                let obj = match inputs.get(input_path) {
+                    None => Err(format!("{input_path}: input file not found")),
+                    Some(text) => read(text)
+                        .map(|docs| docs.into_iter().find(|d| !d.is_null()).unwrap_or(Value::Null))
+                        .map_err(|e| format!("{input_path}: {e}")),
+                };
+                let obj = match obj {
+                    Ok(obj) => obj,
+                    Err(message) => {
+                        let script =
+                            default_script.map_or_else(|| "built-in".into(), |s| s.name.clone());
+                        out.push(HealthTestCase {
+                            input_path: input_path.clone(),
+                            script,
+                            expected,
+                            got: Err(message),
+                            passed: false,
+                        });
+                        continue;
+                    }
+                };
+                let r = ObjectRef::from_object_lossy(&obj);
+                let (script, got) =
+                    match scripts.find(&r.group, &r.kind).or(default_script.cloned()) {
+                        Some(script) => {
+                            let got = engine
+                                .eval_health(
+                                    &script.name,
+                                    &script.source,
+                                    script.use_open_libs,
+                                    &obj,
+                                    now,
+                                )
+                                .map_err(|e| e.reason());
+                            (script.name, got)
+                        }
+                        None => builtin_case(&obj, &r),
+                    };
+                // As Argo CD's test compares the whole health: the deletionMessage too.
+                let passed = got.as_ref().is_ok_and(|g| {
+                    g.status == expected.status
+                        && g.message == expected.message
+                        && g.deletion_message == expected.deletion_message
+                });
+                out.push(HealthTestCase {
+                    input_path: input_path.clone(),
+                    script,
+                    expected,
+                    got,
+                    passed,
+                });
+            }
+            Ok(out)
         }
-        Ok(out)
     }
 
     /// A case run through the built-in rule of the object's kind: the rule's name

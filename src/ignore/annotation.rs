@@ -22,8 +22,8 @@ use serde_json::Value;
 use super::{IgnoreError, IgnoreNote, RuleSource, Step, apply_steps, jq_step};
 use crate::object::{ObjectRef, annotation};
 
-/// The annotation by which a desired object declares fields to ignore for itself.
-pub const IGNORE_DIFFERENCES_ANNOTATION: &str = "gitops-core.io/ignore-differences";
+/// [`AnnotationRule::ANNOTATION`].
+pub(crate) const IGNORE_DIFFERENCES_ANNOTATION: &str = "gitops-core.io/ignore-differences";
 
 /// How a jq expression becomes a step: compiled, or taken from a normalizer's cache.
 pub(super) type JqCompiler<'a> = dyn Fn(&RuleSource, &str) -> Result<Step, IgnoreError> + 'a;
@@ -60,6 +60,10 @@ pub struct AnnotationRule {
 }
 
 impl AnnotationRule {
+    /// The annotation by which a desired object declares fields to ignore for itself:
+    /// `gitops-core.io/ignore-differences`.
+    pub const ANNOTATION: &'static str = IGNORE_DIFFERENCES_ANNOTATION;
+
     /// Reads and compiles the annotation of a desired object: `Ok(None)` when the object has
     /// no such annotation, or one that declares nothing.
     ///
@@ -385,7 +389,6 @@ mod tests {
 
     #[test]
     fn respect_reads_the_target_annotation_unless_turned_off() {
-        use crate::diff::respect_ignore_differences;
         use crate::ignore::IgnoreNormalizer;
         let cm = |stamp: &str, value: &str| {
             json!({"apiVersion": "v1", "kind": "ConfigMap",
@@ -393,12 +396,12 @@ mod tests {
                    "data": {"stamp": stamp}})
         };
         let stamp = |n: &IgnoreNormalizer| {
-            let out = respect_ignore_differences(
-                n,
-                &[Some(cm("git", "/data/stamp"))],
-                &[Some(cm("live", ""))],
-            )
-            .unwrap();
+            let out = n
+                .respect_ignore_differences(
+                    &[Some(cm("git", "/data/stamp"))],
+                    &[Some(cm("live", ""))],
+                )
+                .unwrap();
             out[0].object.as_ref().unwrap()["data"]["stamp"].clone()
         };
         let n = IgnoreNormalizer::new(&[], &crate::config::Settings::default()).unwrap();
@@ -409,12 +412,9 @@ mod tests {
         assert!(!off.annotation_enabled());
         assert_eq!(stamp(&off), "git");
         assert!(off.annotation_rule(&cm("git", "bad")).unwrap().is_none());
-        let err = respect_ignore_differences(
-            &n,
-            &[Some(cm("git", "data/stamp"))],
-            &[Some(cm("live", ""))],
-        )
-        .unwrap_err();
+        let err = n
+            .respect_ignore_differences(&[Some(cm("git", "data/stamp"))], &[Some(cm("live", ""))])
+            .unwrap_err();
         assert_eq!(
             err.to_string(),
             "ConfigMap:c: annotation `gitops-core.io/ignore-differences`: expected a mapping or a list of json pointers starting with `/`, found a string"

@@ -8,11 +8,11 @@
 //! the way Argo CD's `NewIgnoreNormalizer` is.
 //!
 //! A third place is this crate's own: a desired object's `gitops-core.io/ignore-differences`
-//! annotation ([`AnnotationRule`], [`IGNORE_DIFFERENCES_ANNOTATION`]) declares a rule for that
+//! annotation ([`AnnotationRule`], [`AnnotationRule::ANNOTATION`]) declares a rule for that
 //! object alone, applied after the app and `argocd-cm` rules. Only the desired (Git) object's
 //! annotation is read, never the live one's. [`IgnoreNormalizer::annotation_rule`] reads it
 //! (unless turned off with [`IgnoreNormalizer::with_annotation`]); the app diff and
-//! [`respect_ignore_differences`](crate::diff::respect_ignore_differences) apply it.
+//! [`IgnoreNormalizer::respect_ignore_differences`] apply it.
 //!
 //! ## Matching (Argo CD 3.6.2 util/argo/normalizers/diff_normalizer.go `NewIgnoreNormalizer`)
 //!
@@ -55,8 +55,9 @@ use crate::config::{IgnoreDifferences, KnownTypeField, Settings};
 use crate::glob::Glob;
 use crate::object::{ObjectRef, type_name};
 
-pub use annotation::{AnnotationRule, IGNORE_DIFFERENCES_ANNOTATION};
-pub use updates::{ResourceUpdate, needs_refresh};
+pub use annotation::AnnotationRule;
+use annotation::IGNORE_DIFFERENCES_ANNOTATION;
+pub use updates::ResourceUpdate;
 
 /// An error building or applying ignore rules.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -137,7 +138,7 @@ pub enum IgnoreError {
     InvalidAnnotation {
         /// The annotated object.
         object: Box<ObjectRef>,
-        /// The annotation key, [`IGNORE_DIFFERENCES_ANNOTATION`].
+        /// The annotation key, [`AnnotationRule::ANNOTATION`].
         annotation: &'static str,
         /// RFC 6901 pointer of the entry inside the annotation's value.
         path: String,
@@ -210,7 +211,7 @@ struct Selector {
 }
 
 /// A group or kind pattern, compiled once: text without glob syntax matches itself only,
-/// and a malformed glob matches nothing (as [`crate::glob::glob_match`]).
+/// and a malformed glob matches nothing (as `crate::glob::glob_match`).
 #[derive(Debug, Clone)]
 enum Pattern {
     Exact(String),
@@ -457,7 +458,7 @@ impl IgnoreNormalizer {
 
     /// Turns the `gitops-core.io/ignore-differences` annotation on (the default) or off for
     /// everything that uses this normalizer: [`IgnoreNormalizer::annotation_rule`],
-    /// [`respect_ignore_differences`](crate::diff::respect_ignore_differences) and the app diffs it is lent to.
+    /// [`IgnoreNormalizer::respect_ignore_differences`] and the app diffs it is lent to.
     pub fn with_annotation(mut self, on: bool) -> Self {
         self.annotation = on;
         self

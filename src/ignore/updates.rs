@@ -89,48 +89,49 @@ fn hashed(obj: &Value, settings: &Settings) -> bool {
         .unwrap_or(false)
 }
 
-/// Whether a watch event needs the app refreshed: `false` only when Argo CD would skip it
-/// (see the module documentation).
-///
-/// # Errors
-///
-/// An ignore rule of `argocd-cm` that does not compile or stops at a limit.
-///
-/// # Examples
-///
-/// ```
-/// use gitops_core::ignore::{needs_refresh, ResourceUpdate};
-/// use gitops_core::config::Settings;
-/// use gitops_core::health::HealthStatus;
-/// use serde_json::json;
-/// let cm = json!({"data": {"resource.customizations.ignoreResourceUpdates.all":
-///     "jsonPointers:\n- /status\n"}});
-/// let settings = Settings::from_config_map(&cm).unwrap();
-/// let old = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a",
-///     "resourceVersion": "1", "annotations": {"argocd.argoproj.io/tracking-id": "shop:/ConfigMap:ns/a"}},
-///     "status": {"x": 1}});
-/// let mut new = old.clone();
-/// new["metadata"]["resourceVersion"] = json!("2");
-/// new["status"]["x"] = json!(2);
-/// let healthy = Some(HealthStatus::Healthy);
-/// assert!(!needs_refresh(&ResourceUpdate::new(&old, &new, healthy, healthy), &settings).unwrap());
-/// new["data"] = json!({"k": "v"});
-/// assert!(needs_refresh(&ResourceUpdate::new(&old, &new, healthy, healthy), &settings).unwrap());
-/// ```
-pub fn needs_refresh(
-    update: &ResourceUpdate<'_>,
-    settings: &Settings,
-) -> Result<bool, IgnoreError> {
-    if !settings.ignore_resource_updates_enabled
-        || update.old_health != update.new_health
-        || !hashed(update.old, settings)
-        || !hashed(update.new, settings)
-    {
-        return Ok(true);
+impl ResourceUpdate<'_> {
+    /// Whether a watch event needs the app refreshed: `false` only when Argo CD would skip it
+    /// (see the module documentation).
+    ///
+    /// # Errors
+    ///
+    /// An ignore rule of `argocd-cm` that does not compile or stops at a limit.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use gitops_core::ignore::ResourceUpdate;
+    /// use gitops_core::config::Settings;
+    /// use gitops_core::health::HealthStatus;
+    /// use serde_json::json;
+    /// let cm = json!({"data": {"resource.customizations.ignoreResourceUpdates.all":
+    ///     "jsonPointers:\n- /status\n"}});
+    /// let settings = Settings::from_config_map(&cm).unwrap();
+    /// let old = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a",
+    ///     "resourceVersion": "1", "annotations": {"argocd.argoproj.io/tracking-id": "shop:/ConfigMap:ns/a"}},
+    ///     "status": {"x": 1}});
+    /// let mut new = old.clone();
+    /// new["metadata"]["resourceVersion"] = json!("2");
+    /// new["status"]["x"] = json!(2);
+    /// let healthy = Some(HealthStatus::Healthy);
+    /// assert!(!ResourceUpdate::new(&old, &new, healthy, healthy).needs_refresh(&settings).unwrap());
+    /// new["data"] = json!({"k": "v"});
+    /// assert!(ResourceUpdate::new(&old, &new, healthy, healthy).needs_refresh(&settings).unwrap());
+    /// ```
+    pub fn needs_refresh(&self, settings: &Settings) -> Result<bool, IgnoreError> {
+        let update = self;
+        if !settings.ignore_resource_updates_enabled
+            || update.old_health != update.new_health
+            || !hashed(update.old, settings)
+            || !hashed(update.new, settings)
+        {
+            return Ok(true);
+        }
+        let normalizer =
+            IgnoreNormalizer::new(&[], &update_settings(settings))?.with_annotation(false);
+        let (mut old, mut new) = (update.old.clone(), update.new.clone());
+        normalizer.normalize(&mut old)?;
+        normalizer.normalize(&mut new)?;
+        Ok(old != new)
     }
-    let normalizer = IgnoreNormalizer::new(&[], &update_settings(settings))?.with_annotation(false);
-    let (mut old, mut new) = (update.old.clone(), update.new.clone());
-    normalizer.normalize(&mut old)?;
-    normalizer.normalize(&mut new)?;
-    Ok(old != new)
 }

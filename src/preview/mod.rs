@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::config::{Application, Settings};
-use crate::diff::{AppDiff, AppDiffInput, DiffError, ObjectText, PatchOp, diff_app, explain_app};
+use crate::diff::{AppDiff, AppDiffInput, DiffError, ObjectText, PatchOp, diff_app};
 use crate::object::{ObjectIndex, ObjectRef, Scopes};
 use crate::sync::resource_statuses;
 use crate::sync::{BlastRadiusGuard, GuardVerdict, assess};
@@ -490,7 +490,7 @@ fn compare(input: &PreviewInput<'_>) -> Result<AppPreview, DiffError> {
             AppDiffInput::new(input.base, live, input.app, input.settings, &s).with_objects(true);
         let drifted = diff_app(&drift_input)?;
         let head_at = ObjectIndex::of_objects(input.head);
-        for e in explain_app(&drift_input, &drifted) {
+        for e in drifted.explain(&drift_input) {
             let in_head = find(input.head, &head_at, &e.object).is_some();
             if e.changes.is_empty() || !in_head || find(&base, &base_at, &e.object).is_none() {
                 continue;

@@ -164,14 +164,17 @@ pub(super) fn orphans(
     Ok(crate::orphans::orphaned(project, app, settings, &scopes, desired, live, apps))
 }
 
-/// `needsRefresh`: [`crate::ignore::needs_refresh`].
+/// `needsRefresh`: [`crate::ignore::ResourceUpdate::needs_refresh`].
 pub(super) fn needs_refresh(
     p: &NeedsRefreshParams,
     settings: &Settings,
 ) -> Result<NeedsRefreshResult, ProtocolError> {
     let update = crate::ignore::ResourceUpdate::new(&p.old, &p.new, p.old_health, p.new_health);
-    let needs_refresh = crate::ignore::needs_refresh(&update, settings)
-        .map_err(|e| ProtocolError::Engine { message: e.to_string(), object: None, path: None })?;
+    let needs_refresh = update.needs_refresh(settings).map_err(|e| ProtocolError::Engine {
+        message: e.to_string(),
+        object: None,
+        path: None,
+    })?;
     Ok(NeedsRefreshResult { needs_refresh })
 }
 

@@ -12,7 +12,7 @@ use serde_json::Value;
 use crate::config::{Application, Settings};
 use crate::diff::{AppDiffInput, DiffError, diff_app};
 use crate::health::HealthScripts;
-use crate::health::{HealthContext, ResourceHealthInput, aggregate};
+use crate::health::{AppHealth, HealthContext, ResourceHealthInput};
 use crate::object::Scopes;
 
 use super::error::ProtocolError;
@@ -350,7 +350,7 @@ pub(crate) fn engine_health(state: &mut State, input: HealthInput) -> Result<Val
         .iter()
         .filter_map(|obj| ResourceHealthInput::from_objects(None, Some(obj), &ctx))
         .collect();
-    let app = aggregate(&inputs);
+    let app = AppHealth::aggregate(&inputs);
     if let Some(e) = app.interrupted() {
         return Err(ProtocolError::Engine {
             message: e.to_string(),

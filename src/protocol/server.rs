@@ -445,7 +445,9 @@ fn handle_hello(state: &mut State, params: Value) -> Result<Value, ProtocolError
         features: features.iter().filter(|(_, on)| *on).map(|(f, _)| f.to_string()).collect(),
         limits,
         builtin_health: BuiltinHealth::of_this_build(),
-        builtin_action_kinds: crate::actions::builtin_actions().into_keys().collect(),
+        builtin_action_kinds: crate::actions::ActionScripts::builtin_actions()
+            .into_keys()
+            .collect(),
     };
     serde_json::to_value(result).map_err(|e| ProtocolError::Engine {
         message: format!("cannot serialize the result: {e}"),

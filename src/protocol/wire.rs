@@ -340,7 +340,7 @@ pub(super) struct Limits {
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub(super) struct ConfigureResult {
-    /// The protocol version the server speaks ([`Server::PROTOCOL_VERSION`](super::Server::PROTOCOL_VERSION)).
+    /// The protocol version the server speaks ([`PROTOCOL_VERSION`]).
     pub protocol_version: u32,
     /// The version of the gitops-core engine (the crate version).
     pub engine_version: String,
@@ -376,7 +376,7 @@ pub(super) struct HelloResult {
     /// without Lua (on unless `configure` or the request sets `builtinRules: false`).
     pub builtin_health: BuiltinHealth,
     /// The kinds with built-in resource actions (`<group>/<Kind>`, sorted): those Argo CD
-    /// 3.6.2 ships action scripts for (see `actions::builtin_actions`).
+    /// 3.6.2 ships action scripts for (see `actions::ActionScripts::builtin_actions`).
     pub builtin_action_kinds: Vec<String>,
 }
 
@@ -386,10 +386,10 @@ pub(super) struct HelloResult {
 #[non_exhaustive]
 pub(super) struct BuiltinHealth {
     /// The Argo CD release whose health scripts the rules follow
-    /// ([`crate::health::BUILTIN_RULES_ARGO_CD`]).
+    /// ([`crate::health::HealthContext::BUILTIN_RULES_ARGO_CD`]).
     pub argo_cd: String,
     /// Each kind as its script folder, `<group>/<Kind>` (`_` a wildcard), sorted
-    /// ([`crate::health::builtin_kinds`]).
+    /// ([`crate::health::HealthContext::builtin_kinds`]).
     pub kinds: Vec<String>,
 }
 
@@ -397,8 +397,8 @@ impl BuiltinHealth {
     /// The rules of this build.
     pub(super) fn of_this_build() -> Self {
         BuiltinHealth {
-            argo_cd: crate::health::BUILTIN_RULES_ARGO_CD.to_string(),
-            kinds: crate::health::builtin_kinds(),
+            argo_cd: crate::health::HealthContext::BUILTIN_RULES_ARGO_CD.to_string(),
+            kinds: crate::health::HealthContext::builtin_kinds(),
         }
     }
 }

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 #[cfg(feature = "lua")]
 use serde_json::Value;
 
-use crate::actions::{ActionScripts, ActionTestKind, Actions, TEST_NOW, run_action_tests};
+use crate::actions::{ActionScripts, ActionTestKind, Actions};
 #[cfg(feature = "lua")]
 use crate::script::{LuaEngine, ScriptLimits};
 #[cfg(feature = "lua")]
@@ -41,7 +41,7 @@ fn readme_lists_the_builtin_actions() {
         .skip(2)
         .take_while(|l| l.starts_with('|'))
         .collect();
-    let want: Vec<String> = crate::actions::builtin_actions()
+    let want: Vec<String> = crate::actions::ActionScripts::builtin_actions()
         .into_iter()
         .map(|(kind, names)| format!("| `{kind}` | {} |", names.join(", ")))
         .collect();
@@ -63,7 +63,8 @@ fn builtin_toggle_auto_sync_scenarios() {
     assert_eq!(tests.len(), 4);
     for (i, t) in tests.iter().enumerate() {
         let action = t["when"]["action"].as_str().expect("action");
-        let got = actions.run(&t["given"], action, &BTreeMap::new(), TEST_NOW).expect("runs");
+        let got =
+            actions.run(&t["given"], action, &BTreeMap::new(), Actions::TEST_NOW).expect("runs");
         let resource = &got.resources[0].apply_to(&t["given"]).expect("applies");
         assert!(contains(resource, &t["expect"]), "scenario {i}: {resource}");
         let (mut a, mut b) = (resource.clone(), t["given"].clone());
@@ -116,7 +117,7 @@ fn run_folders(files: &BTreeMap<String, String>, actions: &Actions) -> (usize, u
             .iter()
             .filter_map(|(p, t)| p.strip_prefix(dir).map(|rel| (rel.to_string(), t.clone())))
             .collect();
-        let cases = run_action_tests(yaml, &inputs, actions, TEST_NOW).expect(path);
+        let cases = actions.run_tests(yaml, &inputs, Actions::TEST_NOW).expect(path);
         for c in cases {
             let name = format!("{dir}{:?}/{}/{}", c.kind, c.action, c.input_path);
             if !selected(&name) {
@@ -265,7 +266,7 @@ fn argocd_cm_over_folders_and_merge() {
         "actions/resource_customizations/apps/Deployment/actions/testdata/deployment.yaml",
     ))
     .expect("yaml");
-    let now = TEST_NOW;
+    let now = Actions::TEST_NOW;
     let names = |a: &Actions| -> Vec<(String, String)> {
         a.discover(&deployment, now)
             .expect("discover")
@@ -313,7 +314,7 @@ mod properties {
     use proptest::prelude::*;
     use serde_json::{Value, json};
 
-    use crate::actions::{ActionScripts, Actions, TEST_NOW};
+    use crate::actions::{ActionScripts, Actions};
     use crate::tests::support::files_below;
     use crate::tests::support::testdata;
 
@@ -360,8 +361,8 @@ mod properties {
             for actions in &all {
                 let before = obj.clone();
                 let params = BTreeMap::from([("replicas".to_string(), replicas.clone())]);
-                let a = actions.run(&obj, action, &params, TEST_NOW);
-                let b = actions.run(&obj, action, &params, TEST_NOW);
+                let a = actions.run(&obj, action, &params, Actions::TEST_NOW);
+                let b = actions.run(&obj, action, &params, Actions::TEST_NOW);
                 prop_assert_eq!(&obj, &before);
                 // The RFC 6902 patch turns the input into the patched object.
                 if let Ok(r) = &a {
@@ -378,8 +379,8 @@ mod properties {
                 let b = b.map(|r| serde_json::to_string(&r).expect("json")).map_err(|e| e.to_string());
                 prop_assert!(a.is_ok(), "{:?}", a);
                 prop_assert_eq!(a, b);
-                let d1 = actions.discover(&obj, TEST_NOW).map_err(|e| e.to_string());
-                let d2 = actions.discover(&obj, TEST_NOW).map_err(|e| e.to_string());
+                let d1 = actions.discover(&obj, Actions::TEST_NOW).map_err(|e| e.to_string());
+                let d2 = actions.discover(&obj, Actions::TEST_NOW).map_err(|e| e.to_string());
                 prop_assert_eq!(d1, d2);
                 prop_assert_eq!(&obj, &before);
             }

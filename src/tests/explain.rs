@@ -1,6 +1,6 @@
 //! The explain conformance runner: every case under `testdata/diff/explain/` (one YAML file
 //! per case, see `testdata/diff/explain/README.md`), run through the public API only:
-//! [`diff::diff_app`], then [`diff::explain_app`], compared line by line with the expected
+//! [`diff::diff_app`], then [`diff::AppDiff::explain`], compared line by line with the expected
 //! `explain` and `unmanaged` lines, and the sync status (which explanations never change).
 
 use serde::Deserialize;
@@ -47,7 +47,7 @@ struct Expect {
     /// `path -> pointer` of some changes and additions.
     #[serde(default)]
     pointers: Vec<String>,
-    /// The whole `explain_app` result as JSON, when given.
+    /// The whole `AppDiff::explain` result as JSON, when given.
     #[serde(default)]
     json: Option<Value>,
     /// Texts that must appear nowhere in the result (Secret values, plain or base64).
@@ -85,7 +85,7 @@ fn run_case(c: &Case) -> Vec<String> {
         Err(e) => return vec![format!("unexpected error: {e}")],
     };
     let status_before = result.sync_status;
-    let explained = diff::explain_app(&input, &result);
+    let explained = result.explain(&input);
     if result.sync_status.as_str() != c.expect.sync_status || result.sync_status != status_before {
         errs.push(format!(
             "syncStatus: want {}, got {}",

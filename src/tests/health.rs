@@ -309,7 +309,7 @@ fn apps(t: &mut Tally) {
             orders.push(r);
         }
         for (i, order) in orders.iter().enumerate() {
-            let app = health::aggregate(order);
+            let app = health::AppHealth::aggregate(order);
             let got =
                 format!("{:?} {:?} {:?}", app.status, app.message, app.error_message().as_deref());
             t.check(&format!("{name} (order {i})"), got, want.clone());
@@ -371,7 +371,7 @@ fn argo_cd_3_6(t: &mut Tally) {
 /// API group, its kinds sorted. `GITOPS_REGENERATE=1` rewrites it.
 fn readme_kinds() -> String {
     let mut groups: std::collections::BTreeMap<&str, Vec<&str>> = Default::default();
-    let kinds = health::builtin_kinds();
+    let kinds = health::HealthContext::builtin_kinds();
     for name in &kinds {
         let (group, kind) = name.rsplit_once('/').unwrap_or(("", name));
         groups.entry(group).or_default().push(kind);
@@ -380,7 +380,7 @@ fn readme_kinds() -> String {
         "{} kinds in {} groups, following Argo CD {}:\n\n",
         kinds.len(),
         groups.len(),
-        health::BUILTIN_RULES_ARGO_CD
+        health::HealthContext::BUILTIN_RULES_ARGO_CD
     );
     for (group, kinds) in groups {
         out.push_str(&format!("- `{group}`: {}\n", kinds.join(", ")));
@@ -388,7 +388,7 @@ fn readme_kinds() -> String {
     out
 }
 
-/// The README lists exactly `health::builtin_kinds()`, so the list cannot drift from the code.
+/// The README lists exactly `health::HealthContext::builtin_kinds()`, so the list cannot drift from the code.
 #[test]
 fn readme_lists_the_builtin_kinds() {
     const START: &str = "<!-- builtin-kinds:start -->\n";
@@ -609,8 +609,8 @@ mod properties {
                 s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
                 shuffled.swap(i, (s >> 33) as usize % (i + 1));
             }
-            let a = health::aggregate(&inputs);
-            let b = health::aggregate(&shuffled);
+            let a = health::AppHealth::aggregate(&inputs);
+            let b = health::AppHealth::aggregate(&shuffled);
             prop_assert_eq!(a.status, b.status);
             prop_assert_eq!(&a.message, &b.message);
             prop_assert_eq!(a.resources.len(), inputs.len());
@@ -645,7 +645,7 @@ fn backstop_stop_is_an_error_not_unknown() {
         .iter()
         .filter_map(|o| ResourceHealthInput::from_objects(None, Some(o), &ctx))
         .collect();
-    let app = health::aggregate(&inputs);
+    let app = health::AppHealth::aggregate(&inputs);
     let stop = app.interrupted().expect("the stop is reported");
     assert!(matches!(stop, HealthError::Interrupted { .. }), "{stop:?}");
     assert_eq!(
@@ -659,5 +659,52 @@ fn backstop_stop_is_an_error_not_unknown() {
         .iter()
         .filter_map(|o| ResourceHealthInput::from_objects(None, Some(o), &ctx))
         .collect();
-    assert_eq!(health::aggregate(&only_broken).interrupted(), None);
+    assert_eq!(health::AppHealth::aggregate(&only_broken).interrupted(), None);
+}
+
+/// The crate-private pieces of `health` (no longer in `health::parts`), one case each, as
+/// their doc examples had them.
+mod pieces {
+    use serde_json::json;
+
+    use crate::health::{self, HealthStatus};
+    use crate::object::ObjectRef;
+
+    #[test]
+    fn format_causes_names_the_core_group_without_a_prefix() {
+        let pv = ObjectRef::new("", "v1", "PersistentVolume", "", "pv-1");
+        assert_eq!(health::format_causes(&[&pv]), "Caused by PersistentVolume:pv-1");
+    }
+
+    #[test]
+    fn the_application_itself_is_matched_by_uid() {
+        let app = json!({"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
+            "metadata": {"name": "shop", "namespace": "argocd", "uid": "1234"}});
+        assert!(crate::health::is_application_itself(&app, &app));
+        let mut other = app.clone();
+        other["metadata"]["uid"] = "5678".into();
+        assert!(!crate::health::is_application_itself(&app, &other));
+    }
+
+    #[test]
+    fn builtin_check_of_a_load_balancer_without_ingress() {
+        let svc = json!({"apiVersion": "v1", "kind": "Service",
+            "metadata": {"name": "s"}, "spec": {"type": "LoadBalancer"}});
+        let h = health::builtin(&svc, &ObjectRef::from_object_lossy(&svc)).unwrap().unwrap();
+        assert_eq!(h.status, HealthStatus::Progressing);
+    }
+
+    #[test]
+    fn condition_health_reads_ready_false() {
+        let cert = json!({
+            "apiVersion": "example.com/v1", "kind": "Certificate",
+            "metadata": {"name": "web", "generation": 2},
+            "status": {"observedGeneration": 2, "conditions": [
+                {"type": "Ready", "status": "False", "reason": "Pending",
+                 "message": "Waiting for the order to be fulfilled"}]}});
+        let h =
+            crate::health::condition_health(&cert, &ObjectRef::from_object_lossy(&cert)).unwrap();
+        assert_eq!(h.status, HealthStatus::Progressing);
+        assert_eq!(h.message, "Waiting for the order to be fulfilled");
+    }
 }

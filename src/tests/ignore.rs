@@ -5,7 +5,6 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use crate::diff::respect_ignore_differences;
 use crate::ignore::IgnoreNormalizer;
 use crate::tests::support::{Countdown, read, selected, testdata};
 use crate::{config::IgnoreDifferences, config::Settings, object::ObjectRef};
@@ -257,7 +256,7 @@ fn ready(need: &str) -> bool {
         serde_json::from_value(json!({"group": "*", "kind": "*", "jsonPointers": [pointer]}))
             .expect("rule");
     let Ok(n) = IgnoreNormalizer::new(&[rule], &Settings::default()) else { return false };
-    respect_ignore_differences(&n, &[Some(target)], &[Some(live)])
+    n.respect_ignore_differences(&[Some(target)], &[Some(live)])
         .is_ok_and(|out| out[0].object == Some(want))
 }
 
@@ -266,7 +265,8 @@ fn run_respect_case(case: &Value) -> Result<(), String> {
         .map_err(|e| format!("construction failed: {e}"))?;
     let target = object(&case["target"]);
     let live = object(&case["live"]);
-    let out = respect_ignore_differences(&normalizer, &[target], &[live])
+    let out = normalizer
+        .respect_ignore_differences(&[target], &[live])
         .map_err(|e| format!("respect failed: {e}"))?;
     let expect = &case["expect"];
     let got = out[0].object.clone().unwrap_or(Value::Null);
@@ -480,10 +480,10 @@ mod properties {
     }
 }
 
-/// `testdata/diff/resource-updates/cases.yaml`: `ignore::needs_refresh`.
+/// `testdata/diff/resource-updates/cases.yaml`: `ignore::ResourceUpdate::needs_refresh`.
 #[test]
 fn resource_updates_conformance() {
-    use crate::ignore::{ResourceUpdate, needs_refresh};
+    use crate::ignore::ResourceUpdate;
     let doc: Value =
         serde_norway::from_str(&read("diff/resource-updates/cases.yaml")).expect("cases");
     let mut failures = Vec::new();
@@ -504,7 +504,7 @@ fn resource_updates_conformance() {
         }
         let health = |k: &str| serde_json::from_value(case[k].clone()).ok();
         let update = ResourceUpdate::new(&old, &new, health("oldHealth"), health("newHealth"));
-        let got = needs_refresh(&update, &settings).map_err(|e| e.to_string());
+        let got = update.needs_refresh(&settings).map_err(|e| e.to_string());
         if got != Ok(case["expect"].as_bool().expect("expect")) {
             failures.push(format!("{name}: got {got:?}"));
         }

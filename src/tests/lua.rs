@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::health::{HealthScripts, parts::HealthScript, run_health_tests};
+use crate::health::{HealthScripts, parts::HealthScript};
 use crate::script::{LuaEngine, LuaHealth, ScriptLimits};
 use crate::tests::support::{files_below, read, selected, testdata};
 
@@ -214,7 +214,8 @@ fn run_folder(root: &str) -> (usize, Vec<String>) {
             .iter()
             .filter_map(|(p, t)| p.strip_prefix(dir).map(|rel| (rel.to_string(), t.clone())))
             .collect();
-        let cases = run_health_tests(yaml, &inputs, &scripts, Some(&default_script), &engine, now)
+        let cases = scripts
+            .run_tests(yaml, &inputs, Some(&default_script), &engine, now)
             .unwrap_or_else(|e| panic!("{path}: {e}"));
         for c in cases {
             if !selected(&c.input_path) {

@@ -248,8 +248,10 @@ fn fields_v1(v: &Value) -> Value {
 /// As the API server does, the set is computed on the whole object and then stripped of the
 /// identity fields, so `metadata` with only a name and namespace leaves no entry.
 fn with_managed_fields(obj: &Value, applied: &Value) -> Value {
-    let mut entries = vec![json!({"manager": diff::ARGOCD_MANAGER, "operation": "Apply",
-        "apiVersion": obj["apiVersion"], "fieldsType": "FieldsV1", "fieldsV1": owned_set(applied)})];
+    let mut entries = vec![
+        json!({"manager": diff::DiffOptions::ARGOCD_MANAGER, "operation": "Apply",
+        "apiVersion": obj["apiVersion"], "fieldsType": "FieldsV1", "fieldsV1": owned_set(applied)}),
+    ];
     if let Some(status) = obj.get("status") {
         entries.push(json!({"manager": "kube-controller-manager", "operation": "Update",
             "fieldsType": "FieldsV1", "fieldsV1": {"f:status": fields_v1(status)}}));

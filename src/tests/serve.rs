@@ -5,7 +5,7 @@
 //! followed by blanks sends a blank line), `< ` and the exact response expected, `#` for
 //! comments, `# needs: jq` to run only in builds with those features. `$ENGINE_VERSION` in an
 //! expected line stands for the crate version, `$BUILTIN_HEALTH_KINDS` for the JSON list of
-//! `health::builtin_kinds()`. The same files
+//! `health::HealthContext::builtin_kinds()`. The same files
 //! drive the built binary through pipes in `src/tests/serve_pipes.rs`.
 
 use crate::protocol::{Response, Server};
@@ -25,7 +25,8 @@ fn has_feature(feature: &str) -> bool {
 
 /// `$BUILTIN_HEALTH_KINDS` of the conversations: the kinds as JSON.
 fn builtin_kinds() -> String {
-    serde_json::to_string(&crate::health::builtin_kinds()).expect("a list of strings")
+    serde_json::to_string(&crate::health::HealthContext::builtin_kinds())
+        .expect("a list of strings")
 }
 
 #[test]

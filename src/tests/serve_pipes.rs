@@ -120,7 +120,8 @@ fn conversations_through_pipes() {
         .collect();
     names.sort();
     assert!(!names.is_empty());
-    let kinds = serde_json::to_string(&gitops_core::health::builtin_kinds()).unwrap();
+    let kinds =
+        serde_json::to_string(&gitops_core::health::HealthContext::builtin_kinds()).unwrap();
     for path in names {
         let script = transcript::Transcript::parse(&std::fs::read_to_string(&path).unwrap());
         if !script.runnable(has_feature) {

@@ -64,7 +64,7 @@ impl Transcript {
 }
 
 /// An expected line with its placeholders filled in: `$ENGINE_VERSION` (the crate version)
-/// and `$BUILTIN_HEALTH_KINDS` (`kinds`: the JSON list of `health::builtin_kinds()`, which
+/// and `$BUILTIN_HEALTH_KINDS` (`kinds`: the JSON list of `health::HealthContext::builtin_kinds()`, which
 /// grows with every rule and is checked against the README's list elsewhere).
 pub fn fill(line: &str, version: &str, kinds: &str) -> String {
     line.replace("$ENGINE_VERSION", version).replace("$BUILTIN_HEALTH_KINDS", kinds)

@@ -17,7 +17,7 @@ use kube::{Client, Config};
 use serde_json::{Value, json};
 
 /// Argo CD's server-side apply field manager.
-const SSA_MANAGER: &str = gitops_core::diff::ARGOCD_MANAGER;
+const SSA_MANAGER: &str = gitops_core::diff::DiffOptions::ARGOCD_MANAGER;
 /// The finalizer Argo CD puts on hooks.
 const HOOK_FINALIZER: &str = "argocd.argoproj.io/hook-finalizer";
 /// Kinds never listed for the app: Argo CD's default resource exclusions and the API

@@ -17,8 +17,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use gitops_core::diff::{AppDiff, AppDiffInput, diff_app, respect_ignore_differences};
-use gitops_core::health::{HealthContext, ResourceHealthInput, aggregate, assess};
+use gitops_core::diff::{AppDiff, AppDiffInput, diff_app};
+use gitops_core::health::{AppHealth, HealthContext, ResourceHealthInput, assess};
 use gitops_core::ignore::IgnoreNormalizer;
 use gitops_core::ownership::{instance_name, managed_live, tracked_app};
 use gitops_core::sync::{AutoSyncInput, auto_sync};
@@ -474,7 +474,7 @@ async fn observe(cluster: &mut Cluster, app: &App, now: i64) -> Result<Seen, Str
             }
         }
     }
-    let health = aggregate(&inputs);
+    let health = AppHealth::aggregate(&inputs);
     Ok(Seen { live, desired, scopes, diff, health, health_of })
 }
 
@@ -551,7 +551,7 @@ async fn pass(
             .collect();
         let targets: Vec<Option<Value>> = request.targets.iter().cloned().map(Some).collect();
         let respected =
-            respect_ignore_differences(&normalizer, &targets, &lives).map_err(|e| e.to_string())?;
+            normalizer.respect_ignore_differences(&targets, &lives).map_err(|e| e.to_string())?;
         request.normalized_targets = Some(respected.into_iter().filter_map(|r| r.object).collect());
     }
     let mut observations = Observations::default();

@@ -258,9 +258,7 @@ fn run_test_dir(
     dir: &Path,
     out: &mut dyn FnMut(&str),
 ) -> Result<u8, CliError> {
-    use gitops_core::actions::{
-        ActionScripts, ActionTestKind, Actions, TEST_NOW, run_action_tests,
-    };
+    use gitops_core::actions::{ActionScripts, ActionTestKind, Actions};
 
     let mut say = |line: String| out(&format!("{line}\n"));
 
@@ -276,7 +274,8 @@ fn run_test_dir(
         let prefix = if shown.is_empty() { String::new() } else { format!("{shown}/") };
         let cases = read_test_inputs(input, test_dir).and_then(|inputs| {
             let text = common::read_text(input, test)?;
-            run_action_tests(&text, &inputs, &actions, TEST_NOW)
+            actions
+                .run_tests(&text, &inputs, Actions::TEST_NOW)
                 .map_err(|e| CliError::Input(format!("{}: {}", test.display(), e.message)))
         });
         let cases = match cases {

@@ -56,7 +56,7 @@ fn run_render() -> Result<String, CliError> {
     let input = AppDiffInput::new(&desired, &live, &app, &settings, &scopes).with_objects(true);
     let result = diff::diff_app(&input)
         .map_err(|e| CliError::Input(format!("comparing the demo app: {e}")))?;
-    let explained = diff::explain_app(&input, &result);
+    let explained = result.explain(&input);
     render(&app, &result, &desired, &live, &explained)
 }
 

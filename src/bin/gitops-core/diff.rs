@@ -212,11 +212,8 @@ pub fn run(input: &common::Input, args: lexopt::Parser) -> Result<u8, CliError> 
     let result =
         diff::diff_app(&input).map_err(|e| CliError::Input(format!("comparing objects: {e}")))?;
     common::print_notes(&result, args.app.is_some());
-    let explained = if args.explain || args.unmanaged {
-        diff::explain_app(&input, &result)
-    } else {
-        Vec::new()
-    };
+    let explained =
+        if args.explain || args.unmanaged { result.explain(&input) } else { Vec::new() };
     note_unrecorded_writers(&c.live, &explained);
     let show = Show { explain: args.explain, unmanaged: args.unmanaged };
     let mut external_status = None;
@@ -581,7 +578,7 @@ mod tests {
             (gitops_core::config::Application::default(), Settings::default(), Scopes::builtin());
         let input = AppDiffInput::new(&desired, &live, &app, &settings, &scopes).with_objects(true);
         let result = diff::diff_app(&input).unwrap(); // fixed, valid input
-        let explained = diff::explain_app(&input, &result);
+        let explained = result.explain(&input);
         let json = serde_json::to_string(&json_explained(&result, &explained, show)).unwrap(); // plain data
         let texts = result.texts().unwrap(); // kept
         (render_explained(&texts, &result, &explained, show, style), json)

@@ -171,7 +171,7 @@ pub fn run(input: &common::Input, args: lexopt::Parser) -> Result<u8, CliError> 
         .iter()
         .filter_map(|obj| ResourceHealthInput::from_objects(None, Some(obj), &ctx))
         .collect();
-    let app = health::aggregate(&inputs);
+    let app = health::AppHealth::aggregate(&inputs);
     if let Some(e) = app.interrupted() {
         return Err(CliError::Input(format!("assessing health: {e}")));
     }
@@ -360,7 +360,7 @@ fn run_test_file(
 ) -> Result<Vec<gitops_core::health::HealthTestCase>, CliError> {
     use std::collections::BTreeMap;
 
-    use gitops_core::health::{parts::HealthScript, run_health_tests};
+    use gitops_core::health::parts::HealthScript;
 
     let test_dir = test.parent().unwrap_or(dir);
     let script_path = test_dir.join("health.lua");
@@ -385,7 +385,7 @@ fn run_test_file(
         }
     }
     let text = crate::common::read_text(input, test)?;
-    run_health_tests(&text, &inputs, scripts, default_script.as_ref(), engine, now).map_err(|e| {
+    scripts.run_tests(&text, &inputs, default_script.as_ref(), engine, now).map_err(|e| {
         let file = if e.file == "health_test.yaml" {
             test.display().to_string()
         } else {
@@ -476,14 +476,14 @@ mod test_health_tests {
 
 #[cfg(test)]
 mod tests {
+    use gitops_core::health::{AppHealth, ResourceHealthInput};
     use gitops_core::health::{HealthResult, HealthStatus};
-    use gitops_core::health::{ResourceHealthInput, aggregate};
     use gitops_core::object::ObjectRef;
 
     use super::{to_json, to_text};
 
     fn app() -> gitops_core::health::AppHealth {
-        aggregate(&[
+        AppHealth::aggregate(&[
             ResourceHealthInput::new(
                 ObjectRef::new("", "v1", "ConfigMap", "bookstore-dev", "settings"),
                 None,
