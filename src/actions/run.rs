@@ -117,7 +117,7 @@ impl Actions {
     /// The same, showing the values of Secrets in results. By default a Secret an action
     /// patches or creates comes back with its `data` values (and `stringData`, folded into
     /// `data`) and its last-applied annotation masked as the diff masks them
-    /// ([`crate::diff::hide_secret_data`]), its patch computed between the masked objects:
+    /// (Argo CD's `HideSecretData`), its patch computed between the masked objects:
     /// a host that applies the result asks for the values with this.
     #[must_use]
     pub fn with_reveal_secrets(mut self, on: bool) -> Self {

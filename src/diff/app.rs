@@ -294,7 +294,8 @@ impl ObjectText {
     }
 
     /// What `argocd app diff` prints for the object: a `===== group/Kind namespace/name
-    /// ======` header and the [`super::line_diff`] of the two YAML texts (classic `diff`).
+    /// ======` header and the line diff of the two YAML texts (classic `diff`: hunks headed
+    /// `3c3`, `5a6,7`, `9d8`, removed lines prefixed `< `, added lines `> `).
     pub fn classic(&self) -> String {
         let o = &self.object;
         let mut out = format!("===== {}/{} {}/{} ======\n", o.group, o.kind, o.namespace, o.name);
@@ -317,7 +318,7 @@ impl ObjectText {
         format!("diff -u -N live/{name} merged/{name}\n{hunks}")
     }
 
-    /// The [`super::unified_diff`] of the two YAML texts: `--- live/NAME` and
+    /// The unified line diff (`diff -u`, three lines of context) of the two YAML texts: `--- live/NAME` and
     /// `+++ merged/NAME` lines naming the files ([`ObjectText::file_name`]), then the hunks.
     /// A side without an object reads as an empty file. Empty when the texts are equal.
     pub fn hunks(&self) -> String {

@@ -50,7 +50,7 @@ impl IgnoreNormalizer {
     /// # Examples
     ///
     /// ```
-    /// /// use gitops_core::ignore::IgnoreNormalizer;
+    /// use gitops_core::ignore::IgnoreNormalizer;
     /// use gitops_core::config::Settings;
     /// let n = IgnoreNormalizer::new(&[], &Settings::default()).unwrap();
     /// let target = serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",

@@ -8,7 +8,7 @@ use super::{HealthContext, HealthError, HealthResult, HealthStatus, assess};
 use crate::object::{ObjectRef, annotation};
 use crate::vocabulary::{IGNORE_HEALTHCHECK_ANNOTATION, is_hook, is_skip};
 
-/// One managed resource of an application, as [`aggregate`] sees it.
+/// One managed resource of an application, as [`AppHealth::aggregate`] sees it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ResourceHealthInput {
@@ -52,7 +52,7 @@ impl ResourceHealthInput {
     /// Application of `ctx.app` itself is ignored.
     ///
     /// ```
-    /// use gitops_core::health::{HealthContext, ResourceHealthInput, aggregate};
+    /// use gitops_core::health::{AppHealth, HealthContext, ResourceHealthInput};
     /// use gitops_core::health::HealthStatus;
     ///
     /// let job = serde_json::json!({"apiVersion": "batch/v1", "kind": "Job",
@@ -61,7 +61,7 @@ impl ResourceHealthInput {
     ///                                "message": "Job has reached the specified backoff limit"}]}});
     /// let ctx = HealthContext::new(0);
     /// let input = ResourceHealthInput::from_objects(Some(&job), Some(&job), &ctx).unwrap();
-    /// let app = aggregate(&[input]);
+    /// let app = AppHealth::aggregate(&[input]);
     /// assert_eq!(app.status, HealthStatus::Degraded);
     /// assert_eq!(app.message, "Caused by batch/Job:shop/migrate");
     /// ```

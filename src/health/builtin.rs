@@ -12,7 +12,7 @@ use crate::object::ObjectRef;
 
 /// The built-in rule for `obj`'s kind, run as Argo CD runs the script it follows (without the
 /// deletion rule of [`assess`](super::assess)): `None` when Argo CD 3.6.2 ships no health script for the kind.
-/// [`builtin_kinds`](super::builtin_kinds) lists the kinds.
+/// [`HealthContext::builtin_kinds`](super::HealthContext::builtin_kinds) lists the kinds.
 /// No rule reads the time (see [`HealthContext::now`](super::HealthContext::now) for the scripts that do).
 pub fn builtin_rule(obj: &Value) -> Option<Result<ScriptOutput, HealthError>> {
     kinds::evaluate_object(obj)

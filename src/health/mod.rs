@@ -496,7 +496,7 @@ fn is_being_deleted(obj: &Value) -> bool {
 /// 2. the built-in rules for the kinds Argo CD 3.6.2 ships a script for ([`builtin_rule`](parts::builtin_rule):
 ///    exact group and kind, then the wildcard folders), unless turned off with
 ///    [`HealthContext::with_builtin_rules`];
-/// 3. the built-in checks of Kubernetes' kinds ([`builtin`]);
+/// 3. the built-in checks of Kubernetes' kinds;
 /// 4. with [`HealthContext::with_condition_fallback`], the conditions of a custom resource.
 ///
 /// A script's answer is final, even the empty health; a script that returns `nil` gives no

@@ -447,7 +447,7 @@ impl ParseOptions {
         self
     }
 
-    /// Reads Kubernetes objects from text as [`parse_manifests`](crate::object::parse_manifests) does, with the options given: by
+    /// Reads Kubernetes objects from text as [`parse_manifests`] does, with the options given: by
     /// default as Argo CD reads them, a repeated key keeping its last value with a warning.
     ///
     /// # Examples

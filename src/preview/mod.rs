@@ -1,6 +1,6 @@
 //! A pull request's preview, offline: what merging it would change, prune and run.
 //!
-//! [`compare`] takes one application's manifests rendered from the base branch and from the
+//! [`PreviewInput::compare`] takes one application's manifests rendered from the base branch and from the
 //! head branch (and optionally its live objects) and returns an [`AppPreview`]: the resources
 //! added, removed (with what a pruning sync does to each), changed (field-level, Secrets
 //! masked) and unchanged; the head's sync plan and how it differs from the base's; the
