@@ -492,7 +492,7 @@ impl IgnoreNormalizer {
             return Ok(());
         }
         let named = notes.is_some() || rules.iter().any(|rule| rule.steps.iter().any(Step::is_jq));
-        let r = named.then(|| ObjectRef::from_object_lossy(obj)).unwrap_or_default();
+        let r = if named { ObjectRef::from_object_lossy(obj) } else { ObjectRef::default() };
         for rule in rules {
             apply_steps(obj, &r, &rule.source, &rule.steps, &self.budget, notes.as_deref_mut())?;
         }
