@@ -8,12 +8,12 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::ignore_seam::AppNormalizer;
-use super::normalize::{normalize_tracking, set_annotation};
+use super::normalize::{normalize_tracking, set_annotation, tracking_change};
 use super::pipeline::{Keep, diff_objects};
 use super::{DiffError, DiffMode, DiffOptions, DiffResult, PatchOp, hide_secret_data};
 use crate::config::{Application, Settings, TrackingMethod};
 use crate::managed_fields::normalize_managed_fields;
-use crate::object::{ObjectIndex, ObjectRef, Scopes, annotation, label};
+use crate::object::{ObjectIndex, ObjectRef, Scopes, annotation};
 use crate::ownership::{
     Unmanaged, desired_ref, instance_name, live_ref, object_ref, self_referenced, tracked_app,
     truncate_label,
@@ -871,8 +871,7 @@ impl Shared<'_, '_> {
         let mut t = desired.map(Cow::Owned);
         let mut l = live_obj.map(Cow::Borrowed);
         if let (Some(t), Some(l)) = (&t, &mut l)
-            && settings.tracking_method != TrackingMethod::Label
-            && label(l, &settings.instance_label_key).is_some()
+            && tracking_change(t, l, settings).is_some()
         {
             normalize_tracking(t, l.to_mut(), settings);
         }
@@ -894,7 +893,7 @@ impl Shared<'_, '_> {
         } else {
             let kept = if input.keep_objects {
                 Keep::Objects
-            } else if normalizer.ignore.may_run_jq_on(&r.group, &r.kind, own.as_ref()) {
+            } else if normalizer.ignore.may_read_managed_fields(&r.group, &r.kind, own.as_ref()) {
                 Keep::Patch
             } else {
                 Keep::PatchUnread

@@ -68,15 +68,17 @@ impl<'a> IgnoreRules<'a> {
         out
     }
 
-    /// Whether a jq rule (the app's, `argocd-cm`'s or the object's own) may run on an
-    /// object of `group` and `kind`: then it may read any part of the object.
-    pub(crate) fn may_run_jq_on(
+    /// Whether a jq rule (the app's, `argocd-cm`'s or the object's own) may look at the
+    /// `metadata.managedFields` of an object of `group` and `kind`: the app's and
+    /// `argocd-cm`'s by their footprints, the object's own whenever it has a jq step.
+    pub(crate) fn may_read_managed_fields(
         &self,
         group: &str,
         kind: &str,
         own: Option<&AnnotationRule>,
     ) -> bool {
-        self.compiled().may_run_jq_on(group, kind) || own.is_some_and(AnnotationRule::has_jq)
+        self.compiled().may_run_jq_reading(group, kind, &["metadata", "managedFields"])
+            || own.is_some_and(AnnotationRule::has_jq)
     }
 
     /// The rule a desired object declares in its `gitops-core.io/ignore-differences`
@@ -167,8 +169,14 @@ impl<'a> AppNormalizer<'a> {
             // As for the app rules: only a limit counts (a non-object cannot reach here).
             note_limit(limit, own.normalize(obj));
         }
-        let r = ObjectRef::from_object_lossy(obj);
-        if let Some(fields) = self.known_types.get(&(r.group, r.kind)) {
+        // The object's group and kind read in place (no identity copied for each object).
+        let parts = crate::object::RefParts::of(obj);
+        let fields = self
+            .known_types
+            .iter()
+            .find(|((group, kind), _)| group == parts.group && kind == parts.kind)
+            .map(|(_, fields)| fields);
+        if let Some(fields) = fields {
             // Errors are logged by Argo CD and the object is compared as it is.
             let _ = normalize_known_types(obj, fields);
         }

@@ -161,28 +161,49 @@ pub(crate) fn remove_namespace_annotation(obj: &mut Value) {
 /// Resource-tracking normalisation (Argo CD 3.6.2 util/argo/resource_tracking.go
 /// `resourceTracking.Normalize`), applied to the live copy before diffing.
 pub(crate) fn normalize_tracking(target: &Value, live: &mut Value, settings: &Settings) {
-    if settings.tracking_method == TrackingMethod::Label {
-        return;
-    }
-    let label_key = settings.instance_label_key.as_str();
-    if crate::object::label(live, label_key).is_none() {
-        return;
-    }
-    if live.get("kind").and_then(Value::as_str) == Some("CustomResourceDefinition") {
-        return;
-    }
-    let live_has_id = crate::object::annotation(live, TRACKING_ID_ANNOTATION).is_some();
-    if !live_has_id && let Some(id) = crate::object::annotation(target, TRACKING_ID_ANNOTATION) {
+    let Some(change) = tracking_change(target, live, settings) else { return };
+    if let Some(id) = change.id {
         set_annotation(live, TRACKING_ID_ANNOTATION, id.to_string());
     }
-    if crate::object::label(target, label_key).is_none()
+    if change.drop_label
         && let Some(labels) = live
             .get_mut("metadata")
             .and_then(|m| m.get_mut("labels"))
             .and_then(Value::as_object_mut)
     {
-        labels.remove(label_key);
+        labels.remove(settings.instance_label_key.as_str());
     }
+}
+
+/// What [`normalize_tracking`] changes on live: the tracking id it copies from the target, and
+/// whether it removes the instance label. `None` when it changes nothing, so that a caller
+/// holding live borrowed copies it only when it must.
+pub(crate) struct TrackingChange<'t> {
+    id: Option<&'t str>,
+    drop_label: bool,
+}
+
+/// The change [`normalize_tracking`] makes to `live`, read without changing it; `None` when
+/// it makes none.
+pub(crate) fn tracking_change<'t>(
+    target: &'t Value,
+    live: &Value,
+    settings: &Settings,
+) -> Option<TrackingChange<'t>> {
+    if settings.tracking_method == TrackingMethod::Label {
+        return None;
+    }
+    let label_key = settings.instance_label_key.as_str();
+    crate::object::label(live, label_key)?;
+    if live.get("kind").and_then(Value::as_str) == Some("CustomResourceDefinition") {
+        return None;
+    }
+    let live_has_id = crate::object::annotation(live, TRACKING_ID_ANNOTATION).is_some();
+    let id =
+        if live_has_id { None } else { crate::object::annotation(target, TRACKING_ID_ANNOTATION) };
+    // Live has the label (checked above): it goes when the target does not have it.
+    let drop_label = crate::object::label(target, label_key).is_none();
+    (id.is_some() || drop_label).then_some(TrackingChange { id, drop_label })
 }
 
 /// Sets an annotation, creating `metadata.annotations` when needed.

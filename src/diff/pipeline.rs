@@ -59,7 +59,8 @@ pub(crate) enum Keep {
     /// Only whether they differ, the patch and the mode: the objects are `null`.
     Patch,
     /// As [`Keep::Patch`], and nothing reads live's `metadata.managedFields` beyond the
-    /// pointers it names (no jq rule may run on the object): when the prediction would set
+    /// pointers it names (no jq rule that may run on the object has the field in its
+    /// footprint, and the object's own annotation rule has no jq step): when the prediction would set
     /// the field aside ([`ManagedFields`]), live's working copy is made without it, so it is
     /// neither copied nor remarshalled nor normalised only to be dropped.
     PatchUnread,

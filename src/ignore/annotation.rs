@@ -167,7 +167,7 @@ impl AnnotationRule {
         &self.managers
     }
 
-    /// Whether the annotation has a jq expression (see `IgnoreNormalizer::may_run_jq_on`).
+    /// Whether the annotation has a jq expression (see `IgnoreNormalizer::may_run_jq_reading`).
     pub(crate) fn has_jq(&self) -> bool {
         self.steps.iter().any(Step::is_jq)
     }
@@ -193,7 +193,7 @@ impl AnnotationRule {
         }
         let r = ObjectRef::from_object_lossy(obj);
         let mut notes = Vec::new();
-        apply_steps(obj, &r, &RuleSource::Annotation, &self.steps, &self.budget, &mut notes)?;
+        apply_steps(obj, &r, &RuleSource::Annotation, &self.steps, &self.budget, Some(&mut notes))?;
         Ok(notes)
     }
 }

@@ -246,10 +246,15 @@ impl Selector {
     }
 
     fn matches(&self, r: &ObjectRef) -> bool {
-        self.group.matches(&r.group)
-            && self.kind.matches(&r.kind)
-            && (self.name.is_empty() || self.name == r.name)
-            && (self.namespace.is_empty() || self.namespace == r.namespace)
+        self.matches_parts(&r.group, &r.kind, &r.namespace, &r.name)
+    }
+
+    /// [`Selector::matches`] on an identity's parts.
+    fn matches_parts(&self, group: &str, kind: &str, namespace: &str, name: &str) -> bool {
+        self.group.matches(group)
+            && self.kind.matches(kind)
+            && (self.name.is_empty() || self.name == name)
+            && (self.namespace.is_empty() || self.namespace == namespace)
     }
 }
 
@@ -277,6 +282,20 @@ impl Step {
             Step::Pointer(_) => false,
             #[cfg(feature = "jq")]
             Step::Jq(..) => true,
+        }
+    }
+
+    /// Whether the step may look at the value at `path` (keys from the root) to decide what
+    /// it removes: only a jq expression whose footprint reaches it; a pointer removes what it
+    /// names and reads nothing.
+    fn may_look_at(&self, path: &[&str]) -> bool {
+        match self {
+            Step::Pointer(_) => {
+                let _ = path;
+                false
+            }
+            #[cfg(feature = "jq")]
+            Step::Jq(_, expr) => expr.may_look_at(path),
         }
     }
 }
@@ -439,21 +458,46 @@ impl IgnoreNormalizer {
     /// note says why); an object that is not a JSON object is an error, and so is a jq
     /// expression a limit stopped ([`IgnoreError::JqLimit`]).
     pub fn normalize(&self, obj: &mut Value) -> Result<(), IgnoreError> {
-        self.normalize_with_notes(obj).map(drop)
+        self.apply(obj, None)
     }
 
     /// As [`IgnoreNormalizer::normalize`], returning a note for each step that removed
     /// nothing because of a miss or an error (in rule order).
     pub fn normalize_with_notes(&self, obj: &mut Value) -> Result<Vec<IgnoreNote>, IgnoreError> {
+        let mut notes = Vec::new();
+        self.apply(obj, Some(&mut notes))?;
+        Ok(notes)
+    }
+
+    /// [`IgnoreNormalizer::normalize_with_notes`], its notes made only when asked for (the
+    /// comparison drops them: making each one formats the rule, the step and the message).
+    fn apply(
+        &self,
+        obj: &mut Value,
+        mut notes: Option<&mut Vec<IgnoreNote>>,
+    ) -> Result<(), IgnoreError> {
         if !obj.is_object() {
             return Err(IgnoreError::NotAnObject { found: type_name(obj) });
         }
-        let r = ObjectRef::from_object_lossy(obj);
-        let mut notes = Vec::new();
-        for rule in self.rules.iter().filter(|rule| rule.selector.matches(&r)) {
-            apply_steps(obj, &r, &rule.source, &rule.steps, &self.budget, &mut notes)?;
+        // The rules are matched on the identity read in place; it is copied only when a note
+        // or a jq rule's error may name it.
+        let parts = crate::object::RefParts::of(obj);
+        let rules: Vec<&Rule> = self
+            .rules
+            .iter()
+            .filter(|rule| {
+                rule.selector.matches_parts(parts.group, parts.kind, parts.namespace, parts.name)
+            })
+            .collect();
+        if rules.is_empty() {
+            return Ok(());
         }
-        Ok(notes)
+        let named = notes.is_some() || rules.iter().any(|rule| rule.steps.iter().any(Step::is_jq));
+        let r = if named { ObjectRef::from_object_lossy(obj) } else { ObjectRef::default() };
+        for rule in rules {
+            apply_steps(obj, &r, &rule.source, &rule.steps, &self.budget, notes.as_deref_mut())?;
+        }
+        Ok(())
     }
 
     /// Turns the `gitops-core.io/ignore-differences` annotation on (the default) or off for
@@ -518,14 +562,14 @@ impl IgnoreNormalizer {
         self.rules.iter().any(|rule| rule.selector.matches(obj))
     }
 
-    /// Whether a jq rule may apply to an object of `group` and `kind` (whatever its name and
-    /// namespace): only a jq expression can read one part of an object to remove another
-    /// (a pointer removes what it names, and nothing else reads the object).
-    pub(crate) fn may_run_jq_on(&self, group: &str, kind: &str) -> bool {
+    /// Whether a jq rule that may apply to an object of `group` and `kind` may look at the
+    /// value at `path` (keys from the root) or below it: where none may, that value can be
+    /// absent from the object without changing what the rules remove.
+    pub(crate) fn may_run_jq_reading(&self, group: &str, kind: &str, path: &[&str]) -> bool {
         self.rules.iter().any(|rule| {
             rule.selector.group.matches(group)
                 && rule.selector.kind.matches(kind)
-                && rule.steps.iter().any(Step::is_jq)
+                && rule.steps.iter().any(|s| s.may_look_at(path))
         })
     }
 
@@ -586,15 +630,18 @@ fn apply_steps(
     source: &RuleSource,
     steps: &[Step],
     budget: &StepBudget,
-    notes: &mut Vec<IgnoreNote>,
+    mut notes: Option<&mut Vec<IgnoreNote>>,
 ) -> Result<(), IgnoreError> {
     #[cfg(not(feature = "jq"))]
     let _ = budget;
     for step in steps {
+        // A miss is written out only when its note is kept.
+        let noted = notes.is_some();
         let miss = match step {
-            Step::Pointer(p) => {
-                pointer::remove(obj, p).err().map(|m| (p.as_str(), m.message(p), m.expected()))
-            }
+            Step::Pointer(p) => pointer::remove(obj, p)
+                .err()
+                .filter(|_| noted)
+                .map(|m| (p.as_str(), m.message(p), m.expected())),
             #[cfg(feature = "jq")]
             Step::Jq(text, path) => {
                 let b = crate::script::jq::JqBudget {
@@ -603,6 +650,7 @@ fn apply_steps(
                 };
                 match jq_delete::delete(obj, path, b) {
                     Ok(()) => None,
+                    Err(crate::script::jq::JqFailure::Eval(_)) if !noted => None,
                     Err(crate::script::jq::JqFailure::Eval(m)) => {
                         Some((text.as_str(), format!("jq patch returned error: {m}"), false))
                     }
@@ -625,7 +673,7 @@ fn apply_steps(
                 }
             }
         };
-        if let Some((step, message, expected)) = miss {
+        if let (Some((step, message, expected)), Some(notes)) = (miss, notes.as_deref_mut()) {
             notes.push(IgnoreNote {
                 object: r.clone(),
                 rule: source.to_string(),

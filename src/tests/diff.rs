@@ -662,3 +662,85 @@ mod pieces {
         assert_eq!(desired, json!({"spec": {}}));
     }
 }
+
+/// Live's `metadata.managedFields` is left out of its working copy (when the objects are not
+/// kept) also for a kind a jq rule runs on, when that rule never looks at the field; a rule
+/// that reads it keeps it. Either way the answer is the one with the objects kept, objects
+/// aside: a rule reading the field decides on it (the Deployment's `team` label is ignored on
+/// live only, because kubectl wrote the object there), and would decide otherwise without it.
+#[test]
+fn jq_rules_that_never_read_managed_fields_give_the_same_answer_without_them() {
+    use serde_json::json;
+
+    let la = crate::config::LAST_APPLIED_ANNOTATION;
+    let fields = json!([{"manager": "kubectl", "operation": "Update",
+        "fieldsV1": {"f:spec": {"f:replicas": {}}}}]);
+    let sts = json!({"apiVersion": "apps/v1", "kind": "StatefulSet",
+        "metadata": {"name": "db", "namespace": "shop"},
+        "spec": {"replicas": 1, "serviceName": "db",
+            "selector": {"matchLabels": {"app": "db"}},
+            "template": {"metadata": {"labels": {"app": "db"}},
+                "spec": {"containers": [{"name": "db", "image": "db:1"}]}},
+            "volumeClaimTemplates": [{"metadata": {"name": "data"},
+                "spec": {"accessModes": ["ReadWriteOnce"]}}]}});
+    let deploy = json!({"apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "web", "namespace": "shop", "labels": {"team": "a"}},
+        "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}},
+            "template": {"metadata": {"labels": {"app": "web"}},
+                "spec": {"containers": [{"name": "web", "image": "web:1"}]}}}});
+    let live_of = |d: &Value, edit: &dyn Fn(&mut Value)| {
+        let mut l = d.clone();
+        l["metadata"]["annotations"] = json!({la: d.to_string()});
+        l["metadata"]["managedFields"] = fields.clone();
+        edit(&mut l);
+        l
+    };
+    let live = [
+        live_of(&sts, &|l| {
+            l["spec"]["volumeClaimTemplates"][0]["status"] = json!({"phase": "Pending"});
+            l["spec"]["template"]["spec"]["containers"][0]["image"] = json!("db:2");
+        }),
+        live_of(&deploy, &|l| l["metadata"]["labels"]["team"] = json!("b")),
+    ];
+    let desired = [sts.clone(), deploy.clone()];
+    let app = Application::from_value(&json!({"metadata": {"name": ""},
+    "spec": {"destination": {"namespace": "shop"}, "ignoreDifferences": [
+        {"group": "apps", "kind": "StatefulSet",
+         "jqPathExpressions": [".spec.volumeClaimTemplates[]?.status"]},
+        {"group": "apps", "kind": "Deployment", "jqPathExpressions":
+            ["select(.metadata.managedFields[0].manager == \"kubectl\") | .metadata.labels.team"]}
+    ]}}))
+    .expect("app");
+    let (settings, scopes) = (Settings::default(), Scopes::builtin());
+    let compared = |objects: bool| {
+        let input =
+            AppDiffInput::new(&desired, &live, &app, &settings, &scopes).with_objects(objects);
+        let mut v = serde_json::to_value(diff::diff_app(&input).expect("a verdict")).unwrap();
+        for r in v["resources"].as_array_mut().into_iter().flatten() {
+            r.as_object_mut().unwrap().retain(|k, _| k != "normalizedLive" && k != "predictedLive");
+        }
+        v
+    };
+    let lean = compared(false);
+    assert_eq!(lean, compared(true));
+    let diffs: Vec<(&str, &Value)> = lean["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["object"]["kind"].as_str().unwrap(), &r["diff"]))
+        .collect();
+    // The StatefulSet's image drift is found, its claim template status ignored; the
+    // Deployment's live label is ignored (kubectl wrote the object), so Git's is added back:
+    // without the field the rule would not fire and the label would be replaced instead.
+    assert_eq!(
+        diffs,
+        [
+            ("Deployment", &json!([{"op": "add", "path": "/metadata/labels/team", "value": "a"}])),
+            (
+                "StatefulSet",
+                &json!([{"op": "replace", "path": "/spec/template/spec/containers/0/image",
+                    "value": "db:1"}])
+            ),
+        ]
+    );
+}

@@ -67,6 +67,20 @@ impl Footprint {
         root
     }
 
+    /// Whether the expression may look at the value at `path` (keys from the root) or at
+    /// anything below it: a node on the way is read whole, or the path is walked to. A value
+    /// it may not look at can be absent from the object without changing the paths it
+    /// selects, their order or its errors (see the module documentation).
+    pub(crate) fn may_look_at(&self, path: &[&str]) -> bool {
+        if self.whole {
+            return true;
+        }
+        match path.split_first() {
+            None => true,
+            Some((first, rest)) => self.keys.get(*first).is_some_and(|f| f.may_look_at(rest)),
+        }
+    }
+
     fn insert(&mut self, path: &[String], whole: bool) {
         if self.whole {
             return;
@@ -319,6 +333,32 @@ mod tests {
         for (expr, want) in cases {
             assert_eq!(show(&footprint(expr)), want, "{expr}");
         }
+    }
+
+    /// What the comparison asks before it leaves live's `metadata.managedFields` out of its
+    /// working copy: whether a rule's expression may look at that field.
+    #[test]
+    fn may_look_at_names_what_the_expression_can_reach() {
+        let managed = ["metadata", "managedFields"];
+        let cases = [
+            (".spec.volumeClaimTemplates[]?.status", false),
+            (".metadata.annotations.\"a/b\"", false),
+            (".spec.replicas", false),
+            (".metadata.managedFields", true),
+            (".metadata.managedFields[]?.fieldsV1", true),
+            (".metadata[]", true),
+            (".metadata | first", true),
+            ("..|select(type == \"string\")", true),
+            // The root's path only (deleting it is an error, the same with or without it).
+            (".", false),
+        ];
+        for (expr, want) in cases {
+            assert_eq!(footprint(expr).may_look_at(&managed), want, "{expr}");
+        }
+        let f = footprint(".spec.volumeClaimTemplates[]?.status");
+        assert!(f.may_look_at(&["spec", "volumeClaimTemplates", "0"]));
+        assert!(f.may_look_at(&["spec"]));
+        assert!(!f.may_look_at(&["spec", "replicas"]));
     }
 
     #[test]

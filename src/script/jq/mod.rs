@@ -179,6 +179,15 @@ fn err(position: usize, message: impl Into<String>) -> JqCompileError {
 }
 
 impl JqPath {
+    /// Whether the expression may look at the value at `path` (keys from the root) or below
+    /// it ([`footprint::Footprint::may_look_at`]); a program (`del(E)`, whose output replaces
+    /// the object) looks at everything.
+    pub(crate) fn may_look_at(&self, path: &[&str]) -> bool {
+        self.footprint.may_look_at(path)
+    }
+}
+
+impl JqPath {
     /// The same expression converting the whole object, as before footprints: what a
     /// footprint must not change.
     #[cfg(test)]
