@@ -24,7 +24,7 @@ use crate::vocabulary::{
 };
 
 /// The sync status of an application or a resource: what the diff reports and what
-/// `sync::auto_sync` reads. Spelled as Argo CD spells it on the wire.
+/// `sync::AutoSyncInput::decide` reads. Spelled as Argo CD spells it on the wire.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
 )]

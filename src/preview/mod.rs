@@ -21,9 +21,8 @@ use serde_json::Value;
 use crate::config::{Application, Settings};
 use crate::diff::{AppDiff, AppDiffInput, DiffError, ObjectText, PatchOp, diff_app, explain_app};
 use crate::object::{ObjectIndex, ObjectRef, Scopes};
-use crate::sync::resource_statuses;
-use crate::sync::{BlastRadiusGuard, GuardVerdict, assess};
-use crate::sync::{LiveObject, Observations, Plan, SyncRequest, plan};
+use crate::sync::{BlastRadiusGuard, GuardVerdict};
+use crate::sync::{LiveObject, Observations, Plan, SyncRequest};
 use crate::vocabulary::{self, AppOptions, ResourceOptions};
 
 pub use render::DEFAULT_MAX_MARKDOWN_BYTES;
@@ -343,7 +342,7 @@ fn plan_of(
         live: managed.managed.into_iter().map(|o| LiveObject::new(o.clone(), None)).collect(),
         ..Observations::default()
     };
-    let p = plan(&request, &observations);
+    let p = request.plan(&observations);
     (p.tasks().filter(|t| t.hook).count(), plan_tasks(&p))
 }
 
@@ -476,8 +475,8 @@ pub fn compare(input: &PreviewInput<'_>) -> Result<AppPreview, DiffError> {
         Some(live) => compare_objects(input, input.head, live)?,
         None => (changes.clone(), scopes.clone()),
     };
-    let (_, statuses) = resource_statuses(&to_live);
-    let guard = assess(input.guard, input.app, true, &statuses, current);
+    let (_, statuses) = crate::sync::ResourceStatus::of_diff(&to_live);
+    let guard = input.guard.assess(input.app, true, &statuses, current);
 
     let mut drift = Vec::new();
     if let Some(live) = input.live {

@@ -285,49 +285,54 @@ impl WindowTarget {
     }
 }
 
-/// The sync windows of an AppProject manifest (`spec.syncWindows`; none when it is left out
-/// or null).
-///
-/// # Errors
-///
-/// `expected kind AppProject, found kind <kind>` for a document whose `kind` is set to
-/// anything else; the error of the first window that does not have a window's shape (a field
-/// of the wrong type).
-pub fn project_windows(project: &serde_json::Value) -> Result<Vec<SyncWindow>, serde_json::Error> {
-    if let Err(e) = crate::config::check_kind(project, "AppProject") {
-        return Err(<serde_json::Error as serde::de::Error>::custom(e));
-    }
-    match &project["spec"]["syncWindows"] {
-        serde_json::Value::Null => Ok(Vec::new()),
-        windows => Vec::<SyncWindow>::deserialize(windows),
+impl SyncWindow {
+    /// The sync windows of an AppProject manifest (`spec.syncWindows`; none when it is left out
+    /// or null).
+    ///
+    /// # Errors
+    ///
+    /// `expected kind AppProject, found kind <kind>` for a document whose `kind` is set to
+    /// anything else; the error of the first window that does not have a window's shape (a field
+    /// of the wrong type).
+    pub fn of_project(project: &serde_json::Value) -> Result<Vec<SyncWindow>, serde_json::Error> {
+        if let Err(e) = crate::config::check_kind(project, "AppProject") {
+            return Err(<serde_json::Error as serde::de::Error>::custom(e));
+        }
+        match &project["spec"]["syncWindows"] {
+            serde_json::Value::Null => Ok(Vec::new()),
+            windows => Vec::<SyncWindow>::deserialize(windows),
+        }
     }
 }
 
-/// The gate before an automated sync: the controller looks at auto-sync only when the
-/// project's windows that match `app` allow a sync at `now` (unix seconds). `None` when they
-/// do, else the message it writes: `Sync prevented by sync window[: <error>]`.
-///
-/// # Examples
-///
-/// ```
-/// use gitops_core::sync::{auto_sync_blocked, project_windows};
-/// let project = serde_json::json!({"kind": "AppProject", "spec": {"syncWindows": [
-///     {"kind": "deny", "schedule": "0 0 * * *", "duration": "24h", "applications": ["*"]}]}});
-/// let app = gitops_core::config::Application::from_value(&serde_json::json!({
-///     "metadata": {"name": "shop"}})).unwrap();
-/// let windows = project_windows(&project).unwrap();
-/// assert_eq!(auto_sync_blocked(&windows, &app, 1_700_000_000).as_deref(),
-///            Some("Sync prevented by sync window"));
-/// ```
-pub fn auto_sync_blocked(
-    windows: &[SyncWindow],
-    app: &crate::config::Application,
-    now: i64,
-) -> Option<String> {
-    match SyncWindows::matching(windows, &WindowTarget::for_app(app)).can_sync(false, None, now) {
-        Ok(true) => None,
-        Ok(false) => Some("Sync prevented by sync window".to_string()),
-        Err(e) => Some(format!("Sync prevented by sync window: {e}")),
+impl SyncWindows {
+    /// The gate before an automated sync: the controller looks at auto-sync only when the
+    /// project's windows that match `app` allow a sync at `now` (unix seconds). `None` when they
+    /// do, else the message it writes: `Sync prevented by sync window[: <error>]`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use gitops_core::sync::{SyncWindow, SyncWindows};
+    /// let project = serde_json::json!({"kind": "AppProject", "spec": {"syncWindows": [
+    ///     {"kind": "deny", "schedule": "0 0 * * *", "duration": "24h", "applications": ["*"]}]}});
+    /// let app = gitops_core::config::Application::from_value(&serde_json::json!({
+    ///     "metadata": {"name": "shop"}})).unwrap();
+    /// let windows = SyncWindow::of_project(&project).unwrap();
+    /// assert_eq!(SyncWindows::auto_sync_blocked(&windows, &app, 1_700_000_000).as_deref(),
+    ///            Some("Sync prevented by sync window"));
+    /// ```
+    pub fn auto_sync_blocked(
+        windows: &[SyncWindow],
+        app: &crate::config::Application,
+        now: i64,
+    ) -> Option<String> {
+        match SyncWindows::matching(windows, &WindowTarget::for_app(app)).can_sync(false, None, now)
+        {
+            Ok(true) => None,
+            Ok(false) => Some("Sync prevented by sync window".to_string()),
+            Err(e) => Some(format!("Sync prevented by sync window: {e}")),
+        }
     }
 }
 
@@ -335,7 +340,7 @@ pub fn auto_sync_blocked(
 /// ranges `a-b`, steps `/n`, lists `,`, month and weekday names), optionally led by
 /// `CRON_TZ=<zone> ` or `TZ=<zone> ` naming the IANA zone the fields are read in.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Cron {
+pub(crate) struct Cron {
     minute: u64,
     hour: u64,
     dom: u64,
@@ -441,16 +446,7 @@ fn field(
 
 impl Cron {
     /// Parses a schedule.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use gitops_core::sync::Cron;
-    /// assert!(Cron::parse("*/15 9-17 * * mon-fri").is_ok());
-    /// assert!(Cron::parse("0 0 * *").is_err());
-    /// assert!(Cron::parse("61 * * * *").is_err());
-    /// ```
-    pub fn parse(schedule: &str) -> Result<Cron, WindowError> {
+    pub(crate) fn parse(schedule: &str) -> Result<Cron, WindowError> {
         let err = |m: String| WindowError::Schedule { schedule: schedule.to_string(), message: m };
         if schedule.is_empty() {
             return Err(err("empty spec string".to_string()));
@@ -503,21 +499,7 @@ impl Cron {
     /// daylight saving as robfig/cron's `Next` meets it: a start in the hour the clocks skip
     /// does not happen that day (`0 2 * * *` in Paris: none on 2024-03-31), and one in the
     /// hour they repeat happens at both passes (00:00 and 01:00 UTC on 2024-10-27).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use gitops_core::sync::Cron;
-    /// use gitops_core::vocabulary::Timestamp;
-    /// let parse_rfc3339 = |s| Timestamp::parse(s).map(Timestamp::unix_seconds);
-    /// let format_rfc3339 = |s| Timestamp::from_unix_seconds(s).to_string();
-    /// let t = parse_rfc3339("2024-05-01T00:00:00Z").unwrap();
-    /// let utc = Cron::parse("0 9 * * *").unwrap().next_after(t).unwrap();
-    /// assert_eq!(format_rfc3339(utc), "2024-05-01T09:00:00Z");
-    /// let paris = Cron::parse("CRON_TZ=Europe/Paris 0 9 * * *").unwrap().next_after(t).unwrap();
-    /// assert_eq!(format_rfc3339(paris), "2024-05-01T07:00:00Z");
-    /// ```
-    pub fn next_after(&self, t: i64) -> Option<i64> {
+    pub(crate) fn next_after(&self, t: i64) -> Option<i64> {
         // robfig/cron's `SpecSchedule.Next`, step for step, on whole seconds: each `goto WRAP`
         // is a `seek_*` returning `false`, `time.Date` and `AddDate` are `Location::date`, and `Add` and
         // `Truncate` work on the instant.
@@ -639,6 +621,25 @@ struct Seek {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn cron_parse_checks_the_schedule() {
+        assert!(Cron::parse("*/15 9-17 * * mon-fri").is_ok());
+        assert!(Cron::parse("0 0 * *").is_err());
+        assert!(Cron::parse("61 * * * *").is_err());
+    }
+
+    #[test]
+    fn cron_next_after_reads_the_zone() {
+        use crate::vocabulary::Timestamp;
+        let parse_rfc3339 = |s| Timestamp::parse(s).map(Timestamp::unix_seconds);
+        let format_rfc3339 = |s| Timestamp::from_unix_seconds(s).to_string();
+        let t = parse_rfc3339("2024-05-01T00:00:00Z").unwrap();
+        let utc = Cron::parse("0 9 * * *").unwrap().next_after(t).unwrap();
+        assert_eq!(format_rfc3339(utc), "2024-05-01T09:00:00Z");
+        let paris = Cron::parse("CRON_TZ=Europe/Paris 0 9 * * *").unwrap().next_after(t).unwrap();
+        assert_eq!(format_rfc3339(paris), "2024-05-01T07:00:00Z");
+    }
+
     use proptest::prelude::*;
 
     use super::*;

@@ -21,12 +21,9 @@ use gitops_core::diff::{AppDiff, AppDiffInput, diff_app, respect_ignore_differen
 use gitops_core::health::{HealthContext, ResourceHealthInput, aggregate, assess};
 use gitops_core::ignore::IgnoreNormalizer;
 use gitops_core::ownership::{instance_name, managed_live, tracked_app};
-use gitops_core::sync::{AutoSyncInput, auto_sync};
-use gitops_core::sync::{
-    LiveObject, NamespaceLookup, Observations, OperationPhase, SyncRequest, SyncState,
-    modified_by_key, resource_statuses, step,
-};
-use gitops_core::sync::{SyncWindows, WindowTarget, auto_sync_blocked, project_windows};
+use gitops_core::sync::{AutoSyncInput, ResourceStatus, SyncWindow};
+use gitops_core::sync::{LiveObject, NamespaceLookup, Observations, OperationPhase, SyncRequest, SyncState};
+use gitops_core::sync::{SyncWindows, WindowTarget};
 use gitops_core::vocabulary::Timestamp;
 use gitops_core::{
     config::Application, config::Settings, object::ObjectRef, object::Scopes,
@@ -272,7 +269,7 @@ impl App {
                 .into_iter()
                 .next()
                 .unwrap_or(Value::Null);
-            project_windows(&project).map_err(|e| format!("{}: {e}", p.display()))?
+            SyncWindow::of_project(&project).map_err(|e| format!("{}: {e}", p.display()))?
         } else if cluster.serves(ARGOPROJ, "AppProject") {
             let name = &self.app.spec.project;
             let ns = match &self.store {
@@ -281,7 +278,7 @@ impl App {
             };
             match cluster.get(ARGOPROJ, "AppProject", &ns, name).await? {
                 Some(project) => {
-                    project_windows(&project).map_err(|e| format!("AppProject {ns}/{name}: {e}"))?
+                    SyncWindow::of_project(&project).map_err(|e| format!("AppProject {ns}/{name}: {e}"))?
                 }
                 None if name.is_empty() || name == "default" => Vec::new(),
                 None => {
@@ -536,7 +533,7 @@ async fn pass(
     let seen = observe(cluster, app, now).await?;
     request.scopes = seen.scopes.clone();
     if request.modified.is_none() {
-        request.modified = Some(modified_by_key(&seen.diff));
+        request.modified = Some(SyncRequest::modified_of(&seen.diff));
     }
     if request.sync_options.has("RespectIgnoreDifferences=true") {
         let normalizer = IgnoreNormalizer::new(&app.app.spec.ignore_differences, &app.settings)
@@ -564,7 +561,7 @@ async fn pass(
         Err(message) => NamespaceLookup::Error { message },
     };
     let next = loop {
-        let next = step(request, state, &observations);
+        let next = request.step(state, &observations);
         *state = next.state.clone();
         if next.actions.is_empty() {
             break next;
@@ -783,15 +780,15 @@ async fn run(args: Args) -> Result<i32, String> {
                 let manual = app.app.operation["initiatedBy"]["automated"] != json!(true);
                 let mut request =
                     SyncRequest::from_operation(&app.app, seen.desired.clone(), started);
-                request.modified = Some(modified_by_key(&seen.diff));
+                request.modified = Some(SyncRequest::modified_of(&seen.diff));
                 println!("Decision:           run the requested operation");
                 println!();
                 let op = Op { windows: &windows, manual, started, attempts: 0 };
                 let requested = app.app.operation.clone();
                 return operate(&mut cluster, &app, request, &op, Some(&requested), timeout).await;
             }
-            let (status, resources) = resource_statuses(&seen.diff);
-            let decision = match auto_sync_blocked(&windows.0, &app.app, started) {
+            let (status, resources) = ResourceStatus::of_diff(&seen.diff);
+            let decision = match SyncWindows::auto_sync_blocked(&windows.0, &app.app, started) {
                 // The controller does not look at automated sync while a window forbids it.
                 Some(message) => {
                     println!("Decision:           no sync");
@@ -802,7 +799,7 @@ async fn run(args: Args) -> Result<i32, String> {
                     let mut input =
                         AutoSyncInput::new(status, resources, vec![app.revision.clone()], started);
                     input.live = seen.live.clone();
-                    let decision = auto_sync(&app.app, &input);
+                    let decision = input.decide(&app.app);
                     println!(
                         "Decision:           {}",
                         if decision.sync { "sync" } else { "no sync" }
@@ -844,7 +841,7 @@ async fn run(args: Args) -> Result<i32, String> {
                 })).collect::<Vec<_>>(),
             }});
             let mut request = SyncRequest::from_operation(&with_op, seen.desired.clone(), started);
-            request.modified = Some(modified_by_key(&seen.diff));
+            request.modified = Some(SyncRequest::modified_of(&seen.diff));
             println!();
             let attempts = op.auto_heal_attempts_count;
             let op_info = Op { windows: &windows, manual: false, started, attempts };
