@@ -474,7 +474,7 @@ pub struct Settings {
     pub resource_selectors: Vec<FilteredResource>,
     /// The namespace Argo CD runs in: the `metadata.namespace` of `argocd-cm`, `argocd` by
     /// default. An app outside it is tracked as `<namespace>_<name>`
-    /// ([`crate::ownership::instance_name`]).
+    /// ([`Application::instance_name`]).
     pub namespace: String,
 }
 

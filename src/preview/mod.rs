@@ -337,7 +337,7 @@ fn plan_of(
     request.prune = true;
     request.scopes = scopes.clone();
     // The sync sees only the app's live objects, as the comparison does.
-    let managed = crate::ownership::managed_live(targets, live, app, input.settings, scopes);
+    let managed = crate::ownership::ManagedLive::new(targets, live, app, input.settings, scopes);
     let observations = Observations {
         live: managed.managed.into_iter().map(|o| LiveObject::new(o.clone(), None)).collect(),
         ..Observations::default()

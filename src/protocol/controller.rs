@@ -150,7 +150,7 @@ pub(super) fn project(
     Ok(p)
 }
 
-/// `orphans`: [`crate::orphans::orphaned`].
+/// `orphans`: [`crate::orphans::Orphans::new`].
 pub(super) fn orphans(
     app: &Application,
     project: &crate::project::AppProject,
@@ -161,7 +161,7 @@ pub(super) fn orphans(
 ) -> Result<crate::orphans::Orphans, ProtocolError> {
     let mut scopes = Scopes::builtin();
     scopes.add_crds(desired.iter().chain(live));
-    Ok(crate::orphans::orphaned(project, app, settings, &scopes, desired, live, apps))
+    Ok(crate::orphans::Orphans::new(project, app, settings, &scopes, desired, live, apps))
 }
 
 /// `needsRefresh`: [`crate::ignore::needs_refresh`].

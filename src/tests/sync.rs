@@ -191,7 +191,7 @@ fn strings(v: &Value) -> Vec<String> {
 }
 
 /// `namespaceDump`: the case's `live` is everything in the namespace; the harness plays a
-/// host that hands the plan only the app's objects (`ownership::managed_live`, with the
+/// host that hands the plan only the app's objects (`ownership::ManagedLive::new`, with the
 /// dump's `app` and `argocdCm` data), and lists the others as `group/Kind/namespace/name
 /// reason` for `expect.unmanaged`.
 fn managed_of(case: &Value, request: &SyncRequest, obs: &mut Observations) -> Vec<String> {
@@ -203,8 +203,13 @@ fn managed_of(case: &Value, request: &SyncRequest, obs: &mut Observations) -> Ve
     let settings = crate::config::Settings::from_config_map(&json!({"data": dump["argocdCm"]}))
         .expect("namespaceDump.argocdCm");
     let live: Vec<Value> = obs.live.iter().map(|l| l.object.clone()).collect();
-    let sorted =
-        crate::ownership::managed_live(&request.targets, &live, &app, &settings, &request.scopes);
+    let sorted = crate::ownership::ManagedLive::new(
+        &request.targets,
+        &live,
+        &app,
+        &settings,
+        &request.scopes,
+    );
     obs.live.retain(|l| sorted.managed.contains(&&l.object));
     sorted
         .unmanaged

@@ -20,7 +20,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use gitops_core::diff::{AppDiff, AppDiffInput, diff_app, respect_ignore_differences};
 use gitops_core::health::{HealthContext, ResourceHealthInput, aggregate, assess};
 use gitops_core::ignore::IgnoreNormalizer;
-use gitops_core::ownership::{instance_name, managed_live, tracked_app};
+use gitops_core::ownership::ManagedLive;
 use gitops_core::sync::{AutoSyncInput, ResourceStatus, SyncWindow};
 use gitops_core::sync::{LiveObject, NamespaceLookup, Observations, OperationPhase, SyncRequest, SyncState};
 use gitops_core::sync::{SyncWindows, WindowTarget};
@@ -296,7 +296,7 @@ impl App {
     /// The desired objects with the app's tracking id (annotation tracking, Argo CD 3's
     /// default), as the controller stamps them before it compares and syncs.
     fn stamped(&self, scopes: &Scopes) -> Vec<Value> {
-        let instance = instance_name(&self.app, &self.settings);
+        let instance = self.app.instance_name(&self.settings);
         let dest = &self.app.spec.destination.namespace;
         self.desired
             .iter()
@@ -420,7 +420,7 @@ async fn observe(cluster: &mut Cluster, app: &App, now: i64) -> Result<Seen, Str
     cluster.discover().await?;
     let scopes = cluster.scopes();
     let desired = app.stamped(&scopes);
-    let instance = instance_name(&app.app, &app.settings);
+    let instance = app.app.instance_name(&app.settings);
     let wanted: std::collections::BTreeSet<String> = desired
         .iter()
         .map(|d| {
@@ -434,13 +434,13 @@ async fn observe(cluster: &mut Cluster, app: &App, now: i64) -> Result<Seen, Str
         .into_iter()
         .filter(|o| {
             let r = ObjectRef::from_object_lossy(o);
-            tracked_app(o, &app.settings) == Some(instance.as_str())
+            app.settings.tracked_app(o) == Some(instance.as_str())
                 || wanted.contains(&format!("{}/{}/{}/{}", r.group, r.kind, r.namespace, r.name))
         })
         .collect();
     // The app's own: what it tracks without an owner (a ReplicaSet carries its Deployment's
     // tracking annotation, but its owner makes it the Deployment's), and the desired objects.
-    let live: Vec<Value> = managed_live(&desired, &live, &app.app, &app.settings, &scopes)
+    let live: Vec<Value> = ManagedLive::new(&desired, &live, &app.app, &app.settings, &scopes)
         .managed
         .into_iter()
         .cloned()

@@ -94,7 +94,7 @@ fn resource_statuses(
     // The app's live objects, less those the project leaves out of the comparison.
     let left_out: std::collections::BTreeSet<_> =
         result.unmanaged.iter().map(|u| u.object.key()).collect();
-    let managed = gitops_core::ownership::managed_live(desired, live, app, settings, &scopes)
+    let managed = gitops_core::ownership::ManagedLive::new(desired, live, app, settings, &scopes)
         .managed
         .into_iter()
         .filter(|o| !left_out.contains(&ObjectRef::from_object_lossy(o).key()))
@@ -303,7 +303,8 @@ pub fn run_plan(input: &Input, args: lexopt::Parser) -> Result<u8, CliError> {
     request.project = project;
     // Kinds the settings exclude are not synced (the comparison warned about them).
     request.targets.retain(|t| {
-        !gitops_core::ownership::excluded(&ObjectRef::from_object_lossy(t), &diff_app, &settings)
+        let r = ObjectRef::from_object_lossy(t);
+        !settings.excludes(&r.group, &r.kind, &diff_app.spec.destination.server)
     });
     let allow_empty = a.allow_empty
         || diff_app.spec.sync_policy.automated.as_ref().is_some_and(|au| au.allow_empty);
