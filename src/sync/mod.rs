@@ -142,7 +142,9 @@ pub use guard::{
 pub(crate) use messages::waiting_message;
 pub use operation::{OperationClock, OperationStateError, PickUp, PickUpAction};
 pub use status::ResourceStatus;
-pub use windows::{SyncWindow, SyncWindows, WindowError, WindowTarget};
+#[cfg(test)]
+pub(crate) use windows::WindowTarget;
+pub use windows::{SyncWindow, SyncWindows, WindowError};
 
 /// A sync phase, in run order.
 #[derive(

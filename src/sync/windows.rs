@@ -39,19 +39,18 @@ pub struct SyncWindow {
     pub sync_overrun: bool,
 }
 
-/// What a window is matched against.
+/// What a window is matched against: an app's name and destination.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
-#[non_exhaustive]
-pub struct WindowTarget {
+pub(crate) struct WindowTarget {
     /// The app name.
-    pub application: String,
+    pub(crate) application: String,
     /// The destination namespace.
-    pub namespace: String,
+    pub(crate) namespace: String,
     /// The destination server URL.
-    pub server: String,
+    pub(crate) server: String,
     /// The destination cluster name.
-    pub cluster_name: String,
+    pub(crate) cluster_name: String,
 }
 
 /// A bad schedule or duration.
@@ -81,10 +80,16 @@ fn any_glob(patterns: &[String], text: &str) -> bool {
 }
 
 impl SyncWindow {
-    /// Whether the window applies to the target (`Matches`): with `and_operator`, every list
-    /// that is set matches and at least one is set; else some set list matches. A cluster glob
-    /// is matched against the destination's server and name where they are not empty.
-    pub fn matches(&self, t: &WindowTarget) -> bool {
+    /// Whether the window applies to `app` (`Matches`), by its name and its destination's
+    /// namespace, server and cluster name: with `and_operator`, every list that is set matches
+    /// and at least one is set; else some set list matches. A cluster glob is matched against
+    /// the destination's server and name where they are not empty.
+    pub fn matches(&self, app: &crate::config::Application) -> bool {
+        self.matches_target(&WindowTarget::for_app(app))
+    }
+
+    /// [`SyncWindow::matches`] on an app's name and destination.
+    pub(crate) fn matches_target(&self, t: &WindowTarget) -> bool {
         let apps = || any_glob(&self.applications, &t.application);
         let clusters = || {
             (!t.server.is_empty() && any_glob(&self.clusters, &t.server))
@@ -159,9 +164,14 @@ impl SyncWindow {
 pub struct SyncWindows(pub Vec<SyncWindow>);
 
 impl SyncWindows {
-    /// The windows of a project that match the target.
-    pub fn matching(all: &[SyncWindow], t: &WindowTarget) -> SyncWindows {
-        SyncWindows(all.iter().filter(|w| w.matches(t)).cloned().collect())
+    /// The windows of a project that match `app` ([`SyncWindow::matches`]).
+    pub fn matching(all: &[SyncWindow], app: &crate::config::Application) -> SyncWindows {
+        SyncWindows::matching_target(all, &WindowTarget::for_app(app))
+    }
+
+    /// [`SyncWindows::matching`] on an app's name and destination.
+    pub(crate) fn matching_target(all: &[SyncWindow], t: &WindowTarget) -> SyncWindows {
+        SyncWindows(all.iter().filter(|w| w.matches_target(t)).cloned().collect())
     }
 
     /// `CanSync`: whether a sync may run at `now`. `manual` is a manual sync; `op_start` the
@@ -275,7 +285,7 @@ impl SyncWindows {
 
 impl WindowTarget {
     /// What an Application's windows are matched against: its name and destination.
-    pub fn for_app(app: &crate::config::Application) -> WindowTarget {
+    pub(crate) fn for_app(app: &crate::config::Application) -> WindowTarget {
         WindowTarget {
             application: app.metadata.name.clone(),
             namespace: app.spec.destination.namespace.clone(),
@@ -327,8 +337,7 @@ impl SyncWindows {
         app: &crate::config::Application,
         now: i64,
     ) -> Option<String> {
-        match SyncWindows::matching(windows, &WindowTarget::for_app(app)).can_sync(false, None, now)
-        {
+        match SyncWindows::matching(windows, app).can_sync(false, None, now) {
             Ok(true) => None,
             Ok(false) => Some("Sync prevented by sync window".to_string()),
             Err(e) => Some(format!("Sync prevented by sync window: {e}")),

@@ -548,7 +548,7 @@ fn check_rows(name: &str, case: &Value) -> Result<(), String> {
                     } else {
                         de(&row["target"], "target")
                     };
-                    let matching = SyncWindows::matching(&ws, &target);
+                    let matching = SyncWindows::matching_target(&ws, &target);
                     let op_start = row["opStart"].as_str().map(|f| parse_rfc3339(f).unwrap());
                     match matching.can_sync(row["manual"].as_bool().unwrap_or(false), op_start, now)
                     {

@@ -23,7 +23,7 @@ use gitops_core::ignore::IgnoreNormalizer;
 use gitops_core::ownership::ManagedLive;
 use gitops_core::sync::{AutoSyncInput, ResourceStatus, SyncWindow};
 use gitops_core::sync::{LiveObject, NamespaceLookup, Observations, OperationPhase, SyncRequest, SyncState};
-use gitops_core::sync::{SyncWindows, WindowTarget};
+use gitops_core::sync::SyncWindows;
 use gitops_core::vocabulary::Timestamp;
 use gitops_core::{
     config::Application, config::Settings, object::ObjectRef, object::Scopes,
@@ -290,7 +290,7 @@ impl App {
         } else {
             Vec::new()
         };
-        Ok(SyncWindows::matching(&all, &WindowTarget::for_app(&self.app)))
+        Ok(SyncWindows::matching(&all, &self.app))
     }
 
     /// The desired objects with the app's tracking id (annotation tracking, Argo CD 3's
