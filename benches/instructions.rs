@@ -256,7 +256,7 @@ fn health_lua_1000_objects() {
 }
 
 fn plan_1000_resources() {
-    use gitops_core::sync::{LiveObject, Observations, SyncRequest, plan};
+    use gitops_core::sync::{LiveObject, Observations, SyncRequest};
     let mut request = SyncRequest::default();
     let mut obs = Observations::default();
     for i in 0..1000 {
@@ -275,7 +275,7 @@ fn plan_1000_resources() {
     request.prune = true;
     #[inline(never)]
     fn measured_plan(request: &SyncRequest, obs: &Observations) -> usize {
-        plan(request, obs).tasks().count()
+        request.plan(obs).tasks().count()
     }
     black_box(measured_plan(&request, &obs));
 }

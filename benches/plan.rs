@@ -1,7 +1,7 @@
 //! Planning and stepping cost: sync plans of 1,000, 5,000 and 20,000 resources across 10 waves,
 //! with hooks and prunes; one pass of `step` and a whole sync driven with it at the same sizes.
 
-use gitops_core::sync::{LiveObject, Observations, SyncRequest, plan};
+use gitops_core::sync::{LiveObject, Observations, SyncRequest};
 use serde_json::{Value, json};
 
 fn main() {
@@ -70,7 +70,7 @@ const SIZES: [usize; 3] = [1_000, 5_000, 20_000];
 fn plan_resources(bencher: divan::Bencher, n: usize) {
     let (request, obs) = inputs(n);
     bencher.bench(|| {
-        let p = plan(divan::black_box(&request), divan::black_box(&obs));
+        let p = divan::black_box(&request).plan(divan::black_box(&obs));
         assert_eq!(p.tasks().count(), n + 101);
         p
     });
@@ -98,11 +98,11 @@ fn step_whole_sync(bencher: divan::Bencher, n: usize) {
 }
 
 fn first_pass(request: &SyncRequest, obs: &Observations) -> gitops_core::sync::SyncState {
-    use gitops_core::sync::{Outcome, SyncState, step};
+    use gitops_core::sync::{Outcome, SyncState};
     let mut state = SyncState::default();
     let mut o = obs.clone();
     loop {
-        let s = step(request, &state, &o);
+        let s = request.step(&state, &o);
         state = s.state;
         if s.actions.is_empty() {
             break;
@@ -114,7 +114,7 @@ fn first_pass(request: &SyncRequest, obs: &Observations) -> gitops_core::sync::S
 
 fn whole_sync(request: &SyncRequest, obs: &Observations) -> gitops_core::sync::SyncState {
     use gitops_core::object::ObjectRef;
-    use gitops_core::sync::{ActionKind, Outcome, SyncState, step};
+    use gitops_core::sync::{ActionKind, Outcome, SyncState};
     use std::collections::BTreeMap;
     let mut cluster: BTreeMap<String, Value> = obs
         .live
@@ -127,7 +127,7 @@ fn whole_sync(request: &SyncRequest, obs: &Observations) -> gitops_core::sync::S
         o.live = cluster.values().map(|v| LiveObject::new(v.clone(), None)).collect();
         let mut done_actions = Vec::new();
         let last = loop {
-            let s = step(request, &state, &o);
+            let s = request.step(&state, &o);
             state = s.state.clone();
             if s.actions.is_empty() {
                 break s;

@@ -2,7 +2,7 @@
 //! 10,000-resource application with 10 live objects changed by watch events.
 //!
 //! - `full_diff_app`: `diff_app` of the whole app (what a controller does on every refresh);
-//! - `full_diff_app_and_health`: the same plus `reconcile::app_health`;
+//! - `full_diff_app_and_health`: the same plus `health::AppHealth::of_diff`;
 //! - `prepared_apply_10_changes`: `PreparedApp::apply` of 10 `Modified` events (each sample
 //!   flips the same 10 objects between two states, so every call changes them), answering with
 //!   the changed rows and the app's roll-ups.
@@ -12,7 +12,7 @@
 //! conditions) each tick, on one core:
 //!
 //! - `loop_1000_apps_prepared`: one `PreparedApp` per app, `apply` of its one event;
-//! - `loop_1000_apps_full`: `diff_app` + `app_health` of each app over its whole state (the
+//! - `loop_1000_apps_full`: `diff_app` + `AppHealth::of_diff` of each app over its whole state (the
 //!   apps share one live set; each app's changed object is put in place for its comparison).
 //!
 //! One sample is one tick; decisions per second are 1,000 over its time.
@@ -22,8 +22,9 @@
 
 use divan::{Bencher, black_box};
 use gitops_core::diff::{self, AppDiffInput};
+use gitops_core::health::AppHealth;
 use gitops_core::health::HealthContext;
-use gitops_core::reconcile::{LiveChange, PreparedApp, app_health};
+use gitops_core::reconcile::{LiveChange, PreparedApp};
 use gitops_core::{config::Application, config::Settings, object::Scopes};
 use serde_json::{Value, json};
 
@@ -78,7 +79,7 @@ fn full_diff_app_and_health(bencher: Bencher) {
     let input = AppDiffInput::new(&b.desired, &b.live, &b.app, &settings, &scopes);
     bencher.bench(|| {
         let d = diff::diff_app(black_box(&input)).expect("diff");
-        black_box(app_health(&d, &b.desired, &b.live, &ctx))
+        black_box(AppHealth::of_diff(&d, &b.desired, &b.live, &ctx))
     });
 }
 
@@ -168,7 +169,7 @@ fn loop_1000_apps_prepared(bencher: Bencher) {
 }
 
 /// The same tick by full comparisons: each app's live state (the shared one with the app's
-/// changed object in place) compared whole with `diff_app`, and `app_health` over it.
+/// changed object in place) compared whole with `diff_app`, and `AppHealth::of_diff` over it.
 #[divan::bench(sample_count = 3, sample_size = 1)]
 fn loop_1000_apps_full(bencher: Bencher) {
     let mut f = fleet();
@@ -182,7 +183,7 @@ fn loop_1000_apps_full(bencher: Bencher) {
             let before = std::mem::replace(&mut f.live[i], obj);
             let input = AppDiffInput::new(&f.desired, &f.live, &f.app, &settings, &scopes);
             let d = diff::diff_app(&input).expect("diff");
-            black_box(app_health(&d, &f.desired, &f.live, &ctx));
+            black_box(AppHealth::of_diff(&d, &f.desired, &f.live, &ctx));
             f.live[i] = before;
         }
     });

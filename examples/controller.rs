@@ -11,11 +11,10 @@ use std::collections::BTreeMap;
 use gitops_core::diff::{AppDiffInput, diff_app};
 use gitops_core::health::{AppHealth, HealthContext, ResourceHealthInput, assess};
 use gitops_core::health::{HealthScripts, ScriptedHealth};
+use gitops_core::sync::AutoSyncInput;
 use gitops_core::sync::{
-    ActionKind, LiveObject, Observations, Outcome, SyncRequest, SyncState, modified_by_key, plan,
-    resource_statuses, step,
+    ActionKind, LiveObject, Observations, Outcome, ResourceStatus, SyncRequest, SyncState,
 };
-use gitops_core::sync::{AutoSyncInput, auto_sync};
 use gitops_core::{
     config::Application, config::Settings, object::ObjectRef, object::Scopes,
     object::parse_manifests,
@@ -161,9 +160,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!("  health: {} {}", health.status, health.message);
 
         // 3. Does an automated sync run now?
-        let (status, resources) = resource_statuses(&diff);
+        let (status, resources) = ResourceStatus::of_diff(&diff);
         let decision =
-            auto_sync(&app, &AutoSyncInput::new(status, resources, vec!["abc123".into()], now));
+            AutoSyncInput::new(status, resources, vec!["abc123".into()], now).decide(&app);
         println!("  decide: sync={} ({})", decision.sync, decision.message);
         if !decision.sync {
             // After the sync everything matches Git and is healthy: nothing left to do.
@@ -178,7 +177,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         // 4. Plan, then drive the sync step by step, as Argo CD's operation loop does.
         let mut request = SyncRequest::for_app(&app, desired.clone(), "abc123", now);
         request.scopes = scopes;
-        request.modified = Some(modified_by_key(&diff));
+        request.modified = Some(SyncRequest::modified_of(&diff));
         let live_objects = |c: &Cluster| -> Vec<LiveObject> {
             c.live()
                 .into_iter()
@@ -197,11 +196,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             o
         };
         let mut observations = observe(&cluster, Vec::new());
-        let planned = plan(&request, &observations);
+        let planned = request.plan(&observations);
         println!("  plan: {} task(s)", planned.tasks().count());
         let mut state = SyncState::default();
         for pass in 1.. {
-            let s = step(&request, &state, &observations);
+            let s = request.step(&state, &observations);
             state = s.state;
             let outcomes: Vec<Outcome> = s
                 .actions

@@ -13,7 +13,7 @@
 use std::collections::BTreeMap;
 
 use gitops_core::diff::{AppDiffInput, diff_app};
-use gitops_core::sync::{ActionKind, Observations, SyncRequest, SyncState, step};
+use gitops_core::sync::{ActionKind, Observations, SyncRequest, SyncState};
 use gitops_core::{config::Application, config::Settings, object::Scopes};
 use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
 use k8s_openapi::api::core::v1::{ConfigMap, Container, PodSpec, PodTemplateSpec};
@@ -103,7 +103,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // The first step of a sync: its actions carry the objects to send.
     let request = SyncRequest::for_app(&app, desired, "abc123", 1_700_000_000);
-    let first = step(&request, &SyncState::default(), &Observations::default());
+    let first = request.step(&SyncState::default(), &Observations::default());
     for action in first.actions.iter().filter(|a| a.kind == ActionKind::Apply) {
         let object = action.object.clone().expect("an apply sends an object");
         // Back into kube-rs: a DynamicObject for `Api::<DynamicObject>::all_with(client, &ar)`.

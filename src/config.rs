@@ -55,7 +55,7 @@ pub struct AppMetadata {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub deletion_timestamp: Option<String>,
     /// Finalizers (`resources-finalizer.argocd.argoproj.io[/background]`, the pre- and
-    /// post-delete ones), which drive the deletion ([`crate::sync::deletion_step`]).
+    /// post-delete ones), which drive the deletion ([`crate::sync::DeletionRequest::step`]).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub finalizers: Vec<String>,
 }
@@ -474,7 +474,7 @@ pub struct Settings {
     pub resource_selectors: Vec<FilteredResource>,
     /// The namespace Argo CD runs in: the `metadata.namespace` of `argocd-cm`, `argocd` by
     /// default. An app outside it is tracked as `<namespace>_<name>`
-    /// ([`crate::ownership::instance_name`]).
+    /// ([`Application::instance_name`]).
     pub namespace: String,
 }
 
@@ -1016,7 +1016,7 @@ mod tests {
         );
         let cm = serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap"});
         assert_eq!(
-            crate::sync::project_windows(&cm).unwrap_err().to_string(),
+            crate::sync::SyncWindow::of_project(&cm).unwrap_err().to_string(),
             "expected kind AppProject, found kind ConfigMap"
         );
         assert_eq!(

@@ -3,7 +3,7 @@
 //!
 //! An orphan is an object of the app's destination namespace that no application owns: a
 //! top-level object (no `ownerReferences`) that is not one of the app's resources
-//! ([`crate::ownership::managed_live`]) and whose tracking names no other application, with
+//! ([`crate::ownership::ManagedLive::new`]) and whose tracking names no other application, with
 //! the objects it owns (found through `ownerReferences` uids), minus
 //!
 //! - what every namespace holds: the `default` ServiceAccount, the `kube-root-ca.crt`
@@ -38,7 +38,7 @@ use crate::config::{Application, Settings};
 use crate::diff::Condition;
 use crate::glob::glob_match;
 use crate::object::{ObjectRef, Scopes};
-use crate::ownership::{excluded, instance_name, live_ref, managed_live, pair_key, tracked_app};
+use crate::ownership::{ManagedLive, excluded, live_ref, pair_key};
 use crate::project::{AppProject, OrphanedResourcesSettings};
 
 /// The orphans of an app's namespace and the condition they raise.
@@ -83,104 +83,110 @@ fn ignored(r: &ObjectRef, settings: &OrphanedResourcesSettings) -> bool {
     })
 }
 
-/// The orphaned resources of `app`'s destination namespace among `live` (the objects the host
-/// found there and the app's own), given the app's `desired` objects and the project's
-/// `orphanedResources` and permissions (see the module documentation), and, where the host
-/// knows them, the `apps` that exist (`<namespace>/<name>` or `<name>`). A project without
-/// `orphanedResources`: no orphans.
-///
-/// # Examples
-///
-/// ```
-/// use gitops_core::config::{Application, Settings};
-/// use gitops_core::object::Scopes;
-/// use serde_json::json;
-/// let app = Application::from_value(&json!({"metadata": {"name": "shop"},
-///     "spec": {"destination": {"namespace": "shop"}}})).unwrap();
-/// let project = gitops_core::project::AppProject::from_value(&json!({"kind": "AppProject",
-///     "spec": {"orphanedResources": {"warn": true},
-///              "destinations": [{"server": "*", "namespace": "*"}]}})).unwrap();
-/// let live = [json!({"apiVersion": "v1", "kind": "Secret",
-///     "metadata": {"name": "hand-made", "namespace": "shop"}})];
-/// let o = gitops_core::orphans::orphaned(&project, &app, &Settings::default(),
-///     &Scopes::builtin(), &[], &live, None);
-/// assert_eq!(o.resources[0].name, "hand-made");
-/// assert_eq!(o.condition.unwrap().message, "Application has 1 orphaned resources");
-/// ```
-pub fn orphaned(
-    project: &AppProject,
-    app: &Application,
-    settings: &Settings,
-    scopes: &Scopes,
-    desired: &[Value],
-    live: &[Value],
-    apps: Option<&[String]>,
-) -> Orphans {
-    let Some(orphaned) = &project.orphaned_resources else { return Orphans::default() };
-    let namespace = app.spec.destination.namespace.as_str();
-    let instance = instance_name(app, settings);
-    let managed_refs: Vec<ObjectRef> = managed_live(desired, live, app, settings, scopes)
-        .managed
-        .into_iter()
-        .map(|o| live_ref(o, scopes))
-        .collect();
-    let managed: BTreeSet<_> = managed_refs.iter().map(pair_key).collect();
-    // Whose children each object is, by owner uid.
-    let mut children: BTreeMap<&str, Vec<&Value>> = BTreeMap::new();
-    for obj in live {
-        for o in
-            obj.pointer("/metadata/ownerReferences").and_then(Value::as_array).into_iter().flatten()
-        {
-            if let Some(uid) = o.get("uid").and_then(Value::as_str) {
-                children.entry(uid).or_default().push(obj);
+impl Orphans {
+    /// The orphaned resources of `app`'s destination namespace among `live` (the objects the host
+    /// found there and the app's own), given the app's `desired` objects and the project's
+    /// `orphanedResources` and permissions (see the module documentation), and, where the host
+    /// knows them, the `apps` that exist (`<namespace>/<name>` or `<name>`). A project without
+    /// `orphanedResources`: no orphans.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use gitops_core::config::{Application, Settings};
+    /// use gitops_core::object::Scopes;
+    /// use gitops_core::orphans::Orphans;
+    /// use serde_json::json;
+    /// let app = Application::from_value(&json!({"metadata": {"name": "shop"},
+    ///     "spec": {"destination": {"namespace": "shop"}}})).unwrap();
+    /// let project = gitops_core::project::AppProject::from_value(&json!({"kind": "AppProject",
+    ///     "spec": {"orphanedResources": {"warn": true},
+    ///              "destinations": [{"server": "*", "namespace": "*"}]}})).unwrap();
+    /// let live = [json!({"apiVersion": "v1", "kind": "Secret",
+    ///     "metadata": {"name": "hand-made", "namespace": "shop"}})];
+    /// let o = Orphans::new(&project, &app, &Settings::default(), &Scopes::builtin(), &[], &live,
+    ///     None);
+    /// assert_eq!(o.resources[0].name, "hand-made");
+    /// assert_eq!(o.condition.unwrap().message, "Application has 1 orphaned resources");
+    /// ```
+    pub fn new(
+        project: &AppProject,
+        app: &Application,
+        settings: &Settings,
+        scopes: &Scopes,
+        desired: &[Value],
+        live: &[Value],
+        apps: Option<&[String]>,
+    ) -> Orphans {
+        let Some(orphaned) = &project.orphaned_resources else { return Orphans::default() };
+        let namespace = app.spec.destination.namespace.as_str();
+        let instance = app.instance_name(settings);
+        let managed_refs: Vec<ObjectRef> = ManagedLive::new(desired, live, app, settings, scopes)
+            .managed
+            .into_iter()
+            .map(|o| live_ref(o, scopes))
+            .collect();
+        let managed: BTreeSet<_> = managed_refs.iter().map(pair_key).collect();
+        // Whose children each object is, by owner uid.
+        let mut children: BTreeMap<&str, Vec<&Value>> = BTreeMap::new();
+        for obj in live {
+            for o in obj
+                .pointer("/metadata/ownerReferences")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                if let Some(uid) = o.get("uid").and_then(Value::as_str) {
+                    children.entry(uid).or_default().push(obj);
+                }
             }
         }
-    }
-    let known: Option<BTreeSet<String>> =
-        apps.map(|list| list.iter().map(|a| app_key(a, &settings.namespace)).collect());
-    let other_app = |obj: &Value| {
-        tracked_app(obj, settings).is_some_and(|a| {
-            a == instance
-                || known.as_ref().is_none_or(|k| k.contains(&app_key(a, &settings.namespace)))
-        })
-    };
-    let mut found: BTreeSet<ObjectRef> = BTreeSet::new();
-    let mut stack: Vec<&Value> = live
-        .iter()
-        .filter(|obj| {
+        let known: Option<BTreeSet<String>> =
+            apps.map(|list| list.iter().map(|a| app_key(a, &settings.namespace)).collect());
+        let other_app = |obj: &Value| {
+            settings.tracked_app(obj).is_some_and(|a| {
+                a == instance
+                    || known.as_ref().is_none_or(|k| k.contains(&app_key(a, &settings.namespace)))
+            })
+        };
+        let mut found: BTreeSet<ObjectRef> = BTreeSet::new();
+        let mut stack: Vec<&Value> = live
+            .iter()
+            .filter(|obj| {
+                let r = live_ref(obj, scopes);
+                !r.namespace.is_empty()
+                    && r.namespace == namespace
+                    && obj
+                        .pointer("/metadata/ownerReferences")
+                        .and_then(Value::as_array)
+                        .is_none_or(Vec::is_empty)
+                    && !managed.contains(&pair_key(&r))
+                    && !excluded(&r, app, settings)
+                    && project.permits_kind(&r.group, &r.kind, &r.name, true)
+                    && !ignored(&r, orphaned)
+            })
+            .collect();
+        let mut seen: BTreeSet<ObjectRef> = BTreeSet::new();
+        while let Some(obj) = stack.pop() {
             let r = live_ref(obj, scopes);
-            !r.namespace.is_empty()
-                && r.namespace == namespace
-                && obj
-                    .pointer("/metadata/ownerReferences")
-                    .and_then(Value::as_array)
-                    .is_none_or(Vec::is_empty)
-                && !managed.contains(&pair_key(&r))
-                && !excluded(&r, app, settings)
-                && project.permits_kind(&r.group, &r.kind, &r.name, true)
-                && !ignored(&r, orphaned)
-        })
-        .collect();
-    let mut seen: BTreeSet<ObjectRef> = BTreeSet::new();
-    while let Some(obj) = stack.pop() {
-        let r = live_ref(obj, scopes);
-        if !seen.insert(r.clone())
-            || other_app(obj)
-            || excluded(&r, app, settings)
-            || settings.unwatched(obj, &app.spec.destination.server).is_some()
-            || !project.permits_resource(&r.group, &r.kind, &r.name, &r.namespace, app)
-        {
-            continue;
+            if !seen.insert(r.clone())
+                || other_app(obj)
+                || excluded(&r, app, settings)
+                || settings.unwatched(obj, &app.spec.destination.server).is_some()
+                || !project.permits_resource(&r.group, &r.kind, &r.name, &r.namespace, app)
+            {
+                continue;
+            }
+            if let Some(uid) = obj.pointer("/metadata/uid").and_then(Value::as_str) {
+                stack.extend(children.get(uid).into_iter().flatten());
+            }
+            found.insert(r);
         }
-        if let Some(uid) = obj.pointer("/metadata/uid").and_then(Value::as_str) {
-            stack.extend(children.get(uid).into_iter().flatten());
-        }
-        found.insert(r);
+        let resources: Vec<ObjectRef> = found.into_iter().collect();
+        let condition = (orphaned.warn == Some(true) && !resources.is_empty()).then(|| Condition {
+            type_: "OrphanedResourceWarning".into(),
+            message: format!("Application has {} orphaned resources", resources.len()),
+        });
+        Orphans { resources, condition }
     }
-    let resources: Vec<ObjectRef> = found.into_iter().collect();
-    let condition = (orphaned.warn == Some(true) && !resources.is_empty()).then(|| Condition {
-        type_: "OrphanedResourceWarning".into(),
-        message: format!("Application has {} orphaned resources", resources.len()),
-    });
-    Orphans { resources, condition }
 }

@@ -21,7 +21,7 @@
 //! CD does not watch it, so its live copy is not found and a desired one is not synced.
 //!
 //! Everything else (the namespace's `kube-root-ca.crt`, Endpoints, objects of other apps or of
-//! no app) is [`Unmanaged`]: not compared, not pruned. [`managed_live`] sorts a namespace dump
+//! no app) is [`Unmanaged`]: not compared, not pruned. [`ManagedLive::new`] sorts a namespace dump
 //! this way; [`crate::diff::diff_app`] applies the same rule and names what it left out.
 
 use std::collections::BTreeSet;
@@ -115,7 +115,7 @@ pub struct Unmanaged {
     pub reason: Unclaimed,
 }
 
-/// The live objects of a namespace dump sorted by [`managed_live`].
+/// The live objects of a namespace dump sorted by [`ManagedLive::new`].
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct ManagedLive<'v> {
@@ -125,23 +125,26 @@ pub struct ManagedLive<'v> {
     pub unmanaged: Vec<Unmanaged>,
 }
 
-/// The name the app's tracking carries: the app's name, or `<namespace>_<name>` when the app
-/// lives outside [`Settings::namespace`] (Argo CD's `InstanceName`).
-///
-/// # Examples
-///
-/// ```
-/// use gitops_core::config::{Application, Settings};
-/// let app = Application::from_value(&serde_json::json!(
-///     {"metadata": {"name": "shop", "namespace": "team-a"}})).unwrap();
-/// assert_eq!(gitops_core::ownership::instance_name(&app, &Settings::default()), "team-a_shop");
-/// ```
-pub fn instance_name(app: &Application, settings: &Settings) -> String {
-    let (name, namespace) = (&app.metadata.name, &app.metadata.namespace);
-    if name.is_empty() || namespace.is_empty() || *namespace == settings.namespace {
-        name.clone()
-    } else {
-        format!("{namespace}_{name}")
+impl Application {
+    /// The name the app's tracking carries: the app's name, or `<namespace>_<name>` when the app
+    /// lives outside [`Settings::namespace`] (Argo CD's `InstanceName`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use gitops_core::config::{Application, Settings};
+    /// let app = Application::from_value(&serde_json::json!(
+    ///     {"metadata": {"name": "shop", "namespace": "team-a"}})).unwrap();
+    /// assert_eq!(app.instance_name(&Settings::default()), "team-a_shop");
+    /// ```
+    pub fn instance_name(&self, settings: &Settings) -> String {
+        let app = self;
+        let (name, namespace) = (&app.metadata.name, &app.metadata.namespace);
+        if name.is_empty() || namespace.is_empty() || *namespace == settings.namespace {
+            name.clone()
+        } else {
+            format!("{namespace}_{name}")
+        }
     }
 }
 
@@ -185,29 +188,32 @@ pub(crate) fn tracking_id<'v>(obj: &'v Value, settings: &Settings) -> Option<Tra
     TrackingId::parse(annotation(obj, TRACKING_ID_ANNOTATION)?)
 }
 
-/// The instance name a live object's tracking names (Argo CD's `GetAppName`): the instance
-/// label for label tracking, else the app of the tracking-id annotation (see the module
-/// documentation for `installationID`). `None` when it names none.
-///
-/// # Examples
-///
-/// ```
-/// use gitops_core::config::Settings;
-/// let cm = serde_json::json!({"metadata": {"annotations":
-///     {"argocd.argoproj.io/tracking-id": "shop:/ConfigMap:shop/web"}}});
-/// assert_eq!(gitops_core::ownership::tracked_app(&cm, &Settings::default()), Some("shop"));
-/// let bad = serde_json::json!({"metadata": {"annotations":
-///     {"argocd.argoproj.io/tracking-id": "shop"}}});
-/// assert_eq!(gitops_core::ownership::tracked_app(&bad, &Settings::default()), None);
-/// ```
-pub fn tracked_app<'v>(obj: &'v Value, settings: &Settings) -> Option<&'v str> {
-    let app = match settings.tracking_method {
-        TrackingMethod::Label => label(obj, &settings.instance_label_key),
-        TrackingMethod::Annotation | TrackingMethod::AnnotationAndLabel => {
-            tracking_id(obj, settings).map(|id| id.app)
-        }
-    };
-    app.filter(|a| !a.is_empty())
+impl Settings {
+    /// The instance name a live object's tracking names (Argo CD's `GetAppName`): the instance
+    /// label for label tracking, else the app of the tracking-id annotation (see the module
+    /// documentation for `installationID`). `None` when it names none.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use gitops_core::config::Settings;
+    /// let cm = serde_json::json!({"metadata": {"annotations":
+    ///     {"argocd.argoproj.io/tracking-id": "shop:/ConfigMap:shop/web"}}});
+    /// assert_eq!(Settings::default().tracked_app(&cm), Some("shop"));
+    /// let bad = serde_json::json!({"metadata": {"annotations":
+    ///     {"argocd.argoproj.io/tracking-id": "shop"}}});
+    /// assert_eq!(Settings::default().tracked_app(&bad), None);
+    /// ```
+    pub fn tracked_app<'v>(&self, obj: &'v Value) -> Option<&'v str> {
+        let settings = self;
+        let app = match settings.tracking_method {
+            TrackingMethod::Label => label(obj, &settings.instance_label_key),
+            TrackingMethod::Annotation | TrackingMethod::AnnotationAndLabel => {
+                tracking_id(obj, settings).map(|id| id.app)
+            }
+        };
+        app.filter(|a| !a.is_empty())
+    }
 }
 
 /// Whether a live object's tracking id names the object itself (`isSelfReferencedObj`): true
@@ -237,7 +243,7 @@ pub(crate) fn truncate_label(value: &str) -> Option<&str> {
 
 /// Whether an object's kind is excluded on the app's destination cluster
 /// ([`Settings::excludes`]): Argo CD neither watches, compares nor prunes it.
-pub fn excluded(r: &ObjectRef, app: &Application, settings: &Settings) -> bool {
+pub(crate) fn excluded(r: &ObjectRef, app: &Application, settings: &Settings) -> bool {
     settings.excludes(&r.group, &r.kind, &app.spec.destination.server)
 }
 
@@ -264,7 +270,7 @@ pub(crate) fn claim(live: &Value, instance: &str, settings: &Settings) -> Result
     if instance.is_empty() {
         return Err(Unclaimed::NoAppName);
     }
-    match tracked_app(live, settings) {
+    match settings.tracked_app(live) {
         Some(app) if app == instance => Ok(()),
         Some(app) => Err(Unclaimed::TrackedByOther { app: app.to_string() }),
         None => Err(Unclaimed::Untracked),
@@ -312,60 +318,63 @@ pub(crate) fn pair_key(r: &ObjectRef) -> (&str, &str, &str, &str) {
     (&r.group, &r.kind, &r.namespace, &r.name)
 }
 
-/// Sorts live objects (a namespace dump, `kubectl get all`) into the app's and the others,
-/// as Argo CD's cluster cache does (see the module documentation): the live copies of the
-/// `desired` objects (hooks included), and the objects tracked for the app without an owner.
-///
-/// # Examples
-///
-/// ```
-/// use gitops_core::config::{Application, Settings};
-/// use gitops_core::object::Scopes;
-/// use serde_json::json;
-/// let app = Application::from_value(&json!({"metadata": {"name": "shop"},
-///     "spec": {"destination": {"namespace": "shop"}}})).unwrap();
-/// let live = [
-///     json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "old",
-///         "namespace": "shop", "annotations":
-///         {"argocd.argoproj.io/tracking-id": "shop:/ConfigMap:shop/old"}}}),
-///     json!({"apiVersion": "v1", "kind": "ConfigMap",
-///         "metadata": {"name": "kube-root-ca.crt", "namespace": "shop"}}),
-/// ];
-/// let sorted = gitops_core::ownership::managed_live(&[], &live, &app, &Settings::default(),
-///     &Scopes::builtin());
-/// assert_eq!(sorted.managed, [&live[0]]);
-/// assert_eq!(sorted.unmanaged[0].object.name, "kube-root-ca.crt");
-/// ```
-pub fn managed_live<'v>(
-    desired: &[Value],
-    live: &'v [Value],
-    app: &Application,
-    settings: &Settings,
-    scopes: &Scopes,
-) -> ManagedLive<'v> {
-    let namespace = app.spec.destination.namespace.as_str();
-    let refs: Vec<ObjectRef> = desired
-        .iter()
-        .map(|d| desired_ref(d, scopes, namespace))
-        .filter(|r| !excluded(r, app, settings))
-        .collect();
-    let targets: BTreeSet<_> = refs.iter().filter(|r| !r.name.is_empty()).map(pair_key).collect();
-    let instance = instance_name(app, settings);
-    let mut out = ManagedLive { managed: Vec::new(), unmanaged: Vec::new() };
-    for obj in live {
-        let r = live_ref(obj, scopes);
-        let desired = targets.contains(&pair_key(&r));
-        match sort_one(obj, &r, desired, &instance, app, settings) {
-            Ok(()) => out.managed.push(obj),
-            Err(reason) => out.unmanaged.push(Unmanaged { object: r, reason }),
+impl<'v> ManagedLive<'v> {
+    /// Sorts live objects (a namespace dump, `kubectl get all`) into the app's and the others,
+    /// as Argo CD's cluster cache does (see the module documentation): the live copies of the
+    /// `desired` objects (hooks included), and the objects tracked for the app without an owner.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use gitops_core::config::{Application, Settings};
+    /// use gitops_core::object::Scopes;
+    /// use gitops_core::ownership::ManagedLive;
+    /// use serde_json::json;
+    /// let app = Application::from_value(&json!({"metadata": {"name": "shop"},
+    ///     "spec": {"destination": {"namespace": "shop"}}})).unwrap();
+    /// let live = [
+    ///     json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "old",
+    ///         "namespace": "shop", "annotations":
+    ///         {"argocd.argoproj.io/tracking-id": "shop:/ConfigMap:shop/old"}}}),
+    ///     json!({"apiVersion": "v1", "kind": "ConfigMap",
+    ///         "metadata": {"name": "kube-root-ca.crt", "namespace": "shop"}}),
+    /// ];
+    /// let sorted = ManagedLive::new(&[], &live, &app, &Settings::default(), &Scopes::builtin());
+    /// assert_eq!(sorted.managed, [&live[0]]);
+    /// assert_eq!(sorted.unmanaged[0].object.name, "kube-root-ca.crt");
+    /// ```
+    pub fn new(
+        desired: &[Value],
+        live: &'v [Value],
+        app: &Application,
+        settings: &Settings,
+        scopes: &Scopes,
+    ) -> ManagedLive<'v> {
+        let namespace = app.spec.destination.namespace.as_str();
+        let refs: Vec<ObjectRef> = desired
+            .iter()
+            .map(|d| desired_ref(d, scopes, namespace))
+            .filter(|r| !excluded(r, app, settings))
+            .collect();
+        let targets: BTreeSet<_> =
+            refs.iter().filter(|r| !r.name.is_empty()).map(pair_key).collect();
+        let instance = app.instance_name(settings);
+        let mut out = ManagedLive { managed: Vec::new(), unmanaged: Vec::new() };
+        for obj in live {
+            let r = live_ref(obj, scopes);
+            let desired = targets.contains(&pair_key(&r));
+            match sort_one(obj, &r, desired, &instance, app, settings) {
+                Ok(()) => out.managed.push(obj),
+                Err(reason) => out.unmanaged.push(Unmanaged { object: r, reason }),
+            }
         }
+        out.unmanaged.sort();
+        out
     }
-    out.unmanaged.sort();
-    out
 }
 
 /// Whether one live object (identity `r`, `desired` when a desired object pairs with it) is
-/// the app's, as [`managed_live`] decides it: `Ok`, or why not.
+/// the app's, as [`ManagedLive::new`] decides it: `Ok`, or why not.
 pub(crate) fn sort_one(
     obj: &Value,
     r: &ObjectRef,

@@ -12,7 +12,7 @@
 //! ([`Reconciled`]). [`PreparedApp::set_desired`] takes a new commit's desired set and
 //! prepares again only the objects that differ from the last one.
 //!
-//! The answers are [`diff_app`](crate::diff::diff_app)'s and [`app_health`]'s over the same state, byte for byte:
+//! The answers are [`diff_app`](crate::diff::diff_app)'s and [`AppHealth::of_diff`]'s over the same state, byte for byte:
 //! [`PreparedApp::diff`] and [`PreparedApp::health`] give the whole of them
 //! (`src/tests/reconcile.rs` checks it on random sequences of changes). The state is one live
 //! object per identity (group, kind, namespace, name), as a watch cache holds it; the last
@@ -53,7 +53,7 @@ use crate::health::{
 };
 use crate::ignore::IgnoreNormalizer;
 use crate::object::{ObjectIndex, ObjectRef, RefParts, Scopes};
-use crate::ownership::{Unmanaged, instance_name, live_ref};
+use crate::ownership::{Unmanaged, live_ref};
 use crate::vocabulary::AppOptions;
 
 /// A watch event for one live object of the app's cluster.
@@ -132,7 +132,7 @@ struct Flags {
     keep_objects: bool,
 }
 
-/// The app's health roll-up, kept up to date resource by resource ([`health::aggregate`]'s
+/// The app's health roll-up, kept up to date resource by resource ([`AppHealth::aggregate`]'s
 /// rule, without visiting every resource).
 #[derive(Debug, Default)]
 struct HealthRollup {
@@ -275,7 +275,7 @@ impl PreparedApp {
             desired_conditions: Vec::new(),
             paired: BTreeSet::new(),
             first_desired: BTreeMap::new(),
-            instance: instance_name(app, settings),
+            instance: app.instance_name(settings),
             ssd: crate::diff::server_side(input),
             metadata_changed: crate::diff::changed_managed_namespace_metadata(app),
             live: BTreeMap::new(),
@@ -508,7 +508,7 @@ impl PreparedApp {
         }
     }
 
-    /// The app's health, as [`app_health`] gives it for the current state.
+    /// The app's health, as [`AppHealth::of_diff`] gives it for the current state.
     pub fn health(&self) -> AppHealth {
         let inputs: Vec<ResourceHealthInput> =
             self.resources.values().filter_map(|s| s.health.clone()).collect();
@@ -848,41 +848,46 @@ impl PreparedApp {
     }
 }
 
-/// The app's health from a comparison ([`diff_app`](crate::diff::diff_app)'s result), each resource assessed from
-/// its first desired object among `desired` (written with the resource's namespace or without
-/// one) and its first live object among `live` that the comparison did not leave out
-/// ([`AppDiff::unmanaged`]) (what `gitops-core status` shows, and what
-/// [`PreparedApp::health`] answers).
-pub fn app_health(
-    result: &AppDiff,
-    desired: &[Value],
-    live: &[Value],
-    ctx: &HealthContext<'_>,
-) -> AppHealth {
-    let (desired_at, live_at) = (ObjectIndex::of_objects(desired), ObjectIndex::of_objects(live));
-    let left_out: BTreeSet<(&str, &str, &str, &str)> = result
-        .unmanaged
-        .iter()
-        .map(|u| {
-            let o = &u.object;
-            (o.group.as_str(), o.kind.as_str(), o.namespace.as_str(), o.name.as_str())
-        })
-        .collect();
-    let inputs: Vec<ResourceHealthInput> = result
-        .resources
-        .iter()
-        .filter_map(|r| {
-            let o = &r.object;
-            let key = (o.group.as_str(), o.kind.as_str(), o.namespace.as_str(), o.name.as_str());
-            // Written with its namespace or without (the destination namespace).
-            let d = desired_at.first_lenient(key, false).map(|i| &desired[i]);
-            let l = live_at.first(&r.object).map(|i| &live[i]).filter(|_| !left_out.contains(&key));
-            // Named as the comparison names it (a desired object's namespace may be left out).
-            ResourceHealthInput::from_objects(d, l, ctx).map(|mut input| {
-                input.object = r.object.clone();
-                input
+impl AppHealth {
+    /// The app's health from a comparison ([`diff_app`](crate::diff::diff_app)'s result), each resource assessed from
+    /// its first desired object among `desired` (written with the resource's namespace or without
+    /// one) and its first live object among `live` that the comparison did not leave out
+    /// ([`AppDiff::unmanaged`]) (what `gitops-core status` shows, and what
+    /// [`PreparedApp::health`] answers).
+    pub fn of_diff(
+        result: &AppDiff,
+        desired: &[Value],
+        live: &[Value],
+        ctx: &HealthContext<'_>,
+    ) -> AppHealth {
+        let (desired_at, live_at) =
+            (ObjectIndex::of_objects(desired), ObjectIndex::of_objects(live));
+        let left_out: BTreeSet<(&str, &str, &str, &str)> = result
+            .unmanaged
+            .iter()
+            .map(|u| {
+                let o = &u.object;
+                (o.group.as_str(), o.kind.as_str(), o.namespace.as_str(), o.name.as_str())
             })
-        })
-        .collect();
-    health::AppHealth::aggregate(&inputs)
+            .collect();
+        let inputs: Vec<ResourceHealthInput> = result
+            .resources
+            .iter()
+            .filter_map(|r| {
+                let o = &r.object;
+                let key =
+                    (o.group.as_str(), o.kind.as_str(), o.namespace.as_str(), o.name.as_str());
+                // Written with its namespace or without (the destination namespace).
+                let d = desired_at.first_lenient(key, false).map(|i| &desired[i]);
+                let l =
+                    live_at.first(&r.object).map(|i| &live[i]).filter(|_| !left_out.contains(&key));
+                // Named as the comparison names it (a desired object's namespace may be left out).
+                ResourceHealthInput::from_objects(d, l, ctx).map(|mut input| {
+                    input.object = r.object.clone();
+                    input
+                })
+            })
+            .collect();
+        AppHealth::aggregate(&inputs)
+    }
 }

@@ -1,4 +1,4 @@
-//! `sync::plan` with fuzzed waves, hooks and sync options: deterministic total order of waves, no delete under `Prune=false`.
+//! `sync::SyncRequest::plan` with fuzzed waves, hooks and sync options: deterministic total order of waves, no delete under `Prune=false`.
 //! The checks are in `gitops_core::fuzzing::plan_build`, shared with the replay test.
 #![no_main]
 

@@ -15,8 +15,7 @@ use crate::config::{Application, Settings, TrackingMethod};
 use crate::managed_fields::normalize_managed_fields;
 use crate::object::{ObjectIndex, ObjectRef, Scopes, annotation};
 use crate::ownership::{
-    Unmanaged, desired_ref, instance_name, live_ref, object_ref, self_referenced, tracked_app,
-    truncate_label,
+    ManagedLive, Unmanaged, desired_ref, live_ref, object_ref, self_referenced, truncate_label,
 };
 use crate::vocabulary::{
     self, AppOptions, COMPARE_OPTIONS_ANNOTATION, INSTALLATION_ID_ANNOTATION, ResourceOptions,
@@ -24,7 +23,7 @@ use crate::vocabulary::{
 };
 
 /// The sync status of an application or a resource: what the diff reports and what
-/// `sync::auto_sync` reads. Spelled as Argo CD spells it on the wire.
+/// `sync::AutoSyncInput::decide` reads. Spelled as Argo CD spells it on the wire.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
 )]
@@ -472,9 +471,8 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
 
     // The app's live objects (the ownership rule: `crate::ownership`); the others are left
     // out with a note.
-    let instance = instance_name(app, settings);
-    let mut sorted =
-        crate::ownership::managed_live(input.desired, input.live, app, settings, input.scopes);
+    let instance = app.instance_name(settings);
+    let mut sorted = ManagedLive::new(input.desired, input.live, app, settings, input.scopes);
     let mut lives: BTreeMap<(String, String, String, String), (ObjectRef, &Value)> =
         BTreeMap::new();
     for obj in std::mem::take(&mut sorted.managed) {
@@ -610,7 +608,7 @@ pub(crate) fn targets<'a>(input: &AppDiffInput<'a>) -> Targets<'a> {
     // An object the `resource.selectors` of its kind leave out stays, with a warning: it is
     // never watched, so it has no live state. It is matched with the instance label it gets
     // (label tracking), as Argo CD checks after `SetAppInstance`.
-    let instance = instance_name(app, settings);
+    let instance = app.instance_name(settings);
     let label = Some(instance.as_str()).filter(|i| !i.is_empty());
     let label = label.and_then(|i| instance_label(i, settings));
     targets.retain(|_, (r, obj)| {
@@ -663,7 +661,7 @@ pub(crate) fn shared_warning(
     r: &ObjectRef,
     obj: &Value,
 ) -> Option<Condition> {
-    let owner = tracked_app(obj, settings)?;
+    let owner = settings.tracked_app(obj)?;
     if instance.is_empty() || owner == instance {
         return None;
     }
@@ -762,7 +760,7 @@ impl Desired<'_> {
                 let mut obj = (*v).clone();
                 let app = input.app;
                 input.scopes.default_namespace(&mut obj, &app.spec.destination.namespace);
-                let instance = instance_name(app, input.settings);
+                let instance = app.instance_name(input.settings);
                 if !instance.is_empty() {
                     let namespace = &app.spec.destination.namespace;
                     set_tracking(&mut obj, &instance, r, namespace, input.settings);

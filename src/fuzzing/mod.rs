@@ -857,7 +857,7 @@ fn plan_input(data: &[u8]) -> Option<(SyncRequest, Observations)> {
     Some((request, obs))
 }
 
-/// [`crate::sync::plan`] on generated resources with fuzzed sync-wave, hook and sync-option
+/// [`SyncRequest::plan`](crate::sync::SyncRequest::plan) on generated resources with fuzzed sync-wave, hook and sync-option
 /// annotations: deterministic; a total order of non-empty waves with strictly increasing
 /// `(phase, wave)`; every task in its wave; a result key per named resource task (for live
 /// objects as the API server returns them); a delete only for a prune
@@ -865,8 +865,8 @@ fn plan_input(data: &[u8]) -> Option<(SyncRequest, Observations)> {
 /// JSON objects round-trips through JSON.
 pub fn plan_build(data: &[u8]) {
     let Some((request, obs)) = plan_input(data) else { return };
-    let plan = crate::sync::plan(&request, &obs);
-    let again = crate::sync::plan(&request, &obs);
+    let plan = request.plan(&obs);
+    let again = request.plan(&obs);
     assert_eq!(
         serde_json::to_vec(&plan).unwrap(),
         serde_json::to_vec(&again).unwrap(),

@@ -367,7 +367,7 @@ impl HealthError {
 #[non_exhaustive]
 pub struct HealthContext<'a> {
     /// The current time as the host sees it, in unix seconds (the crate's one time type, as in
-    /// `sync` and `sync::auto_sync`); scripts read it through `os.time()`.
+    /// `sync` and `sync::AutoSyncInput::decide`); scripts read it through `os.time()`.
     pub now: i64,
     /// The health scripts, if any.
     pub scripts: Option<&'a dyn ScriptHealth>,

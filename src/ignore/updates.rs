@@ -81,7 +81,7 @@ fn hashed(obj: &Value, settings: &Settings) -> bool {
             .get("apiVersion")
             .and_then(Value::as_str)
             .is_some_and(|v| crate::object::split_api_version(v).0 == "argoproj.io");
-    if crate::ownership::tracked_app(obj, settings).is_some() || application {
+    if settings.tracked_app(obj).is_some() || application {
         return true;
     }
     annotation(obj, IGNORE_RESOURCE_UPDATES_ANNOTATION)

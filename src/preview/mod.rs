@@ -21,9 +21,8 @@ use serde_json::Value;
 use crate::config::{Application, Settings};
 use crate::diff::{AppDiff, AppDiffInput, DiffError, ObjectText, PatchOp, diff_app};
 use crate::object::{ObjectIndex, ObjectRef, Scopes};
-use crate::sync::resource_statuses;
-use crate::sync::{BlastRadiusGuard, GuardVerdict, assess};
-use crate::sync::{LiveObject, Observations, Plan, SyncRequest, plan};
+use crate::sync::{BlastRadiusGuard, GuardVerdict};
+use crate::sync::{LiveObject, Observations, Plan, SyncRequest};
 use crate::vocabulary::{self, AppOptions, ResourceOptions};
 
 /// What one application's preview compares.
@@ -364,12 +363,12 @@ fn plan_of(
     request.prune = true;
     request.scopes = scopes.clone();
     // The sync sees only the app's live objects, as the comparison does.
-    let managed = crate::ownership::managed_live(targets, live, app, input.settings, scopes);
+    let managed = crate::ownership::ManagedLive::new(targets, live, app, input.settings, scopes);
     let observations = Observations {
         live: managed.managed.into_iter().map(|o| LiveObject::new(o.clone(), None)).collect(),
         ..Observations::default()
     };
-    let p = plan(&request, &observations);
+    let p = request.plan(&observations);
     (p.tasks().filter(|t| t.hook).count(), plan_tasks(&p))
 }
 
@@ -479,8 +478,8 @@ fn compare(input: &PreviewInput<'_>) -> Result<AppPreview, DiffError> {
         Some(live) => compare_objects(input, input.head, live)?,
         None => (changes.clone(), scopes.clone()),
     };
-    let (_, statuses) = resource_statuses(&to_live);
-    let guard = assess(input.guard, input.app, true, &statuses, current);
+    let (_, statuses) = crate::sync::ResourceStatus::of_diff(&to_live);
+    let guard = input.guard.assess(input.app, true, &statuses, current);
 
     let mut drift = Vec::new();
     if let Some(live) = input.live {

@@ -150,7 +150,7 @@ pub(super) fn project(
     Ok(p)
 }
 
-/// `orphans`: [`crate::orphans::orphaned`].
+/// `orphans`: [`crate::orphans::Orphans::new`].
 pub(super) fn orphans(
     app: &Application,
     project: &crate::project::AppProject,
@@ -161,7 +161,7 @@ pub(super) fn orphans(
 ) -> Result<crate::orphans::Orphans, ProtocolError> {
     let mut scopes = Scopes::builtin();
     scopes.add_crds(desired.iter().chain(live));
-    Ok(crate::orphans::orphaned(project, app, settings, &scopes, desired, live, apps))
+    Ok(crate::orphans::Orphans::new(project, app, settings, &scopes, desired, live, apps))
 }
 
 /// `needsRefresh`: [`crate::ignore::ResourceUpdate::needs_refresh`].
@@ -178,7 +178,7 @@ pub(super) fn needs_refresh(
     Ok(NeedsRefreshResult { needs_refresh })
 }
 
-/// `deletion.step`: [`crate::sync::deletion_step`].
+/// `deletion.step`: [`crate::sync::DeletionRequest::step`].
 pub(super) fn deletion_step(
     app: &Application,
     targets: Vec<Value>,
@@ -193,17 +193,17 @@ pub(super) fn deletion_step(
         .map_err(|e| ProtocolError::params(at, e.to_string()))?;
     request.after_deletions = after_deletions;
     request.scopes.add_crds(request.targets.iter().chain(live.iter().map(|l| &l.object)));
-    Ok(crate::sync::deletion_step(&request, live))
+    Ok(request.step(live))
 }
 
-/// `operation`: [`crate::sync::skips_reconcile`], then [`crate::sync::pick_up`] and, where
-/// asked, [`crate::sync::after_attempt`] and [`WaveEvent::next_pass_at`].
+/// `operation`: [`crate::sync::Decision::skips_reconcile`], then [`OperationClock::pick_up`] and, where
+/// asked, [`OperationClock::after_attempt`] and [`WaveEvent::next_pass_at`].
 pub(super) fn operation(
     app: &Application,
     p: &OperationParams,
     now: Timestamp,
 ) -> Result<OperationResult, ProtocolError> {
-    if crate::sync::skips_reconcile(app) {
+    if crate::sync::Decision::skips_reconcile(app) {
         return Ok(OperationResult { skip_reconcile: true, ..OperationResult::default() });
     }
     let now = now.unix_seconds();
@@ -217,7 +217,7 @@ pub(super) fn operation(
         ));
     }
     if let Some(op) = &op {
-        let picked = crate::sync::pick_up(op, now);
+        let picked = op.pick_up(now);
         out.next_pick_up_at = Some(format_rfc3339(picked.next_pick_up_at));
         let (action, message, at, latest) = match &picked.action {
             PickUpAction::Resume => ("resume", None, None, None),
@@ -232,7 +232,7 @@ pub(super) fn operation(
         out.at = at.map(format_rfc3339);
         out.latest_revisions = latest;
         if let Some(failed) = &p.failed_attempt {
-            let end = crate::sync::after_attempt(op, &picked, failed, now);
+            let end = op.after_attempt(&picked, failed, now);
             out.after_attempt = Some(AttemptResult {
                 retry: end.retry,
                 message: end.message,
@@ -242,7 +242,7 @@ pub(super) fn operation(
         }
     }
     if let Some(wave) = &p.wave {
-        let delay = crate::sync::wave_delay_seconds(p.sync_wave_delay.as_deref());
+        let delay = WaveEvent::delay_seconds(p.sync_wave_delay.as_deref());
         out.next_pass_at = Some(format_rfc3339(wave.next_pass_at(now, delay)));
     }
     Ok(out)

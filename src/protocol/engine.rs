@@ -377,18 +377,18 @@ pub(crate) fn engine_plan(state: &mut State, input: PlanInput) -> Result<Value, 
     let mut request = SyncRequest::for_app(app, input.desired.clone(), revision, started_at);
     request.scopes = scopes;
     request.prune |= input.prune;
-    request.modified = Some(crate::sync::modified_by_key(&diff));
+    request.modified = Some(SyncRequest::modified_of(&diff));
     let observations = Observations {
         live: input.live.iter().map(|o| LiveObject::new(o.clone(), None)).collect(),
         ..Observations::default()
     };
-    to_result(&PlanOutput::new(&crate::sync::plan(&request, &observations)))
+    to_result(&PlanOutput::new(&request.plan(&observations)))
 }
 
 /// `step`: the next actions of a sync operation, or its outcome (the library's `sync::Step`
 /// as JSON).
 pub(crate) fn engine_step(_state: &mut State, input: StepInput) -> Result<Value, ProtocolError> {
-    let step = crate::sync::step(&input.request, &input.state, &input.observations);
+    let step = input.request.step(&input.state, &input.observations);
     to_result(&step)
 }
 
@@ -396,7 +396,7 @@ pub(crate) fn engine_step(_state: &mut State, input: StepInput) -> Result<Value,
 /// then Argo CD's automated-sync decision, and the blast-radius guard when the params have
 /// one (reading the live objects and the claims).
 pub(crate) fn engine_decide(state: &mut State, input: DecideInput) -> Result<Value, ProtocolError> {
-    use crate::sync::{AutoSyncInput, auto_sync};
+    use crate::sync::AutoSyncInput;
     let settings = input.settings.as_ref().unwrap_or(&state.config.settings);
     let mut scopes = Scopes::builtin();
     scopes.add_crds(input.desired.iter().chain(&input.live));
@@ -405,21 +405,25 @@ pub(crate) fn engine_decide(state: &mut State, input: DecideInput) -> Result<Val
     let diff = diff_app(&diff_input).map_err(diff_error)?;
     // The controller does not process an app with skip-reconcile, and looks at auto-sync only
     // when the project's windows allow it.
-    if crate::sync::skips_reconcile(&input.app) {
-        return to_result(&DecideOutput::blocked(crate::sync::SKIP_RECONCILE_MESSAGE.into()));
+    if crate::sync::Decision::skips_reconcile(&input.app) {
+        return to_result(&DecideOutput::blocked(
+            crate::sync::Decision::SKIP_RECONCILE_MESSAGE.into(),
+        ));
     }
-    if let Some(message) =
-        crate::sync::auto_sync_blocked(&input.windows, &input.app, input.now.unix_seconds())
-    {
+    if let Some(message) = crate::sync::SyncWindows::auto_sync_blocked(
+        &input.windows,
+        &input.app,
+        input.now.unix_seconds(),
+    ) {
         return to_result(&DecideOutput::blocked(message));
     }
-    let (status, resources) = crate::sync::resource_statuses(&diff);
+    let (status, resources) = crate::sync::ResourceStatus::of_diff(&diff);
     let mut auto = AutoSyncInput::new(status, resources, input.revisions, input.now.unix_seconds());
     if input.guard.is_some() {
         auto.guard = input.guard;
         auto.live = input.live.iter().chain(&input.claims).cloned().collect();
     }
-    to_result(&DecideOutput::new(&auto_sync(&input.app, &auto)))
+    to_result(&DecideOutput::new(&auto.decide(&input.app)))
 }
 
 /// The Lua engine for one request: one budget for all its scripts, and the host's backstop

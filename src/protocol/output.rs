@@ -288,7 +288,7 @@ pub(super) struct DecideOutput {
 
 impl DecideOutput {
     /// No automated sync because the project's sync windows block it (`message`, from
-    /// `sync::auto_sync_blocked`); the decision itself is not made.
+    /// `sync::SyncWindows::auto_sync_blocked`); the decision itself is not made.
     pub(super) fn blocked(message: String) -> DecideOutput {
         DecideOutput { guard: None, message, next_attempt_at: None, self_heal: false, sync: false }
     }

@@ -667,7 +667,7 @@ fn handle_decide(state: &mut State, params: Value) -> Result<Value, ProtocolErro
             ));
         }
     };
-    crate::sync::check_revisions(&app, &revisions)
+    crate::sync::AutoSyncInput::check_revisions(&app, &revisions)
         .map_err(|e| ProtocolError::params("/params/revisions", e.to_string()))?;
     let input = DecideInput {
         app,

@@ -57,65 +57,64 @@ pub enum ApplyError {
     },
 }
 
-/// The request `kubectl apply` makes to apply `target` over `live` (`None` when the object
-/// does not exist).
-///
-/// A live last-applied annotation that is not a JSON object counts as none, as kubectl's
-/// patch then has no original (no field is removed).
-///
-/// # Examples
-///
-/// ```
-/// use gitops_core::sync::{ClientSideApply, client_side_apply};
-/// use serde_json::json;
-/// let target = json!({"apiVersion": "v1", "kind": "ConfigMap",
-///     "metadata": {"name": "web", "namespace": "shop"}, "data": {"a": "1"}});
-/// let ClientSideApply::Create(created) = client_side_apply(&target, None).unwrap() else {
-///     panic!("a missing object is created")
-/// };
-/// assert_eq!(
-///     created["metadata"]["annotations"]["kubectl.kubernetes.io/last-applied-configuration"],
-///     "{\"apiVersion\":\"v1\",\"data\":{\"a\":\"1\"},\"kind\":\"ConfigMap\",\"metadata\":{\"annotations\":{},\"name\":\"web\",\"namespace\":\"shop\"}}\n"
-/// );
-/// // Applied again over what the server holds, nothing changes.
-/// assert_eq!(client_side_apply(&target, Some(&created)).unwrap(), ClientSideApply::Unchanged);
-/// ```
-pub fn client_side_apply(
-    target: &Value,
-    live: Option<&Value>,
-) -> Result<ClientSideApply, ApplyError> {
-    let object = || ObjectRef::from_object_lossy(target).key();
-    if !target.is_object() {
-        return Err(ApplyError::NotAnObject { object: object() });
+impl ClientSideApply {
+    /// The request `kubectl apply` makes to apply `target` over `live` (`None` when the object
+    /// does not exist).
+    ///
+    /// A live last-applied annotation that is not a JSON object counts as none, as kubectl's
+    /// patch then has no original (no field is removed).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use gitops_core::sync::ClientSideApply;
+    /// use serde_json::json;
+    /// let target = json!({"apiVersion": "v1", "kind": "ConfigMap",
+    ///     "metadata": {"name": "web", "namespace": "shop"}, "data": {"a": "1"}});
+    /// let ClientSideApply::Create(created) = ClientSideApply::new(&target, None).unwrap() else {
+    ///     panic!("a missing object is created")
+    /// };
+    /// assert_eq!(
+    ///     created["metadata"]["annotations"]["kubectl.kubernetes.io/last-applied-configuration"],
+    ///     "{\"apiVersion\":\"v1\",\"data\":{\"a\":\"1\"},\"kind\":\"ConfigMap\",\"metadata\":{\"annotations\":{},\"name\":\"web\",\"namespace\":\"shop\"}}\n"
+    /// );
+    /// // Applied again over what the server holds, nothing changes.
+    /// assert_eq!(ClientSideApply::new(&target, Some(&created)).unwrap(), ClientSideApply::Unchanged);
+    /// ```
+    pub fn new(target: &Value, live: Option<&Value>) -> Result<ClientSideApply, ApplyError> {
+        let object = || ObjectRef::from_object_lossy(target).key();
+        if !target.is_object() {
+            return Err(ApplyError::NotAnObject { object: object() });
+        }
+        let modified = with_last_applied(target);
+        let Some(live) = live else {
+            return Ok(ClientSideApply::Create(modified));
+        };
+        let original = live
+            .pointer("/metadata/annotations")
+            .and_then(|a| a.get(LAST_APPLIED_ANNOTATION))
+            .and_then(Value::as_str)
+            .and_then(|text| serde_json::from_str::<Value>(text).ok())
+            .filter(Value::is_object)
+            .unwrap_or_else(|| Value::Object(Map::new()));
+        let (g, v, k) = schema::gvk_of(target).unwrap_or(("", "", ""));
+        let builtin = schema::is_builtin(g, v, k);
+        let patch = if builtin {
+            three_way_strategic_patch(&original, &modified, live, g, v, k)
+        } else {
+            three_way_json_merge_patch(&original, &modified, live)
+        }
+        .map_err(|e| ApplyError::Patch {
+            object: object(),
+            pointer: e.path,
+            message: e.message,
+        })?;
+        Ok(match patch {
+            Value::Object(m) if m.is_empty() => ClientSideApply::Unchanged,
+            patch if builtin => ClientSideApply::StrategicMergePatch(patch),
+            patch => ClientSideApply::MergePatch(patch),
+        })
     }
-    let modified = with_last_applied(target);
-    let Some(live) = live else {
-        return Ok(ClientSideApply::Create(modified));
-    };
-    let original = live
-        .pointer("/metadata/annotations")
-        .and_then(|a| a.get(LAST_APPLIED_ANNOTATION))
-        .and_then(Value::as_str)
-        .and_then(|text| serde_json::from_str::<Value>(text).ok())
-        .filter(Value::is_object)
-        .unwrap_or_else(|| Value::Object(Map::new()));
-    let (g, v, k) = schema::gvk_of(target).unwrap_or(("", "", ""));
-    let builtin = schema::is_builtin(g, v, k);
-    let patch = if builtin {
-        three_way_strategic_patch(&original, &modified, live, g, v, k)
-    } else {
-        three_way_json_merge_patch(&original, &modified, live)
-    }
-    .map_err(|e| ApplyError::Patch {
-        object: object(),
-        pointer: e.path,
-        message: e.message,
-    })?;
-    Ok(match patch {
-        Value::Object(m) if m.is_empty() => ClientSideApply::Unchanged,
-        patch if builtin => ClientSideApply::StrategicMergePatch(patch),
-        patch => ClientSideApply::MergePatch(patch),
-    })
 }
 
 /// The target with kubectl's last-applied annotation: Go's JSON of the target without the

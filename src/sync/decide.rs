@@ -8,29 +8,31 @@ use serde_json::Value;
 
 use super::SyncResource;
 use super::backoff::{Retry, SelfHealSettings};
-use super::guard::{BlastRadiusGuard, GuardVerdict, assess};
+use super::guard::{BlastRadiusGuard, GuardVerdict};
 use crate::config::Application;
 use crate::vocabulary::parse_rfc3339;
 
 use super::status::ResourceStatus;
 use crate::diff::SyncStatus;
 
-/// Whether a pruning sync would leave the app with nothing: every resource requires pruning
-/// (also when there is none, as Argo CD counts it). Argo CD refuses such an automated sync
-/// unless `syncPolicy.automated.allowEmpty` is set ("auto-sync will wipe out all resources");
-/// a host planning a sync from an empty render can ask the same.
-///
-/// # Examples
-///
-/// ```
-/// use gitops_core::sync::{ResourceStatus, wipes_out};
-/// let r = |prune: bool| -> ResourceStatus { serde_json::from_value(serde_json::json!(
-///     {"kind": "ConfigMap", "name": "a", "status": "OutOfSync", "requiresPruning": prune})).unwrap() };
-/// assert!(wipes_out(&[r(true), r(true)]));
-/// assert!(!wipes_out(&[r(true), r(false)]));
-/// ```
-pub fn wipes_out(resources: &[ResourceStatus]) -> bool {
-    resources.iter().all(|r| r.requires_pruning)
+impl ResourceStatus {
+    /// Whether a pruning sync would leave the app with nothing: every resource requires pruning
+    /// (also when there is none, as Argo CD counts it). Argo CD refuses such an automated sync
+    /// unless `syncPolicy.automated.allowEmpty` is set ("auto-sync will wipe out all resources");
+    /// a host planning a sync from an empty render can ask the same.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use gitops_core::sync::ResourceStatus;
+    /// let r = |prune: bool| -> ResourceStatus { serde_json::from_value(serde_json::json!(
+    ///     {"kind": "ConfigMap", "name": "a", "status": "OutOfSync", "requiresPruning": prune})).unwrap() };
+    /// assert!(ResourceStatus::wipes_out(&[r(true), r(true)]));
+    /// assert!(!ResourceStatus::wipes_out(&[r(true), r(false)]));
+    /// ```
+    pub fn wipes_out(resources: &[ResourceStatus]) -> bool {
+        resources.iter().all(|r| r.requires_pruning)
+    }
 }
 
 /// The inputs of the decision.
@@ -202,35 +204,38 @@ pub enum RevisionsError {
     },
 }
 
-/// Checks that `revisions` holds one revision per source of the app, as Argo CD's
-/// `alreadyAttemptedSync` compares them: one for a single-source app, one per entry of
-/// `spec.sources`, in that order, for a multi-source app.
-///
-/// # Examples
-///
-/// ```
-/// use gitops_core::config::Application;
-/// use gitops_core::sync::check_revisions;
-/// let app = Application::from_value(&serde_json::json!({
-///     "metadata": {"name": "a"},
-///     "spec": {"sources": [{"repoURL": "r1"}, {"repoURL": "r2"}]}
-/// })).unwrap();
-/// assert!(check_revisions(&app, &["abc".into(), "def".into()]).is_ok());
-/// assert_eq!(
-///     check_revisions(&app, &["abc".into()]).unwrap_err().to_string(),
-///     "the application has 2 sources (spec.sources) but 1 revision was given: give one revision per source, in spec.sources order"
-/// );
-/// ```
-pub fn check_revisions(app: &Application, revisions: &[String]) -> Result<(), RevisionsError> {
-    let (sources, field) = if app.spec.sources.is_empty() {
-        (1, "spec.source")
-    } else {
-        (app.spec.sources.len(), "spec.sources")
-    };
-    if revisions.len() == sources {
-        Ok(())
-    } else {
-        Err(RevisionsError::Count { sources, given: revisions.len(), field })
+impl AutoSyncInput {
+    /// Checks that `revisions` holds one revision per source of the app, as Argo CD's
+    /// `alreadyAttemptedSync` compares them: one for a single-source app, one per entry of
+    /// `spec.sources`, in that order, for a multi-source app.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use gitops_core::sync::AutoSyncInput;
+    /// use gitops_core::config::Application;
+    ///
+    /// let app = Application::from_value(&serde_json::json!({
+    ///     "metadata": {"name": "a"},
+    ///     "spec": {"sources": [{"repoURL": "r1"}, {"repoURL": "r2"}]}
+    /// })).unwrap();
+    /// assert!(AutoSyncInput::check_revisions(&app, &["abc".into(), "def".into()]).is_ok());
+    /// assert_eq!(
+    ///     AutoSyncInput::check_revisions(&app, &["abc".into()]).unwrap_err().to_string(),
+    ///     "the application has 2 sources (spec.sources) but 1 revision was given: give one revision per source, in spec.sources order"
+    /// );
+    /// ```
+    pub fn check_revisions(app: &Application, revisions: &[String]) -> Result<(), RevisionsError> {
+        let (sources, field) = if app.spec.sources.is_empty() {
+            (1, "spec.source")
+        } else {
+            (app.spec.sources.len(), "spec.sources")
+        };
+        if revisions.len() == sources {
+            Ok(())
+        } else {
+            Err(RevisionsError::Count { sources, given: revisions.len(), field })
+        }
     }
 }
 
@@ -281,127 +286,133 @@ pub(crate) fn already_attempted(
     (same_source, last, phase)
 }
 
-/// What Argo CD 3.6.2 logs for an app it skips (`canProcessApp`): the decision's message when
-/// `skip-reconcile` stops it before any automated sync.
-pub const SKIP_RECONCILE_MESSAGE: &str =
-    "Skipping Application reconcile based on annotation argocd.argoproj.io/skip-reconcile";
+impl Decision {
+    /// What Argo CD 3.6.2 logs for an app it skips (`canProcessApp`): the decision's message when
+    /// `skip-reconcile` stops it before any automated sync.
+    pub const SKIP_RECONCILE_MESSAGE: &str =
+        "Skipping Application reconcile based on annotation argocd.argoproj.io/skip-reconcile";
 
-/// Whether the controller skips the app altogether (`canProcessApp`): its
-/// `argocd.argoproj.io/skip-reconcile` annotation is true as Go's `strconv.ParseBool` reads it
-/// (`true`, `True`, `TRUE`, `t`, `T`, `1`). Any other value, an unreadable one included, is
-/// not a skip (Argo CD logs it at debug level). A skipped app is not compared, not synced and
-/// its operations are not processed.
-///
-/// # Examples
-///
-/// ```
-/// use gitops_core::sync::skips_reconcile;
-/// let app = |v: &str| gitops_core::config::Application::from_value(&serde_json::json!({
-///     "metadata": {"annotations": {"argocd.argoproj.io/skip-reconcile": v}}})).unwrap();
-/// assert!(skips_reconcile(&app("True")));
-/// assert!(!skips_reconcile(&app("yes")));
-/// ```
-pub fn skips_reconcile(app: &Application) -> bool {
-    app.metadata
-        .annotations
-        .get(crate::vocabulary::SKIP_RECONCILE_ANNOTATION)
-        .is_some_and(|v| matches!(v.as_str(), "1" | "t" | "T" | "true" | "TRUE" | "True"))
+    /// Whether the controller skips the app altogether (`canProcessApp`): its
+    /// `argocd.argoproj.io/skip-reconcile` annotation is true as Go's `strconv.ParseBool` reads it
+    /// (`true`, `True`, `TRUE`, `t`, `T`, `1`). Any other value, an unreadable one included, is
+    /// not a skip (Argo CD logs it at debug level). A skipped app is not compared, not synced and
+    /// its operations are not processed.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use gitops_core::sync::Decision;
+    /// let app = |v: &str| gitops_core::config::Application::from_value(&serde_json::json!({
+    ///     "metadata": {"annotations": {"argocd.argoproj.io/skip-reconcile": v}}})).unwrap();
+    /// assert!(Decision::skips_reconcile(&app("True")));
+    /// assert!(!Decision::skips_reconcile(&app("yes")));
+    /// ```
+    pub fn skips_reconcile(app: &Application) -> bool {
+        app.metadata
+            .annotations
+            .get(crate::vocabulary::SKIP_RECONCILE_ANNOTATION)
+            .is_some_and(|v| matches!(v.as_str(), "1" | "t" | "T" | "true" | "TRUE" | "True"))
+    }
 }
 
-/// Decides whether an automated sync starts now (Argo CD's `autoSync`), in Argo CD's order of
-/// checks: automation enabled, no operation in progress, not being deleted, OutOfSync, not
-/// only prunes with prune off, not already attempted (unless self-heal is due), the
-/// wipe-out guard, and then, when the input has one, the blast-radius guard
-/// ([`BlastRadiusGuard`](super::BlastRadiusGuard)): a sync that would prune more than the guard allows is refused with a
-/// `SyncError` condition, as the wipe-out guard refuses.
-///
-/// # Examples
-///
-/// ```
-/// use gitops_core::diff::SyncStatus;
-/// use gitops_core::sync::{auto_sync, AutoSyncInput, ResourceStatus};
-/// let app = gitops_core::config::Application::from_value(&serde_json::json!({
-///     "spec": {"syncPolicy": {"automated": {"prune": true}}}
-/// })).unwrap();
-/// let input = AutoSyncInput::new(SyncStatus::OutOfSync, vec![], vec!["b".repeat(40)], 0);
-/// let d = auto_sync(&app, &input);
-/// assert!(!d.sync);
-/// assert_eq!(d.condition.as_deref(), Some(format!(
-///     "Skipping sync attempt to [{}]: auto-sync will wipe out all resources", "b".repeat(40)).as_str()));
-/// ```
-pub fn auto_sync(app: &Application, input: &AutoSyncInput) -> Decision {
-    let policy = &app.spec.sync_policy;
-    let Some(automated) = policy.automated.as_ref().filter(|a| a.enabled != Some(false)) else {
-        return Decision::skip("automated sync is not enabled");
-    };
-    if !app.operation.is_null() {
-        return Decision::skip("another operation is in progress");
-    }
-    if app.metadata.deletion_timestamp.is_some() {
-        return Decision::skip("the application is being deleted");
-    }
-    if input.sync_status != SyncStatus::OutOfSync {
-        return Decision::skip("the application is not OutOfSync");
-    }
-    if !automated.prune
-        && input.resources.iter().all(|r| r.status == SyncStatus::Synced || r.requires_pruning)
-    {
-        return Decision::skip(
-            "need to prune extra resources only but automated prune is disabled",
-        );
-    }
-    let desired = &input.revisions;
-    let retry = match Retry::from_strategy(policy.retry.as_ref(), 5) {
-        Ok(r) => r,
-        Err(e) => return Decision::condition(e.to_string()),
-    };
-    let mut op = AutoSyncOperation {
-        revisions: desired.clone(),
-        prune: automated.prune,
-        sync_options: policy.sync_options.clone(),
-        resources: Vec::new(),
-        retry,
-        auto_heal_attempts_count: 0,
-    };
-    let (attempted, last, phase) =
-        already_attempted(app, desired, input.revisions_may_have_changes);
-    let self_heal = attempted;
-    if attempted {
-        if phase != "Succeeded" {
-            let msg = app.status["operationState"]["message"].as_str().unwrap_or("");
+impl AutoSyncInput {
+    /// Decides whether an automated sync starts now (Argo CD's `autoSync`), in Argo CD's order of
+    /// checks: automation enabled, no operation in progress, not being deleted, OutOfSync, not
+    /// only prunes with prune off, not already attempted (unless self-heal is due), the
+    /// wipe-out guard, and then, when the input has one, the blast-radius guard
+    /// ([`BlastRadiusGuard`](super::BlastRadiusGuard)): a sync that would prune more than the guard allows is refused with a
+    /// `SyncError` condition, as the wipe-out guard refuses.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use gitops_core::diff::SyncStatus;
+    /// use gitops_core::sync::{AutoSyncInput, ResourceStatus};
+    /// let app = gitops_core::config::Application::from_value(&serde_json::json!({
+    ///     "spec": {"syncPolicy": {"automated": {"prune": true}}}
+    /// })).unwrap();
+    /// let input = AutoSyncInput::new(SyncStatus::OutOfSync, vec![], vec!["b".repeat(40)], 0);
+    /// let d = input.decide(&app);
+    /// assert!(!d.sync);
+    /// assert_eq!(d.condition.as_deref(), Some(format!(
+    ///     "Skipping sync attempt to [{}]: auto-sync will wipe out all resources", "b".repeat(40)).as_str()));
+    /// ```
+    pub fn decide(&self, app: &Application) -> Decision {
+        let input = self;
+        let policy = &app.spec.sync_policy;
+        let Some(automated) = policy.automated.as_ref().filter(|a| a.enabled != Some(false)) else {
+            return Decision::skip("automated sync is not enabled");
+        };
+        if !app.operation.is_null() {
+            return Decision::skip("another operation is in progress");
+        }
+        if app.metadata.deletion_timestamp.is_some() {
+            return Decision::skip("the application is being deleted");
+        }
+        if input.sync_status != SyncStatus::OutOfSync {
+            return Decision::skip("the application is not OutOfSync");
+        }
+        if !automated.prune
+            && input.resources.iter().all(|r| r.status == SyncStatus::Synced || r.requires_pruning)
+        {
+            return Decision::skip(
+                "need to prune extra resources only but automated prune is disabled",
+            );
+        }
+        let desired = &input.revisions;
+        let retry = match Retry::from_strategy(policy.retry.as_ref(), 5) {
+            Ok(r) => r,
+            Err(e) => return Decision::condition(e.to_string()),
+        };
+        let mut op = AutoSyncOperation {
+            revisions: desired.clone(),
+            prune: automated.prune,
+            sync_options: policy.sync_options.clone(),
+            resources: Vec::new(),
+            retry,
+            auto_heal_attempts_count: 0,
+        };
+        let (attempted, last, phase) =
+            already_attempted(app, desired, input.revisions_may_have_changes);
+        let self_heal = attempted;
+        if attempted {
+            if phase != "Succeeded" {
+                let msg = app.status["operationState"]["message"].as_str().unwrap_or("");
+                return Decision::condition(format!(
+                    "Failed last sync attempt to {}: {msg}",
+                    go_list(&last)
+                ));
+            }
+            if !automated.self_heal {
+                return Decision::skip(format!("most recent sync already to {}", go_list(desired)));
+            }
+            if let ControlFlow::Break(backoff) = self_heal_resources(app, input, &mut op) {
+                return backoff;
+            }
+        }
+        if automated.prune && !automated.allow_empty && ResourceStatus::wipes_out(&input.resources)
+        {
             return Decision::condition(format!(
-                "Failed last sync attempt to {}: {msg}",
-                go_list(&last)
+                "Skipping sync attempt to {}: auto-sync will wipe out all resources",
+                go_list(desired)
             ));
         }
-        if !automated.self_heal {
-            return Decision::skip(format!("most recent sync already to {}", go_list(desired)));
+        let verdict = match &input.guard {
+            None => None,
+            Some(guard) => match guard_verdict(guard, app, automated.prune, input) {
+                ControlFlow::Continue(verdict) => Some(verdict),
+                ControlFlow::Break(refusal) => return refusal,
+            },
+        };
+        Decision {
+            sync: true,
+            message: format!("Initiated automated sync to '{}'", desired.join(", ")),
+            self_heal,
+            next_attempt_at: None,
+            condition: None,
+            operation: Some(op),
+            guard: verdict,
         }
-        if let ControlFlow::Break(backoff) = self_heal_resources(app, input, &mut op) {
-            return backoff;
-        }
-    }
-    if automated.prune && !automated.allow_empty && wipes_out(&input.resources) {
-        return Decision::condition(format!(
-            "Skipping sync attempt to {}: auto-sync will wipe out all resources",
-            go_list(desired)
-        ));
-    }
-    let verdict = match &input.guard {
-        None => None,
-        Some(guard) => match guard_verdict(guard, app, automated.prune, input) {
-            ControlFlow::Continue(verdict) => Some(verdict),
-            ControlFlow::Break(refusal) => return refusal,
-        },
-    };
-    Decision {
-        sync: true,
-        message: format!("Initiated automated sync to '{}'", desired.join(", ")),
-        self_heal,
-        next_attempt_at: None,
-        condition: None,
-        operation: Some(op),
-        guard: verdict,
     }
 }
 
@@ -457,7 +468,7 @@ fn guard_verdict(
             go_list(desired)
         )));
     }
-    let v = assess(guard, app, prune, &input.resources, &input.live);
+    let v = guard.assess(app, prune, &input.resources, &input.live);
     if !v.allowed {
         let message = format!(
             "Skipping sync attempt to {}: blast-radius guard: {}",

@@ -18,15 +18,7 @@ use crate::vocabulary::{
 };
 
 /// When deletion was approved (unix seconds), from the Application's annotation.
-///
-/// # Examples
-///
-/// ```
-/// let app = gitops_core::config::Application::from_value(&serde_json::json!({"metadata": {
-///     "annotations": {"argocd.argoproj.io/deletion-approved": "2024-05-01T10:00:00Z"}}})).unwrap();
-/// assert_eq!(gitops_core::sync::approved_at(&app), Some(1_714_557_600));
-/// ```
-pub fn approved_at(app: &crate::config::Application) -> Option<i64> {
+pub(crate) fn approved_at(app: &crate::config::Application) -> Option<i64> {
     let v = app.metadata.annotations.get(vocabulary::DELETION_APPROVED_ANNOTATION)?;
     crate::vocabulary::parse_rfc3339(v).ok()
 }
@@ -49,34 +41,36 @@ pub struct CascadePass {
     pub done: bool,
 }
 
-/// Which of the app's live objects to delete in this pass of a cascade deletion (Argo CD
-/// 3.6.2): if any of them is already being deleted, wait; objects kept by `Delete=false`,
-/// `helm.sh/resource-policy: keep` or being CRDs are left alone; the others (hooks included)
-/// wait for `Delete=confirm`/`Prune=confirm` approval where one needs it, else the objects of
-/// the highest wave are deleted.
-///
-/// # Examples
-///
-/// ```
-/// use gitops_core::sync::cascade_pass;
-/// use gitops_core::vocabulary::AppOptions;
-/// let obj = |name: &str, wave: &str| serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
-///     "metadata": {"name": name, "namespace": "a",
-///                  "annotations": {"argocd.argoproj.io/sync-wave": wave}}});
-/// let live = [obj("first", "0"), obj("last", "5")];
-/// let pass = cascade_pass(&live, &AppOptions::default(), false);
-/// assert_eq!(pass.delete.len(), 1);
-/// assert_eq!(pass.delete[0].name, "last");
-/// ```
-pub fn cascade_pass(live: &[Value], app: &AppOptions, approved: bool) -> CascadePass {
-    cascade_pass_of(live, app, approved, |_| false)
+impl CascadePass {
+    /// Which of the app's live objects to delete in this pass of a cascade deletion (Argo CD
+    /// 3.6.2): if any of them is already being deleted, wait; objects kept by `Delete=false`,
+    /// `helm.sh/resource-policy: keep` or being CRDs are left alone; the others (hooks included)
+    /// wait for `Delete=confirm`/`Prune=confirm` approval where one needs it, else the objects of
+    /// the highest wave are deleted.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use gitops_core::sync::CascadePass;
+    /// use gitops_core::vocabulary::AppOptions;
+    /// let obj = |name: &str, wave: &str| serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
+    ///     "metadata": {"name": name, "namespace": "a",
+    ///                  "annotations": {"argocd.argoproj.io/sync-wave": wave}}});
+    /// let live = [obj("first", "0"), obj("last", "5")];
+    /// let pass = CascadePass::new(&live, &AppOptions::default(), false);
+    /// assert_eq!(pass.delete.len(), 1);
+    /// assert_eq!(pass.delete[0].name, "last");
+    /// ```
+    pub fn new(live: &[Value], app: &AppOptions, approved: bool) -> CascadePass {
+        cascade_pass_of(live, app, approved, |_| false)
+    }
 }
 
 fn being_deleted(obj: &Value) -> bool {
     obj.get("metadata").and_then(|m| m.get("deletionTimestamp")).is_some_and(|t| !t.is_null())
 }
 
-/// [`cascade_pass`], `is_self` telling the Application itself (kept, as Argo CD's
+/// [`CascadePass::new`], `is_self` telling the Application itself (kept, as Argo CD's
 /// `isSelfReferencedApp`).
 fn cascade_pass_of(
     live: &[Value],
@@ -139,7 +133,7 @@ pub(super) const POST_DELETE_FINALIZER: &str = "post-delete-finalizer.argocd.arg
 /// The two kinds of deletion hook.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
-pub enum DeleteHookType {
+pub(crate) enum DeleteHookType {
     /// `argocd.argoproj.io/hook: PreDelete` or `helm.sh/hook: pre-delete`.
     PreDelete,
     /// `argocd.argoproj.io/hook: PostDelete` or `helm.sh/hook: post-delete`.
@@ -149,7 +143,7 @@ pub enum DeleteHookType {
 impl DeleteHookType {
     /// Whether `obj` is a hook of this type: one of the comma-separated values (trimmed) of
     /// its Argo CD or Helm hook annotation names it.
-    pub fn matches(self, obj: &Value) -> bool {
+    pub(crate) fn matches(self, obj: &Value) -> bool {
         match self {
             DeleteHookType::PreDelete => vocabulary::is_pre_delete_hook(obj),
             DeleteHookType::PostDelete => vocabulary::is_post_delete_hook(obj),
@@ -366,126 +360,135 @@ fn cleanup_hooks(ty: DeleteHookType, live: &[LiveObject], actions: &mut Vec<Host
     pending == 0
 }
 
-/// One pass of an Application's deletion (Argo CD 3.6.2 `finalizeApplicationDeletion`), in
-/// its order, each stage held by its finalizer:
-/// 1. `pre-delete-finalizer.argocd.argoproj.io`: create the PreDelete hooks Git declares and
-///    wait for them (a Degraded one is `error executing pre-delete hooks: PreDelete hook(s)
-///    failed: <ns>/<name>, ...`, the `DeletionError` condition); when they are done the
-///    finalizer goes and the pass goes on;
-/// 2. `resources-finalizer.argocd.argoproj.io` (`/foreground`, `/background`): one
-///    [`cascade_pass`] over `live`, deleting with foreground propagation, background for
-///    `/background`; when nothing is left to delete the finalizer goes;
-/// 3. `post-delete-finalizer.argocd.argoproj.io`: the PostDelete hooks, as in 1;
-/// 4. `…/cleanup` of the pre-delete, then of the post-delete finalizer: delete those hooks
-///    whose delete policy matches how they ended, and wait until they are gone.
-///
-/// `live` is what the controller reads in the pass: the app's live objects, with health.
-/// Actions are not replayed. Argo CD reads the app's live objects again right after the
-/// cascade's deletions and removes the finalizer in the same pass when none that it would
-/// delete is left (`finalizeApplicationDeletion`, the second `getPermittedAppLiveObjects`);
-/// the host does the same by stepping again with [`DeletionRequest::after_deletions`] and the
-/// objects read after its deletions: the cascade stage then deletes nothing more and either
-/// ends (`deleted the application's resources`) or says `N objects remaining for deletion`,
-/// N counting the objects it would delete. The hook stages have no such second read in Argo
-/// CD (`executeHooks` and `cleanupHooks` return and wait for the next pass), nor here.
-///
-/// # Examples
-///
-/// ```
-/// use gitops_core::sync::{DeletionRequest, deletion_step};
-/// use gitops_core::sync::LiveObject;
-/// let app = gitops_core::config::Application::from_value(&serde_json::json!({
-///     "metadata": {"name": "shop", "namespace": "argocd",
-///                  "deletionTimestamp": "2024-05-01T00:00:00Z",
-///                  "finalizers": ["resources-finalizer.argocd.argoproj.io/background"]},
-///     "spec": {"destination": {"namespace": "shop"}}})).unwrap();
-/// let req = DeletionRequest::for_app(&app, vec![]).unwrap();
-/// let cm = serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
-///     "metadata": {"name": "web", "namespace": "shop"}});
-/// let pass = deletion_step(&req, &[LiveObject::new(cm, None)]);
-/// assert_eq!(pass.actions[0].id, "cascade:delete:/ConfigMap/shop/web");
-/// assert!(!pass.done);
-/// let last = deletion_step(&req, &[]);
-/// assert!(last.finalizers.is_empty() && last.done);
-/// ```
-pub fn deletion_step(req: &DeletionRequest, live: &[LiveObject]) -> DeletionStep {
-    let mut finalizers = req.finalizers.clone();
-    let mut actions = Vec::new();
-    let out = |finalizers: Vec<String>, actions, condition, message: String| {
-        let done = !finalizers.iter().any(|f| is_controller_finalizer(f));
-        DeletionStep { finalizers, actions, condition, message, done }
-    };
-    let has = |fs: &[String], f: &str| fs.iter().any(|x| x == f);
-    let remove = |fs: &mut Vec<String>, f: &str| fs.retain(|x| x != f);
-    if has(&finalizers, PRE_DELETE_FINALIZER) {
-        match execute_hooks(DeleteHookType::PreDelete, req, live, &mut actions) {
-            Err(e) => {
-                let e = format!("error executing pre-delete hooks: {e}");
-                return out(finalizers, actions, Some(e.clone()), e);
+impl DeletionRequest {
+    /// One pass of an Application's deletion (Argo CD 3.6.2 `finalizeApplicationDeletion`), in
+    /// its order, each stage held by its finalizer:
+    /// 1. `pre-delete-finalizer.argocd.argoproj.io`: create the PreDelete hooks Git declares and
+    ///    wait for them (a Degraded one is `error executing pre-delete hooks: PreDelete hook(s)
+    ///    failed: <ns>/<name>, ...`, the `DeletionError` condition); when they are done the
+    ///    finalizer goes and the pass goes on;
+    /// 2. `resources-finalizer.argocd.argoproj.io` (`/foreground`, `/background`): one
+    ///    [`CascadePass::new`] over `live`, deleting with foreground propagation, background for
+    ///    `/background`; when nothing is left to delete the finalizer goes;
+    /// 3. `post-delete-finalizer.argocd.argoproj.io`: the PostDelete hooks, as in 1;
+    /// 4. `…/cleanup` of the pre-delete, then of the post-delete finalizer: delete those hooks
+    ///    whose delete policy matches how they ended, and wait until they are gone.
+    ///
+    /// `live` is what the controller reads in the pass: the app's live objects, with health.
+    /// Actions are not replayed. Argo CD reads the app's live objects again right after the
+    /// cascade's deletions and removes the finalizer in the same pass when none that it would
+    /// delete is left (`finalizeApplicationDeletion`, the second `getPermittedAppLiveObjects`);
+    /// the host does the same by stepping again with [`DeletionRequest::after_deletions`] and the
+    /// objects read after its deletions: the cascade stage then deletes nothing more and either
+    /// ends (`deleted the application's resources`) or says `N objects remaining for deletion`,
+    /// N counting the objects it would delete. The hook stages have no such second read in Argo
+    /// CD (`executeHooks` and `cleanupHooks` return and wait for the next pass), nor here.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use gitops_core::sync::DeletionRequest;
+    /// use gitops_core::sync::LiveObject;
+    /// let app = gitops_core::config::Application::from_value(&serde_json::json!({
+    ///     "metadata": {"name": "shop", "namespace": "argocd",
+    ///                  "deletionTimestamp": "2024-05-01T00:00:00Z",
+    ///                  "finalizers": ["resources-finalizer.argocd.argoproj.io/background"]},
+    ///     "spec": {"destination": {"namespace": "shop"}}})).unwrap();
+    /// let req = DeletionRequest::for_app(&app, vec![]).unwrap();
+    /// let cm = serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
+    ///     "metadata": {"name": "web", "namespace": "shop"}});
+    /// let pass = req.step(&[LiveObject::new(cm, None)]);
+    /// assert_eq!(pass.actions[0].id, "cascade:delete:/ConfigMap/shop/web");
+    /// assert!(!pass.done);
+    /// let last = req.step(&[]);
+    /// assert!(last.finalizers.is_empty() && last.done);
+    /// ```
+    pub fn step(&self, live: &[LiveObject]) -> DeletionStep {
+        let req = self;
+        let mut finalizers = req.finalizers.clone();
+        let mut actions = Vec::new();
+        let out = |finalizers: Vec<String>, actions, condition, message: String| {
+            let done = !finalizers.iter().any(|f| is_controller_finalizer(f));
+            DeletionStep { finalizers, actions, condition, message, done }
+        };
+        let has = |fs: &[String], f: &str| fs.iter().any(|x| x == f);
+        let remove = |fs: &mut Vec<String>, f: &str| fs.retain(|x| x != f);
+        if has(&finalizers, PRE_DELETE_FINALIZER) {
+            match execute_hooks(DeleteHookType::PreDelete, req, live, &mut actions) {
+                Err(e) => {
+                    let e = format!("error executing pre-delete hooks: {e}");
+                    return out(finalizers, actions, Some(e.clone()), e);
+                }
+                Ok(false) => {
+                    return out(finalizers, actions, None, "waiting for PreDelete hooks".into());
+                }
+                Ok(true) => remove(&mut finalizers, PRE_DELETE_FINALIZER),
             }
-            Ok(false) => {
-                return out(finalizers, actions, None, "waiting for PreDelete hooks".into());
-            }
-            Ok(true) => remove(&mut finalizers, PRE_DELETE_FINALIZER),
         }
-    }
-    if let Some(policy_finalizer) = finalizers.iter().find(|f| is_propagation_finalizer(f)).cloned()
-    {
-        let approved = req.approved_at.is_some_and(|at| at >= req.deleted_at);
-        let is_self = |r: &ObjectRef| {
-            r.group == "argoproj.io"
-                && r.kind == "Application"
-                && r.name == req.app_name
-                && r.namespace == req.app_namespace
-        };
-        let objects: Vec<Value> = live.iter().map(|l| l.object.clone()).collect();
-        let pass = cascade_pass_of(&objects, &req.sync_options, approved, is_self);
-        let policy = if policy_finalizer == BACKGROUND_FINALIZER {
-            PropagationPolicy::Background
-        } else {
-            PropagationPolicy::Foreground
-        };
-        let left = objects.len() - pass.kept.len();
-        let message = if pass.done || (req.after_deletions && left == 0) {
-            finalizers.retain(|f| !is_propagation_finalizer(f));
-            "deleted the application's resources".to_string()
-        } else if req.after_deletions {
-            format!("{left} objects remaining for deletion")
-        } else if !pass.waiting.is_empty() {
-            format!("{} objects remaining for deletion", live.len())
-        } else if pass.awaiting_confirmation {
-            "waiting for the deletion to be confirmed".to_string()
-        } else {
-            for r in &pass.delete {
-                let mut a = action("cascade", ActionKind::Delete, r.clone());
-                a.propagation_policy = Some(policy);
-                actions.push(a);
-            }
-            format!("deleting the application's resources with {policy:?} propagation policy")
-        };
-        return out(finalizers, actions, None, message);
-    }
-    if has(&finalizers, POST_DELETE_FINALIZER) {
-        return match execute_hooks(DeleteHookType::PostDelete, req, live, &mut actions) {
-            Err(e) => out(finalizers, actions, Some(e.clone()), e),
-            Ok(false) => out(finalizers, actions, None, "waiting for PostDelete hooks".into()),
-            Ok(true) => {
-                remove(&mut finalizers, POST_DELETE_FINALIZER);
-                out(finalizers, actions, None, "PostDelete hooks done".into())
-            }
-        };
-    }
-    for ty in [DeleteHookType::PreDelete, DeleteHookType::PostDelete] {
-        let cleanup = format!("{}/cleanup", ty.finalizer());
-        if has(&finalizers, &cleanup) {
-            if cleanup_hooks(ty, live, &mut actions) {
-                remove(&mut finalizers, &cleanup);
-                return out(finalizers, actions, None, format!("{} hooks cleaned up", ty.name()));
-            }
-            return out(finalizers, actions, None, format!("deleting {} hooks", ty.name()));
+        if let Some(policy_finalizer) =
+            finalizers.iter().find(|f| is_propagation_finalizer(f)).cloned()
+        {
+            let approved = req.approved_at.is_some_and(|at| at >= req.deleted_at);
+            let is_self = |r: &ObjectRef| {
+                r.group == "argoproj.io"
+                    && r.kind == "Application"
+                    && r.name == req.app_name
+                    && r.namespace == req.app_namespace
+            };
+            let objects: Vec<Value> = live.iter().map(|l| l.object.clone()).collect();
+            let pass = cascade_pass_of(&objects, &req.sync_options, approved, is_self);
+            let policy = if policy_finalizer == BACKGROUND_FINALIZER {
+                PropagationPolicy::Background
+            } else {
+                PropagationPolicy::Foreground
+            };
+            let left = objects.len() - pass.kept.len();
+            let message = if pass.done || (req.after_deletions && left == 0) {
+                finalizers.retain(|f| !is_propagation_finalizer(f));
+                "deleted the application's resources".to_string()
+            } else if req.after_deletions {
+                format!("{left} objects remaining for deletion")
+            } else if !pass.waiting.is_empty() {
+                format!("{} objects remaining for deletion", live.len())
+            } else if pass.awaiting_confirmation {
+                "waiting for the deletion to be confirmed".to_string()
+            } else {
+                for r in &pass.delete {
+                    let mut a = action("cascade", ActionKind::Delete, r.clone());
+                    a.propagation_policy = Some(policy);
+                    actions.push(a);
+                }
+                format!("deleting the application's resources with {policy:?} propagation policy")
+            };
+            return out(finalizers, actions, None, message);
         }
+        if has(&finalizers, POST_DELETE_FINALIZER) {
+            return match execute_hooks(DeleteHookType::PostDelete, req, live, &mut actions) {
+                Err(e) => out(finalizers, actions, Some(e.clone()), e),
+                Ok(false) => out(finalizers, actions, None, "waiting for PostDelete hooks".into()),
+                Ok(true) => {
+                    remove(&mut finalizers, POST_DELETE_FINALIZER);
+                    out(finalizers, actions, None, "PostDelete hooks done".into())
+                }
+            };
+        }
+        for ty in [DeleteHookType::PreDelete, DeleteHookType::PostDelete] {
+            let cleanup = format!("{}/cleanup", ty.finalizer());
+            if has(&finalizers, &cleanup) {
+                if cleanup_hooks(ty, live, &mut actions) {
+                    remove(&mut finalizers, &cleanup);
+                    return out(
+                        finalizers,
+                        actions,
+                        None,
+                        format!("{} hooks cleaned up", ty.name()),
+                    );
+                }
+                return out(finalizers, actions, None, format!("deleting {} hooks", ty.name()));
+            }
+        }
+        out(finalizers, actions, None, "deleted".into())
     }
-    out(finalizers, actions, None, "deleted".into())
 }
 
 fn is_propagation_finalizer(f: &str) -> bool {
@@ -498,4 +501,17 @@ fn is_controller_finalizer(f: &str) -> bool {
         || [PRE_DELETE_FINALIZER, POST_DELETE_FINALIZER]
             .iter()
             .any(|p| f == *p || f.strip_prefix(p).is_some_and(|rest| rest == "/cleanup"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn approved_at_reads_the_annotation() {
+        let app = crate::config::Application::from_value(&serde_json::json!({"metadata": {
+            "annotations": {"argocd.argoproj.io/deletion-approved": "2024-05-01T10:00:00Z"}}}))
+        .unwrap();
+        assert_eq!(approved_at(&app), Some(1_714_557_600));
+    }
 }

@@ -24,7 +24,7 @@
 //!
 //! A pruned StatefulSet leaves its PersistentVolumeClaims behind unless its
 //! `persistentVolumeClaimRetentionPolicy.whenDeleted` is `Delete`: the StatefulSet controller
-//! created them, so no application tracks them. [`claims_of`] lists them, and the verdict
+//! created them, so no application tracks them. `claims_of` lists them, and the verdict
 //! states them.
 
 use std::collections::BTreeMap;
@@ -362,21 +362,7 @@ fn ordinal_of(name: &str, prefix: &str) -> Option<u64> {
 /// `persistentVolumeClaimRetentionPolicy` has them deleted with the StatefulSet unless the
 /// prune orphans dependents (`PrunePropagationPolicy=orphan`); otherwise (`Retain`, the
 /// default) they survive. Sorted by template, then ordinal.
-///
-/// # Examples
-///
-/// ```
-/// use gitops_core::sync::claims_of;
-/// use gitops_core::vocabulary::PropagationPolicy;
-/// let sts = serde_json::json!({"apiVersion": "apps/v1", "kind": "StatefulSet",
-///     "metadata": {"name": "db", "namespace": "shop"},
-///     "spec": {"replicas": 2, "volumeClaimTemplates": [{"metadata": {"name": "data"}}]}});
-/// let claims = claims_of(&sts, &[], PropagationPolicy::Foreground);
-/// let names: Vec<_> = claims.iter().map(|c| c.name.as_str()).collect();
-/// assert_eq!(names, ["data-db-0", "data-db-1"]);
-/// assert!(claims[0].survives);
-/// ```
-pub fn claims_of(
+pub(crate) fn claims_of(
     stateful_set: &Value,
     live: &[Value],
     propagation: PropagationPolicy,
@@ -444,87 +430,90 @@ fn list(items: impl IntoIterator<Item = String>) -> String {
     items.into_iter().collect::<Vec<_>>().join(", ")
 }
 
-/// Measures a sync against the guard: which resources it would delete
-/// ([`GuardVerdict::prunes`]), out of how many live ones, which limits that exceeds, the PersistentVolumeClaims left behind
-/// by pruned StatefulSets (see [`claims_of`]; `live` should hold the app's live objects and
-/// the PersistentVolumeClaims of its namespaces, which the app does not track), and whether
-/// the Application's `gitops-core.io/allow-prune` annotation lets it through.
-///
-/// A resource is live when it requires pruning, is `Synced`, or is found among `live`. The
-/// fraction limit is exceeded when `prunes / live resources > maxPruneFraction`, the count
-/// limit when `prunes > maxPruneCount`. `prune` is whether the sync prunes at all
-/// (`automated.prune` for an automated sync). The guard's settings are not checked here
-/// (see [`BlastRadiusGuard::check`]).
-///
-/// # Examples
-///
-/// ```
-/// use gitops_core::sync::ResourceStatus;
-/// use gitops_core::sync::{assess, BlastRadiusGuard, GuardLimit};
-/// let app = gitops_core::config::Application::default();
-/// let r = |name: &str, prune: bool| -> ResourceStatus {
-///     serde_json::from_value(serde_json::json!({"kind": "ConfigMap", "namespace": "shop",
-///         "name": name, "status": "OutOfSync", "requiresPruning": prune})).unwrap()
-/// };
-/// let resources = [r("a", true), r("b", true), r("c", false)];
-/// let mut guard = BlastRadiusGuard::default();
-/// guard.max_prune_count = Some(1);
-/// // `c` has no live object: it is about to be created, so 2 of 2 live resources go.
-/// let v = assess(&guard, &app, true, &resources, &[]);
-/// assert!(!v.allowed);
-/// assert_eq!(v.exceeded, [GuardLimit::MaxPruneFraction, GuardLimit::MaxPruneCount]);
-/// assert_eq!(v.message, "pruning 2 of 2 live resources exceeds maxPruneFraction 0.5; \
-///     pruning 2 resources exceeds maxPruneCount 1; would prune /ConfigMap/shop/a, \
-///     /ConfigMap/shop/b; to allow it, sync manually or set the annotation \
-///     gitops-core.io/allow-prune: \"2\" on the Application");
-/// ```
-pub fn assess(
-    guard: &BlastRadiusGuard,
-    app: &Application,
-    prune: bool,
-    resources: &[ResourceStatus],
-    live: &[Value],
-) -> GuardVerdict {
-    use crate::diff::SyncStatus;
-    let index = ObjectIndex::of_objects(live);
-    let pruned = prunes_among(guard, app, prune, resources, live, &index);
-    let live_resources = resources
-        .iter()
-        .filter(|r| {
-            r.requires_pruning
-                || r.status == SyncStatus::Synced
-                || find_live(live, &index, r).is_some()
-        })
-        .count();
-    let count = pruned.len();
-    let (exceeded, mut parts) = limits_exceeded(guard, &pruned, live_resources);
-    let propagation =
-        AppOptions::new(app.spec.sync_policy.sync_options.clone()).propagation_policy();
-    let mut claims = Vec::new();
-    for p in pruned.iter().filter(|p| p.group == "apps" && p.kind == "StatefulSet") {
-        let r = ObjectRef::new("apps", "", "StatefulSet", &p.namespace, &p.name);
-        if let Some(sts) = index.first(&r).map(|i| &live[i]) {
-            claims.extend(claims_of(sts, live, propagation));
+impl BlastRadiusGuard {
+    /// Measures a sync against the guard: which resources it would delete
+    /// ([`GuardVerdict::prunes`]), out of how many live ones, which limits that exceeds, the PersistentVolumeClaims left behind
+    /// by pruned StatefulSets (see [`GuardVerdict::claims`]; `live` should hold the app's live objects and
+    /// the PersistentVolumeClaims of its namespaces, which the app does not track), and whether
+    /// the Application's `gitops-core.io/allow-prune` annotation lets it through.
+    ///
+    /// A resource is live when it requires pruning, is `Synced`, or is found among `live`. The
+    /// fraction limit is exceeded when `prunes / live resources > maxPruneFraction`, the count
+    /// limit when `prunes > maxPruneCount`. `prune` is whether the sync prunes at all
+    /// (`automated.prune` for an automated sync). The guard's settings are not checked here
+    /// (see [`BlastRadiusGuard::check`]).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use gitops_core::sync::ResourceStatus;
+    /// use gitops_core::sync::{BlastRadiusGuard, GuardLimit};
+    /// let app = gitops_core::config::Application::default();
+    /// let r = |name: &str, prune: bool| -> ResourceStatus {
+    ///     serde_json::from_value(serde_json::json!({"kind": "ConfigMap", "namespace": "shop",
+    ///         "name": name, "status": "OutOfSync", "requiresPruning": prune})).unwrap()
+    /// };
+    /// let resources = [r("a", true), r("b", true), r("c", false)];
+    /// let mut guard = BlastRadiusGuard::default();
+    /// guard.max_prune_count = Some(1);
+    /// // `c` has no live object: it is about to be created, so 2 of 2 live resources go.
+    /// let v = guard.assess(&app, true, &resources, &[]);
+    /// assert!(!v.allowed);
+    /// assert_eq!(v.exceeded, [GuardLimit::MaxPruneFraction, GuardLimit::MaxPruneCount]);
+    /// assert_eq!(v.message, "pruning 2 of 2 live resources exceeds maxPruneFraction 0.5; \
+    ///     pruning 2 resources exceeds maxPruneCount 1; would prune /ConfigMap/shop/a, \
+    ///     /ConfigMap/shop/b; to allow it, sync manually or set the annotation \
+    ///     gitops-core.io/allow-prune: \"2\" on the Application");
+    /// ```
+    pub fn assess(
+        &self,
+        app: &Application,
+        prune: bool,
+        resources: &[ResourceStatus],
+        live: &[Value],
+    ) -> GuardVerdict {
+        let guard = self;
+        use crate::diff::SyncStatus;
+        let index = ObjectIndex::of_objects(live);
+        let pruned = prunes_among(guard, app, prune, resources, live, &index);
+        let live_resources = resources
+            .iter()
+            .filter(|r| {
+                r.requires_pruning
+                    || r.status == SyncStatus::Synced
+                    || find_live(live, &index, r).is_some()
+            })
+            .count();
+        let count = pruned.len();
+        let (exceeded, mut parts) = limits_exceeded(guard, &pruned, live_resources);
+        let propagation =
+            AppOptions::new(app.spec.sync_policy.sync_options.clone()).propagation_policy();
+        let mut claims = Vec::new();
+        for p in pruned.iter().filter(|p| p.group == "apps" && p.kind == "StatefulSet") {
+            let r = ObjectRef::new("apps", "", "StatefulSet", &p.namespace, &p.name);
+            if let Some(sts) = index.first(&r).map(|i| &live[i]) {
+                claims.extend(claims_of(sts, live, propagation));
+            }
         }
-    }
-    if !exceeded.is_empty() {
-        parts.push(format!("would prune {}", list(pruned.iter().map(PrunedResource::key))));
-    }
-    parts.extend(claim_notes(&pruned, &claims));
-    let mut overridden = false;
-    if !exceeded.is_empty() {
-        let (allowed, note) = allowance_note(app, count);
-        overridden = allowed;
-        parts.push(note);
-    }
-    GuardVerdict {
-        allowed: exceeded.is_empty() || overridden,
-        exceeded,
-        overridden,
-        prunes: pruned,
-        live_resources,
-        claims,
-        message: parts.join("; "),
+        if !exceeded.is_empty() {
+            parts.push(format!("would prune {}", list(pruned.iter().map(PrunedResource::key))));
+        }
+        parts.extend(claim_notes(&pruned, &claims));
+        let mut overridden = false;
+        if !exceeded.is_empty() {
+            let (allowed, note) = allowance_note(app, count);
+            overridden = allowed;
+            parts.push(note);
+        }
+        GuardVerdict {
+            allowed: exceeded.is_empty() || overridden,
+            exceeded,
+            overridden,
+            prunes: pruned,
+            live_resources,
+            claims,
+            message: parts.join("; "),
+        }
     }
 }
 
@@ -632,13 +621,25 @@ fn allowance_note(app: &Application, count: usize) -> (bool, String) {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn claims_of_lists_the_claims_of_the_replicas() {
+        use crate::vocabulary::PropagationPolicy;
+        let sts = serde_json::json!({"apiVersion": "apps/v1", "kind": "StatefulSet",
+            "metadata": {"name": "db", "namespace": "shop"},
+            "spec": {"replicas": 2, "volumeClaimTemplates": [{"metadata": {"name": "data"}}]}});
+        let claims = claims_of(&sts, &[], PropagationPolicy::Foreground);
+        let names: Vec<_> = claims.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["data-db-0", "data-db-1"]);
+        assert!(claims[0].survives);
+    }
+
     use proptest::prelude::*;
     use serde_json::json;
 
     use super::*;
     use crate::diff::SyncStatus;
-    use crate::sync::decide::{AutoSyncInput, AutoSyncOperation, Decision, auto_sync};
-    use crate::sync::{LiveObject, Observations, SyncRequest, TaskAction, plan};
+    use crate::sync::decide::{AutoSyncInput, AutoSyncOperation, Decision};
+    use crate::sync::{LiveObject, Observations, SyncRequest, TaskAction};
 
     const KINDS: [(&str, &str); 5] = [
         ("", "ConfigMap"),
@@ -756,10 +757,10 @@ mod tests {
                 SyncStatus::OutOfSync, statuses, vec!["b".repeat(40)], 0);
             input.guard = Some(guard.clone());
             input.live = live.clone();
-            let d = auto_sync(&app, &input);
+            let d = input.decide(&app);
             // The guard only ever turns a sync into a refusal: otherwise the decision is
             // Argo CD's, verdict aside.
-            let argo = auto_sync(&app, &AutoSyncInput { guard: None, ..input.clone() });
+            let argo = (AutoSyncInput { guard: None, ..input.clone() }).decide(&app);
             match &d.guard {
                 Some(v) if !v.allowed => {
                     prop_assert!(argo.sync && !d.sync && d.operation.is_none());
@@ -824,7 +825,7 @@ mod tests {
             live: live.iter().map(|o| LiveObject::new(o.clone(), None)).collect(),
             ..Observations::default()
         };
-        let p = plan(&request, &observations);
+        let p = request.plan(&observations);
         let deletes: Vec<String> =
             p.tasks().filter(|t| t.action == TaskAction::Delete).map(|t| t.key.key()).collect();
         for t in p.tasks().filter(|t| t.action == TaskAction::Delete) {

@@ -65,22 +65,8 @@ pub(crate) fn waiting(tasks: &[&Task<'_>], wait: Wait, confirm: &[&Task<'_>]) ->
 /// Argo CD's waiting message for a list of tasks (`setRunningPhase`): `waiting for
 /// healthy state of …`, `waiting for completion of hook …`, or with `deletion` `waiting for
 /// deletion of [hook ]…`, naming the first hook (else the first task) and how many more.
-///
-/// # Examples
-///
-/// ```
-/// use gitops_core::sync::{plan, waiting_message, Observations, SyncRequest};
-/// let mut request = SyncRequest::default();
-/// request.targets = (1..=3)
-///     .map(|i| serde_json::json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": format!("pod-{i}")}}))
-///     .collect();
-/// let observations = Observations::default();
-/// let p = plan(&request, &observations);
-/// let tasks: Vec<_> = p.tasks().collect();
-/// assert_eq!(waiting_message(&tasks, false), "waiting for healthy state of /Pod/pod-1 and 2 more resources");
-/// assert_eq!(waiting_message(&tasks[..1], true), "waiting for deletion of /Pod/pod-1");
-/// ```
-pub fn waiting_message(tasks: &[&Task<'_>], deletion: bool) -> String {
+#[cfg(test)]
+pub(crate) fn waiting_message(tasks: &[&Task<'_>], deletion: bool) -> String {
     waiting(tasks, if deletion { Wait::Deletion } else { Wait::Health }, &[])
 }
 
@@ -102,4 +88,24 @@ pub(crate) fn not_valid(messages: &[String]) -> String {
     ms.sort_unstable();
     ms.dedup();
     if ms.is_empty() { NOT_VALID.to_string() } else { format!("{NOT_VALID}: {}", ms.join("; ")) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sync::{Observations, SyncRequest};
+
+    #[test]
+    fn waiting_message_names_the_first_and_counts_the_rest() {
+        let pod = |i| serde_json::json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": format!("pod-{i}")}});
+        let request = SyncRequest { targets: (1..=3).map(pod).collect(), ..SyncRequest::default() };
+        let observations = Observations::default();
+        let p = request.plan(&observations);
+        let tasks: Vec<_> = p.tasks().collect();
+        assert_eq!(
+            waiting_message(&tasks, false),
+            "waiting for healthy state of /Pod/pod-1 and 2 more resources"
+        );
+        assert_eq!(waiting_message(&tasks[..1], true), "waiting for deletion of /Pod/pod-1");
+    }
 }

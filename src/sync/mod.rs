@@ -7,19 +7,19 @@
 //!
 //! # The pieces
 //!
-//! - [`plan`]: reconcile desired and live objects and build the ordered task list (phases,
-//!   waves, kind order, hooks, sync options), grouped into [`Wave`]s. A host waits for health
-//!   at each wave boundary.
-//! - [`step`]: one pass of Argo CD's sync loop. Its state ([`SyncState`]) is plain serde data the
-//!   host stores between passes (as Argo CD stores `status.operationState`).
-//! - [`auto_sync`]: whether an automated sync starts now, with self-heal backoff
+//! - [`SyncRequest::plan`]: reconcile desired and live objects and build the ordered task list
+//!   (phases, waves, kind order, hooks, sync options), grouped into [`Wave`]s. A host waits for
+//!   health at each wave boundary.
+//! - [`SyncRequest::step`]: one pass of Argo CD's sync loop. Its state ([`SyncState`]) is plain
+//!   serde data the host stores between passes (as Argo CD stores `status.operationState`).
+//! - [`AutoSyncInput::decide`]: whether an automated sync starts now, with self-heal backoff
 //!   ([`SelfHealSettings`]), retries ([`Retry`]) and sync windows ([`SyncWindows`]), and
-//!   optionally the blast-radius guard ([`BlastRadiusGuard`], [`assess`]), which refuses an
-//!   automated sync that would prune too much.
-//! - [`terminate`]: stop a running operation; [`cascade_pass`] and [`deletion_step`]: what an
-//!   application deletion removes next.
-//! - The host loop's clock ([`pick_up`], [`after_attempt`], [`wave_delay_seconds`]) and
-//!   `kubectl apply`'s request ([`client_side_apply`]).
+//!   optionally the blast-radius guard ([`BlastRadiusGuard`], [`BlastRadiusGuard::assess`]),
+//!   which refuses an automated sync that would prune too much.
+//! - [`SyncRequest::terminate`]: stop a running operation; [`CascadePass::new`] and
+//!   [`DeletionRequest::step`]: what an application deletion removes next.
+//! - The host loop's clock ([`OperationClock::pick_up`], [`OperationClock::after_attempt`],
+//!   [`WaveEvent::delay_seconds`]) and `kubectl apply`'s request ([`ClientSideApply::new`]).
 //!
 //! Every item has one path, at this module's root; the submodules are private.
 //!
@@ -30,13 +30,13 @@
 //!
 //! A step either asks for actions ([`Step::actions`]: apply, delete, remove a finalizer, get),
 //! or says the sync is waiting for the cluster, or is done. The host runs the actions and calls
-//! [`step`] again with the same live objects plus each outcome under its action id. A call that
-//! returns no actions ends the pass: the host observes the cluster afresh (Argo CD waits 2 s
-//! after a wave, see [`Step::wave`]) and starts the next pass. Inside one batch, actions with
+//! [`SyncRequest::step`] again with the same live objects plus each outcome under its action id.
+//! A call that returns no actions ends the pass: the host observes the cluster afresh (Argo CD
+//! waits 2 s after a wave, see [`Step::wave`]) and starts the next pass. Inside one batch, actions with
 //! the same [`HostAction::group`] may run in parallel; groups run in order.
 //!
 //! ```
-//! use gitops_core::sync::{step, ActionKind, LiveObject, Observations, OperationPhase, Outcome};
+//! use gitops_core::sync::{ActionKind, LiveObject, Observations, OperationPhase, Outcome};
 //! use gitops_core::sync::{SyncRequest, SyncState};
 //! use gitops_core::object::ObjectRef;
 //! use serde_json::{json, Value};
@@ -65,7 +65,7 @@
 //!     // 2. Answer the pass's actions until it ends.
 //!     let mut done_actions = Vec::new();
 //!     let next = loop {
-//!         let next = step(&request, &state, &observations);
+//!         let next = request.step(&state, &observations);
 //!         state = next.state.clone();
 //!         if next.actions.is_empty() {
 //!             break next;
@@ -129,35 +129,22 @@ use crate::vocabulary::{
 };
 
 // The face of `sync`: every public item has this one path. The submodules are private.
-pub use apply::{ApplyError, ClientSideApply, client_side_apply};
+pub use apply::{ApplyError, ClientSideApply};
 pub use backoff::{Retry, RetryOutcome, SelfHealSettings};
 #[cfg(test)]
 pub(crate) use decide::already_attempted;
-pub use decide::{
-    AutoSyncInput, AutoSyncOperation, Decision, RevisionsError, SKIP_RECONCILE_MESSAGE, auto_sync,
-    check_revisions, skips_reconcile, wipes_out,
-};
-pub use deletion::{
-    CascadePass, DeleteHookType, DeletionRequest, DeletionStep, approved_at, cascade_pass,
-    deletion_step,
-};
+pub use decide::{AutoSyncInput, AutoSyncOperation, Decision, RevisionsError};
+pub use deletion::{CascadePass, DeletionRequest, DeletionStep};
 pub use guard::{
-    BlastRadiusGuard, ClaimFate, GuardError, GuardLimit, GuardVerdict, PrunedResource, assess,
-    claims_of,
+    BlastRadiusGuard, ClaimFate, GuardError, GuardLimit, GuardVerdict, PrunedResource,
 };
-pub use messages::waiting_message;
-pub use operation::{
-    OperationClock, OperationStateError, PickUp, PickUpAction, after_attempt, pick_up,
-    wave_delay_seconds,
-};
-pub use status::{ResourceStatus, resource_statuses};
-pub use step::step;
-pub use tasks::plan;
-pub use terminate::terminate;
-pub use waves::kind_rank;
-pub use windows::{
-    Cron, SyncWindow, SyncWindows, WindowError, WindowTarget, auto_sync_blocked, project_windows,
-};
+#[cfg(test)]
+pub(crate) use messages::waiting_message;
+pub use operation::{OperationClock, OperationStateError, PickUp, PickUpAction};
+pub use status::ResourceStatus;
+#[cfg(test)]
+pub(crate) use windows::WindowTarget;
+pub use windows::{SyncWindow, SyncWindows, WindowError};
 
 /// A sync phase, in run order.
 #[derive(
@@ -612,10 +599,6 @@ pub struct SyncResource {
     pub namespace: String,
 }
 
-/// The field manager of `kubectl apply` (client-side), whose fields a server-side apply
-/// migrates by default.
-pub const CLIENT_SIDE_APPLY_MANAGER: &str = "kubectl-client-side-apply";
-
 /// A sync operation: what to sync and how. Kept by the host for the whole operation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
@@ -676,10 +659,12 @@ pub struct SyncRequest {
     pub scopes: Scopes,
 }
 
-/// `ApplyOutOfSyncOnly`'s input from the app's diff: whether each resource is modified, by
-/// its key (`group/Kind/namespace/name`), for [`SyncRequest::modified`].
-pub fn modified_by_key(diff: &crate::diff::AppDiff) -> BTreeMap<String, bool> {
-    diff.resources.iter().map(|r| (r.object.key(), r.modified)).collect()
+impl SyncRequest {
+    /// `ApplyOutOfSyncOnly`'s input from the app's diff: whether each resource is modified, by
+    /// its key (`group/Kind/namespace/name`), for [`SyncRequest::modified`].
+    pub fn modified_of(diff: &crate::diff::AppDiff) -> BTreeMap<String, bool> {
+        diff.resources.iter().map(|r| (r.object.key(), r.modified)).collect()
+    }
 }
 
 impl Default for SyncRequest {
@@ -699,7 +684,7 @@ impl Default for SyncRequest {
             modified: None,
             managed_namespace_metadata: None,
             shared_resource_warning: None,
-            client_side_apply_manager: CLIENT_SIDE_APPLY_MANAGER.to_string(),
+            client_side_apply_manager: SyncRequest::DEFAULT_CLIENT_SIDE_APPLY_MANAGER.to_string(),
             project: None,
             destination: crate::config::Destination::default(),
             scopes: Scopes::builtin(),
@@ -708,6 +693,10 @@ impl Default for SyncRequest {
 }
 
 impl SyncRequest {
+    /// The field manager of `kubectl apply` (client-side), whose fields a server-side apply
+    /// migrates by default: the default of [`SyncRequest::client_side_apply_manager`].
+    pub const DEFAULT_CLIENT_SIDE_APPLY_MANAGER: &str = "kubectl-client-side-apply";
+
     /// A request for a sync of `app` to `targets` at `revision`, started at `started_at` (unix
     /// seconds): destination namespace, sync options and managed namespace metadata from the
     /// app spec, `prune` from `automated.prune`, the client-side apply manager to migrate from
@@ -734,7 +723,7 @@ impl SyncRequest {
                 .annotations
                 .get(vocabulary::CLIENT_SIDE_APPLY_MANAGER_ANNOTATION)
                 .filter(|m| !m.is_empty())
-                .map_or(CLIENT_SIDE_APPLY_MANAGER, String::as_str)
+                .map_or(SyncRequest::DEFAULT_CLIENT_SIDE_APPLY_MANAGER, String::as_str)
                 .to_string(),
             ..SyncRequest::default()
         }
@@ -1138,7 +1127,7 @@ pub struct WaveEvent {
     pub last: bool,
 }
 
-/// The answer of one [`step`].
+/// The answer of one [`SyncRequest::step`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "serve", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]

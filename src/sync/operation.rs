@@ -174,131 +174,133 @@ pub struct PickUp {
     pub next_pick_up_at: i64,
 }
 
-/// The controller picks up an operation in progress at `now`: a Terminating one goes on
-/// terminating; past the sync timeout a running one is terminated; a failed attempt waiting
-/// for its retry (Running with `finishedAt`) waits or starts the retry; anything else goes on.
-///
-/// # Examples
-///
-/// ```
-/// use gitops_core::sync::OperationPhase;
-/// use gitops_core::sync::Retry;
-/// use gitops_core::sync::{OperationClock, PickUpAction, pick_up};
-/// let retry = Retry::from_strategy(None, 5).unwrap();
-/// let mut op = OperationClock::new(OperationPhase::Running, 1_000, retry);
-/// op.sync_timeout_seconds = 600;
-/// let early = pick_up(&op, 1_100);
-/// assert_eq!(early.action, PickUpAction::Resume);
-/// assert_eq!(early.next_pick_up_at, 1_130);
-/// assert_eq!(pick_up(&op, 1_590).next_pick_up_at, 1_600);
-/// assert!(matches!(pick_up(&op, 1_601).action, PickUpAction::Terminate { .. }));
-/// ```
-pub fn pick_up(op: &OperationClock, now: i64) -> PickUp {
-    let mut next = now.saturating_add(MAX_REQUEUE_SECONDS);
-    let timeout = op.sync_timeout_seconds;
-    let deadline = op.started_at.saturating_add(timeout);
-    let action = if op.phase == OperationPhase::Terminating {
-        PickUpAction::Resume
-    } else if timeout != 0 && now > deadline {
-        PickUpAction::Terminate { message: TIMEOUT_MESSAGE.to_string() }
-    } else if let (OperationPhase::Running, Some(finished)) = (op.phase, op.finished_at) {
-        let at = op.retry.next_retry_at(finished, op.retry_count);
-        if at > now {
-            next = at;
-            PickUpAction::WaitForRetry { at }
-        } else {
-            let with = if op.refresh { " with latest revisions" } else { "" };
-            PickUpAction::Retry {
-                message: format!("Retrying operation{with}. Attempt #{}", op.retry_count),
-                latest_revisions: op.refresh,
+impl OperationClock {
+    /// The controller picks up an operation in progress at `now`: a Terminating one goes on
+    /// terminating; past the sync timeout a running one is terminated; a failed attempt waiting
+    /// for its retry (Running with `finishedAt`) waits or starts the retry; anything else goes on.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use gitops_core::sync::OperationPhase;
+    /// use gitops_core::sync::Retry;
+    /// use gitops_core::sync::{OperationClock, PickUpAction};
+    /// let retry = Retry::from_strategy(None, 5).unwrap();
+    /// let mut op = OperationClock::new(OperationPhase::Running, 1_000, retry);
+    /// op.sync_timeout_seconds = 600;
+    /// let early = op.pick_up(1_100);
+    /// assert_eq!(early.action, PickUpAction::Resume);
+    /// assert_eq!(early.next_pick_up_at, 1_130);
+    /// assert_eq!(op.pick_up(1_590).next_pick_up_at, 1_600);
+    /// assert!(matches!(op.pick_up(1_601).action, PickUpAction::Terminate { .. }));
+    /// ```
+    pub fn pick_up(&self, now: i64) -> PickUp {
+        let op = self;
+        let mut next = now.saturating_add(MAX_REQUEUE_SECONDS);
+        let timeout = op.sync_timeout_seconds;
+        let deadline = op.started_at.saturating_add(timeout);
+        let action = if op.phase == OperationPhase::Terminating {
+            PickUpAction::Resume
+        } else if timeout != 0 && now > deadline {
+            PickUpAction::Terminate { message: TIMEOUT_MESSAGE.to_string() }
+        } else if let (OperationPhase::Running, Some(finished)) = (op.phase, op.finished_at) {
+            let at = op.retry.next_retry_at(finished, op.retry_count);
+            if at > now {
+                next = at;
+                PickUpAction::WaitForRetry { at }
+            } else {
+                let with = if op.refresh { " with latest revisions" } else { "" };
+                PickUpAction::Retry {
+                    message: format!("Retrying operation{with}. Attempt #{}", op.retry_count),
+                    latest_revisions: op.refresh,
+                }
             }
+        } else {
+            PickUpAction::Resume
+        };
+        let terminating = op.phase == OperationPhase::Terminating
+            || matches!(action, PickUpAction::Terminate { .. });
+        if timeout > 0 && !terminating {
+            next = next.min(deadline);
         }
-    } else {
-        PickUpAction::Resume
-    };
-    let terminating =
-        op.phase == OperationPhase::Terminating || matches!(action, PickUpAction::Terminate { .. });
-    if timeout > 0 && !terminating {
-        next = next.min(deadline);
+        PickUp { action, next_pick_up_at: next.max(now) }
     }
-    PickUp { action, next_pick_up_at: next.max(now) }
 }
 
-/// The end of a pass in this pick-up that left the operation Failed or Error: retry it (not
-/// after a termination) as [`Retry::after_failure`] decides, else give up; an operation the
-/// sync timeout terminated in this pick-up says so (`<message>, triggered by controller sync
-/// timeout`), before the retries are counted.
-///
-/// # Examples
-///
-/// ```
-/// use gitops_core::sync::OperationPhase;
-/// use gitops_core::sync::Retry;
-/// use gitops_core::sync::{OperationClock, after_attempt, pick_up};
-/// let retry = Retry::from_strategy(None, 5).unwrap();
-/// let mut op = OperationClock::new(OperationPhase::Running, 0, retry);
-/// op.sync_timeout_seconds = 60;
-/// let picked = pick_up(&op, 61);
-/// let end = after_attempt(&op, &picked, "Operation terminated", 61);
-/// assert!(!end.retry);
-/// assert_eq!(end.message, "Operation terminated, triggered by controller sync timeout");
-/// ```
-pub fn after_attempt(
-    op: &OperationClock,
-    picked: &PickUp,
-    message: &str,
-    now: i64,
-) -> RetryOutcome {
-    let timed_out = matches!(picked.action, PickUpAction::Terminate { .. });
-    if op.phase != OperationPhase::Terminating && !timed_out {
-        return op.retry.after_failure(message, op.retry_count, now);
+impl OperationClock {
+    /// The end of a pass in this pick-up that left the operation Failed or Error: retry it (not
+    /// after a termination) as [`Retry::after_failure`] decides, else give up; an operation the
+    /// sync timeout terminated in this pick-up says so (`<message>, triggered by controller sync
+    /// timeout`), before the retries are counted.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use gitops_core::sync::OperationPhase;
+    /// use gitops_core::sync::Retry;
+    /// use gitops_core::sync::OperationClock;
+    /// let retry = Retry::from_strategy(None, 5).unwrap();
+    /// let mut op = OperationClock::new(OperationPhase::Running, 0, retry);
+    /// op.sync_timeout_seconds = 60;
+    /// let picked = op.pick_up(61);
+    /// let end = op.after_attempt(&picked, "Operation terminated", 61);
+    /// assert!(!end.retry);
+    /// assert_eq!(end.message, "Operation terminated, triggered by controller sync timeout");
+    /// ```
+    pub fn after_attempt(&self, picked: &PickUp, message: &str, now: i64) -> RetryOutcome {
+        let op = self;
+        let timed_out = matches!(picked.action, PickUpAction::Terminate { .. });
+        if op.phase != OperationPhase::Terminating && !timed_out {
+            return op.retry.after_failure(message, op.retry_count, now);
+        }
+        let mut message = if timed_out {
+            format!("{message}, triggered by controller sync timeout")
+        } else {
+            message.to_string()
+        };
+        if op.retry_count > 0 {
+            message = format!("{message} (retried {} times).", op.retry_count);
+        }
+        RetryOutcome { retry: false, message, retry_count: op.retry_count, next_attempt_at: now }
     }
-    let mut message = if timed_out {
-        format!("{message}, triggered by controller sync timeout")
-    } else {
-        message.to_string()
-    };
-    if op.retry_count > 0 {
-        message = format!("{message} (retried {} times).", op.retry_count);
-    }
-    RetryOutcome { retry: false, message, retry_count: op.retry_count, next_attempt_at: now }
 }
 
-/// The delay between sync waves, seconds: `ARGOCD_SYNC_WAVE_DELAY` of the controller as
-/// Go's `strconv.Atoi` reads it (`None`, empty or not a number: 2 s; a negative delay is
-/// none).
-///
-/// # Examples
-///
-/// ```
-/// use gitops_core::sync::wave_delay_seconds;
-/// assert_eq!(wave_delay_seconds(None), 2);
-/// assert_eq!(wave_delay_seconds(Some("10")), 10);
-/// assert_eq!(wave_delay_seconds(Some("2s")), 2);
-/// assert_eq!(wave_delay_seconds(Some("-5")), 0);
-/// ```
-pub fn wave_delay_seconds(setting: Option<&str>) -> i64 {
-    match setting.filter(|s| !s.is_empty()).and_then(crate::vocabulary::go_atoi) {
-        Some(n) => n.max(0),
-        None => 2,
+impl WaveEvent {
+    /// The delay between sync waves, seconds: `ARGOCD_SYNC_WAVE_DELAY` of the controller as
+    /// Go's `strconv.Atoi` reads it (`None`, empty or not a number: 2 s; a negative delay is
+    /// none).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use gitops_core::sync::WaveEvent;
+    /// assert_eq!(WaveEvent::delay_seconds(None), 2);
+    /// assert_eq!(WaveEvent::delay_seconds(Some("10")), 10);
+    /// assert_eq!(WaveEvent::delay_seconds(Some("2s")), 2);
+    /// assert_eq!(WaveEvent::delay_seconds(Some("-5")), 0);
+    /// ```
+    pub fn delay_seconds(setting: Option<&str>) -> i64 {
+        match setting.filter(|s| !s.is_empty()).and_then(crate::vocabulary::go_atoi) {
+            Some(n) => n.max(0),
+            None => 2,
+        }
     }
 }
 
 impl WaveEvent {
     /// When the next pass may run after this wave finished its wet run at `now` (unix
-    /// seconds): after the wave delay ([`wave_delay_seconds`]), except after the sync's last
+    /// seconds): after the wave delay ([`WaveEvent::delay_seconds`]), except after the sync's last
     /// wave, which is not followed by one.
     ///
     /// # Examples
     ///
     /// ```
-    /// use gitops_core::sync::wave_delay_seconds;
     /// # use gitops_core::sync::{Phase, WaveEvent};
     /// # fn wave(last: bool) -> WaveEvent {
     /// #     serde_json::from_value(serde_json::json!({"phase": "Sync", "wave": 0, "last": last})).unwrap()
     /// # }
-    /// assert_eq!(wave(false).next_pass_at(100, wave_delay_seconds(None)), 102);
-    /// assert_eq!(wave(true).next_pass_at(100, wave_delay_seconds(None)), 100);
+    /// assert_eq!(wave(false).next_pass_at(100, WaveEvent::delay_seconds(None)), 102);
+    /// assert_eq!(wave(true).next_pass_at(100, WaveEvent::delay_seconds(None)), 100);
     /// ```
     pub fn next_pass_at(&self, now: i64, delay_seconds: i64) -> i64 {
         if self.last { now } else { now.saturating_add(delay_seconds.max(0)) }

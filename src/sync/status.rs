@@ -24,22 +24,24 @@ pub struct ResourceStatus {
     pub requires_pruning: bool,
 }
 
-/// What `auto_sync` takes from the app's diff: the app's sync status and each resource's
-/// (hooks and ignored objects, which have none, left out), for [`AutoSyncInput`](crate::sync::AutoSyncInput).
-pub fn resource_statuses(diff: &AppDiff) -> (SyncStatus, Vec<ResourceStatus>) {
-    let resources = diff
-        .resources
-        .iter()
-        .filter_map(|r| {
-            Some(ResourceStatus {
-                group: r.object.group.clone(),
-                kind: r.object.kind.clone(),
-                namespace: r.object.namespace.clone(),
-                name: r.object.name.clone(),
-                status: r.status?,
-                requires_pruning: r.requires_pruning,
+impl ResourceStatus {
+    /// What [`AutoSyncInput::decide`](crate::sync::AutoSyncInput::decide) takes from the app's diff: the app's sync status and each resource's
+    /// (hooks and ignored objects, which have none, left out), for [`AutoSyncInput`](crate::sync::AutoSyncInput).
+    pub fn of_diff(diff: &AppDiff) -> (SyncStatus, Vec<ResourceStatus>) {
+        let resources = diff
+            .resources
+            .iter()
+            .filter_map(|r| {
+                Some(ResourceStatus {
+                    group: r.object.group.clone(),
+                    kind: r.object.kind.clone(),
+                    namespace: r.object.namespace.clone(),
+                    name: r.object.name.clone(),
+                    status: r.status?,
+                    requires_pruning: r.requires_pruning,
+                })
             })
-        })
-        .collect();
-    (diff.sync_status, resources)
+            .collect();
+        (diff.sync_status, resources)
+    }
 }

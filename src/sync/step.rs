@@ -23,48 +23,51 @@ use crate::health::HealthStatus;
 use crate::object::ObjectRef;
 use crate::vocabulary::{drop_hook_finalizer, has_hook_finalizer};
 
-/// Runs one pass of the sync (Argo CD's `Sync()`), or the part of it that the outcomes so far
-/// allow.
-///
-/// `state` is what the previous call returned ([`SyncState::default`] to start);
-/// `observations` holds the live objects with health, the time, and the outcomes of the
-/// previous call's actions. The answer holds the new state, the actions to carry out (report
-/// each outcome by its id in the next call), and whether the operation is over. When there
-/// are no actions and the operation is not over, the sync is waiting for the cluster: observe
-/// again (Argo CD waits 2 s after a wave, see [`Step::wave`]) and call again.
-///
-/// # Examples
-///
-/// ```
-/// use gitops_core::sync::{step, Observations, Outcome, SyncRequest, SyncState, OperationPhase};
-/// use serde_json::json;
-/// let mut request = SyncRequest::default();
-/// request.app_namespace = "shop".into();
-/// request.targets = vec![json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web"}})];
-/// let reply = |id: &str, msg: &str| {
-///     let mut obs = Observations::default();
-///     obs.outcomes = vec![Outcome::ok(id, msg)];
-///     obs
-/// };
-/// // First the dry run.
-/// let s = step(&request, &SyncState::default(), &Observations::default());
-/// assert_eq!(s.actions.len(), 1);
-/// assert!(s.actions[0].dry_run);
-/// let obs = reply(&s.actions[0].id, "");
-/// // Then the wet apply.
-/// let s = step(&request, &s.state, &obs);
-/// assert!(!s.actions[0].dry_run);
-/// let obs = reply(&s.actions[0].id, "service/web created");
-/// let s = step(&request, &s.state, &obs);
-/// assert!(s.done);
-/// assert_eq!(s.state.phase, OperationPhase::Succeeded);
-/// assert_eq!(s.state.message, "successfully synced (all tasks run)");
-/// assert_eq!(s.state.results[0].message, "service/web created");
-/// ```
-pub fn step(request: &SyncRequest, state: &SyncState, observations: &Observations) -> Step {
-    let mut pass = Pass::new(request, state, observations);
-    let flow = run_pass(&mut pass);
-    pass.into_step(flow, state, OperationPhase::Running)
+impl SyncRequest {
+    /// Runs one pass of the sync (Argo CD's `Sync()`), or the part of it that the outcomes so far
+    /// allow.
+    ///
+    /// `state` is what the previous call returned ([`SyncState::default`] to start);
+    /// `observations` holds the live objects with health, the time, and the outcomes of the
+    /// previous call's actions. The answer holds the new state, the actions to carry out (report
+    /// each outcome by its id in the next call), and whether the operation is over. When there
+    /// are no actions and the operation is not over, the sync is waiting for the cluster: observe
+    /// again (Argo CD waits 2 s after a wave, see [`Step::wave`]) and call again.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use gitops_core::sync::{Observations, Outcome, SyncRequest, SyncState, OperationPhase};
+    /// use serde_json::json;
+    /// let mut request = SyncRequest::default();
+    /// request.app_namespace = "shop".into();
+    /// request.targets = vec![json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web"}})];
+    /// let reply = |id: &str, msg: &str| {
+    ///     let mut obs = Observations::default();
+    ///     obs.outcomes = vec![Outcome::ok(id, msg)];
+    ///     obs
+    /// };
+    /// // First the dry run.
+    /// let s = request.step(&SyncState::default(), &Observations::default());
+    /// assert_eq!(s.actions.len(), 1);
+    /// assert!(s.actions[0].dry_run);
+    /// let obs = reply(&s.actions[0].id, "");
+    /// // Then the wet apply.
+    /// let s = request.step(&s.state, &obs);
+    /// assert!(!s.actions[0].dry_run);
+    /// let obs = reply(&s.actions[0].id, "service/web created");
+    /// let s = request.step(&s.state, &obs);
+    /// assert!(s.done);
+    /// assert_eq!(s.state.phase, OperationPhase::Succeeded);
+    /// assert_eq!(s.state.message, "successfully synced (all tasks run)");
+    /// assert_eq!(s.state.results[0].message, "service/web created");
+    /// ```
+    pub fn step(&self, state: &SyncState, observations: &Observations) -> Step {
+        let request = self;
+        let mut pass = Pass::new(request, state, observations);
+        let flow = run_pass(&mut pass);
+        pass.into_step(flow, state, OperationPhase::Running)
+    }
 }
 
 /// The phases of one pass (Argo CD's `Sync()`), in order.

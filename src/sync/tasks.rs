@@ -29,51 +29,54 @@ pub(crate) struct Built<'a> {
     pub preset_failures: Vec<(String, String)>,
 }
 
-/// Builds the ordered sync plan: reconcile `request.targets` with `observations.live`, build a
-/// task per object and phase, order them (phase, wave, kind, name) and group them into waves.
-///
-/// The plan borrows the objects of `request` and `observations`: planning reads them and copies
-/// none (only a hook, which gets a finalizer and maybe a name, and the auto-created namespace
-/// are new objects), so its cost follows the number of objects, not their size.
-/// [`Task::target`](super::Task::target) builds the object a task sends,
-/// [`Plan::into_owned`](super::Plan::into_owned) a plan that outlives its inputs.
-///
-/// # Examples
-///
-/// ```
-/// use gitops_core::sync::{plan, Observations, SyncRequest, Phase};
-/// use serde_json::json;
-/// let mut request = SyncRequest::default();
-/// request.app_namespace = "shop".into();
-/// request.targets = vec![
-///         json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"}}),
-///         json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "web",
-///                "annotations": {"argocd.argoproj.io/sync-wave": "-1"}}}),
-///         json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "migrate",
-///                "annotations": {"argocd.argoproj.io/hook": "PreSync"}}}),
-/// ];
-/// let observations = Observations::default();
-/// let plan = plan(&request, &observations);
-/// let order: Vec<_> = plan.tasks().map(|t| (t.phase, t.wave, t.key.kind.as_str())).collect();
-/// assert_eq!(order, [(Phase::PreSync, 0, "Job"), (Phase::Sync, -1, "ConfigMap"),
-///                    (Phase::Sync, 0, "Deployment")]);
-/// assert_eq!(plan.waves.len(), 3);
-/// // The tasks borrow the request's objects; the object sent has the app's namespace.
-/// let web = plan.tasks().last().unwrap();
-/// assert_eq!(web.given_target().unwrap()["metadata"].get("namespace"), None);
-/// assert_eq!(web.target().unwrap()["metadata"]["namespace"], "shop");
-/// ```
-#[must_use]
-pub fn plan<'a>(request: &'a SyncRequest, observations: &'a Observations) -> Plan<'a> {
-    let built = build(request, observations);
-    let mut waves: Vec<Wave> = Vec::new();
-    for t in built.tasks {
-        match waves.last_mut() {
-            Some(w) if w.phase == t.phase && w.wave == t.wave => w.tasks.push(t),
-            _ => waves.push(Wave { phase: t.phase, wave: t.wave, tasks: vec![t] }),
+impl SyncRequest {
+    /// Builds the ordered sync plan: reconcile `request.targets` with `observations.live`, build a
+    /// task per object and phase, order them (phase, wave, kind, name) and group them into waves.
+    ///
+    /// The plan borrows the objects of `request` and `observations`: planning reads them and copies
+    /// none (only a hook, which gets a finalizer and maybe a name, and the auto-created namespace
+    /// are new objects), so its cost follows the number of objects, not their size.
+    /// [`Task::target`](super::Task::target) builds the object a task sends,
+    /// [`Plan::into_owned`](super::Plan::into_owned) a plan that outlives its inputs.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use gitops_core::sync::{Observations, SyncRequest, Phase};
+    /// use serde_json::json;
+    /// let mut request = SyncRequest::default();
+    /// request.app_namespace = "shop".into();
+    /// request.targets = vec![
+    ///         json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"}}),
+    ///         json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "web",
+    ///                "annotations": {"argocd.argoproj.io/sync-wave": "-1"}}}),
+    ///         json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "migrate",
+    ///                "annotations": {"argocd.argoproj.io/hook": "PreSync"}}}),
+    /// ];
+    /// let observations = Observations::default();
+    /// let plan = request.plan(&observations);
+    /// let order: Vec<_> = plan.tasks().map(|t| (t.phase, t.wave, t.key.kind.as_str())).collect();
+    /// assert_eq!(order, [(Phase::PreSync, 0, "Job"), (Phase::Sync, -1, "ConfigMap"),
+    ///                    (Phase::Sync, 0, "Deployment")]);
+    /// assert_eq!(plan.waves.len(), 3);
+    /// // The tasks borrow the request's objects; the object sent has the app's namespace.
+    /// let web = plan.tasks().last().unwrap();
+    /// assert_eq!(web.given_target().unwrap()["metadata"].get("namespace"), None);
+    /// assert_eq!(web.target().unwrap()["metadata"]["namespace"], "shop");
+    /// ```
+    #[must_use]
+    pub fn plan<'a>(&'a self, observations: &'a Observations) -> Plan<'a> {
+        let request = self;
+        let built = build(request, observations);
+        let mut waves: Vec<Wave> = Vec::new();
+        for t in built.tasks {
+            match waves.last_mut() {
+                Some(w) if w.phase == t.phase && w.wave == t.wave => w.tasks.push(t),
+                _ => waves.push(Wave { phase: t.phase, wave: t.wave, tasks: vec![t] }),
+            }
         }
+        Plan { waves, valid: built.valid, warnings: built.warnings }
     }
-    Plan { waves, valid: built.valid, warnings: built.warnings }
 }
 
 /// A task of an owned target (a hook, the auto-created namespace), whose key is read from it.
@@ -98,7 +101,7 @@ fn task_of<'a>(
         _ => Vec::new(),
     };
     Task {
-        kind_rank: waves::kind_rank(&key.kind),
+        kind_rank: Task::kind_rank_of(&key.kind),
         key,
         phase,
         wave,
@@ -580,7 +583,7 @@ mod tests {
                     live: live.iter().map(|l| LiveObject::new(l.clone(), None)).collect(),
                     ..Observations::default()
                 };
-                plan(&r, &obs).into_owned()
+                r.plan(&obs).into_owned()
             };
             let a = run(&targets, &live);
             // A deterministic shuffle of both lists (duplicates keep their relative order,
@@ -688,11 +691,11 @@ mod tests {
                 live: live.into_iter().map(|l| LiveObject::new(l, None)).collect(),
                 ..Observations::default()
             };
-            let _ = plan(&request, &obs);
+            let _ = request.plan(&obs);
             let mut state = crate::sync::SyncState::default();
             let mut o = obs.clone();
             for _ in 0..8 {
-                let s = crate::sync::step(&request, &state, &o);
+                let s = request.step(&state, &o);
                 state = s.state;
                 o.outcomes =
                     s.actions.iter().map(|a| crate::sync::Outcome::ok(&a.id, "")).collect();

@@ -13,15 +13,18 @@ use super::{
 use crate::health::HealthStatus;
 use crate::vocabulary::has_hook_finalizer;
 
-/// Terminates a running operation (§6.6): every running hook is stopped (its finalizer
-/// removed, then deleted when still running, when its health errored, or when it has
-/// `HookFailed`), and the operation ends `Failed` "Operation terminated" (or `Error`
-/// "Operation termination had errors"). Non-hook tasks are not touched. Driven like
-/// [`step`](super::step): carry out the actions and call again until `done`.
-pub fn terminate(request: &SyncRequest, state: &SyncState, observations: &Observations) -> Step {
-    let mut pass = Pass::new(request, state, observations);
-    let flow = run_terminate(&mut pass);
-    pass.into_step(flow, state, OperationPhase::Terminating)
+impl SyncRequest {
+    /// Terminates a running operation (§6.6): every running hook is stopped (its finalizer
+    /// removed, then deleted when still running, when its health errored, or when it has
+    /// `HookFailed`), and the operation ends `Failed` "Operation terminated" (or `Error`
+    /// "Operation termination had errors"). Non-hook tasks are not touched. Driven like
+    /// [`step`](SyncRequest::step): carry out the actions and call again until `done`.
+    pub fn terminate(&self, state: &SyncState, observations: &Observations) -> Step {
+        let request = self;
+        let mut pass = Pass::new(request, state, observations);
+        let flow = run_terminate(&mut pass);
+        pass.into_step(flow, state, OperationPhase::Terminating)
+    }
 }
 
 /// How one running hook is stopped.

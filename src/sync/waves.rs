@@ -45,21 +45,23 @@ pub(super) const KIND_ORDER: [&str; 35] = [
     "APIService",
 ];
 
-/// The rank of a kind (the bare kind string; the group is not looked at).
-///
-/// # Examples
-///
-/// ```
-/// use gitops_core::sync::kind_rank;
-/// assert_eq!(kind_rank("Namespace"), -35);
-/// assert_eq!(kind_rank("APIService"), -1);
-/// assert_eq!(kind_rank("MyCRD"), 0);
-/// ```
-pub fn kind_rank(kind: &str) -> i32 {
-    match KIND_ORDER.iter().position(|k| *k == kind) {
-        // The list has 35 entries, so the index always fits an i32.
-        Some(i) => i as i32 - KIND_ORDER.len() as i32,
-        None => 0,
+impl Task<'_> {
+    /// The rank of a kind (the bare kind string; the group is not looked at).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use gitops_core::sync::Task;
+    /// assert_eq!(Task::kind_rank_of("Namespace"), -35);
+    /// assert_eq!(Task::kind_rank_of("APIService"), -1);
+    /// assert_eq!(Task::kind_rank_of("MyCRD"), 0);
+    /// ```
+    pub fn kind_rank_of(kind: &str) -> i32 {
+        match KIND_ORDER.iter().position(|k| *k == kind) {
+            // The list has 35 entries, so the index always fits an i32.
+            Some(i) => i as i32 - KIND_ORDER.len() as i32,
+            None => 0,
+        }
     }
 }
 

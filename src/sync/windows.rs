@@ -39,19 +39,18 @@ pub struct SyncWindow {
     pub sync_overrun: bool,
 }
 
-/// What a window is matched against.
+/// What a window is matched against: an app's name and destination.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
-#[non_exhaustive]
-pub struct WindowTarget {
+pub(crate) struct WindowTarget {
     /// The app name.
-    pub application: String,
+    pub(crate) application: String,
     /// The destination namespace.
-    pub namespace: String,
+    pub(crate) namespace: String,
     /// The destination server URL.
-    pub server: String,
+    pub(crate) server: String,
     /// The destination cluster name.
-    pub cluster_name: String,
+    pub(crate) cluster_name: String,
 }
 
 /// A bad schedule or duration.
@@ -81,10 +80,16 @@ fn any_glob(patterns: &[String], text: &str) -> bool {
 }
 
 impl SyncWindow {
-    /// Whether the window applies to the target (`Matches`): with `and_operator`, every list
-    /// that is set matches and at least one is set; else some set list matches. A cluster glob
-    /// is matched against the destination's server and name where they are not empty.
-    pub fn matches(&self, t: &WindowTarget) -> bool {
+    /// Whether the window applies to `app` (`Matches`), by its name and its destination's
+    /// namespace, server and cluster name: with `and_operator`, every list that is set matches
+    /// and at least one is set; else some set list matches. A cluster glob is matched against
+    /// the destination's server and name where they are not empty.
+    pub fn matches(&self, app: &crate::config::Application) -> bool {
+        self.matches_target(&WindowTarget::for_app(app))
+    }
+
+    /// [`SyncWindow::matches`] on an app's name and destination.
+    pub(crate) fn matches_target(&self, t: &WindowTarget) -> bool {
         let apps = || any_glob(&self.applications, &t.application);
         let clusters = || {
             (!t.server.is_empty() && any_glob(&self.clusters, &t.server))
@@ -159,9 +164,14 @@ impl SyncWindow {
 pub struct SyncWindows(pub Vec<SyncWindow>);
 
 impl SyncWindows {
-    /// The windows of a project that match the target.
-    pub fn matching(all: &[SyncWindow], t: &WindowTarget) -> SyncWindows {
-        SyncWindows(all.iter().filter(|w| w.matches(t)).cloned().collect())
+    /// The windows of a project that match `app` ([`SyncWindow::matches`]).
+    pub fn matching(all: &[SyncWindow], app: &crate::config::Application) -> SyncWindows {
+        SyncWindows::matching_target(all, &WindowTarget::for_app(app))
+    }
+
+    /// [`SyncWindows::matching`] on an app's name and destination.
+    pub(crate) fn matching_target(all: &[SyncWindow], t: &WindowTarget) -> SyncWindows {
+        SyncWindows(all.iter().filter(|w| w.matches_target(t)).cloned().collect())
     }
 
     /// `CanSync`: whether a sync may run at `now`. `manual` is a manual sync; `op_start` the
@@ -275,7 +285,7 @@ impl SyncWindows {
 
 impl WindowTarget {
     /// What an Application's windows are matched against: its name and destination.
-    pub fn for_app(app: &crate::config::Application) -> WindowTarget {
+    pub(crate) fn for_app(app: &crate::config::Application) -> WindowTarget {
         WindowTarget {
             application: app.metadata.name.clone(),
             namespace: app.spec.destination.namespace.clone(),
@@ -285,49 +295,53 @@ impl WindowTarget {
     }
 }
 
-/// The sync windows of an AppProject manifest (`spec.syncWindows`; none when it is left out
-/// or null).
-///
-/// # Errors
-///
-/// `expected kind AppProject, found kind <kind>` for a document whose `kind` is set to
-/// anything else; the error of the first window that does not have a window's shape (a field
-/// of the wrong type).
-pub fn project_windows(project: &serde_json::Value) -> Result<Vec<SyncWindow>, serde_json::Error> {
-    if let Err(e) = crate::config::check_kind(project, "AppProject") {
-        return Err(<serde_json::Error as serde::de::Error>::custom(e));
-    }
-    match &project["spec"]["syncWindows"] {
-        serde_json::Value::Null => Ok(Vec::new()),
-        windows => Vec::<SyncWindow>::deserialize(windows),
+impl SyncWindow {
+    /// The sync windows of an AppProject manifest (`spec.syncWindows`; none when it is left out
+    /// or null).
+    ///
+    /// # Errors
+    ///
+    /// `expected kind AppProject, found kind <kind>` for a document whose `kind` is set to
+    /// anything else; the error of the first window that does not have a window's shape (a field
+    /// of the wrong type).
+    pub fn of_project(project: &serde_json::Value) -> Result<Vec<SyncWindow>, serde_json::Error> {
+        if let Err(e) = crate::config::check_kind(project, "AppProject") {
+            return Err(<serde_json::Error as serde::de::Error>::custom(e));
+        }
+        match &project["spec"]["syncWindows"] {
+            serde_json::Value::Null => Ok(Vec::new()),
+            windows => Vec::<SyncWindow>::deserialize(windows),
+        }
     }
 }
 
-/// The gate before an automated sync: the controller looks at auto-sync only when the
-/// project's windows that match `app` allow a sync at `now` (unix seconds). `None` when they
-/// do, else the message it writes: `Sync prevented by sync window[: <error>]`.
-///
-/// # Examples
-///
-/// ```
-/// use gitops_core::sync::{auto_sync_blocked, project_windows};
-/// let project = serde_json::json!({"kind": "AppProject", "spec": {"syncWindows": [
-///     {"kind": "deny", "schedule": "0 0 * * *", "duration": "24h", "applications": ["*"]}]}});
-/// let app = gitops_core::config::Application::from_value(&serde_json::json!({
-///     "metadata": {"name": "shop"}})).unwrap();
-/// let windows = project_windows(&project).unwrap();
-/// assert_eq!(auto_sync_blocked(&windows, &app, 1_700_000_000).as_deref(),
-///            Some("Sync prevented by sync window"));
-/// ```
-pub fn auto_sync_blocked(
-    windows: &[SyncWindow],
-    app: &crate::config::Application,
-    now: i64,
-) -> Option<String> {
-    match SyncWindows::matching(windows, &WindowTarget::for_app(app)).can_sync(false, None, now) {
-        Ok(true) => None,
-        Ok(false) => Some("Sync prevented by sync window".to_string()),
-        Err(e) => Some(format!("Sync prevented by sync window: {e}")),
+impl SyncWindows {
+    /// The gate before an automated sync: the controller looks at auto-sync only when the
+    /// project's windows that match `app` allow a sync at `now` (unix seconds). `None` when they
+    /// do, else the message it writes: `Sync prevented by sync window[: <error>]`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use gitops_core::sync::{SyncWindow, SyncWindows};
+    /// let project = serde_json::json!({"kind": "AppProject", "spec": {"syncWindows": [
+    ///     {"kind": "deny", "schedule": "0 0 * * *", "duration": "24h", "applications": ["*"]}]}});
+    /// let app = gitops_core::config::Application::from_value(&serde_json::json!({
+    ///     "metadata": {"name": "shop"}})).unwrap();
+    /// let windows = SyncWindow::of_project(&project).unwrap();
+    /// assert_eq!(SyncWindows::auto_sync_blocked(&windows, &app, 1_700_000_000).as_deref(),
+    ///            Some("Sync prevented by sync window"));
+    /// ```
+    pub fn auto_sync_blocked(
+        windows: &[SyncWindow],
+        app: &crate::config::Application,
+        now: i64,
+    ) -> Option<String> {
+        match SyncWindows::matching(windows, app).can_sync(false, None, now) {
+            Ok(true) => None,
+            Ok(false) => Some("Sync prevented by sync window".to_string()),
+            Err(e) => Some(format!("Sync prevented by sync window: {e}")),
+        }
     }
 }
 
@@ -335,7 +349,7 @@ pub fn auto_sync_blocked(
 /// ranges `a-b`, steps `/n`, lists `,`, month and weekday names), optionally led by
 /// `CRON_TZ=<zone> ` or `TZ=<zone> ` naming the IANA zone the fields are read in.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Cron {
+pub(crate) struct Cron {
     minute: u64,
     hour: u64,
     dom: u64,
@@ -441,16 +455,7 @@ fn field(
 
 impl Cron {
     /// Parses a schedule.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use gitops_core::sync::Cron;
-    /// assert!(Cron::parse("*/15 9-17 * * mon-fri").is_ok());
-    /// assert!(Cron::parse("0 0 * *").is_err());
-    /// assert!(Cron::parse("61 * * * *").is_err());
-    /// ```
-    pub fn parse(schedule: &str) -> Result<Cron, WindowError> {
+    pub(crate) fn parse(schedule: &str) -> Result<Cron, WindowError> {
         let err = |m: String| WindowError::Schedule { schedule: schedule.to_string(), message: m };
         if schedule.is_empty() {
             return Err(err("empty spec string".to_string()));
@@ -503,21 +508,7 @@ impl Cron {
     /// daylight saving as robfig/cron's `Next` meets it: a start in the hour the clocks skip
     /// does not happen that day (`0 2 * * *` in Paris: none on 2024-03-31), and one in the
     /// hour they repeat happens at both passes (00:00 and 01:00 UTC on 2024-10-27).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use gitops_core::sync::Cron;
-    /// use gitops_core::vocabulary::Timestamp;
-    /// let parse_rfc3339 = |s| Timestamp::parse(s).map(Timestamp::unix_seconds);
-    /// let format_rfc3339 = |s| Timestamp::from_unix_seconds(s).to_string();
-    /// let t = parse_rfc3339("2024-05-01T00:00:00Z").unwrap();
-    /// let utc = Cron::parse("0 9 * * *").unwrap().next_after(t).unwrap();
-    /// assert_eq!(format_rfc3339(utc), "2024-05-01T09:00:00Z");
-    /// let paris = Cron::parse("CRON_TZ=Europe/Paris 0 9 * * *").unwrap().next_after(t).unwrap();
-    /// assert_eq!(format_rfc3339(paris), "2024-05-01T07:00:00Z");
-    /// ```
-    pub fn next_after(&self, t: i64) -> Option<i64> {
+    pub(crate) fn next_after(&self, t: i64) -> Option<i64> {
         // robfig/cron's `SpecSchedule.Next`, step for step, on whole seconds: each `goto WRAP`
         // is a `seek_*` returning `false`, `time.Date` and `AddDate` are `Location::date`, and `Add` and
         // `Truncate` work on the instant.
@@ -639,6 +630,25 @@ struct Seek {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn cron_parse_checks_the_schedule() {
+        assert!(Cron::parse("*/15 9-17 * * mon-fri").is_ok());
+        assert!(Cron::parse("0 0 * *").is_err());
+        assert!(Cron::parse("61 * * * *").is_err());
+    }
+
+    #[test]
+    fn cron_next_after_reads_the_zone() {
+        use crate::vocabulary::Timestamp;
+        let parse_rfc3339 = |s| Timestamp::parse(s).map(Timestamp::unix_seconds);
+        let format_rfc3339 = |s| Timestamp::from_unix_seconds(s).to_string();
+        let t = parse_rfc3339("2024-05-01T00:00:00Z").unwrap();
+        let utc = Cron::parse("0 9 * * *").unwrap().next_after(t).unwrap();
+        assert_eq!(format_rfc3339(utc), "2024-05-01T09:00:00Z");
+        let paris = Cron::parse("CRON_TZ=Europe/Paris 0 9 * * *").unwrap().next_after(t).unwrap();
+        assert_eq!(format_rfc3339(paris), "2024-05-01T07:00:00Z");
+    }
+
     use proptest::prelude::*;
 
     use super::*;

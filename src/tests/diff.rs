@@ -61,7 +61,7 @@ struct Case {
     /// `project`): the project's `clusters`.
     #[serde(default)]
     clusters: Vec<Value>,
-    /// The apps that exist, passed to `orphaned` (run: app with `project`).
+    /// The apps that exist, passed to `Orphans::new` (run: app with `project`).
     #[serde(default)]
     apps: Option<Vec<String>>,
     /// Annotation keys to mask (run: mask).
@@ -465,7 +465,7 @@ fn run_app(c: &Case, errs: &mut Vec<String>) {
         errs.push(format!("notes: want {want:?}, got {:?}", out.notes));
     }
     if let Some(project) = &project {
-        let o = crate::orphans::orphaned(
+        let o = crate::orphans::Orphans::new(
             project,
             &app,
             &settings,

@@ -842,9 +842,8 @@ mod sync {
     use crate::diff::SyncStatus;
     use crate::sync::{
         ActionKind, LiveObject, Observations, Outcome, Plan, SyncRequest, SyncState, TaskAction,
-        plan, step,
     };
-    use crate::sync::{AutoSyncInput, ResourceStatus, auto_sync};
+    use crate::sync::{AutoSyncInput, ResourceStatus};
     use crate::vocabulary::AppOptions;
     use crate::{config::Application, health::HealthResult, object::ObjectRef};
 
@@ -1005,7 +1004,7 @@ mod sync {
             let mut done_actions = Vec::new();
             let mut done = false;
             for _ in 0..16 {
-                let next = step(request, &state, &obs);
+                let next = request.step(&state, &obs);
                 state = next.state.clone();
                 done = next.done;
                 if next.actions.is_empty() {
@@ -1056,7 +1055,7 @@ mod sync {
             let (targets, live) = objects(&specs);
             let r = request(targets.clone(), prune, options.clone());
             let obs = observe(&live);
-            let a = plan(&r, &obs);
+            let a = r.plan(&obs);
             let tasks: Vec<_> = a.tasks().collect();
             for pair in tasks.windows(2) {
                 prop_assert!(order_key(pair[0]) < order_key(pair[1]),
@@ -1072,10 +1071,10 @@ mod sync {
                 if s.place & 2 != 0 { l2.push(build(k, s, true)); }
             }
             let (r2, obs2) = (request(t2, prune, options.clone()), observe(&l2));
-            let b = plan(&r2, &obs2);
+            let b = r2.plan(&obs2);
             prop_assert_eq!(bytes(&a), bytes(&b));
             // The same input again: the same bytes.
-            prop_assert_eq!(bytes(&a), bytes(&plan(&r, &observe(&live))));
+            prop_assert_eq!(bytes(&a), bytes(&r.plan(&observe(&live))));
         }
 
         /// A live resource marked `Prune=false` (or every one, with the app-level option) is
@@ -1099,7 +1098,7 @@ mod sync {
                 .collect();
             let r = request(targets, true, options);
             let obs = observe(&live);
-            let p = plan(&r, &obs);
+            let p = r.plan(&obs);
             for t in p.tasks() {
                 if protected.iter().any(|k| k.same_object(&t.key)) {
                     prop_assert!(t.action != TaskAction::Delete, "{} planned for deletion", t.key);
@@ -1160,15 +1159,15 @@ mod sync {
                 })
                 .collect();
             let input = AutoSyncInput::new(status, resources, vec![revision.clone()], now);
-            let d = auto_sync(&app, &input);
+            let d = input.decide(&app);
             // The same input gives the same bytes.
             prop_assert_eq!(serde_json::to_vec(&d).unwrap_or_default(),
-                serde_json::to_vec(&auto_sync(&app, &input)).unwrap_or_default());
+                serde_json::to_vec(&input.decide(&app)).unwrap_or_default());
             if let Some(op) = d.operation.as_ref().filter(|_| d.sync) {
                 let mut r = request(Vec::new(), op.prune, op.sync_options.clone());
                 r.resources = op.resources.clone();
                 let obs = observe(&live);
-            let p = plan(&r, &obs);
+            let p = r.plan(&obs);
                 let deletes: Vec<String> = p.tasks()
                     .filter(|t| t.action == TaskAction::Delete)
                     .map(|t| t.key.to_string())

@@ -1,5 +1,5 @@
 //! The prepared app (`crate::reconcile`, issue 30): after any sequence of watch events, its
-//! answer is byte for byte the answer of a full `diff_app` plus `app_health` over the same
+//! answer is byte for byte the answer of a full `diff_app` plus `AppHealth::of_diff` over the same
 //! state, and each step's [`Reconciled`] is the change between the two full answers.
 //!
 //! The generated apps draw on a small universe of identities so that events collide: adds,
@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 use super::support::cases;
 use crate::diff::{AppDiff, AppDiffInput, diff_app};
 use crate::health::{AppHealth, HealthContext};
-use crate::reconcile::{LiveChange, PreparedApp, Reconciled, app_health};
+use crate::reconcile::{LiveChange, PreparedApp, Reconciled};
 use crate::{config::Application, config::Settings, object::Scopes};
 
 const NS: &str = "shop";
@@ -228,7 +228,7 @@ fn full(
     let input =
         AppDiffInput::new(desired, &live, app, settings, &scopes).with_reveal_secrets(case.reveal);
     let diff = diff_app(&input).unwrap_or_else(|e| panic!("diff_app: {e}"));
-    let health = app_health(&diff, desired, &live, ctx);
+    let health = AppHealth::of_diff(&diff, desired, &live, ctx);
     (diff, health)
 }
 
@@ -351,7 +351,7 @@ fn a_desired_object_without_namespace_is_missing() {
     let input = AppDiffInput::new(&desired, &[], &app, &settings, &scopes);
     let ctx = HealthContext::new(0);
     let diff = diff_app(&input).unwrap_or_else(|e| panic!("{e}"));
-    let health = app_health(&diff, &desired, &[], &ctx);
+    let health = AppHealth::of_diff(&diff, &desired, &[], &ctx);
     let text = serde_json::to_string(&health).unwrap_or_default();
     assert_eq!(
         text,

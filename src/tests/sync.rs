@@ -13,11 +13,10 @@ use crate::config::RetryStrategy;
 use crate::diff::SyncStatus;
 use crate::object::annotation;
 use crate::sync::{
-    ActionKind, AutoSyncInput, HostAction, LiveObject, Observations, OperationClock, Outcome,
-    ResourceResult, ResourceStatus, Retry, SelfHealSettings, Step, SyncRequest, SyncState,
-    SyncWindow, SyncWindows, Task, TaskAction, TaskObject, WaveEvent, WindowTarget, after_attempt,
-    already_attempted, auto_sync, kind_rank, pick_up, plan, skips_reconcile, step, terminate,
-    wave_delay_seconds,
+    ActionKind, AutoSyncInput, CascadePass, Decision, HostAction, LiveObject, Observations,
+    OperationClock, Outcome, ResourceResult, ResourceStatus, Retry, SelfHealSettings, Step,
+    SyncRequest, SyncState, SyncWindow, SyncWindows, Task, TaskAction, TaskObject, WaveEvent,
+    WindowTarget, already_attempted,
 };
 use crate::vocabulary::{
     self as hooks, self as options, AppOptions, ResourceOptions, csv, first_option_value,
@@ -192,7 +191,7 @@ fn strings(v: &Value) -> Vec<String> {
 }
 
 /// `namespaceDump`: the case's `live` is everything in the namespace; the harness plays a
-/// host that hands the plan only the app's objects (`ownership::managed_live`, with the
+/// host that hands the plan only the app's objects (`ownership::ManagedLive::new`, with the
 /// dump's `app` and `argocdCm` data), and lists the others as `group/Kind/namespace/name
 /// reason` for `expect.unmanaged`.
 fn managed_of(case: &Value, request: &SyncRequest, obs: &mut Observations) -> Vec<String> {
@@ -204,8 +203,13 @@ fn managed_of(case: &Value, request: &SyncRequest, obs: &mut Observations) -> Ve
     let settings = crate::config::Settings::from_config_map(&json!({"data": dump["argocdCm"]}))
         .expect("namespaceDump.argocdCm");
     let live: Vec<Value> = obs.live.iter().map(|l| l.object.clone()).collect();
-    let sorted =
-        crate::ownership::managed_live(&request.targets, &live, &app, &settings, &request.scopes);
+    let sorted = crate::ownership::ManagedLive::new(
+        &request.targets,
+        &live,
+        &app,
+        &settings,
+        &request.scopes,
+    );
     obs.live.retain(|l| sorted.managed.contains(&&l.object));
     sorted
         .unmanaged
@@ -221,7 +225,7 @@ fn check_plan(name: &str, case: &Value) -> Result<(), String> {
     let request = request_of(case);
     let mut obs = observations_of(case);
     let unmanaged = managed_of(case, &request, &mut obs);
-    let p = plan(&request, &obs);
+    let p = request.plan(&obs);
     let got: Vec<String> = p.tasks().map(task_line).collect();
     let want = strings(&case["expect"]["tasks"]);
     let mut errs = Vec::new();
@@ -286,9 +290,9 @@ fn check_step(name: &str, case: &Value) -> Result<(), String> {
             let mut obs = base.clone();
             obs.outcomes = std::mem::take(&mut outcomes);
             let s = if pass["terminate"].as_bool() == Some(true) {
-                terminate(&request, &state, &obs)
+                request.terminate(&state, &obs)
             } else {
-                step(&request, &state, &obs)
+                request.step(&state, &obs)
             };
             for a in &s.actions {
                 actions.push(action_line(a));
@@ -372,7 +376,7 @@ fn check_decide(name: &str, case: &Value) -> Result<(), String> {
     if let Some(live) = i["live"].as_array() {
         input.live = live.clone();
     }
-    let d = auto_sync(&app, &input);
+    let d = input.decide(&app);
     let mut got = json!({
         "sync": d.sync,
         "message": d.message,
@@ -495,7 +499,7 @@ fn check_rows(name: &str, case: &Value) -> Result<(), String> {
                     &csv(annotation(&obj, "a").unwrap_or("")),
                     row["option"].as_str().unwrap_or("")
                 )),
-                "kindRank" => json!(kind_rank(row["kind"].as_str().unwrap_or(""))),
+                "kindRank" => json!(Task::kind_rank_of(row["kind"].as_str().unwrap_or(""))),
                 "keptAtDeletion" => json!(options::kept_at_deletion(&obj, &app)),
                 "requiresConfirmation" => {
                     json!(options::requires_deletion_confirmation(&ResourceOptions::of(&obj), &app))
@@ -544,7 +548,7 @@ fn check_rows(name: &str, case: &Value) -> Result<(), String> {
                     } else {
                         de(&row["target"], "target")
                     };
-                    let matching = SyncWindows::matching(&ws, &target);
+                    let matching = SyncWindows::matching_target(&ws, &target);
                     let op_start = row["opStart"].as_str().map(|f| parse_rfc3339(f).unwrap());
                     match matching.can_sync(row["manual"].as_bool().unwrap_or(false), op_start, now)
                     {
@@ -581,11 +585,7 @@ fn check_rows(name: &str, case: &Value) -> Result<(), String> {
                 }
                 "cascade" => {
                     let live: Vec<Value> = row["live"].as_array().cloned().unwrap_or_default();
-                    let p = crate::sync::cascade_pass(
-                        &live,
-                        &app,
-                        row["approved"].as_bool() == Some(true),
-                    );
+                    let p = CascadePass::new(&live, &app, row["approved"].as_bool() == Some(true));
                     let names = |v: &[crate::object::ObjectRef]| {
                         v.iter().map(|r| r.name.clone()).collect::<Vec<_>>()
                     };
@@ -603,7 +603,7 @@ fn check_rows(name: &str, case: &Value) -> Result<(), String> {
                     };
                     let mut req = crate::sync::DeletionRequest::for_app(&app, targets).unwrap();
                     req.after_deletions = row["afterDeletions"].as_bool() == Some(true);
-                    let s = crate::sync::deletion_step(&req, &live);
+                    let s = req.step(&live);
                     let actions: Vec<String> = s
                         .actions
                         .iter()
@@ -635,7 +635,7 @@ fn check_rows(name: &str, case: &Value) -> Result<(), String> {
                 }
                 "pickUp" | "afterAttempt" => {
                     let op = operation_clock(&row["op"]);
-                    let picked = pick_up(&op, now);
+                    let picked = op.pick_up(now);
                     if k == "pickUp" {
                         let mut v = serde_json::to_value(&picked.action).unwrap();
                         v["nextPickUpAt"] = json!(format_rfc3339(picked.next_pick_up_at));
@@ -645,16 +645,18 @@ fn check_rows(name: &str, case: &Value) -> Result<(), String> {
                         v
                     } else {
                         let o =
-                            after_attempt(&op, &picked, row["message"].as_str().unwrap_or(""), now);
+                            op.after_attempt(&picked, row["message"].as_str().unwrap_or(""), now);
                         json!({"retry": o.retry, "message": o.message, "retryCount": o.retry_count})
                     }
                 }
                 "nextPassAt" => {
                     let event: WaveEvent = de(&row["wave"], "wave");
-                    let delay = wave_delay_seconds(row["ARGOCD_SYNC_WAVE_DELAY"].as_str());
+                    let delay = WaveEvent::delay_seconds(row["ARGOCD_SYNC_WAVE_DELAY"].as_str());
                     json!(format_rfc3339(event.next_pass_at(now, delay)))
                 }
-                "skipsReconcile" => json!(skips_reconcile(&de::<Application>(&row["app"], "app"))),
+                "skipsReconcile" => {
+                    json!(Decision::skips_reconcile(&de::<Application>(&row["app"], "app")))
+                }
                 "csaManager" => {
                     let app: Application = de(&row["app"], "app");
                     json!(SyncRequest::for_app(&app, Vec::new(), "", 0).client_side_apply_manager)
@@ -689,7 +691,7 @@ fn operation_clock(v: &Value) -> OperationClock {
 /// Waiting messages over tasks picked by name from a plan.
 fn check_waiting(name: &str, case: &Value) -> Result<(), String> {
     let (request, observations) = (request_of(case), Observations::default());
-    let p = plan(&request, &observations);
+    let p = request.plan(&observations);
     let mut errs = Vec::new();
     for row in case["rows"].as_array().cloned().unwrap_or_default() {
         let tasks: Vec<&Task<'_>> = strings(&row["tasks"])
@@ -704,11 +706,11 @@ fn check_waiting(name: &str, case: &Value) -> Result<(), String> {
     if errs.is_empty() { Ok(()) } else { Err(format!("{name}: {}", errs.join("\n"))) }
 }
 
-/// `sync::client_side_apply`: the request kubectl apply makes (testdata/sync/client-side-apply.yaml).
+/// `sync::ClientSideApply::new`: the request kubectl apply makes (testdata/sync/client-side-apply.yaml).
 fn check_client_side_apply(name: &str, case: &Value) -> Result<(), String> {
-    use crate::sync::{ClientSideApply, client_side_apply};
+    use crate::sync::ClientSideApply;
     let live = case.get("live").filter(|l| !l.is_null());
-    let got = match client_side_apply(&case["target"], live) {
+    let got = match ClientSideApply::new(&case["target"], live) {
         Ok(ClientSideApply::Create(o)) => serde_json::json!({"create": o}),
         Ok(ClientSideApply::StrategicMergePatch(p)) => serde_json::json!({"strategic": p}),
         Ok(ClientSideApply::MergePatch(p)) => serde_json::json!({"merge": p}),

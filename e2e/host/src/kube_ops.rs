@@ -3,9 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use gitops_core::sync::{
-    ActionKind, CLIENT_SIDE_APPLY_MANAGER, ClientSideApply, HostAction, Outcome, client_side_apply,
-};
+use gitops_core::sync::{ActionKind, ClientSideApply, HostAction, Outcome, SyncRequest};
 use gitops_core::vocabulary::PropagationPolicy;
 use gitops_core::{object::ObjectRef, object::Scope, object::Scopes};
 use kube::api::{
@@ -319,16 +317,16 @@ impl Cluster {
                 let fresh =
                     api.get_opt(&key.name).await.map_err(api_error)?.map(|o| to_value(o, ar));
                 let request =
-                    client_side_apply(&object, fresh.as_ref()).map_err(|e| e.to_string())?;
+                    ClientSideApply::new(&object, fresh.as_ref()).map_err(|e| e.to_string())?;
                 let params = PatchParams {
-                    field_manager: Some(CLIENT_SIDE_APPLY_MANAGER.into()),
+                    field_manager: Some(SyncRequest::DEFAULT_CLIENT_SIDE_APPLY_MANAGER.into()),
                     ..PatchParams::default()
                 };
                 let result = match &request {
                     ClientSideApply::Create(obj) => {
                         let obj = serde_json::from_value::<DynamicObject>(obj.clone())
                             .map_err(|e| format!("{what}: {e}"))?;
-                        api.create(&post(CLIENT_SIDE_APPLY_MANAGER), &obj).await.map(|_| "created")
+                        api.create(&post(SyncRequest::DEFAULT_CLIENT_SIDE_APPLY_MANAGER), &obj).await.map(|_| "created")
                     }
                     ClientSideApply::StrategicMergePatch(p) => api
                         .patch(&key.name, &params, &Patch::Strategic(p))
@@ -480,7 +478,7 @@ impl Cluster {
             ActionKind::Apply => {
                 let fresh =
                     api.get_opt(&a.key.name).await.map_err(api_error)?.map(|o| to_value(o, ar));
-                match client_side_apply(&object, fresh.as_ref()).map_err(|e| e.to_string())? {
+                match ClientSideApply::new(&object, fresh.as_ref()).map_err(|e| e.to_string())? {
                     ClientSideApply::Create(_) => "created",
                     ClientSideApply::Unchanged => "unchanged",
                     _ => "configured",
@@ -567,7 +565,7 @@ fn union_fields(into: &mut Value, from: &Value) {
 
 /// The target as `kubectl apply` creates it: with its last-applied annotation.
 fn with_last_applied(object: &Value) -> Value {
-    match client_side_apply(object, None) {
+    match ClientSideApply::new(object, None) {
         Ok(ClientSideApply::Create(o)) => o,
         _ => object.clone(),
     }

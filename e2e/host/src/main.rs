@@ -20,13 +20,10 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use gitops_core::diff::{AppDiff, AppDiffInput, diff_app};
 use gitops_core::health::{AppHealth, HealthContext, ResourceHealthInput, assess};
 use gitops_core::ignore::IgnoreNormalizer;
-use gitops_core::ownership::{instance_name, managed_live, tracked_app};
-use gitops_core::sync::{AutoSyncInput, auto_sync};
-use gitops_core::sync::{
-    LiveObject, NamespaceLookup, Observations, OperationPhase, SyncRequest, SyncState,
-    modified_by_key, resource_statuses, step,
-};
-use gitops_core::sync::{SyncWindows, WindowTarget, auto_sync_blocked, project_windows};
+use gitops_core::ownership::ManagedLive;
+use gitops_core::sync::{AutoSyncInput, ResourceStatus, SyncWindow};
+use gitops_core::sync::{LiveObject, NamespaceLookup, Observations, OperationPhase, SyncRequest, SyncState};
+use gitops_core::sync::SyncWindows;
 use gitops_core::vocabulary::Timestamp;
 use gitops_core::{
     config::Application, config::Settings, object::ObjectRef, object::Scopes,
@@ -272,7 +269,7 @@ impl App {
                 .into_iter()
                 .next()
                 .unwrap_or(Value::Null);
-            project_windows(&project).map_err(|e| format!("{}: {e}", p.display()))?
+            SyncWindow::of_project(&project).map_err(|e| format!("{}: {e}", p.display()))?
         } else if cluster.serves(ARGOPROJ, "AppProject") {
             let name = &self.app.spec.project;
             let ns = match &self.store {
@@ -281,7 +278,7 @@ impl App {
             };
             match cluster.get(ARGOPROJ, "AppProject", &ns, name).await? {
                 Some(project) => {
-                    project_windows(&project).map_err(|e| format!("AppProject {ns}/{name}: {e}"))?
+                    SyncWindow::of_project(&project).map_err(|e| format!("AppProject {ns}/{name}: {e}"))?
                 }
                 None if name.is_empty() || name == "default" => Vec::new(),
                 None => {
@@ -293,13 +290,13 @@ impl App {
         } else {
             Vec::new()
         };
-        Ok(SyncWindows::matching(&all, &WindowTarget::for_app(&self.app)))
+        Ok(SyncWindows::matching(&all, &self.app))
     }
 
     /// The desired objects with the app's tracking id (annotation tracking, Argo CD 3's
     /// default), as the controller stamps them before it compares and syncs.
     fn stamped(&self, scopes: &Scopes) -> Vec<Value> {
-        let instance = instance_name(&self.app, &self.settings);
+        let instance = self.app.instance_name(&self.settings);
         let dest = &self.app.spec.destination.namespace;
         self.desired
             .iter()
@@ -423,7 +420,7 @@ async fn observe(cluster: &mut Cluster, app: &App, now: i64) -> Result<Seen, Str
     cluster.discover().await?;
     let scopes = cluster.scopes();
     let desired = app.stamped(&scopes);
-    let instance = instance_name(&app.app, &app.settings);
+    let instance = app.app.instance_name(&app.settings);
     let wanted: std::collections::BTreeSet<String> = desired
         .iter()
         .map(|d| {
@@ -437,13 +434,13 @@ async fn observe(cluster: &mut Cluster, app: &App, now: i64) -> Result<Seen, Str
         .into_iter()
         .filter(|o| {
             let r = ObjectRef::from_object_lossy(o);
-            tracked_app(o, &app.settings) == Some(instance.as_str())
+            app.settings.tracked_app(o) == Some(instance.as_str())
                 || wanted.contains(&format!("{}/{}/{}/{}", r.group, r.kind, r.namespace, r.name))
         })
         .collect();
     // The app's own: what it tracks without an owner (a ReplicaSet carries its Deployment's
     // tracking annotation, but its owner makes it the Deployment's), and the desired objects.
-    let live: Vec<Value> = managed_live(&desired, &live, &app.app, &app.settings, &scopes)
+    let live: Vec<Value> = ManagedLive::new(&desired, &live, &app.app, &app.settings, &scopes)
         .managed
         .into_iter()
         .cloned()
@@ -536,7 +533,7 @@ async fn pass(
     let seen = observe(cluster, app, now).await?;
     request.scopes = seen.scopes.clone();
     if request.modified.is_none() {
-        request.modified = Some(modified_by_key(&seen.diff));
+        request.modified = Some(SyncRequest::modified_of(&seen.diff));
     }
     if request.sync_options.has("RespectIgnoreDifferences=true") {
         let normalizer = IgnoreNormalizer::new(&app.app.spec.ignore_differences, &app.settings)
@@ -564,7 +561,7 @@ async fn pass(
         Err(message) => NamespaceLookup::Error { message },
     };
     let next = loop {
-        let next = step(request, state, &observations);
+        let next = request.step(state, &observations);
         *state = next.state.clone();
         if next.actions.is_empty() {
             break next;
@@ -783,15 +780,15 @@ async fn run(args: Args) -> Result<i32, String> {
                 let manual = app.app.operation["initiatedBy"]["automated"] != json!(true);
                 let mut request =
                     SyncRequest::from_operation(&app.app, seen.desired.clone(), started);
-                request.modified = Some(modified_by_key(&seen.diff));
+                request.modified = Some(SyncRequest::modified_of(&seen.diff));
                 println!("Decision:           run the requested operation");
                 println!();
                 let op = Op { windows: &windows, manual, started, attempts: 0 };
                 let requested = app.app.operation.clone();
                 return operate(&mut cluster, &app, request, &op, Some(&requested), timeout).await;
             }
-            let (status, resources) = resource_statuses(&seen.diff);
-            let decision = match auto_sync_blocked(&windows.0, &app.app, started) {
+            let (status, resources) = ResourceStatus::of_diff(&seen.diff);
+            let decision = match SyncWindows::auto_sync_blocked(&windows.0, &app.app, started) {
                 // The controller does not look at automated sync while a window forbids it.
                 Some(message) => {
                     println!("Decision:           no sync");
@@ -802,7 +799,7 @@ async fn run(args: Args) -> Result<i32, String> {
                     let mut input =
                         AutoSyncInput::new(status, resources, vec![app.revision.clone()], started);
                     input.live = seen.live.clone();
-                    let decision = auto_sync(&app.app, &input);
+                    let decision = input.decide(&app.app);
                     println!(
                         "Decision:           {}",
                         if decision.sync { "sync" } else { "no sync" }
@@ -844,7 +841,7 @@ async fn run(args: Args) -> Result<i32, String> {
                 })).collect::<Vec<_>>(),
             }});
             let mut request = SyncRequest::from_operation(&with_op, seen.desired.clone(), started);
-            request.modified = Some(modified_by_key(&seen.diff));
+            request.modified = Some(SyncRequest::modified_of(&seen.diff));
             println!();
             let attempts = op.auto_heal_attempts_count;
             let op_info = Op { windows: &windows, manual: false, started, attempts };

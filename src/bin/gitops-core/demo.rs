@@ -69,7 +69,7 @@ fn render(
 ) -> Result<String, CliError> {
     // The demo's clock is fixed so its output is the same on every run.
     let ctx = gitops_core::health::HealthContext::new(0);
-    let health = gitops_core::reconcile::app_health(result, desired, live, &ctx);
+    let health = gitops_core::health::AppHealth::of_diff(result, desired, live, &ctx);
     let mut out = crate::status::header(app, result, &health);
     out.push('\n');
     out.push_str(&crate::status::table(result, &health));

@@ -5,10 +5,10 @@ use std::path::PathBuf;
 use gitops_core::diff::SyncStatus;
 use gitops_core::object::ObjectRef;
 use gitops_core::protocol::Document;
-use gitops_core::sync::{AutoSyncInput, ResourceStatus, auto_sync};
-use gitops_core::sync::{BlastRadiusGuard, GuardVerdict, assess};
-use gitops_core::sync::{LiveObject, Observations, Plan, SyncRequest, plan};
-use gitops_core::sync::{auto_sync_blocked, project_windows};
+use gitops_core::sync::{AutoSyncInput, Decision, ResourceStatus, SyncWindow, SyncWindows};
+use gitops_core::sync::{BlastRadiusGuard, GuardVerdict};
+use gitops_core::sync::{LiveObject, Observations, Plan, SyncRequest};
+
 use gitops_core::vocabulary::{COMPARE_OPTIONS_ANNOTATION, has_annotation_option};
 use lexopt::prelude::*;
 use serde_json::{Value, json};
@@ -94,13 +94,13 @@ fn resource_statuses(
     // The app's live objects, less those the project leaves out of the comparison.
     let left_out: std::collections::BTreeSet<_> =
         result.unmanaged.iter().map(|u| u.object.key()).collect();
-    let managed = gitops_core::ownership::managed_live(desired, live, app, settings, &scopes)
+    let managed = gitops_core::ownership::ManagedLive::new(desired, live, app, settings, &scopes)
         .managed
         .into_iter()
         .filter(|o| !left_out.contains(&ObjectRef::from_object_lossy(o).key()))
         .cloned()
         .collect();
-    Ok((gitops_core::sync::resource_statuses(&result).1, managed))
+    Ok((ResourceStatus::of_diff(&result).1, managed))
 }
 
 struct Args {
@@ -303,7 +303,8 @@ pub fn run_plan(input: &Input, args: lexopt::Parser) -> Result<u8, CliError> {
     request.project = project;
     // Kinds the settings exclude are not synced (the comparison warned about them).
     request.targets.retain(|t| {
-        !gitops_core::ownership::excluded(&ObjectRef::from_object_lossy(t), &diff_app, &settings)
+        let r = ObjectRef::from_object_lossy(t);
+        !settings.excludes(&r.group, &r.kind, &diff_app.spec.destination.server)
     });
     let allow_empty = a.allow_empty
         || diff_app.spec.sync_policy.automated.as_ref().is_some_and(|au| au.allow_empty);
@@ -311,7 +312,7 @@ pub fn run_plan(input: &Input, args: lexopt::Parser) -> Result<u8, CliError> {
         && request.prune
         && !allow_empty
         && !statuses.is_empty()
-        && gitops_core::sync::wipes_out(&statuses)
+        && ResourceStatus::wipes_out(&statuses)
     {
         return Err(CliError::Input(format!(
             "refusing to plan: the desired input holds no object, so the sync would prune every \
@@ -336,13 +337,13 @@ pub fn run_plan(input: &Input, args: lexopt::Parser) -> Result<u8, CliError> {
         Some(guard) => {
             let claims = read_all_objects(input, &a.claims)?;
             let guard_live: Vec<Value> = live.iter().chain(&claims).cloned().collect();
-            Some(assess(guard, &diff_app, request.prune, &statuses, &guard_live))
+            Some(guard.assess(&diff_app, request.prune, &statuses, &guard_live))
         }
         None => None,
     };
     let mut observations = Observations::default();
     observations.live = live.into_iter().map(|o| LiveObject::new(o, None)).collect();
-    let p = plan(&request, &observations);
+    let p = request.plan(&observations);
     // The protocol's `plan` document, as a tree: the text table reads its rows.
     let output = serde_json::to_value(Document::Plan(&p))
         .map_err(|e| CliError::Input(format!("cannot print the plan: {e}")))?;
@@ -416,7 +417,7 @@ pub fn run_decide(input: &Input, args: lexopt::Parser) -> Result<u8, CliError> {
     if a.revisions.is_empty() {
         return Err(CliError::Usage(format!("missing --revision\n{DECIDE_USAGE}")));
     }
-    gitops_core::sync::check_revisions(&app, &a.revisions)
+    AutoSyncInput::check_revisions(&app, &a.revisions)
         .map_err(|e| CliError::Usage(format!("--revision: {e}")))?;
     let revisions = a.revisions.clone();
     let now = match &a.now {
@@ -449,14 +450,12 @@ pub fn run_decide(input: &Input, args: lexopt::Parser) -> Result<u8, CliError> {
     // The controller does not process an app with skip-reconcile, and looks at auto-sync only
     // when the project's windows allow it.
     let blocked = match &a.project {
-        _ if gitops_core::sync::skips_reconcile(&app) => {
-            Some(gitops_core::sync::SKIP_RECONCILE_MESSAGE.to_string())
-        }
+        _ if Decision::skips_reconcile(&app) => Some(Decision::SKIP_RECONCILE_MESSAGE.to_string()),
         Some(path) => {
             let project = read_document(input, path)?;
-            let windows = project_windows(&project)
+            let windows = SyncWindow::of_project(&project)
                 .map_err(|e| CliError::Input(format!("{}: {e}", path.display())))?;
-            auto_sync_blocked(&windows, &app, now)
+            SyncWindows::auto_sync_blocked(&windows, &app, now)
         }
         None => None,
     };
@@ -471,7 +470,7 @@ pub fn run_decide(input: &Input, args: lexopt::Parser) -> Result<u8, CliError> {
             input.guard = a.guard;
             input.live = live.iter().chain(&claims).cloned().collect();
         }
-        let d = auto_sync(&app, &input);
+        let d = input.decide(&app);
         let out = serde_json::to_value(Document::Decision(&d))
             .map_err(|e| CliError::Input(format!("cannot print the decision: {e}")))?;
         (out, d.guard)

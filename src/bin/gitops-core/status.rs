@@ -141,7 +141,7 @@ pub fn run(input: &common::Input, args: lexopt::Parser) -> Result<u8, CliError> 
     common::print_notes(&result, a.app.is_some());
     let orphans = match &project {
         Some(project) => {
-            let o = gitops_core::orphans::orphaned(
+            let o = gitops_core::orphans::Orphans::new(
                 project,
                 &c.app,
                 &c.settings,
@@ -162,7 +162,7 @@ pub fn run(input: &common::Input, args: lexopt::Parser) -> Result<u8, CliError> 
     if let Some(engine) = engine.as_deref() {
         ctx = ctx.with_scripts(engine);
     }
-    let health = gitops_core::reconcile::app_health(&result, &c.desired, &c.live, &ctx);
+    let health = gitops_core::health::AppHealth::of_diff(&result, &c.desired, &c.live, &ctx);
     if let Some(e) = health.interrupted() {
         return Err(CliError::Input(format!("assessing health: {e}")));
     }

@@ -11,8 +11,8 @@ use serde_json::{Value, json};
 
 use gitops_core::config::Application;
 use gitops_core::config::RetryStrategy;
-use gitops_core::sync::Retry;
-use gitops_core::sync::{SyncWindows, WindowTarget, project_windows};
+use gitops_core::sync::SyncWindows;
+use gitops_core::sync::{Retry, SyncWindow};
 use gitops_core::vocabulary::Timestamp;
 
 /// The message of `decide` when automation is off.
@@ -30,12 +30,11 @@ pub fn run(
 ) -> Result<Value, String> {
     let app = Application::from_value(&params["app"]).map_err(|e| e.to_string())?;
     let at = unix_seconds(now).map_err(|e| e.to_string())?;
-    let windows = project_windows(&params["project"]).map_err(|e| e.to_string())?;
-    let target = WindowTarget::for_app(&app);
+    let windows = SyncWindow::of_project(&params["project"]).map_err(|e| e.to_string())?;
     let mut matching = Vec::new();
     let mut matched = Vec::new();
     for (i, w) in windows.iter().enumerate() {
-        if !w.matches(&target) {
+        if !w.matches(&app) {
             continue;
         }
         matched.push(w.clone());

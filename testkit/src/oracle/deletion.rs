@@ -1,19 +1,19 @@
 //! The `deletion` area: which of an app's live objects one pass of a cascade deletion deletes,
 //! Argo CD's `FilterObjectsForDeletion` (argo-cd/v3 `controller`, exported at 3.6.2: the objects
 //! of the highest wave, read from `argocd.argoproj.io/sync-wave`, else `helm.sh/hook-weight`,
-//! else 0, each parsed as Go's `strconv.Atoi`) against gitops-core's `sync::cascade_pass`
+//! else 0, each parsed as Go's `strconv.Atoi`) against gitops-core's `sync::CascadePass::new`
 //! (approved, every object a candidate: the controller's own choice of candidates,
 //! `shouldBeDeleted`, is unexported).
 
 use serde_json::{Value, json};
 
-use gitops_core::sync::cascade_pass;
+use gitops_core::sync::CascadePass;
 use gitops_core::vocabulary::AppOptions;
 
 /// gitops-core's answer in the oracle's shape: the keys of the objects deleted now, sorted.
 pub fn ours(params: &Value) -> Value {
     let objects = params["objects"].as_array().cloned().unwrap_or_default();
-    let pass = cascade_pass(&objects, &AppOptions::default(), true);
+    let pass = CascadePass::new(&objects, &AppOptions::default(), true);
     let mut keys: Vec<String> = pass
         .delete
         .iter()

@@ -8,10 +8,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Value, json};
 
-use gitops_core::sync::kind_rank;
 use gitops_core::sync::{
     ActionKind, HostAction, LiveObject, NamespaceLookup, Observations, Outcome, SyncRequest,
-    SyncState, TaskState, step,
+    SyncState, Task, TaskState,
 };
 use gitops_core::{config::Application, health::HealthResult, object::ObjectRef, object::Scopes};
 
@@ -302,7 +301,7 @@ pub fn run(params: &Value) -> Result<Value, String> {
             if calls > MAX_CALLS {
                 return Err(format!("pass {pass}: more than {MAX_CALLS} step calls"));
             }
-            let s = step(&request, &state, &obs);
+            let s = request.step(&state, &obs);
             state = s.state.clone();
             if s.actions.is_empty() {
                 break s;
@@ -368,7 +367,7 @@ fn has_tie(params: &Value) -> bool {
         .map(|r| {
             let namespace = if r.namespace.is_empty() { ns } else { r.namespace.as_str() };
             let identity = format!("{}/{}/{namespace}", r.group, r.kind);
-            (kind_rank(&r.kind), r.name, identity)
+            (Task::kind_rank_of(&r.kind), r.name, identity)
         })
         .collect();
     objects
@@ -399,7 +398,7 @@ fn tied(a: &[Value], b: &[Value]) -> bool {
         let key = c["key"].as_str()?;
         let parts: Vec<&str> = key.splitn(4, '/').collect();
         let (kind, name) = (parts.get(1)?, parts.get(3)?);
-        Some((kind_rank(kind), format!("{name} {}", c["dryRun"] == true)))
+        Some((Task::kind_rank_of(kind), format!("{name} {}", c["dryRun"] == true)))
     };
     let keys: BTreeSet<Option<(i32, String)>> = a.iter().chain(b).map(tie_key).collect();
     keys.len() == 1 && keys.iter().next().is_some_and(Option::is_some)
@@ -422,7 +421,7 @@ fn names_tied_task(ours: &str, argo: &str) -> bool {
             [_, kind, name] | [kind, name] => (*kind, *name),
             _ => return None,
         };
-        Some((kind_rank(kind), name.to_string()))
+        Some((Task::kind_rank_of(kind), name.to_string()))
     };
     match differing.as_slice() {
         [(x, y)] => task(x).is_some_and(|t| Some(&t) == task(y).as_ref()),

@@ -5,15 +5,15 @@
 //! live objects whose tracking names the app, another app, another object, another
 //! installation, nothing valid, or that have an owner (cases: `tracking_cases.rs`). Argo CD's side is argo-cd/v3 `util/argo`
 //! resource tracking and the controller's `NormalizeTargetObjects` (the oracle's `tracking`
-//! method); gitops-core's is its public API: `ownership::instance_name`, `tracked_app`,
-//! `managed_live`, and `diff_app` for the desired object's labels and annotations and whether
+//! method); gitops-core's is its public API: `Application::instance_name`, `Settings::tracked_app`,
+//! `ownership::ManagedLive::new`, and `diff_app` for the desired object's labels and annotations and whether
 //! a live object is self-referenced (a status for a paired object, `requiresPruning` for a
 //! live-only one).
 
 use serde_json::{Value, json};
 
 use gitops_core::diff::{AppDiffInput, diff_app};
-use gitops_core::ownership::{instance_name, managed_live, tracked_app};
+use gitops_core::ownership::ManagedLive;
 use gitops_core::{config::Application, config::Settings, object::Scopes};
 
 /// gitops-core's answer, in the oracle's shape.
@@ -32,7 +32,7 @@ pub fn ours(params: &Value) -> Result<Value, String> {
         "data": data});
     let settings = Settings::from_config_map(&cm).map_err(|e| e.to_string())?;
     let app = Application::from_value(&params["app"]).map_err(|e| e.to_string())?;
-    let instance = instance_name(&app, &settings);
+    let instance = app.instance_name(&settings);
     let scopes = Scopes::builtin();
     let desired: Vec<Value> =
         params["desired"].is_object().then(|| params["desired"].clone()).into_iter().collect();
@@ -52,7 +52,7 @@ pub fn ours(params: &Value) -> Result<Value, String> {
             "labels": p["metadata"]["labels"], "annotations": p["metadata"]["annotations"]});
     }
     if let Some(l) = live.first() {
-        let sorted = managed_live(&desired, &live, &app, &settings, &scopes);
+        let sorted = ManagedLive::new(&desired, &live, &app, &settings, &scopes);
         let managed = !sorted.managed.is_empty();
         let name = l["metadata"]["name"].as_str().unwrap_or("");
         let kind = l["kind"].as_str().unwrap_or("");
@@ -62,7 +62,7 @@ pub fn ours(params: &Value) -> Result<Value, String> {
         // A paired object has a status unless it is not self-referenced; a live-only one is
         // pruned only when it is.
         let self_ref = r.map(|r| if paired { r.status.is_some() } else { r.requires_pruning });
-        out["live"] = json!({"appName": tracked_app(l, &settings).unwrap_or(""),
+        out["live"] = json!({"appName": settings.tracked_app(l).unwrap_or(""),
             "managed": managed, "selfReferenced": self_ref});
     }
     Ok(out)
