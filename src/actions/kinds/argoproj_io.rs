@@ -146,17 +146,19 @@ pub(super) fn owner(obj: Lv<'_>, extra: &[(&str, Option<Value>)]) -> Result<Valu
     Ok(table::table(members))
 }
 
-/// `[{operation = "create", resource = ...}]`.
+/// `[{operation = "create", resource = ...}]` (`resource` encoded).
 pub(super) fn create(resource: Value) -> Out {
-    let entry =
-        table::table([("operation", Some(Value::from("create"))), ("resource", Some(resource))]);
-    Out::Table(table::encode(Value::Array(vec![entry])))
+    Out::Create(resource)
 }
 
 /// `<name>-<stamp>`: the source's name (a string or number) and the time.
 pub(super) fn generated_name(obj: Lv<'_>, call: &Call<'_>, format: &str) -> Result<String, Fault> {
     let name = obj.fields(&["metadata", "name"])?.text()?;
-    Ok(format!("{name}-{}", call.date(format)))
+    let mut out = String::with_capacity(name.len() + format.len() + 8);
+    out.push_str(&name);
+    out.push('-');
+    crate::vocabulary::os_date_into(&mut out, format, call.now);
+    Ok(out)
 }
 
 /// A Workflow from a CronWorkflow, as `argo submit --from=CronWorkflow/<name>` makes it: the
