@@ -99,7 +99,14 @@ pub(crate) const CATALOG: &[&[Kind]] = &[
 /// The built-in actions of a group and kind.
 pub(crate) fn find(group: &str, kind: &str) -> Option<&'static Kind> {
     // The kind first: most kinds differ there (many share a group).
-    CATALOG.iter().flat_map(|k| k.iter()).find(|k| k.kind == kind && k.group == group)
+    for module in CATALOG {
+        for k in *module {
+            if k.kind == kind && k.group == group {
+                return Some(k);
+            }
+        }
+    }
+    None
 }
 
 /// Every built-in kind, sorted by `<group>/<Kind>`.

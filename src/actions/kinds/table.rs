@@ -589,19 +589,23 @@ pub(crate) fn deep_copy(v: Lv<'_>) -> Result<Option<Value>, Fault> {
             Ok(Some(if copy.is_empty() { Value::Array(Vec::new()) } else { Value::Object(copy) }))
         }
         Value::Array(a) => {
-            let items: Vec<&Value> = a.iter().filter(|v| !v.is_null()).collect();
-            if items.is_empty() {
+            if a.iter().all(Value::is_null) {
                 return Ok(None);
             }
-            let copies =
-                items.into_iter().map(|i| deep_copy(Lv::of(i))).collect::<Result<Vec<_>, _>>()?;
-            let last = copies.iter().rposition(Option::is_some).map_or(0, |i| i + 1);
-            let mut list = Vec::with_capacity(last);
-            for c in copies.into_iter().take(last) {
-                match c {
-                    Some(c) => list.push(c),
-                    None => return Err(Fault::new("cannot encode sparse array")),
+            // Every item is copied first (an item's error comes before the gap's); a gap
+            // (an item copied as `nil`) before a later item is a sparse array.
+            let (mut list, mut gap, mut sparse) = (Vec::with_capacity(a.len()), false, false);
+            for item in a.iter().filter(|v| !v.is_null()) {
+                match deep_copy(Lv::of(item))? {
+                    Some(c) => {
+                        sparse |= gap;
+                        list.push(c);
+                    }
+                    None => gap = true,
                 }
+            }
+            if sparse {
+                return Err(Fault::new("cannot encode sparse array"));
             }
             // The items are encoded already.
             Ok(Some(Value::Array(list)))
@@ -656,5 +660,8 @@ mod tests {
         assert_eq!(deep_copy(Lv::of(&v)).unwrap(), Some(json!({"b": [], "d": [1], "e": "x"})));
         assert!(deep_copy(Lv::of(&json!([{}, 1]))).is_err());
         assert_eq!(deep_copy(Lv::of(&json!({}))).unwrap(), None);
+        assert_eq!(deep_copy(Lv::of(&json!([null, 1, {}, null]))).unwrap(), Some(json!([1])));
+        assert_eq!(deep_copy(Lv::of(&json!([null, {}]))).unwrap(), Some(json!([])));
+        assert!(deep_copy(Lv::of(&json!([1, {}, 2]))).is_err());
     }
 }
