@@ -274,7 +274,7 @@ fn patch_of_edits(
     parts: &RefParts<'_>,
 ) -> Result<ImpactedResource, Bad> {
     // The identity is the source's: the name is checked there.
-    check_name(parts.group, parts.kind, source, "")?;
+    check_name_of(parts, source, "")?;
     let mut patch = Vec::new();
     if let Value::Object(m) = source {
         node_ops(m, node, &mut String::with_capacity(64), &mut patch);
@@ -452,6 +452,15 @@ fn patch_settled(new: Value, source: &Value, at: &str) -> Result<ImpactedResourc
     Ok(ImpactedResource { operation: Operation::Patch, resource: Some(new), patch })
 }
 
+/// [`check_name`] of an object whose identity `parts` holds: a name the identity holds that is
+/// valid as a whole name is valid as whichever field holds it (`generateName` is only
+/// looser); anything else is checked field by field.
+fn check_name_of(parts: &RefParts<'_>, new: &Value, at: &str) -> Result<(), Bad> {
+    let valid = !parts.name.is_empty()
+        && crate::object::name_problem(parts.group, parts.kind, parts.name, false).is_none();
+    if valid { Ok(()) } else { check_name(parts.group, parts.kind, new, at) }
+}
+
 /// Refuses a `metadata.name` (or `generateName`) the API server would refuse for the kind.
 fn check_name(group: &str, kind: &str, new: &Value, at: &str) -> Result<(), Bad> {
     let meta = new.get("metadata");
@@ -504,7 +513,7 @@ fn created(
         ));
     }
     let target = RefParts::of(&new);
-    check_name(target.group, target.kind, &new, at)?;
+    check_name_of(&target, &new, at)?;
     let key = crate::object::group_kind_key(target.group, target.kind);
     if !policy.creatable.iter().any(|g| crate::glob::glob_match(g, &key)) {
         return Err(bad(

@@ -211,8 +211,11 @@ fn create_from_cron_workflow(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Out, F
     set(&mut wf, &[], "finalizers", Some(Value::Array(finalizers)))?;
     set(&mut m, &[], "ownerReferences", Some(Value::Array(vec![owner(o, &[])?])))?;
     set(&mut wf, &[], "metadata", Some(m))?;
-    set(&mut wf, &[], "spec", deep_copy(o.fields(&["spec", "workflowSpec"])?)?)?;
-    Ok(create(table::encode(wf)))
+    let spec = deep_copy(o.fields(&["spec", "workflowSpec"])?)?;
+    // The copy is encoded already: the rest is encoded before it joins.
+    let mut wf = table::encode(wf);
+    set(&mut wf, &[], "spec", spec)?;
+    Ok(create(wf))
 }
 
 /// A Workflow from a WorkflowTemplate, as `argo submit --from=workflowtemplate/<name>` makes
