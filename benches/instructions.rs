@@ -367,10 +367,13 @@ fn action_create_job_lua() {
     action_run(true, ACTION_CRONJOB, "create-job");
 }
 
+/// One action test: the input object and the parameters.
+type ActionTest = (Value, std::collections::BTreeMap<String, String>);
+
 /// The tests of the action `ACTION` (`group/Kind/action`, from the environment) of Argo CD
 /// 3.6.2's `action_test.yaml`: each input and its parameters (a Deployment's `restart` when
 /// unset).
-fn named_action_tests() -> (String, Vec<(Value, std::collections::BTreeMap<String, String>)>) {
+fn named_action_tests() -> (String, Vec<ActionTest>) {
     let name = std::env::var("ACTION").unwrap_or_else(|_| "apps/Deployment/restart".into());
     let (kind, action) = name.rsplit_once('/').expect("group/Kind/action");
     let dir = format!("actions/argo-cd-3.6/{kind}/actions");
@@ -426,11 +429,7 @@ fn action_named(lua: bool) {
         let _ = actions.run(obj, &name, params, ACTION_NOW);
     }
     #[inline(never)]
-    fn measured_named(
-        actions: &gitops_core::actions::Actions,
-        name: &str,
-        tests: &[(Value, std::collections::BTreeMap<String, String>)],
-    ) {
+    fn measured_named(actions: &gitops_core::actions::Actions, name: &str, tests: &[ActionTest]) {
         for (obj, params) in tests {
             let _ = black_box(actions.run(obj, name, params, ACTION_NOW));
         }
