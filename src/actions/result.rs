@@ -514,7 +514,13 @@ fn created(
     }
     let target = RefParts::of(&new);
     check_name_of(&target, &new, at)?;
-    let key = crate::object::group_kind_key(target.group, target.kind);
+    // `group/Kind` (`Kind` in the core group), made once.
+    let mut key = String::with_capacity(target.group.len() + 1 + target.kind.len());
+    if !target.group.is_empty() {
+        key.push_str(target.group);
+        key.push('/');
+    }
+    key.push_str(target.kind);
     if !policy.creatable.iter().any(|g| crate::glob::glob_match(g, &key)) {
         return Err(bad(
             format!("{at}/kind"),
@@ -529,9 +535,11 @@ fn created(
         ));
     }
     // A namespaced object created without a namespace is created beside the source.
-    let cluster = crate::object::Scopes::builtin().scope(target.group, target.kind)
-        == Some(crate::object::Scope::Cluster);
-    let beside = target.namespace.is_empty() && !cluster && !was.is_empty();
+    let cluster = || {
+        crate::object::Scopes::builtin().scope(target.group, target.kind)
+            == Some(crate::object::Scope::Cluster)
+    };
+    let beside = target.namespace.is_empty() && !was.is_empty() && !cluster();
     let namespace = if beside { was } else { target.namespace };
     if policy.same_namespace && !namespace.is_empty() && namespace != was {
         return Err(bad(

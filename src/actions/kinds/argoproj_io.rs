@@ -136,14 +136,13 @@ fn discover_create_workflow(_: Lv<'_>) -> Result<Value, Fault> {
 /// `{apiVersion, kind, name, uid}` of the source, as an owner reference.
 pub(super) fn owner(obj: Lv<'_>, extra: &[(&str, Option<Value>)]) -> Result<Value, Fault> {
     let meta = obj.field("metadata")?;
-    let mut members = vec![
+    let members = [
         ("apiVersion", out(obj.field("apiVersion")?)?),
         ("kind", out(obj.field("kind")?)?),
         ("name", out(meta.field("name")?)?),
         ("uid", out(meta.field("uid")?)?),
     ];
-    members.extend(extra.iter().cloned());
-    Ok(table::table(members))
+    Ok(table::table(members.into_iter().chain(extra.iter().cloned())))
 }
 
 /// `[{operation = "create", resource = ...}]` (`resource` encoded).
