@@ -56,6 +56,8 @@ const CASES: &[Case] = &[
     ("action_discover_lua", action_discover_lua),
     ("action_create_job_builtin", action_create_job_builtin),
     ("action_create_job_lua", action_create_job_lua),
+    ("action_named_builtin", action_named_builtin),
+    ("action_named_lua", action_named_lua),
 ];
 
 fn main() {
@@ -363,4 +365,82 @@ fn action_create_job_builtin() {
 
 fn action_create_job_lua() {
     action_run(true, ACTION_CRONJOB, "create-job");
+}
+
+/// One action test: the input object and the parameters.
+type ActionTest = (Value, std::collections::BTreeMap<String, String>);
+
+/// The tests of the action `ACTION` (`group/Kind/action`, from the environment) of Argo CD
+/// 3.6.2's `action_test.yaml`: each input and its parameters (a Deployment's `restart` when
+/// unset).
+fn named_action_tests() -> (String, Vec<ActionTest>) {
+    let name = std::env::var("ACTION").unwrap_or_else(|_| "apps/Deployment/restart".into());
+    let (kind, action) = name.rsplit_once('/').expect("group/Kind/action");
+    let dir = format!("actions/argo-cd-3.6/{kind}/actions");
+    let doc = gitops_core::object::parse_documents(&testdata(&format!("{dir}/action_test.yaml")))
+        .expect("yaml")
+        .remove(0);
+    let tests = doc["actionTests"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|t| t["action"] == action)
+        .map(|t| {
+            let params = t["parameters"]
+                .as_object()
+                .into_iter()
+                .flatten()
+                .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
+                .collect();
+            let input = t["inputPath"].as_str().expect("inputPath");
+            let text = testdata(&format!("{dir}/{input}"));
+            (gitops_core::object::parse_documents(&text).expect("yaml").remove(0), params)
+        })
+        .collect();
+    (action.to_string(), tests)
+}
+
+/// Every test of the action `ACTION` once, warm, counted together: built in, or (with `lua`)
+/// through Argo CD 3.6.2's own scripts (`ARGO_CD_RESOURCE_CUSTOMIZATIONS`).
+fn action_named(lua: bool) {
+    use gitops_core::actions::{ActionScripts, Actions};
+    let actions = if lua {
+        let base = gitops_core_testkit::testdata::argo_cd_scripts().expect("a checkout");
+        let mut files = std::collections::BTreeMap::new();
+        let mut dirs = vec![base.clone()];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).expect("read_dir") {
+                let p = entry.expect("entry").path();
+                let rel =
+                    p.strip_prefix(&base).expect("below").to_string_lossy().replace('\\', "/");
+                if p.is_dir() {
+                    dirs.push(p);
+                } else if rel.ends_with(".lua") && rel.contains("/actions/") {
+                    files.insert(rel, std::fs::read_to_string(&p).expect("read"));
+                }
+            }
+        }
+        Actions::new(ActionScripts::new().with_builtin_actions(false).with_directory(&files))
+    } else {
+        Actions::new(ActionScripts::new())
+    };
+    let (name, tests) = named_action_tests();
+    for (obj, params) in &tests {
+        let _ = actions.run(obj, &name, params, ACTION_NOW);
+    }
+    #[inline(never)]
+    fn measured_named(actions: &gitops_core::actions::Actions, name: &str, tests: &[ActionTest]) {
+        for (obj, params) in tests {
+            let _ = black_box(actions.run(obj, name, params, ACTION_NOW));
+        }
+    }
+    measured_named(&actions, &name, &tests);
+}
+
+fn action_named_builtin() {
+    action_named(false);
+}
+
+fn action_named_lua() {
+    action_named(true);
 }

@@ -2,11 +2,12 @@
 """Ratios of medians between pairs of divan benchmarks of one run.
 
     cargo bench --bench builtin_rules -- every_kind | tee out.txt
-    python3 benches/ratios.py out.txt [BUILTIN_SUFFIX LUA_SUFFIX]
+    python3 benches/ratios.py [--fastest] out.txt [BUILTIN_SUFFIX LUA_SUFFIX]
 
 Reads divan's table (a benchmark `<name>_builtin` and `<name>_lua`, each with the same
 arguments), prints each argument's two medians and the ratio lua / builtin, sorted by ratio,
-then the count, the minimum, the median and the maximum ratio.
+then the count, the minimum, the median and the maximum ratio. With `--fastest`, the fastest
+samples instead of the medians (steadier on a loaded machine).
 """
 import re
 import statistics
@@ -20,8 +21,8 @@ def nanos(cell):
     return float(m.group(1)) * UNITS[m.group(2)] if m else None
 
 
-def read(lines):
-    """{bench: {arg: median_ns}} from divan's tree."""
+def read(lines, fastest=False):
+    """{bench: {arg: median_ns}} from divan's tree (the fastest sample with `fastest`)."""
     out, bench = {}, None
     for line in lines:
         prefix = re.match(r"^[\s│├╰─]*", line).group(0)
@@ -32,6 +33,8 @@ def read(lines):
         if not parts:
             continue
         median = nanos(cells[2]) if len(cells) >= 4 else None
+        if fastest and median is not None:
+            median = nanos(" ".join(parts[1:3]))
         if depth == 1:
             bench = parts[0]
             out.setdefault(bench, {})
@@ -43,10 +46,11 @@ def read(lines):
 
 
 def main():
-    path = sys.argv[1]
-    fast, slow = (sys.argv[2], sys.argv[3]) if len(sys.argv) > 3 else ("_builtin", "_lua")
+    args = [a for a in sys.argv[1:] if a != "--fastest"]
+    path = args[0]
+    fast, slow = (args[1], args[2]) if len(args) > 2 else ("_builtin", "_lua")
     with open(path, encoding="utf-8") as f:
-        benches = read(f)
+        benches = read(f, "--fastest" in sys.argv[1:])
     rows = []
     for name, args in benches.items():
         if not name.endswith(fast):

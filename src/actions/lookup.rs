@@ -21,7 +21,7 @@ impl Found {
     pub(super) fn name(&self, what: &str) -> String {
         match self {
             Found::Script(s) => s.name.clone(),
-            Found::Builtin(k) => format!("built-in {}/actions/{what}", k.name()),
+            Found::Builtin(k) => k.script_name(what),
         }
     }
 }

@@ -201,22 +201,35 @@ fn patch_of(new: Value, source: &Value, at: &str) -> Result<ImpactedResource, Ba
 /// Reads a built-in action's result: what [`read_impacted`] gives for the table the Lua engine
 /// would encode from it (`table::encode`), without encoding it first: a patched object gets
 /// its empty tables settled in place ([`settle`]), as encoding and then putting back the
-/// empty maps would leave them.
+/// empty maps would leave them. `parts` are the source's.
 ///
-/// A returned object whose changes leave its identity alone, on a source that reads back as
-/// itself ([`table::plain`]) and is not a Secret, gets its patch from the changes alone
-/// ([`patch_of_edits`]), without the object being copied.
+/// A returned object whose changes leave its identity alone, on a source that is not a
+/// Secret, gets its patch from the changes alone ([`patch_of_edits`]), without the object
+/// being copied. A created object ([`Out::Create`]) is read as the entry
+/// `{operation = "create", resource = ...}` of a list is.
 pub(super) fn read_builtin(
     out: Out,
     source: &Value,
+    parts: &RefParts<'_>,
     policy: &ActionPolicy,
 ) -> Result<Vec<ImpactedResource>, Bad> {
     let mut json = match out {
-        Out::Object(edits) if by_edits(&edits, source) => {
-            return Ok(vec![patch_of_edits(edits.node, source)?]);
+        Out::Object(edits) if by_edits(&edits, source, parts) => {
+            return Ok(vec![patch_of_edits(edits.node, source, parts)?]);
         }
         Out::Object(edits) => edits.into_value(source),
-        Out::Table(json) => json,
+        Out::Create(new) if new.as_object().is_some_and(|m| !m.is_empty()) => {
+            // Encoded already: the entry's `resource`, at `/0/resource`.
+            return Ok(vec![created(new, parts.namespace, policy, "/0/resource")?]);
+        }
+        Out::Create(new) => {
+            let entry = [("operation", Some(Value::from("create"))), ("resource", Some(new))];
+            return read_impacted(
+                table::encode(Value::Array(vec![table::table(entry)])),
+                source,
+                policy,
+            );
+        }
     };
     match &json {
         Value::Object(m) if !m.is_empty() => {
@@ -228,7 +241,7 @@ pub(super) fn read_builtin(
 }
 
 /// Whether the patch of `edits` is the patch of the object they leave (see [`read_builtin`]).
-fn by_edits(edits: &Edits, source: &Value) -> bool {
+fn by_edits(edits: &Edits, source: &Value, parts: &RefParts<'_>) -> bool {
     let Value::Object(m) = source else { return false };
     if edits.whole.is_some() || m.is_empty() {
         return false;
@@ -243,39 +256,73 @@ fn by_edits(edits: &Edits, source: &Value) -> bool {
             }
             Some(_) => true,
         };
-    let parts = RefParts::of(source);
-    !identity && !crate::diff::is_secret(parts.group, parts.kind) && table::plain(source)
+    // An object left with no member reads as an empty list: no resource (read as the copy).
+    let kept = top.values().any(|s| matches!(s, Slot::Set(_)))
+        || m.iter().any(|(k, v)| !v.is_null() && !matches!(top.get(k), Some(Slot::Gone)));
+    !identity && kept && !crate::diff::is_secret(parts.group, parts.kind)
 }
 
 /// The patch of an object's changes kept by path: the operations `json_patch_ops` gives
 /// between the source and the object they leave, settled as [`read_builtin`] settles it,
 /// in the same order (each map's changed and added members by name, then its removed ones).
-fn patch_of_edits(node: Node, source: &Value) -> Result<ImpactedResource, Bad> {
-    let parts = RefParts::of(source);
+/// The members the changes leave alone differ only where the source does not read back as
+/// itself (a `null` goes, an integral float becomes an integer, an empty map in a list an
+/// empty list: [`table::plain`]); only those are copied, to compare.
+fn patch_of_edits(
+    node: Node,
+    source: &Value,
+    parts: &RefParts<'_>,
+) -> Result<ImpactedResource, Bad> {
     // The identity is the source's: the name is checked there.
-    check_name(parts.group, parts.kind, source, "")?;
+    check_name_of(parts, source, "")?;
     let mut patch = Vec::new();
     if let Value::Object(m) = source {
-        node_ops(m, node, &mut String::new(), &mut patch);
+        node_ops(m, node, &mut String::with_capacity(64), &mut patch);
     }
     Ok(ImpactedResource { operation: Operation::Patch, resource: None, patch })
 }
 
+/// The operations of one map of the source: its changed members (`node`) and the members
+/// left alone, walked together in the order of their names.
 fn node_ops(src: &Map<String, Value>, node: Node, path: &mut String, out: &mut Vec<PatchOp>) {
     let len = path.len();
-    let mut gone = Vec::new();
-    for (k, slot) in node.0 {
-        let was = src.get(&k);
+    let mut gone: Vec<&str> = Vec::new();
+    let mut slots = node.0.into_iter().peekable();
+    let mut members = src.iter().peekable();
+    loop {
+        let slot_first = match (slots.peek(), members.peek()) {
+            (None, None) => break,
+            (Some((k, _)), Some((m, _))) => k.as_str() <= m.as_str(),
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+        };
+        if !slot_first {
+            // A member the changes leave alone.
+            let Some((k, w)) = members.next() else { break };
+            if w.is_null() {
+                gone.push(k);
+            } else if !table::plain(w) {
+                push_token(path, k);
+                noise_ops(w, false, path, out);
+                path.truncate(len);
+            }
+            continue;
+        }
+        let Some((k, slot)) = slots.next() else { break };
+        let was = match members.peek() {
+            Some((m, _)) if **m == k => members.next().map(|(m, v)| (m.as_str(), v)),
+            _ => None,
+        };
         match slot {
             Slot::Set(mut v) => {
                 match was {
-                    Some(w) => settle_member(&mut v, w),
+                    Some((_, w)) => settle_member(&mut v, w),
                     None => settle(&mut v, None),
                 }
                 push_token(path, &k);
                 match was {
-                    Some(w) if *w == v => {}
-                    Some(w) => crate::diff::json_patch_ops_at(w, &v, path, out),
+                    Some((_, w)) if *w == v => {}
+                    Some((_, w)) => crate::diff::json_patch_ops_at(w, &v, path, out),
                     None => out.push(PatchOp {
                         op: "add".into(),
                         path: path.clone(),
@@ -286,26 +333,104 @@ fn node_ops(src: &Map<String, Value>, node: Node, path: &mut String, out: &mut V
                 path.truncate(len);
             }
             Slot::Into(n) => {
-                if let Some(Value::Object(m)) = was {
+                if let Some((_, Value::Object(m))) = was {
                     push_token(path, &k);
                     node_ops(m, n, path, out);
                     path.truncate(len);
                 }
             }
-            Slot::Gone if was.is_some() => gone.push(k),
-            Slot::Gone => {}
+            Slot::Gone => gone.extend(was.map(|(m, _)| m)),
         }
     }
     for k in gone {
-        push_token(path, &k);
+        push_token(path, k);
         out.push(PatchOp { op: "remove".into(), path: path.clone(), value: None, from: None });
         path.truncate(len);
     }
 }
 
+/// The operations between `w`, a value of the source no change reaches, and what the result
+/// holds there: its [`table::view`] settled ([`settle_member`] for a map's member, [`settle`]
+/// against itself for a list's `item`), without copying what reads back as itself.
+fn noise_ops(w: &Value, item: bool, path: &mut String, out: &mut Vec<PatchOp>) {
+    let len = path.len();
+    match w {
+        // An item whose members are all `nil` is an empty table: `[]`.
+        Value::Object(m) if item && m.values().all(Value::is_null) => out.push(PatchOp {
+            op: "replace".into(),
+            path: path.clone(),
+            value: Some(Value::Array(Vec::new())),
+            from: None,
+        }),
+        Value::Object(m) => {
+            let mut gone = Vec::new();
+            for (k, x) in m {
+                if x.is_null() {
+                    gone.push(k);
+                } else if !table::plain_at(x, false) {
+                    push_token(path, k);
+                    noise_ops(x, false, path, out);
+                    path.truncate(len);
+                }
+            }
+            for k in gone {
+                push_token(path, k);
+                out.push(PatchOp {
+                    op: "remove".into(),
+                    path: path.clone(),
+                    value: None,
+                    from: None,
+                });
+                path.truncate(len);
+            }
+        }
+        // Its items move down where a `nil` goes, and are settled against the source's items
+        // at their new places: compared whole.
+        Value::Array(a) if a.iter().any(Value::is_null) => {
+            let mut v = table::view(w);
+            settle(&mut v, Some(w));
+            if v != *w {
+                crate::diff::json_patch_ops_at(w, &v, path, out);
+            }
+        }
+        Value::Array(a) => {
+            for (i, x) in a.iter().enumerate() {
+                if !table::plain_at(x, true) {
+                    use std::fmt::Write as _;
+                    let _ = write!(path, "/{i}");
+                    noise_ops(x, true, path, out);
+                    path.truncate(len);
+                }
+            }
+        }
+        other => {
+            let v = table::view_number(other);
+            if v != *other {
+                out.push(PatchOp {
+                    op: "replace".into(),
+                    path: path.clone(),
+                    value: Some(v),
+                    from: None,
+                });
+            }
+        }
+    }
+}
+
+/// Appends `/token`, escaped as RFC 6901 asks.
 fn push_token(path: &mut String, token: &str) {
     path.push('/');
-    path.push_str(&escape_pointer_token(token));
+    if !token.contains(['~', '/']) {
+        path.push_str(token);
+        return;
+    }
+    for c in token.chars() {
+        match c {
+            '~' => path.push_str("~0"),
+            '/' => path.push_str("~1"),
+            c => path.push(c),
+        }
+    }
 }
 
 /// The patch of an object whose empty tables are settled.
@@ -325,6 +450,15 @@ fn patch_settled(new: Value, source: &Value, at: &str) -> Result<ImpactedResourc
     check_name(target.group, target.kind, &new, at)?;
     let patch = crate::diff::json_patch_ops(source, &new);
     Ok(ImpactedResource { operation: Operation::Patch, resource: Some(new), patch })
+}
+
+/// [`check_name`] of an object whose identity `parts` holds: a name the identity holds that is
+/// valid as a whole name is valid as whichever field holds it (`generateName` is only
+/// looser); anything else is checked field by field.
+fn check_name_of(parts: &RefParts<'_>, new: &Value, at: &str) -> Result<(), Bad> {
+    let valid = !parts.name.is_empty()
+        && crate::object::name_problem(parts.group, parts.kind, parts.name, false).is_none();
+    if valid { Ok(()) } else { check_name(parts.group, parts.kind, new, at) }
 }
 
 /// Refuses a `metadata.name` (or `generateName`) the API server would refuse for the kind.
@@ -349,8 +483,18 @@ fn check_name(group: &str, kind: &str, new: &Value, at: &str) -> Result<(), Bad>
 }
 
 fn create_of(
-    mut new: Value,
+    new: Value,
     source: &Value,
+    policy: &ActionPolicy,
+    at: &str,
+) -> Result<ImpactedResource, Bad> {
+    created(new, RefParts::of(source).namespace, policy, at)
+}
+
+/// [`create_of`] by an action run in the namespace `was`.
+fn created(
+    mut new: Value,
+    was: &str,
     policy: &ActionPolicy,
     at: &str,
 ) -> Result<ImpactedResource, Bad> {
@@ -368,9 +512,15 @@ fn create_of(
             "a created object needs metadata.name or metadata.generateName",
         ));
     }
-    let mut target = ObjectRef::from_object_lossy(&new);
-    check_name(&target.group, &target.kind, &new, at)?;
-    let key = target.group_kind();
+    let target = RefParts::of(&new);
+    check_name_of(&target, &new, at)?;
+    // `group/Kind` (`Kind` in the core group), made once.
+    let mut key = String::with_capacity(target.group.len() + 1 + target.kind.len());
+    if !target.group.is_empty() {
+        key.push_str(target.group);
+        key.push('/');
+    }
+    key.push_str(target.kind);
     if !policy.creatable.iter().any(|g| crate::glob::glob_match(g, &key)) {
         return Err(bad(
             format!("{at}/kind"),
@@ -384,24 +534,23 @@ fn create_of(
             ),
         ));
     }
-    let was = ObjectRef::from_object_lossy(source);
     // A namespaced object created without a namespace is created beside the source.
-    let cluster = crate::object::Scopes::builtin().scope(&target.group, &target.kind)
-        == Some(crate::object::Scope::Cluster);
-    if target.namespace.is_empty() && !cluster && !was.namespace.is_empty() {
-        if let Some(meta) = new.get_mut("metadata").and_then(Value::as_object_mut) {
-            meta.insert("namespace".into(), Value::String(was.namespace.clone()));
-        }
-        target.namespace.clone_from(&was.namespace);
-    }
-    if policy.same_namespace && !target.namespace.is_empty() && target.namespace != was.namespace {
+    let cluster = || {
+        crate::object::Scopes::builtin().scope(target.group, target.kind)
+            == Some(crate::object::Scope::Cluster)
+    };
+    let beside = target.namespace.is_empty() && !was.is_empty() && !cluster();
+    let namespace = if beside { was } else { target.namespace };
+    if policy.same_namespace && !namespace.is_empty() && namespace != was {
         return Err(bad(
             format!("{at}/metadata/namespace"),
             format!(
-                "creating in namespace `{}` is not allowed: the action runs in `{}`",
-                target.namespace, was.namespace
+                "creating in namespace `{namespace}` is not allowed: the action runs in `{was}`"
             ),
         ));
+    }
+    if beside && let Some(meta) = new.get_mut("metadata").and_then(Value::as_object_mut) {
+        meta.insert("namespace".into(), Value::String(was.to_string()));
     }
     Ok(ImpactedResource { operation: Operation::Create, resource: Some(new), patch: Vec::new() })
 }
@@ -554,7 +703,45 @@ mod tests {
         })
     }
 
+    /// Like [`tables`], with what a script does not see: `null`s, integral floats, empty maps.
+    fn sources() -> impl proptest::strategy::Strategy<Value = Value> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<i8>().prop_map(Value::from),
+            any::<i8>().prop_map(|i| Value::from(f64::from(i))),
+            Just(Value::from(0.5)),
+            Just(json!({})),
+            Just(json!([])),
+        ];
+        leaf.prop_recursive(5, 48, 4, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                proptest::collection::btree_map("[abc]", inner, 0..4)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
     proptest::proptest! {
+        /// With no change, the operations of the members left alone are those between the
+        /// source and its copy as the result holds it (viewed, then settled).
+        #[test]
+        fn members_left_alone_give_the_operations_of_the_copy(
+            members in proptest::collection::btree_map("[abcd]", sources(), 1..5)
+        ) {
+            let source = Value::Object(members.into_iter().collect());
+            // An object left empty is no resource (`read_builtin` reads it from the copy).
+            proptest::prop_assume!(source.as_object().is_some_and(|m| m.values().any(|v| !v.is_null())));
+            let mut copy = table::view(&source);
+            settle(&mut copy, Some(&source));
+            let mut ops = Vec::new();
+            if let Value::Object(m) = &source {
+                node_ops(m, Node::default(), &mut String::new(), &mut ops);
+            }
+            proptest::prop_assert_eq!(ops, crate::diff::json_patch_ops(&source, &copy));
+        }
+
         #[test]
         fn settling_any_table_is_encoding_then_cleaning(new in tables(), old in tables()) {
             let mut settled = new.clone();

@@ -177,15 +177,15 @@ impl Actions {
         };
         match self.scripts.action_source(parts.group, parts.kind, name) {
             Some(Found::Script(script)) => self.run_script(&script, name, obj, params, now),
-            Some(found @ Found::Builtin(kind)) => {
-                let script = found.name(name);
+            Some(Found::Builtin(kind)) => {
                 let run = kind.action(name).ok_or_else(not_found)?;
+                let script = || kind.script_name(name);
                 let object = || ObjectRef::from_object_lossy(obj);
                 let json = run(table::Obj::new(obj), &table::Call { params, now })
-                    .map_err(|f| builtin_error(&script, &object(), f))?;
-                let resources = read_builtin(json, obj, &self.policy)
-                    .map_err(|b| result_error(&script, &object(), b))?;
-                Ok(self.masked(name, script, resources, obj))
+                    .map_err(|f| builtin_error(&script(), &object(), f))?;
+                let resources = read_builtin(json, obj, &parts, &self.policy)
+                    .map_err(|b| result_error(&script(), &object(), b))?;
+                Ok(self.masked(name, script(), resources, obj))
             }
             None => Err(not_found()),
         }
@@ -294,6 +294,10 @@ fn encoding_in_discovery(e: ActionError) -> ActionError {
 /// source, a created one alone. Whether it was one.
 fn mask_secret(r: &mut ImpactedResource, source: &Value) -> bool {
     let Some(resource) = &r.resource else { return false };
+    // Only a Secret is masked: its kind read first.
+    if resource.get("kind").and_then(Value::as_str) != Some("Secret") {
+        return false;
+    }
     let o = RefParts::of(resource);
     if !crate::diff::is_secret(o.group, o.kind) {
         return false;

@@ -470,12 +470,51 @@ const MONTHS: [&str; 12] = [
 
 /// gopher-lua's strftime: each flag becomes a Go layout, printed in UTC.
 pub(crate) fn strftime(fmt: &str, t: &Wall) -> String {
-    let mut out = String::new();
+    let mut out = String::with_capacity(fmt.len() + 16);
+    strftime_into(&mut out, fmt, t);
+    out
+}
+
+/// `n` in decimal, zero-padded to `width` digits (more when it has more).
+fn push_padded(out: &mut String, n: u64, width: usize) {
+    let mut digits = [0_u8; 20];
+    let mut i = digits.len();
+    let mut n = n;
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for _ in (digits.len() - i)..width {
+        out.push('0');
+    }
+    for &d in &digits[i..] {
+        out.push(char::from(d));
+    }
+}
+
+/// A field of the wall clock (never negative but the year, printed apart), zero-padded.
+fn push_field(out: &mut String, n: i64, width: usize) {
+    push_padded(out, n.unsigned_abs(), width);
+}
+
+/// [`strftime`] appended to `out`.
+pub(crate) fn strftime_into(out: &mut String, fmt: &str, t: &Wall) {
     let mut chars = fmt.chars();
     let month = MONTHS[(t.month - 1).clamp(0, 11) as usize];
     let weekday = WEEKDAYS[t.weekday.clamp(0, 6) as usize];
     let h12 = if t.hour % 12 == 0 { 12 } else { t.hour % 12 };
     let pm = t.hour >= 12;
+    let hms = |out: &mut String, sep: char| {
+        push_field(out, t.hour, 2);
+        out.push(sep);
+        push_field(out, t.minute, 2);
+        out.push(sep);
+        push_field(out, t.second, 2);
+    };
     while let Some(c) = chars.next() {
         if c != '%' {
             out.push(c);
@@ -485,52 +524,80 @@ pub(crate) fn strftime(fmt: &str, t: &Wall) -> String {
             out.push('%');
             break;
         };
-        let piece = match f {
+        match f {
             // Go's layout for it is `mon`, which is not a layout element: printed as is.
-            'a' => "mon".to_string(),
-            'A' => weekday.to_string(),
-            'b' => month[..3].to_string(),
-            'B' => month.to_string(),
-            'c' => format!(
-                "{:02} {} {:02} {:02}:{:02} UTC",
-                t.day,
-                &month[..3],
-                t.year.rem_euclid(100),
-                t.hour,
-                t.minute
-            ),
-            'd' => format!("{:02}", t.day),
-            'F' => format!("{:04}-{:02}-{:02}", t.year, t.month, t.day),
-            'H' => format!("{:02}", t.hour),
-            'I' => format!("{h12:02}"),
-            'm' => format!("{:02}", t.month),
-            'M' => format!("{:02}", t.minute),
-            'p' => (if pm { "PM" } else { "AM" }).to_string(),
-            'P' => (if pm { "pm" } else { "am" }).to_string(),
-            'S' => format!("{:02}", t.second),
-            'w' => t.weekday.to_string(),
+            'a' => out.push_str("mon"),
+            'A' => out.push_str(weekday),
+            'b' => out.push_str(&month[..3]),
+            'B' => out.push_str(month),
+            'c' => {
+                push_field(out, t.day, 2);
+                out.push(' ');
+                out.push_str(&month[..3]);
+                out.push(' ');
+                push_field(out, t.year.rem_euclid(100), 2);
+                out.push(' ');
+                push_field(out, t.hour, 2);
+                out.push(':');
+                push_field(out, t.minute, 2);
+                out.push_str(" UTC");
+            }
+            'd' => push_field(out, t.day, 2),
+            'F' => {
+                // `{:04}`: the sign counts in the width.
+                if t.year < 0 {
+                    out.push('-');
+                    push_field(out, t.year, 3);
+                } else {
+                    push_field(out, t.year, 4);
+                }
+                out.push('-');
+                push_field(out, t.month, 2);
+                out.push('-');
+                push_field(out, t.day, 2);
+            }
+            'H' => push_field(out, t.hour, 2),
+            'I' => push_field(out, h12, 2),
+            'm' => push_field(out, t.month, 2),
+            'M' => push_field(out, t.minute, 2),
+            'p' => out.push_str(if pm { "PM" } else { "AM" }),
+            'P' => out.push_str(if pm { "pm" } else { "am" }),
+            'S' => push_field(out, t.second, 2),
+            'w' => push_field(out, t.weekday, 1),
             // Go's layout for it is `15/04/05`: the time, not the date.
-            'x' => format!("{:02}/{:02}/{:02}", t.hour, t.minute, t.second),
-            'X' => format!("{:02}:{:02}:{:02}", t.hour, t.minute, t.second),
-            'y' => format!("{:02}", t.year.rem_euclid(100)),
+            'x' => hms(out, '/'),
+            'X' => hms(out, ':'),
+            'y' => push_field(out, t.year.rem_euclid(100), 2),
             // Go's `2006`: at least four digits, after the sign (year 1 is `0001`).
-            'Y' if t.year < 0 => format!("-{:04}", t.year.unsigned_abs()),
-            'Y' => format!("{:04}", t.year),
-            'z' => "+0000".to_string(),
-            'Z' => "UTC".to_string(),
-            '%' => "%".to_string(),
-            other => format!("%{other}"),
-        };
-        out.push_str(&piece);
+            'Y' => {
+                if t.year < 0 {
+                    out.push('-');
+                }
+                push_field(out, t.year, 4);
+            }
+            'z' => out.push_str("+0000"),
+            'Z' => out.push_str("UTC"),
+            '%' => out.push('%'),
+            other => {
+                out.push('%');
+                out.push(other);
+            }
+        }
     }
-    out
 }
 
 /// Lua's `os.date(format)` at unix seconds `secs`, as the safe `os` library gives it: a
 /// leading `!` (UTC) is dropped, every time is UTC.
 pub(crate) fn os_date(format: &str, secs: i64) -> String {
+    let mut out = String::with_capacity(format.len() + 16);
+    os_date_into(&mut out, format, secs);
+    out
+}
+
+/// [`os_date`] appended to `out`.
+pub(crate) fn os_date_into(out: &mut String, format: &str, secs: i64) {
     let format = format.strip_prefix('!').unwrap_or(format);
-    strftime(format, &Wall::utc(secs.clamp(-(1 << 55), 1 << 55)))
+    strftime_into(out, format, &Wall::utc(secs.clamp(-(1 << 55), 1 << 55)));
 }
 
 #[cfg(test)]
@@ -551,6 +618,77 @@ mod tests {
     }
 
     use super::*;
+
+    /// The pieces written in place are the ones `format!` wrote before, flag by flag.
+    #[test]
+    fn strftime_in_place_is_the_formatted_text() {
+        fn formatted(fmt: &str, t: &Wall) -> String {
+            let month = MONTHS[(t.month - 1).clamp(0, 11) as usize];
+            let weekday = WEEKDAYS[t.weekday.clamp(0, 6) as usize];
+            let h12 = if t.hour % 12 == 0 { 12 } else { t.hour % 12 };
+            let (mut out, mut chars) = (String::new(), fmt.chars());
+            while let Some(c) = chars.next() {
+                if c != '%' {
+                    out.push(c);
+                    continue;
+                }
+                let Some(f) = chars.next() else {
+                    out.push('%');
+                    break;
+                };
+                out.push_str(&match f {
+                    'a' => "mon".to_string(),
+                    'A' => weekday.to_string(),
+                    'b' => month[..3].to_string(),
+                    'B' => month.to_string(),
+                    'c' => format!(
+                        "{:02} {} {:02} {:02}:{:02} UTC",
+                        t.day,
+                        &month[..3],
+                        t.year.rem_euclid(100),
+                        t.hour,
+                        t.minute
+                    ),
+                    'd' => format!("{:02}", t.day),
+                    'F' => format!("{:04}-{:02}-{:02}", t.year, t.month, t.day),
+                    'H' => format!("{:02}", t.hour),
+                    'I' => format!("{h12:02}"),
+                    'm' => format!("{:02}", t.month),
+                    'M' => format!("{:02}", t.minute),
+                    'p' => (if t.hour >= 12 { "PM" } else { "AM" }).to_string(),
+                    'P' => (if t.hour >= 12 { "pm" } else { "am" }).to_string(),
+                    'S' => format!("{:02}", t.second),
+                    'w' => t.weekday.to_string(),
+                    'x' => format!("{:02}/{:02}/{:02}", t.hour, t.minute, t.second),
+                    'X' => format!("{:02}:{:02}:{:02}", t.hour, t.minute, t.second),
+                    'y' => format!("{:02}", t.year.rem_euclid(100)),
+                    'Y' if t.year < 0 => format!("-{:04}", t.year.unsigned_abs()),
+                    'Y' => format!("{:04}", t.year),
+                    'z' => "+0000".to_string(),
+                    'Z' => "UTC".to_string(),
+                    '%' => "%".to_string(),
+                    other => format!("%{other}"),
+                });
+            }
+            out
+        }
+        let fmt = "%a %A %b %B %c|%d %F %H %I %m %M %p %P %S %w %x %X %y %Y %z %Z %% %q %é x%";
+        for secs in [
+            -(1_i64 << 55),
+            -62_198_755_200,
+            -62_167_219_201,
+            -1,
+            0,
+            43_200,
+            1_700_000_000,
+            253_402_300_800,
+            1 << 55,
+        ] {
+            let t = Wall::utc(secs);
+            assert_eq!(strftime(fmt, &t), formatted(fmt, &t), "{secs}");
+            assert_eq!(os_date(&format!("!{fmt}"), secs), formatted(fmt, &t), "{secs}");
+        }
+    }
 
     #[test]
     fn format_utc_digit_by_digit_is_the_formatted_text() {

@@ -136,27 +136,28 @@ fn discover_create_workflow(_: Lv<'_>) -> Result<Value, Fault> {
 /// `{apiVersion, kind, name, uid}` of the source, as an owner reference.
 pub(super) fn owner(obj: Lv<'_>, extra: &[(&str, Option<Value>)]) -> Result<Value, Fault> {
     let meta = obj.field("metadata")?;
-    let mut members = vec![
+    let members = [
         ("apiVersion", out(obj.field("apiVersion")?)?),
         ("kind", out(obj.field("kind")?)?),
         ("name", out(meta.field("name")?)?),
         ("uid", out(meta.field("uid")?)?),
     ];
-    members.extend(extra.iter().cloned());
-    Ok(table::table(members))
+    Ok(table::table(members.into_iter().chain(extra.iter().cloned())))
 }
 
-/// `[{operation = "create", resource = ...}]`.
+/// `[{operation = "create", resource = ...}]` (`resource` encoded).
 pub(super) fn create(resource: Value) -> Out {
-    let entry =
-        table::table([("operation", Some(Value::from("create"))), ("resource", Some(resource))]);
-    Out::Table(table::encode(Value::Array(vec![entry])))
+    Out::Create(resource)
 }
 
 /// `<name>-<stamp>`: the source's name (a string or number) and the time.
 pub(super) fn generated_name(obj: Lv<'_>, call: &Call<'_>, format: &str) -> Result<String, Fault> {
     let name = obj.fields(&["metadata", "name"])?.text()?;
-    Ok(format!("{name}-{}", call.date(format)))
+    let mut out = String::with_capacity(name.len() + format.len() + 8);
+    out.push_str(&name);
+    out.push('-');
+    crate::vocabulary::os_date_into(&mut out, format, call.now);
+    Ok(out)
 }
 
 /// A Workflow from a CronWorkflow, as `argo submit --from=CronWorkflow/<name>` makes it: the
@@ -209,8 +210,11 @@ fn create_from_cron_workflow(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Out, F
     set(&mut wf, &[], "finalizers", Some(Value::Array(finalizers)))?;
     set(&mut m, &[], "ownerReferences", Some(Value::Array(vec![owner(o, &[])?])))?;
     set(&mut wf, &[], "metadata", Some(m))?;
-    set(&mut wf, &[], "spec", deep_copy(o.fields(&["spec", "workflowSpec"])?)?)?;
-    Ok(create(table::encode(wf)))
+    let spec = deep_copy(o.fields(&["spec", "workflowSpec"])?)?;
+    // The copy is encoded already: the rest is encoded before it joins.
+    let mut wf = table::encode(wf);
+    set(&mut wf, &[], "spec", spec)?;
+    Ok(create(wf))
 }
 
 /// A Workflow from a WorkflowTemplate, as `argo submit --from=workflowtemplate/<name>` makes

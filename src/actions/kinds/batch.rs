@@ -131,6 +131,8 @@ fn create_job(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Out, Fault> {
     let owner = owner(o, &extra)?;
     set(&mut job, &["metadata"], "ownerReferences", Some(Value::Array(vec![owner])))?;
     let spec = deep_copy(template.field("spec")?)?;
+    // The copy is encoded already: the rest is encoded before it joins.
+    let mut job = table::encode(job);
     set(&mut job, &[], "spec", spec)?;
-    Ok(create(table::encode(job)))
+    Ok(create(job))
 }

@@ -57,7 +57,7 @@ fn discover_no_reconcile(obj: Lv<'_>) -> Result<Value, Fault> {
 
 /// Sets `reconcile.fluxcd.io/requestedAt` to `By Argo CD at: <time>` (no zone letter).
 fn reconcile(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Out, Fault> {
-    let at = format!("By Argo CD at: {}", call.date("!%Y-%m-%dT%X"));
+    let at = call.after("By Argo CD at: ", "!%Y-%m-%dT%X");
     table::annotate(&mut obj, &["metadata"], "reconcile.fluxcd.io/requestedAt", at)?;
     table::done(obj)
 }

@@ -53,6 +53,24 @@ impl Kind {
         crate::object::group_kind_key(self.group, self.kind)
     }
 
+    /// `built-in <group>/<Kind>/actions/<what>`: how results and errors name the built-in
+    /// (`what` is `discovery` or the action).
+    pub(crate) fn script_name(&self, what: &str) -> String {
+        const PREFIX: &str = "built-in ";
+        const ACTIONS: &str = "/actions/";
+        let len = PREFIX.len() + self.group.len() + 1 + self.kind.len() + ACTIONS.len();
+        let mut out = String::with_capacity(len + what.len());
+        out.push_str(PREFIX);
+        if !self.group.is_empty() {
+            out.push_str(self.group);
+            out.push('/');
+        }
+        out.push_str(self.kind);
+        out.push_str(ACTIONS);
+        out.push_str(what);
+        out
+    }
+
     /// The action called `name`.
     pub(crate) fn action(&self, name: &str) -> Option<Run> {
         self.actions.iter().find(|(n, _)| *n == name).map(|(_, run)| *run)
@@ -80,7 +98,15 @@ pub(crate) const CATALOG: &[&[Kind]] = &[
 
 /// The built-in actions of a group and kind.
 pub(crate) fn find(group: &str, kind: &str) -> Option<&'static Kind> {
-    CATALOG.iter().flat_map(|k| k.iter()).find(|k| k.group == group && k.kind == kind)
+    // The kind first: most kinds differ there (many share a group).
+    for module in CATALOG {
+        for k in *module {
+            if k.kind == kind && k.group == group {
+                return Some(k);
+            }
+        }
+    }
+    None
 }
 
 /// Every built-in kind, sorted by `<group>/<Kind>`.
@@ -178,7 +204,7 @@ mod tests {
     fn whole(out: Result<Out, Fault>, source: &Value) -> Result<Value, Fault> {
         out.map(|o| match o {
             Out::Object(edits) => edits.into_value(source),
-            Out::Table(v) => v,
+            Out::Create(v) => v,
         })
     }
 
@@ -207,21 +233,31 @@ mod tests {
     /// The patch made from an action's changes alone (`result::read_builtin` without a copy
     /// of the object) is the patch between the source and the whole object the action
     /// leaves, operation for operation, on every test input of every built-in kind (plain
-    /// and noisy, where the copy is taken); it applies to the input and gives that object.
+    /// and noisy: the members a change leaves alone are compared where the source does not
+    /// read back as itself); it applies to the input and gives that object. A created object
+    /// reads as the entry of a list of created objects does.
     #[test]
     fn the_patch_of_the_changes_is_the_patch_of_the_object() {
         use crate::actions::result::read_builtin;
         let params = BTreeMap::from([("replicas".to_string(), "3".to_string())]);
         let call = Call { params: &params, now: 1_700_000_000 };
         let policy = crate::actions::ActionPolicy::default();
-        let mut by_path = 0;
+        let (mut by_path, mut created) = (0, 0);
         for kind in all() {
             for obj in inputs(kind) {
+                let parts = crate::object::RefParts::of(&obj);
                 for (name, run) in kind.actions {
                     let at = format!("{} {name} on {obj}", kind.name());
-                    let fast = run(Obj::new(&obj), &call).map(|o| read_builtin(o, &obj, &policy));
-                    let slow =
-                        run(Obj::viewed(&obj), &call).map(|o| read_builtin(o, &obj, &policy));
+                    let read = |o| read_builtin(o, &obj, &parts, &policy);
+                    let fast = run(Obj::new(&obj), &call).map(read);
+                    let slow = run(Obj::viewed(&obj), &call).map(read);
+                    if let Ok(Out::Create(v)) = run(Obj::new(&obj), &call) {
+                        // Read as the entry of a list of created objects is.
+                        let entry = serde_json::json!([{"operation": "create", "resource": v}]);
+                        let listed = crate::actions::result::read_impacted(entry, &obj, &policy);
+                        assert_eq!(fast.as_ref().ok(), Some(&listed), "{at}");
+                        created += 1;
+                    }
                     let (Ok(Ok(fast)), Ok(Ok(slow))) = (&fast, &slow) else {
                         assert_eq!(fast, slow, "{at}");
                         continue;
@@ -238,5 +274,6 @@ mod tests {
             }
         }
         assert!(by_path > 100, "{by_path} patches by path");
+        assert!(created >= 6, "{created} objects created");
     }
 }

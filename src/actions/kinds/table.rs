@@ -39,6 +39,28 @@ impl Call<'_> {
     pub(crate) fn date(&self, format: &str) -> String {
         crate::vocabulary::os_date(format, self.now)
     }
+
+    /// `text .. os.date(format)`, made once.
+    pub(crate) fn after(&self, text: &str, format: &str) -> String {
+        let mut out = String::with_capacity(text.len() + format.len() + 16);
+        out.push_str(text);
+        crate::vocabulary::os_date_into(&mut out, format, self.now);
+        out
+    }
+}
+
+/// `path` with `key` after it, handed to `f` (without allocating for a short path).
+fn with_key<R>(path: &[&str], key: &str, f: impl FnOnce(&[&str]) -> R) -> R {
+    let mut buf = [""; 8];
+    if path.len() < buf.len() {
+        buf[..path.len()].copy_from_slice(path);
+        buf[path.len()] = key;
+        f(&buf[..=path.len()])
+    } else {
+        let mut at = path.to_vec();
+        at.push(key);
+        f(&at)
+    }
 }
 
 /// Indexing as an action script indexes: Argo CD runs actions without the string library, so
@@ -92,15 +114,25 @@ fn is_view(v: &Value) -> bool {
 /// as a list's item, which the encoding turns into `[]`): where the members an action did not
 /// change are the same in its result, so its patch is the patch of its changes alone.
 pub(crate) fn plain(v: &Value) -> bool {
-    fn walk(v: &Value, item: bool) -> bool {
-        match v {
-            Value::Object(m) if m.is_empty() => !item,
-            Value::Object(m) => m.values().all(|v| !v.is_null() && walk(v, false)),
-            Value::Array(a) => a.iter().all(|v| !v.is_null() && walk(v, true)),
-            other => is_view(other),
-        }
+    plain_at(v, false)
+}
+
+/// [`plain`] for a list's item (`item`) or a map's member.
+pub(crate) fn plain_at(v: &Value, item: bool) -> bool {
+    match v {
+        Value::Object(m) if m.is_empty() => !item,
+        Value::Object(m) => m.values().all(|v| !v.is_null() && plain_at(v, false)),
+        Value::Array(a) => a.iter().all(|v| !v.is_null() && plain_at(v, true)),
+        other => is_view(other),
     }
-    walk(v, false)
+}
+
+/// A number as [`view`] holds it.
+pub(crate) fn view_number(v: &Value) -> Value {
+    match v {
+        Value::Number(n) if !is_view(v) => number(n.as_f64().unwrap_or(0.0)).unwrap_or(Value::Null),
+        other => other.clone(),
+    }
 }
 
 fn rebuild_view(v: &Value) -> Value {
@@ -167,7 +199,14 @@ fn encode_in_place(v: &mut Value) {
 
 /// A table literal: its members, `nil` ones left out (`{}` when all are).
 pub(crate) fn table<'k>(members: impl IntoIterator<Item = (&'k str, Option<Value>)>) -> Value {
-    Value::Object(members.into_iter().filter_map(|(k, v)| Some((k.to_string(), v?))).collect())
+    // Inserted one by one: a few members, where collecting sorts a buffer first.
+    let mut m = Map::new();
+    for (k, v) in members {
+        if let Some(v) = v {
+            m.insert(k.to_string(), v);
+        }
+    }
+    Value::Object(m)
 }
 
 /// Lua's `==`: equal scalars (`nil` equals `nil`); two tables from the object are never the
@@ -259,9 +298,7 @@ pub(crate) fn set(
 
 /// `if obj.<path>.key == nil then obj.<path>.key = {} end`.
 pub(crate) fn ensure(obj: &mut impl Table, path: &[&str], key: &str) -> Result<(), Fault> {
-    let mut at = path.to_vec();
-    at.push(key);
-    if obj.probe(&at)?.is_nil() {
+    if with_key(path, key, |at| obj.probe(at))?.is_nil() {
         set(obj, path, key, Some(empty()))?;
     }
     Ok(())
@@ -296,9 +333,7 @@ pub(crate) fn annotate(
     text: impl Into<String>,
 ) -> Result<(), Fault> {
     ensure(obj, meta, "annotations")?;
-    let mut at = meta.to_vec();
-    at.push("annotations");
-    set_text(obj, &at, name, text)
+    with_key(meta, "annotations", |at| set_text(obj, at, name, text))
 }
 
 /// `return obj`: the object as the action left it; reading a built-in's result settles its
@@ -307,14 +342,14 @@ pub(crate) fn done(obj: Obj<'_>) -> Result<Out, Fault> {
     Ok(Out::Object(obj.into_edits()))
 }
 
-/// What an action returns: the object it ran on, as its changes ([`Edits`]), or another table
-/// (a list of created objects), as JSON.
+/// What an action returns: the object it ran on, as its changes ([`Edits`]), or the one
+/// object it creates (the list `{{operation = "create", resource = ...}}`), as JSON.
 #[derive(Debug, PartialEq)]
 pub(crate) enum Out {
     /// `return obj`.
     Object(Edits),
-    /// Any other table.
-    Table(Value),
+    /// `{{operation = "create", resource = <the value>}}`, the value encoded.
+    Create(Value),
 }
 
 /// The object an action runs on: read where it lies (reading through [`Lv`] sees what a
@@ -458,8 +493,11 @@ impl Table for Obj<'_> {
         }
         let mut node = &mut self.edits.node;
         for (i, k) in path.iter().enumerate() {
-            let slot =
-                node.0.entry((*k).to_string()).or_insert_with(|| Slot::Into(Node::default()));
+            // The key made only for a new member.
+            if !node.0.contains_key(*k) {
+                node.0.insert((*k).to_string(), Slot::Into(Node::default()));
+            }
+            let Some(slot) = node.0.get_mut(*k) else { return Ok(()) };
             match slot {
                 Slot::Set(v) => return put_value(v, &path[i + 1..], key, value),
                 Slot::Into(n) => node = n,
@@ -551,19 +589,23 @@ pub(crate) fn deep_copy(v: Lv<'_>) -> Result<Option<Value>, Fault> {
             Ok(Some(if copy.is_empty() { Value::Array(Vec::new()) } else { Value::Object(copy) }))
         }
         Value::Array(a) => {
-            let items: Vec<&Value> = a.iter().filter(|v| !v.is_null()).collect();
-            if items.is_empty() {
+            if a.iter().all(Value::is_null) {
                 return Ok(None);
             }
-            let copies =
-                items.into_iter().map(|i| deep_copy(Lv::of(i))).collect::<Result<Vec<_>, _>>()?;
-            let last = copies.iter().rposition(Option::is_some).map_or(0, |i| i + 1);
-            let mut list = Vec::with_capacity(last);
-            for c in copies.into_iter().take(last) {
-                match c {
-                    Some(c) => list.push(c),
-                    None => return Err(Fault::new("cannot encode sparse array")),
+            // Every item is copied first (an item's error comes before the gap's); a gap
+            // (an item copied as `nil`) before a later item is a sparse array.
+            let (mut list, mut gap, mut sparse) = (Vec::with_capacity(a.len()), false, false);
+            for item in a.iter().filter(|v| !v.is_null()) {
+                match deep_copy(Lv::of(item))? {
+                    Some(c) => {
+                        sparse |= gap;
+                        list.push(c);
+                    }
+                    None => gap = true,
                 }
+            }
+            if sparse {
+                return Err(Fault::new("cannot encode sparse array"));
             }
             // The items are encoded already.
             Ok(Some(Value::Array(list)))
@@ -618,5 +660,8 @@ mod tests {
         assert_eq!(deep_copy(Lv::of(&v)).unwrap(), Some(json!({"b": [], "d": [1], "e": "x"})));
         assert!(deep_copy(Lv::of(&json!([{}, 1]))).is_err());
         assert_eq!(deep_copy(Lv::of(&json!({}))).unwrap(), None);
+        assert_eq!(deep_copy(Lv::of(&json!([null, 1, {}, null]))).unwrap(), Some(json!([1])));
+        assert_eq!(deep_copy(Lv::of(&json!([null, {}]))).unwrap(), Some(json!([])));
+        assert!(deep_copy(Lv::of(&json!([1, {}, 2]))).is_err());
     }
 }
