@@ -358,19 +358,33 @@ impl<'v> ManagedLive<'v> {
             .collect();
         let targets: BTreeSet<_> =
             refs.iter().filter(|r| !r.name.is_empty()).map(pair_key).collect();
-        let instance = app.instance_name(settings);
-        let mut out = ManagedLive { managed: Vec::new(), unmanaged: Vec::new() };
-        for obj in live {
-            let r = live_ref(obj, scopes);
-            let desired = targets.contains(&pair_key(&r));
-            match sort_one(obj, &r, desired, &instance, app, settings) {
-                Ok(()) => out.managed.push(obj),
-                Err(reason) => out.unmanaged.push(Unmanaged { object: r, reason }),
-            }
-        }
-        out.unmanaged.sort();
-        out
+        let (managed, unmanaged) = sort_live(live, |k| targets.contains(&k), app, settings, scopes);
+        ManagedLive { managed: managed.into_iter().map(|(_, obj)| obj).collect(), unmanaged }
     }
+}
+
+/// [`ManagedLive::new`] given whether a pairing key is desired (named desired objects, excluded
+/// kinds left out), each managed object with the identity it pairs by ([`live_ref`]), read
+/// once: the app diff pairs by it.
+pub(crate) fn sort_live<'v>(
+    live: &'v [Value],
+    desired: impl Fn((&str, &str, &str, &str)) -> bool,
+    app: &Application,
+    settings: &Settings,
+    scopes: &Scopes,
+) -> (Vec<(ObjectRef, &'v Value)>, Vec<Unmanaged>) {
+    let instance = app.instance_name(settings);
+    let (mut managed, mut unmanaged) = (Vec::new(), Vec::new());
+    for obj in live {
+        let r = live_ref(obj, scopes);
+        let desired = desired(pair_key(&r));
+        match sort_one(obj, &r, desired, &instance, app, settings) {
+            Ok(()) => managed.push((r, obj)),
+            Err(reason) => unmanaged.push(Unmanaged { object: r, reason }),
+        }
+    }
+    unmanaged.sort();
+    (managed, unmanaged)
 }
 
 /// Whether one live object (identity `r`, `desired` when a desired object pairs with it) is

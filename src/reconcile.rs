@@ -354,7 +354,7 @@ impl PreparedApp {
             project: None,
         };
         let (app, settings, scopes) = (&self.app, &self.settings, &self.scopes);
-        let Targets { map, mut hooks, conditions } = crate::diff::targets(&input);
+        let Targets { map, mut hooks, conditions, .. } = crate::diff::targets(&input);
         hooks.sort();
         let mut desired_conditions = conditions;
         desired_conditions

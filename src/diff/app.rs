@@ -2,7 +2,7 @@
 //! 3.6.2 controller/state.go `CompareAppState`).
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -15,7 +15,7 @@ use crate::config::{Application, Settings, TrackingMethod};
 use crate::managed_fields::normalize_managed_fields;
 use crate::object::{ObjectIndex, ObjectRef, Scopes, annotation};
 use crate::ownership::{
-    ManagedLive, Unmanaged, desired_ref, live_ref, object_ref, self_referenced, truncate_label,
+    Unmanaged, desired_ref, object_ref, pair_key, self_referenced, sort_live, truncate_label,
 };
 use crate::vocabulary::{
     self, AppOptions, COMPARE_OPTIONS_ANNOTATION, INSTALLATION_ID_ANNOTATION, ResourceOptions,
@@ -466,26 +466,34 @@ fn tracking_id(app: &str, r: &ObjectRef, destination_namespace: &str) -> String 
 pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
     let app = input.app;
     let settings = input.settings;
-    let Targets { map: mut targets, mut hooks, mut conditions } = targets(input);
+    let Targets { map: mut targets, mut hooks, mut conditions, set_aside } = targets(input);
     let mut notes = Vec::new();
 
-    // The app's live objects (the ownership rule: `crate::ownership`); the others are left
-    // out with a note.
+    // The app's live objects (the ownership rule: `crate::ownership`, as `managed_live` sorts
+    // them, paired by the targets' identities read once above, hooks and objects set aside
+    // included); the others are left out with a note.
     let instance = app.instance_name(settings);
-    let mut sorted = ManagedLive::new(input.desired, input.live, app, settings, input.scopes);
+    let (managed, mut unmanaged) = {
+        let paired: BTreeSet<_> = (targets.values().map(|(r, _)| r))
+            .chain(&hooks)
+            .chain(set_aside.iter().filter(|r| !crate::ownership::excluded(r, app, settings)))
+            .filter(|r| !r.name.is_empty())
+            .map(pair_key)
+            .collect();
+        sort_live(input.live, |k| paired.contains(&k), app, settings, input.scopes)
+    };
     let mut lives: BTreeMap<(String, String, String, String), (ObjectRef, &Value)> =
         BTreeMap::new();
-    for obj in std::mem::take(&mut sorted.managed) {
-        let r = live_ref(obj, input.scopes);
+    for (r, obj) in managed {
         if let Some(reason) = not_permitted(input.project, &r, app) {
-            sorted.unmanaged.push(Unmanaged { object: r, reason });
+            unmanaged.push(Unmanaged { object: r, reason });
             continue;
         }
         conditions.extend(shared_warning(app, settings, &instance, &r, obj));
         lives.insert(key(&r), (r, obj));
     }
-    sorted.unmanaged.sort();
-    notes.extend(crate::ownership::notes(&sorted.unmanaged));
+    unmanaged.sort();
+    notes.extend(crate::ownership::notes(&unmanaged));
     if let Some(ns) = managed_namespace(app, &targets, &lives) {
         let r = object_ref(&ns);
         targets.insert(key(&r), (r, Desired::Synthesized(ns)));
@@ -501,7 +509,7 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
         Ok(n) => n,
         Err(e) => {
             let mut out = failed(&targets, &lives, hooks, conditions, notes, &e);
-            out.unmanaged = sorted.unmanaged;
+            out.unmanaged = unmanaged;
             out.objects_kept = input.keep_objects;
             return Ok(out);
         }
@@ -531,7 +539,7 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
             Err(e @ DiffError::Interrupted { .. }) => return Err(e),
             Err(e) => {
                 let mut out = failed(&targets, &lives, hooks, conditions, notes, &e);
-                out.unmanaged = sorted.unmanaged;
+                out.unmanaged = unmanaged;
                 out.objects_kept = input.keep_objects;
                 return Ok(out);
             }
@@ -549,7 +557,7 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
         hooks,
         conditions,
         notes,
-        unmanaged: sorted.unmanaged,
+        unmanaged,
         objects_kept: input.keep_objects,
     })
 }
@@ -561,6 +569,10 @@ pub(crate) struct Targets<'a> {
     pub(crate) map: BTreeMap<Key, (ObjectRef, Desired<'a>)>,
     pub(crate) hooks: Vec<ObjectRef>,
     pub(crate) conditions: Vec<Condition>,
+    /// The identities of the desired objects set aside (repeated, ignored, deletion-only
+    /// hooks): still desired when live objects are sorted (`managed_live` reads every
+    /// desired object that is not excluded).
+    pub(crate) set_aside: Vec<ObjectRef>,
 }
 
 /// Builds the [`Targets`] of an input (the first part of [`diff_app`]).
@@ -576,6 +588,7 @@ pub(crate) fn targets<'a>(input: &AppDiffInput<'a>) -> Targets<'a> {
     // that prefix and its position (`web-` third is `web-2`, which a named `web-2` of the same
     // kind repeats); an unnamed object is never paired with a live one.
     let mut slots: BTreeMap<String, Key> = BTreeMap::new();
+    let mut set_aside = Vec::new();
     for (index, obj) in input.desired.iter().enumerate() {
         let r = desired_ref(obj, input.scopes, &app.spec.destination.namespace);
         let mut k = key(&r);
@@ -591,8 +604,10 @@ pub(crate) fn targets<'a>(input: &AppDiffInput<'a>) -> Targets<'a> {
             }
         }
         *counts.entry(repeat_key.clone()).or_default() += 1;
-        if let Some(earlier) = slots.insert(repeat_key, k.clone()) {
-            targets.remove(&earlier);
+        if let Some(earlier) = slots.insert(repeat_key, k.clone())
+            && let Some((r, _)) = targets.remove(&earlier)
+        {
+            set_aside.push(r);
         }
         targets.insert(k, (r, Desired::Rendered(obj)));
     }
@@ -640,6 +655,7 @@ pub(crate) fn targets<'a>(input: &AppDiffInput<'a>) -> Targets<'a> {
     targets.retain(|_, (r, obj)| {
         let obj = obj.source();
         if vocabulary::is_ignored(obj) || vocabulary::is_deletion_hook_only(obj) {
+            set_aside.push(std::mem::take(r));
             return false;
         }
         if vocabulary::is_hook(obj) {
@@ -649,7 +665,7 @@ pub(crate) fn targets<'a>(input: &AppDiffInput<'a>) -> Targets<'a> {
         true
     });
 
-    Targets { map: targets, hooks, conditions }
+    Targets { map: targets, hooks, conditions, set_aside }
 }
 
 /// Argo CD's `SharedResourceWarning` for a live object of the app whose tracking names

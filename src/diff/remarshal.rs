@@ -39,28 +39,179 @@ pub(crate) fn remarshal(obj: &Value) -> Value {
     v
 }
 
-/// [`remarshal`] on the working copy itself: integral floats become integers, then a built-in
-/// object that strictly decodes as its type is canonicalised field by field where it lies
-/// (omitted fields removed, scalars rewritten), without building a second tree. An object that
-/// does not decode keeps the plain round trip. Only when a field is spelt in another case than
-/// its Go name (`encoding/json` folds case) is the copying round trip used, since the renamed
-/// field moves.
+/// [`remarshal`] on the working copy itself, in one walk: integral floats become integers, and a
+/// built-in object is checked against its type and canonicalised field by field where it lies
+/// (omitted fields removed, scalars rewritten) in the same pass, each change logged with what
+/// it replaced. An object that turns out not to strictly decode gets its changes undone and
+/// keeps the plain round trip. Only when a field is spelt in another case than its Go name
+/// (`encoding/json` folds case) is the copying round trip used, since the renamed field moves.
 pub(crate) fn remarshal_in_place(obj: &mut Value) {
-    integral_floats(obj);
-    let Some((g, v, k)) = schema::gvk_of(obj) else { return };
-    if !schema::is_builtin(g, v, k) {
+    let Some(t) = schema::gvk_of(obj)
+        .filter(|&(g, v, k)| schema::is_builtin(g, v, k))
+        .and_then(|(g, v, k)| schema::lookup(g, v, k))
+    else {
+        integral_floats(obj);
         return;
+    };
+    let mut log = Vec::new();
+    let Err(unfit) = check_and_canonicalize(obj, t, &mut log) else { return };
+    // Rare: undo the changes (latest first), then finish the integral floats the walk left.
+    for undo in log.into_iter().rev() {
+        undo.apply(obj);
     }
-    let Some(t) = schema::lookup(g, v, k) else { return };
-    match strict_check(obj, t) {
-        Ok(()) => canonicalize(obj, t),
-        Err(Unfit::Fails) => {}
-        Err(Unfit::Folded) => {
-            if let Ok(mut typed) = typed_round_trip(obj, t, Decode::Strict, "") {
-                retain_map_fields(obj, &mut typed);
-                *obj = typed;
-            }
+    integral_floats(obj);
+    if let Unfit::Folded = unfit
+        && let Ok(mut typed) = typed_round_trip(obj, t, Decode::Strict, "")
+    {
+        retain_map_fields(obj, &mut typed);
+        *obj = typed;
+    }
+}
+
+/// One step of a path from the object's root.
+enum Step {
+    Key(String),
+    Index(usize),
+}
+
+/// A change [`check_and_canonicalize`] made: the value that stood at `path` (its steps from the
+/// changed value up to the root, appended on the way out; a removed field is put back).
+struct Undo {
+    path: Vec<Step>,
+    old: Value,
+}
+
+impl Undo {
+    fn apply(self, root: &mut Value) {
+        let mut steps = self.path.into_iter().rev();
+        let Some(last) = steps.next_back() else {
+            *root = self.old;
+            return;
+        };
+        let mut parent = root;
+        for step in steps {
+            parent = match (step, parent) {
+                (Step::Key(k), Value::Object(m)) => m.get_mut(&k).expect("an undo path exists"),
+                (Step::Index(i), Value::Array(l)) => &mut l[i],
+                _ => unreachable!("an undo path follows the walk"),
+            };
         }
+        match (last, parent) {
+            (Step::Key(k), Value::Object(m)) => {
+                m.insert(k, self.old);
+            }
+            (Step::Index(i), Value::Array(l)) => l[i] = self.old,
+            _ => unreachable!("an undo path follows the walk"),
+        }
+    }
+}
+
+/// Appends `step` to the paths of the changes logged since `start` (made below that step).
+fn below_step(log: &mut [Undo], start: usize, step: impl Fn() -> Step) {
+    for u in &mut log[start..] {
+        u.path.push(step());
+    }
+}
+
+/// In one walk: the integral floats of `v` become integers, `v` is checked to strictly decode
+/// as `t` (what [`strict_check`] decides, the first unfit field in the same order) and is
+/// canonicalised as [`canonicalize`] would, every change logged in `log`. On an error the walk
+/// stops where it is; the caller undoes the log.
+fn check_and_canonicalize(v: &mut Value, t: TypeRef, log: &mut Vec<Undo>) -> Result<(), Unfit> {
+    match (t.shape(), v) {
+        (Shape::Untyped, v) => {
+            integral_floats(v);
+            Ok(())
+        }
+        (Shape::Struct, v @ Value::Null) => {
+            // The zero struct of a null that is not a pointer (see `typed_round_trip_cow`).
+            if !t.is_pointer() {
+                let old = std::mem::replace(v, Value::Object(Map::new()));
+                log.push(Undo { path: Vec::new(), old });
+            }
+            Ok(())
+        }
+        (Shape::List | Shape::Map, Value::Null) => Ok(()),
+        (Shape::Struct, Value::Object(m)) => {
+            let mut failed = None;
+            m.retain(|k, fv| {
+                if failed.is_some() {
+                    return true;
+                }
+                let Some(ft) = t.field(k) else {
+                    failed = Some(if t.field_folded(k).is_some() {
+                        Unfit::Folded
+                    } else {
+                        Unfit::Fails
+                    });
+                    return true;
+                };
+                let start = log.len();
+                let keep = match check_and_canonicalize(fv, ft, log) {
+                    Err(e) => {
+                        failed = Some(e);
+                        true
+                    }
+                    Ok(()) if omitted(fv, ft) => {
+                        log.push(Undo { path: Vec::new(), old: std::mem::take(fv) });
+                        false
+                    }
+                    Ok(()) => true,
+                };
+                below_step(log, start, || Step::Key(k.clone()));
+                keep
+            });
+            failed.map_or(Ok(()), Err)
+        }
+        (Shape::List, Value::Array(l)) => {
+            let Some(it) = t.items() else {
+                l.iter_mut().for_each(integral_floats);
+                return Ok(());
+            };
+            for (i, e) in l.iter_mut().enumerate() {
+                let start = log.len();
+                let r = element(e, it, log);
+                below_step(log, start, || Step::Index(i));
+                r?;
+            }
+            Ok(())
+        }
+        (Shape::Map, Value::Object(m)) => {
+            let Some(vt) = t.values() else {
+                m.values_mut().for_each(integral_floats);
+                return Ok(());
+            };
+            for (k, e) in m.iter_mut() {
+                let start = log.len();
+                let r = element(e, vt, log);
+                below_step(log, start, || Step::Key(k.clone()));
+                r?;
+            }
+            Ok(())
+        }
+        (Shape::Struct | Shape::List | Shape::Map, _) => Err(Unfit::Fails),
+        (Shape::Scalar(s), v) => {
+            integral_floats(v);
+            if !scalar_fits(v, s) {
+                return Err(Unfit::Fails);
+            }
+            if scalar_changes(v, s)
+                && let Ok(c) = scalar_round_trip(v, s, "")
+            {
+                log.push(Undo { path: Vec::new(), old: std::mem::replace(v, c) });
+            }
+            Ok(())
+        }
+    }
+}
+
+/// A list element or map value of [`check_and_canonicalize`]: null becomes the zero value.
+fn element(e: &mut Value, t: TypeRef, log: &mut Vec<Undo>) -> Result<(), Unfit> {
+    if e.is_null() {
+        log.push(Undo { path: Vec::new(), old: std::mem::replace(e, zero_value(t)) });
+        Ok(())
+    } else {
+        check_and_canonicalize(e, t, log)
     }
 }
 
@@ -133,7 +284,9 @@ fn scalar_fits(v: &Value, s: Scalar) -> bool {
 }
 
 /// The typed round trip of a value [`strict_check`] accepted, done where it lies: the same
-/// result as [`typed_round_trip`] followed by [`retain_map_fields`].
+/// result as [`typed_round_trip`] followed by [`retain_map_fields`] (the three-walk reading
+/// that [`check_and_canonicalize`] is tested against).
+#[cfg(test)]
 fn canonicalize(v: &mut Value, t: TypeRef) {
     match (t.shape(), v) {
         (Shape::Struct, Value::Object(m)) => m.retain(|k, fv| match t.field(k) {
@@ -680,6 +833,70 @@ mod tests {
         // The canonical object is borrowed, not copied.
         let cow = typed_round_trip_cow(&canonical, t, Decode::Lenient).unwrap();
         assert!(matches!(cow, Cow::Borrowed(_)));
+    }
+
+    /// The remarshal of three walks (integral floats, strict check, canonicalisation) that the
+    /// one walk replaced.
+    fn three_walks(obj: &Value) -> Value {
+        let mut v = obj.clone();
+        integral_floats(&mut v);
+        let Some(t) = schema::gvk_of(&v)
+            .filter(|&(g, ver, k)| schema::is_builtin(g, ver, k))
+            .and_then(|(g, ver, k)| schema::lookup(g, ver, k))
+        else {
+            return v;
+        };
+        match strict_check(&v, t) {
+            Ok(()) => canonicalize(&mut v, t),
+            Err(Unfit::Fails) => {}
+            Err(Unfit::Folded) => {
+                if let Ok(mut typed) = typed_round_trip(&v, t, Decode::Strict, "") {
+                    retain_map_fields(&v, &mut typed);
+                    v = typed;
+                }
+            }
+        }
+        v
+    }
+
+    #[test]
+    fn one_walk_gives_what_three_walks_gave_also_when_changes_precede_a_failure() {
+        let live: Value =
+            serde_json::from_str(include_str!("../../testdata/diff/inputs/deployment-live.json"))
+                .unwrap();
+        // Changes the walk makes (a null port list entry, an omitted empty string, a quantity,
+        // an integral float) and what stops it after them (an unknown field, a folded field, a
+        // wrong type), alone and in pairs.
+        let edits = [
+            ("/spec/template/spec/containers/0/ports", json!([null, {"containerPort": 80.0}])),
+            ("/spec/template/spec/containers/0/image", Value::Null),
+            ("/spec/template/spec/containers/0/resources", json!({"limits": {"cpu": 0.5}})),
+            ("/spec/replicas", json!(3.0)),
+            ("/metadata/labels", json!({"a": null})),
+            ("/spec/template/spec/nodeSelector", json!({"x": ""})),
+            ("/status/zzzUnknown", json!(1)),
+            ("/spec/template/spec/Hostname", json!("folded")),
+            ("/spec/template/spec/containers/0/zzz", json!({"n": 2.0})),
+            ("/spec/paused", json!("not a bool")),
+            ("/spec/template/spec/containers/0/Image", json!("folded")),
+        ];
+        let apply = |v: &mut Value, (pointer, value): &(&str, Value)| {
+            let (parent, key) = pointer.rsplit_once('/').unwrap();
+            if let Some(m) = v.pointer_mut(parent).and_then(Value::as_object_mut) {
+                m.insert((*key).to_owned(), value.clone());
+            }
+        };
+        let mut checked = 0;
+        for a in &edits {
+            for b in &edits {
+                let mut v = live.clone();
+                apply(&mut v, a);
+                apply(&mut v, b);
+                assert_eq!(remarshal(&v), three_walks(&v), "{} then {}", a.0, b.0);
+                checked += 1;
+            }
+        }
+        assert_eq!(checked, edits.len() * edits.len());
     }
 
     fn pod(cpu: Value) -> Value {

@@ -744,3 +744,46 @@ fn jq_rules_that_never_read_managed_fields_give_the_same_answer_without_them() {
         ]
     );
 }
+
+/// `diff_app` sorts live objects by the identities its targets already read (hooks, ignored
+/// hooks, deletion-only hooks and repeated objects set aside still count as desired): the same
+/// sorting as `ownership::ManagedLive::new`, which reads every desired object again.
+#[test]
+fn diff_app_sorts_live_objects_as_managed_live_does() {
+    use serde_json::json;
+    let obj = |kind: &str, name: &str, annotations: Value| {
+        json!({"apiVersion": "v1", "kind": kind,
+            "metadata": {"name": name, "namespace": "shop", "annotations": annotations}})
+    };
+    let desired = [
+        obj("ConfigMap", "plain", json!({})),
+        obj("ConfigMap", "hook", json!({"argocd.argoproj.io/hook": "PreSync"})),
+        obj("ConfigMap", "ignored", json!({"argocd.argoproj.io/hook": "Garbage"})),
+        obj("ConfigMap", "deletion", json!({"argocd.argoproj.io/hook": "PostDelete"})),
+        obj("ConfigMap", "twice", json!({"a": "1"})),
+        obj("ConfigMap", "twice", json!({"a": "2"})),
+        obj("Secret", "excluded", json!({})),
+    ];
+    // Live copies without tracking: the app's only when desired.
+    let mut live: Vec<Value> = desired
+        .iter()
+        .map(|d| {
+            obj(d["kind"].as_str().unwrap(), d["metadata"]["name"].as_str().unwrap(), json!({}))
+        })
+        .collect();
+    live.push(obj("ConfigMap", "stranger", json!({})));
+    let app = Application::from_value(&json!({"metadata": {"name": "shop"},
+        "spec": {"destination": {"namespace": "shop"}}}))
+    .unwrap();
+    let settings = Settings::from_config_map(&json!({"data": {"resource.exclusions":
+        "- apiGroups: ['']\n  kinds: [Secret]\n  clusters: ['*']\n"}}))
+    .unwrap();
+    let scopes = Scopes::builtin();
+    let sorted = crate::ownership::ManagedLive::new(&desired, &live, &app, &settings, &scopes);
+    let out =
+        diff::diff_app(&AppDiffInput::new(&desired, &live, &app, &settings, &scopes)).unwrap();
+    assert_eq!(out.unmanaged, sorted.unmanaged);
+    let names: Vec<&str> = out.unmanaged.iter().map(|u| u.object.name.as_str()).collect();
+    assert_eq!(names, ["stranger", "excluded"]);
+    assert_eq!(sorted.managed.len(), 6);
+}
