@@ -407,10 +407,7 @@ impl DeletionRequest {
         let req = self;
         let mut finalizers = req.finalizers.clone();
         let mut actions = Vec::new();
-        let out = |finalizers: Vec<String>, actions, condition, message: String| {
-            let done = !finalizers.iter().any(|f| is_controller_finalizer(f));
-            DeletionStep { finalizers, actions, condition, message, done }
-        };
+        let out = DeletionStep::of;
         let has = |fs: &[String], f: &str| fs.iter().any(|x| x == f);
         let remove = |fs: &mut Vec<String>, f: &str| fs.retain(|x| x != f);
         if has(&finalizers, PRE_DELETE_FINALIZER) {
@@ -428,39 +425,7 @@ impl DeletionRequest {
         if let Some(policy_finalizer) =
             finalizers.iter().find(|f| is_propagation_finalizer(f)).cloned()
         {
-            let approved = req.approved_at.is_some_and(|at| at >= req.deleted_at);
-            let is_self = |r: &ObjectRef| {
-                r.group == "argoproj.io"
-                    && r.kind == "Application"
-                    && r.name == req.app_name
-                    && r.namespace == req.app_namespace
-            };
-            let objects: Vec<Value> = live.iter().map(|l| l.object.clone()).collect();
-            let pass = cascade_pass_of(&objects, &req.sync_options, approved, is_self);
-            let policy = if policy_finalizer == BACKGROUND_FINALIZER {
-                PropagationPolicy::Background
-            } else {
-                PropagationPolicy::Foreground
-            };
-            let left = objects.len() - pass.kept.len();
-            let message = if pass.done || (req.after_deletions && left == 0) {
-                finalizers.retain(|f| !is_propagation_finalizer(f));
-                "deleted the application's resources".to_string()
-            } else if req.after_deletions {
-                format!("{left} objects remaining for deletion")
-            } else if !pass.waiting.is_empty() {
-                format!("{} objects remaining for deletion", live.len())
-            } else if pass.awaiting_confirmation {
-                "waiting for the deletion to be confirmed".to_string()
-            } else {
-                for r in &pass.delete {
-                    let mut a = action("cascade", ActionKind::Delete, r.clone());
-                    a.propagation_policy = Some(policy);
-                    actions.push(a);
-                }
-                format!("deleting the application's resources with {policy:?} propagation policy")
-            };
-            return out(finalizers, actions, None, message);
+            return req.cascade(live, &policy_finalizer, finalizers, actions);
         }
         if has(&finalizers, POST_DELETE_FINALIZER) {
             return match execute_hooks(DeleteHookType::PostDelete, req, live, &mut actions) {
@@ -488,6 +453,66 @@ impl DeletionRequest {
             }
         }
         out(finalizers, actions, None, "deleted".into())
+    }
+}
+
+impl DeletionStep {
+    /// A step of the deletion: done once no finalizer of the controller is left.
+    fn of(
+        finalizers: Vec<String>,
+        actions: Vec<HostAction>,
+        condition: Option<String>,
+        message: String,
+    ) -> DeletionStep {
+        let done = !finalizers.iter().any(|f| is_controller_finalizer(f));
+        DeletionStep { finalizers, actions, condition, message, done }
+    }
+}
+
+impl DeletionRequest {
+    /// The cascade of the app's resources while a propagation finalizer (`policy_finalizer`)
+    /// is on the app: the deletions of this pass, or what it waits for.
+    fn cascade(
+        &self,
+        live: &[LiveObject],
+        policy_finalizer: &str,
+        mut finalizers: Vec<String>,
+        mut actions: Vec<HostAction>,
+    ) -> DeletionStep {
+        let req = self;
+        let approved = req.approved_at.is_some_and(|at| at >= req.deleted_at);
+        let is_self = |r: &ObjectRef| {
+            r.group == "argoproj.io"
+                && r.kind == "Application"
+                && r.name == req.app_name
+                && r.namespace == req.app_namespace
+        };
+        let objects: Vec<Value> = live.iter().map(|l| l.object.clone()).collect();
+        let pass = cascade_pass_of(&objects, &req.sync_options, approved, is_self);
+        let policy = if policy_finalizer == BACKGROUND_FINALIZER {
+            PropagationPolicy::Background
+        } else {
+            PropagationPolicy::Foreground
+        };
+        let left = objects.len() - pass.kept.len();
+        let message = if pass.done || (req.after_deletions && left == 0) {
+            finalizers.retain(|f| !is_propagation_finalizer(f));
+            "deleted the application's resources".to_string()
+        } else if req.after_deletions {
+            format!("{left} objects remaining for deletion")
+        } else if !pass.waiting.is_empty() {
+            format!("{} objects remaining for deletion", live.len())
+        } else if pass.awaiting_confirmation {
+            "waiting for the deletion to be confirmed".to_string()
+        } else {
+            for r in &pass.delete {
+                let mut a = action("cascade", ActionKind::Delete, r.clone());
+                a.propagation_policy = Some(policy);
+                actions.push(a);
+            }
+            format!("deleting the application's resources with {policy:?} propagation policy")
+        };
+        DeletionStep::of(finalizers, actions, None, message)
     }
 }
 
