@@ -350,6 +350,18 @@ pub(crate) enum Out {
     Object(Edits),
     /// `{{operation = "create", resource = <the value>}}`, the value encoded.
     Create(Value),
+    /// [`Out::Create`] of an object whose `apiVersion` (of `group`), `kind` and
+    /// `metadata.name` (a non-empty string, valid for the kind when `name_valid`) the action
+    /// set itself and whose `metadata.namespace` is the source's, as [`out`] reads it: the
+    /// create check need not read them back.
+    Made {
+        resource: Value,
+        group: &'static str,
+        kind: &'static str,
+        /// `group/kind`.
+        group_kind: &'static str,
+        name_valid: bool,
+    },
 }
 
 /// The object an action runs on: read where it lies (reading through [`Lv`] sees what a
