@@ -222,6 +222,18 @@ pub(super) fn read_builtin(
             // Encoded already: the entry's `resource`, at `/0/resource`.
             return Ok(vec![created(new, parts.namespace, policy, "/0/resource")?]);
         }
+        Out::Made { resource, group, kind, group_kind, name_valid } => {
+            // Encoded already, at `/0/resource`, as `created` reads it.
+            if !name_valid {
+                check_name(group, kind, &resource, "/0/resource")?;
+            }
+            check_creatable(group_kind, policy, "/0/resource")?;
+            return Ok(vec![ImpactedResource {
+                operation: Operation::Create,
+                resource: Some(resource),
+                patch: Vec::new(),
+            }]);
+        }
         Out::Create(new) => {
             let entry = [("operation", Some(Value::from("create"))), ("resource", Some(new))];
             return read_impacted(
@@ -521,19 +533,7 @@ fn created(
         key.push('/');
     }
     key.push_str(target.kind);
-    if !policy.creatable.iter().any(|g| crate::glob::glob_match(g, &key)) {
-        return Err(bad(
-            format!("{at}/kind"),
-            format!(
-                "creating {key} is not allowed (creatable kinds: {})",
-                if policy.creatable.is_empty() {
-                    "none".into()
-                } else {
-                    policy.creatable.join(", ")
-                }
-            ),
-        ));
-    }
+    check_creatable(&key, policy, at)?;
     // A namespaced object created without a namespace is created beside the source.
     let cluster = || {
         crate::object::Scopes::builtin().scope(target.group, target.kind)
@@ -553,6 +553,21 @@ fn created(
         meta.insert("namespace".into(), Value::String(was.to_string()));
     }
     Ok(ImpactedResource { operation: Operation::Create, resource: Some(new), patch: Vec::new() })
+}
+
+/// Refuses to create a `key` (`group/Kind`, `Kind` in the core group) the policy does not
+/// list as creatable.
+fn check_creatable(key: &str, policy: &ActionPolicy, at: &str) -> Result<(), Bad> {
+    if policy.creatable.iter().any(|g| crate::glob::glob_match(g, key)) {
+        return Ok(());
+    }
+    Err(bad(
+        format!("{at}/kind"),
+        format!(
+            "creating {key} is not allowed (creatable kinds: {})",
+            if policy.creatable.is_empty() { "none".into() } else { policy.creatable.join(", ") }
+        ),
+    ))
 }
 
 /// `group/Kind namespace/name`, as far as the object says.

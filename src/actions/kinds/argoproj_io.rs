@@ -136,10 +136,21 @@ fn discover_create_workflow(_: Lv<'_>) -> Result<Value, Fault> {
 /// `{apiVersion, kind, name, uid}` of the source, as an owner reference.
 pub(super) fn owner(obj: Lv<'_>, extra: &[(&str, Option<Value>)]) -> Result<Value, Fault> {
     let meta = obj.field("metadata")?;
+    owner_of(obj, meta, out(meta.field("name")?)?, extra)
+}
+
+/// [`owner`] of a source whose `metadata` is `meta` and whose name (as [`out`] reads it) is
+/// `name`, read already.
+fn owner_of(
+    obj: Lv<'_>,
+    meta: Lv<'_>,
+    name: Option<Value>,
+    extra: &[(&str, Option<Value>)],
+) -> Result<Value, Fault> {
     let members = [
         ("apiVersion", out(obj.field("apiVersion")?)?),
         ("kind", out(obj.field("kind")?)?),
-        ("name", out(meta.field("name")?)?),
+        ("name", name),
         ("uid", out(meta.field("uid")?)?),
     ];
     Ok(table::table(members.into_iter().chain(extra.iter().cloned())))
@@ -152,7 +163,12 @@ pub(super) fn create(resource: Value) -> Out {
 
 /// `<name>-<stamp>`: the source's name (a string or number) and the time.
 pub(super) fn generated_name(obj: Lv<'_>, call: &Call<'_>, format: &str) -> Result<String, Fault> {
-    let name = obj.fields(&["metadata", "name"])?.text()?;
+    stamped(obj.fields(&["metadata", "name"])?, call, format)
+}
+
+/// [`generated_name`] of the source's name `name`, read already.
+fn stamped(name: Lv<'_>, call: &Call<'_>, format: &str) -> Result<String, Fault> {
+    let name = name.text()?;
     let mut out = String::with_capacity(name.len() + format.len() + 8);
     out.push_str(&name);
     out.push('-');
@@ -166,8 +182,12 @@ pub(super) fn generated_name(obj: Lv<'_>, call: &Call<'_>, format: &str) -> Resu
 /// reference and the `workflowSpec`.
 fn create_from_cron_workflow(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Out, Fault> {
     let o = obj.lv();
-    let name = generated_name(o, call, "!%Y%m%d%H%M")?;
+    // `metadata` and its `name` read once, for the name, the label and the owner.
     let meta = o.field("metadata")?;
+    let source = meta.field("name")?;
+    let name = stamped(source, call, "!%Y%m%d%H%M")?;
+    let name_valid = workflow_name_valid(&name);
+    let source_name = out(source)?;
     let mut wf = table::table([
         ("apiVersion", Some(Value::from("argoproj.io/v1alpha1"))),
         ("kind", Some(Value::from("Workflow"))),
@@ -187,7 +207,7 @@ fn create_from_cron_workflow(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Out, F
             }
         }
     }
-    set(&mut m, &["labels"], "workflows.argoproj.io/cron-workflow", out(meta.field("name")?)?)?;
+    set(&mut m, &["labels"], "workflows.argoproj.io/cron-workflow", source_name.clone())?;
     let labels = meta.field("labels")?;
     const INSTANCE: &str = "workflows.argoproj.io/controller-instanceid";
     if !labels.is_nil() {
@@ -208,28 +228,34 @@ fn create_from_cron_workflow(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Out, F
         }
     }
     set(&mut wf, &[], "finalizers", Some(Value::Array(finalizers)))?;
-    set(&mut m, &[], "ownerReferences", Some(Value::Array(vec![owner(o, &[])?])))?;
+    let owner = owner_of(o, meta, source_name, &[])?;
+    set(&mut m, &[], "ownerReferences", Some(Value::Array(vec![owner])))?;
     set(&mut wf, &[], "metadata", Some(m))?;
     let spec = deep_copy(o.fields(&["spec", "workflowSpec"])?)?;
     // The copy is encoded already: the rest is encoded before it joins.
     let mut wf = table::encode(wf);
     set(&mut wf, &[], "spec", spec)?;
-    Ok(create(wf))
+    Ok(workflow(wf, name_valid))
 }
 
 /// A Workflow from a WorkflowTemplate, as `argo submit --from=workflowtemplate/<name>` makes
 /// it: a `workflowTemplateRef` to the template, its label and owner reference.
 fn create_from_workflow_template(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Out, Fault> {
     let o = obj.lv();
-    let name = generated_name(o, call, "!%Y%m%d%H%M")?;
+    // `metadata` and its `name` read once, for the name, the label, the reference and the
+    // owner.
     let meta = o.field("metadata")?;
-    let source_name = out(meta.field("name")?)?;
+    let source = meta.field("name")?;
+    let name = stamped(source, call, "!%Y%m%d%H%M")?;
+    let name_valid = workflow_name_valid(&name);
+    let source_name = out(source)?;
     let labels = table::table([("workflows.argoproj.io/workflow-template", source_name.clone())]);
+    let owner = table::encode(owner_of(o, meta, source_name.clone(), &[])?);
     let m = table::table([
         ("name", Some(Value::String(name))),
         ("namespace", out(meta.field("namespace")?)?),
         ("labels", Some(labels)),
-        ("ownerReferences", Some(Value::Array(vec![owner(o, &[])?]))),
+        ("ownerReferences", Some(Value::Array(vec![owner]))),
     ]);
     let spec = table::table([("workflowTemplateRef", Some(table::table([("name", source_name)])))]);
     let wf = table::table([
@@ -238,7 +264,28 @@ fn create_from_workflow_template(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Ou
         ("metadata", Some(m)),
         ("spec", Some(spec)),
     ]);
-    Ok(create(table::encode(wf)))
+    // Encoded already: every member is read by `out` (encoded) or made here, and no table
+    // made here is empty (the label and reference hold the name, which is text) but the
+    // owner, encoded on its own.
+    Ok(workflow(wf, name_valid))
+}
+
+/// Whether a Workflow may be named `name` (see [`Out::Made`]).
+fn workflow_name_valid(name: &str) -> bool {
+    crate::object::name_problem("argoproj.io", "Workflow", name, false).is_none()
+}
+
+/// The Workflow `wf` as a created object: made by [`create_from_cron_workflow`] or
+/// [`create_from_workflow_template`], which set its `apiVersion`, `kind` and name themselves
+/// (the name valid when `name_valid`) and copy the source's `metadata.namespace`.
+fn workflow(wf: Value, name_valid: bool) -> Out {
+    Out::Made {
+        resource: wf,
+        group: "argoproj.io",
+        kind: "Workflow",
+        group_kind: "argoproj.io/Workflow",
+        name_valid,
+    }
 }
 
 /// Restart (always), resume (while paused), abort, retry and pause (during an update),

@@ -204,7 +204,7 @@ mod tests {
     fn whole(out: Result<Out, Fault>, source: &Value) -> Result<Value, Fault> {
         out.map(|o| match o {
             Out::Object(edits) => edits.into_value(source),
-            Out::Create(v) => v,
+            Out::Create(v) | Out::Made { resource: v, .. } => v,
         })
     }
 
@@ -251,7 +251,8 @@ mod tests {
                     let read = |o| read_builtin(o, &obj, &parts, &policy);
                     let fast = run(Obj::new(&obj), &call).map(read);
                     let slow = run(Obj::viewed(&obj), &call).map(read);
-                    if let Ok(Out::Create(v)) = run(Obj::new(&obj), &call) {
+                    let made = run(Obj::new(&obj), &call);
+                    if let Ok(Out::Create(v) | Out::Made { resource: v, .. }) = made {
                         // Read as the entry of a list of created objects is.
                         let entry = serde_json::json!([{"operation": "create", "resource": v}]);
                         let listed = crate::actions::result::read_impacted(entry, &obj, &policy);
@@ -275,5 +276,62 @@ mod tests {
         }
         assert!(by_path > 100, "{by_path} patches by path");
         assert!(created >= 6, "{created} objects created");
+    }
+
+    /// A Workflow an action makes ([`Out::Made`]) reads as the entry of a list of created
+    /// objects does, also where the checks it skips would find something: a name the API
+    /// server refuses, no namespace or one that is not a string, a policy that refuses
+    /// Workflows, none or other namespaces.
+    #[test]
+    fn a_made_workflow_reads_as_a_listed_one() {
+        use crate::actions::ActionPolicy;
+        use crate::actions::result::{read_builtin, read_impacted};
+        let params = BTreeMap::new();
+        let call = Call { params: &params, now: 1_700_000_000 };
+        let policies = [
+            ActionPolicy::default(),
+            ActionPolicy::default().with_same_namespace(false),
+            ActionPolicy::default().with_creatable(["batch/*"]),
+            ActionPolicy::default().with_creatable(Vec::<String>::new()),
+        ];
+        let (mut made, mut refused) = (0, 0);
+        for kind in ["CronWorkflow", "WorkflowTemplate"] {
+            let k = all()
+                .into_iter()
+                .find(|k| k.group == "argoproj.io" && k.kind == kind)
+                .expect("kind");
+            let (_, run) = k.actions[0];
+            for (name, namespace) in [
+                (serde_json::json!("wf"), Some(serde_json::json!("default"))),
+                (serde_json::json!("Bad_Name"), Some(serde_json::json!("default"))),
+                (serde_json::json!(12), None),
+                (serde_json::json!("wf"), Some(serde_json::json!(5))),
+                (serde_json::json!("x".repeat(300)), Some(serde_json::json!(""))),
+            ] {
+                let mut obj = serde_json::json!({
+                    "apiVersion": "argoproj.io/v1alpha1",
+                    "kind": kind,
+                    "metadata": {"name": name, "uid": "u"},
+                    "spec": {"workflowSpec": {"entrypoint": "main"}},
+                });
+                if let Some(ns) = namespace {
+                    obj["metadata"]["namespace"] = ns;
+                }
+                let parts = crate::object::RefParts::of(&obj);
+                for policy in &policies {
+                    let Ok(out @ Out::Made { .. }) = run(Obj::new(&obj), &call) else {
+                        panic!("{kind} on {obj}: not made");
+                    };
+                    let Out::Made { resource, .. } = &out else { unreachable!() };
+                    let entry = serde_json::json!([{"operation": "create", "resource": resource}]);
+                    let listed = read_impacted(entry, &obj, policy);
+                    refused += usize::from(listed.is_err());
+                    assert_eq!(read_builtin(out, &obj, &parts, policy), listed, "{kind} on {obj}");
+                    made += 1;
+                }
+            }
+        }
+        assert_eq!(made, 40);
+        assert!(refused > 10 && refused < 30, "{refused} refused");
     }
 }

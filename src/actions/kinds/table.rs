@@ -350,6 +350,18 @@ pub(crate) enum Out {
     Object(Edits),
     /// `{{operation = "create", resource = <the value>}}`, the value encoded.
     Create(Value),
+    /// [`Out::Create`] of an object whose `apiVersion` (of `group`), `kind` and
+    /// `metadata.name` (a non-empty string, valid for the kind when `name_valid`) the action
+    /// set itself and whose `metadata.namespace` is the source's, as [`out`] reads it: the
+    /// create check need not read them back.
+    Made {
+        resource: Value,
+        group: &'static str,
+        kind: &'static str,
+        /// `group/kind`.
+        group_kind: &'static str,
+        name_valid: bool,
+    },
 }
 
 /// The object an action runs on: read where it lies (reading through [`Lv`] sees what a
@@ -574,6 +586,15 @@ impl Edits {
 /// not a table is itself.
 pub(crate) fn deep_copy(v: Lv<'_>) -> Result<Option<Value>, Fault> {
     let Lv::Table(t) = v else { return out(v) };
+    if copies_as_itself(t) {
+        // A clone builds the maps without looking each key up.
+        return Ok(Some(t.clone()));
+    }
+    copy_members(t)
+}
+
+/// [`deep_copy`] of the table `t`, member by member.
+fn copy_members(t: &Value) -> Result<Option<Value>, Fault> {
     match t {
         Value::Object(m) => {
             if m.values().all(Value::is_null) {
@@ -610,7 +631,18 @@ pub(crate) fn deep_copy(v: Lv<'_>) -> Result<Option<Value>, Fault> {
             // The items are encoded already.
             Ok(Some(Value::Array(list)))
         }
-        _ => out(v),
+        _ => out(Lv::of(t)),
+    }
+}
+
+/// Whether [`deep_copy`] of `v` is `v` itself: its own [`view`] without an empty table.
+fn copies_as_itself(v: &Value) -> bool {
+    match v {
+        Value::Object(m) => {
+            !m.is_empty() && m.values().all(|v| !v.is_null() && copies_as_itself(v))
+        }
+        Value::Array(a) => !a.is_empty() && a.iter().all(|v| !v.is_null() && copies_as_itself(v)),
+        other => is_view(other),
     }
 }
 
@@ -663,5 +695,17 @@ mod tests {
         assert_eq!(deep_copy(Lv::of(&json!([null, 1, {}, null]))).unwrap(), Some(json!([1])));
         assert_eq!(deep_copy(Lv::of(&json!([null, {}]))).unwrap(), Some(json!([])));
         assert!(deep_copy(Lv::of(&json!([1, {}, 2]))).is_err());
+        // Copied whole where it copies as itself, the same as member by member.
+        let n = 9_007_199_254_740_993_i64;
+        for (v, whole) in [
+            (json!({"a": {"b": [1, "x", true, {"c": 2.5}]}, "n": 1_i64 << 53}), true),
+            (json!({"a": {"b": [1, null]}}), false),
+            (json!({"a": [[1], {"b": {"c": []}}]}), false),
+            (json!({"a": {"e": {}}, "b": 1}), false),
+            (json!({"f": 1.0, "n": n}), false),
+        ] {
+            assert_eq!(copies_as_itself(&v), whole, "{v}");
+            assert_eq!(deep_copy(Lv::of(&v)).ok(), copy_members(&v).ok(), "{v}");
+        }
     }
 }
