@@ -469,6 +469,7 @@ const MONTHS: [&str; 12] = [
 ];
 
 /// gopher-lua's strftime: each flag becomes a Go layout, printed in UTC.
+#[cfg(any(feature = "lua", test))]
 pub(crate) fn strftime(fmt: &str, t: &Wall) -> String {
     let mut out = String::with_capacity(fmt.len() + 16);
     strftime_into(&mut out, fmt, t);
