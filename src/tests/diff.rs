@@ -668,6 +668,7 @@ mod pieces {
 /// that reads it keeps it. Either way the answer is the one with the objects kept, objects
 /// aside: a rule reading the field decides on it (the Deployment's `team` label is ignored on
 /// live only, because kubectl wrote the object there), and would decide otherwise without it.
+#[cfg(feature = "jq")]
 #[test]
 fn jq_rules_that_never_read_managed_fields_give_the_same_answer_without_them() {
     use serde_json::json;
