@@ -124,8 +124,7 @@ fn argo_cd_actions() -> Actions {
     Actions::new(ActionScripts::new().with_builtin_actions(false).with_directory(&files))
 }
 
-/// One action test: the input object and the parameters.
-type Test = (Value, BTreeMap<String, String>);
+use support::ActionTest as Test;
 
 /// Every kind folder with an `action_test.yaml` (`group/Kind`), and its tests read.
 fn action_tests() -> Vec<(String, Value)> {
@@ -157,24 +156,10 @@ fn input(kind: &str, rel: &str) -> Value {
 
 /// The tests of one action (`group/Kind/action`).
 fn tests_of(name: &str) -> Vec<Test> {
-    let (kind, action) = name.rsplit_once('/').expect("group/Kind/action");
+    let kind = name.rsplit_once('/').expect("group/Kind/action").0;
     let all = action_tests();
     let doc = &all.iter().find(|(k, _)| k == kind).expect("kind").1;
-    doc["actionTests"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|t| t["action"] == action)
-        .map(|t| {
-            let params = t["parameters"]
-                .as_object()
-                .into_iter()
-                .flatten()
-                .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
-                .collect();
-            (input(kind, t["inputPath"].as_str().expect("inputPath")), params)
-        })
-        .collect()
+    support::action_tests_of(name, doc)
 }
 
 /// The discovery inputs of one kind.

@@ -19,6 +19,7 @@ use gitops_core::ignore::IgnoreNormalizer;
 use gitops_core::{config::IgnoreDifferences, config::Settings, object::Scopes};
 use serde_json::{Value, json};
 
+use gitops_core_testkit::testdata::ActionTest;
 use gitops_core_testkit::workload as support;
 
 fn testdata(rel: &str) -> String {
@@ -367,36 +368,15 @@ fn action_create_job_lua() {
     action_run(true, ACTION_CRONJOB, "create-job");
 }
 
-/// One action test: the input object and the parameters.
-type ActionTest = (Value, std::collections::BTreeMap<String, String>);
-
 /// The tests of the action `ACTION` (`group/Kind/action`, from the environment) of Argo CD
 /// 3.6.2's `action_test.yaml`: each input and its parameters (a Deployment's `restart` when
 /// unset).
 fn named_action_tests() -> (String, Vec<ActionTest>) {
     let name = std::env::var("ACTION").unwrap_or_else(|_| "apps/Deployment/restart".into());
     let (kind, action) = name.rsplit_once('/').expect("group/Kind/action");
-    let dir = format!("actions/argo-cd-3.6/{kind}/actions");
-    let doc = gitops_core::object::parse_documents(&testdata(&format!("{dir}/action_test.yaml")))
-        .expect("yaml")
-        .remove(0);
-    let tests = doc["actionTests"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|t| t["action"] == action)
-        .map(|t| {
-            let params = t["parameters"]
-                .as_object()
-                .into_iter()
-                .flatten()
-                .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
-                .collect();
-            let input = t["inputPath"].as_str().expect("inputPath");
-            let text = testdata(&format!("{dir}/{input}"));
-            (gitops_core::object::parse_documents(&text).expect("yaml").remove(0), params)
-        })
-        .collect();
+    let text = testdata(&format!("actions/argo-cd-3.6/{kind}/actions/action_test.yaml"));
+    let doc = gitops_core::object::parse_documents(&text).expect("yaml").remove(0);
+    let tests = gitops_core_testkit::testdata::action_tests_of(&name, &doc);
     (action.to_string(), tests)
 }
 

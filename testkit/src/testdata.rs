@@ -49,3 +49,31 @@ pub fn argo_cd_scripts() -> Option<PathBuf> {
     ];
     candidates.into_iter().flatten().find(|p| p.is_dir())
 }
+
+/// One of Argo CD 3.6.2's action tests (`testdata/actions/argo-cd-3.6/`): the input object and
+/// the parameters.
+pub type ActionTest = (serde_json::Value, BTreeMap<String, String>);
+
+/// The tests of one action, `group/Kind/action`, in its kind's `action_test.yaml` (`doc`,
+/// already read), each input object read from the kind's folder.
+pub fn action_tests_of(name: &str, doc: &serde_json::Value) -> Vec<ActionTest> {
+    let (kind, action) = name.rsplit_once('/').expect("group/Kind/action");
+    let dir = format!("actions/argo-cd-3.6/{kind}/actions");
+    doc["actionTests"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|t| t["action"] == action)
+        .map(|t| {
+            let params = t["parameters"]
+                .as_object()
+                .into_iter()
+                .flatten()
+                .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
+                .collect();
+            let input = t["inputPath"].as_str().expect("inputPath");
+            let text = testdata(&format!("{dir}/{input}"));
+            (gitops_core::object::parse_documents(&text).expect("yaml").remove(0), params)
+        })
+        .collect()
+}
