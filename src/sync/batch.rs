@@ -1,6 +1,6 @@
-//! `runTasks` (§6.4): one batch of tasks, dry or wet, in four parts that each may end it:
-//! the finalizers of pending hooks, the prunes, the `BeforeHookCreation` deletes, and the
-//! applies in groups of one kind.
+//! `runTasks` (gitops-engine v3.6.2 pkg/sync/sync_context.go): one batch of tasks, dry or wet,
+//! in four parts that each may end it: the finalizers of pending hooks, the prunes, the
+//! `BeforeHookCreation` deletes, and the applies in groups of one kind.
 
 use std::ops::ControlFlow;
 

@@ -1,4 +1,5 @@
-//! One pass of the sync loop as a pure function (§6.3, §6.4), as a sequence of phases.
+//! One pass of the sync loop as a pure function (`syncContext.Sync` and `runTasks`,
+//! gitops-engine v3.6.2 pkg/sync/sync_context.go), as a sequence of phases.
 //!
 //! A pass runs its phases in order: the shared-resource check, the task list, the namespace
 //! and the dry run (first pass only), the health of running tasks, the waits for health and

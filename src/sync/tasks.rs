@@ -1,4 +1,5 @@
-//! Building the ordered task list (§2.6) and the plan.
+//! Building the ordered task list (`syncContext.getSyncTasks`, gitops-engine v3.6.2
+//! pkg/sync/sync_context.go) and the plan.
 
 use std::borrow::Cow;
 
@@ -156,7 +157,7 @@ pub(crate) fn generated_hook_name(
     format!("{generate_name}{}", format!("{rev}-{phase}-{started_at}").to_lowercase())
 }
 
-/// Builds the ordered task list (§2.6): the resource tasks, the hook tasks and the namespace
+/// Builds the ordered task list (`getSyncTasks`): the resource tasks, the hook tasks and the namespace
 /// task, each completed with its live object, options and action; then prune waves, PruneLast
 /// and the order.
 pub(crate) fn build<'a>(request: &'a SyncRequest, obs: &'a Observations) -> Built<'a> {

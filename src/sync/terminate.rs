@@ -1,4 +1,5 @@
-//! Terminating a running operation (§6.6), replayed like a pass of [`super::step`].
+//! Terminating a running operation (`syncContext.Terminate`, gitops-engine v3.6.2
+//! pkg/sync/sync_context.go), replayed like a pass of [`super::step`].
 
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
@@ -14,7 +15,7 @@ use crate::health::HealthStatus;
 use crate::vocabulary::has_hook_finalizer;
 
 impl SyncRequest {
-    /// Terminates a running operation (§6.6): every running hook is stopped (its finalizer
+    /// Terminates a running operation (`syncContext.Terminate`): every running hook is stopped (its finalizer
     /// removed, then deleted when still running, when its health errored, or when it has
     /// `HookFailed`), and the operation ends `Failed` "Operation terminated" (or `Error`
     /// "Operation termination had errors"). Non-hook tasks are not touched. Driven like

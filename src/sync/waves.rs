@@ -1,5 +1,6 @@
-//! Kind order (§2.8), the task comparator, prune-wave mirroring and PruneLast (§2.5), and the
-//! dependency pass (§2.9).
+//! Kind order and the task comparator (`kindOrder`, `syncTasks.Less`, gitops-engine v3.6.2 pkg/sync/sync_tasks.go),
+//! prune-wave mirroring and PruneLast (`syncContext.getSyncTasks`, sync_context.go), and the
+//! dependency pass (`syncTasks.adjustDeps`, sync_tasks.go).
 
 use std::collections::BTreeMap;
 
