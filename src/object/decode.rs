@@ -377,15 +377,19 @@ impl<'de> Visitor<'de> for Key<'_, '_> {
 const LAST_APPLIED_ANNOTATION: &str = "kubectl.kubernetes.io/last-applied-configuration";
 
 /// Whether an object's metadata has a last-applied annotation that may hold a
-/// `metadata.managedFields` once read as JSON: its text names the key, or holds a `\u` escape
-/// of an ASCII letter or digit (which could spell it). Conservative: a value naming the key is
-/// enough.
+/// `metadata.managedFields` ([`last_applied_may_hold_managed_fields`]).
 fn last_applied_may_name_managed_fields(metadata: &Map<String, Value>) -> bool {
-    let text = metadata
+    metadata
         .get("annotations")
         .and_then(|a| a.get(LAST_APPLIED_ANNOTATION))
         .and_then(Value::as_str)
-        .unwrap_or_default();
+        .is_some_and(last_applied_may_hold_managed_fields)
+}
+
+/// Whether a last-applied annotation's text may hold a `metadata.managedFields` once read as
+/// JSON: it names the key, or holds a `\u` escape of an ASCII letter or digit (which could
+/// spell it). Conservative: a value naming the key is enough.
+pub(crate) fn last_applied_may_hold_managed_fields(text: &str) -> bool {
     text.contains("managedFields")
         || text.match_indices("\\u").any(|(i, _)| {
             text.get(i + 2..i + 6)

@@ -21,6 +21,7 @@ mod typed;
 mod write;
 mod yaml;
 
+pub(crate) use decode::last_applied_may_hold_managed_fields;
 pub use index::ObjectIndex;
 pub(crate) use names::name_problem;
 pub(crate) use typed::from_yaml_value;

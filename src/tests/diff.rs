@@ -984,3 +984,30 @@ fn reads_live_managed_fields_names_every_reader() {
         assert_eq!(input.reads_live_managed_fields(), *reads, "case {i}");
     }
 }
+
+/// A last-applied annotation whose `managedFields` key is spelt with a JSON escape
+/// (`managedFi\u0065lds`) still holds the field: live's working copy keeps it when the objects
+/// are not kept, and the prediction removes it as it does with the objects kept (before, only
+/// the key's plain spelling was looked for, and the patch lost its `remove`).
+#[test]
+fn escaped_managed_fields_in_last_applied_are_seen() {
+    use serde_json::json;
+
+    let la = crate::config::LAST_APPLIED_ANNOTATION;
+    let desired = json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "c", "namespace": "shop"}, "data": {"a": "1"}});
+    let mut live = desired.clone();
+    let applied = r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"shop","managedFi\u0065lds":[{"manager":"kubectl"}]},"data":{"a":"1"}}"#;
+    live["metadata"]["annotations"] = json!({la: applied});
+    live["metadata"]["managedFields"] = json!([{"manager": "kubectl", "operation": "Update"}]);
+    let (desired, live) = ([desired], [live]);
+    let (app, settings, scopes) = (Application::default(), Settings::default(), Scopes::builtin());
+    let patch = |objects: bool| {
+        let input =
+            AppDiffInput::new(&desired, &live, &app, &settings, &scopes).with_objects(objects);
+        let r = diff::diff_app(&input).expect("a verdict");
+        serde_json::to_value(&r.resources[0].diff).expect("JSON")
+    };
+    assert_eq!(patch(true), json!([{"op": "remove", "path": "/metadata/managedFields"}]));
+    assert_eq!(patch(false), patch(true));
+}
