@@ -180,6 +180,59 @@ impl<'a> AppDiffInput<'a> {
         self.reveal_secrets = on;
         self
     }
+
+    /// Whether [`diff_app`] with this input may read the `metadata.managedFields` of a live
+    /// object beyond setting it aside: when it does not, a live object read without the field
+    /// (`ParseOptions::leave_out_managed_fields`, which keeps it wherever the object itself
+    /// could make it count: a last-applied annotation that may hold one, a field that a
+    /// built-in type might refuse) gets the same answer, byte for byte. Reads everything but
+    /// [`AppDiffInput::live`], so a host may ask before it reads the live objects.
+    ///
+    /// `true` (the field is read) when the result keeps its objects
+    /// ([`AppDiffInput::keep_objects`]: the text diff, explanations), with server-side diff
+    /// (the host's flag, dry-run results, the app's `ServerSideDiff=true` or server-side
+    /// apply), when a `managedFieldsManagers` of the app or of `argocd-cm` or a jq rule whose
+    /// footprint may reach the field could apply, when the rules do not compile (the
+    /// comparison then fails in its own words), and when a desired object has
+    /// `metadata.managedFields` (the prediction then patches live's) or an ignore annotation
+    /// that is read (its own managers or jq). [`diff_app`] runs no Lua script and no output
+    /// field counts or names live's fields, so nothing else reads it.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use gitops_core::config::{Application, Settings};
+    /// use gitops_core::diff::AppDiffInput;
+    /// use gitops_core::object::Scopes;
+    ///
+    /// let (app, settings, scopes) = (Application::default(), Settings::default(), Scopes::builtin());
+    /// let input = AppDiffInput::new(&[], &[], &app, &settings, &scopes);
+    /// assert!(!input.reads_live_managed_fields());
+    /// assert!(input.with_objects(true).reads_live_managed_fields());
+    /// ```
+    pub fn reads_live_managed_fields(&self) -> bool {
+        let (app, settings) = (self.app, self.settings);
+        let rules = &app.spec.ignore_differences;
+        let managers = rules.iter().any(|r| !r.managed_fields_managers.is_empty())
+            || (settings.overrides.values())
+                .any(|o| !o.ignore_differences.managed_fields_managers.is_empty());
+        let jq = || {
+            AppNormalizer::new(rules, settings, self.ignore_rules, None)
+                .map_or(true, |n| n.ignore.may_read_managed_fields(None, None))
+        };
+        let desired = || {
+            self.desired.iter().any(|d| {
+                let own = crate::ignore::AnnotationRule::ANNOTATION;
+                let meta = d.get("metadata");
+                meta.is_some_and(|m| m.get("managedFields").is_some())
+                    || (self.ignore_annotation
+                        && meta
+                            .and_then(|m| m.get("annotations"))
+                            .is_some_and(|a| a.get(own).is_some()))
+            })
+        };
+        self.keep_objects || server_side(self) || managers || jq() || desired()
+    }
 }
 
 /// An application condition (Argo CD's `status.conditions[]`).
@@ -907,7 +960,10 @@ impl Shared<'_, '_> {
         } else {
             let kept = if input.keep_objects {
                 Keep::Objects
-            } else if normalizer.ignore.may_read_managed_fields(&r.group, &r.kind, own.as_ref()) {
+            } else if normalizer
+                .ignore
+                .may_read_managed_fields(Some((&r.group, &r.kind)), own.as_ref())
+            {
                 Keep::Patch
             } else {
                 Keep::PatchUnread

@@ -69,15 +69,15 @@ impl<'a> IgnoreRules<'a> {
     }
 
     /// Whether a jq rule (the app's, `argocd-cm`'s or the object's own) may look at the
-    /// `metadata.managedFields` of an object of `group` and `kind`: the app's and
-    /// `argocd-cm`'s by their footprints, the object's own whenever it has a jq step.
+    /// `metadata.managedFields` of an object of `group` and `kind` (`None`: of any object):
+    /// the app's and `argocd-cm`'s by their footprints, the object's own whenever it has a jq
+    /// step.
     pub(crate) fn may_read_managed_fields(
         &self,
-        group: &str,
-        kind: &str,
+        of: Option<(&str, &str)>,
         own: Option<&AnnotationRule>,
     ) -> bool {
-        self.compiled().may_run_jq_reading(group, kind, &["metadata", "managedFields"])
+        self.compiled().may_run_jq_reading(of, &["metadata", "managedFields"])
             || own.is_some_and(AnnotationRule::has_jq)
     }
 

@@ -185,7 +185,7 @@ impl ManagedFields {
             .and_then(Value::as_str)
             .unwrap_or_default();
         if has_managed_fields(config)
-            || last_applied.contains("managedFields")
+            || crate::object::last_applied_may_hold_managed_fields(last_applied)
             || !decodes_if_builtin(&live, fields)
         {
             return live;

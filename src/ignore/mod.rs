@@ -562,14 +562,15 @@ impl IgnoreNormalizer {
         self.rules.iter().any(|rule| rule.selector.matches(obj))
     }
 
-    /// Whether a jq rule that may apply to an object of `group` and `kind` may look at the
-    /// value at `path` (keys from the root) or below it: where none may, that value can be
-    /// absent from the object without changing what the rules remove.
-    pub(crate) fn may_run_jq_reading(&self, group: &str, kind: &str, path: &[&str]) -> bool {
+    /// Whether a jq rule that may apply to an object of `group` and `kind` (`None`: of any
+    /// group and kind) may look at the value at `path` (keys from the root) or below it: where
+    /// none may, that value can be absent from the object without changing what the rules
+    /// remove.
+    pub(crate) fn may_run_jq_reading(&self, of: Option<(&str, &str)>, path: &[&str]) -> bool {
         self.rules.iter().any(|rule| {
-            rule.selector.group.matches(group)
-                && rule.selector.kind.matches(kind)
-                && rule.steps.iter().any(|s| s.may_look_at(path))
+            of.is_none_or(|(group, kind)| {
+                rule.selector.group.matches(group) && rule.selector.kind.matches(kind)
+            }) && rule.steps.iter().any(|s| s.may_look_at(path))
         })
     }
 

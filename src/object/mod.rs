@@ -21,6 +21,7 @@ mod typed;
 mod write;
 mod yaml;
 
+pub(crate) use decode::last_applied_may_hold_managed_fields;
 pub use index::ObjectIndex;
 pub(crate) use names::name_problem;
 pub(crate) use typed::from_yaml_value;
@@ -384,6 +385,17 @@ pub struct ParseOptions {
     /// JSON itself, as sigs.k8s.io/yaml's `Unmarshal` does: `1e6` where a string is wanted is
     /// `"1e+06"`, not the `1000000` of the JSON step.
     pub(crate) go_numbers: bool,
+    /// Whether [`ParseOptions::parse_manifests`] may leave each object's
+    /// `metadata.managedFields` out instead of building it (off by default), for a caller
+    /// whose use of the objects cannot depend on the field (the diff asks
+    /// `AppDiffInput::reads_live_managed_fields`): often half of a live object's values. Only
+    /// a JSON text is read so, and only a field that reads cleanly and as the API server
+    /// writes it (a list of entries with their known keys, strings, `time` as
+    /// `2006-01-02T15:04:05Z`, a `fieldsV1` mapping) in an object whose last-applied
+    /// annotation cannot hold one; otherwise, and for anything the reading would warn
+    /// about or refuse, the whole text is read again with every field. The objects are then
+    /// the same but for the field, and the warnings and errors are the same.
+    pub leave_out_managed_fields: bool,
 }
 
 impl Default for ParseOptions {
@@ -395,6 +407,7 @@ impl Default for ParseOptions {
             max_string_bytes: Self::DEFAULT_MAX_STRING_BYTES,
             require_name: true,
             go_numbers: false,
+            leave_out_managed_fields: false,
         }
     }
 }
@@ -447,6 +460,13 @@ impl ParseOptions {
         self
     }
 
+    /// Sets [`ParseOptions::leave_out_managed_fields`].
+    #[must_use]
+    pub fn with_leave_out_managed_fields(mut self, yes: bool) -> Self {
+        self.leave_out_managed_fields = yes;
+        self
+    }
+
     /// Reads Kubernetes objects from text as [`parse_manifests`] does, with the options given: by
     /// default as Argo CD reads them, a repeated key keeping its last value with a warning.
     ///
@@ -466,7 +486,11 @@ impl ParseOptions {
     /// assert_eq!(err.to_string(), "document 1: duplicate key `k` at /data/k");
     /// ```
     pub fn parse_manifests(&self, text: &str) -> Result<Manifests, ParseError> {
-        let (docs, warnings) = documents(text, self, Lines::Kubernetes)?;
+        let read = if self.leave_out_managed_fields { json_leaving_out(text, self) } else { None };
+        let (docs, warnings) = match read {
+            Some(read) => read,
+            None => documents(text, self, Lines::Kubernetes)?,
+        };
         let mut out = Vec::new();
         let mut push = |obj: Value, document: usize, item: Option<usize>| {
             if out.len() >= self.max_objects {
@@ -637,6 +661,35 @@ pub(super) enum Lines {
     /// the last line of a text with no final line break then keeps one (`k: |` then `  a` is
     /// `"a\n"`).
     Kubernetes,
+}
+
+/// A JSON text's documents read with objects' `metadata.managedFields` left out
+/// ([`ParseOptions::leave_out_managed_fields`]), or `None` when it is not read so: a text that
+/// is not JSON, that [`documents`] refuses or warns about, or in which the field cannot be
+/// left out (`decode::Skip` gave up). The caller then reads it with [`documents`].
+fn json_leaving_out(text: &str, options: &ParseOptions) -> Option<(Vec<Value>, Vec<ParseWarning>)> {
+    if text.len() > options.max_bytes {
+        return None;
+    }
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let trimmed = text.trim_start();
+    if !(trimmed.starts_with('{') || trimmed.starts_with('[')) {
+        return None;
+    }
+    let mut warnings = Vec::new();
+    let mut de = serde_json::Deserializer::from_str(trimmed);
+    let mut docs = Vec::new();
+    loop {
+        let mut ctx = decode::Context::new(docs.len(), options, &mut warnings);
+        ctx.json_numbers = !options.go_numbers;
+        ctx.leave_out = true;
+        docs.push(DeserializeSeed::deserialize(decode::Node(&mut ctx), &mut de).ok()?);
+        if de.end().is_ok() {
+            break;
+        }
+    }
+    // A warning read in full names what it warns about the same way.
+    warnings.is_empty().then_some((docs, warnings))
 }
 
 /// [`ParseOptions::parse_documents`], the last line read as `lines` says.

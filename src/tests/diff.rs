@@ -788,3 +788,228 @@ fn diff_app_sorts_live_objects_as_managed_live_does() {
     assert_eq!(names, ["stranger", "excluded"]);
     assert_eq!(sorted.managed.len(), 6);
 }
+
+/// Live objects read with their `metadata.managedFields` left out
+/// (`ParseOptions::leave_out_managed_fields`) get the answer of the full reading whenever
+/// `AppDiffInput::reads_live_managed_fields` says the comparison cannot read them: on the
+/// benchmark's workload (its ignore rules, a jq rule among them), a Secret, a custom resource,
+/// a live object nothing desires; and with objects whose field counts (a last-applied
+/// annotation holding one, a `time` a typed reading refuses), where the reader reads the text
+/// in full: without their fields the answer would change. (The workload's app has a jq rule.)
+#[cfg(feature = "jq")]
+#[test]
+fn live_managed_fields_left_out_give_the_same_answer() {
+    use serde_json::json;
+
+    use crate::object::ParseOptions;
+
+    let w = gitops_core_testkit::workload::workload_of(24);
+    let mf = json!([{"apiVersion": "v1", "fieldsType": "FieldsV1", "manager": "kubectl",
+        "operation": "Update", "time": "2026-11-20T09:14:03Z",
+        "fieldsV1": {"f:metadata": {"f:labels": {".": {}, "f:app": {}}}}}]);
+    let la = crate::config::LAST_APPLIED_ANNOTATION;
+    let pair = |desired: Value, edit: &dyn Fn(&mut Value)| {
+        let mut live = desired.clone();
+        live["metadata"]["annotations"] = json!({la: desired.to_string()});
+        live["metadata"]["managedFields"] = mf.clone();
+        edit(&mut live);
+        (desired, live)
+    };
+    let secret = json!({"apiVersion": "v1", "kind": "Secret",
+        "metadata": {"name": "s", "namespace": "bench"}, "data": {"k": "YQ=="}});
+    let widget = json!({"apiVersion": "example.com/v1", "kind": "Widget",
+        "metadata": {"name": "w", "namespace": "bench"}, "spec": {"n": 1}});
+    let deploy = json!({"apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "d", "namespace": "bench", "labels": {"app": "d"}},
+        "spec": {"selector": {"matchLabels": {"app": "d"}},
+            "template": {"metadata": {"labels": {"app": "d"}},
+                "spec": {"containers": [{"name": "d", "image": "d:1"}]}}}});
+    let mut extra = vec![
+        pair(secret, &|l| l["data"]["k"] = json!("Yg==")),
+        pair(widget, &|l| l["spec"]["n"] = json!(2)),
+        pair(deploy.clone(), &|l| {
+            // Its last-applied object has the field: the prediction removes live's.
+            let mut applied = l["metadata"]["annotations"][la]
+                .as_str()
+                .map(|t| serde_json::from_str::<Value>(t).expect("JSON"));
+            if let Some(a) = applied.as_mut() {
+                a["metadata"]["managedFields"] = mf.clone();
+            }
+            l["metadata"]["annotations"][la] = json!(applied.map(|a| a.to_string()));
+        }),
+    ];
+    let mut renamed = deploy.clone();
+    renamed["metadata"]["name"] = json!("e");
+    extra.push(pair(renamed, &|l| l["metadata"]["managedFields"][0]["time"] = json!("yesterday")));
+    let (mut desired, mut live) = (w.desired.clone(), w.live.clone());
+    let counting = extra.split_off(2);
+    for (d, l) in extra.into_iter().chain(counting.clone()) {
+        desired.push(d);
+        live.push(l);
+    }
+    let mut orphan = live[0].clone();
+    orphan["metadata"]["name"] = json!("nothing-desires-it");
+    live.push(orphan);
+    let app =
+        &Application::from_value(&gitops_core_testkit::workload::app_document()).expect("app");
+    let (settings, scopes) = (Settings::default(), Scopes::builtin());
+    let answer = |live: &[Value], reveal: bool| {
+        let input =
+            AppDiffInput::new(&desired, live, app, &settings, &scopes).with_reveal_secrets(reveal);
+        assert!(!input.reads_live_managed_fields());
+        serde_json::to_string(&diff::diff_app(&input).expect("a verdict")).expect("JSON")
+    };
+    let with_field = |objects: &[Value]| {
+        objects.iter().filter(|o| o.pointer("/metadata/managedFields").is_some()).count()
+    };
+    let stripped = |objects: &[Value]| -> Vec<Value> {
+        objects
+            .iter()
+            .map(|o| {
+                let mut o = o.clone();
+                o["metadata"].as_object_mut().map(|m| m.remove("managedFields"));
+                o
+            })
+            .collect()
+    };
+    // Without the two objects whose field counts, every field is left out; with them, the
+    // text is read in full.
+    let n = live.len();
+    let without_counting: Vec<Value> = live
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i + 3 != n && *i + 2 != n)
+        .map(|(_, o)| o.clone())
+        .collect();
+    for (objects, all_left_out) in [(without_counting, true), (live.clone(), false)] {
+        let text = json!({"apiVersion": "v1", "kind": "List", "items": objects}).to_string();
+        let full = ParseOptions::default().parse_manifests(&text).expect("reads").objects;
+        let lean = ParseOptions::default().with_leave_out_managed_fields(true);
+        let lean = lean.parse_manifests(&text).expect("reads").objects;
+        assert!(with_field(&full) > 0);
+        if all_left_out {
+            assert_eq!((with_field(&lean), &lean), (0, &stripped(&full)));
+        } else {
+            assert_eq!(lean, full);
+        }
+        for reveal in [false, true] {
+            assert_eq!(answer(&lean, reveal), answer(&full, reveal));
+        }
+    }
+    // The fields kept count: stripped by hand, the answer is not the same.
+    let full = ParseOptions::default();
+    let text = json!({"apiVersion": "v1", "kind": "List", "items": live}).to_string();
+    let full = full.parse_manifests(&text).expect("reads").objects;
+    assert_ne!(answer(&stripped(&full), false), answer(&full, false));
+}
+
+/// `AppDiffInput::reads_live_managed_fields` is `true` whenever the comparison may read live's
+/// `metadata.managedFields`: kept objects, server-side diff (dry runs, the app's option,
+/// server-side apply), `managedFieldsManagers` of the app or of `argocd-cm`, a jq rule that
+/// may look at the field, a desired object with the field or with its own ignore annotation;
+/// and `false` for a jq rule that cannot.
+#[test]
+fn reads_live_managed_fields_names_every_reader() {
+    use serde_json::json;
+
+    let app = |spec: Value| {
+        let mut doc =
+            json!({"metadata": {"name": "a"}, "spec": {"destination": {"namespace": "n"}}});
+        for (k, v) in spec.as_object().into_iter().flatten() {
+            doc["spec"][k] = v.clone();
+        }
+        Application::from_value(&doc).expect("app")
+    };
+    let cm = |data: Value| {
+        Settings::from_config_map(&json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "argocd-cm"}, "data": data}))
+        .expect("settings")
+    };
+    let jq = |expr: &str| {
+        json!({"ignoreDifferences": [{"group": "*", "kind": "*",
+        "jqPathExpressions": [expr]}]})
+    };
+    let plain = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}});
+    let mut with_mf = plain.clone();
+    with_mf["metadata"]["managedFields"] = json!([]);
+    let mut annotated = plain.clone();
+    annotated["metadata"]["annotations"] =
+        json!({"gitops-core.io/ignore-differences": "jsonPointers: [/data]"});
+    let scopes = Scopes::builtin();
+    let none = Settings::default();
+    type Edit = for<'a> fn(AppDiffInput<'a>) -> AppDiffInput<'a>;
+    let cases: Vec<(bool, Application, Settings, Vec<Value>, Edit)> = vec![
+        (false, app(json!({})), none.clone(), vec![plain.clone()], |i| i),
+        // Without the jq feature a jq rule does not compile: `true`, conservatively.
+        (!cfg!(feature = "jq"), app(jq(".spec.template")), none.clone(), vec![], |i| i),
+        (true, app(jq(".metadata.managedFields[0].manager")), none.clone(), vec![], |i| i),
+        (true, app(jq(".. | select(. == 1)")), none.clone(), vec![], |i| i),
+        (
+            true,
+            app(json!({"ignoreDifferences": [{"group": "apps", "kind": "Deployment",
+            "managedFieldsManagers": ["hpa"]}]})),
+            none.clone(),
+            vec![],
+            |i| i,
+        ),
+        (
+            true,
+            app(json!({})),
+            cm(json!({"resource.customizations.ignoreDifferences.all":
+            "managedFieldsManagers: [hpa]"})),
+            vec![],
+            |i| i,
+        ),
+        (
+            true,
+            app(json!({})),
+            cm(json!({"resource.customizations.ignoreDifferences.all":
+            "jqPathExpressions: ['.metadata.managedFields']"})),
+            vec![],
+            |i| i,
+        ),
+        (true, app(json!({})), none.clone(), vec![], |i| i.with_objects(true)),
+        (true, app(json!({})), none.clone(), vec![], |i| i.with_dry_runs(&[])),
+        (
+            true,
+            app(json!({"syncPolicy": {"syncOptions": ["ServerSideApply=true"]}})),
+            none.clone(),
+            vec![],
+            |i| i,
+        ),
+        (true, app(json!({})), none.clone(), vec![with_mf], |i| i),
+        (true, app(json!({})), none.clone(), vec![annotated.clone()], |i| i),
+        (false, app(json!({})), none.clone(), vec![annotated], |i| i.with_ignore_annotation(false)),
+    ];
+    for (i, (reads, app, settings, desired, edit)) in cases.iter().enumerate() {
+        let input = edit(AppDiffInput::new(desired, &[], app, settings, &scopes));
+        assert_eq!(input.reads_live_managed_fields(), *reads, "case {i}");
+    }
+}
+
+/// A last-applied annotation whose `managedFields` key is spelt with a JSON escape
+/// (`managedFi\u0065lds`) still holds the field: live's working copy keeps it when the objects
+/// are not kept, and the prediction removes it as it does with the objects kept (before, only
+/// the key's plain spelling was looked for, and the patch lost its `remove`).
+#[test]
+fn escaped_managed_fields_in_last_applied_are_seen() {
+    use serde_json::json;
+
+    let la = crate::config::LAST_APPLIED_ANNOTATION;
+    let desired = json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "c", "namespace": "shop"}, "data": {"a": "1"}});
+    let mut live = desired.clone();
+    let applied = r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"shop","managedFi\u0065lds":[{"manager":"kubectl"}]},"data":{"a":"1"}}"#;
+    live["metadata"]["annotations"] = json!({la: applied});
+    live["metadata"]["managedFields"] = json!([{"manager": "kubectl", "operation": "Update"}]);
+    let (desired, live) = ([desired], [live]);
+    let (app, settings, scopes) = (Application::default(), Settings::default(), Scopes::builtin());
+    let patch = |objects: bool| {
+        let input =
+            AppDiffInput::new(&desired, &live, &app, &settings, &scopes).with_objects(objects);
+        let r = diff::diff_app(&input).expect("a verdict");
+        serde_json::to_value(&r.resources[0].diff).expect("JSON")
+    };
+    assert_eq!(patch(true), json!([{"op": "remove", "path": "/metadata/managedFields"}]));
+    assert_eq!(patch(false), patch(true));
+}

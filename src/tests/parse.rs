@@ -377,3 +377,111 @@ fn empty_stream_is_one_empty_document() {
     assert_eq!(parse_documents("# only a comment\n").unwrap(), vec![null.clone()]);
     assert_eq!(parse_documents("a: 1\n---\n# c\n").unwrap().len(), 2);
 }
+
+/// `ParseOptions::leave_out_managed_fields` reads what the full reading reads, objects'
+/// `metadata.managedFields` aside, with the same warnings and errors; and it keeps the field
+/// (reading the text again in full) wherever it cannot prove that the field is as the API
+/// server writes it and that the object's own last-applied annotation cannot hold one.
+#[test]
+fn managed_fields_left_out_read_the_same_but_for_them() {
+    use serde_json::{Value, json};
+    let la = "kubectl.kubernetes.io/last-applied-configuration";
+    let mf = json!([{"apiVersion": "v1", "fieldsType": "FieldsV1", "manager": "kubectl",
+        "operation": "Update", "time": "2024-02-29T23:59:59Z", "subresource": "status",
+        "fieldsV1": {"f:data": {".": {}, "f:a": {}}, "k:{\"type\":\"Ready\"}": {}}}]);
+    let obj = |name: &str, meta: Value| {
+        let mut o = json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": name, "namespace": "ns", "managedFields": mf},
+            "data": {"a": "1"}});
+        for (k, v) in meta.as_object().into_iter().flatten() {
+            o["metadata"][k] = v.clone();
+        }
+        o
+    };
+    let list = |items: Vec<Value>| json!({"apiVersion": "v1", "items": items, "kind": "List"});
+    let without = |objects: &[Value]| -> Vec<Value> {
+        objects
+            .iter()
+            .map(|o| {
+                let mut o = o.clone();
+                o["metadata"].as_object_mut().map(|m| m.remove("managedFields"));
+                o
+            })
+            .collect()
+    };
+    let with_mf = |edit: &dyn Fn(&mut Value)| {
+        let mut o = obj("x", json!({}));
+        edit(&mut o["metadata"]["managedFields"]);
+        list(vec![o]).to_string()
+    };
+    let nested = {
+        let mut o = obj("n", json!({}));
+        o["spec"] = json!({"template": {"metadata": {"managedFields": mf}}});
+        o
+    };
+    // Left out: a List (its `kind` after its items), an array, an object, a nested object's
+    // field kept, a last-applied text with an escape that spells no letter.
+    let left_out = [
+        list(vec![
+            obj("a", json!({})),
+            obj("b", json!({"annotations": {la: "{\"a\":\"\\u0026\"}"}})),
+        ])
+        .to_string(),
+        json!([obj("a", json!({})), nested]).to_string(),
+        format!("  {}\n{}", obj("a", json!({})), obj("b", json!({}))),
+        with_mf(&|m| m[0]["fieldsV1"] = json!({})),
+    ];
+    // Kept: what a typed reading might refuse or a last-applied text might hold, what the
+    // reading warns about or refuses, a document whose `items` are no List's, YAML.
+    let kept = [
+        list(vec![obj("a", json!({"annotations": {la: "{\"metadata\":{\"managedFields\":[]}}"}}))])
+            .to_string(),
+        list(vec![obj(
+            "a",
+            json!({"annotations": {la: "{\"metadata\":{\"managedFi\\u0065lds\":[]}}"}}),
+        )])
+        .to_string(),
+        with_mf(&|m| m[0]["time"] = json!("2024-02-30T00:00:00Z")),
+        with_mf(&|m| m[0]["time"] = json!("2024-02-01T00:00:00.5Z")),
+        with_mf(&|m| m[0]["time"] = json!(null)),
+        with_mf(&|m| m[0]["Manager"] = json!("kubectl")),
+        with_mf(&|m| m[0]["manager"] = json!(1)),
+        with_mf(&|m| m[0]["fieldsV1"] = json!("f:data")),
+        with_mf(&|m| *m = json!(null)),
+        with_mf(&|m| *m = json!({})),
+        with_mf(&|m| m[0]["fieldsV1"]["f:long"] = json!("x".repeat(100))),
+        json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"},
+            "items": [obj("a", json!({}))]})
+        .to_string(),
+        list(vec![obj("a", json!({}))])
+            .to_string()
+            .replace("\"data\":{\"a\":\"1\"}", "\"data\":{\"a\":\"1\",\"a\":\"2\"}"),
+        with_mf(&|_| {}).replace("\"f:a\":{}", "\"f:a\":{},\"f:a\":{}"),
+        with_mf(&|_| {}).replace("\"manager\"", "\"manager\":\"a\",\"manager\""),
+        with_mf(&|_| {}).replace("\"name\":\"x\"", "\"name\":\"x\",\"managedFields\":[]"),
+        with_mf(&|_| {}).replace("\"f:a\":{}", "\"f:a\":1e999"),
+        with_mf(&|_| {}).replace("\"f:a\":{}", "\"f:\\ud800\":{}"),
+        with_mf(&|_| {}).replace("\"ns\"}", "\"ns\""),
+        format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: y\n  managedFields: {mf}\n"),
+    ];
+    for options in [
+        ParseOptions::default().with_max_string_bytes(64),
+        ParseOptions::default().strict().with_max_string_bytes(64),
+    ] {
+        let lean = options.clone().with_leave_out_managed_fields(true);
+        for text in &left_out {
+            let full = options.parse_manifests(text).expect("reads");
+            let read = lean.parse_manifests(text).expect("reads");
+            assert_ne!(read.objects, full.objects, "{text}");
+            assert_eq!(read.objects, without(&full.objects), "{text}");
+            assert_eq!(read.warnings, full.warnings, "{text}");
+        }
+        for text in &kept {
+            assert_eq!(lean.parse_manifests(text), options.parse_manifests(text), "{text}");
+        }
+    }
+    // The nested object's own field is read.
+    let read = ParseOptions::default().with_leave_out_managed_fields(true);
+    let read = read.parse_manifests(&left_out[1]).expect("reads");
+    assert_eq!(read.objects[1].pointer("/spec/template/metadata/managedFields"), Some(&mf));
+}

@@ -402,11 +402,6 @@ fn objects_in(
     Ok(())
 }
 
-/// Prints a warning on stderr.
-pub fn warn(message: &str) {
-    eprintln!("gitops-core: warning: {message}");
-}
-
 /// Reads objects from several paths, in order.
 pub fn read_all_objects(input: &Input, paths: &[PathBuf]) -> Result<Vec<Value>, CliError> {
     let mut said = Vec::new();
@@ -428,6 +423,14 @@ fn all_objects_in(
 
 /// Reads one YAML or JSON document.
 pub fn read_document(input: &Input, path: &Path) -> Result<Value, CliError> {
+    let mut said = Vec::new();
+    let read = document_in(input, path, &mut said);
+    say(said);
+    read
+}
+
+/// [`read_document`], its warnings kept in `said` instead of printed.
+fn document_in(input: &Input, path: &Path, said: &mut Vec<String>) -> Result<Value, CliError> {
     let text = read_text(input, path)?;
     let name = display_name(path);
     let (docs, warnings) = input
@@ -435,7 +438,7 @@ pub fn read_document(input: &Input, path: &Path) -> Result<Value, CliError> {
         .parse_documents(&text)
         .map_err(|e| CliError::Input(format!("{name}: {e}")))?;
     for w in &warnings {
-        warn(&format!("{name}: {w}"));
+        said.push(format!("gitops-core: warning: {name}: {w}"));
     }
     docs.into_iter()
         .find(|d| !d.is_null())
@@ -451,8 +454,22 @@ pub fn app_for(
     namespace: Option<&str>,
     desired: &[Value],
 ) -> Result<Application, CliError> {
+    let mut said = Vec::new();
+    let read = app_in(input, app, namespace, desired, &mut said);
+    say(said);
+    read
+}
+
+/// [`app_for`], its notes and warnings kept in `said` instead of printed.
+fn app_in(
+    input: &Input,
+    app: Option<&Path>,
+    namespace: Option<&str>,
+    desired: &[Value],
+    said: &mut Vec<String>,
+) -> Result<Application, CliError> {
     let mut out = match app {
-        Some(p) => read_app(input, p)?,
+        Some(p) => app_file_in(input, p, said)?,
         None => Application::default(),
     };
     if let Some(ns) = namespace {
@@ -465,9 +482,10 @@ pub fn app_for(
                 && scopes.scope(&r.group, &r.kind) != Some(gitops_core::object::Scope::Cluster)
         });
         if unset {
-            eprintln!(
+            said.push(
                 "note: no --app and no -n/--namespace: namespaced objects without a namespace \
                  will not pair with their live copies"
+                    .to_string(),
             );
         }
     }
@@ -491,6 +509,11 @@ pub struct Comparison {
     pub interrupt: std::sync::Arc<dyn gitops_core::script::Interrupt>,
 }
 
+/// Whether a command's use of the live objects cannot depend on their
+/// `metadata.managedFields`, given the desired objects, the Application and the settings
+/// (`diff` asks the library: `AppDiffInput::reads_live_managed_fields`).
+pub type LeaveOut<'f> = &'f dyn Fn(&[Value], &Application, &Settings) -> bool;
+
 impl Comparison {
     /// Reads every input of a comparison.
     pub fn read(
@@ -501,6 +524,62 @@ impl Comparison {
         namespace: Option<&str>,
         argocd_cm: Option<&Path>,
     ) -> Result<Comparison, CliError> {
+        Self::read_leaving_out(input, desired, live, app, namespace, argocd_cm, None)
+    }
+
+    /// [`Comparison::read`]; with `leave_out`, when every input is a file, the desired
+    /// objects, the Application and the settings are read first, and the live objects are
+    /// read without their `metadata.managedFields` when `leave_out` says they cannot count
+    /// (`ParseOptions::leave_out_managed_fields`). What the user sees is the same: notes,
+    /// warnings and the error that wins come in the same order.
+    pub fn read_leaving_out(
+        input: &Input,
+        desired: &[PathBuf],
+        live: &[PathBuf],
+        app: Option<&Path>,
+        namespace: Option<&str>,
+        argocd_cm: Option<&Path>,
+        leave_out: Option<LeaveOut<'_>>,
+    ) -> Result<Comparison, CliError> {
+        let paths = desired.iter().chain(live).map(PathBuf::as_path);
+        let from_stdin = paths.chain(app).chain(argocd_cm).any(is_stdin);
+        if let Some(leave_out) = leave_out.filter(|_| !from_stdin) {
+            // The desired objects first (their error wins, their notes come first); the
+            // Application's and the settings' notes and warnings are printed after the live
+            // objects', as `read` prints them, and their errors only when those read.
+            let desired = read_all_objects(input, desired)?;
+            let mut app_said = Vec::new();
+            let app = app_in(input, app, namespace, &desired, &mut app_said);
+            let mut settings_said = Vec::new();
+            let settings = argocd_cm.map(|p| settings_in(input, p, &mut settings_said));
+            let default = Settings::default();
+            let skip = match (&app, &settings) {
+                (Ok(a), None) => leave_out(&desired, a, &default),
+                (Ok(a), Some(Ok(s))) => leave_out(&desired, a, s),
+                _ => false,
+            };
+            let options = input.options.clone().with_leave_out_managed_fields(skip);
+            let (mut live_said, mut live_objects) = (Vec::new(), Vec::new());
+            let live_read = live.iter().try_for_each(|p| {
+                objects_in(input, p, &options, &mut live_said, &mut live_objects)
+            });
+            say(live_said);
+            live_read?;
+            say(app_said);
+            let app = app?;
+            say(settings_said);
+            let settings = settings.transpose()?.unwrap_or_default();
+            let mut scopes = gitops_core::object::Scopes::builtin();
+            scopes.add_crds(desired.iter().chain(&live_objects));
+            return Ok(Comparison {
+                desired,
+                live: live_objects,
+                app,
+                settings,
+                scopes,
+                interrupt: deadline(),
+            });
+        }
         // The live objects are read first, so that the larger text (a cluster's objects carry
         // status and managed fields) is freed before the desired objects are read: the peak
         // holds both trees and the desired text, not the live text (benches/README.md, "Whole
@@ -558,14 +637,34 @@ pub fn print_notes(result: &gitops_core::diff::AppDiff, has_app: bool) {
 
 /// Reads an Argo CD Application manifest.
 pub fn read_app(input: &Input, path: &Path) -> Result<Application, CliError> {
-    let doc = read_document(input, path)?;
+    let mut said = Vec::new();
+    let read = app_file_in(input, path, &mut said);
+    say(said);
+    read
+}
+
+/// [`read_app`], its warnings kept in `said` instead of printed.
+fn app_file_in(
+    input: &Input,
+    path: &Path,
+    said: &mut Vec<String>,
+) -> Result<Application, CliError> {
+    let doc = document_in(input, path, said)?;
     Application::from_value(&doc)
         .map_err(|e| CliError::Input(format!("{}: {e}", display_name(path))))
 }
 
 /// Reads an `argocd-cm` ConfigMap.
 pub fn read_settings(input: &Input, path: &Path) -> Result<Settings, CliError> {
-    let doc = read_document(input, path)?;
+    let mut said = Vec::new();
+    let read = settings_in(input, path, &mut said);
+    say(said);
+    read
+}
+
+/// [`read_settings`], its warnings kept in `said` instead of printed.
+fn settings_in(input: &Input, path: &Path, said: &mut Vec<String>) -> Result<Settings, CliError> {
+    let doc = document_in(input, path, said)?;
     Settings::from_config_map(&doc)
         .map_err(|e| CliError::Input(format!("{}: {e}", display_name(path))))
 }

@@ -12,6 +12,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
+use gitops_core::config::{Application, Settings};
 use gitops_core::diff::{
     self, AppDiff, Condition, ObjectText, PatchOp, ResourceDiff, ResourceExplanation, SyncStatus,
 };
@@ -191,21 +192,37 @@ fn note_unrecorded_writers(live: &[serde_json::Value], explained: &[ResourceExpl
 /// Runs the command.
 pub fn run(input: &common::Input, args: lexopt::Parser) -> Result<u8, CliError> {
     let Some(args) = parse(args)? else { return Ok(0) };
-    let c = common::Comparison::read(
+    // The text rendering and the explanations read the objects; JSON and YAML do not.
+    let keep = args.output == Output::Text || args.explain || args.unmanaged;
+    fn configure<'a>(
+        input: diff::AppDiffInput<'a>,
+        args: &Args,
+        keep: bool,
+    ) -> diff::AppDiffInput<'a> {
+        input
+            .with_reveal_secrets(args.show_secrets)
+            .with_ignore_annotation(args.ignore_annotation)
+            .with_objects(keep)
+    }
+    // Live's managedFields are read only when the comparison may read them (the library
+    // says; with kept objects or dry-run results it always may, and the inputs are read in
+    // their usual order).
+    let leave_out = |desired: &[serde_json::Value], app: &Application, settings: &Settings| {
+        let scopes = gitops_core::object::Scopes::builtin();
+        let input = diff::AppDiffInput::new(desired, &[], app, settings, &scopes);
+        !configure(input, &args, keep).reads_live_managed_fields()
+    };
+    let c = common::Comparison::read_leaving_out(
         input,
         &args.desired,
         &args.live,
         args.app.as_deref(),
         args.namespace.as_deref(),
         args.cm.as_deref(),
+        Some(&leave_out as common::LeaveOut<'_>).filter(|_| !keep && args.dry_run.is_empty()),
     )?;
     let dry_runs = common::read_all_objects(input, &args.dry_run)?;
-    let mut input = c
-        .input()
-        .with_reveal_secrets(args.show_secrets)
-        .with_ignore_annotation(args.ignore_annotation)
-        // The text rendering and the explanations read the objects; JSON and YAML do not.
-        .with_objects(args.output == Output::Text || args.explain || args.unmanaged);
+    let mut input = configure(c.input(), &args, keep);
     if !dry_runs.is_empty() {
         input = input.with_dry_runs(&dry_runs);
     }
