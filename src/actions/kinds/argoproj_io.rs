@@ -147,13 +147,34 @@ fn owner_of(
     name: Option<Value>,
     extra: &[(&str, Option<Value>)],
 ) -> Result<Value, Fault> {
-    let members = [
-        ("apiVersion", out(obj.field("apiVersion")?)?),
-        ("kind", out(obj.field("kind")?)?),
-        ("name", name),
-        ("uid", out(meta.field("uid")?)?),
-    ];
-    Ok(table::table(members.into_iter().chain(extra.iter().cloned())))
+    let [api_version, kind, _] = table::fields_of(obj, ["apiVersion", "kind", "metadata"])?;
+    owner_read(api_version, kind, name, meta.field("uid")?, extra)
+}
+
+/// [`owner_of`] of the source's `apiVersion`, `kind`, name and `uid`, read already.
+fn owner_read(
+    api_version: Lv<'_>,
+    kind: Lv<'_>,
+    name: Option<Value>,
+    uid: Lv<'_>,
+    extra: &[(&str, Option<Value>)],
+) -> Result<Value, Fault> {
+    let mut m = serde_json::Map::new();
+    table::insert_all(
+        &mut m,
+        [
+            ("apiVersion", out(api_version)?),
+            ("kind", out(kind)?),
+            ("name", name),
+            ("uid", out(uid)?),
+        ],
+    );
+    for (k, v) in extra {
+        if let Some(v) = v {
+            m.insert((*k).to_string(), v.clone());
+        }
+    }
+    Ok(Value::Object(m))
 }
 
 /// `[{operation = "create", resource = ...}]` (`resource` encoded).
@@ -242,18 +263,18 @@ fn create_from_cron_workflow(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Out, F
 /// it: a `workflowTemplateRef` to the template, its label and owner reference.
 fn create_from_workflow_template(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Out, Fault> {
     let o = obj.lv();
-    // `metadata` and its `name` read once, for the name, the label, the reference and the
-    // owner.
-    let meta = o.field("metadata")?;
-    let source = meta.field("name")?;
+    // The source's members and its `metadata`'s read once each, in the order the script
+    // reads them (its errors first): the name, the label, the reference and the owner.
+    let [api_version, kind, meta] = table::fields_of(o, ["apiVersion", "kind", "metadata"])?;
+    let [source, namespace, uid] = table::fields_of(meta, ["name", "namespace", "uid"])?;
     let name = stamped(source, call, "!%Y%m%d%H%M")?;
     let name_valid = workflow_name_valid(&name);
     let source_name = out(source)?;
     let labels = table::table([("workflows.argoproj.io/workflow-template", source_name.clone())]);
-    let owner = table::encode(owner_of(o, meta, source_name.clone(), &[])?);
+    let owner = table::encode(owner_read(api_version, kind, source_name.clone(), uid, &[])?);
     let m = table::table([
         ("name", Some(Value::String(name))),
-        ("namespace", out(meta.field("namespace")?)?),
+        ("namespace", out(namespace)?),
         ("labels", Some(labels)),
         ("ownerReferences", Some(Value::Array(vec![owner]))),
     ]);
