@@ -287,7 +287,8 @@ fn patch_of_edits(
 ) -> Result<ImpactedResource, Bad> {
     // The identity is the source's: the name is checked there.
     check_name_of(parts, source, "")?;
-    let mut patch = Vec::new();
+    // Made for a few operations (an action changes a member or a few), not grown from none.
+    let mut patch = Vec::with_capacity(2);
     if let Value::Object(m) = source {
         node_ops(m, node, &mut String::with_capacity(64), &mut patch);
     }

@@ -183,8 +183,17 @@ impl Actions {
                 let object = || ObjectRef::from_object_lossy(obj);
                 let json = run(table::Obj::new(obj), &table::Call { params, now })
                     .map_err(|f| builtin_error(&script(), &object(), f))?;
+                // A Workflow an action made is no Secret: nothing to mask.
+                let made = matches!(json, table::Out::Made { .. });
                 let resources = read_builtin(json, obj, &parts, &self.policy)
                     .map_err(|b| result_error(&script(), &object(), b))?;
+                if made {
+                    return Ok(ActionResult {
+                        action: name.to_string(),
+                        script: script(),
+                        resources,
+                    });
+                }
                 Ok(self.masked(name, script(), resources, obj))
             }
             None => Err(not_found()),

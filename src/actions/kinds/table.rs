@@ -238,13 +238,13 @@ pub(crate) fn table<const N: usize>(members: [(&str, Option<Value>); N]) -> Valu
 }
 
 /// Inserts `members` (`nil` ones left out) into `m`, one by one: a few members, where
-/// collecting sorts a buffer first. The last first: members written in their order each
-/// go before the ones inserted, found after one comparison, not after one per member.
+/// collecting sorts a buffer first (in the order written: members written sorted each go
+/// last, where nothing moves).
 pub(crate) fn insert_all<const N: usize>(
     m: &mut Map<String, Value>,
     members: [(&str, Option<Value>); N],
 ) {
-    for (k, v) in members.into_iter().rev() {
+    for (k, v) in members {
         if let Some(v) = v {
             m.insert(k.to_string(), v);
         }
@@ -520,7 +520,7 @@ impl Node {
         let i = match self.position(key) {
             Ok(i) => i,
             Err(i) => {
-                self.0.insert(i, (key, Slot::Into(Node::default())));
+                self.insert(i, key, Slot::Into(Node::default()));
                 i
             }
         };
@@ -531,8 +531,17 @@ impl Node {
     fn put(&mut self, key: &'static str, slot: Slot) {
         match self.position(key) {
             Ok(i) => self.0[i].1 = slot,
-            Err(i) => self.0.insert(i, (key, slot)),
+            Err(i) => self.insert(i, key, slot),
         }
+    }
+
+    /// A new member at `i`; the list made for two at first (most changes are one or two
+    /// members), not grown from nothing.
+    fn insert(&mut self, i: usize, key: &'static str, slot: Slot) {
+        if self.0.capacity() == 0 {
+            self.0 = Vec::with_capacity(2);
+        }
+        self.0.insert(i, (key, slot));
     }
 }
 
