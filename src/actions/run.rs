@@ -341,7 +341,7 @@ pub(super) fn identity(obj: &Value) -> RefParts<'_> {
                 meta = Some(v);
                 break;
             }
-            k if k > "metadata" => break,
+            k if table::key_order(k, "metadata").is_gt() => break,
             _ => {}
         }
     }
@@ -355,7 +355,7 @@ pub(super) fn identity(obj: &Value) -> RefParts<'_> {
                     namespace = text(v);
                     break;
                 }
-                k if k > "namespace" => break,
+                k if table::key_order(k, "namespace").is_gt() => break,
                 _ => {}
             }
         }

@@ -14,6 +14,7 @@
 //! The results then go through the same reading as a script's result
 //! (`actions::result`), so a built-in and its script give the same bytes.
 
+use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
@@ -106,19 +107,32 @@ pub(crate) fn fields_of<'a, const N: usize>(
         return Ok(out);
     };
     let mut i = 0;
-    for (k, item) in m {
-        while i < N && keys[i] < k.as_str() {
-            i += 1;
+    'members: for (k, item) in m {
+        while i < N {
+            match key_order(keys[i], k) {
+                // Not a member.
+                Ordering::Less => i += 1,
+                Ordering::Equal => {
+                    out[i] = Lv::of(item);
+                    i += 1;
+                    continue 'members;
+                }
+                // A member not asked for.
+                Ordering::Greater => continue 'members,
+            }
         }
-        if i == N {
-            break;
-        }
-        if keys[i] == k {
-            out[i] = Lv::of(item);
-            i += 1;
-        }
+        break;
     }
     Ok(out)
+}
+
+/// The order of two names (`str`'s), told by their first bytes where they differ there:
+/// no call to compare the rest.
+pub(crate) fn key_order(a: &str, b: &str) -> Ordering {
+    match (a.as_bytes().first(), b.as_bytes().first()) {
+        (Some(x), Some(y)) if x != y => x.cmp(y),
+        _ => a.cmp(b),
+    }
 }
 
 /// A JSON value as a script holds it: `null` members and `null` list items gone (the later
@@ -893,6 +907,16 @@ mod tests {
         assert_eq!(number(-0.0).unwrap(), json!(-0.0));
         assert_eq!(number(1e20).unwrap(), json!(1e20));
         assert!(number(f64::INFINITY).is_err());
+    }
+
+    #[test]
+    fn key_order_is_str_order() {
+        let names = ["", "a", "ab", "b", "B", "name", "namespace", "metadata", "é", "\u{7f}"];
+        for a in names {
+            for b in names {
+                assert_eq!(key_order(a, b), a.cmp(b), "{a:?} {b:?}");
+            }
+        }
     }
 
     #[test]
