@@ -258,13 +258,13 @@ fn by_edits(edits: &Edits, source: &Value, parts: &RefParts<'_>) -> bool {
     if edits.whole.is_some() || m.is_empty() {
         return false;
     }
-    let top = &edits.node.0;
+    let top = &edits.node;
     let identity = top.contains_key("apiVersion")
         || top.contains_key("kind")
         || match top.get("metadata") {
             None => false,
             Some(Slot::Into(meta)) => {
-                ["name", "namespace", "generateName"].iter().any(|k| meta.0.contains_key(*k))
+                ["name", "namespace", "generateName"].iter().any(|k| meta.contains_key(k))
             }
             Some(_) => true,
         };
@@ -287,7 +287,8 @@ fn patch_of_edits(
 ) -> Result<ImpactedResource, Bad> {
     // The identity is the source's: the name is checked there.
     check_name_of(parts, source, "")?;
-    let mut patch = Vec::new();
+    // Made for a few operations (an action changes a member or a few), not grown from none.
+    let mut patch = Vec::with_capacity(2);
     if let Value::Object(m) = source {
         node_ops(m, node, &mut String::with_capacity(64), &mut patch);
     }
@@ -299,12 +300,12 @@ fn patch_of_edits(
 fn node_ops(src: &Map<String, Value>, node: Node, path: &mut String, out: &mut Vec<PatchOp>) {
     let len = path.len();
     let mut gone: Vec<&str> = Vec::new();
-    let mut slots = node.0.into_iter().peekable();
+    let mut slots = node.into_sorted().peekable();
     let mut members = src.iter().peekable();
     loop {
         let slot_first = match (slots.peek(), members.peek()) {
             (None, None) => break,
-            (Some((k, _)), Some((m, _))) => k.as_str() <= m.as_str(),
+            (Some((k, _)), Some((m, _))) => *k <= m.as_str(),
             (Some(_), None) => true,
             (None, Some(_)) => false,
         };
@@ -322,7 +323,7 @@ fn node_ops(src: &Map<String, Value>, node: Node, path: &mut String, out: &mut V
         }
         let Some((k, slot)) = slots.next() else { break };
         let was = match members.peek() {
-            Some((m, _)) if **m == k => members.next().map(|(m, v)| (m.as_str(), v)),
+            Some((m, _)) if m.as_str() == k => members.next().map(|(m, v)| (m.as_str(), v)),
             _ => None,
         };
         match slot {
@@ -331,7 +332,7 @@ fn node_ops(src: &Map<String, Value>, node: Node, path: &mut String, out: &mut V
                     Some((_, w)) => settle_member(&mut v, w),
                     None => settle(&mut v, None),
                 }
-                push_token(path, &k);
+                push_token(path, k);
                 match was {
                     Some((_, w)) if *w == v => {}
                     Some((_, w)) => crate::diff::json_patch_ops_at(w, &v, path, out),
@@ -346,7 +347,7 @@ fn node_ops(src: &Map<String, Value>, node: Node, path: &mut String, out: &mut V
             }
             Slot::Into(n) => {
                 if let Some((_, Value::Object(m))) = was {
-                    push_token(path, &k);
+                    push_token(path, k);
                     node_ops(m, n, path, out);
                     path.truncate(len);
                 }
@@ -558,7 +559,16 @@ fn created(
 /// Refuses to create a `key` (`group/Kind`, `Kind` in the core group) the policy does not
 /// list as creatable.
 fn check_creatable(key: &str, policy: &ActionPolicy, at: &str) -> Result<(), Bad> {
-    if policy.creatable.iter().any(|g| crate::glob::glob_match(g, key)) {
+    // A glob without a special character matches only itself (as `glob_match` decides it,
+    // its characters looked at as bytes here).
+    let matches = |g: &String| {
+        if g.bytes().any(|b| matches!(b, b'*' | b'?' | b'[' | b'{' | b'\\')) {
+            crate::glob::glob_match(g, key)
+        } else {
+            g == key
+        }
+    };
+    if policy.creatable.iter().any(matches) {
         return Ok(());
     }
     Err(bad(

@@ -170,7 +170,7 @@ impl Actions {
         params: &BTreeMap<String, String>,
         now: i64,
     ) -> Result<ActionResult, ActionError> {
-        let parts = RefParts::of(obj);
+        let parts = identity(obj);
         let not_found = || ActionError::NotFound {
             object: Box::new(ObjectRef::from_object_lossy(obj)),
             action: name.into(),
@@ -183,8 +183,17 @@ impl Actions {
                 let object = || ObjectRef::from_object_lossy(obj);
                 let json = run(table::Obj::new(obj), &table::Call { params, now })
                     .map_err(|f| builtin_error(&script(), &object(), f))?;
+                // A Workflow an action made is no Secret: nothing to mask.
+                let made = matches!(json, table::Out::Made { .. });
                 let resources = read_builtin(json, obj, &parts, &self.policy)
                     .map_err(|b| result_error(&script(), &object(), b))?;
+                if made {
+                    return Ok(ActionResult {
+                        action: name.to_string(),
+                        script: script(),
+                        resources,
+                    });
+                }
                 Ok(self.masked(name, script(), resources, obj))
             }
             None => Err(not_found()),
@@ -316,6 +325,46 @@ fn mask_secret(r: &mut ImpactedResource, source: &Value) -> bool {
     true
 }
 
+/// [`RefParts::of`] `obj`, read in one walk of its members up to `metadata` and of the
+/// metadata's up to `namespace` (a map's members are sorted), not a lookup per part.
+pub(super) fn identity(obj: &Value) -> RefParts<'_> {
+    let Value::Object(top) = obj else { return RefParts::of(obj) };
+    fn text(v: &Value) -> &str {
+        v.as_str().unwrap_or("")
+    }
+    let (mut api_version, mut kind, mut meta) = ("", "", None);
+    for (k, v) in top {
+        match k.as_str() {
+            "apiVersion" => api_version = text(v),
+            "kind" => kind = text(v),
+            "metadata" => {
+                meta = Some(v);
+                break;
+            }
+            k if table::key_order(k, "metadata").is_gt() => break,
+            _ => {}
+        }
+    }
+    let (mut name, mut generate, mut namespace) = ("", "", "");
+    if let Some(Value::Object(m)) = meta {
+        for (k, v) in m {
+            match k.as_str() {
+                "generateName" => generate = text(v),
+                "name" => name = text(v),
+                "namespace" => {
+                    namespace = text(v);
+                    break;
+                }
+                k if table::key_order(k, "namespace").is_gt() => break,
+                _ => {}
+            }
+        }
+    }
+    let (group, version) = crate::object::split_api_version(api_version);
+    let name = if name.is_empty() { generate } else { name };
+    RefParts { group, kind, namespace, name, version }
+}
+
 /// A built-in's error: what the script would have raised.
 fn builtin_error(script: &str, object: &ObjectRef, f: table::Fault) -> ActionError {
     ActionError::Script {
@@ -331,5 +380,51 @@ fn result_error(script: &str, object: &ObjectRef, b: Bad) -> ActionError {
         object: Box::new(object.clone()),
         pointer: b.pointer,
         message: b.message,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// [`identity`] reads what [`RefParts::of`] reads, on every input of Argo CD 3.6.2's
+    /// action tests and on objects whose parts are missing, not text, or beside members
+    /// sorting around them.
+    #[test]
+    #[allow(clippy::disallowed_methods)]
+    fn identity_is_ref_parts() {
+        let mut objects = vec![
+            json!({}),
+            json!([1]),
+            json!("x"),
+            json!({"apiVersion": "v1", "kind": "Pod"}),
+            json!({"apiVersion": 1, "kind": ["x"], "metadata": "m"}),
+            json!({"Kind": "A", "apiVersion": "g/v", "kinda": "B", "metadata": {"name": "n"}}),
+            json!({"a": 1, "kind": "K", "metadat": {}, "metadata": {"namespace": "ns"}, "z": 2}),
+            json!({"apiVersion": "a/b/c", "metadata": {"generateName": "g-", "name": ""}}),
+            json!({"metadata": {"generateName": "g-", "namespace": "n", "namespaces": "x"}}),
+            json!({"metadata": {"Name": "N", "name": 3, "namespace": null, "uid": "u"}}),
+            json!({"metadata": {"generateName": 1, "labels": {}, "name": "n", "nameX": "y"}}),
+            json!({"apiVersion": "", "kind": "", "metadata": {"name": "n", "namespace": "s"}}),
+        ];
+        let root =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/actions/argo-cd-3.6");
+        let mut dirs = vec![root];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+                let p = entry.path();
+                if p.is_dir() {
+                    dirs.push(p);
+                } else if p.extension().is_some_and(|e| e == "yaml") {
+                    let text = std::fs::read_to_string(&p).expect("read");
+                    objects.extend(crate::object::parse_documents(&text).unwrap_or_default());
+                }
+            }
+        }
+        assert!(objects.len() > 200, "{} objects", objects.len());
+        for obj in &objects {
+            assert_eq!(identity(obj), RefParts::of(obj), "{obj}");
+        }
     }
 }

@@ -147,13 +147,34 @@ fn owner_of(
     name: Option<Value>,
     extra: &[(&str, Option<Value>)],
 ) -> Result<Value, Fault> {
-    let members = [
-        ("apiVersion", out(obj.field("apiVersion")?)?),
-        ("kind", out(obj.field("kind")?)?),
-        ("name", name),
-        ("uid", out(meta.field("uid")?)?),
-    ];
-    Ok(table::table(members.into_iter().chain(extra.iter().cloned())))
+    let [api_version, kind, _] = table::fields_of(obj, ["apiVersion", "kind", "metadata"])?;
+    owner_read(api_version, kind, name, meta.field("uid")?, extra)
+}
+
+/// [`owner_of`] of the source's `apiVersion`, `kind`, name and `uid`, read already.
+fn owner_read(
+    api_version: Lv<'_>,
+    kind: Lv<'_>,
+    name: Option<Value>,
+    uid: Lv<'_>,
+    extra: &[(&str, Option<Value>)],
+) -> Result<Value, Fault> {
+    let mut m = serde_json::Map::new();
+    table::insert_all(
+        &mut m,
+        [
+            ("apiVersion", out(api_version)?),
+            ("kind", out(kind)?),
+            ("name", name),
+            ("uid", out(uid)?),
+        ],
+    );
+    for (k, v) in extra {
+        if let Some(v) = v {
+            m.insert((*k).to_string(), v.clone());
+        }
+    }
+    Ok(Value::Object(m))
 }
 
 /// `[{operation = "create", resource = ...}]` (`resource` encoded).
@@ -182,33 +203,35 @@ fn stamped(name: Lv<'_>, call: &Call<'_>, format: &str) -> Result<String, Fault>
 /// reference and the `workflowSpec`.
 fn create_from_cron_workflow(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Out, Fault> {
     let o = obj.lv();
-    // `metadata` and its `name` read once, for the name, the label and the owner.
-    let meta = o.field("metadata")?;
+    // The source's members read in one walk, `metadata`'s after its `name` (the script's
+    // first read there, for its error), for the name, the labels and the owner.
+    let [api_version, kind, meta, spec] =
+        table::fields_of(o, ["apiVersion", "kind", "metadata", "spec"])?;
     let source = meta.field("name")?;
+    let [labels, namespace, uid] = table::fields_of(meta, ["labels", "namespace", "uid"])?;
     let name = stamped(source, call, "!%Y%m%d%H%M")?;
     let name_valid = workflow_name_valid(&name);
     let source_name = out(source)?;
-    let mut wf = table::table([
-        ("apiVersion", Some(Value::from("argoproj.io/v1alpha1"))),
-        ("kind", Some(Value::from("Workflow"))),
-    ]);
     let mut m = table::table([
-        ("name", Some(Value::String(name))),
-        ("namespace", out(meta.field("namespace")?)?),
-        ("labels", Some(table::empty())),
         ("annotations", Some(table::empty())),
+        ("labels", Some(table::empty())),
+        ("name", Some(Value::String(name))),
+        ("namespace", out(namespace)?),
     ]);
-    let wm = o.fields(&["spec", "workflowMetadata"])?;
+    let wm = spec.field("workflowMetadata")?;
+    let mut finalizers = Lv::Nil;
     if !wm.is_nil() {
-        for key in ["labels", "annotations"] {
-            let v = wm.field(key)?;
+        // `labels` first, for the error of a `workflowMetadata` that is not a table.
+        let wm_labels = wm.field("labels")?;
+        let [wm_annotations, wm_finalizers] = table::fields_of(wm, ["annotations", "finalizers"])?;
+        finalizers = wm_finalizers;
+        for (key, v) in [("labels", wm_labels), ("annotations", wm_annotations)] {
             if !v.is_nil() {
                 set(&mut m, &[], key, deep_copy(v)?)?;
             }
         }
     }
     set(&mut m, &["labels"], "workflows.argoproj.io/cron-workflow", source_name.clone())?;
-    let labels = meta.field("labels")?;
     const INSTANCE: &str = "workflows.argoproj.io/controller-instanceid";
     if !labels.is_nil() {
         let id = labels.field(INSTANCE)?;
@@ -218,23 +241,33 @@ fn create_from_cron_workflow(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Out, F
     }
     let scheduled = call.date("!%Y-%m-%dT%H:%M:%SZ");
     table::set_text(&mut m, &["annotations"], "workflows.argoproj.io/scheduled-time", scheduled)?;
-    let mut finalizers = Vec::new();
-    if !wm.is_nil() {
-        let f = wm.field("finalizers")?;
-        if !f.is_nil() {
-            for item in f.items()? {
-                finalizers.extend(out(item)?);
+    let mut items = Vec::new();
+    if !finalizers.is_nil() {
+        for item in finalizers.items()? {
+            items.extend(out(item)?);
+        }
+    }
+    let owner = table::encode(owner_read(api_version, kind, source_name, uid, &[])?);
+    set(&mut m, &[], "ownerReferences", Some(Value::Array(vec![owner])))?;
+    // Encoded already (the copies are, and every table made here has a member) but where
+    // `labels` or `annotations` may be left empty.
+    if let Value::Object(members) = &mut m {
+        for key in ["annotations", "labels"] {
+            if let Some(t) = members.get_mut(key)
+                && t.as_object().is_some_and(serde_json::Map::is_empty)
+            {
+                *t = Value::Array(Vec::new());
             }
         }
     }
-    set(&mut wf, &[], "finalizers", Some(Value::Array(finalizers)))?;
-    let owner = owner_of(o, meta, source_name, &[])?;
-    set(&mut m, &[], "ownerReferences", Some(Value::Array(vec![owner])))?;
-    set(&mut wf, &[], "metadata", Some(m))?;
-    let spec = deep_copy(o.fields(&["spec", "workflowSpec"])?)?;
-    // The copy is encoded already: the rest is encoded before it joins.
-    let mut wf = table::encode(wf);
-    set(&mut wf, &[], "spec", spec)?;
+    let spec = deep_copy(spec.field("workflowSpec")?)?;
+    let wf = table::table([
+        ("apiVersion", Some(Value::from("argoproj.io/v1alpha1"))),
+        ("finalizers", Some(Value::Array(items))),
+        ("kind", Some(Value::from("Workflow"))),
+        ("metadata", Some(m)),
+        ("spec", spec),
+    ]);
     Ok(workflow(wf, name_valid))
 }
 
@@ -242,19 +275,19 @@ fn create_from_cron_workflow(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Out, F
 /// it: a `workflowTemplateRef` to the template, its label and owner reference.
 fn create_from_workflow_template(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Out, Fault> {
     let o = obj.lv();
-    // `metadata` and its `name` read once, for the name, the label, the reference and the
-    // owner.
-    let meta = o.field("metadata")?;
-    let source = meta.field("name")?;
+    // The source's members and its `metadata`'s read once each, in the order the script
+    // reads them (its errors first): the name, the label, the reference and the owner.
+    let [api_version, kind, meta] = table::fields_of(o, ["apiVersion", "kind", "metadata"])?;
+    let [source, namespace, uid] = table::fields_of(meta, ["name", "namespace", "uid"])?;
     let name = stamped(source, call, "!%Y%m%d%H%M")?;
     let name_valid = workflow_name_valid(&name);
     let source_name = out(source)?;
     let labels = table::table([("workflows.argoproj.io/workflow-template", source_name.clone())]);
-    let owner = table::encode(owner_of(o, meta, source_name.clone(), &[])?);
+    let owner = table::encode(owner_read(api_version, kind, source_name.clone(), uid, &[])?);
     let m = table::table([
-        ("name", Some(Value::String(name))),
-        ("namespace", out(meta.field("namespace")?)?),
         ("labels", Some(labels)),
+        ("name", Some(Value::String(name))),
+        ("namespace", out(namespace)?),
         ("ownerReferences", Some(Value::Array(vec![owner]))),
     ]);
     let spec = table::table([("workflowTemplateRef", Some(table::table([("name", source_name)])))]);

@@ -71,7 +71,7 @@ fn discover(obj: Lv<'_>) -> Result<Value, Fault> {
 }
 
 /// `metadata.annotations[name] = value` after making both tables when nil.
-fn annotate(mut obj: Obj<'_>, name: &str, value: Option<String>) -> Result<Out, Fault> {
+fn annotate(mut obj: Obj<'_>, name: &'static str, value: Option<String>) -> Result<Out, Fault> {
     table::ensure(&mut obj, &[], "metadata")?;
     table::ensure(&mut obj, &["metadata"], "annotations")?;
     set(&mut obj, &["metadata", "annotations"], name, value.map(Value::String))?;

@@ -104,7 +104,7 @@ fn paused_replicas(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Out, Fault> {
 }
 
 /// Removes the annotations named, when there are annotations.
-fn remove(mut obj: Obj<'_>, names: &[&str]) -> Result<Out, Fault> {
+fn remove(mut obj: Obj<'_>, names: &[&'static str]) -> Result<Out, Fault> {
     if annotations(obj.lv())?.is_some() {
         for name in names {
             set(&mut obj, &["metadata", "annotations"], name, None)?;

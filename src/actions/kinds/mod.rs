@@ -323,6 +323,8 @@ mod tests {
                         panic!("{kind} on {obj}: not made");
                     };
                     let Out::Made { resource, .. } = &out else { unreachable!() };
+                    // Encoded already, as `Out::Made` holds it.
+                    assert_eq!(&table::encode(resource.clone()), resource, "{kind} on {obj}");
                     let entry = serde_json::json!([{"operation": "create", "resource": resource}]);
                     let listed = read_impacted(entry, &obj, policy);
                     refused += usize::from(listed.is_err());

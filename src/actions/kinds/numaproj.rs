@@ -222,7 +222,7 @@ fn force_promote(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Out, Fault> {
 }
 
 /// `<spec>.lifecycle.desiredPhase = "Paused"`, making `lifecycle` when nil.
-fn pause_at(mut obj: Obj<'_>, spec: &[&str]) -> Result<Out, Fault> {
+fn pause_at(mut obj: Obj<'_>, spec: &[&'static str]) -> Result<Out, Fault> {
     table::ensure(&mut obj, spec, "lifecycle")?;
     let mut at = spec.to_vec();
     at.push("lifecycle");
@@ -289,7 +289,7 @@ fn delete(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Out, Fault> {
 
 /// Runs the rollout's child (`spec.<child>.spec.lifecycle.desiredPhase = "Running"`) and sets
 /// `spec.strategy.pauseResume.fastResume`, making the tables when nil.
-fn unpause_rollout(mut obj: Obj<'_>, child: &str, fast: bool) -> Result<Out, Fault> {
+fn unpause_rollout(mut obj: Obj<'_>, child: &'static str, fast: bool) -> Result<Out, Fault> {
     table::set_text(&mut obj, &["spec", child, "spec", "lifecycle"], "desiredPhase", "Running")?;
     table::ensure(&mut obj, &["spec"], "strategy")?;
     table::ensure(&mut obj, &["spec", "strategy"], "pauseResume")?;

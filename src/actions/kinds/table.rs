@@ -14,6 +14,7 @@
 //! The results then go through the same reading as a script's result
 //! (`actions::result`), so a built-in and its script give the same bytes.
 
+use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
@@ -50,7 +51,11 @@ impl Call<'_> {
 }
 
 /// `path` with `key` after it, handed to `f` (without allocating for a short path).
-fn with_key<R>(path: &[&str], key: &str, f: impl FnOnce(&[&str]) -> R) -> R {
+fn with_key<R>(
+    path: &[&'static str],
+    key: &'static str,
+    f: impl FnOnce(&[&'static str]) -> R,
+) -> R {
     let mut buf = [""; 8];
     if path.len() < buf.len() {
         buf[..path.len()].copy_from_slice(path);
@@ -85,6 +90,48 @@ impl<'a> Field<'a> for Lv<'a> {
 
     fn fields(self, keys: &[&str]) -> Result<Lv<'a>, Fault> {
         keys.iter().try_fold(self, |v, k| v.field(k))
+    }
+}
+
+/// `v.<key>` for each of `keys` (sorted, as a map's members are), as [`Field::field`] reads
+/// each: read from a map in one walk of its members, not a lookup per key.
+pub(crate) fn fields_of<'a, const N: usize>(
+    v: Lv<'a>,
+    keys: [&str; N],
+) -> Result<[Lv<'a>; N], Fault> {
+    let mut out = [Lv::Nil; N];
+    let Lv::Table(Value::Object(m)) = v else {
+        for (o, k) in out.iter_mut().zip(keys) {
+            *o = v.field(k)?;
+        }
+        return Ok(out);
+    };
+    let mut i = 0;
+    'members: for (k, item) in m {
+        while i < N {
+            match key_order(keys[i], k) {
+                // Not a member.
+                Ordering::Less => i += 1,
+                Ordering::Equal => {
+                    out[i] = Lv::of(item);
+                    i += 1;
+                    continue 'members;
+                }
+                // A member not asked for.
+                Ordering::Greater => continue 'members,
+            }
+        }
+        break;
+    }
+    Ok(out)
+}
+
+/// The order of two names (`str`'s), told by their first bytes where they differ there:
+/// no call to compare the rest.
+pub(crate) fn key_order(a: &str, b: &str) -> Ordering {
+    match (a.as_bytes().first(), b.as_bytes().first()) {
+        (Some(x), Some(y)) if x != y => x.cmp(y),
+        _ => a.cmp(b),
     }
 }
 
@@ -198,15 +245,24 @@ fn encode_in_place(v: &mut Value) {
 }
 
 /// A table literal: its members, `nil` ones left out (`{}` when all are).
-pub(crate) fn table<'k>(members: impl IntoIterator<Item = (&'k str, Option<Value>)>) -> Value {
-    // Inserted one by one: a few members, where collecting sorts a buffer first.
+pub(crate) fn table<const N: usize>(members: [(&str, Option<Value>); N]) -> Value {
     let mut m = Map::new();
+    insert_all(&mut m, members);
+    Value::Object(m)
+}
+
+/// Inserts `members` (`nil` ones left out) into `m`, one by one: a few members, where
+/// collecting sorts a buffer first (in the order written: members written sorted each go
+/// last, where nothing moves).
+pub(crate) fn insert_all<const N: usize>(
+    m: &mut Map<String, Value>,
+    members: [(&str, Option<Value>); N],
+) {
     for (k, v) in members {
         if let Some(v) = v {
             m.insert(k.to_string(), v);
         }
     }
-    Value::Object(m)
 }
 
 /// Lua's `==`: equal scalars (`nil` equals `nil`); two tables from the object are never the
@@ -231,7 +287,22 @@ pub(crate) trait Table {
     /// [`Obj::read`]).
     fn probe(&self, path: &[&str]) -> Result<Lv<'_>, Fault>;
     /// `t.<path>.key = value` where `t.<path>` is a table.
-    fn put(&mut self, path: &[&str], key: &str, value: Option<Value>) -> Result<(), Fault>;
+    fn put(
+        &mut self,
+        path: &[&'static str],
+        key: &'static str,
+        value: Option<Value>,
+    ) -> Result<(), Fault>;
+    /// [`set`]: `t.<path>.key = value`, an error where `t.<path>` is not a table.
+    fn set_member(
+        &mut self,
+        path: &[&'static str],
+        key: &'static str,
+        value: Option<Value>,
+    ) -> Result<(), Fault> {
+        indexable(self.probe(path)?, key)?;
+        self.put(path, key, value)
+    }
 }
 
 impl Table for Value {
@@ -239,9 +310,38 @@ impl Table for Value {
         Lv::of(self).fields(path)
     }
 
-    fn put(&mut self, path: &[&str], key: &str, value: Option<Value>) -> Result<(), Fault> {
+    fn put(
+        &mut self,
+        path: &[&'static str],
+        key: &'static str,
+        value: Option<Value>,
+    ) -> Result<(), Fault> {
         put_value(self, path, key, value)
     }
+
+    fn set_member(
+        &mut self,
+        path: &[&'static str],
+        key: &'static str,
+        value: Option<Value>,
+    ) -> Result<(), Fault> {
+        // Down maps that hold each member of the path, one walk (`probe` reads the same
+        // there); anything else is read as `probe` reads it, for its error.
+        if let Some(t) = maps_along(self, path) {
+            indexable(Lv::of(t), key)?;
+            return put_member(t, key, value);
+        }
+        indexable(self.probe(path)?, key)?;
+        put_value(self, path, key, value)
+    }
+}
+
+/// The value at `path` where each step is a map holding the member.
+fn maps_along<'v>(mut t: &'v mut Value, path: &[&str]) -> Option<&'v mut Value> {
+    for k in path {
+        t = t.as_object_mut()?.get_mut(*k)?;
+    }
+    Some(t)
 }
 
 /// [`Table::put`] into a value.
@@ -254,6 +354,11 @@ fn put_value(obj: &mut Value, path: &[&str], key: &str, value: Option<Value>) ->
         };
         t = next;
     }
+    put_member(t, key, value)
+}
+
+/// `t.key = value` where `t` is a table.
+fn put_member(t: &mut Value, key: &str, value: Option<Value>) -> Result<(), Fault> {
     match (t, value) {
         (Value::Object(m), Some(v)) => {
             m.insert(key.to_string(), v);
@@ -280,24 +385,30 @@ fn put_value(obj: &mut Value, path: &[&str], key: &str, value: Option<Value>) ->
 /// gopher-json cannot encode, an error here (no built-in reads such a table again).
 pub(crate) fn set(
     obj: &mut impl Table,
-    path: &[&str],
-    key: &str,
+    path: &[&'static str],
+    key: &'static str,
     value: Option<Value>,
 ) -> Result<(), Fault> {
-    match obj.probe(path)? {
-        Lv::Table(_) => {}
-        other => {
-            return Err(Fault::new(format!(
-                "attempt to index a {} value (field `{key}`)",
-                other.type_name()
-            )));
-        }
+    obj.set_member(path, key, value)
+}
+
+/// `t.key = ...` needs `t` (here `at`) to be a table.
+fn indexable(at: Lv<'_>, key: &str) -> Result<(), Fault> {
+    match at {
+        Lv::Table(_) => Ok(()),
+        other => Err(Fault::new(format!(
+            "attempt to index a {} value (field `{key}`)",
+            other.type_name()
+        ))),
     }
-    obj.put(path, key, value)
 }
 
 /// `if obj.<path>.key == nil then obj.<path>.key = {} end`.
-pub(crate) fn ensure(obj: &mut impl Table, path: &[&str], key: &str) -> Result<(), Fault> {
+pub(crate) fn ensure(
+    obj: &mut impl Table,
+    path: &[&'static str],
+    key: &'static str,
+) -> Result<(), Fault> {
     if with_key(path, key, |at| obj.probe(at))?.is_nil() {
         set(obj, path, key, Some(empty()))?;
     }
@@ -307,8 +418,8 @@ pub(crate) fn ensure(obj: &mut impl Table, path: &[&str], key: &str) -> Result<(
 /// `obj.<path>.key = "text"`.
 pub(crate) fn set_text(
     obj: &mut impl Table,
-    path: &[&str],
-    key: &str,
+    path: &[&'static str],
+    key: &'static str,
     text: impl Into<String>,
 ) -> Result<(), Fault> {
     set(obj, path, key, Some(Value::String(text.into())))
@@ -317,8 +428,8 @@ pub(crate) fn set_text(
 /// `obj.<path>.key = true` (or `false`).
 pub(crate) fn set_bool(
     obj: &mut impl Table,
-    path: &[&str],
-    key: &str,
+    path: &[&'static str],
+    key: &'static str,
     b: bool,
 ) -> Result<(), Fault> {
     set(obj, path, key, Some(Value::Bool(b)))
@@ -328,8 +439,8 @@ pub(crate) fn set_bool(
 /// as most actions do (`path` leads to the metadata).
 pub(crate) fn annotate(
     obj: &mut impl Table,
-    meta: &[&str],
-    name: &str,
+    meta: &[&'static str],
+    name: &'static str,
     text: impl Into<String>,
 ) -> Result<(), Fault> {
     ensure(obj, meta, "annotations")?;
@@ -382,9 +493,71 @@ pub(crate) struct Edits {
     pub(crate) whole: Option<Value>,
 }
 
-/// The changed members of one of the source's maps, by name.
+/// The changed members of one of the source's maps, sorted by name (a few: a list, not a
+/// map; the names are the actions' own, not copied).
 #[derive(Debug, Default, PartialEq)]
-pub(crate) struct Node(pub(crate) BTreeMap<String, Slot>);
+pub(crate) struct Node(Vec<(&'static str, Slot)>);
+
+impl Node {
+    /// The member `key`.
+    pub(crate) fn get(&self, key: &str) -> Option<&Slot> {
+        self.0.iter().find(|(k, _)| *k == key).map(|(_, s)| s)
+    }
+
+    /// Whether the member `key` is changed.
+    pub(crate) fn contains_key(&self, key: &str) -> bool {
+        self.get(key).is_some()
+    }
+
+    /// Whether no member is changed.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The changed members.
+    pub(crate) fn values(&self) -> impl Iterator<Item = &Slot> {
+        self.0.iter().map(|(_, s)| s)
+    }
+
+    /// The changed members, sorted by name.
+    pub(crate) fn into_sorted(self) -> std::vec::IntoIter<(&'static str, Slot)> {
+        self.0.into_iter()
+    }
+
+    /// Where the member `key` is, or where it goes.
+    fn position(&self, key: &str) -> Result<usize, usize> {
+        self.0.binary_search_by(|(k, _)| (*k).cmp(key))
+    }
+
+    /// The member `key`, made `Into` an unchanged map of the source when it was not changed.
+    fn entry(&mut self, key: &'static str) -> &mut Slot {
+        let i = match self.position(key) {
+            Ok(i) => i,
+            Err(i) => {
+                self.insert(i, key, Slot::Into(Node::default()));
+                i
+            }
+        };
+        &mut self.0[i].1
+    }
+
+    /// Sets the member `key`.
+    fn put(&mut self, key: &'static str, slot: Slot) {
+        match self.position(key) {
+            Ok(i) => self.0[i].1 = slot,
+            Err(i) => self.insert(i, key, slot),
+        }
+    }
+
+    /// A new member at `i`; the list made for two at first (most changes are one or two
+    /// members), not grown from nothing.
+    fn insert(&mut self, i: usize, key: &'static str, slot: Slot) {
+        if self.0.capacity() == 0 {
+            self.0 = Vec::with_capacity(2);
+        }
+        self.0.insert(i, (key, slot));
+    }
+}
 
 /// One changed member.
 #[derive(Debug, PartialEq)]
@@ -412,7 +585,7 @@ impl<'a> Obj<'a> {
     /// The object as a whole, for an action that reads it: the source while nothing changed;
     /// else the copy with the changes.
     pub(crate) fn lv(&mut self) -> Lv<'_> {
-        if self.edits.whole.is_none() && self.edits.node.0.is_empty() {
+        if self.edits.whole.is_none() && self.edits.node.is_empty() {
             return Lv::of(self.source);
         }
         Lv::of(self.copied())
@@ -434,12 +607,12 @@ impl<'a> Obj<'a> {
     fn changed_within(&self, path: &[&str]) -> bool {
         let mut node = &self.edits.node;
         for k in path {
-            match node.0.get(*k) {
+            match node.get(k) {
                 Some(Slot::Into(n)) => node = n,
                 _ => return false,
             }
         }
-        !node.0.is_empty()
+        !node.is_empty()
     }
 
     /// The copy with the changes, made once.
@@ -458,7 +631,7 @@ impl<'a> Obj<'a> {
         let mut at = Lv::of(self.source);
         let mut node = Some(&self.edits.node);
         for k in path {
-            match node.and_then(|n| n.0.get(*k)) {
+            match node.and_then(|n| n.get(k)) {
                 Some(Slot::Set(v)) => {
                     at = Lv::of(v);
                     node = None;
@@ -494,46 +667,51 @@ impl Table for Obj<'_> {
         }
     }
 
-    fn put(&mut self, path: &[&str], key: &str, value: Option<Value>) -> Result<(), Fault> {
+    fn put(
+        &mut self,
+        path: &[&'static str],
+        key: &'static str,
+        value: Option<Value>,
+    ) -> Result<(), Fault> {
         // Kept by path while the path runs through the source's maps or into a new value;
         // a list of the source given a member (or anything odd) is changed in a copy.
         if self.edits.whole.is_none() && !self.by_path(path) {
             self.copied();
         }
-        if let Some(w) = &mut self.edits.whole {
-            return put_value(w, path, key, value);
-        }
-        let mut node = &mut self.edits.node;
-        for (i, k) in path.iter().enumerate() {
-            // The key made only for a new member.
-            if !node.0.contains_key(*k) {
-                node.0.insert((*k).to_string(), Slot::Into(Node::default()));
+        self.put_kept(path, key, value)
+    }
+
+    fn set_member(
+        &mut self,
+        path: &[&'static str],
+        key: &'static str,
+        value: Option<Value>,
+    ) -> Result<(), Fault> {
+        if self.edits.whole.is_none() {
+            // `probe` and `by_path` in one walk.
+            let (at, kept) = self.walk_keeping(path)?;
+            indexable(at, key)?;
+            if !kept {
+                self.copied();
             }
-            let Some(slot) = node.0.get_mut(*k) else { return Ok(()) };
-            match slot {
-                Slot::Set(v) => return put_value(v, &path[i + 1..], key, value),
-                Slot::Into(n) => node = n,
-                Slot::Gone => {
-                    return Err(Fault::new(format!("attempt to index a nil value (field `{k}`)")));
-                }
-            }
+            return self.put_kept(path, key, value);
         }
-        node.0.insert(key.to_string(), value.map_or(Slot::Gone, Slot::Set));
-        Ok(())
+        indexable(self.probe(path)?, key)?;
+        self.put(path, key, value)
     }
 }
 
 impl Obj<'_> {
     /// Whether a change at `path` can be kept by path: each step is a map of the source (or
     /// a value set before), and the source is a map.
-    fn by_path(&self, path: &[&str]) -> bool {
+    fn by_path(&self, path: &[&'static str]) -> bool {
         let mut src = Some(self.source);
         let mut node = Some(&self.edits.node);
         if !self.source.is_object() {
             return false;
         }
         for k in path {
-            match node.and_then(|n| n.0.get(*k)) {
+            match node.and_then(|n| n.get(k)) {
                 Some(Slot::Set(_)) => return true,
                 Some(Slot::Gone) => return false,
                 Some(Slot::Into(n)) => node = Some(n),
@@ -546,6 +724,65 @@ impl Obj<'_> {
         }
         true
     }
+
+    /// [`Obj::walk`] of `path` and [`Obj::by_path`] of it, in one walk (the source's members
+    /// looked up once).
+    fn walk_keeping(&self, path: &[&str]) -> Result<(Lv<'_>, bool), Fault> {
+        let mut at = Lv::of(self.source);
+        let mut node = Some(&self.edits.node);
+        // `None` while the walk follows the source's maps: `by_path` has not decided.
+        let mut kept = if self.source.is_object() { None } else { Some(false) };
+        for k in path {
+            match node.and_then(|n| n.get(k)) {
+                Some(Slot::Set(v)) => {
+                    at = Lv::of(v);
+                    node = None;
+                    kept.get_or_insert(true);
+                }
+                Some(Slot::Gone) => {
+                    at = Lv::Nil;
+                    node = None;
+                    kept.get_or_insert(false);
+                }
+                Some(Slot::Into(n)) => {
+                    at = at.field(k)?;
+                    node = Some(n);
+                }
+                None => {
+                    at = at.field(k)?;
+                    node = None;
+                }
+            }
+            if kept.is_none() && !matches!(at, Lv::Table(Value::Object(_))) {
+                kept = Some(false);
+            }
+        }
+        Ok((at, kept.unwrap_or(true)))
+    }
+
+    /// [`Table::put`] once the copy is made if it had to be.
+    fn put_kept(
+        &mut self,
+        path: &[&'static str],
+        key: &'static str,
+        value: Option<Value>,
+    ) -> Result<(), Fault> {
+        if let Some(w) = &mut self.edits.whole {
+            return put_value(w, path, key, value);
+        }
+        let mut node = &mut self.edits.node;
+        for (i, k) in path.iter().enumerate() {
+            match node.entry(k) {
+                Slot::Set(v) => return put_value(v, &path[i + 1..], key, value),
+                Slot::Into(n) => node = n,
+                Slot::Gone => {
+                    return Err(Fault::new(format!("attempt to index a nil value (field `{k}`)")));
+                }
+            }
+        }
+        node.put(key, value.map_or(Slot::Gone, Slot::Set));
+        Ok(())
+    }
 }
 
 /// Applies changes kept by path to (a copy of) their source.
@@ -554,13 +791,13 @@ fn apply(v: &mut Value, node: Node) {
     for (k, slot) in node.0 {
         match slot {
             Slot::Set(new) => {
-                m.insert(k, new);
+                m.insert(k.to_string(), new);
             }
             Slot::Gone => {
-                m.remove(&k);
+                m.remove(k);
             }
             Slot::Into(n) => {
-                if let Some(member) = m.get_mut(&k) {
+                if let Some(member) = m.get_mut(k) {
                     apply(member, n);
                 }
             }
@@ -670,6 +907,35 @@ mod tests {
         assert_eq!(number(-0.0).unwrap(), json!(-0.0));
         assert_eq!(number(1e20).unwrap(), json!(1e20));
         assert!(number(f64::INFINITY).is_err());
+    }
+
+    #[test]
+    fn key_order_is_str_order() {
+        let names = ["", "a", "ab", "b", "B", "name", "namespace", "metadata", "é", "\u{7f}"];
+        for a in names {
+            for b in names {
+                assert_eq!(key_order(a, b), a.cmp(b), "{a:?} {b:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn fields_in_one_walk_are_fields_one_by_one() {
+        let keys = ["a", "b", "bb", "name", "uid"];
+        for v in [
+            json!({"a": 1, "b": null, "ba": 2, "bb": "x", "c": {}, "name": [1], "uid": true}),
+            json!({"A": 1, "bb": 3, "z": 4}),
+            json!({"name": "n"}),
+            json!({}),
+            json!([1, 2]),
+            json!("s"),
+            json!(null),
+            json!(3),
+        ] {
+            let one = fields_of(Lv::of(&v), keys);
+            let each: Result<Vec<_>, _> = keys.iter().map(|k| Lv::of(&v).field(k)).collect();
+            assert_eq!(one.map(Vec::from), each, "{v}");
+        }
     }
 
     #[test]
