@@ -74,15 +74,31 @@ pub(crate) fn three_way_typed(
     current: &Value,
     t: Option<TypeRef>,
 ) -> std::result::Result<Value, PatchFailure> {
+    three_way_maps(original, modified, current, t, false)
+}
+
+/// [`three_way_typed`], by the general way only when `general` is set.
+fn three_way_maps(
+    original: &Value,
+    modified: &Value,
+    current: &Value,
+    t: Option<TypeRef>,
+    general: bool,
+) -> std::result::Result<Value, PatchFailure> {
     let original = as_object(original, "original")?;
     let modified = as_object(modified, "modified")?;
     let current = as_object(current, "current")?;
-    let delta_opts =
-        DiffOptions { ignore_deletions: true, set_element_order: true, ..Default::default() };
+    let delta_opts = DiffOptions {
+        ignore_deletions: true,
+        set_element_order: true,
+        general,
+        ..Default::default()
+    };
     let delta = diff_maps(current, modified, t, delta_opts, At::Root)?;
     let deletion_opts = DiffOptions {
         ignore_changes_and_additions: true,
         set_element_order: true,
+        general,
         ..Default::default()
     };
     let deletions = diff_maps(original, modified, t, deletion_opts, At::Root)?;
@@ -154,14 +170,29 @@ fn map_round_trips(m: &Map<String, Value>, t: Option<TypeRef>, retain_keys: bool
     })
 }
 
-fn merged_list_round_trips(l: &[Value], merge_key: Option<&str>) -> bool {
+fn merged_list_round_trips<'a>(l: &'a [Value], merge_key: Option<&str>) -> bool {
+    let form = |e: &'a Value| match (merge_key, e) {
+        (Some(mk), Value::Object(o)) => o.get(mk).map(go_format),
+        (None, Value::Object(_) | Value::Array(_)) | (Some(_), _) => None,
+        (None, scalar) => Some(go_format(scalar)),
+    };
+    // Most merged lists are short: their forms compared with each other, no hashing.
+    if l.len() <= SHORT_LIST {
+        let mut seen: Vec<Cow<'a, str>> = Vec::with_capacity(l.len());
+        return l.iter().all(|e| {
+            let Some(f) = form(e) else { return false };
+            let new = !seen.contains(&f);
+            seen.push(f);
+            new
+        });
+    }
     let mut seen = std::collections::HashSet::with_capacity(l.len());
-    l.iter().all(|e| match (merge_key, e) {
-        (Some(mk), Value::Object(o)) => o.get(mk).is_some_and(|k| seen.insert(go_format(k))),
-        (None, Value::Object(_) | Value::Array(_)) | (Some(_), _) => false,
-        (None, scalar) => seen.insert(go_format(scalar)),
-    })
+    l.iter().all(|e| form(e).is_some_and(|f| seen.insert(f)))
 }
+
+/// The length up to which [`merged_list_round_trips`] looks for a repeated form by comparing
+/// each with those before it.
+const SHORT_LIST: usize = 16;
 
 /// `StrategicMergePatch(doc, patch)` for a built-in type (directives `$patch`, `$retainKeys`,
 /// `$setElementOrder`, `$deleteFromPrimitiveList` honoured).
@@ -334,6 +365,10 @@ struct DiffOptions {
     ignore_changes_and_additions: bool,
     set_element_order: bool,
     build_retain_keys: bool,
+    /// Only the general way, without the shortcuts of [`diff_maps`] (a deletions patch walked
+    /// by the original's keys) and [`diff_paired_lists`]: the reference the tests compare the
+    /// shortcuts with.
+    general: bool,
 }
 
 fn diff_maps(
@@ -344,7 +379,7 @@ fn diff_maps(
     path: At<'_>,
 ) -> Result<Map<String, Value>> {
     let mut patch = Map::new();
-    if opts.ignore_changes_and_additions {
+    if opts.ignore_changes_and_additions && !opts.general {
         // Only what `a` has can be deleted: its keys are walked, each looked up in `b`. The
         // keys both have come in the same order as in a walk of `b` (both maps are sorted),
         // so the first error is the same; a key only `b` has gives nothing here.
@@ -361,9 +396,10 @@ fn diff_maps(
         for (key, bv) in b {
             match a.get(key) {
                 Some(av) => diff_key(&mut patch, key, av, bv, t, opts, path)?,
-                None => {
+                None if !opts.ignore_changes_and_additions => {
                     patch.insert(key.clone(), bv.clone());
                 }
+                None => {}
             }
         }
         if !opts.ignore_deletions {
@@ -508,7 +544,9 @@ fn diff_lists(
         }
         return Ok((b.to_vec(), Vec::new(), Vec::new()));
     }
-    if let Some(same_order) = diff_paired_lists(a, b, items, merge_key, opts, path) {
+    if !opts.general
+        && let Some(same_order) = diff_paired_lists(a, b, items, merge_key, opts, path)
+    {
         return Ok(same_order);
     }
     match elem_kind(&[a, b], path)? {
@@ -1702,6 +1740,36 @@ mod robustness {
             let _ = crate::diff::three_way_json_merge_patch(&a, &b, &c);
         }
 
+        /// The shortcuts (a deletions patch walked by the original's keys, lists paired
+        /// index by index) give the general way's patch or error, also where the documents
+        /// share lists (the two-way mode, an unchanged live object, last-applied as live).
+        #[test]
+        fn shortcuts_give_the_general_answer(a in value(), b in value(), c in value()) {
+            let (a, b, c) = (deployment(a), deployment(b), deployment(c));
+            let t = crate::schema::lookup("apps", "v1", "Deployment");
+            for (o, m, l) in [(&a, &b, &c), (&b, &b, &c), (&a, &b, &b), (&a, &a, &c), (&c, &a, &c)] {
+                prop_assert_eq!(
+                    super::three_way_maps(o, m, l, t, false),
+                    super::three_way_maps(o, m, l, t, true)
+                );
+            }
+        }
+
+        /// The same where the lists are likely to pair: containers of few names, ports of
+        /// one `%v` in several types, finalizers of few values.
+        #[test]
+        fn shortcuts_give_the_general_answer_on_paired_lists(
+            a in pod(), b in pod(), c in pod(),
+        ) {
+            let t = crate::schema::lookup("apps", "v1", "Deployment");
+            for (o, m, l) in [(&a, &b, &c), (&b, &b, &c), (&a, &b, &b), (&c, &a, &c)] {
+                prop_assert_eq!(
+                    super::three_way_maps(o, m, l, t, false),
+                    super::three_way_maps(o, m, l, t, true)
+                );
+            }
+        }
+
         #[test]
         fn two_way_patch_round_trips_without_directives(
             a in value_with(false),
@@ -1721,6 +1789,30 @@ mod robustness {
                 prop_assert_eq!(strip_nulls(out), strip_nulls(b));
             }
         }
+    }
+
+    /// A Deployment whose lists merged by key often hold the same keys on two sides.
+    fn pod() -> impl Strategy<Value = Value> {
+        let port = (
+            prop::sample::select(vec![json!(80), json!("80"), json!(80.0), json!(81)]),
+            prop::sample::select(vec![Value::Null, json!("TCP"), json!("UDP")]),
+        )
+            .prop_map(|(p, protocol)| json!({"containerPort": p, "protocol": protocol}));
+        let container = (
+            prop::sample::select(vec!["a", "b", "c"]),
+            prop::collection::vec(port, 0..3),
+            value_with(true),
+        )
+            .prop_map(|(name, ports, x)| json!({"name": name, "ports": ports, "x": x}));
+        let finalizers = prop::collection::vec(
+            prop::sample::select(vec![json!("a"), json!("b"), json!(1)]),
+            0..3,
+        );
+        (prop::collection::vec(container, 0..4), finalizers).prop_map(|(containers, finalizers)| {
+            json!({"apiVersion": "apps/v1", "kind": "Deployment",
+                "metadata": {"finalizers": finalizers},
+                "spec": {"template": {"spec": {"containers": containers}}}})
+        })
     }
 
     fn strip_nulls(v: Value) -> Value {
