@@ -60,10 +60,8 @@ pub(crate) fn three_way_predict(
         let mut stripped = None;
         if (g == "apps" || g == "extensions")
             && k == "StatefulSet"
-            && let (Some(Value::Array(o)), Some(Value::Array(l))) = (
-                orig.pointer("/spec/volumeClaimTemplates"),
-                live.pointer("/spec/volumeClaimTemplates"),
-            )
+            && let (Some(Value::Array(o)), Some(Value::Array(l))) =
+                (claim_templates(orig), claim_templates(live))
         {
             stripped = Some(Value::Array(remove_list_fields(o, l)));
         }
@@ -109,9 +107,15 @@ pub(crate) fn three_way_predict(
     }
 }
 
+/// An object's `spec.volumeClaimTemplates` (read by key: `Value::pointer` parses its text
+/// and allocates each token).
+fn claim_templates(obj: &Value) -> Option<&Value> {
+    obj.get("spec")?.get("volumeClaimTemplates")
+}
+
 /// Swaps live's `spec.volumeClaimTemplates` with `other`.
 fn swap_claim_templates(live: &mut Value, other: &mut Value) {
-    if let Some(templates) = live.pointer_mut("/spec/volumeClaimTemplates") {
+    if let Some(templates) = live.get_mut("spec").and_then(|s| s.get_mut("volumeClaimTemplates")) {
         std::mem::swap(templates, other);
     }
 }

@@ -11,6 +11,8 @@
 //! with the Go facts of k8s.io/api v0.37.0; a field newer than that) is treated as untyped
 //! (maps merged, lists replaced) instead of failing the patch.
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value};
 
 use super::error::PatchFailure;
@@ -72,15 +74,31 @@ pub(crate) fn three_way_typed(
     current: &Value,
     t: Option<TypeRef>,
 ) -> std::result::Result<Value, PatchFailure> {
+    three_way_maps(original, modified, current, t, false)
+}
+
+/// [`three_way_typed`], by the general way only when `general` is set.
+fn three_way_maps(
+    original: &Value,
+    modified: &Value,
+    current: &Value,
+    t: Option<TypeRef>,
+    general: bool,
+) -> std::result::Result<Value, PatchFailure> {
     let original = as_object(original, "original")?;
     let modified = as_object(modified, "modified")?;
     let current = as_object(current, "current")?;
-    let delta_opts =
-        DiffOptions { ignore_deletions: true, set_element_order: true, ..Default::default() };
+    let delta_opts = DiffOptions {
+        ignore_deletions: true,
+        set_element_order: true,
+        general,
+        ..Default::default()
+    };
     let delta = diff_maps(current, modified, t, delta_opts, At::Root)?;
     let deletion_opts = DiffOptions {
         ignore_changes_and_additions: true,
         set_element_order: true,
+        general,
         ..Default::default()
     };
     let deletions = diff_maps(original, modified, t, deletion_opts, At::Root)?;
@@ -152,14 +170,29 @@ fn map_round_trips(m: &Map<String, Value>, t: Option<TypeRef>, retain_keys: bool
     })
 }
 
-fn merged_list_round_trips(l: &[Value], merge_key: Option<&str>) -> bool {
+fn merged_list_round_trips<'a>(l: &'a [Value], merge_key: Option<&str>) -> bool {
+    let form = |e: &'a Value| match (merge_key, e) {
+        (Some(mk), Value::Object(o)) => o.get(mk).map(go_format),
+        (None, Value::Object(_) | Value::Array(_)) | (Some(_), _) => None,
+        (None, scalar) => Some(go_format(scalar)),
+    };
+    // Most merged lists are short: their forms compared with each other, no hashing.
+    if l.len() <= SHORT_LIST {
+        let mut seen: Vec<Cow<'a, str>> = Vec::with_capacity(l.len());
+        return l.iter().all(|e| {
+            let Some(f) = form(e) else { return false };
+            let new = !seen.contains(&f);
+            seen.push(f);
+            new
+        });
+    }
     let mut seen = std::collections::HashSet::with_capacity(l.len());
-    l.iter().all(|e| match (merge_key, e) {
-        (Some(mk), Value::Object(o)) => o.get(mk).is_some_and(|k| seen.insert(go_format(k))),
-        (None, Value::Object(_) | Value::Array(_)) | (Some(_), _) => false,
-        (None, scalar) => seen.insert(go_format(scalar)),
-    })
+    l.iter().all(|e| form(e).is_some_and(|f| seen.insert(f)))
 }
+
+/// The length up to which [`merged_list_round_trips`] looks for a repeated form by comparing
+/// each with those before it.
+const SHORT_LIST: usize = 16;
 
 /// `StrategicMergePatch(doc, patch)` for a built-in type (directives `$patch`, `$retainKeys`,
 /// `$setElementOrder`, `$deleteFromPrimitiveList` honoured).
@@ -255,11 +288,11 @@ impl At<'_> {
             At::Root => return,
             At::Key(parent, key) => {
                 parent.push_to(out);
-                std::borrow::Cow::Borrowed(*key)
+                Cow::Borrowed(*key)
             }
             At::Elem(parent, key) => {
                 parent.push_to(out);
-                std::borrow::Cow::Owned(go_format(key))
+                go_format(key)
             }
         };
         out.push('/');
@@ -290,17 +323,18 @@ fn go_type(v: &Value) -> u8 {
     }
 }
 
-/// `fmt.Sprintf("%v", v)` for merge-key values.
-fn go_format(v: &Value) -> String {
+/// `fmt.Sprintf("%v", v)` for merge-key values (a string borrowed: most keys are strings,
+/// and the form is only compared).
+fn go_format(v: &Value) -> Cow<'_, str> {
     match v {
-        Value::Null => "<nil>".to_owned(),
-        Value::String(s) => s.clone(),
-        Value::Number(n) => match n.as_f64() {
+        Value::Null => Cow::Borrowed("<nil>"),
+        Value::String(s) => Cow::Borrowed(s),
+        Value::Number(n) => Cow::Owned(match n.as_f64() {
             Some(x) if n.is_f64() => go_float(x),
             _ => n.to_string(),
-        },
-        Value::Bool(b) => b.to_string(),
-        other => other.to_string(),
+        }),
+        Value::Bool(b) => Cow::Borrowed(if *b { "true" } else { "false" }),
+        other => Cow::Owned(other.to_string()),
     }
 }
 
@@ -331,6 +365,10 @@ struct DiffOptions {
     ignore_changes_and_additions: bool,
     set_element_order: bool,
     build_retain_keys: bool,
+    /// Only the general way, without the shortcuts of [`diff_maps`] (a deletions patch walked
+    /// by the original's keys) and [`diff_paired_lists`]: the reference the tests compare the
+    /// shortcuts with.
+    general: bool,
 }
 
 fn diff_maps(
@@ -341,92 +379,120 @@ fn diff_maps(
     path: At<'_>,
 ) -> Result<Map<String, Value>> {
     let mut patch = Map::new();
-    let mut retain_keys = Vec::new();
-    for (key, bv) in b {
-        if opts.build_retain_keys && !bv.is_null() {
-            retain_keys.push(key.clone());
-        }
-        let Some(av) = a.get(key) else {
-            if !opts.ignore_changes_and_additions {
-                patch.insert(key.clone(), bv.clone());
-            }
-            continue;
-        };
-        if key == PATCH {
-            // A directive in both documents (Go's `handleDirectiveMarker`): two strings, and a
-            // changed one goes into the patch whatever the options say.
-            let (Some(a), Some(b)) = (av.as_str(), bv.as_str()) else {
-                return Err(path.fail(format!("invalid value for special key: {PATCH}")));
-            };
-            if a != b {
-                patch.insert(key.clone(), bv.clone());
-            }
-            continue;
-        }
-        if go_type(av) != go_type(bv) {
-            if !opts.ignore_changes_and_additions {
-                patch.insert(key.clone(), bv.clone());
-            }
-            continue;
-        }
-        match (av, bv) {
-            (Value::Object(am), Value::Object(bm)) => {
-                let m = meta(t, key);
-                if m.strategy.replace {
-                    if !opts.ignore_changes_and_additions {
-                        patch.insert(key.clone(), bv.clone());
-                    }
-                } else {
-                    let sub = DiffOptions { build_retain_keys: m.strategy.retain_keys, ..opts };
-                    let p = diff_maps(am, bm, m.t, sub, At::Key(&path, key))?;
-                    if !p.is_empty() {
-                        patch.insert(key.clone(), Value::Object(p));
-                    }
+    if opts.ignore_changes_and_additions && !opts.general {
+        // Only what `a` has can be deleted: its keys are walked, each looked up in `b`. The
+        // keys both have come in the same order as in a walk of `b` (both maps are sorted),
+        // so the first error is the same; a key only `b` has gives nothing here.
+        for (key, av) in a {
+            match b.get(key) {
+                Some(bv) => diff_key(&mut patch, key, av, bv, t, opts, path)?,
+                None if !opts.ignore_deletions => {
+                    patch.insert(key.clone(), Value::Null);
                 }
+                None => {}
             }
-            (Value::Array(al), Value::Array(bl)) => {
-                let m = meta(t, key);
-                if m.strategy.merge {
-                    let sub = DiffOptions { build_retain_keys: m.strategy.retain_keys, ..opts };
-                    let items = m.t.and_then(TypeRef::items);
-                    let p = At::Key(&path, key);
-                    let (add, del, order) = diff_lists(al, bl, items, m.merge_key, sub, p)?;
-                    if !add.is_empty() {
-                        patch.insert(key.clone(), Value::Array(add));
-                    }
-                    if !del.is_empty() {
-                        patch.insert(format!("{DELETE_PRIMITIVE}{key}"), Value::Array(del));
-                    }
-                    if !order.is_empty() {
-                        patch.insert(format!("{SET_ORDER}{key}"), Value::Array(order));
-                    }
-                } else if al != bl && !opts.ignore_changes_and_additions {
+        }
+    } else {
+        for (key, bv) in b {
+            match a.get(key) {
+                Some(av) => diff_key(&mut patch, key, av, bv, t, opts, path)?,
+                None if !opts.ignore_changes_and_additions => {
                     patch.insert(key.clone(), bv.clone());
                 }
+                None => {}
             }
-            _ => {
-                if av != bv && !opts.ignore_changes_and_additions {
-                    patch.insert(key.clone(), bv.clone());
+        }
+        if !opts.ignore_deletions {
+            for key in a.keys() {
+                if !b.contains_key(key) {
+                    patch.insert(key.clone(), Value::Null);
                 }
             }
         }
     }
-    if !opts.ignore_deletions {
-        for key in a.keys() {
-            if !b.contains_key(key) {
-                patch.insert(key.clone(), Value::Null);
-            }
+    if opts.build_retain_keys
+        && (!patch.is_empty() || a.iter().any(|(k, v)| !v.is_null() && !b.contains_key(k)))
+    {
+        // `b`'s non-null keys, sorted (as a sorted map gives them).
+        let retain_keys: Vec<Value> =
+            b.iter().filter(|(_, v)| !v.is_null()).map(|(k, _)| Value::String(k.clone())).collect();
+        if !retain_keys.is_empty() {
+            patch.insert(RETAIN_KEYS.to_owned(), Value::Array(retain_keys));
         }
-    }
-    let extra_in_a = a.iter().any(|(k, v)| !v.is_null() && !b.contains_key(k));
-    if !retain_keys.is_empty() && (!patch.is_empty() || extra_in_a) {
-        retain_keys.sort();
-        patch.insert(
-            RETAIN_KEYS.to_owned(),
-            Value::Array(retain_keys.into_iter().map(Value::String).collect()),
-        );
     }
     Ok(patch)
+}
+
+/// What [`diff_maps`] writes into `patch` for a key both maps have.
+fn diff_key(
+    patch: &mut Map<String, Value>,
+    key: &String,
+    av: &Value,
+    bv: &Value,
+    t: Option<TypeRef>,
+    opts: DiffOptions,
+    path: At<'_>,
+) -> Result<()> {
+    let changes = !opts.ignore_changes_and_additions;
+    if key == PATCH {
+        // A directive in both documents (Go's `handleDirectiveMarker`): two strings, and a
+        // changed one goes into the patch whatever the options say.
+        let (Some(a), Some(b)) = (av.as_str(), bv.as_str()) else {
+            return Err(path.fail(format!("invalid value for special key: {PATCH}")));
+        };
+        if a != b {
+            patch.insert(key.clone(), bv.clone());
+        }
+        return Ok(());
+    }
+    if go_type(av) != go_type(bv) {
+        if changes {
+            patch.insert(key.clone(), bv.clone());
+        }
+        return Ok(());
+    }
+    match (av, bv) {
+        (Value::Object(am), Value::Object(bm)) => {
+            let m = meta(t, key);
+            if m.strategy.replace {
+                if changes {
+                    patch.insert(key.clone(), bv.clone());
+                }
+            } else {
+                let sub = DiffOptions { build_retain_keys: m.strategy.retain_keys, ..opts };
+                let p = diff_maps(am, bm, m.t, sub, At::Key(&path, key))?;
+                if !p.is_empty() {
+                    patch.insert(key.clone(), Value::Object(p));
+                }
+            }
+        }
+        (Value::Array(al), Value::Array(bl)) => {
+            let m = meta(t, key);
+            if m.strategy.merge {
+                let sub = DiffOptions { build_retain_keys: m.strategy.retain_keys, ..opts };
+                let items = m.t.and_then(TypeRef::items);
+                let p = At::Key(&path, key);
+                let (add, del, order) = diff_lists(al, bl, items, m.merge_key, sub, p)?;
+                if !add.is_empty() {
+                    patch.insert(key.clone(), Value::Array(add));
+                }
+                if !del.is_empty() {
+                    patch.insert(format!("{DELETE_PRIMITIVE}{key}"), Value::Array(del));
+                }
+                if !order.is_empty() {
+                    patch.insert(format!("{SET_ORDER}{key}"), Value::Array(order));
+                }
+            } else if changes && al != bl {
+                patch.insert(key.clone(), bv.clone());
+            }
+        }
+        _ => {
+            if changes && av != bv {
+                patch.insert(key.clone(), bv.clone());
+            }
+        }
+    }
+    Ok(())
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -478,6 +544,11 @@ fn diff_lists(
         }
         return Ok((b.to_vec(), Vec::new(), Vec::new()));
     }
+    if !opts.general
+        && let Some(same_order) = diff_paired_lists(a, b, items, merge_key, opts, path)
+    {
+        return Ok(same_order);
+    }
     match elem_kind(&[a, b], path)? {
         ElemKind::Map => {
             let mk = merge_key.ok_or_else(|| path.fail("cannot merge lists without merge key"))?;
@@ -521,7 +592,68 @@ fn diff_lists(
     }
 }
 
-fn sorted_by_key<'a>(l: &'a [Value], mk: &str, path: At<'_>) -> Result<Vec<(String, &'a Value)>> {
+/// [`diff_lists`] without sorting when both lists hold the same elements in the same order:
+/// objects with the same merge keys index by index, or the same scalars in ascending order
+/// of their `%v` forms. Each element then pairs with the one at its index (the sorts of both
+/// lists are the same permutation), nothing is added or deleted and the order is the same,
+/// so the patch is the elements' own patches. `None` sends the caller the general way: the
+/// lists differ otherwise, an element's patch fails (the general way meets the elements in
+/// sorted order, so it names the first failure), or more than one element has a patch or
+/// one holds `$patch` (their order in the patch is the general way's to decide).
+fn diff_paired_lists(
+    a: &[Value],
+    b: &[Value],
+    items: Option<TypeRef>,
+    merge_key: Option<&str>,
+    opts: DiffOptions,
+    path: At<'_>,
+) -> Option<ListDiff> {
+    if a.len() != b.len() {
+        return None;
+    }
+    let Some(Value::Object(_)) = a.first() else {
+        let ascending = a.iter().all(|v| !v.is_object() && !v.is_array())
+            && a.windows(2).all(|w| go_format(&w[0]) < go_format(&w[1]));
+        return (ascending && a == b).then(|| (Vec::new(), Vec::new(), Vec::new()));
+    };
+    let mk = merge_key?;
+    let mut patch = Vec::new();
+    for (x, y) in a.iter().zip(b) {
+        let (Value::Object(xm), Value::Object(ym)) = (x, y) else { return None };
+        let key = ym.get(mk)?;
+        if xm.get(mk) != Some(key) {
+            return None;
+        }
+        let mut p = diff_maps(xm, ym, items, opts, At::Elem(&path, key)).ok()?;
+        if !p.is_empty() {
+            if !patch.is_empty() || p.contains_key(PATCH) {
+                return None;
+            }
+            p.insert(mk.to_owned(), key.clone());
+            patch.push(Value::Object(p));
+        }
+    }
+    // `diff_lists`' order directive with the order unchanged.
+    let order = if opts.set_element_order
+        && !patch.is_empty()
+        && (!opts.ignore_changes_and_additions || !opts.ignore_deletions)
+    {
+        b.iter()
+            .map(|v| {
+                Value::Object(v.get(mk).map(|k| (mk.to_owned(), k.clone())).into_iter().collect())
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    Some((patch, Vec::new(), order))
+}
+
+fn sorted_by_key<'a>(
+    l: &'a [Value],
+    mk: &str,
+    path: At<'_>,
+) -> Result<Vec<(Cow<'a, str>, &'a Value)>> {
     let mut out = l
         .iter()
         .map(|v| Ok((go_format(merge_key_value(v, mk, path)?), v)))
@@ -535,7 +667,7 @@ fn sorted_by_key<'a>(l: &'a [Value], mk: &str, path: At<'_>) -> Result<Vec<(Stri
 /// of one form in reverse order, which decides the element a repeated merge key pairs with.
 /// (Longer lists with a repeated form are ordered by Go's pattern-defeating quicksort; this
 /// keeps the reverse order there too.)
-fn go_sort<T>(v: &mut [(String, T)]) {
+fn go_sort<T>(v: &mut [(Cow<'_, str>, T)]) {
     v.sort_by(|x, y| x.0.cmp(&y.0));
     let mut i = 0;
     while i < v.len() {
@@ -573,11 +705,11 @@ fn diff_lists_of_maps(
                 let (Some(xm), Some(ym)) = (x.as_object(), y.as_object()) else {
                     return Err(path.fail("list element is not an object"));
                 };
-                let key = merge_key_value(y, mk, path)?.clone();
-                let p = diff_maps(xm, ym, items, opts, At::Elem(&path, &key))?;
+                let key = merge_key_value(y, mk, path)?;
+                let p = diff_maps(xm, ym, items, opts, At::Elem(&path, key))?;
                 if !p.is_empty() {
                     let mut p = p;
-                    p.insert(mk.to_owned(), key);
+                    p.insert(mk.to_owned(), key.clone());
                     patch.push(Value::Object(p));
                 }
                 i += 1;
@@ -604,8 +736,8 @@ fn diff_lists_of_maps(
 }
 
 /// Scalars sorted by their `%v` form as `sortScalars` sorts them (duplicates kept).
-fn sorted_scalars(l: &[Value]) -> Vec<(String, &Value)> {
-    let mut out: Vec<(String, &Value)> = l.iter().map(|v| (go_format(v), v)).collect();
+fn sorted_scalars(l: &[Value]) -> Vec<(Cow<'_, str>, &Value)> {
+    let mut out: Vec<(Cow<'_, str>, &Value)> = l.iter().map(|v| (go_format(v), v)).collect();
     go_sort(&mut out);
     out
 }
@@ -1608,6 +1740,36 @@ mod robustness {
             let _ = crate::diff::three_way_json_merge_patch(&a, &b, &c);
         }
 
+        /// The shortcuts (a deletions patch walked by the original's keys, lists paired
+        /// index by index) give the general way's patch or error, also where the documents
+        /// share lists (the two-way mode, an unchanged live object, last-applied as live).
+        #[test]
+        fn shortcuts_give_the_general_answer(a in value(), b in value(), c in value()) {
+            let (a, b, c) = (deployment(a), deployment(b), deployment(c));
+            let t = crate::schema::lookup("apps", "v1", "Deployment");
+            for (o, m, l) in [(&a, &b, &c), (&b, &b, &c), (&a, &b, &b), (&a, &a, &c), (&c, &a, &c)] {
+                prop_assert_eq!(
+                    super::three_way_maps(o, m, l, t, false),
+                    super::three_way_maps(o, m, l, t, true)
+                );
+            }
+        }
+
+        /// The same where the lists are likely to pair: containers of few names, ports of
+        /// one `%v` in several types, finalizers of few values.
+        #[test]
+        fn shortcuts_give_the_general_answer_on_paired_lists(
+            a in pod(), b in pod(), c in pod(),
+        ) {
+            let t = crate::schema::lookup("apps", "v1", "Deployment");
+            for (o, m, l) in [(&a, &b, &c), (&b, &b, &c), (&a, &b, &b), (&c, &a, &c)] {
+                prop_assert_eq!(
+                    super::three_way_maps(o, m, l, t, false),
+                    super::three_way_maps(o, m, l, t, true)
+                );
+            }
+        }
+
         #[test]
         fn two_way_patch_round_trips_without_directives(
             a in value_with(false),
@@ -1627,6 +1789,30 @@ mod robustness {
                 prop_assert_eq!(strip_nulls(out), strip_nulls(b));
             }
         }
+    }
+
+    /// A Deployment whose lists merged by key often hold the same keys on two sides.
+    fn pod() -> impl Strategy<Value = Value> {
+        let port = (
+            prop::sample::select(vec![json!(80), json!("80"), json!(80.0), json!(81)]),
+            prop::sample::select(vec![Value::Null, json!("TCP"), json!("UDP")]),
+        )
+            .prop_map(|(p, protocol)| json!({"containerPort": p, "protocol": protocol}));
+        let container = (
+            prop::sample::select(vec!["a", "b", "c"]),
+            prop::collection::vec(port, 0..3),
+            value_with(true),
+        )
+            .prop_map(|(name, ports, x)| json!({"name": name, "ports": ports, "x": x}));
+        let finalizers = prop::collection::vec(
+            prop::sample::select(vec![json!("a"), json!("b"), json!(1)]),
+            0..3,
+        );
+        (prop::collection::vec(container, 0..4), finalizers).prop_map(|(containers, finalizers)| {
+            json!({"apiVersion": "apps/v1", "kind": "Deployment",
+                "metadata": {"finalizers": finalizers},
+                "spec": {"template": {"spec": {"containers": containers}}}})
+        })
     }
 
     fn strip_nulls(v: Value) -> Value {
