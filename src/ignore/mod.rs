@@ -211,16 +211,20 @@ struct Selector {
 }
 
 /// A group or kind pattern, compiled once: text without glob syntax matches itself only,
-/// and a malformed glob matches nothing (as `crate::glob::glob_match`).
+/// `*` matches anything (as the glob does, without reading the text), and a malformed glob
+/// matches nothing (as `crate::glob::glob_match`).
 #[derive(Debug, Clone)]
 enum Pattern {
     Exact(String),
+    Any,
     Glob(Option<Glob>),
 }
 
 impl Pattern {
     fn new(text: &str) -> Pattern {
-        if text.contains(['*', '?', '[', '{', '\\']) {
+        if text == "*" {
+            Pattern::Any
+        } else if text.contains(['*', '?', '[', '{', '\\']) {
             Pattern::Glob(Glob::new(text))
         } else {
             Pattern::Exact(text.to_string())
@@ -230,6 +234,7 @@ impl Pattern {
     fn matches(&self, text: &str) -> bool {
         match self {
             Pattern::Exact(p) => p == text,
+            Pattern::Any => true,
             Pattern::Glob(g) => g.as_ref().is_some_and(|g| g.matches(text)),
         }
     }
@@ -745,6 +750,16 @@ mod tests {
             err.to_string(),
             "ignoreDifferences[0]: jq path expression `.a` needs the `jq` feature"
         );
+    }
+
+    /// `*` alone is matched without the glob engine, with the glob's answer.
+    #[test]
+    fn a_lone_star_matches_what_its_glob_matches() {
+        assert!(matches!(Pattern::new("*"), Pattern::Any));
+        let glob = Glob::new("*").expect("compiles");
+        for text in ["", "apps", "rbac.authorization.k8s.io", "a/b", "*", "ünï"] {
+            assert_eq!(Pattern::new("*").matches(text), glob.matches(text), "{text}");
+        }
     }
 
     #[test]
