@@ -275,16 +275,23 @@ fn override_group_kind(key: &str) -> (String, String) {
 
 #[derive(Debug)]
 enum Step {
-    Pointer(String),
+    /// A JSON pointer, as written and parsed once.
+    Pointer(String, pointer::Pointer),
     #[cfg(feature = "jq")]
     Jq(String, std::sync::Arc<crate::script::jq::JqPath>),
 }
 
 impl Step {
+    /// A JSON pointer step, parsed once here rather than on each object.
+    fn pointer(text: String) -> Step {
+        let parsed = pointer::Pointer::new(&text);
+        Step::Pointer(text, parsed)
+    }
+
     /// Whether the step is a jq expression.
     fn is_jq(&self) -> bool {
         match self {
-            Step::Pointer(_) => false,
+            Step::Pointer(..) => false,
             #[cfg(feature = "jq")]
             Step::Jq(..) => true,
         }
@@ -295,7 +302,7 @@ impl Step {
     /// names and reads nothing.
     fn may_look_at(&self, path: &[&str]) -> bool {
         match self {
-            Step::Pointer(_) => {
+            Step::Pointer(..) => {
                 let _ = path;
                 false
             }
@@ -643,7 +650,7 @@ fn apply_steps(
         // A miss is written out only when its note is kept.
         let noted = notes.is_some();
         let miss = match step {
-            Step::Pointer(p) => pointer::remove(obj, p)
+            Step::Pointer(p, parsed) => pointer::remove_parsed(obj, parsed)
                 .err()
                 .filter(|_| noted)
                 .map(|m| (p.as_str(), m.message(p), m.expected())),
@@ -696,7 +703,7 @@ fn steps(
     pointers: &[String],
     jq: &[String],
 ) -> Result<Vec<Step>, IgnoreError> {
-    let mut out: Vec<Step> = pointers.iter().map(|p| Step::Pointer(p.clone())).collect();
+    let mut out: Vec<Step> = pointers.iter().map(|p| Step::pointer(p.clone())).collect();
     for expr in jq {
         out.push(jq_step(source, expr)?);
     }
