@@ -169,13 +169,15 @@ impl<'a> AppNormalizer<'a> {
             // As for the app rules: only a limit counts (a non-object cannot reach here).
             note_limit(limit, own.normalize(obj));
         }
-        // The object's group and kind read in place (no identity copied for each object).
-        let parts = crate::object::RefParts::of(obj);
-        let fields = self
-            .known_types
-            .iter()
-            .find(|((group, kind), _)| group == parts.group && kind == parts.kind)
-            .map(|(_, fields)| fields);
+        // The object's kind read in place, and its group only when a configured kind is it
+        // (no identity copied or read whole for each object).
+        let kind = obj.get("kind").and_then(Value::as_str).unwrap_or("");
+        let fields = if self.known_types.keys().any(|(_, k)| k == kind) {
+            let group = crate::object::RefParts::of(obj).group;
+            self.known_types.iter().find(|((g, k), _)| g == group && k == kind).map(|(_, f)| f)
+        } else {
+            None
+        };
         if let Some(fields) = fields {
             // Errors are logged by Argo CD and the object is compared as it is.
             let _ = normalize_known_types(obj, fields);

@@ -192,12 +192,13 @@ fn check_and_canonicalize(v: &mut Value, t: TypeRef, log: &mut Vec<Undo>) -> Res
         (Shape::Struct | Shape::List | Shape::Map, _) => Err(Unfit::Fails),
         (Shape::Scalar(s), v) => {
             integral_floats(v);
-            if !scalar_fits(v, s) {
-                return Err(Unfit::Fails);
+            if !scalar_changes(v, s) {
+                return if scalar_fits(v, s) { Ok(()) } else { Err(Unfit::Fails) };
             }
-            if scalar_changes(v, s)
-                && let Ok(c) = scalar_round_trip(v, s, "")
-            {
+            // Where the round trip may change the value it accepts exactly what
+            // `scalar_fits` accepts; a value already canonical is left and not logged.
+            let c = scalar_round_trip(v, s, "").map_err(|_| Unfit::Fails)?;
+            if c != *v {
                 log.push(Undo { path: Vec::new(), old: std::mem::replace(v, c) });
             }
             Ok(())

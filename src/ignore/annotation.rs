@@ -131,7 +131,7 @@ impl AnnotationRule {
             }
         }
         let source = RuleSource::Annotation;
-        let mut steps: Vec<Step> = pointers.into_iter().map(Step::Pointer).collect();
+        let mut steps: Vec<Step> = pointers.into_iter().map(Step::pointer).collect();
         for (i, expr) in jq.iter().enumerate() {
             let step = compile(&source, expr).map_err(|e| match e {
                 IgnoreError::InvalidJq { expression, position, message, .. } => fail(

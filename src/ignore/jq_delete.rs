@@ -27,8 +27,9 @@ pub(crate) fn delete(
     }
     let paths = expr.paths_within(doc, budget)?;
     let mut resolved: Vec<Vec<Step>> = Vec::new();
+    let mut prefix = Vec::new();
     for path in &paths {
-        resolve(doc, path, Vec::new(), &mut resolved);
+        resolve(doc, path, &mut prefix, &mut resolved);
     }
     if resolved.iter().any(Vec::is_empty) {
         return Err(JqFailure::Eval("cannot delete the whole object".to_string()));
@@ -41,26 +42,31 @@ pub(crate) fn delete(
     Ok(())
 }
 
-/// Resolves `path` against `value`, pushing every concrete path it names (a slice names
-/// several; a path through a missing or null value names nothing, as deleting it is a no-op).
-fn resolve(value: &Value, path: &[PathPart], prefix: Vec<Step>, out: &mut Vec<Vec<Step>>) {
+/// Resolves `path` against `value` (reached by `prefix`), pushing every concrete path it
+/// names (a slice names several; a path through a missing or null value names nothing, as
+/// deleting it is a no-op). `prefix` is as it was on return.
+fn resolve(value: &Value, path: &[PathPart], prefix: &mut Vec<Step>, out: &mut Vec<Vec<Step>>) {
     let Some((first, rest)) = path.split_first() else {
-        out.push(prefix);
+        out.push(prefix.clone());
         return;
     };
-    let mut descend = |step: Step, next: Option<&Value>| {
-        let mut p = prefix.clone();
-        p.push(step);
+    let mut descend = |step: Step, next: Option<&Value>, prefix: &mut Vec<Step>| {
         // An absent value: deleting it does nothing, so the path is dropped.
         if let Some(v) = next {
-            resolve(v, rest, p, out);
+            prefix.push(step);
+            resolve(v, rest, prefix, out);
+            prefix.pop();
         }
     };
     match (first, value) {
-        (PathPart::Key(k), Value::Object(m)) => descend(Step::Key(k.clone()), m.get(k)),
+        (PathPart::Key(k), Value::Object(m)) => {
+            if let Some(v) = m.get(k) {
+                descend(Step::Key(k.clone()), Some(v), prefix);
+            }
+        }
         (PathPart::Index(i), Value::Array(a)) => {
             if let Some(abs) = absolute(*i, a.len()) {
-                descend(Step::Index(abs), a.get(abs));
+                descend(Step::Index(abs), a.get(abs), prefix);
             }
         }
         (PathPart::Slice(from, to), Value::Array(a)) => {
@@ -68,7 +74,7 @@ fn resolve(value: &Value, path: &[PathPart], prefix: Vec<Step>, out: &mut Vec<Ve
             let start = from.map_or(0, |f| clamp(f, len));
             let end = to.map_or(len, |t| clamp(t, len));
             for i in start..end.max(start) {
-                descend(Step::Index(i), a.get(i));
+                descend(Step::Index(i), a.get(i), prefix);
             }
         }
         // Anything else under null or a mismatched type: nothing to delete.

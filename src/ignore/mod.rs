@@ -211,16 +211,20 @@ struct Selector {
 }
 
 /// A group or kind pattern, compiled once: text without glob syntax matches itself only,
-/// and a malformed glob matches nothing (as `crate::glob::glob_match`).
+/// `*` matches anything (as the glob does, without reading the text), and a malformed glob
+/// matches nothing (as `crate::glob::glob_match`).
 #[derive(Debug, Clone)]
 enum Pattern {
     Exact(String),
+    Any,
     Glob(Option<Glob>),
 }
 
 impl Pattern {
     fn new(text: &str) -> Pattern {
-        if text.contains(['*', '?', '[', '{', '\\']) {
+        if text == "*" {
+            Pattern::Any
+        } else if text.contains(['*', '?', '[', '{', '\\']) {
             Pattern::Glob(Glob::new(text))
         } else {
             Pattern::Exact(text.to_string())
@@ -230,6 +234,7 @@ impl Pattern {
     fn matches(&self, text: &str) -> bool {
         match self {
             Pattern::Exact(p) => p == text,
+            Pattern::Any => true,
             Pattern::Glob(g) => g.as_ref().is_some_and(|g| g.matches(text)),
         }
     }
@@ -270,16 +275,23 @@ fn override_group_kind(key: &str) -> (String, String) {
 
 #[derive(Debug)]
 enum Step {
-    Pointer(String),
+    /// A JSON pointer, as written and parsed once.
+    Pointer(String, pointer::Pointer),
     #[cfg(feature = "jq")]
     Jq(String, std::sync::Arc<crate::script::jq::JqPath>),
 }
 
 impl Step {
+    /// A JSON pointer step, parsed once here rather than on each object.
+    fn pointer(text: String) -> Step {
+        let parsed = pointer::Pointer::new(&text);
+        Step::Pointer(text, parsed)
+    }
+
     /// Whether the step is a jq expression.
     fn is_jq(&self) -> bool {
         match self {
-            Step::Pointer(_) => false,
+            Step::Pointer(..) => false,
             #[cfg(feature = "jq")]
             Step::Jq(..) => true,
         }
@@ -290,7 +302,7 @@ impl Step {
     /// names and reads nothing.
     fn may_look_at(&self, path: &[&str]) -> bool {
         match self {
-            Step::Pointer(_) => {
+            Step::Pointer(..) => {
                 let _ = path;
                 false
             }
@@ -639,7 +651,7 @@ fn apply_steps(
         // A miss is written out only when its note is kept.
         let noted = notes.is_some();
         let miss = match step {
-            Step::Pointer(p) => pointer::remove(obj, p)
+            Step::Pointer(p, parsed) => pointer::remove_parsed(obj, parsed)
                 .err()
                 .filter(|_| noted)
                 .map(|m| (p.as_str(), m.message(p), m.expected())),
@@ -692,7 +704,7 @@ fn steps(
     pointers: &[String],
     jq: &[String],
 ) -> Result<Vec<Step>, IgnoreError> {
-    let mut out: Vec<Step> = pointers.iter().map(|p| Step::Pointer(p.clone())).collect();
+    let mut out: Vec<Step> = pointers.iter().map(|p| Step::pointer(p.clone())).collect();
     for expr in jq {
         out.push(jq_step(source, expr)?);
     }
@@ -746,6 +758,16 @@ mod tests {
             err.to_string(),
             "ignoreDifferences[0]: jq path expression `.a` needs the `jq` feature"
         );
+    }
+
+    /// `*` alone is matched without the glob engine, with the glob's answer.
+    #[test]
+    fn a_lone_star_matches_what_its_glob_matches() {
+        assert!(matches!(Pattern::new("*"), Pattern::Any));
+        let glob = Glob::new("*").expect("compiles");
+        for text in ["", "apps", "rbac.authorization.k8s.io", "a/b", "*", "ünï"] {
+            assert_eq!(Pattern::new("*").matches(text), glob.matches(text), "{text}");
+        }
     }
 
     #[test]

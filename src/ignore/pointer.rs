@@ -71,19 +71,38 @@ fn index(token: &str, len: usize) -> Result<usize, PointerMiss> {
     })
 }
 
+/// A pointer split into its tokens once, each as written (read as an array index) and
+/// decoded (read as an object key); `None` without the leading `/`.
+#[derive(Debug, Clone)]
+pub(crate) struct Pointer(Option<Vec<(String, String)>>);
+
+impl Pointer {
+    pub(crate) fn new(pointer: &str) -> Pointer {
+        let tokens = pointer
+            .strip_prefix('/')
+            .map(|rest| rest.split('/').map(|token| (token.to_owned(), decode(token))).collect());
+        Pointer(tokens)
+    }
+}
+
 /// Removes the value at `pointer`; on a miss the document is left unchanged.
+#[cfg(test)]
 pub(crate) fn remove(doc: &mut Value, pointer: &str) -> Result<(), PointerMiss> {
-    let Some(rest) = pointer.strip_prefix('/') else {
+    remove_parsed(doc, &Pointer::new(pointer))
+}
+
+/// Removes the value at a parsed pointer; on a miss the document is left unchanged.
+pub(crate) fn remove_parsed(doc: &mut Value, pointer: &Pointer) -> Result<(), PointerMiss> {
+    let Some(tokens) = &pointer.0 else {
         return Err(PointerMiss::MissingPath);
     };
-    let tokens: Vec<&str> = rest.split('/').collect();
-    let Some((last, parents)) = tokens.split_last() else {
+    let Some(((last, last_key), parents)) = tokens.split_last() else {
         return Err(PointerMiss::MissingPath);
     };
     let mut cur = doc;
-    for token in parents {
+    for (token, key) in parents {
         cur = match cur {
-            Value::Object(m) => m.get_mut(&decode(token)).ok_or(PointerMiss::MissingPath)?,
+            Value::Object(m) => m.get_mut(key).ok_or(PointerMiss::MissingPath)?,
             Value::Array(a) => {
                 let i = index(token, a.len()).map_err(|_| PointerMiss::MissingPath)?;
                 &mut a[i]
@@ -93,9 +112,8 @@ pub(crate) fn remove(doc: &mut Value, pointer: &str) -> Result<(), PointerMiss> 
     }
     match cur {
         Value::Object(m) => {
-            let key = decode(last);
-            if m.remove(&key).is_none() {
-                return Err(PointerMiss::MissingKey(key));
+            if m.remove(last_key).is_none() {
+                return Err(PointerMiss::MissingKey(last_key.clone()));
             }
             Ok(())
         }

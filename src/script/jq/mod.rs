@@ -57,6 +57,7 @@
 
 mod footprint;
 mod run;
+mod simple;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -166,6 +167,9 @@ pub(crate) struct JqPath {
     regexes: BTreeMap<(String, String), Arc<run::Compiled>>,
     /// The part of an object the expression can look at: only that part is converted.
     footprint: footprint::Footprint,
+    /// The expression as key steps and iterations only, evaluated without jaq where it
+    /// selects without an error ([`simple::SimplePath`]).
+    simple: Option<simple::SimplePath>,
 }
 
 impl std::fmt::Debug for JqPath {
@@ -194,6 +198,12 @@ impl JqPath {
     pub(crate) fn with_whole_object(mut self) -> JqPath {
         self.footprint = footprint::Footprint::everything();
         self
+    }
+
+    /// Whether the expression is evaluated without jaq where it can be.
+    #[cfg(test)]
+    pub(crate) fn is_simple(&self) -> bool {
+        self.simple.is_some()
     }
 }
 
@@ -235,7 +245,13 @@ fn compile_program(expr: &str) -> Result<JqPath, JqCompileError> {
     literal_regexes(&src, &term, &mut regexes)?;
     let filter = load(&src)?;
     // A program's output is the whole object.
-    Ok(JqPath { filter, regexes, program: true, footprint: footprint::Footprint::everything() })
+    Ok(JqPath {
+        filter,
+        regexes,
+        program: true,
+        footprint: footprint::Footprint::everything(),
+        simple: None,
+    })
 }
 
 /// Compiles a path expression, evaluated as `path(E)`.
@@ -268,7 +284,8 @@ fn compile_path(expr: &str) -> Result<JqPath, JqCompileError> {
         _ => return Err(err(0, "expression does not stand alone as a path expression")),
     }
     let filter = load(&src)?;
-    Ok(JqPath { filter, regexes, program: false, footprint: footprint::Footprint::of(&term) })
+    let (footprint, simple) = (footprint::Footprint::of(&term), simple::SimplePath::of(&term));
+    Ok(JqPath { filter, regexes, program: false, footprint, simple })
 }
 
 /// Loads and compiles checked jq text with the engine's filters.

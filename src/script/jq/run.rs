@@ -367,8 +367,43 @@ fn type_preview(v: &Val) -> String {
 }
 
 impl JqPath {
-    /// The paths the expression selects in `doc`, within `budget`.
+    /// The paths the expression selects in `doc`, within `budget`: without jaq when the
+    /// expression is a simple path that selects them without an error
+    /// ([`JqPath::simple_paths`]), else through jaq.
     pub(crate) fn paths_within(
+        &self,
+        doc: &Value,
+        budget: JqBudget<'_>,
+    ) -> Result<Vec<Vec<PathPart>>, JqFailure> {
+        match self.simple_paths(doc, budget) {
+            Some(paths) => Ok(paths),
+            None => self.jaq_paths(doc, budget),
+        }
+    }
+
+    /// The paths of a simple path expression ([`super::simple::SimplePath`]) read from `doc`
+    /// itself, charging the units jaq's evaluation charges (the footprint's values as
+    /// converted, then each path): `None` when the expression is not one, when a step fails
+    /// without `?`, or when a limit or the host stops it; jaq then gives the answer, its
+    /// error worded as ever.
+    pub(crate) fn simple_paths(
+        &self,
+        doc: &Value,
+        budget: JqBudget<'_>,
+    ) -> Option<Vec<Vec<PathPart>>> {
+        let simple = self.simple.as_ref()?;
+        let meter = Meter::new(budget, &self.regexes);
+        charge_within(doc, &self.footprint, 0, &meter).ok()?;
+        let paths = simple.paths(doc, MAX_PATHS)?;
+        for path in &paths {
+            let units = PATH_UNITS.saturating_add(u64::try_from(path.len()).unwrap_or(0));
+            meter.charge(units).ok()?;
+        }
+        Some(paths)
+    }
+
+    /// The paths the expression selects in `doc` through jaq, within `budget`.
+    pub(crate) fn jaq_paths(
         &self,
         doc: &Value,
         budget: JqBudget<'_>,
@@ -484,6 +519,47 @@ fn to_val_within(
     Ok(Val::obj(map))
 }
 
+/// Charges what [`to_val_within`] charges converting `v`, in the same order, converting
+/// nothing.
+fn charge_within(
+    v: &Value,
+    footprint: &Footprint,
+    depth: usize,
+    meter: &Meter<'_>,
+) -> Result<(), JqFailure> {
+    let Value::Object(m) = v else { return charge_whole(v, depth, meter) };
+    if footprint.whole {
+        return charge_whole(v, depth, meter);
+    }
+    visit(depth, meter)?;
+    for (k, inner) in &footprint.keys {
+        if !inner.whole && inner.keys.is_empty() {
+            continue;
+        }
+        if let Some(x) = m.get(k) {
+            charge_within(x, inner, depth + 1, meter)?;
+        }
+    }
+    Ok(())
+}
+
+/// Charges what [`to_val`] charges converting `v`, in the same order, converting nothing.
+fn charge_whole(v: &Value, depth: usize, meter: &Meter<'_>) -> Result<(), JqFailure> {
+    visit(depth, meter)?;
+    match v {
+        Value::String(s) => charge_string(s, meter),
+        Value::Array(a) => a.iter().try_for_each(|x| charge_whole(x, depth + 1, meter)),
+        Value::Object(m) => m.values().try_for_each(|x| charge_whole(x, depth + 1, meter)),
+        Value::Null | Value::Bool(_) | Value::Number(_) => Ok(()),
+    }
+}
+
+/// Charges a string's bytes.
+fn charge_string(s: &str, meter: &Meter<'_>) -> Result<(), JqFailure> {
+    let units = u64::try_from(s.len()).unwrap_or(u64::MAX) / STRING_BYTES_PER_UNIT;
+    meter.charge(units).map_err(|r| meter.failure(r))
+}
+
 /// Charges one value at `depth`, or stops at a depth past [`MAX_DOC_DEPTH`].
 fn visit(depth: usize, meter: &Meter<'_>) -> Result<(), JqFailure> {
     if depth > MAX_DOC_DEPTH {
@@ -504,8 +580,7 @@ fn to_val(v: &Value, depth: usize, meter: &Meter<'_>) -> Result<Val, JqFailure> 
             None => Val::Num(jaq_json::Num::from_dec_str(&n.to_string())),
         },
         Value::String(s) => {
-            let units = u64::try_from(s.len()).unwrap_or(u64::MAX) / STRING_BYTES_PER_UNIT;
-            meter.charge(units).map_err(|r| meter.failure(r))?;
+            charge_string(s, meter)?;
             Val::from(s.clone())
         }
         Value::Array(a) => a
