@@ -38,6 +38,9 @@ pub(super) struct Context<'a> {
     /// Whether a field was left out under the document's `items` (which must then be a
     /// `List`'s).
     skipped_items: bool,
+    /// The items of the arrays being read, innermost last: each array is made once, of the
+    /// length it read, from its own items at the end.
+    array_items: Vec<Value>,
 }
 
 impl<'a> Context<'a> {
@@ -57,6 +60,7 @@ impl<'a> Context<'a> {
             given_up: false,
             key_hashes: Vec::new(),
             skipped_items: false,
+            array_items: Vec::new(),
         }
     }
 
@@ -207,18 +211,22 @@ impl<'de> Visitor<'de> for Node<'_, '_> {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let ctx = self.0;
-        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+        let start = ctx.array_items.len();
         loop {
-            ctx.path.push(Token::Index(out.len()));
+            ctx.path.push(Token::Index(ctx.array_items.len() - start));
             let item = seq.next_element_seed(Node(&mut *ctx));
             ctx.path.pop();
-            match item? {
-                Some(v) => out.push(v),
-                None => {
-                    // The doubling growth leaves up to half the slots empty (a one-item list
-                    // holds four); the tree is kept whole, so its arrays hold what they read.
-                    out.shrink_to_fit();
+            match item {
+                Ok(Some(v)) => ctx.array_items.push(v),
+                Ok(None) => {
+                    // One allocation of the array's length: the tree is kept whole, so its
+                    // arrays hold what they read (no doubling growth, no shrinking after).
+                    let out: Vec<Value> = ctx.array_items.drain(start..).collect();
                     return Ok(Value::Array(out));
+                }
+                Err(e) => {
+                    ctx.array_items.truncate(start);
+                    return Err(e);
                 }
             }
         }
