@@ -553,11 +553,19 @@ impl<'de> Visitor<'de> for SkipKey<'_, '_> {
         if v.len() > self.0.options.max_string_bytes {
             return Err(self.0.give_up());
         }
-        let hash = v.as_bytes().chunks(8).fold(v.len() as u64, |h, chunk| {
+        let mix = |h: u64, word: u64| (h.rotate_left(5) ^ word).wrapping_mul(0x517c_c1b7_2722_0a95);
+        let mut words = v.as_bytes().chunks_exact(8);
+        let mut hash = v.len() as u64;
+        for chunk in &mut words {
             let mut word = [0; 8];
-            word[..chunk.len()].copy_from_slice(chunk);
-            (h.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(0x517c_c1b7_2722_0a95)
-        });
+            word.copy_from_slice(chunk);
+            hash = mix(hash, u64::from_le_bytes(word));
+        }
+        let rest = words.remainder();
+        if !rest.is_empty() {
+            // The last bytes as a little-endian word, padded with zeros.
+            hash = mix(hash, rest.iter().rev().fold(0, |w, &b| (w << 8) | u64::from(b)));
+        }
         let level = match v {
             _ if !self.1 => None,
             "apiVersion" | "fieldsType" | "manager" | "operation" | "subresource" => {
