@@ -38,6 +38,9 @@ pub(super) struct Context<'a> {
     /// Whether a field was left out under the document's `items` (which must then be a
     /// `List`'s).
     skipped_items: bool,
+    /// The items of the arrays being read, innermost last: each array is made once, of the
+    /// length it read, from its own items at the end.
+    array_items: Vec<Value>,
 }
 
 impl<'a> Context<'a> {
@@ -57,6 +60,7 @@ impl<'a> Context<'a> {
             given_up: false,
             key_hashes: Vec::new(),
             skipped_items: false,
+            array_items: Vec::new(),
         }
     }
 
@@ -207,18 +211,22 @@ impl<'de> Visitor<'de> for Node<'_, '_> {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let ctx = self.0;
-        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+        let start = ctx.array_items.len();
         loop {
-            ctx.path.push(Token::Index(out.len()));
+            ctx.path.push(Token::Index(ctx.array_items.len() - start));
             let item = seq.next_element_seed(Node(&mut *ctx));
             ctx.path.pop();
-            match item? {
-                Some(v) => out.push(v),
-                None => {
-                    // The doubling growth leaves up to half the slots empty (a one-item list
-                    // holds four); the tree is kept whole, so its arrays hold what they read.
-                    out.shrink_to_fit();
+            match item {
+                Ok(Some(v)) => ctx.array_items.push(v),
+                Ok(None) => {
+                    // One allocation of the array's length: the tree is kept whole, so its
+                    // arrays hold what they read (no doubling growth, no shrinking after).
+                    let out: Vec<Value> = ctx.array_items.drain(start..).collect();
                     return Ok(Value::Array(out));
+                }
+                Err(e) => {
+                    ctx.array_items.truncate(start);
+                    return Err(e);
                 }
             }
         }
@@ -545,11 +553,19 @@ impl<'de> Visitor<'de> for SkipKey<'_, '_> {
         if v.len() > self.0.options.max_string_bytes {
             return Err(self.0.give_up());
         }
-        let hash = v.as_bytes().chunks(8).fold(v.len() as u64, |h, chunk| {
+        let mix = |h: u64, word: u64| (h.rotate_left(5) ^ word).wrapping_mul(0x517c_c1b7_2722_0a95);
+        let mut words = v.as_bytes().chunks_exact(8);
+        let mut hash = v.len() as u64;
+        for chunk in &mut words {
             let mut word = [0; 8];
-            word[..chunk.len()].copy_from_slice(chunk);
-            (h.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(0x517c_c1b7_2722_0a95)
-        });
+            word.copy_from_slice(chunk);
+            hash = mix(hash, u64::from_le_bytes(word));
+        }
+        let rest = words.remainder();
+        if !rest.is_empty() {
+            // The last bytes as a little-endian word, padded with zeros.
+            hash = mix(hash, rest.iter().rev().fold(0, |w, &b| (w << 8) | u64::from(b)));
+        }
         let level = match v {
             _ if !self.1 => None,
             "apiVersion" | "fieldsType" | "manager" | "operation" | "subresource" => {
