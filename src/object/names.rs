@@ -68,9 +68,62 @@ pub(crate) fn name_problem(group: &str, kind: &str, name: &str, prefix: bool) ->
     } else {
         name
     };
+    let rule = rule(group, kind);
+    if is_valid(&rule, name.as_bytes()) {
+        return None;
+    }
+    problems(&rule, name)
+}
+
+/// Whether `name` follows `rule`, in one walk over its bytes: [`problems`] finds none exactly
+/// when this is true (pinned by `one_byte_loop_is_the_problems_found`).
+fn is_valid(rule: &Rule, name: &[u8]) -> bool {
+    let alnum = |c: u8| c.is_ascii_lowercase() || c.is_ascii_digit();
+    match rule {
+        Rule::PathSegment => {
+            !matches!(name, b"." | b"..") && !name.iter().any(|&c| c == b'/' || c == b'%')
+        }
+        Rule::Label | Rule::Dns1035Label => {
+            let first_ok = match (rule, name.first()) {
+                (Rule::Dns1035Label, Some(f)) => f.is_ascii_lowercase(),
+                (_, Some(&f)) => alnum(f),
+                (_, None) => false,
+            };
+            first_ok
+                && name.len() <= 63
+                && name.last().is_some_and(|&l| alnum(l))
+                && name.iter().all(|&c| alnum(c) || c == b'-')
+        }
+        Rule::Subdomain => {
+            if name.len() > 253 {
+                return false;
+            }
+            // `prev` is the byte before, `.` at the start: a label starts and ends with a
+            // letter or digit, so `-` never follows `.` and `.` never follows `.` or `-`.
+            let mut prev = b'.';
+            for &c in name {
+                let ok = match c {
+                    b'a'..=b'z' | b'0'..=b'9' => true,
+                    b'-' => prev != b'.',
+                    b'.' => prev != b'.' && prev != b'-',
+                    _ => false,
+                };
+                if !ok {
+                    return false;
+                }
+                prev = c;
+            }
+            alnum(prev)
+        }
+    }
+}
+
+/// What the API server says of `name` under `rule`, each problem it finds; `None` when there
+/// is none.
+fn problems(rule: &Rule, name: &str) -> Option<String> {
     let too_long =
         |max: usize| (name.len() > max).then(|| format!("must be no more than {max} characters"));
-    let problems: Vec<String> = match rule(group, kind) {
+    let problems: Vec<String> = match rule {
         Rule::Label => too_long(63)
             .into_iter()
             .chain((!is_label(name)).then(|| {
@@ -108,7 +161,65 @@ pub(crate) fn name_problem(group: &str, kind: &str, name: &str, prefix: bool) ->
 
 #[cfg(test)]
 mod tests {
-    use super::name_problem;
+    use super::{Rule, is_valid, name_problem, problems};
+
+    const RULES: [Rule; 4] = [Rule::Subdomain, Rule::Label, Rule::Dns1035Label, Rule::PathSegment];
+
+    /// The byte loop says valid exactly when the API server's checks find no problem.
+    fn same_answer(name: &str) {
+        for rule in &RULES {
+            assert_eq!(
+                is_valid(rule, name.as_bytes()),
+                problems(rule, name).is_none(),
+                "{name:?} under rule {}",
+                RULES.iter().position(|r| std::ptr::eq(r, rule)).unwrap_or(9)
+            );
+        }
+    }
+
+    /// Every name of up to four characters over the ones the rules tell apart (letters, a
+    /// capital, digits, `-`, `.`, `/`, `%`, `_`, a non-ASCII letter), and lengths around each
+    /// limit.
+    #[test]
+    fn one_byte_loop_is_the_problems_found() {
+        let alphabet = ["a", "z", "0", "9", "-", ".", "/", "%", "A", "_", "é"];
+        let mut level = vec![String::new()];
+        same_answer("");
+        for _ in 0..4 {
+            level = level
+                .iter()
+                .flat_map(|n| alphabet.iter().map(move |c| format!("{n}{c}")))
+                .collect();
+            for name in &level {
+                same_answer(name);
+            }
+        }
+        for len in [62, 63, 64, 252, 253, 254] {
+            for fill in ["a", "a.", "a-", "-", "."] {
+                let mut name: String = fill.repeat(len).chars().take(len).collect();
+                same_answer(&name);
+                name.replace_range(len - 1.., "0");
+                same_answer(&name);
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// Random names of any length up to past the longest limit, over the same bytes.
+        #[test]
+        fn one_byte_loop_is_the_problems_found_at_random(
+            name in "[a-z0-9.\\-/%A_é]{0,6}|[a-c0-9.\\-]{55,70}|[a-c0-9.\\-]{240,260}|[a-z0-9]{60,70}|([a-z0-9]{1,20}\\.){10,16}[a-z]"
+        ) {
+            same_answer(&name);
+            for (group, kind) in [("argoproj.io", "Workflow"), ("", "Namespace"),
+                                  ("", "Service"), ("rbac.authorization.k8s.io", "Role")] {
+                proptest::prop_assert_eq!(
+                    name_problem(group, kind, &name, false),
+                    problems(&super::rule(group, kind), &name)
+                );
+            }
+        }
+    }
 
     #[test]
     fn names_as_the_api_server_checks_them() {

@@ -53,8 +53,8 @@ pub(crate) use sync_options::{
 };
 pub(crate) use time::GoDuration;
 pub(crate) use time::{
-    Location, Wall, format_go_duration, format_rfc3339, format_utc, os_date, os_date_into,
-    parse_go_duration, parse_rfc3339, parse_rfc3339_parts, push_digits,
+    Location, Wall, format_go_duration, format_rfc3339, format_utc, minute_stamp_into, os_date,
+    os_date_into, parse_go_duration, parse_rfc3339, parse_rfc3339_parts, push_digits,
 };
 pub use time::{TimeError, Timestamp};
 #[cfg(feature = "lua")]

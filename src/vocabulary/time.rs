@@ -601,8 +601,68 @@ pub(crate) fn os_date_into(out: &mut String, format: &str, secs: i64) {
     strftime_into(out, format, &Wall::utc(secs.clamp(-(1 << 55), 1 << 55)));
 }
 
+/// [`os_date_into`] of `!%Y%m%d%H%M` (`full_year`) or `!%y%m%d%H%M` (the minute stamp in
+/// the name of a Workflow or Job an action makes), its twelve or ten digits worked out in a
+/// small buffer; a year outside 0..=9999 goes the long way. Pinned against [`os_date_into`]
+/// by `minute_stamp_is_os_date`.
+pub(crate) fn minute_stamp_into(out: &mut String, secs: i64, full_year: bool) {
+    // 0000-01-01T00:00:00Z ..= 9999-12-31T23:59:59Z.
+    if !(-62_167_219_200..=253_402_300_799).contains(&secs) {
+        let format = if full_year { "!%Y%m%d%H%M" } else { "!%y%m%d%H%M" };
+        return os_date_into(out, format, secs);
+    }
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    let (y, m, d) = civil_from_days(days);
+    let two = |n: i64| [b'0' + (n / 10) as u8, b'0' + (n % 10) as u8];
+    let [y0, y1] = two(y / 100);
+    let [y2, y3] = two(y % 100);
+    let [m0, m1] = two(m);
+    let [d0, d1] = two(d);
+    let [h0, h1] = two(rem / 3600);
+    let [n0, n1] = two(rem % 3600 / 60);
+    let stamp = [y0, y1, y2, y3, m0, m1, d0, d1, h0, h1, n0, n1];
+    let stamp = if full_year { &stamp[..] } else { &stamp[2..] };
+    out.extend(stamp.iter().map(|&b| char::from(b)));
+}
+
 #[cfg(test)]
 mod tests {
+    /// The minute stamp's digits are `os_date`'s, on every second of a few whole days, at
+    /// the edges of the years it writes itself and past them, and on any `i64` at random.
+    #[test]
+    fn minute_stamp_is_os_date() {
+        fn same(secs: i64) {
+            for (full_year, format) in [(true, "!%Y%m%d%H%M"), (false, "!%y%m%d%H%M")] {
+                let (mut fast, mut slow) = (String::from("wf-"), String::from("wf-"));
+                super::minute_stamp_into(&mut fast, secs, full_year);
+                super::os_date_into(&mut slow, format, secs);
+                assert_eq!(fast, slow, "{secs} {format}");
+            }
+        }
+        let edges = [-62_167_219_200_i64, 253_402_300_799, 0, 951_782_400, 1_700_000_000];
+        for edge in edges {
+            for secs in edge - 86_400..=edge + 86_400 {
+                same(secs);
+            }
+        }
+        for secs in [i64::MIN, i64::MAX, -(1 << 55) - 1, 1 << 55, -62_167_219_201, 253_402_300_800]
+        {
+            same(secs);
+        }
+        // Every day of the years written here, at a second that moves through the day.
+        for day in (-719_528_i64..=2_932_896).step_by(13) {
+            same(day * 86_400 + (day * 7_919).rem_euclid(86_400));
+        }
+        let mut rng = 0x9e37_79b9_7f4a_7c15_u64;
+        for _ in 0..200_000 {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            same(rng as i64);
+            same((rng % 320_000_000_000) as i64 - 62_200_000_000);
+        }
+    }
+
     #[test]
     fn go_duration_examples() {
         use super::GoDuration;

@@ -182,18 +182,23 @@ pub(super) fn create(resource: Value) -> Out {
     Out::Create(resource)
 }
 
-/// `<name>-<stamp>`: the source's name (a string or number) and the time.
-pub(super) fn generated_name(obj: Lv<'_>, call: &Call<'_>, format: &str) -> Result<String, Fault> {
-    stamped(obj.fields(&["metadata", "name"])?, call, format)
+/// `<name>-<stamp>`: the source's name (a string or number) and the time to the minute,
+/// `os.date("!%Y%m%d%H%M")` (`full_year`) or `os.date("!%y%m%d%H%M")`.
+pub(super) fn generated_name(
+    obj: Lv<'_>,
+    call: &Call<'_>,
+    full_year: bool,
+) -> Result<String, Fault> {
+    stamped(obj.fields(&["metadata", "name"])?, call, full_year)
 }
 
 /// [`generated_name`] of the source's name `name`, read already.
-fn stamped(name: Lv<'_>, call: &Call<'_>, format: &str) -> Result<String, Fault> {
+fn stamped(name: Lv<'_>, call: &Call<'_>, full_year: bool) -> Result<String, Fault> {
     let name = name.text()?;
-    let mut out = String::with_capacity(name.len() + format.len() + 8);
+    let mut out = String::with_capacity(name.len() + 13);
     out.push_str(&name);
     out.push('-');
-    crate::vocabulary::os_date_into(&mut out, format, call.now);
+    crate::vocabulary::minute_stamp_into(&mut out, call.now, full_year);
     Ok(out)
 }
 
@@ -209,7 +214,7 @@ fn create_from_cron_workflow(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Out, F
         table::fields_of(o, ["apiVersion", "kind", "metadata", "spec"])?;
     let source = meta.field("name")?;
     let [labels, namespace, uid] = table::fields_of(meta, ["labels", "namespace", "uid"])?;
-    let name = stamped(source, call, "!%Y%m%d%H%M")?;
+    let name = stamped(source, call, true)?;
     let name_valid = workflow_name_valid(&name);
     let source_name = out(source)?;
     let mut m = table::table([
@@ -279,7 +284,7 @@ fn create_from_workflow_template(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Ou
     // reads them (its errors first): the name, the label, the reference and the owner.
     let [api_version, kind, meta] = table::fields_of(o, ["apiVersion", "kind", "metadata"])?;
     let [source, namespace, uid] = table::fields_of(meta, ["name", "namespace", "uid"])?;
-    let name = stamped(source, call, "!%Y%m%d%H%M")?;
+    let name = stamped(source, call, true)?;
     let name_valid = workflow_name_valid(&name);
     let source_name = out(source)?;
     let labels = table::table([("workflows.argoproj.io/workflow-template", source_name.clone())]);

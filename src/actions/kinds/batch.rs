@@ -121,7 +121,7 @@ fn create_job(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Out, Fault> {
         ("metadata", deep_copy(template.field("metadata")?)?),
     ]);
     table::ensure(&mut job, &[], "metadata")?;
-    let name = generated_name(o, call, "!%y%m%d%H%M")?;
+    let name = generated_name(o, call, false)?;
     table::set_text(&mut job, &["metadata"], "name", name)?;
     let namespace = out(o.fields(&["metadata", "namespace"])?)?;
     set(&mut job, &["metadata"], "namespace", namespace)?;
