@@ -570,6 +570,23 @@ pub(crate) enum Slot {
     Into(Node),
 }
 
+/// One step `k` of a walk through the changes from `at`, the source's member, and `node`, its
+/// changes: the member reached, its changes, and `Some(true)` where a set member was reached,
+/// `Some(false)` a removed one (both end the changes below them).
+#[inline]
+fn step<'s>(
+    at: Lv<'s>,
+    node: Option<&'s Node>,
+    k: &str,
+) -> Result<(Lv<'s>, Option<&'s Node>, Option<bool>), Fault> {
+    Ok(match node.and_then(|n| n.get(k)) {
+        Some(Slot::Set(v)) => (Lv::of(v), None, Some(true)),
+        Some(Slot::Gone) => (Lv::Nil, None, Some(false)),
+        Some(Slot::Into(n)) => (at.field(k)?, Some(n), None),
+        None => (at.field(k)?, None, None),
+    })
+}
+
 impl<'a> Obj<'a> {
     /// The object `source`, not changed yet.
     pub(crate) fn new(source: &'a Value) -> Self {
@@ -631,24 +648,7 @@ impl<'a> Obj<'a> {
         let mut at = Lv::of(self.source);
         let mut node = Some(&self.edits.node);
         for k in path {
-            match node.and_then(|n| n.get(k)) {
-                Some(Slot::Set(v)) => {
-                    at = Lv::of(v);
-                    node = None;
-                }
-                Some(Slot::Gone) => {
-                    at = Lv::Nil;
-                    node = None;
-                }
-                Some(Slot::Into(n)) => {
-                    at = at.field(k)?;
-                    node = Some(n);
-                }
-                None => {
-                    at = at.field(k)?;
-                    node = None;
-                }
-            }
+            (at, node, _) = step(at, node, k)?;
         }
         Ok(at)
     }
@@ -733,25 +733,10 @@ impl Obj<'_> {
         // `None` while the walk follows the source's maps: `by_path` has not decided.
         let mut kept = if self.source.is_object() { None } else { Some(false) };
         for k in path {
-            match node.and_then(|n| n.get(k)) {
-                Some(Slot::Set(v)) => {
-                    at = Lv::of(v);
-                    node = None;
-                    kept.get_or_insert(true);
-                }
-                Some(Slot::Gone) => {
-                    at = Lv::Nil;
-                    node = None;
-                    kept.get_or_insert(false);
-                }
-                Some(Slot::Into(n)) => {
-                    at = at.field(k)?;
-                    node = Some(n);
-                }
-                None => {
-                    at = at.field(k)?;
-                    node = None;
-                }
+            let set;
+            (at, node, set) = step(at, node, k)?;
+            if let Some(set) = set {
+                kept.get_or_insert(set);
             }
             if kept.is_none() && !matches!(at, Lv::Table(Value::Object(_))) {
                 kept = Some(false);
