@@ -862,16 +862,7 @@ fn live_managed_fields_left_out_give_the_same_answer() {
     let with_field = |objects: &[Value]| {
         objects.iter().filter(|o| o.pointer("/metadata/managedFields").is_some()).count()
     };
-    let stripped = |objects: &[Value]| -> Vec<Value> {
-        objects
-            .iter()
-            .map(|o| {
-                let mut o = o.clone();
-                o["metadata"].as_object_mut().map(|m| m.remove("managedFields"));
-                o
-            })
-            .collect()
-    };
+    let stripped = crate::tests::support::without_managed_fields;
     // Without the two objects whose field counts, every field is left out; with them, the
     // text is read in full.
     let n = live.len();

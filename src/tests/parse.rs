@@ -399,16 +399,7 @@ fn managed_fields_left_out_read_the_same_but_for_them() {
         o
     };
     let list = |items: Vec<Value>| json!({"apiVersion": "v1", "items": items, "kind": "List"});
-    let without = |objects: &[Value]| -> Vec<Value> {
-        objects
-            .iter()
-            .map(|o| {
-                let mut o = o.clone();
-                o["metadata"].as_object_mut().map(|m| m.remove("managedFields"));
-                o
-            })
-            .collect()
-    };
+    let without = crate::tests::support::without_managed_fields;
     let with_mf = |edit: &dyn Fn(&mut Value)| {
         let mut o = obj("x", json!({}));
         edit(&mut o["metadata"]["managedFields"]);

@@ -100,3 +100,15 @@ pub(crate) fn files_below(dir: &std::path::Path) -> std::collections::BTreeMap<S
     walk(dir, dir, &mut out);
     out
 }
+
+/// Copies of `objects` without `metadata.managedFields`.
+pub(crate) fn without_managed_fields(objects: &[serde_json::Value]) -> Vec<serde_json::Value> {
+    objects
+        .iter()
+        .map(|o| {
+            let mut o = o.clone();
+            o["metadata"].as_object_mut().map(|m| m.remove("managedFields"));
+            o
+        })
+        .collect()
+}
