@@ -707,6 +707,10 @@ pub(crate) fn targets<'a>(input: &AppDiffInput<'a>) -> Targets<'a> {
     let mut hooks = Vec::new();
     targets.retain(|_, (r, obj)| {
         let obj = obj.source();
+        // The hook functions all read a hook annotation: the usual object has none.
+        if !vocabulary::has_hook_annotation(obj) {
+            return true;
+        }
         if vocabulary::is_ignored(obj) || vocabulary::is_deletion_hook_only(obj) {
             set_aside.push(std::mem::take(r));
             return false;
@@ -908,10 +912,12 @@ impl Shared<'_, '_> {
         // own tracking id.
         let self_ref =
             desired.is_some() || live_obj.is_none_or(|lv| self_referenced(lv, &r, settings));
-        let hook = vocabulary::is_app_hook(obj);
+        // The hook functions all read a hook annotation: the usual object has none.
+        let hooky = vocabulary::has_hook_annotation(obj);
+        let hook = hooky && vocabulary::is_app_hook(obj);
         let no_status = hook
-            || vocabulary::is_ignored(obj)
-            || (desired.is_some() && vocabulary::is_skip(obj))
+            || (hooky && vocabulary::is_ignored(obj))
+            || (hooky && desired.is_some() && vocabulary::is_skip(obj))
             || !self_ref;
         // `Prune=false` resolved as a sync resolves it for the prune of this live object.
         let prune_false = vocabulary::prune_disabled(&ResourceOptions::of(obj), app_options);
