@@ -2,6 +2,7 @@
 //! 3.6.2 controller/state.go `CompareAppState`).
 
 use std::borrow::Cow;
+use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
@@ -636,11 +637,11 @@ pub(crate) fn targets<'a>(input: &AppDiffInput<'a>) -> Targets<'a> {
     // objects stay borrowed; each gets its namespace and tracking on its own working copy
     // when its turn comes ([`Desired::object`]).
     let mut targets: BTreeMap<Key, (ObjectRef, Desired<'a>)> = BTreeMap::new();
-    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
     // Argo CD 3.6.2's `NormalizeTargetObjects` keys an unnamed object with a `generateName` by
     // that prefix and its position (`web-` third is `web-2`, which a named `web-2` of the same
-    // kind repeats); an unnamed object is never paired with a live one.
-    let mut slots: BTreeMap<String, Key> = BTreeMap::new();
+    // kind repeats); an unnamed object is never paired with a live one. Each repeat key holds
+    // how often it came and the target of its last object (one look-up per object).
+    let mut slots: BTreeMap<String, (usize, Key)> = BTreeMap::new();
     let mut set_aside = Vec::new();
     for (index, obj) in input.desired.iter().enumerate() {
         let r = desired_ref(obj, input.scopes, &app.spec.destination.namespace);
@@ -656,15 +657,22 @@ pub(crate) fn targets<'a>(input: &AppDiffInput<'a>) -> Targets<'a> {
                 repeat_key = format!("{}/{}/{}/{prefix}{index}", r.group, r.kind, r.namespace);
             }
         }
-        *counts.entry(repeat_key.clone()).or_default() += 1;
-        if let Some(earlier) = slots.insert(repeat_key, k.clone())
-            && let Some((r, _)) = targets.remove(&earlier)
-        {
-            set_aside.push(r);
+        match slots.entry(repeat_key) {
+            Entry::Vacant(v) => {
+                v.insert((1, k.clone()));
+            }
+            Entry::Occupied(mut o) => {
+                let (n, slot) = o.get_mut();
+                *n += 1;
+                let earlier = std::mem::replace(slot, k.clone());
+                if let Some((r, _)) = targets.remove(&earlier) {
+                    set_aside.push(r);
+                }
+            }
         }
         targets.insert(k, (r, Desired::Rendered(obj)));
     }
-    for (k, n) in &counts {
+    for (k, (n, _)) in &slots {
         if *n > 1 {
             conditions.push(Condition {
                 type_: "RepeatedResourceWarning".into(),

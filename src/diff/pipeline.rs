@@ -385,6 +385,40 @@ mod tests {
     }
 
     proptest! {
+        /// `metadata_field` reads what `Value::pointer` reads, and `identity` after the
+        /// namespace was taken out and `removeNamespaceAnnotation` ran is the identity read
+        /// before, whatever the object holds.
+        #[test]
+        fn shortcuts_read_what_the_general_way_reads(
+            meta in arb_json(),
+            body in arb_json(),
+            ns in prop_oneof![Just(None), Just(Some(json!("shop"))), Just(Some(json!(3)))],
+        ) {
+            let mut obj = json!({"apiVersion": "apps/v1", "kind": "Deployment"});
+            if let (Some(m), Value::Object(b)) = (obj.as_object_mut(), body) {
+                for (k, v) in b {
+                    m.entry(k).or_insert(v);
+                }
+            }
+            let mut meta = meta;
+            if let (Some(ns), Some(m)) = (&ns, meta.as_object_mut()) {
+                m.insert("namespace".into(), ns.clone());
+            }
+            obj["metadata"] = meta;
+            for key in ["managedFields", "annotations", "name", "data", "namespace"] {
+                let general = obj.pointer(&format!("/metadata/{key}"));
+                prop_assert_eq!(metadata_field(&obj, key), general);
+            }
+            let before = ObjectRef::from_object_lossy(&obj);
+            let mut config = obj.clone();
+            let taken = config
+                .get_mut("metadata")
+                .and_then(Value::as_object_mut)
+                .and_then(|m| m.remove("namespace"));
+            remove_namespace_annotation(&mut config);
+            prop_assert_eq!(identity(&config, taken.as_ref()), before);
+        }
+
         // Bad input is an error or a result, never a panic, in every mode.
         #[test]
         fn no_panics(a in arb_json(), b in arb_json(), f in arb_json(), kind in prop_oneof![
