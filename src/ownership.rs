@@ -307,7 +307,9 @@ pub(crate) fn live_ref(obj: &Value, scopes: &Scopes) -> ObjectRef {
 /// those by their empty name).
 pub(crate) fn object_ref(obj: &Value) -> ObjectRef {
     let mut r = ObjectRef::from_object_lossy(obj);
-    if obj.pointer("/metadata/name").and_then(Value::as_str).is_none_or(str::is_empty) {
+    // Read by key: `Value::pointer` parses its text and allocates each token.
+    let name = obj.get("metadata").and_then(|m| m.get("name"));
+    if name.and_then(Value::as_str).is_none_or(str::is_empty) {
         r.name = String::new();
     }
     r

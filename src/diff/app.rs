@@ -2,6 +2,7 @@
 //! 3.6.2 controller/state.go `CompareAppState`).
 
 use std::borrow::Cow;
+use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
@@ -636,11 +637,11 @@ pub(crate) fn targets<'a>(input: &AppDiffInput<'a>) -> Targets<'a> {
     // objects stay borrowed; each gets its namespace and tracking on its own working copy
     // when its turn comes ([`Desired::object`]).
     let mut targets: BTreeMap<Key, (ObjectRef, Desired<'a>)> = BTreeMap::new();
-    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
     // Argo CD 3.6.2's `NormalizeTargetObjects` keys an unnamed object with a `generateName` by
     // that prefix and its position (`web-` third is `web-2`, which a named `web-2` of the same
-    // kind repeats); an unnamed object is never paired with a live one.
-    let mut slots: BTreeMap<String, Key> = BTreeMap::new();
+    // kind repeats); an unnamed object is never paired with a live one. Each repeat key holds
+    // how often it came and the target of its last object (one look-up per object).
+    let mut slots: BTreeMap<String, (usize, Key)> = BTreeMap::new();
     let mut set_aside = Vec::new();
     for (index, obj) in input.desired.iter().enumerate() {
         let r = desired_ref(obj, input.scopes, &app.spec.destination.namespace);
@@ -656,15 +657,22 @@ pub(crate) fn targets<'a>(input: &AppDiffInput<'a>) -> Targets<'a> {
                 repeat_key = format!("{}/{}/{}/{prefix}{index}", r.group, r.kind, r.namespace);
             }
         }
-        *counts.entry(repeat_key.clone()).or_default() += 1;
-        if let Some(earlier) = slots.insert(repeat_key, k.clone())
-            && let Some((r, _)) = targets.remove(&earlier)
-        {
-            set_aside.push(r);
+        match slots.entry(repeat_key) {
+            Entry::Vacant(v) => {
+                v.insert((1, k.clone()));
+            }
+            Entry::Occupied(mut o) => {
+                let (n, slot) = o.get_mut();
+                *n += 1;
+                let earlier = std::mem::replace(slot, k.clone());
+                if let Some((r, _)) = targets.remove(&earlier) {
+                    set_aside.push(r);
+                }
+            }
         }
         targets.insert(k, (r, Desired::Rendered(obj)));
     }
-    for (k, n) in &counts {
+    for (k, (n, _)) in &slots {
         if *n > 1 {
             conditions.push(Condition {
                 type_: "RepeatedResourceWarning".into(),
@@ -707,6 +715,10 @@ pub(crate) fn targets<'a>(input: &AppDiffInput<'a>) -> Targets<'a> {
     let mut hooks = Vec::new();
     targets.retain(|_, (r, obj)| {
         let obj = obj.source();
+        // The hook functions all read a hook annotation: the usual object has none.
+        if !vocabulary::has_hook_annotation(obj) {
+            return true;
+        }
         if vocabulary::is_ignored(obj) || vocabulary::is_deletion_hook_only(obj) {
             set_aside.push(std::mem::take(r));
             return false;
@@ -908,10 +920,12 @@ impl Shared<'_, '_> {
         // own tracking id.
         let self_ref =
             desired.is_some() || live_obj.is_none_or(|lv| self_referenced(lv, &r, settings));
-        let hook = vocabulary::is_app_hook(obj);
+        // The hook functions all read a hook annotation: the usual object has none.
+        let hooky = vocabulary::has_hook_annotation(obj);
+        let hook = hooky && vocabulary::is_app_hook(obj);
         let no_status = hook
-            || vocabulary::is_ignored(obj)
-            || (desired.is_some() && vocabulary::is_skip(obj))
+            || (hooky && vocabulary::is_ignored(obj))
+            || (hooky && desired.is_some() && vocabulary::is_skip(obj))
             || !self_ref;
         // `Prune=false` resolved as a sync resolves it for the prune of this live object.
         let prune_false = vocabulary::prune_disabled(&ResourceOptions::of(obj), app_options);

@@ -9,9 +9,19 @@ use crate::json::canonical_eq;
 
 /// Builds a result from the two sides, comparing them canonically.
 pub(crate) fn finish(live: Value, predicted: Value, mode: DiffMode) -> DiffResult {
-    let modified = !canonical_eq(&live, &predicted);
-    let patch = if modified { json_patch_ops(&live, &predicted) } else { Vec::new() };
+    let (modified, patch) = compare_sides(&live, &predicted);
     DiffResult { modified, normalized_live: live, predicted_live: predicted, patch, mode }
+}
+
+/// Whether two sides differ canonically (`!`[`canonical_eq`]) and, if they do, the
+/// operations between them ([`json_patch_ops`]), found in one walk instead of two: the sides
+/// differ canonically exactly where an operation is not a number replaced by the same number
+/// written otherwise (`2` by `2.0`), that is wherever a key or an item is added or removed or
+/// anything else is replaced (`the_sides_compare_as_canonical_eq_says` checks it).
+pub(crate) fn compare_sides(live: &Value, predicted: &Value) -> (bool, Vec<PatchOp>) {
+    let mut walk = Walk { out: Vec::new(), differs: false };
+    walk.between(live, predicted, &mut String::new());
+    if walk.differs { (true, walk.out) } else { (false, Vec::new()) }
 }
 
 /// Builds a result from the defaulted live object and its prediction. An unchanged prediction
@@ -25,8 +35,7 @@ pub(crate) fn finish_prediction(
     match (predicted, keep) {
         (Predicted::Changed(p), true) => finish(live, p, mode),
         (Predicted::Changed(p), false) => {
-            let modified = !canonical_eq(&live, &p);
-            let patch = if modified { json_patch_ops(&live, &p) } else { Vec::new() };
+            let (modified, patch) = compare_sides(&live, &p);
             let (normalized_live, predicted_live) = (Value::Null, Value::Null);
             DiffResult { modified, normalized_live, predicted_live, patch, mode }
         }
@@ -55,16 +64,16 @@ pub(crate) fn finish_prediction(
 /// against it by a property test); equal subtrees are skipped by one `==` instead of walked
 /// with a pointer for each member.
 pub(crate) fn json_patch_ops(from: &Value, to: &Value) -> Vec<PatchOp> {
-    let mut out = Vec::new();
-    let mut path = String::new();
-    ops_between(from, to, &mut path, &mut out);
-    out
+    let mut walk = Walk { out: Vec::new(), differs: false };
+    walk.between(from, to, &mut String::new());
+    walk.out
 }
 
 /// [`json_patch_ops`] of the members at `path` (an RFC 6901 pointer), appended to `out`.
 pub(crate) fn json_patch_ops_at(from: &Value, to: &Value, path: &str, out: &mut Vec<PatchOp>) {
-    let mut path = path.to_string();
-    ops_between(from, to, &mut path, out);
+    let mut walk = Walk { out: std::mem::take(out), differs: false };
+    walk.between(from, to, &mut path.to_string());
+    *out = walk.out;
 }
 
 fn op(op: &str, path: &str, value: Option<Value>) -> PatchOp {
@@ -89,57 +98,79 @@ fn push_index(path: &mut String, index: usize) {
     let _ = write!(path, "/{index}");
 }
 
-fn ops_between(from: &Value, to: &Value, path: &mut String, out: &mut Vec<PatchOp>) {
-    match (from, to) {
-        (Value::Object(a), Value::Object(b)) => {
-            let len = path.len();
-            for (k, bv) in b {
-                match a.get(k) {
-                    Some(av) if av == bv => {}
-                    Some(av) => {
-                        push_token(path, k);
-                        ops_between(av, bv, path, out);
-                        path.truncate(len);
-                    }
-                    None => {
-                        push_token(path, k);
-                        out.push(op("add", path, Some(bv.clone())));
-                        path.truncate(len);
+/// The operations found so far, and whether the sides differ canonically (see
+/// [`compare_sides`]).
+struct Walk {
+    out: Vec<PatchOp>,
+    differs: bool,
+}
+
+impl Walk {
+    /// Appends an operation; every one but a number replaced by an equal number makes the
+    /// sides differ canonically.
+    fn push(&mut self, op: PatchOp, canonically_equal: bool) {
+        self.differs |= !canonically_equal;
+        self.out.push(op);
+    }
+
+    fn between(&mut self, from: &Value, to: &Value, path: &mut String) {
+        match (from, to) {
+            (Value::Object(a), Value::Object(b)) => {
+                let len = path.len();
+                for (k, bv) in b {
+                    match a.get(k) {
+                        Some(av) if av == bv => {}
+                        Some(av) => {
+                            push_token(path, k);
+                            self.between(av, bv, path);
+                            path.truncate(len);
+                        }
+                        None => {
+                            push_token(path, k);
+                            self.push(op("add", path, Some(bv.clone())), false);
+                            path.truncate(len);
+                        }
                     }
                 }
-            }
-            for k in a.keys().filter(|k| !b.contains_key(*k)) {
-                push_token(path, k);
-                out.push(op("remove", path, None));
-                path.truncate(len);
-            }
-        }
-        (Value::Array(a), Value::Array(b)) => {
-            let len = path.len();
-            for (i, (av, bv)) in a.iter().zip(b).enumerate() {
-                if av != bv {
-                    push_index(path, i);
-                    ops_between(av, bv, path, out);
+                for k in a.keys().filter(|k| !b.contains_key(*k)) {
+                    push_token(path, k);
+                    self.push(op("remove", path, None), false);
                     path.truncate(len);
                 }
             }
-            // Past the common length: `to`'s items added in turn, or `from`'s removed at the
-            // same index (each removal moves the next item there).
-            for (i, bv) in b.iter().enumerate().skip(a.len()) {
-                push_index(path, i);
-                out.push(op("add", path, Some(bv.clone())));
-                path.truncate(len);
+            (Value::Array(a), Value::Array(b)) => self.between_arrays(a, b, path),
+            (a, b) if a == b => {}
+            (a, b) => {
+                let same =
+                    matches!((a, b), (Value::Number(_), Value::Number(_))) && canonical_eq(a, b);
+                self.push(op("replace", path, Some(b.clone())), same);
             }
-            if a.len() > b.len() {
-                push_index(path, b.len());
-                for _ in b.len()..a.len() {
-                    out.push(op("remove", path, None));
-                }
+        }
+    }
+
+    fn between_arrays(&mut self, a: &[Value], b: &[Value], path: &mut String) {
+        let len = path.len();
+        for (i, (av, bv)) in a.iter().zip(b).enumerate() {
+            if av != bv {
+                push_index(path, i);
+                self.between(av, bv, path);
                 path.truncate(len);
             }
         }
-        (a, b) if a == b => {}
-        (_, b) => out.push(op("replace", path, Some(b.clone()))),
+        // Past the common length: `to`'s items added in turn, or `from`'s removed at the
+        // same index (each removal moves the next item there).
+        for (i, bv) in b.iter().enumerate().skip(a.len()) {
+            push_index(path, i);
+            self.push(op("add", path, Some(bv.clone())), false);
+            path.truncate(len);
+        }
+        if a.len() > b.len() {
+            push_index(path, b.len());
+            for _ in b.len()..a.len() {
+                self.push(op("remove", path, None), false);
+            }
+            path.truncate(len);
+        }
     }
 }
 
@@ -182,6 +213,7 @@ mod tests {
             Just(Value::Null),
             any::<bool>().prop_map(Value::from),
             (0i8..3).prop_map(Value::from),
+            prop_oneof![Just(1.0), Just(2.0), Just(0.5), Just(-0.0)].prop_map(Value::from),
             "[a~/]{0,2}".prop_map(Value::from),
         ];
         leaf.prop_recursive(4, 40, 4, |inner| {
@@ -197,6 +229,17 @@ mod tests {
         #[test]
         fn any_pair_gives_json_patch_operations(a in values(), b in values()) {
             proptest::prop_assert_eq!(json_patch_ops(&a, &b), reference(&a, &b));
+        }
+
+        /// The one walk of `compare_sides` answers as `canonical_eq` then `json_patch_ops`
+        /// did, numbers written as integers and as floats included.
+        #[test]
+        fn the_sides_compare_as_canonical_eq_says(a in values(), b in values(), f in values()) {
+            for (a, b) in [(&a, &b), (&a, &a), (&a, &f), (&f, &b)] {
+                let modified = !canonical_eq(a, b);
+                let patch = if modified { json_patch_ops(a, b) } else { Vec::new() };
+                proptest::prop_assert_eq!(compare_sides(a, b), (modified, patch));
+            }
         }
     }
 }

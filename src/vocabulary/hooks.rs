@@ -108,6 +108,15 @@ impl HookFacts {
     }
 }
 
+/// Whether an object has either hook annotation (Argo CD's or Helm's). Without one it is
+/// no hook of any kind: [`is_hook`], [`is_app_hook`], [`is_ignored`], [`is_skip`] and
+/// [`is_deletion_hook_only`] all read one of them, so a caller asking several of them about
+/// the usual object (neither annotation) looks once instead of up to nine times.
+pub(crate) fn has_hook_annotation(obj: &Value) -> bool {
+    annotations(obj)
+        .is_some_and(|a| a.contains_key(HOOK_ANNOTATION) || a.contains_key(HELM_HOOK_ANNOTATION))
+}
+
 /// Whether the only Argo CD hook type is `Skip` (`hook.Skip`).
 pub(crate) fn is_skip(obj: &Value) -> bool {
     argo_types(obj) == [HookType::Skip]
@@ -260,6 +269,38 @@ mod tests {
         assert!(!is_hook(&hook("argocd.argoproj.io/hook", "Skip")));
         assert!(!is_hook(&hook("helm.sh/hook", "crd-install")));
         assert!(is_hook(&hook("helm.sh/hook", "anything")));
+    }
+
+    proptest::proptest! {
+        /// Without a hook annotation an object is no hook of any kind, whatever else its
+        /// annotations hold; with one, the answers are the functions' own.
+        #[test]
+        fn without_a_hook_annotation_no_hook_function_holds(
+            argo in proptest::option::of(proptest::collection::vec(proptest::sample::select(
+                vec!["PreSync", "Skip", "PreDelete", "PostDelete", "Sync", "x", " Skip", ""]),
+                0..3)),
+            helm in proptest::option::of(proptest::sample::select(
+                vec!["pre-delete", "post-delete", "crd-install", "pre-install", ""])),
+            other in proptest::sample::select(vec![
+                "argocd.argoproj.io/sync-wave", "argocd.argoproj.io/hook-delete-policy",
+                "helm.sh/hook-weight", "helm.sh/hook-delete-policy"]),
+            as_number in proptest::bool::ANY,
+        ) {
+            use super::*;
+            let mut a = serde_json::Map::new();
+            if let Some(items) = argo {
+                a.insert(HOOK_ANNOTATION.into(), items.join(",").into());
+            }
+            if let Some(h) = helm {
+                let v = if as_number { serde_json::json!(1) } else { h.into() };
+                a.insert(HELM_HOOK_ANNOTATION.into(), v);
+            }
+            a.insert(other.into(), "PreDelete,pre-delete,Skip".into());
+            let obj = serde_json::json!({"metadata": {"annotations": a}});
+            let any = is_hook(&obj) || is_app_hook(&obj) || is_ignored(&obj) || is_skip(&obj)
+                || is_deletion_hook_only(&obj);
+            proptest::prop_assert!(has_hook_annotation(&obj) || !any);
+        }
     }
 
     #[test]

@@ -40,8 +40,9 @@ pub(crate) use annotations::{csv, first_option_value, go_atoi};
 pub(crate) use go_text::go_quote;
 pub use hooks::{HOOK_FINALIZER, HookDeletePolicy};
 pub(crate) use hooks::{
-    HookFacts, add_hook_finalizer, delete_policies, drop_hook_finalizer, hook_types, is_app_hook,
-    is_deletion_hook_only, is_ignored, is_post_delete_hook, is_pre_delete_hook, is_skip, wave_of,
+    HookFacts, add_hook_finalizer, delete_policies, drop_hook_finalizer, has_hook_annotation,
+    hook_types, is_app_hook, is_deletion_hook_only, is_ignored, is_post_delete_hook,
+    is_pre_delete_hook, is_skip, wave_of,
 };
 pub(crate) use hooks::{HookType, has_hook_finalizer, is_hook, wave};
 pub(crate) use sync_options::FIELD_MANAGER;
