@@ -436,17 +436,18 @@ fn unset(m: &Map<String, Value>, key: &str) -> bool {
     }
 }
 
-fn default(m: &mut Map<String, Value>, key: &str, value: Value) {
+fn default(m: &mut Map<String, Value>, key: &str, value: impl Into<Value>) {
+    // The value is made only when it is set (most fields are already there).
     if unset(m, key) {
-        m.insert(key.to_owned(), value);
+        m.insert(key.to_owned(), value.into());
     }
 }
 
 /// [`default`] of a field Go declares as a pointer: only a nil pointer (absent or null) is
 /// set; an empty string is a value.
-fn default_nil(m: &mut Map<String, Value>, key: &str, value: Value) {
+fn default_nil(m: &mut Map<String, Value>, key: &str, value: impl Into<Value>) {
     if m.get(key).is_none_or(Value::is_null) {
-        m.insert(key.to_owned(), value);
+        m.insert(key.to_owned(), value.into());
     }
 }
 
@@ -508,27 +509,27 @@ fn default_definition(name: &str, m: &mut Map<String, Value>, ctx: &Ctx) {
             if gv == "extensions/v1beta1" {
                 selector_and_labels_from_template(m, true);
             }
-            default(obj(m, "spec"), "replicas", json!(1));
+            default(obj(m, "spec"), "replicas", 1);
         }
         "io.k8s.api.core.v1.ReplicationController" => {
             selector_and_labels_from_template(m, false);
-            default(obj(m, "spec"), "replicas", json!(1));
+            default(obj(m, "spec"), "replicas", 1);
         }
         "io.k8s.api.batch.v1.Job" => job(m),
         "io.k8s.api.batch.v1.CronJobSpec" | "io.k8s.api.batch.v1beta1.CronJobSpec" => {
-            default(m, "concurrencyPolicy", json!("Allow"));
-            default(m, "suspend", json!(false));
-            default(m, "successfulJobsHistoryLimit", json!(3));
-            default(m, "failedJobsHistoryLimit", json!(1));
+            default(m, "concurrencyPolicy", "Allow");
+            default(m, "suspend", false);
+            default(m, "successfulJobsHistoryLimit", 3);
+            default(m, "failedJobsHistoryLimit", 1);
         }
         "io.k8s.api.core.v1.Pod" => pod(m),
         "io.k8s.api.core.v1.PodSpec" => {
             service_account_alias(m);
-            default(m, "dnsPolicy", json!("ClusterFirst"));
-            default(m, "restartPolicy", json!("Always"));
+            default(m, "dnsPolicy", "ClusterFirst");
+            default(m, "restartPolicy", "Always");
             default(m, "securityContext", json!({}));
-            default(m, "terminationGracePeriodSeconds", json!(30));
-            default(m, "schedulerName", json!("default-scheduler"));
+            default(m, "terminationGracePeriodSeconds", 30);
+            default(m, "schedulerName", "default-scheduler");
         }
         "io.k8s.api.core.v1.Container" | "io.k8s.api.core.v1.EphemeralContainer" => {
             if unset(m, "imagePullPolicy") {
@@ -536,23 +537,23 @@ fn default_definition(name: &str, m: &mut Map<String, Value>, ctx: &Ctx) {
                 let policy = if image_tag(image) == "latest" { "Always" } else { "IfNotPresent" };
                 m.insert("imagePullPolicy".into(), json!(policy));
             }
-            default(m, "terminationMessagePath", json!("/dev/termination-log"));
-            default(m, "terminationMessagePolicy", json!("File"));
+            default(m, "terminationMessagePath", "/dev/termination-log");
+            default(m, "terminationMessagePolicy", "File");
         }
         "io.k8s.api.core.v1.ContainerPort"
         | "io.k8s.api.core.v1.ServicePort"
         | "io.k8s.api.core.v1.EndpointPort"
         | "io.k8s.api.networking.v1.NetworkPolicyPort" => {
-            default(m, "protocol", json!("TCP"));
+            default(m, "protocol", "TCP");
         }
         "io.k8s.api.discovery.v1.EndpointPort" => {
             if m.get("name").is_none_or(Value::is_null) {
                 m.insert("name".into(), json!(""));
             }
-            default(m, "protocol", json!("TCP"));
+            default(m, "protocol", "TCP");
         }
         "io.k8s.api.rbac.v1.RoleBinding" | "io.k8s.api.rbac.v1.ClusterRoleBinding" => {
-            default(obj(m, "roleRef"), "apiGroup", json!("rbac.authorization.k8s.io"));
+            default(obj(m, "roleRef"), "apiGroup", "rbac.authorization.k8s.io");
         }
         "io.k8s.api.rbac.v1.Subject" if unset(m, "apiGroup") => {
             if matches!(m.get("kind").and_then(Value::as_str), Some("User" | "Group")) {
@@ -561,23 +562,23 @@ fn default_definition(name: &str, m: &mut Map<String, Value>, ctx: &Ctx) {
         }
         "io.k8s.api.core.v1.ISCSIVolumeSource"
         | "io.k8s.api.core.v1.ISCSIPersistentVolumeSource" => {
-            default(m, "iscsiInterface", json!("default"));
+            default(m, "iscsiInterface", "default");
         }
         "io.k8s.api.core.v1.RBDVolumeSource" | "io.k8s.api.core.v1.RBDPersistentVolumeSource" => {
-            default(m, "pool", json!("rbd"));
-            default(m, "user", json!("admin"));
-            default(m, "keyring", json!("/etc/ceph/keyring"));
+            default(m, "pool", "rbd");
+            default(m, "user", "admin");
+            default(m, "keyring", "/etc/ceph/keyring");
         }
         "io.k8s.api.core.v1.AzureDiskVolumeSource" => {
-            default(m, "cachingMode", json!("ReadWrite"));
-            default(m, "kind", json!("Shared"));
-            default(m, "fsType", json!("ext4"));
-            default(m, "readOnly", json!(false));
+            default(m, "cachingMode", "ReadWrite");
+            default(m, "kind", "Shared");
+            default(m, "fsType", "ext4");
+            default(m, "readOnly", false);
         }
         "io.k8s.api.core.v1.ScaleIOVolumeSource"
         | "io.k8s.api.core.v1.ScaleIOPersistentVolumeSource" => {
-            default(m, "storageMode", json!("ThinProvisioned"));
-            default(m, "fsType", json!("xfs"));
+            default(m, "storageMode", "ThinProvisioned");
+            default(m, "fsType", "xfs");
         }
         "io.k8s.api.core.v1.Probe" => {
             for (k, v) in [
@@ -592,27 +593,25 @@ fn default_definition(name: &str, m: &mut Map<String, Value>, ctx: &Ctx) {
             }
         }
         // A declarative default (`+default=""`): the generated defaulters set the nil pointer.
-        "io.k8s.api.core.v1.GRPCAction" => default_nil(m, "service", json!("")),
+        "io.k8s.api.core.v1.GRPCAction" => default_nil(m, "service", ""),
         // `+default=false` of `env[].valueFrom.fileKeyRef.optional`.
-        "io.k8s.api.core.v1.FileKeySelector" => default_nil(m, "optional", json!(false)),
+        "io.k8s.api.core.v1.FileKeySelector" => default_nil(m, "optional", false),
         "io.k8s.api.core.v1.HTTPGetAction" => {
-            default(m, "path", json!("/"));
-            default(m, "scheme", json!("HTTP"));
+            default(m, "path", "/");
+            default(m, "scheme", "HTTP");
         }
         "io.k8s.api.core.v1.Volume" => volume(m),
         "io.k8s.api.core.v1.SecretVolumeSource"
         | "io.k8s.api.core.v1.ConfigMapVolumeSource"
         | "io.k8s.api.core.v1.DownwardAPIVolumeSource"
-        | "io.k8s.api.core.v1.ProjectedVolumeSource" => default(m, "defaultMode", json!(420)),
+        | "io.k8s.api.core.v1.ProjectedVolumeSource" => default(m, "defaultMode", 420),
         "io.k8s.api.core.v1.HostPathVolumeSource" if m.get("type").is_none_or(Value::is_null) => {
             m.insert("type".into(), json!(""));
         }
-        "io.k8s.api.core.v1.ServiceAccountTokenProjection" => {
-            default(m, "expirationSeconds", json!(3600))
-        }
-        "io.k8s.api.core.v1.ObjectFieldSelector" => default(m, "apiVersion", json!("v1")),
+        "io.k8s.api.core.v1.ServiceAccountTokenProjection" => default(m, "expirationSeconds", 3600),
+        "io.k8s.api.core.v1.ObjectFieldSelector" => default(m, "apiVersion", "v1"),
         "io.k8s.api.core.v1.Service" => service(m),
-        "io.k8s.api.core.v1.Secret" => default(m, "type", json!("Opaque")),
+        "io.k8s.api.core.v1.Secret" => default(m, "type", "Opaque"),
         "io.k8s.api.core.v1.Namespace" => {
             let name = m
                 .get("metadata")
@@ -623,25 +622,21 @@ fn default_definition(name: &str, m: &mut Map<String, Value>, ctx: &Ctx) {
                 obj(obj(m, "metadata"), "labels")
                     .insert("kubernetes.io/metadata.name".into(), json!(name));
             }
-            default(obj(m, "status"), "phase", json!("Active"));
+            default(obj(m, "status"), "phase", "Active");
         }
         "io.k8s.api.core.v1.PersistentVolume" => {
             let spec = obj(m, "spec");
-            default(spec, "persistentVolumeReclaimPolicy", json!("Retain"));
-            default(spec, "volumeMode", json!("Filesystem"));
-            default(obj(m, "status"), "phase", json!("Pending"));
+            default(spec, "persistentVolumeReclaimPolicy", "Retain");
+            default(spec, "volumeMode", "Filesystem");
+            default(obj(m, "status"), "phase", "Pending");
         }
         "io.k8s.api.core.v1.PersistentVolumeClaim" => {
             obj(m, "spec");
-            default(obj(m, "status"), "phase", json!("Pending"));
+            default(obj(m, "status"), "phase", "Pending");
         }
         "io.k8s.api.core.v1.LimitRangeItem" => limit_range_item(m),
-        "io.k8s.api.core.v1.PersistentVolumeClaimSpec" => {
-            default(m, "volumeMode", json!("Filesystem"))
-        }
-        "io.k8s.api.autoscaling.v1.HorizontalPodAutoscalerSpec" => {
-            default(m, "minReplicas", json!(1))
-        }
+        "io.k8s.api.core.v1.PersistentVolumeClaimSpec" => default(m, "volumeMode", "Filesystem"),
+        "io.k8s.api.autoscaling.v1.HorizontalPodAutoscalerSpec" => default(m, "minReplicas", 1),
         "io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerSpec" => hpa_v2(m),
         "io.k8s.api.networking.v1.NetworkPolicySpec" if empty_or_absent(m, "policyTypes") => {
             let mut types = vec![json!("Ingress")];
@@ -651,27 +646,27 @@ fn default_definition(name: &str, m: &mut Map<String, Value>, ctx: &Ctx) {
             m.insert("policyTypes".into(), Value::Array(types));
         }
         "io.k8s.api.storage.v1.StorageClass" => {
-            default_nil(m, "reclaimPolicy", json!("Delete"));
-            default_nil(m, "volumeBindingMode", json!("Immediate"));
+            default_nil(m, "reclaimPolicy", "Delete");
+            default_nil(m, "volumeBindingMode", "Immediate");
         }
         "io.k8s.api.storage.v1.CSIDriverSpec" => {
-            default_nil(m, "attachRequired", json!(true));
-            default_nil(m, "podInfoOnMount", json!(false));
-            default_nil(m, "storageCapacity", json!(false));
-            default_nil(m, "fsGroupPolicy", json!("ReadWriteOnceWithFSType"));
+            default_nil(m, "attachRequired", true);
+            default_nil(m, "podInfoOnMount", false);
+            default_nil(m, "storageCapacity", false);
+            default_nil(m, "fsGroupPolicy", "ReadWriteOnceWithFSType");
             if empty_or_absent(m, "volumeLifecycleModes") {
                 m.insert("volumeLifecycleModes".into(), json!(["Persistent"]));
             }
-            default_nil(m, "requiresRepublish", json!(false));
+            default_nil(m, "requiresRepublish", false);
             // SELinuxMountReadWriteOncePod is on (GA and locked since Kubernetes 1.36).
-            default_nil(m, "seLinuxMount", json!(false));
+            default_nil(m, "seLinuxMount", false);
             // VolumeLimitScaling is on (beta, on by default since Kubernetes 1.37).
-            default_nil(m, "preventPodSchedulingIfMissing", json!(false));
+            default_nil(m, "preventPodSchedulingIfMissing", false);
         }
         // `+default=86400` (Kubernetes 1.37).
         "io.k8s.api.certificates.v1.PodCertificateRequest"
         | "io.k8s.api.certificates.v1beta1.PodCertificateRequest" => {
-            default_nil(obj(m, "spec"), "maxExpirationSeconds", json!(86400));
+            default_nil(obj(m, "spec"), "maxExpirationSeconds", 86400);
         }
         // `+default={"single": {}}` (Kubernetes 1.37); the `preemptionPolicy` default waits
         // for PodGroupPreemptionPolicy, off by default (alpha).
@@ -681,14 +676,14 @@ fn default_definition(name: &str, m: &mut Map<String, Value>, ctx: &Ctx) {
             default_nil(obj(m, "spec"), "disruptionMode", json!({"single": {}}));
         }
         "io.k8s.api.scheduling.v1.PriorityClass" => {
-            default_nil(m, "preemptionPolicy", json!("PreemptLowerPriority"))
+            default_nil(m, "preemptionPolicy", "PreemptLowerPriority")
         }
         "io.k8s.api.networking.v1.IngressClassParametersReference" => {
-            default(m, "scope", json!("Cluster"))
+            default(m, "scope", "Cluster")
         }
         "io.k8s.api.admissionregistration.v1.MutatingWebhook" => webhook(m, gv, true),
         "io.k8s.api.admissionregistration.v1.ValidatingWebhook" => webhook(m, gv, false),
-        "io.k8s.api.admissionregistration.v1.RuleWithOperations" => default(m, "scope", json!("*")),
+        "io.k8s.api.admissionregistration.v1.RuleWithOperations" => default(m, "scope", "*"),
         // Admission policies (MutatingAdmissionPolicy v1 is new in Kubernetes 1.37; the
         // validating ones share the defaulters): `SetDefaults_*AdmissionPolicySpec`,
         // `SetDefaults_MatchResources` and `SetDefaults_Rule` of the match rules.
@@ -696,24 +691,24 @@ fn default_definition(name: &str, m: &mut Map<String, Value>, ctx: &Ctx) {
         | "io.k8s.api.admissionregistration.v1.MutatingAdmissionPolicySpec"
         | "io.k8s.api.admissionregistration.v1beta1.MutatingAdmissionPolicySpec"
         | "io.k8s.api.admissionregistration.v1alpha1.MutatingAdmissionPolicySpec" => {
-            default_nil(m, "failurePolicy", json!("Fail"));
+            default_nil(m, "failurePolicy", "Fail");
         }
         "io.k8s.api.admissionregistration.v1.MatchResources"
         | "io.k8s.api.admissionregistration.v1beta1.MatchResources"
         | "io.k8s.api.admissionregistration.v1alpha1.MatchResources" => {
-            default_nil(m, "matchPolicy", json!("Equivalent"));
+            default_nil(m, "matchPolicy", "Equivalent");
             default_nil(m, "namespaceSelector", json!({}));
             default_nil(m, "objectSelector", json!({}));
         }
         "io.k8s.api.admissionregistration.v1.NamedRuleWithOperations"
         | "io.k8s.api.admissionregistration.v1beta1.NamedRuleWithOperations"
         | "io.k8s.api.admissionregistration.v1alpha1.NamedRuleWithOperations" => {
-            default_nil(m, "scope", json!("*"));
+            default_nil(m, "scope", "*");
         }
         "io.k8s.api.admissionregistration.v1alpha1.ParamRef" => {
-            default_nil(m, "parameterNotFoundAction", json!("Deny"));
+            default_nil(m, "parameterNotFoundAction", "Deny");
         }
-        "io.k8s.api.admissionregistration.v1.ServiceReference" => default(m, "port", json!(443)),
+        "io.k8s.api.admissionregistration.v1.ServiceReference" => default(m, "port", 443),
         _ => {}
     }
 }
@@ -728,10 +723,10 @@ fn deployment(m: &mut Map<String, Value>, gv: &str) {
         selector_and_labels_from_template(m, true);
     }
     let spec = obj(m, "spec");
-    default(spec, "replicas", json!(1));
+    default(spec, "replicas", 1);
     let made = !spec.contains_key("strategy");
     let strategy = obj(spec, "strategy");
-    default(strategy, "type", json!("RollingUpdate"));
+    default(strategy, "type", "RollingUpdate");
     // extensions/v1beta1 also fills a `rollingUpdate` given with another type.
     let rolling_update_given =
         gv == "extensions/v1beta1" && strategy.get("rollingUpdate").is_some_and(|r| !r.is_null());
@@ -760,10 +755,10 @@ fn stateful_set(m: &mut Map<String, Value>, gv: &str) {
         selector_and_labels_from_template(m, true);
     }
     let spec = obj(m, "spec");
-    default(spec, "podManagementPolicy", json!("OrderedReady"));
+    default(spec, "podManagementPolicy", "OrderedReady");
     let us = obj(spec, "updateStrategy");
     if gv == "apps/v1beta1" {
-        default(us, "type", json!("OnDelete"));
+        default(us, "type", "OnDelete");
     } else if unset(us, "type") {
         us.insert("type".into(), json!("RollingUpdate"));
         obj(us, "rollingUpdate");
@@ -771,19 +766,19 @@ fn stateful_set(m: &mut Map<String, Value>, gv: &str) {
     if us.get("type").and_then(Value::as_str) == Some("RollingUpdate")
         && let Some(Value::Object(ru)) = us.get_mut("rollingUpdate")
     {
-        default(ru, "partition", json!(0));
+        default(ru, "partition", 0);
         // MaxUnavailableStatefulSet is on (beta, on by default since Kubernetes 1.37).
-        default_nil(ru, "maxUnavailable", json!(1));
+        default_nil(ru, "maxUnavailable", 1);
     }
     // The StatefulSetAutoDeletePVC defaulting runs in every apps version (on by default
     // since Kubernetes 1.27, the libraries Argo CD v3 builds with).
     if matches!(gv, "apps/v1" | "apps/v1beta1" | "apps/v1beta2") {
         let policy = obj(spec, "persistentVolumeClaimRetentionPolicy");
-        default(policy, "whenDeleted", json!("Retain"));
-        default(policy, "whenScaled", json!("Retain"));
+        default(policy, "whenDeleted", "Retain");
+        default(policy, "whenScaled", "Retain");
     }
-    default(spec, "replicas", json!(1));
-    default(spec, "revisionHistoryLimit", json!(10));
+    default(spec, "replicas", 1);
+    default(spec, "revisionHistoryLimit", 10);
 }
 
 fn daemon_set(m: &mut Map<String, Value>, gv: &str) {
@@ -799,10 +794,10 @@ fn daemon_set(m: &mut Map<String, Value>, gv: &str) {
     );
     if us.get("type").and_then(Value::as_str) == Some("RollingUpdate") {
         let ru = obj(us, "rollingUpdate");
-        default(ru, "maxUnavailable", json!(1));
-        default(ru, "maxSurge", json!(0));
+        default(ru, "maxUnavailable", 1);
+        default(ru, "maxSurge", 0);
     }
-    default(spec, "revisionHistoryLimit", json!(10));
+    default(spec, "revisionHistoryLimit", 10);
 }
 
 fn job(m: &mut Map<String, Value>) {
@@ -818,18 +813,18 @@ fn job(m: &mut Map<String, Value>) {
         spec.insert("completions".into(), json!(1));
         spec.insert("parallelism".into(), json!(1));
     }
-    default(spec, "parallelism", json!(1));
+    default(spec, "parallelism", 1);
     if unset(spec, "backoffLimit") {
         let limit = if unset(spec, "backoffLimitPerIndex") { json!(6) } else { json!(i32::MAX) };
         spec.insert("backoffLimit".into(), limit);
     }
-    default(spec, "completionMode", json!("NonIndexed"));
-    default(spec, "suspend", json!(false));
+    default(spec, "completionMode", "NonIndexed");
+    default(spec, "suspend", false);
     // JobPodReplacementPolicy is on (GA and locked since Kubernetes 1.34).
     let failure_policy = spec.get("podFailurePolicy").is_some_and(|p| !p.is_null());
     let replacement = if failure_policy { "Failed" } else { "TerminatingOrFailed" };
     default_nil(spec, "podReplacementPolicy", json!(replacement));
-    default_nil(spec, "manualSelector", json!(false));
+    default_nil(spec, "manualSelector", false);
     if let Some(labels) = template_labels {
         let meta = obj(m, "metadata");
         if empty_or_absent(meta, "labels") {
@@ -910,7 +905,7 @@ fn pod(m: &mut Map<String, Value>) {
             }
         }
     }
-    default(spec, "enableServiceLinks", json!(true));
+    default(spec, "enableServiceLinks", true);
     if spec.get("hostNetwork") == Some(&Value::Bool(true)) {
         for list in ["containers", "initContainers"] {
             let Some(Value::Array(cs)) = spec.get_mut(list) else { continue };
@@ -953,7 +948,7 @@ fn limit_range_item(m: &mut Map<String, Value>) {
 
 fn service(m: &mut Map<String, Value>) {
     let spec = obj(m, "spec");
-    default(spec, "sessionAffinity", json!("None"));
+    default(spec, "sessionAffinity", "None");
     match spec.get("sessionAffinity").and_then(Value::as_str) {
         Some("None") => {
             spec.remove("sessionAffinityConfig");
@@ -973,10 +968,10 @@ fn service(m: &mut Map<String, Value>) {
         }
         _ => {}
     }
-    default(spec, "type", json!("ClusterIP"));
+    default(spec, "type", "ClusterIP");
     if let Some(Value::Array(ports)) = spec.get_mut("ports") {
         for p in ports.iter_mut().filter_map(Value::as_object_mut) {
-            default(p, "protocol", json!("TCP"));
+            default(p, "protocol", "TCP");
             let tp_zero = match p.get("targetPort") {
                 None | Some(Value::Null) => true,
                 Some(Value::String(s)) => s.is_empty(),
@@ -994,13 +989,13 @@ fn service(m: &mut Map<String, Value>) {
         || ty == "NodePort"
         || (ty == "ClusterIP" && !empty_or_absent(spec, "externalIPs"));
     if externally_accessible {
-        default(spec, "externalTrafficPolicy", json!("Cluster"));
+        default(spec, "externalTrafficPolicy", "Cluster");
     }
     if matches!(ty.as_str(), "NodePort" | "LoadBalancer" | "ClusterIP") {
-        default(spec, "internalTrafficPolicy", json!("Cluster"));
+        default(spec, "internalTrafficPolicy", "Cluster");
     }
     if ty == "LoadBalancer" {
-        default(spec, "allocateLoadBalancerNodePorts", json!(true));
+        default(spec, "allocateLoadBalancerNodePorts", true);
         // The load balancer's addresses are virtual IPs unless the status says otherwise
         // (LoadBalancerIPMode: on since Kubernetes 1.30, unconditional in 1.37).
         let ingress = m
@@ -1010,14 +1005,14 @@ fn service(m: &mut Map<String, Value>) {
             .and_then(Value::as_array_mut);
         for i in ingress.into_iter().flatten().filter_map(Value::as_object_mut) {
             if i.get("ip").and_then(Value::as_str).is_some_and(|ip| !ip.is_empty()) {
-                default_nil(i, "ipMode", json!("VIP"));
+                default_nil(i, "ipMode", "VIP");
             }
         }
     }
 }
 
 fn hpa_v2(m: &mut Map<String, Value>) {
-    default(m, "minReplicas", json!(1));
+    default(m, "minReplicas", 1);
     if empty_or_absent(m, "metrics") {
         m.insert(
             "metrics".into(),
@@ -1026,8 +1021,8 @@ fn hpa_v2(m: &mut Map<String, Value>) {
     }
     let Some(Value::Object(behavior)) = m.get_mut("behavior") else { return };
     let up = obj(behavior, "scaleUp");
-    default(up, "stabilizationWindowSeconds", json!(0));
-    default(up, "selectPolicy", json!("Max"));
+    default(up, "stabilizationWindowSeconds", 0);
+    default(up, "selectPolicy", "Max");
     if unset(up, "policies") {
         up.insert(
             "policies".into(),
@@ -1035,7 +1030,7 @@ fn hpa_v2(m: &mut Map<String, Value>) {
         );
     }
     let down = obj(behavior, "scaleDown");
-    default(down, "selectPolicy", json!("Max"));
+    default(down, "selectPolicy", "Max");
     if unset(down, "policies") {
         down.insert(
             "policies".into(),
@@ -1054,16 +1049,16 @@ fn webhook(m: &mut Map<String, Value>, gv: &str, mutating: bool) {
     default_nil(m, "namespaceSelector", json!({}));
     default_nil(m, "objectSelector", json!({}));
     if v1beta1 {
-        default_nil(m, "sideEffects", json!("Unknown"));
-        default_nil(m, "timeoutSeconds", json!(30));
+        default_nil(m, "sideEffects", "Unknown");
+        default_nil(m, "timeoutSeconds", 30);
         if empty_or_absent(m, "admissionReviewVersions") {
             m.insert("admissionReviewVersions".into(), json!(["v1beta1"]));
         }
     } else {
-        default_nil(m, "timeoutSeconds", json!(10));
+        default_nil(m, "timeoutSeconds", 10);
     }
     if mutating {
-        default_nil(m, "reinvocationPolicy", json!("Never"));
+        default_nil(m, "reinvocationPolicy", "Never");
     }
 }
 
