@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use super::defaults::{apply_defaults_in_place, may_take_the_patch_path};
+use super::defaults::{apply_defaults_in_place, in_place, may_take_the_patch_path};
 use super::error::PatchFailure;
 use super::merge_patch::{
     apply_merge_patch, remove_list_fields, remove_map_fields, three_way_json_merge_patch,
@@ -74,27 +74,17 @@ pub(crate) fn three_way_predict(
             }
             None => three_way_strategic_patch(orig, config, live, g, v, k)?,
         };
-        // An empty patch leaves live as it is: no working copy is needed.
-        let predicted = if patch.as_object().is_some_and(serde_json::Map::is_empty) {
-            None
+        // An empty patch leaves live as it is: no working copy is needed. The patch's keys are
+        // kept to say where the prediction differs from live.
+        let (mut predicted, applied) = if patch.as_object().is_some_and(serde_json::Map::is_empty) {
+            (None, None)
         } else {
             let mut predicted = live.clone();
+            let applied = patch.clone();
             apply_strategic_patch_in_place(&mut predicted, patch, g, v, k)?;
-            Some(predicted).filter(|p| p != &*live)
+            (Some(predicted).filter(|p| p != &*live), Some(applied))
         };
-        // The defaults of both sides, the prediction's first as in Argo CD's `applyPatch`; a
-        // side whose defaults patch cannot be applied fails the prediction (live is then left
-        // as it was). Live's are skipped with an unchanged prediction when the objects are not
-        // kept, unless live's defaults may need a patch: Argo CD defaults the unchanged
-        // prediction too, and its defaults patch fails where Go's `$setElementOrder` check
-        // refuses a repeated merge key, which the three-way patch let pass.
-        let mut predicted = predicted;
-        if let Some(p) = &mut predicted {
-            apply_defaults_in_place(p)?;
-        }
-        if keep || predicted.is_some() || may_take_the_patch_path(live) {
-            apply_defaults_in_place(live)?;
-        }
+        default_both(predicted.as_mut(), applied.as_ref(), live, keep)?;
         Ok(match predicted {
             None => Predicted::Same,
             Some(p) => Predicted::Changed(p),
@@ -105,6 +95,39 @@ pub(crate) fn three_way_predict(
         let predicted = apply_merge_patch(live, &patch);
         Ok(if predicted == *live { Predicted::Same } else { Predicted::Changed(predicted) })
     }
+}
+
+/// The defaults of both sides, the prediction's first as in Argo CD's `applyPatch`; a side
+/// whose defaults patch cannot be applied fails the prediction (live is then left as it was).
+/// Live's are skipped with an unchanged prediction when the objects are not kept, unless
+/// live's defaults may need a patch: Argo CD defaults the unchanged prediction too, and its
+/// defaults patch fails where Go's `$setElementOrder` check refuses a repeated merge key,
+/// which the three-way patch let pass.
+///
+/// With a prediction both sides get their defaults: whether live takes the in-place path is
+/// asked once, and the prediction's answer then follows from what the `applied` patch
+/// touched (the rest of the prediction is live's).
+fn default_both(
+    predicted: Option<&mut Value>,
+    applied: Option<&Value>,
+    live: &mut Value,
+    keep: bool,
+) -> Result<(), PatchFailure> {
+    let live_in_place = predicted.as_ref().and_then(|_| in_place(live));
+    let changed = predicted.is_some();
+    if let Some(p) = predicted {
+        match (&live_in_place, applied) {
+            (Some(ip), Some(patch)) if ip.holds_after(p, live, patch) => ip.apply(p),
+            _ => apply_defaults_in_place(p)?,
+        }
+    }
+    if keep || changed || may_take_the_patch_path(live) {
+        match &live_in_place {
+            Some(ip) => ip.apply(live),
+            None => apply_defaults_in_place(live)?,
+        }
+    }
+    Ok(())
 }
 
 /// An object's `spec.volumeClaimTemplates` (read by key: `Value::pointer` parses its text

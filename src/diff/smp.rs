@@ -146,31 +146,50 @@ pub(crate) fn patch_round_trips(doc: &Value, t: Option<TypeRef>) -> bool {
 }
 
 fn map_round_trips(m: &Map<String, Value>, t: Option<TypeRef>, retain_keys: bool) -> bool {
-    m.iter().all(|(key, v)| {
-        if key.starts_with('$') || (retain_keys && v.is_null()) {
-            return false;
-        }
-        match v {
-            Value::Object(o) => {
-                let m = meta(t, key);
-                map_round_trips(o, m.t, m.strategy.retain_keys)
-            }
-            Value::Array(l) => {
-                let m = meta(t, key);
-                let items = m.t.and_then(TypeRef::items);
-                (!m.strategy.merge || merged_list_round_trips(l, m.merge_key))
-                    && l.iter().all(|e| match e {
-                        Value::Object(o) => map_round_trips(o, items, m.strategy.retain_keys),
-                        Value::Array(_) => false,
-                        _ => true,
-                    })
-            }
-            _ => true,
-        }
-    })
+    m.iter().all(|(key, v)| entry_round_trips(key, v, t, retain_keys))
 }
 
-fn merged_list_round_trips<'a>(l: &'a [Value], merge_key: Option<&str>) -> bool {
+/// [`patch_round_trips`]' condition on one entry `key: v` of a map at position `t` (at a
+/// `retainKeys` position when `retain_keys` is set): the entry and everything below it. A map
+/// round-trips when each of its entries does, so a caller that knows the rest of a map
+/// round-trips checks the entries that changed.
+pub(crate) fn entry_round_trips(
+    key: &str,
+    v: &Value,
+    t: Option<TypeRef>,
+    retain_keys: bool,
+) -> bool {
+    if key.starts_with('$') || (retain_keys && v.is_null()) {
+        return false;
+    }
+    match v {
+        Value::Object(o) => {
+            let m = meta(t, key);
+            map_round_trips(o, m.t, m.strategy.retain_keys)
+        }
+        Value::Array(l) => {
+            let m = meta(t, key);
+            let items = m.t.and_then(TypeRef::items);
+            (!m.strategy.merge || merged_list_round_trips(l, m.merge_key))
+                && l.iter().all(|e| element_round_trips(e, items, m.strategy.retain_keys))
+        }
+        _ => true,
+    }
+}
+
+/// [`patch_round_trips`]' condition on an element `e` of a list whose elements have type
+/// `items` (a `retainKeys` list when `retain_keys` is set), apart from the list's own.
+pub(crate) fn element_round_trips(e: &Value, items: Option<TypeRef>, retain_keys: bool) -> bool {
+    match e {
+        Value::Object(o) => map_round_trips(o, items, retain_keys),
+        Value::Array(_) => false,
+        _ => true,
+    }
+}
+
+/// [`patch_round_trips`]' condition on a list merged by `merge_key` itself (not its
+/// elements'): distinct elements, as the patch matches them.
+pub(crate) fn merged_list_round_trips<'a>(l: &'a [Value], merge_key: Option<&str>) -> bool {
     let form = |e: &'a Value| match (merge_key, e) {
         (Some(mk), Value::Object(o)) => o.get(mk).map(go_format),
         (None, Value::Object(_) | Value::Array(_)) | (Some(_), _) => None,
@@ -365,9 +384,9 @@ struct DiffOptions {
     ignore_changes_and_additions: bool,
     set_element_order: bool,
     build_retain_keys: bool,
-    /// Only the general way, without the shortcuts of [`diff_maps`] (a deletions patch walked
-    /// by the original's keys) and [`diff_paired_lists`]: the reference the tests compare the
-    /// shortcuts with.
+    /// Only the general way, without the shortcuts of [`diff_maps`] (the two maps walked side
+    /// by side instead of a look-up per key) and [`diff_paired_lists`]: the reference the
+    /// tests compare the shortcuts with.
     general: bool,
 }
 
@@ -378,49 +397,108 @@ fn diff_maps(
     opts: DiffOptions,
     path: At<'_>,
 ) -> Result<Map<String, Value>> {
+    if opts.general {
+        return diff_maps_by_lookup(a, b, t, opts, path);
+    }
     let mut patch = Map::new();
-    if opts.ignore_changes_and_additions && !opts.general {
-        // Only what `a` has can be deleted: its keys are walked, each looked up in `b`. The
-        // keys both have come in the same order as in a walk of `b` (both maps are sorted),
-        // so the first error is the same; a key only `b` has gives nothing here.
-        for (key, av) in a {
-            match b.get(key) {
-                Some(bv) => diff_key(&mut patch, key, av, bv, t, opts, path)?,
-                None if !opts.ignore_deletions => {
+    // Both maps are sorted: one walk of the two side by side finds each key's two values
+    // (a look-up per key would compare keys again from each map's root). The keys both have
+    // come in the order a walk of `b` gives them, so the first error is the general way's.
+    let mut a_only_set = false;
+    for (key, sides) in side_by_side(a, b) {
+        match sides {
+            Sides::Both(av, bv) => diff_key(&mut patch, key, av, bv, t, opts, path)?,
+            Sides::B(bv) if !opts.ignore_changes_and_additions => {
+                patch.insert(key.clone(), bv.clone());
+            }
+            Sides::A(av) => {
+                a_only_set |= !av.is_null();
+                if !opts.ignore_deletions {
                     patch.insert(key.clone(), Value::Null);
                 }
-                None => {}
             }
+            Sides::B(_) => {}
         }
-    } else {
-        for (key, bv) in b {
-            match a.get(key) {
-                Some(av) => diff_key(&mut patch, key, av, bv, t, opts, path)?,
-                None if !opts.ignore_changes_and_additions => {
-                    patch.insert(key.clone(), bv.clone());
-                }
-                None => {}
+    }
+    if opts.build_retain_keys && (!patch.is_empty() || a_only_set) {
+        insert_retain_keys(&mut patch, b);
+    }
+    Ok(patch)
+}
+
+/// [`diff_maps`] the general way: each key of `b` looked up in `a`, then each key of `a` in
+/// `b` (the reference [`side_by_side`] is compared with).
+fn diff_maps_by_lookup(
+    a: &Map<String, Value>,
+    b: &Map<String, Value>,
+    t: Option<TypeRef>,
+    opts: DiffOptions,
+    path: At<'_>,
+) -> Result<Map<String, Value>> {
+    let mut patch = Map::new();
+    for (key, bv) in b {
+        match a.get(key) {
+            Some(av) => diff_key(&mut patch, key, av, bv, t, opts, path)?,
+            None if !opts.ignore_changes_and_additions => {
+                patch.insert(key.clone(), bv.clone());
             }
+            None => {}
         }
-        if !opts.ignore_deletions {
-            for key in a.keys() {
-                if !b.contains_key(key) {
-                    patch.insert(key.clone(), Value::Null);
-                }
+    }
+    if !opts.ignore_deletions {
+        for key in a.keys() {
+            if !b.contains_key(key) {
+                patch.insert(key.clone(), Value::Null);
             }
         }
     }
     if opts.build_retain_keys
         && (!patch.is_empty() || a.iter().any(|(k, v)| !v.is_null() && !b.contains_key(k)))
     {
-        // `b`'s non-null keys, sorted (as a sorted map gives them).
-        let retain_keys: Vec<Value> =
-            b.iter().filter(|(_, v)| !v.is_null()).map(|(k, _)| Value::String(k.clone())).collect();
-        if !retain_keys.is_empty() {
-            patch.insert(RETAIN_KEYS.to_owned(), Value::Array(retain_keys));
-        }
+        insert_retain_keys(&mut patch, b);
     }
     Ok(patch)
+}
+
+/// The `$retainKeys` directive: `b`'s non-null keys, sorted (as a sorted map gives them);
+/// none when there are none.
+fn insert_retain_keys(patch: &mut Map<String, Value>, b: &Map<String, Value>) {
+    let retain_keys: Vec<Value> =
+        b.iter().filter(|(_, v)| !v.is_null()).map(|(k, _)| Value::String(k.clone())).collect();
+    if !retain_keys.is_empty() {
+        patch.insert(RETAIN_KEYS.to_owned(), Value::Array(retain_keys));
+    }
+}
+
+/// A key's values in the two maps of [`side_by_side`].
+enum Sides<'m> {
+    A(&'m Value),
+    B(&'m Value),
+    Both(&'m Value, &'m Value),
+}
+
+/// The keys of two sorted maps in order, each once, with its value on each side that has it.
+fn side_by_side<'m>(
+    a: &'m Map<String, Value>,
+    b: &'m Map<String, Value>,
+) -> impl Iterator<Item = (&'m String, Sides<'m>)> {
+    let (mut a, mut b) = (a.iter().peekable(), b.iter().peekable());
+    std::iter::from_fn(move || {
+        let order = match (a.peek(), b.peek()) {
+            (None, None) => return None,
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (Some((ka, _)), Some((kb, _))) => ka.as_str().cmp(kb.as_str()),
+        };
+        Some(match order {
+            std::cmp::Ordering::Less => a.next().map(|(k, v)| (k, Sides::A(v)))?,
+            std::cmp::Ordering::Greater => b.next().map(|(k, v)| (k, Sides::B(v)))?,
+            std::cmp::Ordering::Equal => {
+                let ((k, av), (_, bv)) = (a.next()?, b.next()?);
+                (k, Sides::Both(av, bv))
+            }
+        })
+    })
 }
 
 /// What [`diff_maps`] writes into `patch` for a key both maps have.
@@ -1751,6 +1829,31 @@ mod robustness {
                 prop_assert_eq!(
                     super::three_way_maps(o, m, l, t, false),
                     super::three_way_maps(o, m, l, t, true)
+                );
+            }
+        }
+
+        /// Every option of a map's diff (the two-way patch of the defaults, the delta and
+        /// deletions patches, a `retainKeys` position) gives the general way's patch or error
+        /// when the maps are walked side by side.
+        #[test]
+        fn side_by_side_gives_the_general_answer(a in value(), b in value()) {
+            let (a, b) = (deployment(a), deployment(b));
+            let t = crate::schema::lookup("apps", "v1", "Deployment");
+            let (Some(am), Some(bm)) = (a.as_object(), b.as_object()) else { return Ok(()) };
+            for bits in 0..16u8 {
+                let opts = |general| super::DiffOptions {
+                    ignore_deletions: bits & 1 != 0,
+                    ignore_changes_and_additions: bits & 2 != 0,
+                    set_element_order: true,
+                    build_retain_keys: bits & 4 != 0,
+                    general,
+                };
+                let at = super::At::Root;
+                let (x, y) = if bits & 8 != 0 { (am, bm) } else { (bm, am) };
+                prop_assert_eq!(
+                    super::diff_maps(x, y, t, opts(false), at),
+                    super::diff_maps(x, y, t, opts(true), at)
                 );
             }
         }
