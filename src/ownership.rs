@@ -249,7 +249,7 @@ pub(crate) fn excluded(r: &ObjectRef, app: &Application, settings: &Settings) ->
 
 /// The first owner of an object with `ownerReferences`, as `group/Kind name`.
 fn first_owner(obj: &Value) -> Option<String> {
-    let refs = obj.pointer("/metadata/ownerReferences")?.as_array()?;
+    let refs = obj.get("metadata")?.get("ownerReferences")?.as_array()?;
     if refs.is_empty() {
         return None;
     }
@@ -307,7 +307,12 @@ pub(crate) fn live_ref(obj: &Value, scopes: &Scopes) -> ObjectRef {
 /// those by their empty name).
 pub(crate) fn object_ref(obj: &Value) -> ObjectRef {
     let mut r = ObjectRef::from_object_lossy(obj);
-    if obj.pointer("/metadata/name").and_then(Value::as_str).is_none_or(str::is_empty) {
+    if obj
+        .get("metadata")
+        .and_then(|m| m.get("name"))
+        .and_then(Value::as_str)
+        .is_none_or(str::is_empty)
+    {
         r.name = String::new();
     }
     r

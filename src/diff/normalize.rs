@@ -221,7 +221,7 @@ pub(crate) fn set_annotation(obj: &mut Value, key: &str, value: String) {
 /// The parsed last-applied configuration of an object: `None` when absent, `Some(Err)` when
 /// it does not parse as a JSON object.
 pub(crate) fn last_applied(obj: &Value) -> Option<Result<Value, ()>> {
-    let text = obj.pointer("/metadata/annotations")?.get(LAST_APPLIED_ANNOTATION)?;
+    let text = obj.get("metadata")?.get("annotations")?.get(LAST_APPLIED_ANNOTATION)?;
     let Value::String(text) = text else { return Some(Err(())) };
     match serde_json::from_str::<Value>(text) {
         Ok(v @ Value::Object(_)) => Some(Ok(v)),
