@@ -162,7 +162,7 @@ impl ManagedFields {
         if has_managed_fields(config) || orig.is_some_and(has_managed_fields) {
             return ManagedFields(None);
         }
-        match live.pointer("/metadata/managedFields") {
+        match managed_fields(live) {
             Some(fields) if decodes_if_builtin(live, fields) => {}
             _ => return ManagedFields(None),
         }
@@ -178,11 +178,8 @@ impl ManagedFields {
     /// normaliser reads no more of live than the pointers it removes ([`Keep::PatchUnread`]):
     /// remarshal and the normaliser then treat every other field the same without it.
     fn leave_out<'v>(live: Cow<'v, Value>, config: &Value) -> Cow<'v, Value> {
-        let Some(fields) = live.pointer("/metadata/managedFields") else { return live };
-        let last_applied = live
-            .pointer("/metadata/annotations")
-            .and_then(|a| a.get(crate::config::LAST_APPLIED_ANNOTATION))
-            .and_then(Value::as_str)
+        let Some(fields) = managed_fields(&live) else { return live };
+        let last_applied = crate::object::annotation(&live, crate::config::LAST_APPLIED_ANNOTATION)
             .unwrap_or_default();
         if has_managed_fields(config)
             || crate::object::last_applied_may_hold_managed_fields(last_applied)
@@ -214,7 +211,13 @@ impl ManagedFields {
 
 /// Whether an object has `metadata.managedFields`.
 fn has_managed_fields(obj: &Value) -> bool {
-    obj.get("metadata").is_some_and(|m| m.get("managedFields").is_some())
+    managed_fields(obj).is_some()
+}
+
+/// An object's `metadata.managedFields`, read by key (`Value::pointer` splits the pointer and
+/// copies each of its tokens, about 2,500 instructions a call).
+fn managed_fields(obj: &Value) -> Option<&Value> {
+    obj.get("metadata")?.get("managedFields")
 }
 
 /// Whether live's `managedFields` (`fields`) can be set aside as far as its type goes: a
