@@ -167,7 +167,7 @@ impl Fields {
         loop {
             let i = usize::try_from(*self.slots.get(at)?).ok()?.checked_sub(1)?;
             let (k, n) = self.by_name.get(i)?;
-            if k.as_bytes() == name.as_bytes() {
+            if same_name(k.as_bytes(), name.as_bytes()) {
                 return Some((k, n));
             }
             at = (at + 1) & mask;
@@ -180,6 +180,26 @@ impl Fields {
 
     fn iter(&self) -> impl Iterator<Item = (&String, &Node)> {
         self.by_name.iter().map(|(k, n)| (k, n))
+    }
+}
+
+/// Whether two field names are the same bytes: names of 4 to 16 bytes (nearly all of them)
+/// are compared as two overlapping words, in place, where a slice comparison calls `bcmp`
+/// (a call per look-up that also makes the look-up save and restore its registers).
+fn same_name(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    match a.len() {
+        8..=16 => {
+            a.first_chunk::<8>() == b.first_chunk::<8>()
+                && a.last_chunk::<8>() == b.last_chunk::<8>()
+        }
+        4..=7 => {
+            a.first_chunk::<4>() == b.first_chunk::<4>()
+                && a.last_chunk::<4>() == b.last_chunk::<4>()
+        }
+        _ => a == b,
     }
 }
 
@@ -973,6 +993,26 @@ mod tests {
         for v in defs.values().chain(&odd) {
             let one_pass = format!("{:?}", parse_node(v, &by_name, true));
             assert_eq!(one_pass, format!("{:?}", parse_node_by_search(v, &by_name, true)), "{v}");
+        }
+    }
+
+    proptest::proptest! {
+        /// The word comparison of names against the slice comparison, on random names of every
+        /// length up to 24 bytes and names that differ from them in one byte.
+        #[test]
+        fn same_name_is_slice_equality(
+            a in proptest::collection::vec(proptest::num::u8::ANY, 0..24),
+            at in proptest::num::usize::ANY,
+            to in proptest::num::u8::ANY,
+            other in proptest::collection::vec(proptest::num::u8::ANY, 0..24),
+        ) {
+            let mut changed = a.clone();
+            if let Some(b) = changed.get_mut(at % a.len().max(1)) {
+                *b = to;
+            }
+            for b in [&a, &changed, &other] {
+                proptest::prop_assert_eq!(same_name(&a, b), a == *b);
+            }
         }
     }
 
