@@ -249,7 +249,7 @@ pub(crate) fn excluded(r: &ObjectRef, app: &Application, settings: &Settings) ->
 
 /// The first owner of an object with `ownerReferences`, as `group/Kind name`.
 fn first_owner(obj: &Value) -> Option<String> {
-    let refs = obj.pointer("/metadata/ownerReferences")?.as_array()?;
+    let refs = obj.get("metadata")?.get("ownerReferences")?.as_array()?;
     if refs.is_empty() {
         return None;
     }

@@ -138,28 +138,10 @@ fn check_and_canonicalize(v: &mut Value, t: TypeRef, log: &mut Vec<Undo>) -> Res
                 if failed.is_some() {
                     return true;
                 }
-                let Some(ft) = t.field(k) else {
-                    failed = Some(if t.field_folded(k).is_some() {
-                        Unfit::Folded
-                    } else {
-                        Unfit::Fails
-                    });
-                    return true;
-                };
-                let start = log.len();
-                let keep = match check_and_canonicalize(fv, ft, log) {
-                    Err(e) => {
-                        failed = Some(e);
-                        true
-                    }
-                    Ok(()) if omitted(fv, ft) => {
-                        log.push(Undo { path: Vec::new(), old: std::mem::take(fv) });
-                        false
-                    }
-                    Ok(()) => true,
-                };
-                below_step(log, start, || Step::Key(k.clone()));
-                keep
+                field_in_place(k, fv, t, log).unwrap_or_else(|e| {
+                    failed = Some(e);
+                    true
+                })
             });
             failed.map_or(Ok(()), Err)
         }
@@ -171,7 +153,9 @@ fn check_and_canonicalize(v: &mut Value, t: TypeRef, log: &mut Vec<Undo>) -> Res
             for (i, e) in l.iter_mut().enumerate() {
                 let start = log.len();
                 let r = element(e, it, log);
-                below_step(log, start, || Step::Index(i));
+                if log.len() > start {
+                    below_step(log, start, || Step::Index(i));
+                }
                 r?;
             }
             Ok(())
@@ -184,30 +168,82 @@ fn check_and_canonicalize(v: &mut Value, t: TypeRef, log: &mut Vec<Undo>) -> Res
             for (k, e) in m.iter_mut() {
                 let start = log.len();
                 let r = element(e, vt, log);
-                below_step(log, start, || Step::Key(k.clone()));
+                if log.len() > start {
+                    below_step(log, start, || Step::Key(k.clone()));
+                }
                 r?;
             }
             Ok(())
         }
         (Shape::Struct | Shape::List | Shape::Map, _) => Err(Unfit::Fails),
-        (Shape::Scalar(s), v) => {
-            integral_floats(v);
-            if !scalar_changes(v, s) {
-                return if scalar_fits(v, s) { Ok(()) } else { Err(Unfit::Fails) };
-            }
-            // Where the round trip may change the value it accepts exactly what
-            // `scalar_fits` accepts; a value already canonical is left and not logged.
-            let c = scalar_round_trip(v, s, "").map_err(|_| Unfit::Fails)?;
-            if c != *v {
-                log.push(Undo { path: Vec::new(), old: std::mem::replace(v, c) });
-            }
-            Ok(())
+        (Shape::Scalar(s), v) => scalar_in_place(v, s, log),
+    }
+}
+
+/// One field of a struct in [`check_and_canonicalize`]: whether it stays (an omitted field
+/// goes, logged). The changes below it get the field's step; a scalar already at rest that
+/// stays takes no call, no log and no step.
+fn field_in_place(k: &str, fv: &mut Value, t: TypeRef, log: &mut Vec<Undo>) -> Result<bool, Unfit> {
+    let Some(ft) = t.field(k) else {
+        return Err(if t.field_folded(k).is_some() { Unfit::Folded } else { Unfit::Fails });
+    };
+    // A scalar that `omitempty` drops takes the general way, which logs it for an undo.
+    if let Shape::Scalar(s) = ft.shape()
+        && scalar_at_rest(fv, s)
+        && !omitted(fv, ft)
+    {
+        return Ok(true);
+    }
+    let start = log.len();
+    let r = check_and_canonicalize(fv, ft, log);
+    let keep = match r {
+        Ok(()) if omitted(fv, ft) => {
+            log.push(Undo { path: Vec::new(), old: std::mem::take(fv) });
+            false
         }
+        _ => true,
+    };
+    if log.len() > start {
+        below_step(log, start, || Step::Key(k.to_owned()));
+    }
+    r.map(|()| keep)
+}
+
+/// A scalar of [`check_and_canonicalize`]: integral floats become integers, the value must fit
+/// its type, and one the round trip changes is replaced and logged.
+fn scalar_in_place(v: &mut Value, s: Scalar, log: &mut Vec<Undo>) -> Result<(), Unfit> {
+    integral_floats(v);
+    if !scalar_changes(v, s) {
+        return if scalar_fits(v, s) { Ok(()) } else { Err(Unfit::Fails) };
+    }
+    // Where the round trip may change the value it accepts exactly what
+    // `scalar_fits` accepts; a value already canonical is left and not logged.
+    let c = scalar_round_trip(v, s, "").map_err(|_| Unfit::Fails)?;
+    if c != *v {
+        log.push(Undo { path: Vec::new(), old: std::mem::replace(v, c) });
+    }
+    Ok(())
+}
+
+/// Whether [`scalar_in_place`] leaves `v` as it is and accepts it, read at a glance: the common
+/// scalars of an object (a string as a string, a boolean, an integer as an integer or a
+/// number), so that the walk neither calls into them nor logs them.
+fn scalar_at_rest(v: &Value, s: Scalar) -> bool {
+    match (s, v) {
+        (Scalar::String | Scalar::IntOrString, Value::String(_))
+        | (Scalar::Boolean, Value::Bool(_)) => true,
+        (Scalar::Integer | Scalar::Number | Scalar::IntOrString, Value::Number(n)) => n.is_i64(),
+        _ => false,
     }
 }
 
 /// A list element or map value of [`check_and_canonicalize`]: null becomes the zero value.
 fn element(e: &mut Value, t: TypeRef, log: &mut Vec<Undo>) -> Result<(), Unfit> {
+    if let Shape::Scalar(s) = t.shape()
+        && scalar_at_rest(e, s)
+    {
+        return Ok(());
+    }
     if e.is_null() {
         log.push(Undo { path: Vec::new(), old: std::mem::replace(e, zero_value(t)) });
         Ok(())
@@ -898,6 +934,56 @@ mod tests {
             }
         }
         assert_eq!(checked, edits.len() * edits.len());
+    }
+
+    mod at_rest {
+        use proptest::prelude::*;
+        use serde_json::{Value, json};
+
+        use super::super::*;
+
+        proptest! {
+            /// The walk's shortcut for scalars at rest against the general way: whatever
+            /// `scalar_at_rest` takes, `scalar_in_place` accepts, leaves as it is and does not log.
+            #[test]
+            fn scalars_at_rest_are_what_the_general_way_leaves(
+                v in prop_oneof![
+                    Just(Value::Null),
+                    any::<bool>().prop_map(Value::Bool),
+                    any::<i64>().prop_map(Value::from),
+                    any::<u64>().prop_map(Value::from),
+                    proptest::num::f64::NORMAL.prop_map(Value::from),
+                    (-5i32..5).prop_map(|i| Value::from(f64::from(i))),
+                    "[ -~]{0,12}".prop_map(Value::String),
+                    "[0-9]{1,3}(m|Mi|Gi)?".prop_map(Value::String),
+                    Just(json!("2024-01-02T03:04:05+01:00")),
+                    Just(json!("Zm9v\nYmFy")),
+                    Just(json!([1])),
+                    Just(json!({"a": 1})),
+                ],
+            ) {
+                for s in [
+                    Scalar::String,
+                    Scalar::Integer,
+                    Scalar::Number,
+                    Scalar::Boolean,
+                    Scalar::IntOrString,
+                    Scalar::Quantity,
+                    Scalar::Time,
+                    Scalar::MicroTime,
+                    Scalar::Bytes,
+                ] {
+                    if !scalar_at_rest(&v, s) {
+                        continue;
+                    }
+                    let mut general = v.clone();
+                    let mut log = Vec::new();
+                    prop_assert!(scalar_in_place(&mut general, s, &mut log).is_ok(), "{:?} {}", s, v);
+                    prop_assert!(log.is_empty(), "{:?} {}", s, v);
+                    prop_assert_eq!(&general, &v, "{:?}", s);
+                }
+            }
+        }
     }
 
     fn pod(cpu: Value) -> Value {
