@@ -10,7 +10,9 @@ use super::error::PatchFailure;
 use super::merge_patch::{
     apply_merge_patch, remove_list_fields, remove_map_fields, three_way_json_merge_patch,
 };
-use super::smp::{apply_strategic_patch_in_place, is_builtin, three_way_strategic_patch};
+use super::smp::{
+    apply_strategic_patch_in_place, is_builtin, leaves_unchanged, three_way_strategic_patch,
+};
 use crate::schema;
 
 /// What the live object becomes.
@@ -74,9 +76,12 @@ pub(crate) fn three_way_predict(
             }
             None => three_way_strategic_patch(orig, config, live, g, v, k)?,
         };
-        // An empty patch leaves live as it is: no working copy is needed. The patch's keys are
+        // An empty patch, or one that only deletes keys live lacks, leaves live as it is: no
+        // working copy is needed. The patch's keys are
         // kept to say where the prediction differs from live.
-        let (mut predicted, applied) = if patch.as_object().is_some_and(serde_json::Map::is_empty) {
+        let (mut predicted, applied) = if patch.as_object().is_some_and(serde_json::Map::is_empty)
+            || leaves_unchanged(live, &patch, g, v, k)
+        {
             (None, None)
         } else {
             let mut predicted = live.clone();

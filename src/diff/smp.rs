@@ -266,6 +266,46 @@ pub(crate) fn apply_strategic_patch_in_place(
     apply_typed_in_place(doc, patch, Some(t))
 }
 
+/// Whether applying `patch` onto `doc` surely changes nothing, so a caller may skip the copy,
+/// the patch and the comparison: the patch only deletes (`null`) keys `doc` lacks, inside
+/// maps `doc` has, reached through positions merged as maps (no `replace` or `retainKeys`
+/// strategy), with no directive key. The usual patch of an unchanged object is of this kind
+/// (an annotation last-applied had and neither the desired nor the live object has).
+/// `false` says nothing: the caller applies the patch. The property
+/// `a_patch_said_to_change_nothing_changes_nothing` compares it with the patch applied.
+pub(crate) fn leaves_unchanged(
+    doc: &Value,
+    patch: &Value,
+    group: &str,
+    version: &str,
+    kind: &str,
+) -> bool {
+    match (doc, patch, schema::lookup(group, version, kind)) {
+        (Value::Object(d), Value::Object(p), Some(t)) => map_left_unchanged(d, p, Some(t)),
+        _ => false,
+    }
+}
+
+fn map_left_unchanged(
+    doc: &Map<String, Value>,
+    patch: &Map<String, Value>,
+    t: Option<TypeRef>,
+) -> bool {
+    patch.iter().all(|(key, pv)| {
+        if key.starts_with('$') {
+            return false;
+        }
+        match (doc.get(key), pv) {
+            (None, Value::Null) => true,
+            (Some(Value::Object(d)), Value::Object(p)) if !p.is_empty() => {
+                let m = meta(t, key);
+                !m.strategy.replace && !m.strategy.retain_keys && map_left_unchanged(d, p, m.t)
+            }
+            _ => false,
+        }
+    })
+}
+
 // ---------------------------------------------------------------------------------------
 // Schema metadata.
 
@@ -1430,6 +1470,46 @@ mod tests {
             .is_ok_and(|out| out == *modified)
     }
 
+    /// `leaves_unchanged` on the patches of unchanged objects and near misses; wherever it
+    /// says yes, the patch applied gives the document back.
+    #[test]
+    fn leaves_unchanged_says_when_a_patch_only_deletes_what_is_absent() {
+        let live = json!({"apiVersion": "apps/v1", "kind": "StatefulSet",
+            "metadata": {"name": "a", "annotations": {"x": "1"}},
+            "spec": {"template": {"spec": {"containers": [{"name": "c"}]}}}});
+        let cases = [
+            (json!({"metadata": {"annotations": {"tracking": null}}}), true),
+            (json!({"metadata": {"annotations": {"tracking": null, "y": null}, "z": null}}), true),
+            (json!({"spec": {"template": {"spec": {"volumes": null}}}}), true),
+            (json!({}), true),
+            // A key live has is deleted, a map live lacks or an empty one, a list, a value.
+            (json!({"metadata": {"annotations": {"x": null}}}), false),
+            (json!({"metadata": {"labels": {"x": null}}}), false),
+            (json!({"metadata": {"annotations": {}}}), false),
+            (json!({"spec": {"template": {"spec": {"containers": null}}}}), false),
+            (json!({"spec": {"template": {"spec": {"containers": [{"name": "c"}]}}}}), false),
+            (json!({"metadata": {"name": "a"}}), false),
+            // Directives.
+            (json!({"metadata": {"$patch": "replace"}}), false),
+            (json!({"$retainKeys": []}), false),
+        ];
+        for (patch, says) in cases {
+            let got = leaves_unchanged(&live, &patch, "apps", "v1", "StatefulSet");
+            assert_eq!(got, says, "{patch}");
+            if got {
+                let out = apply_strategic_patch(&live, &patch, "apps", "v1", "StatefulSet");
+                assert_eq!(out.as_ref(), Ok(&live), "{patch}");
+            }
+        }
+        // A position with a `retainKeys` strategy is left to the patch.
+        let deploy = json!({"apiVersion": "apps/v1", "kind": "Deployment",
+            "spec": {"strategy": {"type": "Recreate"}}});
+        let patch = json!({"spec": {"strategy": {"rollingUpdate": null}}});
+        assert!(!leaves_unchanged(&deploy, &patch, "apps", "v1", "Deployment"));
+        // Objects of no known schema are left to the patch.
+        assert!(!leaves_unchanged(&live, &json!({}), "example.com", "v1", "Widget"));
+    }
+
     #[test]
     fn patch_round_trips_says_when_the_patch_gives_the_modified_document() {
         let t = schema::lookup("apps", "v1", "Deployment");
@@ -1750,7 +1830,7 @@ mod tests {
 #[cfg(test)]
 mod robustness {
     use proptest::prelude::*;
-    use serde_json::{Value, json};
+    use serde_json::{Map, Value, json};
 
     use super::{apply_strategic_patch, three_way_strategic_patch, two_way_strategic_patch};
 
@@ -1858,6 +1938,28 @@ mod robustness {
             }
         }
 
+        /// Wherever `leaves_unchanged` says a patch changes nothing, applying it gives the
+        /// document back: patches made of the documents' own shapes with some values made
+        /// null, and three-way patches between generated documents.
+        #[test]
+        fn a_patch_said_to_change_nothing_changes_nothing(
+            a in value(), b in value(), c in value(), nulls in value(),
+        ) {
+            let (a, b, c) = (deployment(a), deployment(b), deployment(c));
+            let mut patches = vec![nulled(&b, &nulls), nulled(&a, &nulls), b.clone()];
+            if let Ok(p) = three_way_strategic_patch(&a, &b, &c, "apps", "v1", "Deployment") {
+                patches.push(p);
+            }
+            for doc in [&a, &c] {
+                for p in &patches {
+                    if super::leaves_unchanged(doc, p, "apps", "v1", "Deployment") {
+                        let out = apply_strategic_patch(doc, p, "apps", "v1", "Deployment");
+                        prop_assert_eq!(out.as_ref(), Ok(doc));
+                    }
+                }
+            }
+        }
+
         /// The same where the lists are likely to pair: containers of few names, ports of
         /// one `%v` in several types, finalizers of few values.
         #[test]
@@ -1916,6 +2018,28 @@ mod robustness {
                 "metadata": {"finalizers": finalizers},
                 "spec": {"template": {"spec": {"containers": containers}}}})
         })
+    }
+
+    /// `v` with its scalars and lists made null where `shape` (walked alongside) is not a
+    /// map, and with keys of `shape` it lacks added as nulls: deletions of present and
+    /// absent keys at every depth.
+    fn nulled(v: &Value, shape: &Value) -> Value {
+        match (v, shape) {
+            (Value::Object(m), Value::Object(s)) => {
+                let mut out: Map<String, Value> = m
+                    .iter()
+                    .map(|(k, x)| (k.clone(), nulled(x, s.get(k).unwrap_or(&Value::Null))))
+                    .collect();
+                for k in s.keys() {
+                    out.entry(k.clone()).or_insert(Value::Null);
+                }
+                Value::Object(out)
+            }
+            (Value::Object(m), _) => {
+                Value::Object(m.iter().map(|(k, x)| (k.clone(), nulled(x, &Value::Null))).collect())
+            }
+            _ => Value::Null,
+        }
     }
 
     fn strip_nulls(v: Value) -> Value {
