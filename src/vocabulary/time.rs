@@ -622,7 +622,11 @@ pub(crate) fn minute_stamp_into(out: &mut String, secs: i64, full_year: bool) {
     let [n0, n1] = two(rem % 3600 / 60);
     let stamp = [y0, y1, y2, y3, m0, m1, d0, d1, h0, h1, n0, n1];
     let stamp = if full_year { &stamp[..] } else { &stamp[2..] };
-    out.extend(stamp.iter().map(|&b| char::from(b)));
+    // Digits: text as they are, copied at once rather than pushed one by one.
+    match std::str::from_utf8(stamp) {
+        Ok(digits) => out.push_str(digits),
+        Err(_) => out.extend(stamp.iter().map(|&b| char::from(b))),
+    }
 }
 
 #[cfg(test)]

@@ -1,6 +1,8 @@
 //! `argoproj.io`: AnalysisRun, Application, CronWorkflow, Rollout and WorkflowTemplate, as Argo
 //! CD 3.6.2's scripts.
 
+use std::sync::OnceLock;
+
 use serde_json::Value;
 
 use super::apps::pause;
@@ -287,25 +289,92 @@ fn create_from_workflow_template(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Ou
     let name = stamped(source, call, true)?;
     let name_valid = workflow_name_valid(&name);
     let source_name = out(source)?;
-    let labels = table::table([("workflows.argoproj.io/workflow-template", source_name.clone())]);
-    let owner = table::encode(owner_read(api_version, kind, source_name.clone(), uid, &[])?);
-    let m = table::table([
-        ("labels", Some(labels)),
-        ("name", Some(Value::String(name))),
-        ("namespace", out(namespace)?),
-        ("ownerReferences", Some(Value::Array(vec![owner]))),
-    ]);
-    let spec = table::table([("workflowTemplateRef", Some(table::table([("name", source_name)])))]);
-    let wf = table::table([
-        ("apiVersion", Some(Value::from("argoproj.io/v1alpha1"))),
-        ("kind", Some(Value::from("Workflow"))),
-        ("metadata", Some(m)),
-        ("spec", Some(spec)),
-    ]);
-    // Encoded already: every member is read by `out` (encoded) or made here, and no table
-    // made here is empty (the label and reference hold the name, which is text) but the
-    // owner, encoded on its own.
+    let owner = [out(api_version)?, out(kind)?, out(uid)?];
+    let from =
+        FromTemplate { name: Value::String(name), source_name, owner, namespace: out(namespace)? };
+    let wf = from.shaped();
     Ok(workflow(wf, name_valid))
+}
+
+/// What [`create_from_workflow_template`] reads into its Workflow: the Workflow's name, the
+/// template's name, its `apiVersion`, `kind` and `uid` (for the owner reference) and its
+/// namespace, each as [`out`] reads it (`None` for `nil`).
+#[derive(Clone)]
+struct FromTemplate {
+    name: Value,
+    source_name: Option<Value>,
+    owner: [Option<Value>; 3],
+    namespace: Option<Value>,
+}
+
+impl FromTemplate {
+    /// The Workflow, its tables made member by member.
+    fn built(self) -> Value {
+        let FromTemplate { name, source_name, owner: [api_version, kind, uid], namespace } = self;
+        let labels =
+            table::table([("workflows.argoproj.io/workflow-template", source_name.clone())]);
+        let owner = table::encode(table::table([
+            ("apiVersion", api_version),
+            ("kind", kind),
+            ("name", source_name.clone()),
+            ("uid", uid),
+        ]));
+        let m = table::table([
+            ("labels", Some(labels)),
+            ("name", Some(name)),
+            ("namespace", namespace),
+            ("ownerReferences", Some(Value::Array(vec![owner]))),
+        ]);
+        let spec =
+            table::table([("workflowTemplateRef", Some(table::table([("name", source_name)])))]);
+        // Encoded already: every member is read by `out` (encoded) or made here, and no table
+        // made here is empty (the label and reference hold the name, which is text) but the
+        // owner, encoded on its own.
+        table::table([
+            ("apiVersion", Some(Value::from("argoproj.io/v1alpha1"))),
+            ("kind", Some(Value::from("Workflow"))),
+            ("metadata", Some(m)),
+            ("spec", Some(spec)),
+        ])
+    }
+
+    /// [`FromTemplate::built`], copied from the Workflow's shape (its tables made once, their
+    /// members `null`: [`table::filled`]) when every member but the `uid` is set (the template
+    /// has a name, a namespace, an `apiVersion` and a `kind`: almost always), else built.
+    fn shaped(self) -> Value {
+        /// The shapes without and with a `uid`: made once per process and never changed, a
+        /// constant that cannot be written as one. Copying one puts each member in its place
+        /// at once, where making a table looks its place up member by member.
+        static SHAPES: [OnceLock<Value>; 2] = [OnceLock::new(), OnceLock::new()];
+        let FromTemplate { name, source_name, owner, namespace } = self;
+        let (source, api_version, kind, uid, namespace) = match (source_name, owner, namespace) {
+            (Some(s), [Some(a), Some(k), uid], Some(ns)) => (s, a, k, uid, ns),
+            (source_name, owner, namespace) => {
+                return FromTemplate { name, source_name, owner, namespace }.built();
+            }
+        };
+        let with_uid = uid.is_some();
+        let shape = SHAPES[usize::from(with_uid)].get_or_init(|| {
+            let hole = || Some(Value::Null);
+            let owner = [hole(), hole(), if with_uid { hole() } else { None }];
+            FromTemplate { name: Value::Null, source_name: hole(), owner, namespace: hole() }
+                .built()
+        });
+        // The holes in the order of the members' names, depth first: the label, the name, the
+        // namespace, the owner's members and the reference.
+        let label = source.clone();
+        match uid {
+            None => {
+                let owner = source.clone();
+                table::filled(shape, [label, name, namespace, api_version, kind, owner, source])
+            }
+            Some(uid) => {
+                let (owner, reference) = (source.clone(), source);
+                let holes = [label, name, namespace, api_version, kind, owner, uid, reference];
+                table::filled(shape, holes)
+            }
+        }
+    }
 }
 
 /// Whether a Workflow may be named `name` (see [`Out::Made`]).
@@ -478,4 +547,49 @@ fn skip_current_step(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Out, Fault> {
         set(&mut obj, &["status"], "currentStepIndex", Some(table::number(i + 1.0)?))?;
     }
     table::done(obj)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// The Workflow copied from its shape is the one made table by table, on every
+    /// combination of members set, missing and of other types, encoded as `out` gives them (a
+    /// table holding a `null` among them: a value filled in is not walked), with and without
+    /// a `uid`.
+    #[test]
+    fn shaped_workflow_is_built_workflow() {
+        let some = |v: Value| Some(v);
+        let texts = [some(json!("wt")), some(json!(7)), None];
+        let members = [
+            some(json!("argoproj.io/v1alpha1")),
+            some(json!(1.5)),
+            some(json!([])),
+            some(json!({"a": null, "b": [null, []]})),
+            None,
+        ];
+        let uids = [some(json!("u-1")), some(json!(true)), None];
+        let namespaces = [some(json!("default")), some(json!({"x": null})), None];
+        let mut compared = 0;
+        for source_name in &texts {
+            for api_version in &members {
+                for kind in &members {
+                    for uid in &uids {
+                        for namespace in &namespaces {
+                            let from = FromTemplate {
+                                name: json!("wt-202306221735"),
+                                source_name: source_name.clone(),
+                                owner: [api_version.clone(), kind.clone(), uid.clone()],
+                                namespace: namespace.clone(),
+                            };
+                            assert_eq!(from.clone().shaped(), from.built());
+                            compared += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(compared, 3 * 5 * 5 * 3 * 3);
+    }
 }

@@ -265,6 +265,34 @@ pub(crate) fn insert_all<const N: usize>(
     }
 }
 
+/// A copy of `shape` (a map or list) with its holes (`null` members and items) filled by
+/// `values`, in the order of a walk of its members by name, depth first (a value filled in
+/// is not walked). A hole left when `values` runs out stays `null`.
+pub(crate) fn filled<const N: usize>(shape: &Value, values: [Value; N]) -> Value {
+    /// A call per map or list, none per member.
+    fn fill<'a, const N: usize>(
+        items: impl Iterator<Item = &'a mut Value>,
+        values: &mut std::array::IntoIter<Value, N>,
+    ) {
+        for v in items {
+            match v {
+                Value::Null => {
+                    if let Some(x) = values.next() {
+                        // A `null` owns nothing: no drop to run.
+                        std::mem::forget(std::mem::replace(v, x));
+                    }
+                }
+                Value::Object(m) => fill(m.values_mut(), values),
+                Value::Array(a) => fill(a.iter_mut(), values),
+                _ => {}
+            }
+        }
+    }
+    let mut copy = shape.clone();
+    fill(std::iter::once(&mut copy), &mut values.into_iter());
+    copy
+}
+
 /// Lua's `==`: equal scalars (`nil` equals `nil`); two tables from the object are never the
 /// same table.
 pub(crate) fn lua_eq(a: Lv<'_>, b: Lv<'_>) -> bool {
