@@ -335,8 +335,8 @@ struct Members<'v> {
     oz: Option<&'v Value>,
 }
 
-impl<'v> Members<'v> {
-    fn of(v: &'v Value) -> Members<'v> {
+impl Members<'_> {
+    fn of(v: &Value) -> Members<'_> {
         let mut m = Members::default();
         for (k, x) in v.as_object().into_iter().flatten() {
             let slot = match k.as_str() {
@@ -364,7 +364,18 @@ impl<'v> Members<'v> {
 }
 
 fn parse_node(v: &Value, by_name: &HashMap<String, usize>, is_def: bool) -> Node {
-    let m = Members::of(v);
+    read_node(v, by_name, is_def, Members::of)
+}
+
+/// [`parse_node`] with a node's members found by `members` ([`Members::of`]; the tests pass a
+/// search per member, the reading it replaced, and compare the nodes).
+fn read_node(
+    v: &Value,
+    by_name: &HashMap<String, usize>,
+    is_def: bool,
+    members: fn(&Value) -> Members<'_>,
+) -> Node {
+    let m = members(v);
     fn s(x: Option<&Value>) -> Option<&str> {
         x.and_then(Value::as_str)
     }
@@ -375,7 +386,7 @@ fn parse_node(v: &Value, by_name: &HashMap<String, usize>, is_def: bool) -> Node
     } else {
         match s(m.type_) {
             Some("array") => Kind::List(Box::new(
-                m.items.map_or(Node::new(Kind::Untyped), |i| parse_node(i, by_name, false)),
+                m.items.map_or(Node::new(Kind::Untyped), |i| read_node(i, by_name, false, members)),
             )),
             Some("object") => {
                 if let Some(props) = m.props.and_then(Value::as_object) {
@@ -388,14 +399,14 @@ fn parse_node(v: &Value, by_name: &HashMap<String, usize>, is_def: bool) -> Node
                         props
                             .iter()
                             .map(|(k, p)| {
-                                let mut n = parse_node(p, by_name, false);
+                                let mut n = read_node(p, by_name, false, members);
                                 n.omitempty = !req.contains(&k.as_str());
                                 (k.clone(), n)
                             })
                             .collect(),
                     )
                 } else if let Some(vals) = m.values {
-                    Kind::Map(Box::new(parse_node(vals, by_name, false)))
+                    Kind::Map(Box::new(read_node(vals, by_name, false, members)))
                 } else {
                     Kind::Untyped
                 }
@@ -891,86 +902,26 @@ mod tests {
         assert!(structs > 500, "{structs}");
     }
 
-    /// The node reading of a search per member that [`parse_node`] replaced.
-    fn parse_node_by_search(v: &Value, by_name: &HashMap<String, usize>, is_def: bool) -> Node {
-        let s = |k: &str| v.get(k).and_then(Value::as_str);
-        let kind = if let Some(r) = s("ref") {
-            by_name.get(r).map_or(Kind::Untyped, |&i| Kind::Ref(i))
-        } else if v.get("ios").and_then(Value::as_bool) == Some(true)
-            || s("format") == Some("int-or-string")
-        {
-            Kind::Scalar(Scalar::IntOrString)
-        } else {
-            match s("type") {
-                Some("array") => {
-                    Kind::List(Box::new(v.get("items").map_or(Node::new(Kind::Untyped), |i| {
-                        parse_node_by_search(i, by_name, false)
-                    })))
-                }
-                Some("object") => {
-                    if let Some(props) = v.get("props").and_then(Value::as_object) {
-                        let req: Vec<&str> = v
-                            .get("req")
-                            .and_then(Value::as_array)
-                            .map(|a| a.iter().filter_map(Value::as_str).collect())
-                            .unwrap_or_default();
-                        Kind::Struct(
-                            props
-                                .iter()
-                                .map(|(k, p)| {
-                                    let mut n = parse_node_by_search(p, by_name, false);
-                                    n.omitempty = !req.contains(&k.as_str());
-                                    (k.clone(), n)
-                                })
-                                .collect(),
-                        )
-                    } else if let Some(vals) = v.get("values") {
-                        Kind::Map(Box::new(parse_node_by_search(vals, by_name, false)))
-                    } else {
-                        Kind::Untyped
-                    }
-                }
-                Some("string") => Kind::Scalar(match s("format") {
-                    Some("date-time") => Scalar::Time,
-                    Some("micro-time") => Scalar::MicroTime,
-                    Some("byte") => Scalar::Bytes,
-                    Some("quantity") => Scalar::Quantity,
-                    _ => Scalar::String,
-                }),
-                Some("integer") => Kind::Scalar(Scalar::Integer),
-                Some("number") => Kind::Scalar(Scalar::Number),
-                Some("boolean") => Kind::Scalar(Scalar::Boolean),
-                _ => Kind::Untyped,
-            }
-        };
-        let mut node = Node::new(kind);
-        if let Some(ps) = s("ps") {
-            for p in ps.split(',') {
-                match p {
-                    "merge" => node.strategy.merge = true,
-                    "replace" => node.strategy.replace = true,
-                    "retainKeys" => node.strategy.retain_keys = true,
-                    _ => {}
-                }
-            }
+    /// The members found by a search of the node per name: the reading [`Members::of`]
+    /// replaced.
+    fn members_by_search(v: &Value) -> Members<'_> {
+        Members {
+            reference: v.get("ref"),
+            ios: v.get("ios"),
+            format: v.get("format"),
+            type_: v.get("type"),
+            items: v.get("items"),
+            props: v.get("props"),
+            req: v.get("req"),
+            values: v.get("values"),
+            ps: v.get("ps"),
+            mk: v.get("mk"),
+            lt: v.get("lt"),
+            lk: v.get("lk"),
+            mt: v.get("mt"),
+            ptr: v.get("ptr"),
+            oz: v.get("oz"),
         }
-        node.merge_key = s("mk").map(str::to_owned);
-        node.list_type = match s("lt") {
-            Some("atomic") => Some(ListType::Atomic),
-            Some("set") => Some(ListType::Set),
-            Some("map") => Some(ListType::Map),
-            _ => None,
-        };
-        node.list_map_keys = v
-            .get("lk")
-            .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(|s| s.as_str().map(str::to_owned)).collect())
-            .unwrap_or_default();
-        node.atomic = s("mt") == Some("atomic");
-        node.pointer = v.get("ptr").and_then(Value::as_bool) == Some(true);
-        node.omitzero = v.get("oz").and_then(Value::as_bool) == Some(true);
-        let _ = is_def;
-        node
     }
 
     /// Every node of the table, and nodes with members of the wrong type or unknown members,
@@ -992,7 +943,8 @@ mod tests {
         ];
         for v in defs.values().chain(&odd) {
             let one_pass = format!("{:?}", parse_node(v, &by_name, true));
-            assert_eq!(one_pass, format!("{:?}", parse_node_by_search(v, &by_name, true)), "{v}");
+            let by_search = read_node(v, &by_name, true, members_by_search);
+            assert_eq!(one_pass, format!("{by_search:?}"), "{v}");
         }
     }
 
