@@ -629,6 +629,32 @@ pub(crate) fn minute_stamp_into(out: &mut String, secs: i64, full_year: bool) {
     }
 }
 
+/// [`os_date`] of `!%Y-%m-%dT%H:%M:%SZ` (the scheduled time a Workflow made from a
+/// CronWorkflow is annotated with), its twenty bytes worked out in a small buffer, where
+/// `strftime` reads the format letter by letter; a year outside 0..=9999 goes the long way.
+/// Pinned against [`os_date`] by `second_stamp_is_os_date`.
+pub(crate) fn second_stamp(secs: i64) -> String {
+    const FORMAT: &str = "!%Y-%m-%dT%H:%M:%SZ";
+    // 0000-01-01T00:00:00Z ..= 9999-12-31T23:59:59Z.
+    if !(-62_167_219_200..=253_402_300_799).contains(&secs) {
+        return os_date(FORMAT, secs);
+    }
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    let (y, m, d) = civil_from_days(days);
+    let two = |n: i64| [b'0' + (n / 10) as u8, b'0' + (n % 10) as u8];
+    let [y0, y1] = two(y / 100);
+    let [y2, y3] = two(y % 100);
+    let [m0, m1] = two(m);
+    let [d0, d1] = two(d);
+    let [h0, h1] = two(rem / 3600);
+    let [n0, n1] = two(rem % 3600 / 60);
+    let [s0, s1] = two(rem % 60);
+    let stamp = [
+        y0, y1, y2, y3, b'-', m0, m1, b'-', d0, d1, b'T', h0, h1, b':', n0, n1, b':', s0, s1, b'Z',
+    ];
+    String::from_utf8(stamp.to_vec()).unwrap_or_else(|_| os_date(FORMAT, secs))
+}
+
 #[cfg(test)]
 mod tests {
     /// The minute stamp's digits are `os_date`'s, on every second of a few whole days, at
@@ -659,6 +685,37 @@ mod tests {
         }
         let mut rng = 0x9e37_79b9_7f4a_7c15_u64;
         for _ in 0..200_000 {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            same(rng as i64);
+            same((rng % 320_000_000_000) as i64 - 62_200_000_000);
+        }
+    }
+
+    /// The second stamp is `os_date`'s, on every second of a few whole days, at the edges
+    /// of the years it writes itself and past them, and on any `i64` at random.
+    #[test]
+    fn second_stamp_is_os_date() {
+        let same = |secs: i64| {
+            let slow = super::os_date("!%Y-%m-%dT%H:%M:%SZ", secs);
+            assert_eq!(super::second_stamp(secs), slow, "{secs}");
+        };
+        let edges = [-62_167_219_200_i64, 253_402_300_799, 0, 951_782_400, 1_700_000_000];
+        for edge in edges {
+            for secs in edge - 86_400..=edge + 86_400 {
+                same(secs);
+            }
+        }
+        for secs in [i64::MIN, i64::MAX, -(1 << 55) - 1, 1 << 55, -62_167_219_201, 253_402_300_800]
+        {
+            same(secs);
+        }
+        for day in (-719_528_i64..=2_932_896).step_by(13) {
+            same(day * 86_400 + (day * 7_919).rem_euclid(86_400));
+        }
+        let mut rng = 0x2545_f491_4f6c_dd1d_u64;
+        for _ in 0..100_000 {
             rng ^= rng << 13;
             rng ^= rng >> 7;
             rng ^= rng << 17;

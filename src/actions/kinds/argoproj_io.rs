@@ -179,6 +179,46 @@ fn owner_read(
     Ok(Value::Object(m))
 }
 
+/// The owner reference `{apiVersion, kind, name, uid}` of members read already (each as
+/// [`out`] reads it), with `blockOwnerDeletion` and `controller` true when `controller`:
+/// copied from its shape (made once per process, never changed) when its `apiVersion`, `kind`
+/// and name are set (with or without a `uid`), where making the table looks each member's
+/// place up.
+pub(super) fn owner_ref(members: [Option<Value>; 4], controller: bool) -> Value {
+    /// Without and with a `uid`, without and with the controller's members.
+    static SHAPES: [OnceLock<Value>; 4] =
+        [OnceLock::new(), OnceLock::new(), OnceLock::new(), OnceLock::new()];
+    let [Some(api_version), Some(kind), Some(name), uid] = members else {
+        return owner_built(members, controller);
+    };
+    let with_uid = uid.is_some();
+    let shape = SHAPES[usize::from(with_uid) + 2 * usize::from(controller)].get_or_init(|| {
+        let hole = || Some(Value::Null);
+        let uid = if with_uid { hole() } else { None };
+        owner_built([hole(), hole(), hole(), uid], controller)
+    });
+    // The holes in the order of the members' names.
+    match uid {
+        Some(uid) => table::filled(shape, [api_version, kind, name, uid]),
+        None => table::filled(shape, [api_version, kind, name]),
+    }
+}
+
+/// [`owner_ref`] made member by member.
+fn owner_built(members: [Option<Value>; 4], controller: bool) -> Value {
+    let [api_version, kind, name, uid] = members;
+    let flag = || controller.then_some(Value::Bool(true));
+    // Encoded: `[]` when no member is set.
+    table::encode(table::table([
+        ("apiVersion", api_version),
+        ("blockOwnerDeletion", flag()),
+        ("controller", flag()),
+        ("kind", kind),
+        ("name", name),
+        ("uid", uid),
+    ]))
+}
+
 /// `[{operation = "create", resource = ...}]` (`resource` encoded).
 pub(super) fn create(resource: Value) -> Out {
     Out::Create(resource)
@@ -195,7 +235,7 @@ pub(super) fn generated_name(
 }
 
 /// [`generated_name`] of the source's name `name`, read already.
-fn stamped(name: Lv<'_>, call: &Call<'_>, full_year: bool) -> Result<String, Fault> {
+pub(super) fn stamped(name: Lv<'_>, call: &Call<'_>, full_year: bool) -> Result<String, Fault> {
     let name = name.text()?;
     let mut out = String::with_capacity(name.len() + 13);
     out.push_str(&name);
@@ -207,8 +247,172 @@ fn stamped(name: Lv<'_>, call: &Call<'_>, full_year: bool) -> Result<String, Fau
 /// A Workflow from a CronWorkflow, as `argo submit --from=CronWorkflow/<name>` makes it: the
 /// `workflowMetadata` labels, annotations and finalizers (empty tables left out), the
 /// `cron-workflow` label, the controller's instance label, the scheduled time, the owner
-/// reference and the `workflowSpec`.
+/// reference and the `workflowSpec`. The labels and annotations are changed where they lie,
+/// as maps (the Workflow's own tables copied from their shape); when the template's copy as
+/// anything else ([`cron_workflow_built`]), table by table.
 fn create_from_cron_workflow(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Out, Fault> {
+    match cron_workflow_shaped(obj.lv(), call)? {
+        Some(made) => Ok(made),
+        None => cron_workflow_built(obj, call),
+    }
+}
+
+/// [`create_from_cron_workflow`] of the CronWorkflow `o`, or `None` when its
+/// `workflowMetadata`'s labels or annotations copy as anything but a map.
+fn cron_workflow_shaped(o: Lv<'_>, call: &Call<'_>) -> Result<Option<Out>, Fault> {
+    // Read in the order of the script's reads (its errors first), as `cron_workflow_built`.
+    let [api_version, kind, meta, spec] =
+        table::fields_of(o, ["apiVersion", "kind", "metadata", "spec"])?;
+    let source = meta.field("name")?;
+    let [labels, namespace, uid] = table::fields_of(meta, ["labels", "namespace", "uid"])?;
+    let name = stamped(source, call, true)?;
+    let name_valid = workflow_name_valid(&name);
+    let source_name = out(source)?;
+    let namespace = out(namespace)?;
+    let wm = spec.field("workflowMetadata")?;
+    let (mut wm_labels, mut wm_annotations, mut finalizers) = (Lv::Nil, Lv::Nil, Lv::Nil);
+    if !wm.is_nil() {
+        wm_labels = wm.field("labels")?;
+        [wm_annotations, finalizers] = table::fields_of(wm, ["annotations", "finalizers"])?;
+    }
+    let (Some(mut wf_labels), Some(mut wf_annotations)) =
+        (copied_map(wm_labels)?, copied_map(wm_annotations)?)
+    else {
+        return Ok(None);
+    };
+    put(&mut wf_labels, "workflows.argoproj.io/cron-workflow", source_name.clone());
+    const INSTANCE: &str = "workflows.argoproj.io/controller-instanceid";
+    if !labels.is_nil() {
+        let id = labels.field(INSTANCE)?;
+        if !id.is_nil() {
+            put(&mut wf_labels, INSTANCE, out(id)?);
+        }
+    }
+    let scheduled = crate::vocabulary::second_stamp(call.now);
+    wf_annotations.insert("workflows.argoproj.io/scheduled-time".into(), Value::String(scheduled));
+    let mut items = Vec::new();
+    if !finalizers.is_nil() {
+        for item in finalizers.items()? {
+            items.extend(out(item)?);
+        }
+    }
+    let owner = owner_ref([out(api_version)?, out(kind)?, source_name, out(uid)?], false);
+    let spec = deep_copy(spec.field("workflowSpec")?)?;
+    let parts = WorkflowParts {
+        finalizers: items,
+        annotations: map_or_empty(wf_annotations),
+        labels: map_or_empty(wf_labels),
+        name: Value::String(name),
+        namespace,
+        owner,
+        spec,
+    };
+    Ok(Some(workflow(parts.shaped(), name_valid)))
+}
+
+/// [`deep_copy`] of a `workflowMetadata` member as a map to change (`{}` for `nil`, as the
+/// script starts from); `None` when it copies as anything else.
+fn copied_map(v: Lv<'_>) -> Result<Option<serde_json::Map<String, Value>>, Fault> {
+    if v.is_nil() {
+        return Ok(Some(serde_json::Map::new()));
+    }
+    Ok(match deep_copy(v)? {
+        Some(Value::Object(m)) => Some(m),
+        _ => None,
+    })
+}
+
+/// `t[key] = value` on a map (`nil` removes).
+fn put(m: &mut serde_json::Map<String, Value>, key: &str, value: Option<Value>) {
+    match value {
+        Some(v) => {
+            m.insert(key.to_string(), v);
+        }
+        None => {
+            m.remove(key);
+        }
+    }
+}
+
+/// A map made here, encoded: `[]` when empty.
+fn map_or_empty(m: serde_json::Map<String, Value>) -> Value {
+    if m.is_empty() { Value::Array(Vec::new()) } else { Value::Object(m) }
+}
+
+/// The parts of the Workflow [`create_from_cron_workflow`] makes, each encoded.
+struct WorkflowParts {
+    finalizers: Vec<Value>,
+    annotations: Value,
+    labels: Value,
+    name: Value,
+    namespace: Option<Value>,
+    owner: Value,
+    spec: Option<Value>,
+}
+
+impl WorkflowParts {
+    /// The Workflow, its tables made member by member.
+    fn built(self) -> Value {
+        let WorkflowParts { finalizers, annotations, labels, name, namespace, owner, spec } = self;
+        let m = table::table([
+            ("annotations", Some(annotations)),
+            ("labels", Some(labels)),
+            ("name", Some(name)),
+            ("namespace", namespace),
+            ("ownerReferences", Some(Value::Array(vec![owner]))),
+        ]);
+        table::table([
+            ("apiVersion", Some(Value::from("argoproj.io/v1alpha1"))),
+            ("finalizers", Some(Value::Array(finalizers))),
+            ("kind", Some(Value::from("Workflow"))),
+            ("metadata", Some(m)),
+            ("spec", spec),
+        ])
+    }
+
+    /// [`WorkflowParts::built`], copied from the Workflow's shape (its tables made once,
+    /// their members `null`: [`table::filled`]) when it has a namespace and a spec (almost
+    /// always), else built.
+    fn shaped(self) -> Value {
+        static SHAPE: OnceLock<Value> = OnceLock::new();
+        let WorkflowParts {
+            finalizers,
+            annotations,
+            labels,
+            name,
+            namespace: Some(namespace),
+            owner,
+            spec: Some(spec),
+        } = self
+        else {
+            return self.built();
+        };
+        let shape = SHAPE.get_or_init(|| {
+            let hole = || Value::Null;
+            let parts = WorkflowParts {
+                finalizers: Vec::new(),
+                annotations: hole(),
+                labels: hole(),
+                name: hole(),
+                namespace: Some(hole()),
+                owner: hole(),
+                spec: Some(hole()),
+            };
+            let mut shape = parts.built();
+            // `finalizers` a hole too.
+            shape["finalizers"] = hole();
+            shape
+        });
+        // The holes in the order of the members' names, depth first.
+        let holes = [Value::Array(finalizers), annotations, labels, name, namespace, owner, spec];
+        table::filled(shape, holes)
+    }
+}
+
+/// [`create_from_cron_workflow`] made table by table, as the script does: the general way,
+/// for a `workflowMetadata` whose labels or annotations copy as anything but a map (and the
+/// shortcut's reference, `shaped_cron_workflow_is_built`).
+fn cron_workflow_built(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Out, Fault> {
     let o = obj.lv();
     // The source's members read in one walk, `metadata`'s after its `name` (the script's
     // first read there, for its error), for the name, the labels and the owner.
@@ -591,5 +795,97 @@ mod tests {
             }
         }
         assert_eq!(compared, 3 * 5 * 5 * 3 * 3);
+    }
+}
+
+#[cfg(test)]
+mod cron_tests {
+    use std::collections::BTreeMap;
+
+    use serde_json::json;
+
+    use super::*;
+
+    /// The Workflow made from a CronWorkflow with its labels and annotations changed where
+    /// they lie and its tables copied from their shape is the one made table by table, on
+    /// CronWorkflows whose members are set, missing and of other types (or the same error).
+    #[test]
+    fn shaped_cron_workflow_is_built() {
+        let params = BTreeMap::new();
+        let call = Call { params: &params, now: 1_700_000_000 };
+        let wms = [
+            json!(null),
+            json!({}),
+            json!({"labels": {"e": "t"}, "annotations": {"a": "b"}, "finalizers": ["f"]}),
+            json!({"labels": {}}),
+            json!({"labels": "s"}),
+            json!({"labels": {"x": {}}}),
+            json!({"annotations": []}),
+            json!({"annotations": [1, 2]}),
+            json!({"annotations": {"workflows.argoproj.io/scheduled-time": 1}}),
+            json!("wm"),
+            json!({"finalizers": [1, null, "x", {}]}),
+            json!({"finalizers": "f"}),
+        ];
+        let labels = [
+            json!(null),
+            json!({"workflows.argoproj.io/controller-instanceid": "i"}),
+            json!({"workflows.argoproj.io/controller-instanceid": {"z": []}}),
+            json!("str"),
+            json!({"other": 1}),
+        ];
+        let metas = [
+            json!({"name": "hello-world", "namespace": "default", "uid": "u"}),
+            json!({"name": 3}),
+            json!({"name": "N_", "namespace": 2}),
+            json!({"namespace": "x"}),
+            json!({"name": {}}),
+        ];
+        let specs = [json!(null), json!({"entrypoint": "w"}), json!({}), json!([{}, 1])];
+        let mut made = 0;
+        for wm in &wms {
+            for label in &labels {
+                for meta in &metas {
+                    for spec in &specs {
+                        let mut m = meta.clone();
+                        m["labels"] = label.clone();
+                        let cron = json!({"apiVersion": "argoproj.io/v1alpha1",
+                            "kind": "CronWorkflow", "metadata": m,
+                            "spec": {"workflowMetadata": wm, "workflowSpec": spec}});
+                        let fast = create_from_cron_workflow(Obj::new(&cron), &call);
+                        let general = cron_workflow_built(Obj::new(&cron), &call);
+                        made += usize::from(fast.is_ok());
+                        assert_eq!(fast, general, "{cron}");
+                    }
+                }
+            }
+        }
+        assert!(made > 200, "{made}");
+        // Without a workflowMetadata or a spec at all, and without an apiVersion or kind.
+        for cron in
+            [json!({"metadata": {"name": "a"}}), json!({"metadata": {"name": "a"}, "spec": 1})]
+        {
+            let fast = create_from_cron_workflow(Obj::new(&cron), &call);
+            assert_eq!(fast, cron_workflow_built(Obj::new(&cron), &call), "{cron}");
+        }
+    }
+
+    /// The owner reference copied from its shape is the one made member by member.
+    #[test]
+    fn shaped_owner_is_built_owner() {
+        let values = [Some(json!("v")), Some(json!(2)), Some(json!({"a": 1})), None];
+        for a in &values {
+            for k in &values {
+                for n in &values {
+                    for u in &values {
+                        for controller in [false, true] {
+                            let members = [a.clone(), k.clone(), n.clone(), u.clone()];
+                            let built = owner_built(members.clone(), controller);
+                            assert_eq!(owner_ref(members, controller), built);
+                        }
+                    }
+                }
+            }
+        }
     }
 }

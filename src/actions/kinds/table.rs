@@ -836,14 +836,83 @@ impl Edits {
 /// not a table is itself.
 pub(crate) fn deep_copy(v: Lv<'_>) -> Result<Option<Value>, Fault> {
     let Lv::Table(t) = v else { return out(v) };
-    if copies_as_itself(t) {
-        // A clone builds the maps without looking each key up.
-        return Ok(Some(t.clone()));
-    }
-    copy_members(t)
+    // A clone builds the maps without looking each key up; what does not copy as itself is
+    // then put right where it lies, in one walk (no map rebuilt member by member, no subtree
+    // walked once per table above it).
+    let mut copy = t.clone();
+    Ok(if settle_copy(&mut copy)? { Some(copy) } else { None })
 }
 
-/// [`deep_copy`] of the table `t`, member by member.
+/// [`deep_copy`] of the table (or value) `v`, made where it lies: `false` when it copies as
+/// `nil` (`v` is then to be dropped). The same walk, and so the same first error, as
+/// [`copy_members`]: members in order, a list's items before its gap.
+fn settle_copy(v: &mut Value) -> Result<bool, Fault> {
+    // One walk per table: whether any member is set (none: `nil`) is told on the way.
+    match v {
+        Value::Object(m) => {
+            let (mut any, mut gone) = (false, false);
+            for item in m.values_mut() {
+                if item.is_null() {
+                    gone = true;
+                    continue;
+                }
+                any = true;
+                // A member that copies as `nil` is marked `null` (a kept one never is).
+                if !settle_copy(item)? {
+                    (*item, gone) = (Value::Null, true);
+                }
+            }
+            if !any {
+                return Ok(false);
+            }
+            if gone {
+                m.retain(|_, item| !item.is_null());
+            }
+            if m.is_empty() {
+                *v = Value::Array(Vec::new());
+            }
+            Ok(true)
+        }
+        Value::Array(a) => {
+            let (mut any, mut gap, mut sparse, mut gone) = (false, false, false, false);
+            for item in a.iter_mut() {
+                if item.is_null() {
+                    gone = true;
+                    continue;
+                }
+                any = true;
+                if settle_copy(item)? {
+                    sparse |= gap;
+                } else {
+                    (gap, gone) = (true, true);
+                    *item = Value::Null;
+                }
+            }
+            if !any {
+                return Ok(false);
+            }
+            if sparse {
+                return Err(Fault::new("cannot encode sparse array"));
+            }
+            if gone {
+                a.retain(|item| !item.is_null());
+            }
+            Ok(true)
+        }
+        other if is_view(other) => Ok(true),
+        other => match out(Lv::of(other))? {
+            Some(x) => {
+                *other = x;
+                Ok(true)
+            }
+            None => Ok(false),
+        },
+    }
+}
+
+/// [`deep_copy`] of the table `t`, member by member: the general way, which
+/// [`settle_copy`] follows (`deep_copy_drops_empty_tables`).
+#[cfg(test)]
 fn copy_members(t: &Value) -> Result<Option<Value>, Fault> {
     match t {
         Value::Object(m) => {
@@ -852,7 +921,7 @@ fn copy_members(t: &Value) -> Result<Option<Value>, Fault> {
             }
             let mut copy = Map::new();
             for (k, item) in m {
-                if let Some(c) = deep_copy(Lv::of(item))? {
+                if let Some(c) = copy_of(item)? {
                     copy.insert(k.clone(), c);
                 }
             }
@@ -867,7 +936,7 @@ fn copy_members(t: &Value) -> Result<Option<Value>, Fault> {
             // (an item copied as `nil`) before a later item is a sparse array.
             let (mut list, mut gap, mut sparse) = (Vec::with_capacity(a.len()), false, false);
             for item in a.iter().filter(|v| !v.is_null()) {
-                match deep_copy(Lv::of(item))? {
+                match copy_of(item)? {
                     Some(c) => {
                         sparse |= gap;
                         list.push(c);
@@ -885,7 +954,17 @@ fn copy_members(t: &Value) -> Result<Option<Value>, Fault> {
     }
 }
 
+/// [`copy_members`] of a table, [`out`] of anything else.
+#[cfg(test)]
+fn copy_of(v: &Value) -> Result<Option<Value>, Fault> {
+    match v {
+        Value::Object(_) | Value::Array(_) => copy_members(v),
+        other => out(Lv::of(other)),
+    }
+}
+
 /// Whether [`deep_copy`] of `v` is `v` itself: its own [`view`] without an empty table.
+#[cfg(test)]
 fn copies_as_itself(v: &Value) -> bool {
     match v {
         Value::Object(m) => {
@@ -986,5 +1065,37 @@ mod tests {
             assert_eq!(copies_as_itself(&v), whole, "{v}");
             assert_eq!(deep_copy(Lv::of(&v)).ok(), copy_members(&v).ok(), "{v}");
         }
+        // Made where it lies, the same as member by member: values and errors, on tables
+        // nested in every way from parts that copy as themselves, as `nil`, as `[]`, as
+        // rebuilt numbers and as errors.
+        let parts = [
+            json!(null),
+            json!({}),
+            json!([]),
+            json!("x"),
+            json!(1.0),
+            json!(n),
+            json!({"a": {}}),
+            json!([null, {}]),
+            json!([{}, 2]),
+            json!({"k": [1, {"z": null}]}),
+            json!([[], [3]]),
+        ];
+        let mut compared = 0;
+        for a in &parts {
+            for b in &parts {
+                for v in [
+                    json!({"a": a, "b": b}),
+                    json!([a, b]),
+                    json!([a, null, b, {}]),
+                    json!({"l": [a, b], "m": {"x": a, "y": [b]}}),
+                    json!([{"p": a}, [b, a]]),
+                ] {
+                    assert_eq!(deep_copy(Lv::of(&v)), copy_members(&v), "{v}");
+                    compared += 1;
+                }
+            }
+        }
+        assert_eq!(compared, parts.len() * parts.len() * 5);
     }
 }
