@@ -38,6 +38,12 @@ impl Call<'_> {
 
     /// `os.date(format)` on the call's clock (a leading `!` asks for UTC, the only zone).
     pub(crate) fn date(&self, format: &str) -> String {
+        if format == STAMP_Z
+            && let Some(mut out) = self.stamp()
+        {
+            out.push('Z');
+            return out;
+        }
         crate::vocabulary::os_date(format, self.now)
     }
 
@@ -45,10 +51,27 @@ impl Call<'_> {
     pub(crate) fn after(&self, text: &str, format: &str) -> String {
         let mut out = String::with_capacity(text.len() + format.len() + 16);
         out.push_str(text);
-        crate::vocabulary::os_date_into(&mut out, format, self.now);
+        match self.stamp() {
+            Some(stamp) if format == STAMP => out.push_str(&stamp),
+            _ => crate::vocabulary::os_date_into(&mut out, format, self.now),
+        }
         out
     }
+
+    /// `os.date("!%Y-%m-%dT%X")` (the timestamp most actions write) as `format_utc` writes
+    /// it, digit by digit, where `strftime` reads the format letter by letter: for the years
+    /// 0 to 9999, where both write the same (`stamp_is_os_date`).
+    fn stamp(&self) -> Option<String> {
+        // 0000-01-01T00:00:00 ..= 9999-12-31T23:59:59.
+        (-62_167_219_200..=253_402_300_799)
+            .contains(&self.now)
+            .then(|| crate::vocabulary::format_utc(self.now))
+    }
 }
+
+/// The formats [`Call::stamp`] writes: with and without the zone letter.
+const STAMP: &str = "!%Y-%m-%dT%X";
+const STAMP_Z: &str = "!%Y-%m-%dT%XZ";
 
 /// `path` with `key` after it, handed to `f` (without allocating for a short path).
 fn with_key<R>(
@@ -1183,5 +1206,32 @@ mod tests {
             }
         }
         assert!(compared > 150, "{compared}");
+    }
+
+    /// [`Call::date`] and [`Call::after`] of the stamp formats are `os_date`'s, on every
+    /// second of a day at the edges of the years the stamp writes and past them, on a second
+    /// of every 13th day between, and on the extremes.
+    #[test]
+    fn stamp_is_os_date() {
+        let params = BTreeMap::new();
+        let same = |now: i64| {
+            let call = Call { params: &params, now };
+            for f in [STAMP, STAMP_Z] {
+                let slow = crate::vocabulary::os_date(f, now);
+                assert_eq!(call.date(f), slow, "{now} {f}");
+                assert_eq!(call.after("at: ", f), format!("at: {slow}"), "{now} {f}");
+            }
+        };
+        for edge in [-62_167_219_200_i64, 253_402_300_799, 0, 951_782_400, 1_700_000_000] {
+            for now in (edge - 86_400..=edge + 86_400).step_by(7) {
+                same(now);
+            }
+        }
+        for day in (-719_528_i64..=2_932_896).step_by(13) {
+            same(day * 86_400 + (day * 7_919).rem_euclid(86_400));
+        }
+        for now in [i64::MIN, i64::MAX, -(1 << 55), 1 << 55, -62_167_219_201, 253_402_300_800] {
+            same(now);
+        }
     }
 }
