@@ -152,9 +152,9 @@ impl Actions {
                     .eval(script, obj, &object(), &BTreeMap::new(), now, open_libs)
                     .map_err(encoding_in_discovery)?,
                 Found::Builtin(kind) => (kind.discover)(table::Lv::of(obj))
-                    .map_err(|f| builtin_error(&name(), &object(), f))?,
+                    .map_err(|f| builtin_error(name(), object(), f))?,
             };
-            read_discovery(&json, &mut found).map_err(|b| result_error(&name(), &object(), b))?;
+            read_discovery(&json, &mut found).map_err(|b| result_error(name(), object(), b))?;
         }
         let mut out: Vec<ResourceAction> = found.into_values().collect();
         out.sort_by(|a, b| a.name.cmp(&b.name));
@@ -182,11 +182,11 @@ impl Actions {
                 let script = || kind.script_name(name);
                 let object = || ObjectRef::from_object_lossy(obj);
                 let json = run(table::Obj::new(obj), &table::Call { params, now })
-                    .map_err(|f| builtin_error(&script(), &object(), f))?;
+                    .map_err(|f| builtin_error(script(), object(), f))?;
                 // A Workflow an action made is no Secret: nothing to mask.
                 let made = matches!(json, table::Out::Made { .. });
                 let resources = read_builtin(json, obj, &parts, &self.policy)
-                    .map_err(|b| result_error(&script(), &object(), b))?;
+                    .map_err(|b| result_error(script(), object(), b))?;
                 if made {
                     return Ok(ActionResult {
                         action: name.to_string(),
@@ -223,9 +223,10 @@ impl Actions {
         obj: &Value,
         object: &ObjectRef,
     ) -> Result<ActionResult, ActionError> {
-        let resources =
-            read_impacted(json, obj, &self.policy).map_err(|b| result_error(&script, object, b))?;
-        Ok(self.masked(name, script, resources, obj))
+        match read_impacted(json, obj, &self.policy) {
+            Ok(resources) => Ok(self.masked(name, script, resources, obj)),
+            Err(b) => Err(result_error(script, object.clone(), b)),
+        }
     }
 
     /// The result, with Secrets masked unless revealed.
@@ -365,22 +366,14 @@ pub(super) fn identity(obj: &Value) -> RefParts<'_> {
     RefParts { group, kind, namespace, name, version }
 }
 
-/// A built-in's error: what the script would have raised.
-fn builtin_error(script: &str, object: &ObjectRef, f: table::Fault) -> ActionError {
-    ActionError::Script {
-        script: script.to_string(),
-        object: Box::new(object.clone()),
-        reason: f.0,
-    }
+/// A built-in's error: what the script would have raised (the name and object made for it
+/// are moved in, not copied).
+fn builtin_error(script: String, object: ObjectRef, f: table::Fault) -> ActionError {
+    ActionError::Script { script, object: Box::new(object), reason: f.0 }
 }
 
-fn result_error(script: &str, object: &ObjectRef, b: Bad) -> ActionError {
-    ActionError::Result {
-        script: script.to_string(),
-        object: Box::new(object.clone()),
-        pointer: b.pointer,
-        message: b.message,
-    }
+fn result_error(script: String, object: ObjectRef, b: Bad) -> ActionError {
+    ActionError::Result { script, object: Box::new(object), pointer: b.pointer, message: b.message }
 }
 
 #[cfg(test)]

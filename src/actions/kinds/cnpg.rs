@@ -120,9 +120,10 @@ fn first_equal<'a>(healthy: Lv<'a>, wanted: Lv<'_>) -> Result<Lv<'a>, Fault> {
 fn promote(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Out, Fault> {
     let instance = call.param("instance");
     let view = obj.lv();
-    let healthy = view.fields(&["status", "instancesStatus", "healthy"])?;
+    let status = view.field("status")?;
+    let healthy = status.fields(&["instancesStatus", "healthy"])?;
     let selected = if instance.is("any") {
-        let primary = view.fields(&["status", "currentPrimary"])?;
+        let primary = status.field("currentPrimary")?;
         let mut next = 0;
         for (i, node) in healthy.items()?.enumerate() {
             if lua_eq(node, primary) {
@@ -157,11 +158,22 @@ fn promote(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Out, Fault> {
             instance.text()?
         )));
     }
-    let reason = format!("Switching over to {}", selected.text()?);
+    const SWITCHING: &str = "Switching over to ";
+    let name = selected.text()?;
+    let mut reason = String::with_capacity(SWITCHING.len() + name.len());
+    reason.push_str(SWITCHING);
+    reason.push_str(&name);
     let target = out(selected)?;
-    set(&mut obj, &["status"], "targetPrimary", target)?;
-    table::set_text(&mut obj, &["status"], "targetPrimaryTimestamp", call.date("!%Y-%m-%dT%XZ"))?;
-    table::set_text(&mut obj, &["status"], "phase", "Switchover in progress")?;
-    table::set_text(&mut obj, &["status"], "phaseReason", reason)?;
+    // Set in the order of their names (the script's order: targetPrimary, its timestamp,
+    // phase, phaseReason; each a different member).
+    obj.set_members(
+        &["status"],
+        [
+            ("phase", Some(Value::from("Switchover in progress"))),
+            ("phaseReason", Some(Value::String(reason))),
+            ("targetPrimary", target),
+            ("targetPrimaryTimestamp", Some(Value::String(call.date("!%Y-%m-%dT%XZ")))),
+        ],
+    )?;
     table::done(obj)
 }

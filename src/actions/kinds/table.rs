@@ -38,6 +38,12 @@ impl Call<'_> {
 
     /// `os.date(format)` on the call's clock (a leading `!` asks for UTC, the only zone).
     pub(crate) fn date(&self, format: &str) -> String {
+        if format == STAMP_Z
+            && let Some(mut out) = self.stamp()
+        {
+            out.push('Z');
+            return out;
+        }
         crate::vocabulary::os_date(format, self.now)
     }
 
@@ -45,10 +51,27 @@ impl Call<'_> {
     pub(crate) fn after(&self, text: &str, format: &str) -> String {
         let mut out = String::with_capacity(text.len() + format.len() + 16);
         out.push_str(text);
-        crate::vocabulary::os_date_into(&mut out, format, self.now);
+        match self.stamp() {
+            Some(stamp) if format == STAMP => out.push_str(&stamp),
+            _ => crate::vocabulary::os_date_into(&mut out, format, self.now),
+        }
         out
     }
+
+    /// `os.date("!%Y-%m-%dT%X")` (the timestamp most actions write) as `format_utc` writes
+    /// it, digit by digit, where `strftime` reads the format letter by letter: for the years
+    /// 0 to 9999, where both write the same (`stamp_is_os_date`).
+    fn stamp(&self) -> Option<String> {
+        // 0000-01-01T00:00:00 ..= 9999-12-31T23:59:59.
+        (-62_167_219_200..=253_402_300_799)
+            .contains(&self.now)
+            .then(|| crate::vocabulary::format_utc(self.now))
+    }
 }
+
+/// The formats [`Call::stamp`] writes: with and without the zone letter.
+const STAMP: &str = "!%Y-%m-%dT%X";
+const STAMP_Z: &str = "!%Y-%m-%dT%XZ";
 
 /// `path` with `key` after it, handed to `f` (without allocating for a short path).
 fn with_key<R>(
@@ -331,6 +354,18 @@ pub(crate) trait Table {
         indexable(self.probe(path)?, key)?;
         self.put(path, key, value)
     }
+    /// [`annotate`] with the text made.
+    fn annotate_text(
+        &mut self,
+        meta: &[&'static str],
+        name: &'static str,
+        text: String,
+    ) -> Result<(), Fault>
+    where
+        Self: Sized,
+    {
+        annotate_by_steps(self, meta, name, text)
+    }
 }
 
 impl Table for Value {
@@ -470,6 +505,16 @@ pub(crate) fn annotate(
     meta: &[&'static str],
     name: &'static str,
     text: impl Into<String>,
+) -> Result<(), Fault> {
+    obj.annotate_text(meta, name, text.into())
+}
+
+/// [`annotate`] as the script does it: [`ensure`] the table, then [`set_text`] in it.
+fn annotate_by_steps(
+    obj: &mut impl Table,
+    meta: &[&'static str],
+    name: &'static str,
+    text: String,
 ) -> Result<(), Fault> {
     ensure(obj, meta, "annotations")?;
     with_key(meta, "annotations", |at| set_text(obj, at, name, text))
@@ -726,6 +771,80 @@ impl Table for Obj<'_> {
         }
         indexable(self.probe(path)?, key)?;
         self.put(path, key, value)
+    }
+
+    /// On an object not changed yet whose `meta` and `annotations` are maps of the source (or
+    /// `annotations` is missing or `null`), the changes [`annotate_by_steps`] keeps, written
+    /// in one walk of the source and none of the changes; else that.
+    fn annotate_text(
+        &mut self,
+        meta: &[&'static str],
+        name: &'static str,
+        text: String,
+    ) -> Result<(), Fault> {
+        let slot = match self.fresh_map(meta).map(|m| m.get("annotations")) {
+            // `ensure` sets `{}`, then the name goes into it.
+            Some(None | Some(Value::Null)) => {
+                let mut a = Map::new();
+                a.insert(name.to_string(), Value::String(text));
+                Slot::Set(Value::Object(a))
+            }
+            Some(Some(Value::Object(_))) => {
+                Slot::Into(Node(vec![(name, Slot::Set(Value::String(text)))]))
+            }
+            _ => return annotate_by_steps(self, meta, name, text),
+        };
+        self.edits.node = nested(meta, Node(vec![("annotations", slot)]));
+        Ok(())
+    }
+}
+
+/// `inner` as the changes at `path` of an object with no other change.
+fn nested(path: &[&'static str], inner: Node) -> Node {
+    path.iter().rev().fold(inner, |n, k| Node(vec![(*k, Slot::Into(n))]))
+}
+
+impl<'a> Obj<'a> {
+    /// The source's map at `path`, when nothing is changed yet and each step of the path
+    /// (the source included) is a map of the source: where changes are kept by path, and
+    /// [`Field::fields`] of it reads the map.
+    fn fresh_map(&self, path: &[&str]) -> Option<&'a Map<String, Value>> {
+        if self.edits.whole.is_some() || !self.edits.node.is_empty() {
+            return None;
+        }
+        let mut m = self.source.as_object()?;
+        for k in path {
+            m = m.get(*k)?.as_object()?;
+        }
+        Some(m)
+    }
+
+    /// [`set`] of each of `members` in the table at `path`, in turn: on an object not changed
+    /// yet whose `path` leads through maps of the source, the changes are written at once,
+    /// without a walk per member.
+    pub(crate) fn set_members<const N: usize>(
+        &mut self,
+        path: &[&'static str],
+        members: [(&'static str, Option<Value>); N],
+    ) -> Result<(), Fault> {
+        if self.fresh_map(path).is_none() {
+            for (k, v) in members {
+                set(self, path, k, v)?;
+            }
+            return Ok(());
+        }
+        // Members given sorted by name are the node as they come; others are put in place.
+        let inner = if members.windows(2).all(|w| w[0].0 < w[1].0) {
+            Node(members.into_iter().map(|(k, v)| (k, v.map_or(Slot::Gone, Slot::Set))).collect())
+        } else {
+            let mut inner = Node(Vec::with_capacity(N));
+            for (k, v) in members {
+                inner.put(k, v.map_or(Slot::Gone, Slot::Set));
+            }
+            inner
+        };
+        self.edits.node = nested(path, inner);
+        Ok(())
     }
 }
 
@@ -1097,5 +1216,133 @@ mod tests {
             }
         }
         assert_eq!(compared, parts.len() * parts.len() * 5);
+    }
+
+    /// Objects whose members at `metadata`, `spec.template.metadata` and `status` are of every
+    /// type, with and without the annotations and the members the shortcuts set.
+    fn shapes() -> Vec<Value> {
+        let members = [
+            json!(null),
+            json!("s"),
+            json!(1.5),
+            json!(true),
+            json!([]),
+            json!(["x"]),
+            json!({}),
+            json!({"a": 1, "phase": "old", "zz": null}),
+        ];
+        let mut objects = vec![json!(null), json!("x"), json!([]), json!({})];
+        for m in &members {
+            let mut with = vec![m.clone()];
+            if m.is_object() {
+                with.extend(members.iter().map(|a| json!({"annotations": a, "name": "n"})));
+                with.push(json!({"annotations": {"k": "v", "r/at": "old"}}));
+            }
+            for w in with {
+                objects.push(json!({"metadata": w, "status": w, "kind": "K"}));
+                objects.push(json!({"spec": {"template": {"metadata": w}}, "status": w}));
+                objects.push(json!({"spec": w, "metadata": {"name": "n"}}));
+            }
+        }
+        objects
+    }
+
+    /// [`Obj`]'s [`annotate`] keeps the changes (and raises the errors) of
+    /// [`annotate_by_steps`], the script's steps, on every shape and on an object changed
+    /// before.
+    #[test]
+    fn annotated_at_once_is_annotated_by_steps() {
+        let mut compared = 0;
+        for source in &shapes() {
+            for meta in [&["metadata"][..], &["spec", "template", "metadata"], &[]] {
+                for changed_before in [false, true] {
+                    let run = |by_steps: bool| {
+                        let mut obj = Obj::new(source);
+                        if changed_before {
+                            set(&mut obj, &[], "kind", Some(json!("J")))?;
+                        }
+                        if by_steps {
+                            annotate_by_steps(&mut obj, meta, "r/at", "now".into())?;
+                        } else {
+                            annotate(&mut obj, meta, "r/at", "now")?;
+                        }
+                        done(obj)
+                    };
+                    assert_eq!(run(false), run(true), "{source} {meta:?}");
+                    compared += 1;
+                }
+            }
+        }
+        assert!(compared > 150, "{compared}");
+    }
+
+    /// [`Obj::set_members`] keeps the changes (and raises the errors) of a [`set`] per member,
+    /// on every shape, with members set twice or to `nil`, and on an object changed before.
+    #[test]
+    fn members_set_at_once_are_set_one_by_one() {
+        let members = || {
+            [
+                ("targetPrimary", Some(json!("p-2"))),
+                ("phase", Some(json!("Switchover"))),
+                ("a", None),
+                ("zz", Some(json!({"x": []}))),
+                ("phase", Some(json!(2))),
+                ("q", None),
+            ]
+        };
+        // Given sorted (the node as they come).
+        let sorted = || [("a", None), ("phase", Some(json!("S"))), ("z", Some(json!([1])))];
+        let mut compared = 0;
+        for source in &shapes() {
+            for path in [&["status"][..], &["spec", "template", "metadata"], &[]] {
+                for changed_before in [false, true] {
+                    let run = |one_by_one: bool| {
+                        let mut obj = Obj::new(source);
+                        if changed_before {
+                            set(&mut obj, &[], "kind", Some(json!("J")))?;
+                        }
+                        if one_by_one {
+                            for (k, v) in members().into_iter().chain(sorted()) {
+                                set(&mut obj, path, k, v)?;
+                            }
+                        } else {
+                            obj.set_members(path, members())?;
+                            obj.set_members(path, sorted())?;
+                        }
+                        done(obj)
+                    };
+                    assert_eq!(run(false), run(true), "{source} {path:?}");
+                    compared += 1;
+                }
+            }
+        }
+        assert!(compared > 150, "{compared}");
+    }
+
+    /// [`Call::date`] and [`Call::after`] of the stamp formats are `os_date`'s, on every
+    /// second of a day at the edges of the years the stamp writes and past them, on a second
+    /// of every 13th day between, and on the extremes.
+    #[test]
+    fn stamp_is_os_date() {
+        let params = BTreeMap::new();
+        let same = |now: i64| {
+            let call = Call { params: &params, now };
+            for f in [STAMP, STAMP_Z] {
+                let slow = crate::vocabulary::os_date(f, now);
+                assert_eq!(call.date(f), slow, "{now} {f}");
+                assert_eq!(call.after("at: ", f), format!("at: {slow}"), "{now} {f}");
+            }
+        };
+        for edge in [-62_167_219_200_i64, 253_402_300_799, 0, 951_782_400, 1_700_000_000] {
+            for now in (edge - 86_400..=edge + 86_400).step_by(7) {
+                same(now);
+            }
+        }
+        for day in (-719_528_i64..=2_932_896).step_by(13) {
+            same(day * 86_400 + (day * 7_919).rem_euclid(86_400));
+        }
+        for now in [i64::MIN, i64::MAX, -(1 << 55), 1 << 55, -62_167_219_201, 253_402_300_800] {
+            same(now);
+        }
     }
 }
