@@ -629,30 +629,25 @@ pub(crate) fn minute_stamp_into(out: &mut String, secs: i64, full_year: bool) {
     }
 }
 
+/// `os_date("!%Y-%m-%dT%H:%M:%S")` (`%X` is `%H:%M:%S`: the timestamp most actions write) as
+/// [`format_utc`] writes it, digit by digit, where `strftime` reads the format letter by letter:
+/// for the years 0 to 9999, where both write the same (`second_stamp_is_os_date`); `None`
+/// outside them, where the caller goes the long way through [`os_date`].
+pub(crate) fn utc_stamp(secs: i64) -> Option<String> {
+    // 0000-01-01T00:00:00 ..= 9999-12-31T23:59:59.
+    (-62_167_219_200..=253_402_300_799).contains(&secs).then(|| format_utc(secs))
+}
+
 /// [`os_date`] of `!%Y-%m-%dT%H:%M:%SZ` (the scheduled time a Workflow made from a
-/// CronWorkflow is annotated with), its twenty bytes worked out in a small buffer, where
-/// `strftime` reads the format letter by letter; a year outside 0..=9999 goes the long way.
-/// Pinned against [`os_date`] by `second_stamp_is_os_date`.
+/// CronWorkflow is annotated with): [`utc_stamp`] and a `Z`.
 pub(crate) fn second_stamp(secs: i64) -> String {
-    const FORMAT: &str = "!%Y-%m-%dT%H:%M:%SZ";
-    // 0000-01-01T00:00:00Z ..= 9999-12-31T23:59:59Z.
-    if !(-62_167_219_200..=253_402_300_799).contains(&secs) {
-        return os_date(FORMAT, secs);
+    match utc_stamp(secs) {
+        Some(mut out) => {
+            out.push('Z');
+            out
+        }
+        None => os_date("!%Y-%m-%dT%H:%M:%SZ", secs),
     }
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    let (y, m, d) = civil_from_days(days);
-    let two = |n: i64| [b'0' + (n / 10) as u8, b'0' + (n % 10) as u8];
-    let [y0, y1] = two(y / 100);
-    let [y2, y3] = two(y % 100);
-    let [m0, m1] = two(m);
-    let [d0, d1] = two(d);
-    let [h0, h1] = two(rem / 3600);
-    let [n0, n1] = two(rem % 3600 / 60);
-    let [s0, s1] = two(rem % 60);
-    let stamp = [
-        y0, y1, y2, y3, b'-', m0, m1, b'-', d0, d1, b'T', h0, h1, b':', n0, n1, b':', s0, s1, b'Z',
-    ];
-    String::from_utf8(stamp.to_vec()).unwrap_or_else(|_| os_date(FORMAT, secs))
 }
 
 #[cfg(test)]

@@ -58,14 +58,10 @@ impl Call<'_> {
         out
     }
 
-    /// `os.date("!%Y-%m-%dT%X")` (the timestamp most actions write) as `format_utc` writes
-    /// it, digit by digit, where `strftime` reads the format letter by letter: for the years
-    /// 0 to 9999, where both write the same (`stamp_is_os_date`).
+    /// `os.date("!%Y-%m-%dT%X")` on the call's clock, where it is written digit by digit
+    /// ([`crate::vocabulary::utc_stamp`]).
     fn stamp(&self) -> Option<String> {
-        // 0000-01-01T00:00:00 ..= 9999-12-31T23:59:59.
-        (-62_167_219_200..=253_402_300_799)
-            .contains(&self.now)
-            .then(|| crate::vocabulary::format_utc(self.now))
+        crate::vocabulary::utc_stamp(self.now)
     }
 }
 
