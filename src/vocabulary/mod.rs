@@ -53,6 +53,8 @@ pub(crate) use sync_options::{
     skip_dry_run_on_missing_resource, validate,
 };
 pub(crate) use time::GoDuration;
+#[cfg(test)]
+pub(crate) use time::stamp_samples;
 pub(crate) use time::{
     Location, Wall, format_go_duration, format_rfc3339, format_utc, minute_stamp_into, os_date,
     os_date_into, parse_go_duration, parse_rfc3339, parse_rfc3339_parts, push_digits, second_stamp,

@@ -651,36 +651,36 @@ pub(crate) fn second_stamp(secs: i64) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    /// Calls `same` on every second of a few whole days at the edges of the years a stamp
-    /// writes itself (0 to 9999) and past them, on the extremes of `i64`, on every 13th day of
-    /// those years, and on `n` pairs of seconds at random from `seed`.
-    fn stamp_samples(mut same: impl FnMut(i64), seed: u64, n: usize) {
-        let edges = [-62_167_219_200_i64, 253_402_300_799, 0, 951_782_400, 1_700_000_000];
-        for edge in edges {
-            for secs in edge - 86_400..=edge + 86_400 {
-                same(secs);
-            }
-        }
-        for secs in [i64::MIN, i64::MAX, -(1 << 55) - 1, 1 << 55, -62_167_219_201, 253_402_300_800]
-        {
+/// Calls `same` on every second of a few whole days at the edges of the years a stamp
+/// writes itself (0 to 9999) and past them, on the extremes of `i64`, on every 13th day of
+/// those years, and on `n` pairs of seconds at random from `seed`.
+pub(crate) fn stamp_samples(mut same: impl FnMut(i64), seed: u64, n: usize) {
+    let edges = [-62_167_219_200_i64, 253_402_300_799, 0, 951_782_400, 1_700_000_000];
+    for edge in edges {
+        for secs in edge - 86_400..=edge + 86_400 {
             same(secs);
         }
-        // Every 13th day of the years written here, at a second that moves through the day.
-        for day in (-719_528_i64..=2_932_896).step_by(13) {
-            same(day * 86_400 + (day * 7_919).rem_euclid(86_400));
-        }
-        let mut rng = seed;
-        for _ in 0..n {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            same(rng as i64);
-            same((rng % 320_000_000_000) as i64 - 62_200_000_000);
-        }
     }
+    for secs in [i64::MIN, i64::MAX, -(1 << 55) - 1, 1 << 55, -62_167_219_201, 253_402_300_800] {
+        same(secs);
+    }
+    // Every 13th day of the years written here, at a second that moves through the day.
+    for day in (-719_528_i64..=2_932_896).step_by(13) {
+        same(day * 86_400 + (day * 7_919).rem_euclid(86_400));
+    }
+    let mut rng = seed;
+    for _ in 0..n {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        same(rng as i64);
+        same((rng % 320_000_000_000) as i64 - 62_200_000_000);
+    }
+}
 
-    /// The minute stamp's digits are `os_date`'s ([`stamp_samples`]).
+#[cfg(test)]
+mod tests {
+    /// The minute stamp's digits are `os_date`'s ([`super::stamp_samples`]).
     #[test]
     fn minute_stamp_is_os_date() {
         let same = |secs: i64| {
@@ -691,17 +691,17 @@ mod tests {
                 assert_eq!(fast, slow, "{secs} {format}");
             }
         };
-        stamp_samples(same, 0x9e37_79b9_7f4a_7c15, 200_000);
+        super::stamp_samples(same, 0x9e37_79b9_7f4a_7c15, 200_000);
     }
 
-    /// The second stamp is `os_date`'s ([`stamp_samples`]).
+    /// The second stamp is `os_date`'s ([`super::stamp_samples`]).
     #[test]
     fn second_stamp_is_os_date() {
         let same = |secs: i64| {
             let slow = super::os_date("!%Y-%m-%dT%H:%M:%SZ", secs);
             assert_eq!(super::second_stamp(secs), slow, "{secs}");
         };
-        stamp_samples(same, 0x2545_f491_4f6c_dd1d, 100_000);
+        super::stamp_samples(same, 0x2545_f491_4f6c_dd1d, 100_000);
     }
 
     #[test]

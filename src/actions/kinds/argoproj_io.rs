@@ -161,22 +161,28 @@ fn owner_read(
     uid: Lv<'_>,
     extra: &[(&str, Option<Value>)],
 ) -> Result<Value, Fault> {
+    Ok(owner_table([out(api_version)?, out(kind)?, name, out(uid)?], extra))
+}
+
+/// The members an owner reference naming its controller adds.
+pub(super) const CONTROLLER: [(&str, Option<Value>); 2] =
+    [("blockOwnerDeletion", Some(Value::Bool(true))), ("controller", Some(Value::Bool(true)))];
+
+/// The owner reference `{apiVersion, kind, name, uid}` of members read already (each as
+/// [`out`] reads it; `nil` ones left out), with the `extra` members set.
+fn owner_table(members: [Option<Value>; 4], extra: &[(&str, Option<Value>)]) -> Value {
+    let [api_version, kind, name, uid] = members;
     let mut m = serde_json::Map::new();
     table::insert_all(
         &mut m,
-        [
-            ("apiVersion", out(api_version)?),
-            ("kind", out(kind)?),
-            ("name", name),
-            ("uid", out(uid)?),
-        ],
+        [("apiVersion", api_version), ("kind", kind), ("name", name), ("uid", uid)],
     );
     for (k, v) in extra {
         if let Some(v) = v {
             m.insert((*k).to_string(), v.clone());
         }
     }
-    Ok(Value::Object(m))
+    Value::Object(m)
 }
 
 /// The owner reference `{apiVersion, kind, name, uid}` of members read already (each as
@@ -204,19 +210,9 @@ pub(super) fn owner_ref(members: [Option<Value>; 4], controller: bool) -> Value 
     }
 }
 
-/// [`owner_ref`] made member by member.
+/// [`owner_ref`] made member by member ([`owner_table`]), encoded: `[]` when no member is set.
 fn owner_built(members: [Option<Value>; 4], controller: bool) -> Value {
-    let [api_version, kind, name, uid] = members;
-    let flag = || controller.then_some(Value::Bool(true));
-    // Encoded: `[]` when no member is set.
-    table::encode(table::table([
-        ("apiVersion", api_version),
-        ("blockOwnerDeletion", flag()),
-        ("controller", flag()),
-        ("kind", kind),
-        ("name", name),
-        ("uid", uid),
-    ]))
+    table::encode(owner_table(members, if controller { &CONTROLLER } else { &[] }))
 }
 
 /// `[{operation = "create", resource = ...}]` (`resource` encoded).
@@ -323,7 +319,7 @@ fn copied_map(v: Lv<'_>) -> Result<Option<serde_json::Map<String, Value>>, Fault
 }
 
 /// `t[key] = value` on a map (`nil` removes).
-fn put(m: &mut serde_json::Map<String, Value>, key: &str, value: Option<Value>) {
+pub(super) fn put(m: &mut serde_json::Map<String, Value>, key: &str, value: Option<Value>) {
     match value {
         Some(v) => {
             m.insert(key.to_string(), v);

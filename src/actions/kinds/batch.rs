@@ -4,7 +4,7 @@ use std::sync::OnceLock;
 
 use serde_json::{Map, Value};
 
-use super::argoproj_io::{create, generated_name, owner, owner_ref, stamped};
+use super::argoproj_io::{CONTROLLER, create, generated_name, owner, owner_ref, put, stamped};
 use super::fluxcd::{resume, suspend};
 use super::table::{self, Call, Fault, Field, Lv, Obj, Out, deep_copy, out, set};
 use super::{Kind, actions, entry};
@@ -142,10 +142,7 @@ fn job_shaped(o: Lv<'_>, call: &Call<'_>) -> Result<Option<Out>, Fault> {
     let name_valid = crate::object::name_problem("batch", "Job", &name, false).is_none();
     m.insert("name".into(), Value::String(name));
     let [namespace, uid] = table::fields_of(meta, ["namespace", "uid"])?;
-    match out(namespace)? {
-        Some(ns) => m.insert("namespace".into(), ns),
-        None => m.remove("namespace"),
-    };
+    put(&mut m, "namespace", out(namespace)?);
     match m.get_mut("annotations") {
         Some(Value::Object(a)) => {
             a.insert(INSTANTIATE.into(), Value::from("manual"));
@@ -205,9 +202,7 @@ fn job_built(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Out, Fault> {
     let namespace = out(o.fields(&["metadata", "namespace"])?)?;
     set(&mut job, &["metadata"], "namespace", namespace)?;
     table::annotate(&mut job, &["metadata"], "cronjob.kubernetes.io/instantiate", "manual")?;
-    let extra =
-        [("blockOwnerDeletion", Some(Value::Bool(true))), ("controller", Some(Value::Bool(true)))];
-    let owner = owner(o, &extra)?;
+    let owner = owner(o, &CONTROLLER)?;
     set(&mut job, &["metadata"], "ownerReferences", Some(Value::Array(vec![owner])))?;
     let spec = deep_copy(template.field("spec")?)?;
     // The copy is encoded already: the rest is encoded before it joins.
