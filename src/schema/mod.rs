@@ -14,11 +14,13 @@
 //! `testdata/k8s/openapi-v2-k8s-1.37.json` and `testdata/k8s/overlay.json` (the group/versions
 //! client-go v0.37.0's scheme registers, gitops-engine pkg/diff/diff.go `threeWayMergePatch`: a
 //! kind the scheme can `New` is patched strategically, and the Go facts the document lacks); run
-//! `GITOPS_REGENERATE=1 cargo test --lib schema::generate` to rewrite it. A freshness test fails
-//! when the checked-in table differs from a regeneration.
+//! `GITOPS_REGENERATE=1 cargo test --lib schema::generate` to rewrite it. The same test
+//! generates `table.rs` from it (the table as constant data, compiled in, so that no process
+//! parses JSON for it) and fails when either checked-in file differs from a regeneration.
 //!
-//! Either source is parsed once into an arena of `TypeRef`-reachable nodes; every lookup
-//! afterwards is a hash-map access, never a parse.
+//! Either source becomes an arena of `TypeRef`-reachable nodes once (a cluster's document
+//! parsed, the built-in table copied from `table.rs`); every lookup afterwards is a hash-map
+//! access, never a parse.
 //!
 //! Besides the strategic-merge metadata (`strategy`, `merge_key`) each node carries the
 //! structured-merge (server-side apply) metadata used to emulate SSA from `managedFields`:
@@ -251,10 +253,10 @@ struct Schema {
     fallbacks: HashMap<String, Vec<String>>,
 }
 
-/// The built-in table, parsed at its first use. The one `static` of the engine: it holds
-/// constant data (the parse of [`TABLE`], the same bytes in every process and for every
-/// caller), never state a call leaves behind, so it is as pure as the `&str` it is parsed
-/// from. Passing it as an argument would put a parse of 1 MB on every host for nothing.
+/// The built-in table, built at its first use. The one `static` of the engine: it holds
+/// constant data (built from `table.rs`, the same in every process and for every caller),
+/// never state a call leaves behind, so it is as pure as the constants it is built from.
+/// Passing it as an argument would put the table's construction on every host for nothing.
 static SCHEMA: OnceLock<Schema> = OnceLock::new();
 
 fn schema() -> &'static Schema {
