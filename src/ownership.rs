@@ -304,15 +304,16 @@ pub(crate) fn live_ref(obj: &Value, scopes: &Scopes) -> ObjectRef {
 }
 
 /// The identity of an object, with an empty name for a `generateName` object (Argo CD keys
-/// those by their empty name).
+/// those by their empty name): [`ObjectRef::from_object_lossy`] without its `generateName`
+/// fallback, `metadata` looked up once (`tests::object_ref_is_the_lossy_ref_without_generate_name`).
 pub(crate) fn object_ref(obj: &Value) -> ObjectRef {
-    let mut r = ObjectRef::from_object_lossy(obj);
-    // Read by key: `Value::pointer` parses its text and allocates each token.
-    let name = obj.get("metadata").and_then(|m| m.get("name"));
-    if name.and_then(Value::as_str).is_none_or(str::is_empty) {
-        r.name = String::new();
+    fn text(v: Option<&Value>) -> &str {
+        v.and_then(Value::as_str).unwrap_or("")
     }
-    r
+    let (group, version) = crate::object::split_api_version(text(obj.get("apiVersion")));
+    let meta = obj.get("metadata");
+    let at = |key: &str| text(meta.and_then(|m| m.get(key)));
+    ObjectRef::new(group, version, text(obj.get("kind")), at("namespace"), at("name"))
 }
 
 /// The pairing key of an identity: group, kind, namespace, name.
@@ -461,6 +462,64 @@ mod tests {
         assert_eq!(truncate_label(&long), Some("a".repeat(62).as_str()));
         assert_eq!(truncate_label("short-"), Some("short-"));
         assert_eq!(truncate_label(&"-".repeat(70)), None);
+    }
+
+    /// The way `object_ref` read identities before: the lossy reading (a `generateName` for
+    /// a missing name), the name then emptied unless `metadata.name` is a non-empty string.
+    fn object_ref_by_lossy_ref(obj: &Value) -> ObjectRef {
+        let mut r = ObjectRef::from_object_lossy(obj);
+        let name = obj.get("metadata").and_then(|m| m.get("name"));
+        if name.and_then(Value::as_str).is_none_or(str::is_empty) {
+            r.name = String::new();
+        }
+        r
+    }
+
+    /// Every combination of an apiVersion, a kind and a metadata (missing, not a mapping, or
+    /// with a name, generateName and namespace each missing, empty, a string or a number)
+    /// gives the identity the lossy reading gave.
+    #[test]
+    fn object_ref_is_the_lossy_ref_without_generate_name() {
+        use serde_json::json;
+        let texts = [None, Some(json!("")), Some(json!("web")), Some(json!(7))];
+        let versions =
+            [None, Some(json!("v1")), Some(json!("apps/v1")), Some(json!("a/b/c")), Some(json!(1))];
+        let mut metas = vec![None, Some(json!(null)), Some(json!("m")), Some(json!([1]))];
+        for name in &texts {
+            for generate in &texts {
+                for namespace in &texts {
+                    let mut m = serde_json::Map::new();
+                    for (k, v) in
+                        [("name", name), ("generateName", generate), ("namespace", namespace)]
+                    {
+                        if let Some(v) = v {
+                            m.insert(k.to_owned(), v.clone());
+                        }
+                    }
+                    metas.push(Some(Value::Object(m)));
+                }
+            }
+        }
+        let mut seen = 0;
+        for version in &versions {
+            for kind in &texts {
+                for meta in &metas {
+                    let mut obj = serde_json::Map::new();
+                    for (k, v) in [("apiVersion", version), ("kind", kind), ("metadata", meta)] {
+                        if let Some(v) = v {
+                            obj.insert(k.to_owned(), v.clone());
+                        }
+                    }
+                    let obj = Value::Object(obj);
+                    assert_eq!(object_ref(&obj), object_ref_by_lossy_ref(&obj), "{obj}");
+                    seen += 1;
+                }
+            }
+        }
+        for odd in [json!(null), json!("x"), json!([{"kind": "A"}])] {
+            assert_eq!(object_ref(&odd), object_ref_by_lossy_ref(&odd));
+        }
+        assert_eq!(seen, 5 * 4 * 68);
     }
 
     #[test]
