@@ -335,7 +335,7 @@ fn node_ops(src: &Map<String, Value>, node: Node, path: &mut String, out: &mut V
                 push_token(path, k);
                 match was {
                     Some((_, w)) if *w == v => {}
-                    Some((_, w)) => crate::diff::json_patch_ops_at(w, &v, path, out),
+                    Some((_, w)) => replaced(w, v, path, out),
                     None => out.push(PatchOp {
                         op: "add".into(),
                         path: path.clone(),
@@ -359,6 +359,23 @@ fn node_ops(src: &Map<String, Value>, node: Node, path: &mut String, out: &mut V
         push_token(path, k);
         out.push(PatchOp { op: "remove".into(), path: path.clone(), value: None, from: None });
         path.truncate(len);
+    }
+}
+
+/// The operations turning `w` into `v` (not equal) at `path`: `json_patch_ops_at`'s, which
+/// walks two maps or two lists; anything else is one `replace` by `v`, pushed here with `v`
+/// moved in (not copied, and no path copied for a walk).
+fn replaced(w: &Value, v: Value, path: &str, out: &mut Vec<PatchOp>) {
+    match (w, &v) {
+        (Value::Object(_), Value::Object(_)) | (Value::Array(_), Value::Array(_)) => {
+            crate::diff::json_patch_ops_at(w, &v, path, out);
+        }
+        _ => out.push(PatchOp {
+            op: "replace".into(),
+            path: path.into(),
+            value: Some(v),
+            from: None,
+        }),
     }
 }
 
@@ -561,13 +578,11 @@ fn created(
 fn check_creatable(key: &str, policy: &ActionPolicy, at: &str) -> Result<(), Bad> {
     // A glob without a special character matches only itself (as `glob_match` decides it,
     // its characters looked at as bytes here).
-    let matches = |g: &String| {
-        // Every byte looked at, without a branch per byte.
-        let special =
-            g.bytes().fold(false, |any, b| any | matches!(b, b'*' | b'?' | b'[' | b'{' | b'\\'));
-        if special { crate::glob::glob_match(g, key) } else { g == key }
-    };
-    if policy.creatable.iter().any(matches) {
+    let matches = |g: &String| if special(g) { crate::glob::glob_match(g, key) } else { g == key };
+    // A glob that is the key itself, without a special character, matches: looked for first
+    // (a length compared per glob), before any other glob's bytes are looked at.
+    let literal = || policy.creatable.iter().any(|g| g == key) && !special(key);
+    if literal() || policy.creatable.iter().any(matches) {
         return Ok(());
     }
     Err(bad(
@@ -577,6 +592,22 @@ fn check_creatable(key: &str, policy: &ActionPolicy, at: &str) -> Result<(), Bad
             if policy.creatable.is_empty() { "none".into() } else { policy.creatable.join(", ") }
         ),
     ))
+}
+
+/// The bytes special in a glob (`*`, `?`, `[`, `{`, `\\`), marked.
+const SPECIAL: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < 5 {
+        t[b"*?[{\\"[i] as usize] = true;
+        i += 1;
+    }
+    t
+};
+
+/// Whether `glob` has a special byte: every byte looked up, without a branch per byte.
+fn special(glob: &str) -> bool {
+    glob.bytes().fold(false, |any, b| any | SPECIAL[usize::from(b)])
 }
 
 /// `group/Kind namespace/name`, as far as the object says.
@@ -673,6 +704,74 @@ fn settle_member(v: &mut Value, was: &Value) {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// [`special`] marks the five bytes special in a glob, and [`check_creatable`] (a literal
+    /// glob looked for first) decides as each glob matched in turn does, on policies of
+    /// literal, special and odd globs and keys equal to some of them.
+    #[test]
+    fn creatable_literal_first_is_each_glob_in_turn() {
+        for b in 0..=u8::MAX {
+            let five = matches!(b, b'*' | b'?' | b'[' | b'{' | b'\\');
+            assert_eq!(SPECIAL[usize::from(b)], five, "{b}");
+        }
+        let globs = ["batch/Job", "argoproj.io/Workflow", "*", "*.io/*", "a[b", "a*", "", "x/Y?"];
+        let keys = ["argoproj.io/Workflow", "batch/Job", "a*", "a[b", "x/Y", "x/YZ", "", "*"];
+        let mut compared = 0;
+        for mask in 0..(1_u32 << globs.len()) {
+            let creatable: Vec<String> = (0..globs.len())
+                .filter(|i| mask & (1 << i) != 0)
+                .map(|i| globs[i].to_string())
+                .collect();
+            let policy = ActionPolicy::default().with_creatable(creatable.clone());
+            for key in keys {
+                let in_turn = creatable.iter().any(|g| {
+                    let special = g.bytes().any(|b| matches!(b, b'*' | b'?' | b'[' | b'{' | b'\\'));
+                    if special { crate::glob::glob_match(g, key) } else { g == key }
+                });
+                assert_eq!(
+                    check_creatable(key, &policy, "").is_ok(),
+                    in_turn,
+                    "{key} {creatable:?}"
+                );
+                compared += 1;
+            }
+        }
+        assert_eq!(compared, 256 * 8);
+    }
+
+    /// [`replaced`] pushes what `json_patch_ops_at` pushes, for every pair of differing
+    /// values of every type (maps and lists walked, the rest one `replace`), after operations
+    /// already found.
+    #[test]
+    fn replaced_is_json_patch_ops_at() {
+        let values = [
+            json!(null),
+            json!(true),
+            json!(false),
+            json!(0),
+            json!(1.5),
+            json!(""),
+            json!("x"),
+            json!([]),
+            json!([1, "a"]),
+            json!({}),
+            json!({"a": 1, "b": [2]}),
+            json!({"a": 2, "c": null}),
+        ];
+        let mut compared = 0;
+        for w in &values {
+            for v in values.iter().filter(|v| *v != w) {
+                let before =
+                    PatchOp { op: "add".into(), path: "/x".into(), value: None, from: None };
+                let (mut fast, mut walked) = (vec![before.clone()], vec![before]);
+                replaced(w, v.clone(), "/spec/a~1b", &mut fast);
+                crate::diff::json_patch_ops_at(w, v, "/spec/a~1b", &mut walked);
+                assert_eq!(fast, walked, "{w} -> {v}");
+                compared += 1;
+            }
+        }
+        assert_eq!(compared, 132);
+    }
 
     #[test]
     fn empty_maps_come_back_and_lists_stay() {

@@ -170,7 +170,7 @@ impl Actions {
         params: &BTreeMap<String, String>,
         now: i64,
     ) -> Result<ActionResult, ActionError> {
-        let parts = identity(obj);
+        let (parts, known) = identity(obj);
         let not_found = || ActionError::NotFound {
             object: Box::new(ObjectRef::from_object_lossy(obj)),
             action: name.into(),
@@ -181,7 +181,7 @@ impl Actions {
                 let run = kind.action(name).ok_or_else(not_found)?;
                 let script = || kind.script_name(name);
                 let object = || ObjectRef::from_object_lossy(obj);
-                let json = run(table::Obj::new(obj), &table::Call { params, now })
+                let json = run(table::Obj::with_identity(obj, known), &table::Call { params, now })
                     .map_err(|f| builtin_error(script(), object(), f))?;
                 // A Workflow an action made is no Secret: nothing to mask.
                 let made = matches!(json, table::Out::Made { .. });
@@ -327,17 +327,15 @@ fn mask_secret(r: &mut ImpactedResource, source: &Value) -> bool {
 }
 
 /// [`RefParts::of`] `obj`, read in one walk of its members up to `metadata` and of the
-/// metadata's up to `namespace` (a map's members are sorted), not a lookup per part.
-pub(super) fn identity(obj: &Value) -> RefParts<'_> {
-    let Value::Object(top) = obj else { return RefParts::of(obj) };
-    fn text(v: &Value) -> &str {
-        v.as_str().unwrap_or("")
-    }
-    let (mut api_version, mut kind, mut meta) = ("", "", None);
+/// metadata's up to `namespace` (a map's members are sorted), not a lookup per part; and the
+/// members read, for the action ([`table::Identity`], when `obj` and its metadata are maps).
+pub(super) fn identity(obj: &Value) -> (RefParts<'_>, Option<table::Identity<'_>>) {
+    let Value::Object(top) = obj else { return (RefParts::of(obj), None) };
+    let (mut api_version, mut kind, mut meta) = (None, None, None);
     for (k, v) in top {
         match k.as_str() {
-            "apiVersion" => api_version = text(v),
-            "kind" => kind = text(v),
+            "apiVersion" => api_version = Some(v),
+            "kind" => kind = Some(v),
             "metadata" => {
                 meta = Some(v);
                 break;
@@ -346,24 +344,33 @@ pub(super) fn identity(obj: &Value) -> RefParts<'_> {
             _ => {}
         }
     }
-    let (mut name, mut generate, mut namespace) = ("", "", "");
-    if let Some(Value::Object(m)) = meta {
-        for (k, v) in m {
-            match k.as_str() {
-                "generateName" => generate = text(v),
-                "name" => name = text(v),
-                "namespace" => {
-                    namespace = text(v);
-                    break;
-                }
-                k if table::key_order(k, "namespace").is_gt() => break,
-                _ => {}
+    let (mut name, mut generate, mut namespace) = (None, None, None);
+    let metadata = match meta {
+        Some(Value::Object(m)) => Some(m),
+        _ => None,
+    };
+    for (k, v) in metadata.into_iter().flatten() {
+        match k.as_str() {
+            "generateName" => generate = Some(v),
+            "name" => name = Some(v),
+            "namespace" => {
+                namespace = Some(v);
+                break;
             }
+            k if table::key_order(k, "namespace").is_gt() => break,
+            _ => {}
         }
     }
-    let (group, version) = crate::object::split_api_version(api_version);
-    let name = if name.is_empty() { generate } else { name };
-    RefParts { group, kind, namespace, name, version }
+    fn text(v: Option<&Value>) -> &str {
+        v.and_then(Value::as_str).unwrap_or("")
+    }
+    let (group, version) = crate::object::split_api_version(text(api_version));
+    let named = if text(name).is_empty() { text(generate) } else { text(name) };
+    let parts =
+        RefParts { group, kind: text(kind), namespace: text(namespace), name: named, version };
+    let known =
+        metadata.map(|metadata| table::Identity { api_version, kind, metadata, name, namespace });
+    (parts, known)
 }
 
 /// A built-in's error: what the script would have raised (the name and object made for it
@@ -417,7 +424,17 @@ mod tests {
         }
         assert!(objects.len() > 200, "{} objects", objects.len());
         for obj in &objects {
-            assert_eq!(identity(obj), RefParts::of(obj), "{obj}");
+            let (parts, known) = identity(obj);
+            assert_eq!(parts, RefParts::of(obj), "{obj}");
+            // The members read are the object's, for a map whose metadata is a map.
+            let meta = obj.get("metadata").and_then(Value::as_object);
+            assert_eq!(known.is_some(), meta.is_some(), "{obj}");
+            if let (Some(k), Some(m)) = (known, meta) {
+                assert_eq!(k.api_version, obj.get("apiVersion"), "{obj}");
+                assert_eq!(k.kind, obj.get("kind"), "{obj}");
+                assert!(std::ptr::eq(k.metadata, m), "{obj}");
+                assert_eq!((k.name, k.namespace), (m.get("name"), m.get("namespace")), "{obj}");
+            }
         }
     }
 }

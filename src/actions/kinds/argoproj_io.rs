@@ -481,11 +481,15 @@ fn cron_workflow_built(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Out, Fault> 
 /// A Workflow from a WorkflowTemplate, as `argo submit --from=workflowtemplate/<name>` makes
 /// it: a `workflowTemplateRef` to the template, its label and owner reference.
 fn create_from_workflow_template(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Out, Fault> {
-    let o = obj.lv();
-    // The source's members and its `metadata`'s read once each, in the order the script
-    // reads them (its errors first): the name, the label, the reference and the owner.
-    let [api_version, kind, meta] = table::fields_of(o, ["apiVersion", "kind", "metadata"])?;
-    let [source, namespace, uid] = table::fields_of(meta, ["name", "namespace", "uid"])?;
+    let [api_version, kind, source, namespace, uid] = match obj.identity() {
+        // Read already where the kind was found (a map and its metadata map: no error to
+        // raise); only the `uid` is looked for, from the metadata's end.
+        Some(id) => {
+            let uid = table::last_member(id.metadata, "uid");
+            [id.api_version, id.kind, id.name, id.namespace, uid].map(table::lv_of)
+        }
+        None => template_read(obj.lv())?,
+    };
     let name = stamped(source, call, true)?;
     let name_valid = workflow_name_valid(&name);
     let source_name = out(source)?;
@@ -494,6 +498,15 @@ fn create_from_workflow_template(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Ou
         FromTemplate { name: Value::String(name), source_name, owner, namespace: out(namespace)? };
     let wf = from.shaped();
     Ok(workflow(wf, name_valid))
+}
+
+/// The members of the template `o` [`create_from_workflow_template`] reads (`apiVersion`,
+/// `kind`, the metadata's `name`, `namespace` and `uid`), read once each, in the order the
+/// script reads them (its errors first).
+fn template_read(o: Lv<'_>) -> Result<[Lv<'_>; 5], Fault> {
+    let [api_version, kind, meta] = table::fields_of(o, ["apiVersion", "kind", "metadata"])?;
+    let [source, namespace, uid] = table::fields_of(meta, ["name", "namespace", "uid"])?;
+    Ok([api_version, kind, source, namespace, uid])
 }
 
 /// What [`create_from_workflow_template`] reads into its Workflow: the Workflow's name, the
@@ -791,6 +804,45 @@ mod tests {
             }
         }
         assert_eq!(compared, 3 * 5 * 5 * 3 * 3);
+    }
+
+    /// WorkflowTemplate's `create-workflow` given what finding its kind read
+    /// (`actions::run::identity`) makes what it makes reading the template itself (or fails
+    /// the same way), on templates whose members are set, missing, `null` and of other types,
+    /// with the `uid` before, among and after other members.
+    #[test]
+    fn template_read_where_found_is_read_again() {
+        let params = std::collections::BTreeMap::new();
+        let call = Call { params: &params, now: 1_700_000_000 };
+        let values = [json!(null), json!("wt"), json!(7), json!(true), json!([]), json!({"a": 1})];
+        let metas = || {
+            let mut metas = vec![json!(null), json!("m"), json!([1]), json!({})];
+            for v in &values {
+                metas.push(json!({"name": v, "namespace": "ns", "uid": "u"}));
+                metas.push(json!({"labels": {}, "name": "wt", "namespace": v, "zz": 1}));
+                metas.push(json!({"generateName": "g-", "name": "wt", "uid": v}));
+                metas.push(json!({"a": 1, "name": "wt", "namespace": "ns", "uid": v, "z": 2}));
+                metas.push(json!({"name": "wt", "namespace": "ns", "uid": "u", "v": v}));
+            }
+            metas
+        };
+        let mut objects = vec![json!(null), json!("x"), json!([]), json!({})];
+        for meta in metas() {
+            for v in &values {
+                objects
+                    .push(json!({"apiVersion": v, "kind": "WorkflowTemplate", "metadata": meta}));
+                objects.push(json!({"apiVersion": "argoproj.io/v1alpha1", "kind": v, "metadata": meta, "spec": {}}));
+            }
+        }
+        let mut with_identity = 0;
+        for obj in &objects {
+            let (_, known) = crate::actions::run::identity(obj);
+            with_identity += usize::from(known.is_some());
+            let found = create_from_workflow_template(Obj::with_identity(obj, known), &call);
+            let again = create_from_workflow_template(Obj::new(obj), &call);
+            assert_eq!(found, again, "{obj}");
+        }
+        assert!(with_identity > 300, "{with_identity} of {}", objects.len());
     }
 }
 

@@ -62,14 +62,25 @@ fn reconcile(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Out, Fault> {
     table::done(obj)
 }
 
-/// `spec.suspend = true`.
+/// `spec.suspend = true`: in a `spec` map of the source at once ([`Obj::set_in_fresh_map`]),
+/// anything else as the script does it.
 pub(super) fn suspend(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Out, Fault> {
-    table::set_bool(&mut obj, &["spec"], "suspend", true)?;
+    if !obj.set_in_fresh_map(&["spec"], |_| Some([("suspend", Some(Value::Bool(true)))])) {
+        table::set_bool(&mut obj, &["spec"], "suspend", true)?;
+    }
     table::done(obj)
 }
 
 /// `spec.suspend = false` when it is set and true in Lua's sense; else the object unchanged.
+/// A `spec` map of the source is read and set at once ([`Obj::set_in_fresh_map`]).
 pub(super) fn resume(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Out, Fault> {
+    let fresh = obj.set_in_fresh_map(&["spec"], |spec| {
+        let on = spec.get("suspend").is_some_and(|v| Lv::of(v).truthy());
+        on.then_some([("suspend", Some(Value::Bool(false)))])
+    });
+    if fresh {
+        return table::done(obj);
+    }
     if obj.read(&["spec", "suspend"])?.truthy() {
         table::set_bool(&mut obj, &["spec"], "suspend", false)?;
     }

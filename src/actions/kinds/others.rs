@@ -108,8 +108,12 @@ fn discover_mariadb(obj: Lv<'_>) -> Result<Value, Fault> {
     }]))
 }
 
-/// `spec.suspend = true` when there is a `spec`.
+/// `spec.suspend = true` when there is a `spec`: a map of the source set at once (no walk
+/// of the changes, [`Obj::set_in_fresh_map`]), anything else as the script does it.
 fn suspend_mariadb(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Out, Fault> {
+    if obj.set_in_fresh_map(&["spec"], |_| Some([("suspend", Some(Value::Bool(true)))])) {
+        return table::done(obj);
+    }
     if !obj.read(&["spec"])?.is_nil() {
         table::set_bool(&mut obj, &["spec"], "suspend", true)?;
     }
@@ -142,4 +146,78 @@ fn discover_psmdb(obj: Lv<'_>) -> Result<Value, Fault> {
 fn unpause(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Out, Fault> {
     table::set_bool(&mut obj, &["spec"], "pause", false)?;
     table::done(obj)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::actions::kinds::fluxcd;
+
+    /// MariaDB `suspend`, Flux `suspend` and `resume` (MariaDB's too) as the scripts do them,
+    /// step by step: what their fresh-map shortcuts are checked against.
+    fn by_steps(action: &str, mut obj: Obj<'_>) -> Result<Out, Fault> {
+        match action {
+            "mariadb-suspend" => {
+                if !obj.read(&["spec"])?.is_nil() {
+                    table::set_bool(&mut obj, &["spec"], "suspend", true)?;
+                }
+            }
+            "suspend" => table::set_bool(&mut obj, &["spec"], "suspend", true)?,
+            _ => {
+                if obj.read(&["spec", "suspend"])?.truthy() {
+                    table::set_bool(&mut obj, &["spec"], "suspend", false)?;
+                }
+            }
+        }
+        table::done(obj)
+    }
+
+    /// [`Obj::set_in_fresh_map`] in `suspend` and `resume` keeps the changes (and raises the
+    /// errors) of the scripts' steps, on objects whose `spec` and `spec.suspend` are missing,
+    /// `null` or of every type.
+    #[test]
+    fn suspended_at_once_is_suspended_by_steps() {
+        let values = [
+            json!(null),
+            json!(true),
+            json!(false),
+            json!(0),
+            json!(1.5),
+            json!(""),
+            json!("x"),
+            json!([]),
+            json!([1]),
+            json!({}),
+            json!({"a": 1}),
+        ];
+        let mut objects = vec![json!(null), json!("x"), json!([]), json!({})];
+        for v in &values {
+            objects.push(json!({"spec": v}));
+            objects.push(json!({"metadata": {"name": "n"}, "spec": {"suspend": v}}));
+            objects.push(json!({"spec": {"a": 1, "suspend": v, "z": [null]}}));
+        }
+        let params = BTreeMap::new();
+        let call = Call { params: &params, now: 0 };
+        let runs: [(&str, crate::actions::kinds::Run); 3] = [
+            ("mariadb-suspend", suspend_mariadb),
+            ("suspend", fluxcd::suspend),
+            ("resume", resume),
+        ];
+        let mut compared = 0;
+        for obj in &objects {
+            for (name, run) in runs {
+                assert_eq!(
+                    run(Obj::new(obj), &call),
+                    by_steps(name, Obj::new(obj)),
+                    "{name} {obj}"
+                );
+                compared += 1;
+            }
+        }
+        assert_eq!(compared, 3 * (4 + 3 * values.len()));
+    }
 }

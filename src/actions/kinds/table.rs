@@ -544,6 +544,38 @@ pub(crate) enum Out {
 pub(crate) struct Obj<'a> {
     source: &'a Value,
     edits: Edits,
+    identity: Option<Identity<'a>>,
+}
+
+/// What finding an action's kind read of its object (`actions::run::identity`), kept for the
+/// action so that it need not walk the same members again: of an object that is a map with a
+/// `metadata` map, its `apiVersion`, `kind` and `metadata` members and the metadata's `name`
+/// and `namespace` (`None`: missing).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Identity<'a> {
+    pub(crate) api_version: Option<&'a Value>,
+    pub(crate) kind: Option<&'a Value>,
+    pub(crate) metadata: &'a Map<String, Value>,
+    pub(crate) name: Option<&'a Value>,
+    pub(crate) namespace: Option<&'a Value>,
+}
+
+/// A member read as [`Field::field`] reads it from a map: `nil` when missing.
+pub(crate) fn lv_of(v: Option<&Value>) -> Lv<'_> {
+    v.map_or(Lv::Nil, Lv::of)
+}
+
+/// `m[key]` looked for from the map's end (its members are sorted by name): a step or two for
+/// a name that sorts late among them, as `uid` does among a metadata's.
+pub(crate) fn last_member<'a>(m: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
+    for (k, v) in m.iter().rev() {
+        match key_order(k, key) {
+            Ordering::Equal => return Some(v),
+            Ordering::Less => return None,
+            Ordering::Greater => {}
+        }
+    }
+    None
 }
 
 /// The changes of an action to its object: by member, over the source's maps (`node`), or,
@@ -649,15 +681,33 @@ fn step<'s>(
 }
 
 impl<'a> Obj<'a> {
-    /// The object `source`, not changed yet.
+    /// The object `source`, not changed yet, nothing read of it (for tests: a run hands over
+    /// what finding the kind read, [`Obj::with_identity`]).
+    #[cfg(test)]
     pub(crate) fn new(source: &'a Value) -> Self {
-        Obj { source, edits: Edits::default() }
+        Obj { source, edits: Edits::default(), identity: None }
+    }
+
+    /// The object `source`, not changed yet, with what was read of it to find its kind
+    /// (`identity`, the members of `source` itself).
+    pub(crate) fn with_identity(source: &'a Value, identity: Option<Identity<'a>>) -> Self {
+        Obj { source, edits: Edits::default(), identity }
+    }
+
+    /// What was read of the source to find its kind, while nothing is changed (the members
+    /// are the source's).
+    pub(crate) fn identity(&self) -> Option<Identity<'a>> {
+        if self.edits.whole.is_some() || !self.edits.node.is_empty() {
+            return None;
+        }
+        self.identity
     }
 
     /// The object copied at once, as built-ins were handed it before `Obj` (for tests).
     #[cfg(test)]
     pub(crate) fn viewed(source: &'a Value) -> Self {
-        Obj { source, edits: Edits { node: Node::default(), whole: Some(view(source)) } }
+        let edits = Edits { node: Node::default(), whole: Some(view(source)) };
+        Obj { source, edits, identity: None }
     }
 
     /// The object as a whole, for an action that reads it: the source while nothing changed;
@@ -821,18 +871,39 @@ impl<'a> Obj<'a> {
             }
             return Ok(());
         }
-        // Members given sorted by name are the node as they come; others are put in place.
-        let inner = if members.windows(2).all(|w| w[0].0 < w[1].0) {
-            Node(members.into_iter().map(|(k, v)| (k, v.map_or(Slot::Gone, Slot::Set))).collect())
-        } else {
-            let mut inner = Node(Vec::with_capacity(N));
-            for (k, v) in members {
-                inner.put(k, v.map_or(Slot::Gone, Slot::Set));
-            }
-            inner
-        };
-        self.edits.node = nested(path, inner);
+        self.edits.node = nested(path, node_of(members));
         Ok(())
+    }
+
+    /// On an object not changed yet whose `path` leads through maps of the source
+    /// ([`Obj::fresh_map`]): `decide` reads the map there and gives the members to [`set`] in
+    /// it, written at once as [`Obj::set_members`] writes them (`None`: nothing set). `false`,
+    /// with nothing done and `decide` not called, on any other object: the caller then goes
+    /// the script's way (`path` may be `nil` or not a table there).
+    pub(crate) fn set_in_fresh_map<const N: usize>(
+        &mut self,
+        path: &[&'static str],
+        decide: impl FnOnce(&'a Map<String, Value>) -> Option<[(&'static str, Option<Value>); N]>,
+    ) -> bool {
+        let Some(m) = self.fresh_map(path) else { return false };
+        if let Some(members) = decide(m) {
+            self.edits.node = nested(path, node_of(members));
+        }
+        true
+    }
+}
+
+/// The changes of `members` set in one table: given sorted by name, the node as they come;
+/// others put in place (a later one of the same name wins, as a later `set` does).
+fn node_of<const N: usize>(members: [(&'static str, Option<Value>); N]) -> Node {
+    if members.windows(2).all(|w| w[0].0 < w[1].0) {
+        Node(members.into_iter().map(|(k, v)| (k, v.map_or(Slot::Gone, Slot::Set))).collect())
+    } else {
+        let mut inner = Node(Vec::with_capacity(N));
+        for (k, v) in members {
+            inner.put(k, v.map_or(Slot::Gone, Slot::Set));
+        }
+        inner
     }
 }
 
