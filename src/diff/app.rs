@@ -518,9 +518,62 @@ fn tracking_id(app: &str, r: &ObjectRef, destination_namespace: &str) -> String 
 /// assert_eq!(out.notes, ["not compared or pruned, tracked by no application: ConfigMap:shop/kube-root-ca.crt"]);
 /// ```
 pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
+    diff_app_owned(input, Vec::new(), Vec::new())
+}
+
+/// [`diff_app`] on objects the caller gives away: `desired` and `live` are compared as if
+/// they followed [`AppDiffInput::desired`] and [`AppDiffInput::live`] (a host that hands
+/// every object over lends empty slices there, as `AppDiffInput::new(&[], &[], ...)`), and
+/// the answer is [`diff_app`]'s for those objects, byte for byte.
+///
+/// Why: [`diff_app`] borrows the objects, so each comparison first copies its desired object
+/// (to give it the destination namespace and the tracking) and its live object (to
+/// normalise it). A host that does not read the objects after the comparison (a command
+/// printing the result, a controller that read them for this comparison only) hands them
+/// over instead: each object becomes the working copy of its own comparison and is freed
+/// with it, so no copy is made and the objects are not held twice.
+///
+/// [`AppDiffInput::reads_live_managed_fields`] reads [`AppDiffInput::desired`] only: a host
+/// that asks it before reading the live objects asks on an input that lends the desired
+/// objects, then hands them over.
+///
+/// # Errors
+///
+/// As [`diff_app`].
+///
+/// # Examples
+///
+/// ```
+/// use gitops_core::diff::{self, AppDiffInput, SyncStatus};
+/// use gitops_core::config::{Application, Settings};
+/// use gitops_core::object::Scopes;
+/// use serde_json::json;
+///
+/// let desired = vec![json!({"apiVersion": "v1", "kind": "ConfigMap",
+///     "metadata": {"name": "settings", "namespace": "shop"}, "data": {"a": "1"}})];
+/// let live = vec![json!({"apiVersion": "v1", "kind": "ConfigMap",
+///     "metadata": {"name": "settings", "namespace": "shop"}, "data": {"a": "2"}})];
+/// let app = Application::from_value(&json!({"metadata": {"name": "shop"}})).unwrap();
+/// let (settings, scopes) = (Settings::default(), Scopes::builtin());
+///
+/// // The borrowed way, for a host that reads the objects afterwards ...
+/// let lent = diff::diff_app(&AppDiffInput::new(&desired, &live, &app, &settings, &scopes));
+/// // ... and the objects given away: the same answer, without a copy of them.
+/// let input = AppDiffInput::new(&[], &[], &app, &settings, &scopes);
+/// let owned = diff::diff_app_owned(&input, desired, live).unwrap();
+/// assert_eq!(owned, lent.unwrap());
+/// assert_eq!(owned.sync_status, SyncStatus::OutOfSync);
+/// assert_eq!(owned.resources[0].diff[0].path, "/data/a");
+/// ```
+pub fn diff_app_owned(
+    input: &AppDiffInput<'_>,
+    desired: Vec<Value>,
+    live: Vec<Value>,
+) -> Result<AppDiff, DiffError> {
     let app = input.app;
     let settings = input.settings;
-    let Targets { map: mut targets, mut hooks, mut conditions, set_aside } = targets(input);
+    let Targets { map: mut targets, mut hooks, mut conditions, set_aside } =
+        targets_of(input, desired);
     let mut notes = Vec::new();
 
     // The app's live objects (the ownership rule: `crate::ownership`, as `managed_live` sorts
@@ -534,16 +587,16 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
             .filter(|r| !r.name.is_empty())
             .map(pair_key)
             .collect();
-        sort_live(input.live, |k| paired.contains(&k), app, settings, input.scopes)
+        let objects = input.live.iter().map(Cow::Borrowed).chain(live.into_iter().map(Cow::Owned));
+        sort_live(objects, |k| paired.contains(&k), app, settings, input.scopes)
     };
-    let mut lives: BTreeMap<(String, String, String, String), (ObjectRef, &Value)> =
-        BTreeMap::new();
+    let mut lives: Lives<'_> = BTreeMap::new();
     for (r, obj) in managed {
         if let Some(reason) = not_permitted(input.project, &r, app) {
             unmanaged.push(Unmanaged { object: r, reason });
             continue;
         }
-        conditions.extend(shared_warning(app, settings, &instance, &r, obj));
+        conditions.extend(shared_warning(app, settings, &instance, &r, &obj));
         lives.insert(key(&r), (r, obj));
     }
     unmanaged.sort();
@@ -553,6 +606,7 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
         targets.insert(key(&r), (r, Desired::Synthesized(ns)));
     }
     conditions.extend(targets.values().filter_map(|(r, _)| invalid_spec(r, input.scopes)));
+    let Paired { sides, objects } = paired_by_key(targets, lives);
 
     let normalizer = match AppNormalizer::new(
         &app.spec.ignore_differences,
@@ -562,21 +616,23 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
     ) {
         Ok(n) => n,
         Err(e) => {
-            let mut out = failed(&targets, &lives, hooks, conditions, notes, &e);
+            let mut out = failed(&sides, hooks, conditions, notes, &e);
             out.unmanaged = unmanaged;
             out.objects_kept = input.keep_objects;
             return Ok(out);
         }
     };
     let ssd = server_side(input);
-    let mut keys: Vec<&Key> = targets.keys().chain(lives.keys()).collect();
-    keys.sort();
-    keys.dedup();
     let dry_runs = ObjectIndex::of_objects(input.dry_runs);
     let options = AppOptions::new(input.app.spec.sync_policy.sync_options.clone());
     let shared =
         Shared { input, normalizer: &normalizer, ssd, dry_runs: &dry_runs, app_options: &options };
-    let compared = compare_each(&keys, |k| shared.compare(targets.get(*k), lives.get(*k)));
+    // Each pair is moved into its comparison, which makes its working copies of them (no
+    // copy of an owned object) and drops them.
+    let compared = compare_each(&sides, objects, |((t, l), (desired, live))| {
+        let target = t.as_ref().zip(desired).map(|(r, d)| (r, d.into_object(r, input)));
+        shared.compare_pair(target, l.as_ref().zip(live))
+    });
     let mut resources = Vec::with_capacity(compared.len());
     let mut app_status = SyncStatus::Synced;
     for c in compared {
@@ -592,7 +648,7 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
             // The host's backstop decides no verdict: the caller gets the stop and may retry.
             Err(e @ DiffError::Interrupted { .. }) => return Err(e),
             Err(e) => {
-                let mut out = failed(&targets, &lives, hooks, conditions, notes, &e);
+                let mut out = failed(&sides, hooks, conditions, notes, &e);
                 out.unmanaged = unmanaged;
                 out.objects_kept = input.keep_objects;
                 return Ok(out);
@@ -616,6 +672,52 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
     })
 }
 
+/// The app's live objects by identity, each with the identity it pairs by: lent by the input
+/// or handed over ([`diff_app_owned`]).
+type Lives<'a> = BTreeMap<Key, (ObjectRef, Cow<'a, Value>)>;
+
+/// The identities of one key's desired and live objects, when it has them.
+type Sides = (Option<ObjectRef>, Option<ObjectRef>);
+
+/// Every key's two sides, in key order: the identities (read by each comparison and by a
+/// failed one, which names every resource) and the objects (moved into the comparison).
+struct Paired<'a> {
+    sides: Vec<Sides>,
+    objects: Vec<(Option<Desired<'a>>, Option<Cow<'a, Value>>)>,
+}
+
+/// The targets and the live objects paired by key, in key order: the two sorted maps merged
+/// (each key once, what the sorted, deduplicated union of their keys looked up in both
+/// gives), their entries moved out.
+fn paired_by_key<'a>(
+    targets: BTreeMap<Key, (ObjectRef, Desired<'a>)>,
+    lives: Lives<'a>,
+) -> Paired<'a> {
+    use std::cmp::Ordering;
+    let n = targets.len().max(lives.len());
+    let (mut sides, mut objects) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    let (mut t, mut l) = (targets.into_iter().peekable(), lives.into_iter().peekable());
+    loop {
+        let order = match (t.peek(), l.peek()) {
+            (None, None) => break,
+            (Some(_), None) => Ordering::Less,
+            (None, Some(_)) => Ordering::Greater,
+            (Some((a, _)), Some((b, _))) => a.cmp(b),
+        };
+        let (tr, desired) = match order.is_le().then(|| t.next()).flatten() {
+            Some((_, (r, d))) => (Some(r), Some(d)),
+            None => (None, None),
+        };
+        let (lr, live) = match order.is_ge().then(|| l.next()).flatten() {
+            Some((_, (r, v))) => (Some(r), Some(v)),
+            None => (None, None),
+        };
+        sides.push((tr, lr));
+        objects.push((desired, live));
+    }
+    Paired { sides, objects }
+}
+
 /// The desired side of a comparison: the targets by identity (destination namespace applied,
 /// duplicates resolved, excluded kinds and hooks set aside), the hooks, and the conditions
 /// the desired objects raise on their own.
@@ -631,11 +733,17 @@ pub(crate) struct Targets<'a> {
 
 /// Builds the [`Targets`] of an input (the first part of [`diff_app`]).
 pub(crate) fn targets<'a>(input: &AppDiffInput<'a>) -> Targets<'a> {
+    targets_of(input, Vec::new())
+}
+
+/// The [`Targets`] of the input's desired objects followed by `owned`, which the caller gives
+/// away (the first part of [`diff_app_owned`]).
+fn targets_of<'a>(input: &AppDiffInput<'a>, owned: Vec<Value>) -> Targets<'a> {
     let (app, settings) = (input.app, input.settings);
     let mut conditions = Vec::new();
     // Targets: identities with the destination namespace, de-duplication (last wins). The
-    // objects stay borrowed; each gets its namespace and tracking on its own working copy
-    // when its turn comes ([`Desired::object`]).
+    // objects stay as given (lent or owned); each gets its namespace and tracking on its own
+    // working copy when its turn comes ([`Desired::into_object`]).
     let mut targets: BTreeMap<Key, (ObjectRef, Desired<'a>)> = BTreeMap::new();
     // Argo CD 3.6.2's `NormalizeTargetObjects` keys an unnamed object with a `generateName` by
     // that prefix and its position (`web-` third is `web-2`, which a named `web-2` of the same
@@ -643,8 +751,9 @@ pub(crate) fn targets<'a>(input: &AppDiffInput<'a>) -> Targets<'a> {
     // how often it came and the target of its last object (one look-up per object).
     let mut slots: BTreeMap<String, (usize, Key)> = BTreeMap::new();
     let mut set_aside = Vec::new();
-    for (index, obj) in input.desired.iter().enumerate() {
-        let r = desired_ref(obj, input.scopes, &app.spec.destination.namespace);
+    let objects = input.desired.iter().map(Cow::Borrowed).chain(owned.into_iter().map(Cow::Owned));
+    for (index, obj) in objects.enumerate() {
+        let r = desired_ref(&obj, input.scopes, &app.spec.destination.namespace);
         let mut k = key(&r);
         let mut repeat_key = r.key();
         if r.name.is_empty() {
@@ -816,12 +925,12 @@ pub(crate) fn comparison_error(err: &DiffError) -> Condition {
 /// The identity a resource is paired by: group, kind, namespace, name.
 pub(crate) type Key = (String, String, String, String);
 
-/// A desired object until its comparison: rendered (borrowed from the input; its working copy
-/// gets the destination namespace and the app's tracking), or synthesized by the comparison
-/// (the managed namespace).
+/// A desired object until its comparison: rendered (lent by the input or handed over; its
+/// working copy gets the destination namespace and the app's tracking), or synthesized by the
+/// comparison (the managed namespace).
 #[derive(Debug)]
 pub(crate) enum Desired<'a> {
-    Rendered(&'a Value),
+    Rendered(Cow<'a, Value>),
     Synthesized(Value),
 }
 
@@ -834,23 +943,35 @@ impl Desired<'_> {
         }
     }
 
-    /// The working copy of the desired object: namespace defaulting and tracking applied.
+    /// The working copy of the desired object: namespace defaulting and tracking applied
+    /// (a copy of it; [`Desired::into_object`] makes none of an owned object).
     pub(crate) fn object(&self, r: &ObjectRef, input: &AppDiffInput<'_>) -> Value {
         match self {
-            Desired::Rendered(v) => {
-                let mut obj = (*v).clone();
-                let app = input.app;
-                input.scopes.default_namespace(&mut obj, &app.spec.destination.namespace);
-                let instance = app.instance_name(input.settings);
-                if !instance.is_empty() {
-                    let namespace = &app.spec.destination.namespace;
-                    set_tracking(&mut obj, &instance, r, namespace, input.settings);
-                }
-                obj
-            }
+            Desired::Rendered(v) => tracked(v.as_ref().clone(), r, input),
             Desired::Synthesized(v) => v.clone(),
         }
     }
+
+    /// [`Desired::object`], made of the object itself when it is owned.
+    pub(crate) fn into_object(self, r: &ObjectRef, input: &AppDiffInput<'_>) -> Value {
+        match self {
+            Desired::Rendered(v) => tracked(v.into_owned(), r, input),
+            Desired::Synthesized(v) => v,
+        }
+    }
+}
+
+/// A rendered desired object (`r`) with the destination namespace (namespaced kinds) and the
+/// app's tracking.
+fn tracked(mut obj: Value, r: &ObjectRef, input: &AppDiffInput<'_>) -> Value {
+    let app = input.app;
+    input.scopes.default_namespace(&mut obj, &app.spec.destination.namespace);
+    let instance = app.instance_name(input.settings);
+    if !instance.is_empty() {
+        let namespace = &app.spec.destination.namespace;
+        set_tracking(&mut obj, &instance, r, namespace, input.settings);
+    }
+    obj
 }
 
 /// One resource's comparison, and whether it makes the app out of sync.
@@ -871,29 +992,46 @@ pub(crate) struct Shared<'s, 'a> {
     pub(crate) app_options: &'s AppOptions,
 }
 
-/// Compares every key, in order: one after the other, or (feature `parallel`) spread over
-/// threads. The results come back in the order of `keys` either way, so the output is the
-/// same bytes.
+/// Compares every pair (the sides' identities lent, the objects moved in), in order: one
+/// after the other, or (feature `parallel`) spread over threads. The results come back in the
+/// order of the pairs either way, so the output is the same bytes.
 #[cfg(not(feature = "parallel"))]
-fn compare_each<T>(keys: &[&Key], f: impl Fn(&&Key) -> T) -> Vec<T> {
-    keys.iter().map(f).collect()
+fn compare_each<S, O, T>(sides: &[S], objects: Vec<O>, f: impl Fn((&S, O)) -> T) -> Vec<T> {
+    sides.iter().zip(objects).map(f).collect()
 }
 
-/// Compares every key, in order: one after the other, or (feature `parallel`) spread over
-/// threads. The results come back in the order of `keys` either way, so the output is the
-/// same bytes.
+/// Compares every pair (the sides' identities lent, the objects moved in), in order: one
+/// after the other, or (feature `parallel`) spread over threads. The results come back in the
+/// order of the pairs either way, so the output is the same bytes.
 #[cfg(feature = "parallel")]
-fn compare_each<T: Send>(keys: &[&Key], f: impl Fn(&&Key) -> T + Sync + Send) -> Vec<T> {
+fn compare_each<S: Sync, O: Send, T: Send>(
+    sides: &[S],
+    objects: Vec<O>,
+    f: impl Fn((&S, O)) -> T + Sync + Send,
+) -> Vec<T> {
     use rayon::prelude::*;
-    keys.par_iter().map(f).collect()
+    sides.par_iter().zip(objects.into_par_iter()).map(f).collect()
 }
 
 impl Shared<'_, '_> {
-    /// Compares one resource: its desired object (`target`), its live object, or both.
+    /// Compares one resource from lent objects: its desired object (`target`), its live
+    /// object, or both ([`Shared::compare_pair`] on a working copy of desired).
     pub(crate) fn compare(
         &self,
         target: Option<&(ObjectRef, Desired<'_>)>,
         live: Option<&(ObjectRef, &Value)>,
+    ) -> Result<Option<Compared>, DiffError> {
+        let target = target.map(|(r, d)| (r, d.object(r, self.input)));
+        self.compare_pair(target, live.map(|(r, v)| (r, Cow::Borrowed(*v))))
+    }
+
+    /// Compares one resource: the working copy of its desired object ([`Desired::object`],
+    /// with its identity), its live object (lent or handed over: an owned one becomes the
+    /// working copy of live), or both. The comparison takes both objects.
+    pub(crate) fn compare_pair(
+        &self,
+        target: Option<(&ObjectRef, Value)>,
+        live: Option<(&ObjectRef, Cow<'_, Value>)>,
     ) -> Result<Option<Compared>, DiffError> {
         let Shared { input, normalizer, ssd, dry_runs, app_options } = *self;
         let (app, settings) = (input.app, input.settings);
@@ -905,13 +1043,14 @@ impl Shared<'_, '_> {
             ..DiffOptions::default()
         }
         .with_normalizer(normalizer);
-        // The desired object's working copy, made here and dropped with this comparison.
-        let desired = target.map(|(r, d)| d.object(r, input));
-        let live_obj = live.map(|(_, v)| *v);
-        let r = match (live, target) {
-            (Some((r, _)), _) | (None, Some((r, _))) => r.clone(),
+        let r = match (&live, &target) {
+            (Some((r, _)), _) | (None, Some((r, _))) => (*r).clone(),
             (None, None) => return Ok(None),
         };
+        // The desired object's working copy, dropped with this comparison.
+        let desired = target.map(|(_, d)| d);
+        let live = live.map(|(_, v)| v);
+        let live_obj = live.as_deref();
         // What the status and message read of the objects, before the comparison takes them.
         let Some(obj) = live_obj.or(desired.as_ref()) else { return Ok(None) };
         // Argo CD 3.6's `isSelfReferencedObj`: a paired object's id is built from the desired
@@ -948,9 +1087,9 @@ impl Shared<'_, '_> {
             None => None,
         };
 
-        // Copies of live only when the pre-diff normalisations may change it.
+        // Copies of lent live only when the pre-diff normalisations may change it.
         let mut t = desired.map(Cow::Owned);
-        let mut l = live_obj.map(Cow::Borrowed);
+        let mut l = live;
         if let (Some(t), Some(l)) = (&t, &mut l)
             && tracking_change(t, l, settings).is_some()
         {
@@ -1113,7 +1252,7 @@ fn is_managed_namespace(obj: Option<&Value>, app: &Application) -> bool {
 fn managed_namespace(
     app: &Application,
     targets: &BTreeMap<Key, (ObjectRef, Desired<'_>)>,
-    lives: &BTreeMap<(String, String, String, String), (ObjectRef, &Value)>,
+    lives: &Lives<'_>,
 ) -> Option<Value> {
     let k = managed_namespace_key(app)?;
     if targets.contains_key(&k) {
@@ -1225,26 +1364,18 @@ pub(crate) fn key(r: &ObjectRef) -> (String, String, String, String) {
     (r.group.clone(), r.kind.clone(), r.namespace.clone(), r.name.clone())
 }
 
-/// `failedToLoadObjs`: every resource and the app are `Unknown`, with the condition.
+/// `failedToLoadObjs`: every resource (each key's `sides`, named as live names it) and the app
+/// are `Unknown`, with the condition.
 fn failed(
-    targets: &BTreeMap<Key, (ObjectRef, Desired<'_>)>,
-    lives: &BTreeMap<(String, String, String, String), (ObjectRef, &Value)>,
+    sides: &[Sides],
     mut hooks: Vec<ObjectRef>,
     mut conditions: Vec<Condition>,
     mut notes: Vec<String>,
     err: &DiffError,
 ) -> AppDiff {
     conditions.push(comparison_error(err));
-    let mut keys: Vec<_> = targets.keys().chain(lives.keys()).cloned().collect();
-    keys.sort();
-    keys.dedup();
-    let resources = keys
-        .into_iter()
-        .filter_map(|k| {
-            let r = lives.get(&k).map(|(r, _)| r).or_else(|| targets.get(&k).map(|(r, _)| r))?;
-            Some(unknown(r.clone()))
-        })
-        .collect();
+    let resources =
+        sides.iter().filter_map(|(t, l)| l.as_ref().or(t.as_ref())).cloned().map(unknown).collect();
     hooks.sort();
     conditions.sort();
     notes.sort();
@@ -1256,5 +1387,60 @@ fn failed(
         notes,
         unmanaged: Vec::new(),
         objects_kept: false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::borrow::Cow;
+    use std::collections::BTreeMap;
+
+    use proptest::prelude::*;
+    use serde_json::{Value, json};
+
+    use super::{Desired, Key, Lives, paired_by_key};
+    use crate::object::ObjectRef;
+
+    fn keys() -> impl Strategy<Value = Vec<Key>> {
+        let part = || prop_oneof![Just(String::new()), "[ab]{1,2}"];
+        prop::collection::vec((part(), part(), part(), part()), 0..12)
+    }
+
+    proptest! {
+        /// The merge of the two sorted maps pairs what the sorted, deduplicated union of
+        /// their keys, each looked up in both maps, pairs, in that order.
+        #[test]
+        fn pairs_are_the_union_looked_up(t in keys(), l in keys()) {
+            let at = |n: usize| ObjectRef { name: n.to_string(), ..ObjectRef::default() };
+            let targets: BTreeMap<Key, (ObjectRef, Desired<'_>)> = (t.iter().cloned().zip(0..))
+                .map(|(k, n)| (k, (at(n), Desired::Synthesized(json!(n)))))
+                .collect();
+            let lives: Lives<'_> = (l.iter().cloned().zip(100..))
+                .map(|(k, n)| (k, (at(n), Cow::Owned(json!(n)))))
+                .collect();
+            let mut union: Vec<&Key> = targets.keys().chain(lives.keys()).collect();
+            union.sort();
+            union.dedup();
+            let name = |r: &ObjectRef| r.name.clone();
+            let general: Vec<_> = union
+                .iter()
+                .map(|k| {
+                    let (t, l) = (targets.get(*k), lives.get(*k));
+                    let sides = (t.map(|(r, _)| name(r)), l.map(|(r, _)| name(r)));
+                    (sides, (t.map(|(_, d)| d.source().clone()), l.map(|(_, v)| v.as_ref().clone())))
+                })
+                .collect();
+            let paired = paired_by_key(targets, lives);
+            let merged: Vec<_> = paired
+                .sides
+                .iter()
+                .zip(paired.objects)
+                .map(|((t, l), (d, v))| {
+                    let objects = (d.map(|d| d.source().clone()), v.map(Cow::into_owned));
+                    ((t.as_ref().map(name), l.as_ref().map(name)), objects)
+                })
+                .collect::<Vec<(_, (Option<Value>, Option<Value>))>>();
+            prop_assert_eq!(merged, general);
+        }
     }
 }
