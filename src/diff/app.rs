@@ -606,7 +606,7 @@ pub fn diff_app_owned(
         targets.insert(key(&r), (r, Desired::Synthesized(ns)));
     }
     conditions.extend(targets.values().filter_map(|(r, _)| invalid_spec(r, input.scopes)));
-    let Paired { sides, objects } = paired_by_key(targets, lives);
+    let pairs = PairsByKey::new(targets, lives);
 
     let normalizer = match AppNormalizer::new(
         &app.spec.ignore_differences,
@@ -616,7 +616,8 @@ pub fn diff_app_owned(
     ) {
         Ok(n) => n,
         Err(e) => {
-            let mut out = failed(&sides, hooks, conditions, notes, &e);
+            let every = pairs.map(|(t, l)| l.map_or_else(|| t.map(|(r, _)| r), |(r, _)| Some(r)));
+            let mut out = failed(every.flatten(), hooks, conditions, notes, &e);
             out.unmanaged = unmanaged;
             out.objects_kept = input.keep_objects;
             return Ok(out);
@@ -627,33 +628,52 @@ pub fn diff_app_owned(
     let options = AppOptions::new(input.app.spec.sync_policy.sync_options.clone());
     let shared =
         Shared { input, normalizer: &normalizer, ssd, dry_runs: &dry_runs, app_options: &options };
-    // Each pair is moved into its comparison, which makes its working copies of them (no
-    // copy of an owned object) and drops them.
-    let compared = compare_each(&sides, objects, |((t, l), (desired, live))| {
-        let target = t.as_ref().zip(desired).map(|(r, d)| (r, d.into_object(r, input)));
-        shared.compare_pair(target, l.as_ref().zip(live))
+    // Each pair is moved into its comparison, which makes its working copies of the objects
+    // (no copy of an owned object) and drops them; the identity is moved into the answer.
+    let compared = compare_each(pairs, |(t, l)| {
+        let (tr, desired) = match t {
+            Some((r, d)) => {
+                let obj = d.into_object(&r, input);
+                (Some(r), Some(obj))
+            }
+            None => (None, None),
+        };
+        let (lr, live) = l.unzip();
+        // A pair has a side: `lr.or(tr)` is never `None`.
+        let r = lr.or(tr).unwrap_or_default();
+        shared.compare_pair(r, desired, live)
     });
     let mut resources = Vec::with_capacity(compared.len());
     let mut app_status = SyncStatus::Synced;
+    let mut error = None;
     for c in compared {
         match c {
-            Ok(Some(mut c)) => {
+            Ok(mut c) => {
                 if c.out_of_sync {
                     app_status = SyncStatus::OutOfSync;
                 }
                 unknown_if_not_permitted(input.project, &mut c.resource, input.scopes);
                 resources.push(c.resource);
             }
-            Ok(None) => {}
-            // The host's backstop decides no verdict: the caller gets the stop and may retry.
-            Err(e @ DiffError::Interrupted { .. }) => return Err(e),
-            Err(e) => {
-                let mut out = failed(&sides, hooks, conditions, notes, &e);
-                out.unmanaged = unmanaged;
-                out.objects_kept = input.keep_objects;
-                return Ok(out);
+            // The first failure in key order decides; every resource is still named.
+            Err(failed) => {
+                let (r, e) = *failed;
+                error.get_or_insert(e);
+                resources.push(unknown(r));
             }
         }
+    }
+    match error {
+        // The host's backstop decides no verdict: the caller gets the stop and may retry.
+        Some(e @ DiffError::Interrupted { .. }) => return Err(e),
+        Some(e) => {
+            let every = resources.into_iter().map(|r| r.object);
+            let mut out = failed(every, hooks, conditions, notes, &e);
+            out.unmanaged = unmanaged;
+            out.objects_kept = input.keep_objects;
+            return Ok(out);
+        }
+        None => {}
     }
     if changed_managed_namespace_metadata(app) {
         app_status = SyncStatus::OutOfSync;
@@ -676,46 +696,43 @@ pub fn diff_app_owned(
 /// or handed over ([`diff_app_owned`]).
 type Lives<'a> = BTreeMap<Key, (ObjectRef, Cow<'a, Value>)>;
 
-/// The identities of one key's desired and live objects, when it has them.
-type Sides = (Option<ObjectRef>, Option<ObjectRef>);
-
-/// Every key's two sides, in key order: the identities (read by each comparison and by a
-/// failed one, which names every resource) and the objects (moved into the comparison).
-struct Paired<'a> {
-    sides: Vec<Sides>,
-    objects: Vec<(Option<Desired<'a>>, Option<Cow<'a, Value>>)>,
-}
+/// One key's desired object (with its identity) and live object (with the identity it
+/// pairs by), either or both.
+type Pair<'a> = (Option<(ObjectRef, Desired<'a>)>, Option<(ObjectRef, Cow<'a, Value>)>);
 
 /// The targets and the live objects paired by key, in key order: the two sorted maps merged
 /// (each key once, what the sorted, deduplicated union of their keys looked up in both
-/// gives), their entries moved out.
-fn paired_by_key<'a>(
-    targets: BTreeMap<Key, (ObjectRef, Desired<'a>)>,
-    lives: Lives<'a>,
-) -> Paired<'a> {
-    use std::cmp::Ordering;
-    let n = targets.len().max(lives.len());
-    let (mut sides, mut objects) = (Vec::with_capacity(n), Vec::with_capacity(n));
-    let (mut t, mut l) = (targets.into_iter().peekable(), lives.into_iter().peekable());
-    loop {
-        let order = match (t.peek(), l.peek()) {
-            (None, None) => break,
+/// gives), their entries moved out one pair at a time (no list of the pairs is held beside
+/// the objects: the peak memory of a large app is its objects once).
+struct PairsByKey<'a> {
+    targets:
+        std::iter::Peekable<std::collections::btree_map::IntoIter<Key, (ObjectRef, Desired<'a>)>>,
+    lives: std::iter::Peekable<
+        std::collections::btree_map::IntoIter<Key, (ObjectRef, Cow<'a, Value>)>,
+    >,
+}
+
+impl<'a> PairsByKey<'a> {
+    fn new(targets: BTreeMap<Key, (ObjectRef, Desired<'a>)>, lives: Lives<'a>) -> Self {
+        PairsByKey { targets: targets.into_iter().peekable(), lives: lives.into_iter().peekable() }
+    }
+}
+
+impl<'a> Iterator for PairsByKey<'a> {
+    type Item = Pair<'a>;
+
+    fn next(&mut self) -> Option<Pair<'a>> {
+        use std::cmp::Ordering;
+        let order = match (self.targets.peek(), self.lives.peek()) {
+            (None, None) => return None,
             (Some(_), None) => Ordering::Less,
             (None, Some(_)) => Ordering::Greater,
             (Some((a, _)), Some((b, _))) => a.cmp(b),
         };
-        let (tr, desired) = match order.is_le().then(|| t.next()).flatten() {
-            Some((_, (r, d))) => (Some(r), Some(d)),
-            None => (None, None),
-        };
-        let (lr, live) = match order.is_ge().then(|| l.next()).flatten() {
-            Some((_, (r, v))) => (Some(r), Some(v)),
-            None => (None, None),
-        };
-        sides.push((tr, lr));
-        objects.push((desired, live));
+        let target = if order.is_le() { self.targets.next().map(|(_, v)| v) } else { None };
+        let live = if order.is_ge() { self.lives.next().map(|(_, v)| v) } else { None };
+        Some((target, live))
     }
-    Paired { sides, objects }
 }
 
 /// The desired side of a comparison: the targets by identity (destination namespace applied,
@@ -992,25 +1009,24 @@ pub(crate) struct Shared<'s, 'a> {
     pub(crate) app_options: &'s AppOptions,
 }
 
-/// Compares every pair (the sides' identities lent, the objects moved in), in order: one
-/// after the other, or (feature `parallel`) spread over threads. The results come back in the
-/// order of the pairs either way, so the output is the same bytes.
+/// Compares every pair, moved in, in order: one after the other, or (feature `parallel`)
+/// spread over threads. The results come back in the order of the pairs either way, so the
+/// output is the same bytes.
 #[cfg(not(feature = "parallel"))]
-fn compare_each<S, O, T>(sides: &[S], objects: Vec<O>, f: impl Fn((&S, O)) -> T) -> Vec<T> {
-    sides.iter().zip(objects).map(f).collect()
+fn compare_each<P, T>(pairs: impl Iterator<Item = P>, f: impl Fn(P) -> T) -> Vec<T> {
+    pairs.map(f).collect()
 }
 
-/// Compares every pair (the sides' identities lent, the objects moved in), in order: one
-/// after the other, or (feature `parallel`) spread over threads. The results come back in the
-/// order of the pairs either way, so the output is the same bytes.
+/// Compares every pair, moved in, in order: one after the other, or (feature `parallel`)
+/// spread over threads. The results come back in the order of the pairs either way, so the
+/// output is the same bytes.
 #[cfg(feature = "parallel")]
-fn compare_each<S: Sync, O: Send, T: Send>(
-    sides: &[S],
-    objects: Vec<O>,
-    f: impl Fn((&S, O)) -> T + Sync + Send,
+fn compare_each<P: Send, T: Send>(
+    pairs: impl Iterator<Item = P>,
+    f: impl Fn(P) -> T + Sync + Send,
 ) -> Vec<T> {
     use rayon::prelude::*;
-    sides.par_iter().zip(objects.into_par_iter()).map(f).collect()
+    pairs.collect::<Vec<P>>().into_par_iter().map(f).collect()
 }
 
 impl Shared<'_, '_> {
@@ -1021,18 +1037,42 @@ impl Shared<'_, '_> {
         target: Option<&(ObjectRef, Desired<'_>)>,
         live: Option<&(ObjectRef, &Value)>,
     ) -> Result<Option<Compared>, DiffError> {
-        let target = target.map(|(r, d)| (r, d.object(r, self.input)));
-        self.compare_pair(target, live.map(|(r, v)| (r, Cow::Borrowed(*v))))
+        let r = match (live, target) {
+            (Some((r, _)), _) | (None, Some((r, _))) => r.clone(),
+            (None, None) => return Ok(None),
+        };
+        let desired = target.map(|(r, d)| d.object(r, self.input));
+        let live = live.map(|(_, v)| Cow::Borrowed(*v));
+        self.compare_pair(r, desired, live).map(Some).map_err(|failed| failed.1)
     }
 
-    /// Compares one resource: the working copy of its desired object ([`Desired::object`],
-    /// with its identity), its live object (lent or handed over: an owned one becomes the
-    /// working copy of live), or both. The comparison takes both objects.
+    /// Compares one resource, `r` (live's identity when it has a live object, else
+    /// desired's): the working copy of its desired object ([`Desired::object`]), its live
+    /// object (lent or handed over: an owned one becomes the working copy of live), or both.
+    /// The comparison takes both objects; a failed one gives `r` back with the error.
     pub(crate) fn compare_pair(
         &self,
-        target: Option<(&ObjectRef, Value)>,
-        live: Option<(&ObjectRef, Cow<'_, Value>)>,
-    ) -> Result<Option<Compared>, DiffError> {
+        r: ObjectRef,
+        desired: Option<Value>,
+        live: Option<Cow<'_, Value>>,
+    ) -> Result<Compared, Box<(ObjectRef, DiffError)>> {
+        match self.compare_objects(&r, desired, live) {
+            Ok(mut c) => {
+                c.resource.object = r;
+                Ok(c)
+            }
+            Err(e) => Err(Box::new((r, e))),
+        }
+    }
+
+    /// [`Shared::compare_pair`] but for the identity, which the caller puts into the
+    /// resource (left empty here).
+    fn compare_objects(
+        &self,
+        r: &ObjectRef,
+        desired: Option<Value>,
+        live: Option<Cow<'_, Value>>,
+    ) -> Result<Compared, DiffError> {
         let Shared { input, normalizer, ssd, dry_runs, app_options } = *self;
         let (app, settings) = (input.app, input.settings);
         let base = DiffOptions {
@@ -1043,22 +1083,16 @@ impl Shared<'_, '_> {
             ..DiffOptions::default()
         }
         .with_normalizer(normalizer);
-        let r = match (&live, &target) {
-            (Some((r, _)), _) | (None, Some((r, _))) => (*r).clone(),
-            (None, None) => return Ok(None),
-        };
-        // The desired object's working copy, dropped with this comparison.
-        let desired = target.map(|(_, d)| d);
-        let live = live.map(|(_, v)| v);
+        // `desired`, the working copy of the desired object, is dropped with this comparison.
         let live_obj = live.as_deref();
         // What the status and message read of the objects, before the comparison takes them.
-        let Some(obj) = live_obj.or(desired.as_ref()) else { return Ok(None) };
+        let Some(obj) = live_obj.or(desired.as_ref()) else { return Err(DiffError::BothAbsent) };
         // Argo CD 3.6's `isSelfReferencedObj`: a paired object's id is built from the desired
         // object, which names the live one it pairs with (an id an older API group or another
         // object left on the live copy does not matter); a live-only object is read by its
         // own tracking id.
         let self_ref =
-            desired.is_some() || live_obj.is_none_or(|lv| self_referenced(lv, &r, settings));
+            desired.is_some() || live_obj.is_none_or(|lv| self_referenced(lv, r, settings));
         // The hook functions all read a hook annotation: the usual object has none.
         let hooky = vocabulary::has_hook_annotation(obj);
         let hook = hooky && vocabulary::is_app_hook(obj);
@@ -1096,12 +1130,12 @@ impl Shared<'_, '_> {
             normalize_tracking(t, l.to_mut(), settings);
         }
         if let (Some(t), Some(l)) = (&mut t, &mut l) {
-            let managers = normalizer.ignore.managers(&r, own.as_ref());
+            let managers = normalizer.ignore.managers(r, own.as_ref());
             if !managers.is_empty() {
                 normalize_managed_fields(l.to_mut(), t.to_mut(), &managers);
             }
         }
-        let dry_run = dry_runs.first(&r).map(|i| &input.dry_runs[i]);
+        let dry_run = dry_runs.first(r).map(|i| &input.dry_runs[i]);
         let resource_normalizer = normalizer.for_resource(own.as_ref());
         let opts = DiffOptions { dry_run, normalizer: Some(&resource_normalizer), ..base };
         // A masked Secret is compared again from its masked sides below, so it lends its
@@ -1160,7 +1194,8 @@ impl Shared<'_, '_> {
             (Value::Null, Value::Null)
         };
         let resource = ResourceDiff {
-            object: r,
+            // Set by `compare_pair`, which owns it.
+            object: ObjectRef::default(),
             status,
             modified,
             requires_pruning,
@@ -1173,7 +1208,7 @@ impl Shared<'_, '_> {
             message,
             respected_target: None,
         };
-        Ok(Some(Compared { resource, out_of_sync }))
+        Ok(Compared { resource, out_of_sync })
     }
 }
 
@@ -1364,18 +1399,17 @@ pub(crate) fn key(r: &ObjectRef) -> (String, String, String, String) {
     (r.group.clone(), r.kind.clone(), r.namespace.clone(), r.name.clone())
 }
 
-/// `failedToLoadObjs`: every resource (each key's `sides`, named as live names it) and the app
-/// are `Unknown`, with the condition.
+/// `failedToLoadObjs`: every resource (`every`, in key order) and the app are `Unknown`, with
+/// the condition.
 fn failed(
-    sides: &[Sides],
+    every: impl Iterator<Item = ObjectRef>,
     mut hooks: Vec<ObjectRef>,
     mut conditions: Vec<Condition>,
     mut notes: Vec<String>,
     err: &DiffError,
 ) -> AppDiff {
     conditions.push(comparison_error(err));
-    let resources =
-        sides.iter().filter_map(|(t, l)| l.as_ref().or(t.as_ref())).cloned().map(unknown).collect();
+    let resources = every.map(unknown).collect();
     hooks.sort();
     conditions.sort();
     notes.sort();
@@ -1398,7 +1432,7 @@ mod tests {
     use proptest::prelude::*;
     use serde_json::{Value, json};
 
-    use super::{Desired, Key, Lives, paired_by_key};
+    use super::{Desired, Key, Lives, PairsByKey};
     use crate::object::ObjectRef;
 
     fn keys() -> impl Strategy<Value = Vec<Key>> {
@@ -1430,14 +1464,12 @@ mod tests {
                     (sides, (t.map(|(_, d)| d.source().clone()), l.map(|(_, v)| v.as_ref().clone())))
                 })
                 .collect();
-            let paired = paired_by_key(targets, lives);
-            let merged: Vec<_> = paired
-                .sides
-                .iter()
-                .zip(paired.objects)
-                .map(|((t, l), (d, v))| {
+            let merged: Vec<_> = PairsByKey::new(targets, lives)
+                .map(|(t, l)| {
+                    let (tr, d) = t.unzip();
+                    let (lr, v) = l.unzip();
                     let objects = (d.map(|d| d.source().clone()), v.map(Cow::into_owned));
-                    ((t.as_ref().map(name), l.as_ref().map(name)), objects)
+                    ((tr.as_ref().map(name), lr.as_ref().map(name)), objects)
                 })
                 .collect::<Vec<(_, (Option<Value>, Option<Value>))>>();
             prop_assert_eq!(merged, general);
