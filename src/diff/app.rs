@@ -55,9 +55,10 @@ impl SyncStatus {
 #[derive(Debug, Clone, Copy)]
 #[non_exhaustive]
 pub struct AppDiffInput<'a> {
-    /// Desired objects, as rendered from Git.
+    /// Desired objects, as rendered from Git ([`diff_app_owned`] compares the objects it is
+    /// given after these).
     pub desired: &'a [Value],
-    /// Live objects the host found for the app.
+    /// Live objects the host found for the app ([`diff_app_owned`]: as for `desired`).
     pub live: &'a [Value],
     /// The Application (destination namespace, ignore rules, sync options, annotations).
     pub app: &'a Application,
