@@ -368,20 +368,21 @@ impl<'v> ManagedLive<'v> {
 
 /// [`ManagedLive::new`] given whether a pairing key is desired (named desired objects, excluded
 /// kinds left out), each managed object with the identity it pairs by ([`live_ref`]), read
-/// once: the app diff pairs by it.
-pub(crate) fn sort_live<'v>(
-    live: &'v [Value],
+/// once: the app diff pairs by it. The objects are lent or owned (`diff_app_owned`'s are
+/// handed over: the managed ones are moved into the answer, the others dropped).
+pub(crate) fn sort_live<T: std::borrow::Borrow<Value>>(
+    live: impl IntoIterator<Item = T>,
     desired: impl Fn((&str, &str, &str, &str)) -> bool,
     app: &Application,
     settings: &Settings,
     scopes: &Scopes,
-) -> (Vec<(ObjectRef, &'v Value)>, Vec<Unmanaged>) {
+) -> (Vec<(ObjectRef, T)>, Vec<Unmanaged>) {
     let instance = app.instance_name(settings);
     let (mut managed, mut unmanaged) = (Vec::new(), Vec::new());
     for obj in live {
-        let r = live_ref(obj, scopes);
+        let r = live_ref(obj.borrow(), scopes);
         let desired = desired(pair_key(&r));
-        match sort_one(obj, &r, desired, &instance, app, settings) {
+        match sort_one(obj.borrow(), &r, desired, &instance, app, settings) {
             Ok(()) => managed.push((r, obj)),
             Err(reason) => unmanaged.push(Unmanaged { object: r, reason }),
         }

@@ -55,9 +55,10 @@ impl SyncStatus {
 #[derive(Debug, Clone, Copy)]
 #[non_exhaustive]
 pub struct AppDiffInput<'a> {
-    /// Desired objects, as rendered from Git.
+    /// Desired objects, as rendered from Git ([`diff_app_owned`] compares the objects it is
+    /// given after these).
     pub desired: &'a [Value],
-    /// Live objects the host found for the app.
+    /// Live objects the host found for the app ([`diff_app_owned`]: as for `desired`).
     pub live: &'a [Value],
     /// The Application (destination namespace, ignore rules, sync options, annotations).
     pub app: &'a Application,
@@ -518,9 +519,62 @@ fn tracking_id(app: &str, r: &ObjectRef, destination_namespace: &str) -> String 
 /// assert_eq!(out.notes, ["not compared or pruned, tracked by no application: ConfigMap:shop/kube-root-ca.crt"]);
 /// ```
 pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
+    diff_app_owned(input, Vec::new(), Vec::new())
+}
+
+/// [`diff_app`] on objects the caller gives away: `desired` and `live` are compared as if
+/// they followed [`AppDiffInput::desired`] and [`AppDiffInput::live`] (a host that hands
+/// every object over lends empty slices there, as `AppDiffInput::new(&[], &[], ...)`), and
+/// the answer is [`diff_app`]'s for those objects, byte for byte.
+///
+/// Why: [`diff_app`] borrows the objects, so each comparison first copies its desired object
+/// (to give it the destination namespace and the tracking) and its live object (to
+/// normalise it). A host that does not read the objects after the comparison (a command
+/// printing the result, a controller that read them for this comparison only) hands them
+/// over instead: each object becomes the working copy of its own comparison and is freed
+/// with it, so no copy is made and the objects are not held twice.
+///
+/// [`AppDiffInput::reads_live_managed_fields`] reads [`AppDiffInput::desired`] only: a host
+/// that asks it before reading the live objects asks on an input that lends the desired
+/// objects, then hands them over.
+///
+/// # Errors
+///
+/// As [`diff_app`].
+///
+/// # Examples
+///
+/// ```
+/// use gitops_core::diff::{self, AppDiffInput, SyncStatus};
+/// use gitops_core::config::{Application, Settings};
+/// use gitops_core::object::Scopes;
+/// use serde_json::json;
+///
+/// let desired = vec![json!({"apiVersion": "v1", "kind": "ConfigMap",
+///     "metadata": {"name": "settings", "namespace": "shop"}, "data": {"a": "1"}})];
+/// let live = vec![json!({"apiVersion": "v1", "kind": "ConfigMap",
+///     "metadata": {"name": "settings", "namespace": "shop"}, "data": {"a": "2"}})];
+/// let app = Application::from_value(&json!({"metadata": {"name": "shop"}})).unwrap();
+/// let (settings, scopes) = (Settings::default(), Scopes::builtin());
+///
+/// // The borrowed way, for a host that reads the objects afterwards ...
+/// let lent = diff::diff_app(&AppDiffInput::new(&desired, &live, &app, &settings, &scopes));
+/// // ... and the objects given away: the same answer, without a copy of them.
+/// let input = AppDiffInput::new(&[], &[], &app, &settings, &scopes);
+/// let owned = diff::diff_app_owned(&input, desired, live).unwrap();
+/// assert_eq!(owned, lent.unwrap());
+/// assert_eq!(owned.sync_status, SyncStatus::OutOfSync);
+/// assert_eq!(owned.resources[0].diff[0].path, "/data/a");
+/// ```
+pub fn diff_app_owned(
+    input: &AppDiffInput<'_>,
+    desired: Vec<Value>,
+    live: Vec<Value>,
+) -> Result<AppDiff, DiffError> {
     let app = input.app;
     let settings = input.settings;
-    let Targets { map: mut targets, mut hooks, mut conditions, set_aside } = targets(input);
+    let Targets { map: mut targets, mut hooks, mut conditions, set_aside } =
+        targets_of(input, desired);
     let mut notes = Vec::new();
 
     // The app's live objects (the ownership rule: `crate::ownership`, as `managed_live` sorts
@@ -534,16 +588,16 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
             .filter(|r| !r.name.is_empty())
             .map(pair_key)
             .collect();
-        sort_live(input.live, |k| paired.contains(&k), app, settings, input.scopes)
+        let objects = input.live.iter().map(Cow::Borrowed).chain(live.into_iter().map(Cow::Owned));
+        sort_live(objects, |k| paired.contains(&k), app, settings, input.scopes)
     };
-    let mut lives: BTreeMap<(String, String, String, String), (ObjectRef, &Value)> =
-        BTreeMap::new();
+    let mut lives: Lives<'_> = BTreeMap::new();
     for (r, obj) in managed {
         if let Some(reason) = not_permitted(input.project, &r, app) {
             unmanaged.push(Unmanaged { object: r, reason });
             continue;
         }
-        conditions.extend(shared_warning(app, settings, &instance, &r, obj));
+        conditions.extend(shared_warning(app, settings, &instance, &r, &obj));
         lives.insert(key(&r), (r, obj));
     }
     unmanaged.sort();
@@ -553,6 +607,7 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
         targets.insert(key(&r), (r, Desired::Synthesized(ns)));
     }
     conditions.extend(targets.values().filter_map(|(r, _)| invalid_spec(r, input.scopes)));
+    let pairs = PairsByKey::new(targets, lives);
 
     let normalizer = match AppNormalizer::new(
         &app.spec.ignore_differences,
@@ -562,42 +617,64 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
     ) {
         Ok(n) => n,
         Err(e) => {
-            let mut out = failed(&targets, &lives, hooks, conditions, notes, &e);
+            let every = pairs.map(|(t, l)| l.map_or_else(|| t.map(|(r, _)| r), |(r, _)| Some(r)));
+            let mut out = failed(every.flatten(), hooks, conditions, notes, &e);
             out.unmanaged = unmanaged;
             out.objects_kept = input.keep_objects;
             return Ok(out);
         }
     };
     let ssd = server_side(input);
-    let mut keys: Vec<&Key> = targets.keys().chain(lives.keys()).collect();
-    keys.sort();
-    keys.dedup();
     let dry_runs = ObjectIndex::of_objects(input.dry_runs);
     let options = AppOptions::new(input.app.spec.sync_policy.sync_options.clone());
     let shared =
         Shared { input, normalizer: &normalizer, ssd, dry_runs: &dry_runs, app_options: &options };
-    let compared = compare_each(&keys, |k| shared.compare(targets.get(*k), lives.get(*k)));
+    // Each pair is moved into its comparison, which makes its working copies of the objects
+    // (no copy of an owned object) and drops them; the identity is moved into the answer.
+    let compared = compare_each(pairs, |(t, l)| {
+        let (tr, desired) = match t {
+            Some((r, d)) => {
+                let obj = d.into_object(&r, input);
+                (Some(r), Some(obj))
+            }
+            None => (None, None),
+        };
+        let (lr, live) = l.unzip();
+        // A pair has a side: `lr.or(tr)` is never `None`.
+        let r = lr.or(tr).unwrap_or_default();
+        shared.compare_pair(r, desired, live)
+    });
     let mut resources = Vec::with_capacity(compared.len());
     let mut app_status = SyncStatus::Synced;
+    let mut error = None;
     for c in compared {
         match c {
-            Ok(Some(mut c)) => {
+            Ok(mut c) => {
                 if c.out_of_sync {
                     app_status = SyncStatus::OutOfSync;
                 }
                 unknown_if_not_permitted(input.project, &mut c.resource, input.scopes);
                 resources.push(c.resource);
             }
-            Ok(None) => {}
-            // The host's backstop decides no verdict: the caller gets the stop and may retry.
-            Err(e @ DiffError::Interrupted { .. }) => return Err(e),
-            Err(e) => {
-                let mut out = failed(&targets, &lives, hooks, conditions, notes, &e);
-                out.unmanaged = unmanaged;
-                out.objects_kept = input.keep_objects;
-                return Ok(out);
+            // The first failure in key order decides; every resource is still named.
+            Err(failed) => {
+                let (r, e) = *failed;
+                error.get_or_insert(e);
+                resources.push(unknown(r));
             }
         }
+    }
+    match error {
+        // The host's backstop decides no verdict: the caller gets the stop and may retry.
+        Some(e @ DiffError::Interrupted { .. }) => return Err(e),
+        Some(e) => {
+            let every = resources.into_iter().map(|r| r.object);
+            let mut out = failed(every, hooks, conditions, notes, &e);
+            out.unmanaged = unmanaged;
+            out.objects_kept = input.keep_objects;
+            return Ok(out);
+        }
+        None => {}
     }
     if changed_managed_namespace_metadata(app) {
         app_status = SyncStatus::OutOfSync;
@@ -616,6 +693,49 @@ pub fn diff_app(input: &AppDiffInput<'_>) -> Result<AppDiff, DiffError> {
     })
 }
 
+/// The app's live objects by identity, each with the identity it pairs by: lent by the input
+/// or handed over ([`diff_app_owned`]).
+type Lives<'a> = BTreeMap<Key, (ObjectRef, Cow<'a, Value>)>;
+
+/// One key's desired object (with its identity) and live object (with the identity it
+/// pairs by), either or both.
+type Pair<'a> = (Option<(ObjectRef, Desired<'a>)>, Option<(ObjectRef, Cow<'a, Value>)>);
+
+/// The targets and the live objects paired by key, in key order: the two sorted maps merged
+/// (each key once, what the sorted, deduplicated union of their keys looked up in both
+/// gives), their entries moved out one pair at a time (no list of the pairs is held beside
+/// the objects: the peak memory of a large app is its objects once).
+struct PairsByKey<'a> {
+    targets:
+        std::iter::Peekable<std::collections::btree_map::IntoIter<Key, (ObjectRef, Desired<'a>)>>,
+    lives: std::iter::Peekable<
+        std::collections::btree_map::IntoIter<Key, (ObjectRef, Cow<'a, Value>)>,
+    >,
+}
+
+impl<'a> PairsByKey<'a> {
+    fn new(targets: BTreeMap<Key, (ObjectRef, Desired<'a>)>, lives: Lives<'a>) -> Self {
+        PairsByKey { targets: targets.into_iter().peekable(), lives: lives.into_iter().peekable() }
+    }
+}
+
+impl<'a> Iterator for PairsByKey<'a> {
+    type Item = Pair<'a>;
+
+    fn next(&mut self) -> Option<Pair<'a>> {
+        use std::cmp::Ordering;
+        let order = match (self.targets.peek(), self.lives.peek()) {
+            (None, None) => return None,
+            (Some(_), None) => Ordering::Less,
+            (None, Some(_)) => Ordering::Greater,
+            (Some((a, _)), Some((b, _))) => a.cmp(b),
+        };
+        let target = if order.is_le() { self.targets.next().map(|(_, v)| v) } else { None };
+        let live = if order.is_ge() { self.lives.next().map(|(_, v)| v) } else { None };
+        Some((target, live))
+    }
+}
+
 /// The desired side of a comparison: the targets by identity (destination namespace applied,
 /// duplicates resolved, excluded kinds and hooks set aside), the hooks, and the conditions
 /// the desired objects raise on their own.
@@ -631,11 +751,17 @@ pub(crate) struct Targets<'a> {
 
 /// Builds the [`Targets`] of an input (the first part of [`diff_app`]).
 pub(crate) fn targets<'a>(input: &AppDiffInput<'a>) -> Targets<'a> {
+    targets_of(input, Vec::new())
+}
+
+/// The [`Targets`] of the input's desired objects followed by `owned`, which the caller gives
+/// away (the first part of [`diff_app_owned`]).
+fn targets_of<'a>(input: &AppDiffInput<'a>, owned: Vec<Value>) -> Targets<'a> {
     let (app, settings) = (input.app, input.settings);
     let mut conditions = Vec::new();
     // Targets: identities with the destination namespace, de-duplication (last wins). The
-    // objects stay borrowed; each gets its namespace and tracking on its own working copy
-    // when its turn comes ([`Desired::object`]).
+    // objects stay as given (lent or owned); each gets its namespace and tracking on its own
+    // working copy when its turn comes ([`Desired::into_object`]).
     let mut targets: BTreeMap<Key, (ObjectRef, Desired<'a>)> = BTreeMap::new();
     // Argo CD 3.6.2's `NormalizeTargetObjects` keys an unnamed object with a `generateName` by
     // that prefix and its position (`web-` third is `web-2`, which a named `web-2` of the same
@@ -643,8 +769,9 @@ pub(crate) fn targets<'a>(input: &AppDiffInput<'a>) -> Targets<'a> {
     // how often it came and the target of its last object (one look-up per object).
     let mut slots: BTreeMap<String, (usize, Key)> = BTreeMap::new();
     let mut set_aside = Vec::new();
-    for (index, obj) in input.desired.iter().enumerate() {
-        let r = desired_ref(obj, input.scopes, &app.spec.destination.namespace);
+    let objects = input.desired.iter().map(Cow::Borrowed).chain(owned.into_iter().map(Cow::Owned));
+    for (index, obj) in objects.enumerate() {
+        let r = desired_ref(&obj, input.scopes, &app.spec.destination.namespace);
         let mut k = key(&r);
         let mut repeat_key = r.key();
         if r.name.is_empty() {
@@ -816,12 +943,12 @@ pub(crate) fn comparison_error(err: &DiffError) -> Condition {
 /// The identity a resource is paired by: group, kind, namespace, name.
 pub(crate) type Key = (String, String, String, String);
 
-/// A desired object until its comparison: rendered (borrowed from the input; its working copy
-/// gets the destination namespace and the app's tracking), or synthesized by the comparison
-/// (the managed namespace).
+/// A desired object until its comparison: rendered (lent by the input or handed over; its
+/// working copy gets the destination namespace and the app's tracking), or synthesized by the
+/// comparison (the managed namespace).
 #[derive(Debug)]
 pub(crate) enum Desired<'a> {
-    Rendered(&'a Value),
+    Rendered(Cow<'a, Value>),
     Synthesized(Value),
 }
 
@@ -834,23 +961,35 @@ impl Desired<'_> {
         }
     }
 
-    /// The working copy of the desired object: namespace defaulting and tracking applied.
+    /// The working copy of the desired object: namespace defaulting and tracking applied
+    /// (a copy of it; [`Desired::into_object`] makes none of an owned object).
     pub(crate) fn object(&self, r: &ObjectRef, input: &AppDiffInput<'_>) -> Value {
         match self {
-            Desired::Rendered(v) => {
-                let mut obj = (*v).clone();
-                let app = input.app;
-                input.scopes.default_namespace(&mut obj, &app.spec.destination.namespace);
-                let instance = app.instance_name(input.settings);
-                if !instance.is_empty() {
-                    let namespace = &app.spec.destination.namespace;
-                    set_tracking(&mut obj, &instance, r, namespace, input.settings);
-                }
-                obj
-            }
+            Desired::Rendered(v) => tracked(v.as_ref().clone(), r, input),
             Desired::Synthesized(v) => v.clone(),
         }
     }
+
+    /// [`Desired::object`], made of the object itself when it is owned.
+    pub(crate) fn into_object(self, r: &ObjectRef, input: &AppDiffInput<'_>) -> Value {
+        match self {
+            Desired::Rendered(v) => tracked(v.into_owned(), r, input),
+            Desired::Synthesized(v) => v,
+        }
+    }
+}
+
+/// A rendered desired object (`r`) with the destination namespace (namespaced kinds) and the
+/// app's tracking.
+fn tracked(mut obj: Value, r: &ObjectRef, input: &AppDiffInput<'_>) -> Value {
+    let app = input.app;
+    input.scopes.default_namespace(&mut obj, &app.spec.destination.namespace);
+    let instance = app.instance_name(input.settings);
+    if !instance.is_empty() {
+        let namespace = &app.spec.destination.namespace;
+        set_tracking(&mut obj, &instance, r, namespace, input.settings);
+    }
+    obj
 }
 
 /// One resource's comparison, and whether it makes the app out of sync.
@@ -871,30 +1010,70 @@ pub(crate) struct Shared<'s, 'a> {
     pub(crate) app_options: &'s AppOptions,
 }
 
-/// Compares every key, in order: one after the other, or (feature `parallel`) spread over
-/// threads. The results come back in the order of `keys` either way, so the output is the
-/// same bytes.
+/// Compares every pair, moved in, in order: one after the other, or (feature `parallel`)
+/// spread over threads. The results come back in the order of the pairs either way, so the
+/// output is the same bytes.
 #[cfg(not(feature = "parallel"))]
-fn compare_each<T>(keys: &[&Key], f: impl Fn(&&Key) -> T) -> Vec<T> {
-    keys.iter().map(f).collect()
+fn compare_each<P, T>(pairs: impl Iterator<Item = P>, f: impl Fn(P) -> T) -> Vec<T> {
+    pairs.map(f).collect()
 }
 
-/// Compares every key, in order: one after the other, or (feature `parallel`) spread over
-/// threads. The results come back in the order of `keys` either way, so the output is the
-/// same bytes.
+/// Compares every pair, moved in, in order: one after the other, or (feature `parallel`)
+/// spread over threads. The results come back in the order of the pairs either way, so the
+/// output is the same bytes.
 #[cfg(feature = "parallel")]
-fn compare_each<T: Send>(keys: &[&Key], f: impl Fn(&&Key) -> T + Sync + Send) -> Vec<T> {
+fn compare_each<P: Send, T: Send>(
+    pairs: impl Iterator<Item = P>,
+    f: impl Fn(P) -> T + Sync + Send,
+) -> Vec<T> {
     use rayon::prelude::*;
-    keys.par_iter().map(f).collect()
+    pairs.collect::<Vec<P>>().into_par_iter().map(f).collect()
 }
 
 impl Shared<'_, '_> {
-    /// Compares one resource: its desired object (`target`), its live object, or both.
+    /// Compares one resource from lent objects: its desired object (`target`), its live
+    /// object, or both ([`Shared::compare_pair`] on a working copy of desired).
     pub(crate) fn compare(
         &self,
         target: Option<&(ObjectRef, Desired<'_>)>,
         live: Option<&(ObjectRef, &Value)>,
     ) -> Result<Option<Compared>, DiffError> {
+        let r = match (live, target) {
+            (Some((r, _)), _) | (None, Some((r, _))) => r.clone(),
+            (None, None) => return Ok(None),
+        };
+        let desired = target.map(|(r, d)| d.object(r, self.input));
+        let live = live.map(|(_, v)| Cow::Borrowed(*v));
+        self.compare_pair(r, desired, live).map(Some).map_err(|failed| failed.1)
+    }
+
+    /// Compares one resource, `r` (live's identity when it has a live object, else
+    /// desired's): the working copy of its desired object ([`Desired::object`]), its live
+    /// object (lent or handed over: an owned one becomes the working copy of live), or both.
+    /// The comparison takes both objects; a failed one gives `r` back with the error.
+    pub(crate) fn compare_pair(
+        &self,
+        r: ObjectRef,
+        desired: Option<Value>,
+        live: Option<Cow<'_, Value>>,
+    ) -> Result<Compared, Box<(ObjectRef, DiffError)>> {
+        match self.compare_objects(&r, desired, live) {
+            Ok(mut c) => {
+                c.resource.object = r;
+                Ok(c)
+            }
+            Err(e) => Err(Box::new((r, e))),
+        }
+    }
+
+    /// [`Shared::compare_pair`] but for the identity, which the caller puts into the
+    /// resource (left empty here).
+    fn compare_objects(
+        &self,
+        r: &ObjectRef,
+        desired: Option<Value>,
+        live: Option<Cow<'_, Value>>,
+    ) -> Result<Compared, DiffError> {
         let Shared { input, normalizer, ssd, dry_runs, app_options } = *self;
         let (app, settings) = (input.app, input.settings);
         let base = DiffOptions {
@@ -905,21 +1084,16 @@ impl Shared<'_, '_> {
             ..DiffOptions::default()
         }
         .with_normalizer(normalizer);
-        // The desired object's working copy, made here and dropped with this comparison.
-        let desired = target.map(|(r, d)| d.object(r, input));
-        let live_obj = live.map(|(_, v)| *v);
-        let r = match (live, target) {
-            (Some((r, _)), _) | (None, Some((r, _))) => r.clone(),
-            (None, None) => return Ok(None),
-        };
+        // `desired`, the working copy of the desired object, is dropped with this comparison.
+        let live_obj = live.as_deref();
         // What the status and message read of the objects, before the comparison takes them.
-        let Some(obj) = live_obj.or(desired.as_ref()) else { return Ok(None) };
+        let Some(obj) = live_obj.or(desired.as_ref()) else { return Err(DiffError::BothAbsent) };
         // Argo CD 3.6's `isSelfReferencedObj`: a paired object's id is built from the desired
         // object, which names the live one it pairs with (an id an older API group or another
         // object left on the live copy does not matter); a live-only object is read by its
         // own tracking id.
         let self_ref =
-            desired.is_some() || live_obj.is_none_or(|lv| self_referenced(lv, &r, settings));
+            desired.is_some() || live_obj.is_none_or(|lv| self_referenced(lv, r, settings));
         // The hook functions all read a hook annotation: the usual object has none.
         let hooky = vocabulary::has_hook_annotation(obj);
         let hook = hooky && vocabulary::is_app_hook(obj);
@@ -948,21 +1122,21 @@ impl Shared<'_, '_> {
             None => None,
         };
 
-        // Copies of live only when the pre-diff normalisations may change it.
+        // Copies of lent live only when the pre-diff normalisations may change it.
         let mut t = desired.map(Cow::Owned);
-        let mut l = live_obj.map(Cow::Borrowed);
+        let mut l = live;
         if let (Some(t), Some(l)) = (&t, &mut l)
             && tracking_change(t, l, settings).is_some()
         {
             normalize_tracking(t, l.to_mut(), settings);
         }
         if let (Some(t), Some(l)) = (&mut t, &mut l) {
-            let managers = normalizer.ignore.managers(&r, own.as_ref());
+            let managers = normalizer.ignore.managers(r, own.as_ref());
             if !managers.is_empty() {
                 normalize_managed_fields(l.to_mut(), t.to_mut(), &managers);
             }
         }
-        let dry_run = dry_runs.first(&r).map(|i| &input.dry_runs[i]);
+        let dry_run = dry_runs.first(r).map(|i| &input.dry_runs[i]);
         let resource_normalizer = normalizer.for_resource(own.as_ref());
         let opts = DiffOptions { dry_run, normalizer: Some(&resource_normalizer), ..base };
         // A masked Secret is compared again from its masked sides below, so it lends its
@@ -1021,7 +1195,8 @@ impl Shared<'_, '_> {
             (Value::Null, Value::Null)
         };
         let resource = ResourceDiff {
-            object: r,
+            // Set by `compare_pair`, which owns it.
+            object: ObjectRef::default(),
             status,
             modified,
             requires_pruning,
@@ -1034,7 +1209,7 @@ impl Shared<'_, '_> {
             message,
             respected_target: None,
         };
-        Ok(Some(Compared { resource, out_of_sync }))
+        Ok(Compared { resource, out_of_sync })
     }
 }
 
@@ -1113,7 +1288,7 @@ fn is_managed_namespace(obj: Option<&Value>, app: &Application) -> bool {
 fn managed_namespace(
     app: &Application,
     targets: &BTreeMap<Key, (ObjectRef, Desired<'_>)>,
-    lives: &BTreeMap<(String, String, String, String), (ObjectRef, &Value)>,
+    lives: &Lives<'_>,
 ) -> Option<Value> {
     let k = managed_namespace_key(app)?;
     if targets.contains_key(&k) {
@@ -1225,26 +1400,17 @@ pub(crate) fn key(r: &ObjectRef) -> (String, String, String, String) {
     (r.group.clone(), r.kind.clone(), r.namespace.clone(), r.name.clone())
 }
 
-/// `failedToLoadObjs`: every resource and the app are `Unknown`, with the condition.
+/// `failedToLoadObjs`: every resource (`every`, in key order) and the app are `Unknown`, with
+/// the condition.
 fn failed(
-    targets: &BTreeMap<Key, (ObjectRef, Desired<'_>)>,
-    lives: &BTreeMap<(String, String, String, String), (ObjectRef, &Value)>,
+    every: impl Iterator<Item = ObjectRef>,
     mut hooks: Vec<ObjectRef>,
     mut conditions: Vec<Condition>,
     mut notes: Vec<String>,
     err: &DiffError,
 ) -> AppDiff {
     conditions.push(comparison_error(err));
-    let mut keys: Vec<_> = targets.keys().chain(lives.keys()).cloned().collect();
-    keys.sort();
-    keys.dedup();
-    let resources = keys
-        .into_iter()
-        .filter_map(|k| {
-            let r = lives.get(&k).map(|(r, _)| r).or_else(|| targets.get(&k).map(|(r, _)| r))?;
-            Some(unknown(r.clone()))
-        })
-        .collect();
+    let resources = every.map(unknown).collect();
     hooks.sort();
     conditions.sort();
     notes.sort();
@@ -1256,5 +1422,58 @@ fn failed(
         notes,
         unmanaged: Vec::new(),
         objects_kept: false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::borrow::Cow;
+    use std::collections::BTreeMap;
+
+    use proptest::prelude::*;
+    use serde_json::{Value, json};
+
+    use super::{Desired, Key, Lives, PairsByKey};
+    use crate::object::ObjectRef;
+
+    fn keys() -> impl Strategy<Value = Vec<Key>> {
+        let part = || prop_oneof![Just(String::new()), "[ab]{1,2}"];
+        prop::collection::vec((part(), part(), part(), part()), 0..12)
+    }
+
+    proptest! {
+        /// The merge of the two sorted maps pairs what the sorted, deduplicated union of
+        /// their keys, each looked up in both maps, pairs, in that order.
+        #[test]
+        fn pairs_are_the_union_looked_up(t in keys(), l in keys()) {
+            let at = |n: usize| ObjectRef { name: n.to_string(), ..ObjectRef::default() };
+            let targets: BTreeMap<Key, (ObjectRef, Desired<'_>)> = (t.iter().cloned().zip(0..))
+                .map(|(k, n)| (k, (at(n), Desired::Synthesized(json!(n)))))
+                .collect();
+            let lives: Lives<'_> = (l.iter().cloned().zip(100..))
+                .map(|(k, n)| (k, (at(n), Cow::Owned(json!(n)))))
+                .collect();
+            let mut union: Vec<&Key> = targets.keys().chain(lives.keys()).collect();
+            union.sort();
+            union.dedup();
+            let name = |r: &ObjectRef| r.name.clone();
+            let general: Vec<_> = union
+                .iter()
+                .map(|k| {
+                    let (t, l) = (targets.get(*k), lives.get(*k));
+                    let sides = (t.map(|(r, _)| name(r)), l.map(|(r, _)| name(r)));
+                    (sides, (t.map(|(_, d)| d.source().clone()), l.map(|(_, v)| v.as_ref().clone())))
+                })
+                .collect();
+            let merged: Vec<_> = PairsByKey::new(targets, lives)
+                .map(|(t, l)| {
+                    let (tr, d) = t.unzip();
+                    let (lr, v) = l.unzip();
+                    let objects = (d.map(|d| d.source().clone()), v.map(Cow::into_owned));
+                    ((tr.as_ref().map(name), lr.as_ref().map(name)), objects)
+                })
+                .collect::<Vec<(_, (Option<Value>, Option<Value>))>>();
+            prop_assert_eq!(merged, general);
+        }
     }
 }

@@ -7,7 +7,8 @@
 //! - [`diff_app`] runs Argo CD's comparison of a whole application (Argo CD 3.6.2
 //!   controller/state.go `CompareAppState`): namespace defaulting, hooks, tracking, pairing, ignore
 //!   rules, per-resource diffs and the sync status roll-up of `CompareAppState`, with Secrets
-//!   masked in every rendered object.
+//!   masked in every rendered object. [`diff_app_owned`] is the same comparison on objects the
+//!   caller gives away (each becomes its comparison's working copy: no copy of it is made).
 //!
 //! Every rendered object has its Secret values masked as gitops-engine's `HideSecretData`
 //! masks them (pkg/diff/diff.go); [`ObjectText`] gives a resource's two YAML texts and their
@@ -79,7 +80,10 @@ use serde_json::Value;
 #[cfg(test)]
 pub(crate) use crate::managed_fields::normalize_managed_fields;
 pub(crate) use app::to_yaml;
-pub use app::{AppDiff, AppDiffInput, Condition, ObjectText, ResourceDiff, SyncStatus, diff_app};
+pub use app::{
+    AppDiff, AppDiffInput, Condition, ObjectText, ResourceDiff, SyncStatus, diff_app,
+    diff_app_owned,
+};
 /// Seams of the application comparison for the prepared app (`crate::reconcile`).
 pub(crate) use app::{
     Compared, Desired, Key, Shared, Targets, changed_managed_namespace_metadata, comparison_error,

@@ -1361,3 +1361,91 @@ proptest! {
         prop_assert_eq!(serial, parallel);
     }
 }
+
+/// An [`application`] with what a comparison sets aside, leaves out or fails on: a hook, a
+/// repeated desired object, a live object tracked by no app and, with `fails`, a desired
+/// object whose ignore annotation is invalid (the comparison fails: every resource `Unknown`).
+fn application_with_extras() -> impl Strategy<Value = (Vec<Value>, Vec<Value>)> {
+    (application(), any::<bool>(), any::<bool>()).prop_map(
+        |((mut desired, mut live), repeat, fails)| {
+            desired.push(json!({"apiVersion": "batch/v1", "kind": "Job",
+            "metadata": {"name": "migrate", "namespace": NS,
+                "annotations": {"argocd.argoproj.io/hook": "PreSync"}}}));
+            if repeat && let Some(first) = desired.first().cloned() {
+                desired.push(first);
+            }
+            live.push(json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "kube-root-ca.crt", "namespace": NS}}));
+            if fails {
+                desired.push(json!({"apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": "bad", "namespace": NS, "annotations":
+                    {"gitops-core.io/ignore-differences": "jsonPointers: [data/b]"}}}));
+            }
+            (desired, live)
+        },
+    )
+}
+
+/// The JSON text of an application's comparison by `diff_app` (lent objects) and by
+/// `diff_app_owned` with the objects from `split` on handed over (those before it lent).
+fn compared_lent_and_owned(
+    desired: &[Value],
+    live: &[Value],
+    named: bool,
+    objects: bool,
+    split: (prop::sample::Index, prop::sample::Index),
+) -> (String, String) {
+    let app = if named {
+        Application::from_value(&json!({"metadata": {"name": "shop"},
+            "spec": {"destination": {"namespace": NS}}}))
+        .expect("a valid app")
+    } else {
+        Application::default()
+    };
+    let (settings, scopes) = (Settings::default(), Scopes::builtin());
+    let input = AppDiffInput::new(desired, live, &app, &settings, &scopes).with_objects(objects);
+    let text = |d: &diff::AppDiff| serde_json::to_string(d).expect("plain data");
+    let lent = diff::diff_app(&input).expect("diff_app has no error today");
+    let (d, l) = (split.0.index(desired.len() + 1), split.1.index(live.len() + 1));
+    let input = AppDiffInput { desired: &desired[..d], live: &live[..l], ..input };
+    let owned = diff::diff_app_owned(&input, desired[d..].to_vec(), live[l..].to_vec())
+        .expect("diff_app_owned has no error today");
+    assert_eq!(lent, owned, "the same AppDiff, objects kept included");
+    (text(&lent), text(&owned))
+}
+
+proptest! {
+    #![proptest_config(crate::tests::support::cases(48))]
+
+    /// Objects handed over (`diff_app_owned`, all or from any point on) give `diff_app`'s
+    /// answer byte for byte: hooks, repeated objects, live objects left out, Secrets, a failed
+    /// comparison, with and without the objects kept, with and without an app name.
+    #[test]
+    fn owned_objects_give_the_lent_answer(
+        (desired, live) in application_with_extras(),
+        named in any::<bool>(),
+        objects in any::<bool>(),
+        split in (any::<prop::sample::Index>(), any::<prop::sample::Index>()),
+    ) {
+        let (lent, owned) = compared_lent_and_owned(&desired, &live, named, objects, split);
+        prop_assert_eq!(lent, owned);
+    }
+
+    /// The same spread over threads (feature `parallel`): each pair moved into its comparison
+    /// on any thread, the results in key order.
+    #[cfg(feature = "parallel")]
+    #[test]
+    fn owned_objects_on_threads_give_the_serial_lent_answer(
+        (desired, live) in application_with_extras(),
+        named in any::<bool>(),
+        split in (any::<prop::sample::Index>(), any::<prop::sample::Index>()),
+    ) {
+        let pool = |n| rayon::ThreadPoolBuilder::new().num_threads(n).build().expect("a pool");
+        let (serial, _) =
+            pool(1).install(|| compared_lent_and_owned(&desired, &live, named, true, split));
+        let (lent, owned) =
+            pool(4).install(|| compared_lent_and_owned(&desired, &live, named, true, split));
+        prop_assert_eq!(&serial, &lent);
+        prop_assert_eq!(serial, owned);
+    }
+}

@@ -212,7 +212,7 @@ pub fn run(input: &common::Input, args: lexopt::Parser) -> Result<u8, CliError> 
         let input = diff::AppDiffInput::new(desired, &[], app, settings, &scopes);
         !configure(input, &args, keep).reads_live_managed_fields()
     };
-    let c = common::Comparison::read_leaving_out(
+    let mut c = common::Comparison::read_leaving_out(
         input,
         &args.desired,
         &args.live,
@@ -222,12 +222,21 @@ pub fn run(input: &common::Input, args: lexopt::Parser) -> Result<u8, CliError> 
         Some(&leave_out as common::LeaveOut<'_>).filter(|_| !keep && args.dry_run.is_empty()),
     )?;
     let dry_runs = common::read_all_objects(input, &args.dry_run)?;
+    // Only the explanations read the objects after the comparison (the text diff reads the
+    // result's): otherwise they are handed over, each the working copy of its own comparison
+    // (`diff_app_owned`: no copy of them is made), and the input lends none.
+    let hand_over = !(args.explain || args.unmanaged);
+    let (desired, live) = if hand_over {
+        (std::mem::take(&mut c.desired), std::mem::take(&mut c.live))
+    } else {
+        (Vec::new(), Vec::new())
+    };
     let mut input = configure(c.input(), &args, keep);
     if !dry_runs.is_empty() {
         input = input.with_dry_runs(&dry_runs);
     }
-    let result =
-        diff::diff_app(&input).map_err(|e| CliError::Input(format!("comparing objects: {e}")))?;
+    let result = diff::diff_app_owned(&input, desired, live)
+        .map_err(|e| CliError::Input(format!("comparing objects: {e}")))?;
     common::print_notes(&result, args.app.is_some());
     let explained =
         if args.explain || args.unmanaged { result.explain(&input) } else { Vec::new() };
