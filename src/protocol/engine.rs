@@ -10,7 +10,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::config::{Application, Settings};
-use crate::diff::{AppDiffInput, DiffError, diff_app};
+use crate::diff::{AppDiffInput, DiffError, diff_app, diff_app_owned};
 use crate::health::HealthScripts;
 use crate::health::{AppHealth, HealthContext, ResourceHealthInput};
 use crate::object::Scopes;
@@ -274,14 +274,16 @@ pub(crate) fn to_result(output: &impl Serialize) -> Result<Value, ProtocolError>
 }
 
 /// `diff`: as `gitops-core diff --output json`.
-pub(crate) fn engine_diff(state: &mut State, input: DiffInput) -> Result<Value, ProtocolError> {
+pub(crate) fn engine_diff(state: &mut State, mut input: DiffInput) -> Result<Value, ProtocolError> {
     let default_app = Application::default();
-    let app = input.app.as_ref().or(state.config.app.as_ref()).unwrap_or(&default_app);
-    let settings = input.settings.as_ref().unwrap_or(&state.config.settings);
     let mut scopes = Scopes::builtin();
     scopes.add_crds(input.desired.iter().chain(&input.live));
-    let mut diff_input =
-        request_diff_input(state, &input.desired, &input.live, app, settings, &scopes);
+    // Nothing reads the request's objects after the comparison: they are handed over, so
+    // each is the working copy of its own comparison (`diff_app_owned`), not copied.
+    let (desired, live) = (std::mem::take(&mut input.desired), std::mem::take(&mut input.live));
+    let app = input.app.as_ref().or(state.config.app.as_ref()).unwrap_or(&default_app);
+    let settings = input.settings.as_ref().unwrap_or(&state.config.settings);
+    let mut diff_input = request_diff_input(state, &[], &[], app, settings, &scopes);
     // As `gitops-core diff --dry-run`: dry-run answers turn server-side diff on.
     if !input.dry_runs.is_empty() {
         diff_input = diff_input.with_dry_runs(&input.dry_runs);
@@ -299,7 +301,7 @@ pub(crate) fn engine_diff(state: &mut State, input: DiffInput) -> Result<Value, 
     {
         diff_input = diff_input.with_ignore_rules(rules);
     }
-    let result = diff_app(&diff_input).map_err(diff_error)?;
+    let result = diff_app_owned(&diff_input, desired, live).map_err(diff_error)?;
     to_result(&DiffOutput::new(&result))
 }
 
