@@ -5,14 +5,12 @@
 
 use serde_json::Value;
 
-use super::defaults::{apply_defaults_in_place, in_place, may_take_the_patch_path};
+use super::defaults::{Known, apply_defaults_in_place, in_place_as, may_take_the_patch_path};
 use super::error::PatchFailure;
 use super::merge_patch::{
     apply_merge_patch, remove_list_fields, remove_map_fields, three_way_json_merge_patch,
 };
-use super::smp::{
-    apply_strategic_patch_in_place, is_builtin, leaves_unchanged, three_way_strategic_patch,
-};
+use super::smp::{apply_typed_in_place, is_builtin, leaves_unchanged_typed, three_way_typed};
 use crate::schema;
 
 /// What the live object becomes.
@@ -56,7 +54,10 @@ pub(crate) fn three_way_predict(
     keep: bool,
 ) -> Result<Predicted, PatchFailure> {
     let (g, v, k) = schema::gvk_of(orig).unwrap_or(("", "", ""));
-    if is_builtin(g, v, k) {
+    // The type is looked up once, for the patch, its application and both sides' defaults.
+    if is_builtin(g, v, k)
+        && let Some(t) = schema::lookup(g, v, k)
+    {
         // The StatefulSet workaround patches against live with its claim templates stripped:
         // they are swapped in for the patch's computation and swapped back after it.
         let mut stripped = None;
@@ -70,26 +71,27 @@ pub(crate) fn three_way_predict(
         let patch = match stripped {
             Some(mut stripped) => {
                 swap_claim_templates(live, &mut stripped);
-                let patch = three_way_strategic_patch(orig, config, live, g, v, k);
+                let patch = three_way_typed(orig, config, live, Some(t));
                 swap_claim_templates(live, &mut stripped);
                 patch?
             }
-            None => three_way_strategic_patch(orig, config, live, g, v, k)?,
+            None => three_way_typed(orig, config, live, Some(t))?,
         };
         // An empty patch, or one that only deletes keys live lacks, leaves live as it is: no
         // working copy is needed. The patch's keys are
         // kept to say where the prediction differs from live.
         let (mut predicted, applied) = if patch.as_object().is_some_and(serde_json::Map::is_empty)
-            || leaves_unchanged(live, &patch, g, v, k)
+            || leaves_unchanged_typed(live, &patch, t)
         {
             (None, None)
         } else {
             let mut predicted = live.clone();
             let applied = patch.clone();
-            apply_strategic_patch_in_place(&mut predicted, patch, g, v, k)?;
+            apply_typed_in_place(&mut predicted, patch, Some(t))?;
             (Some(predicted).filter(|p| p != &*live), Some(applied))
         };
-        default_both(predicted.as_mut(), applied.as_ref(), live, keep)?;
+        let known = Known { t, gvk: (g, v, k) };
+        default_both(predicted.as_mut(), applied.as_ref(), live, keep, known)?;
         Ok(match predicted {
             None => Predicted::Same,
             Some(p) => Predicted::Changed(p),
@@ -117,8 +119,9 @@ fn default_both(
     applied: Option<&Value>,
     live: &mut Value,
     keep: bool,
+    known: Known,
 ) -> Result<(), PatchFailure> {
-    let live_in_place = predicted.as_ref().and_then(|_| in_place(live));
+    let live_in_place = predicted.as_ref().and_then(|_| in_place_as(live, Some(known)));
     let changed = predicted.is_some();
     if let Some(p) = predicted {
         match (&live_in_place, applied) {
@@ -126,7 +129,7 @@ fn default_both(
             _ => apply_defaults_in_place(p)?,
         }
     }
-    if keep || changed || may_take_the_patch_path(live) {
+    if keep || changed || may_take_the_patch_path(live, Some(known)) {
         match &live_in_place {
             Some(ip) => ip.apply(live),
             None => apply_defaults_in_place(live)?,

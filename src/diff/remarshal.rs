@@ -444,7 +444,7 @@ fn zero_value(t: TypeRef) -> Value {
 }
 
 /// Whether `omitempty` drops this encoded value of field type `t`.
-fn omitted(v: &Value, t: TypeRef) -> bool {
+pub(crate) fn omitted(v: &Value, t: TypeRef) -> bool {
     if v.is_null() && t.omitzero() {
         return true;
     }

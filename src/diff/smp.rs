@@ -145,7 +145,11 @@ pub(crate) fn patch_round_trips(doc: &Value, t: Option<TypeRef>) -> bool {
     doc.as_object().is_some_and(|m| map_round_trips(m, t, false))
 }
 
-fn map_round_trips(m: &Map<String, Value>, t: Option<TypeRef>, retain_keys: bool) -> bool {
+pub(crate) fn map_round_trips(
+    m: &Map<String, Value>,
+    t: Option<TypeRef>,
+    retain_keys: bool,
+) -> bool {
     m.iter().all(|(key, v)| entry_round_trips(key, v, t, retain_keys))
 }
 
@@ -162,13 +166,21 @@ pub(crate) fn entry_round_trips(
     if key.starts_with('$') || (retain_keys && v.is_null()) {
         return false;
     }
+    // Scalars hold as they are: no look-up of the key's metadata.
+    !(v.is_object() || v.is_array()) || below_round_trips(v, meta(t, key))
+}
+
+/// [`entry_round_trips`]' condition below a value `v` at the typed position `t` (the key of
+/// its entry and a null at a `retainKeys` position are the caller's to check).
+pub(crate) fn value_round_trips(v: &Value, t: TypeRef) -> bool {
+    below_round_trips(v, Meta { t: Some(t), strategy: t.strategy(), merge_key: t.merge_key() })
+}
+
+/// [`entry_round_trips`]' condition below a value `v` of a key whose metadata is `m`.
+fn below_round_trips(v: &Value, m: Meta) -> bool {
     match v {
-        Value::Object(o) => {
-            let m = meta(t, key);
-            map_round_trips(o, m.t, m.strategy.retain_keys)
-        }
+        Value::Object(o) => map_round_trips(o, m.t, m.strategy.retain_keys),
         Value::Array(l) => {
-            let m = meta(t, key);
             let items = m.t.and_then(TypeRef::items);
             (!m.strategy.merge || merged_list_round_trips(l, m.merge_key))
                 && l.iter().all(|e| element_round_trips(e, items, m.strategy.retain_keys))
@@ -255,6 +267,7 @@ pub(crate) fn apply_typed_in_place(
 }
 
 /// [`apply_strategic_patch`] onto the document itself (see [`apply_typed_in_place`]).
+#[cfg(test)]
 pub(crate) fn apply_strategic_patch_in_place(
     doc: &mut Value,
     patch: Value,
@@ -273,6 +286,7 @@ pub(crate) fn apply_strategic_patch_in_place(
 /// (an annotation last-applied had and neither the desired nor the live object has).
 /// `false` says nothing: the caller applies the patch. The property
 /// `a_patch_said_to_change_nothing_changes_nothing` compares it with the patch applied.
+#[cfg(test)]
 pub(crate) fn leaves_unchanged(
     doc: &Value,
     patch: &Value,
@@ -280,8 +294,13 @@ pub(crate) fn leaves_unchanged(
     version: &str,
     kind: &str,
 ) -> bool {
-    match (doc, patch, schema::lookup(group, version, kind)) {
-        (Value::Object(d), Value::Object(p), Some(t)) => map_left_unchanged(d, p, Some(t)),
+    schema::lookup(group, version, kind).is_some_and(|t| leaves_unchanged_typed(doc, patch, t))
+}
+
+/// [`leaves_unchanged`] for a type already looked up.
+pub(crate) fn leaves_unchanged_typed(doc: &Value, patch: &Value, t: TypeRef) -> bool {
+    match (doc, patch) {
+        (Value::Object(d), Value::Object(p)) => map_left_unchanged(d, p, Some(t)),
         _ => false,
     }
 }
