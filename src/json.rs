@@ -3,6 +3,18 @@
 
 use serde_json::{Map, Value};
 
+// The engine reads `serde_json::Map`'s members in key order: the output's bytes follow Go's
+// sorted keys, and some walks stop at the first member past the one they look for
+// (`actions::run::identity`). serde_json's `preserve_order` feature makes the map keep the
+// insertion order instead, and one dependency of a host can turn it on for every crate of the
+// build (Cargo unifies features). The build refuses it rather than give other answers.
+const _: () = assert!(
+    std::mem::size_of::<Map<String, Value>>()
+        == std::mem::size_of::<std::collections::BTreeMap<String, Value>>(),
+    "gitops-core reads serde_json maps in key order: serde_json's `preserve_order` feature \
+     must be off in this build"
+);
+
 /// Canonical JSON equality as Argo CD compares its serialised outputs (gitops-engine
 /// pkg/diff/diff.go `buildDiffResult`, which compares the JSON bytes): object keys unordered,
 /// numbers by value (`2 == 2.0`), `null` distinct from absent.
