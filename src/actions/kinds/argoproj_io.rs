@@ -256,15 +256,17 @@ fn create_from_cron_workflow(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Out, F
 /// [`create_from_cron_workflow`] of the CronWorkflow `o`, or `None` when its
 /// `workflowMetadata`'s labels or annotations copy as anything but a map.
 fn cron_workflow_shaped(o: Lv<'_>, call: &Call<'_>) -> Result<Option<Out>, Fault> {
-    // Read in the order of the script's reads (its errors first), as `cron_workflow_built`.
-    let [api_version, kind, meta, spec] =
-        table::fields_of(o, ["apiVersion", "kind", "metadata", "spec"])?;
-    let source = meta.field("name")?;
-    let [labels, namespace, uid] = table::fields_of(meta, ["labels", "namespace", "uid"])?;
-    let name = stamped(source, call, true)?;
-    let name_valid = workflow_name_valid(&name);
-    let source_name = out(source)?;
-    let namespace = out(namespace)?;
+    let CronSource {
+        api_version,
+        kind,
+        spec,
+        labels,
+        uid,
+        name,
+        name_valid,
+        source_name,
+        namespace,
+    } = CronSource::read(o, call)?;
     let wm = spec.field("workflowMetadata")?;
     let (mut wm_labels, mut wm_annotations, mut finalizers) = (Lv::Nil, Lv::Nil, Lv::Nil);
     if !wm.is_nil() {
@@ -277,21 +279,12 @@ fn cron_workflow_shaped(o: Lv<'_>, call: &Call<'_>) -> Result<Option<Out>, Fault
         return Ok(None);
     };
     put(&mut wf_labels, "workflows.argoproj.io/cron-workflow", source_name.clone());
-    const INSTANCE: &str = "workflows.argoproj.io/controller-instanceid";
-    if !labels.is_nil() {
-        let id = labels.field(INSTANCE)?;
-        if !id.is_nil() {
-            put(&mut wf_labels, INSTANCE, out(id)?);
-        }
+    if let Some(id) = controller_instance(labels)? {
+        put(&mut wf_labels, INSTANCE, id);
     }
     let scheduled = crate::vocabulary::second_stamp(call.now);
     wf_annotations.insert("workflows.argoproj.io/scheduled-time".into(), Value::String(scheduled));
-    let mut items = Vec::new();
-    if !finalizers.is_nil() {
-        for item in finalizers.items()? {
-            items.extend(out(item)?);
-        }
-    }
+    let items = finalizer_items(finalizers)?;
     let owner = owner_ref([out(api_version)?, out(kind)?, source_name, out(uid)?], false);
     let spec = deep_copy(spec.field("workflowSpec")?)?;
     let parts = WorkflowParts {
@@ -304,6 +297,71 @@ fn cron_workflow_shaped(o: Lv<'_>, call: &Call<'_>) -> Result<Option<Out>, Fault
         spec,
     };
     Ok(Some(workflow(parts.shaped(), name_valid)))
+}
+
+/// What both ways of [`create_from_cron_workflow`] read of the CronWorkflow before its
+/// `workflowMetadata`, in the order of the script's reads (their errors first): its members
+/// in one walk, `metadata`'s after its `name` (the script's first read there), then the
+/// Workflow's name and the copies of the source's name and namespace.
+struct CronSource<'a> {
+    api_version: Lv<'a>,
+    kind: Lv<'a>,
+    spec: Lv<'a>,
+    labels: Lv<'a>,
+    uid: Lv<'a>,
+    /// The Workflow's name, the source's with the scheduled time.
+    name: String,
+    name_valid: bool,
+    source_name: Option<Value>,
+    namespace: Option<Value>,
+}
+
+impl<'a> CronSource<'a> {
+    fn read(o: Lv<'a>, call: &Call<'_>) -> Result<Self, Fault> {
+        let [api_version, kind, meta, spec] =
+            table::fields_of(o, ["apiVersion", "kind", "metadata", "spec"])?;
+        let source = meta.field("name")?;
+        let [labels, namespace, uid] = table::fields_of(meta, ["labels", "namespace", "uid"])?;
+        let name = stamped(source, call, true)?;
+        let name_valid = workflow_name_valid(&name);
+        let source_name = out(source)?;
+        let namespace = out(namespace)?;
+        Ok(CronSource {
+            api_version,
+            kind,
+            spec,
+            labels,
+            uid,
+            name,
+            name_valid,
+            source_name,
+            namespace,
+        })
+    }
+}
+
+/// The label naming the controller instance, copied from the CronWorkflow to its Workflow.
+const INSTANCE: &str = "workflows.argoproj.io/controller-instanceid";
+
+/// The CronWorkflow's [`INSTANCE`] label to set on the Workflow (its copy, `None` inside for
+/// a copy that is `nil`), or `None` when it has none.
+fn controller_instance(labels: Lv<'_>) -> Result<Option<Option<Value>>, Fault> {
+    if labels.is_nil() {
+        return Ok(None);
+    }
+    let id = labels.field(INSTANCE)?;
+    if id.is_nil() { Ok(None) } else { out(id).map(Some) }
+}
+
+/// The copies of `workflowMetadata.finalizers`' items (`nil` copies left out).
+fn finalizer_items(finalizers: Lv<'_>) -> Result<Vec<Value>, Fault> {
+    let mut items = Vec::new();
+    if !finalizers.is_nil() {
+        for item in finalizers.items()? {
+            items.extend(out(item)?);
+        }
+    }
+    Ok(items)
 }
 
 /// [`deep_copy`] of a `workflowMetadata` member as a map to change (`{}` for `nil`, as the
@@ -409,21 +467,22 @@ impl WorkflowParts {
 /// for a `workflowMetadata` whose labels or annotations copy as anything but a map (and the
 /// shortcut's reference, `shaped_cron_workflow_is_built`).
 fn cron_workflow_built(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Out, Fault> {
-    let o = obj.lv();
-    // The source's members read in one walk, `metadata`'s after its `name` (the script's
-    // first read there, for its error), for the name, the labels and the owner.
-    let [api_version, kind, meta, spec] =
-        table::fields_of(o, ["apiVersion", "kind", "metadata", "spec"])?;
-    let source = meta.field("name")?;
-    let [labels, namespace, uid] = table::fields_of(meta, ["labels", "namespace", "uid"])?;
-    let name = stamped(source, call, true)?;
-    let name_valid = workflow_name_valid(&name);
-    let source_name = out(source)?;
+    let CronSource {
+        api_version,
+        kind,
+        spec,
+        labels,
+        uid,
+        name,
+        name_valid,
+        source_name,
+        namespace,
+    } = CronSource::read(obj.lv(), call)?;
     let mut m = table::table([
         ("annotations", Some(table::empty())),
         ("labels", Some(table::empty())),
         ("name", Some(Value::String(name))),
-        ("namespace", out(namespace)?),
+        ("namespace", namespace),
     ]);
     let wm = spec.field("workflowMetadata")?;
     let mut finalizers = Lv::Nil;
@@ -439,21 +498,12 @@ fn cron_workflow_built(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Out, Fault> 
         }
     }
     set(&mut m, &["labels"], "workflows.argoproj.io/cron-workflow", source_name.clone())?;
-    const INSTANCE: &str = "workflows.argoproj.io/controller-instanceid";
-    if !labels.is_nil() {
-        let id = labels.field(INSTANCE)?;
-        if !id.is_nil() {
-            set(&mut m, &["labels"], INSTANCE, out(id)?)?;
-        }
+    if let Some(id) = controller_instance(labels)? {
+        set(&mut m, &["labels"], INSTANCE, id)?;
     }
     let scheduled = call.date("!%Y-%m-%dT%H:%M:%SZ");
     table::set_text(&mut m, &["annotations"], "workflows.argoproj.io/scheduled-time", scheduled)?;
-    let mut items = Vec::new();
-    if !finalizers.is_nil() {
-        for item in finalizers.items()? {
-            items.extend(out(item)?);
-        }
-    }
+    let items = finalizer_items(finalizers)?;
     let owner = table::encode(owner_read(api_version, kind, source_name, uid, &[])?);
     set(&mut m, &[], "ownerReferences", Some(Value::Array(vec![owner])))?;
     // Encoded already (the copies are, and every table made here has a member) but where
