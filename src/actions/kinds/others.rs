@@ -181,19 +181,7 @@ mod tests {
     /// `null` or of every type.
     #[test]
     fn suspended_at_once_is_suspended_by_steps() {
-        let values = [
-            json!(null),
-            json!(true),
-            json!(false),
-            json!(0),
-            json!(1.5),
-            json!(""),
-            json!("x"),
-            json!([]),
-            json!([1]),
-            json!({}),
-            json!({"a": 1}),
-        ];
+        let values = table::values_of_every_type();
         let mut objects = vec![json!(null), json!("x"), json!([]), json!({})];
         for v in &values {
             objects.push(json!({"spec": v}));

@@ -1132,6 +1132,29 @@ fn copy_members(t: &Value) -> Result<Option<Value>, Fault> {
     }
 }
 
+/// JSON values of every type, empty and not, for the tests that compare a shortcut with the
+/// general way on each (as a member, a patch's side or a list item).
+#[cfg(test)]
+pub(crate) fn values_of_every_type() -> Vec<Value> {
+    use serde_json::json;
+    vec![
+        json!(null),
+        json!(true),
+        json!(false),
+        json!(0),
+        json!(1.5),
+        json!(""),
+        json!("x"),
+        json!([]),
+        json!([1]),
+        json!([1, "a"]),
+        json!({}),
+        json!({"a": 1}),
+        json!({"a": 1, "b": [2]}),
+        json!({"a": 2, "c": null}),
+    ]
+}
+
 /// [`copy_members`] of a table, [`out`] of anything else.
 #[cfg(test)]
 fn copy_of(v: &Value) -> Result<Option<Value>, Fault> {
