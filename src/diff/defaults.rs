@@ -94,14 +94,20 @@ pub(crate) struct Known<'a> {
     pub(crate) gvk: (&'a str, &'a str, &'a str),
 }
 
-/// [`typed`], from `known` when `obj` is of its `apiVersion` and `kind` (the same strings give
-/// the same type), else looked up.
+/// [`typed`], from `known` when `obj` is of its `apiVersion` and `kind`, else looked up.
 fn typed_as(obj: &Value, known: Option<Known>) -> Option<(TypeRef<'static>, Ctx)> {
+    builtin_type_as(obj, known).map(|(t, g, v)| (t, Ctx::new(g, v)))
+}
+
+/// [`builtin_type`], from `known` when `obj` is of its `apiVersion` and `kind` (the same
+/// strings give the same type), else looked up.
+fn builtin_type_as<'a>(
+    obj: &'a Value,
+    known: Option<Known<'a>>,
+) -> Option<(TypeRef<'static>, &'a str, &'a str)> {
     match known {
-        Some(Known { t, gvk }) if schema::gvk_of(obj) == Some(gvk) => {
-            Some((t, Ctx::new(gvk.0, gvk.1)))
-        }
-        _ => typed(obj),
+        Some(Known { t, gvk }) if schema::gvk_of(obj) == Some(gvk) => Some((t, gvk.0, gvk.1)),
+        _ => builtin_type(obj),
     }
 }
 
@@ -330,11 +336,7 @@ fn may_be_omitted(v: &Value, t: TypeRef) -> bool {
 /// can fail: a built-in object whose strategic patch does not round-trip (a merge key
 /// repeated, say).
 pub(crate) fn may_take_the_patch_path(obj: &Value, known: Option<Known>) -> bool {
-    let t = match known {
-        Some(Known { t, gvk }) if schema::gvk_of(obj) == Some(gvk) => Some(t),
-        _ => builtin_type(obj).map(|(t, ..)| t),
-    };
-    t.is_some_and(|t| !patch_round_trips(obj, Some(t)))
+    builtin_type_as(obj, known).is_some_and(|(t, ..)| !patch_round_trips(obj, Some(t)))
 }
 
 /// The schema type of a built-in object and its defaulting context.
