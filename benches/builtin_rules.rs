@@ -22,7 +22,7 @@
 //! divan output and gives each kind's ratio of medians, their minimum and median.
 #![allow(clippy::disallowed_methods)] // the benchmark reads its inputs from testdata/
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use gitops_core::health;
 use gitops_core::script::LuaEngine;
@@ -89,37 +89,7 @@ return {status = "Progressing", message = "Status unknown"}
 /// The fixtures of one kind (every YAML file below its `testdata/`, the first object of each),
 /// by path below it; a file that holds no object is left out with a note.
 fn fixtures(kind_dir: &str) -> Vec<(String, Value)> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
-            let p = entry.expect("entry").path();
-            if p.is_dir() {
-                walk(&p, out);
-            } else if p.extension().is_some_and(|e| e == "yaml" || e == "yml") {
-                out.push(p);
-            }
-        }
-    }
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("testdata/health/argo-cd-3.6")
-        .join(kind_dir)
-        .join("testdata");
-    let mut files = Vec::new();
-    walk(&dir, &mut files);
-    files.sort();
-    files
-        .into_iter()
-        .filter_map(|p| {
-            let name = p.strip_prefix(&dir).expect("below").to_string_lossy().into_owned();
-            let text = std::fs::read_to_string(&p).expect("read testdata");
-            match gitops_core::object::parse_documents(&text) {
-                Ok(mut docs) if !docs.is_empty() => Some((name, docs.remove(0))),
-                other => {
-                    eprintln!("fixtures: {kind_dir} {name}: no object ({:?})", other.err());
-                    None
-                }
-            }
-        })
-        .collect()
+    gitops_core_testkit::testdata::health_fixtures(kind_dir)
 }
 
 /// The fixtures of one kind, checked: the script is a fair stand-in only if it answers as the

@@ -59,6 +59,8 @@ const CASES: &[Case] = &[
     ("action_create_job_lua", action_create_job_lua),
     ("action_named_builtin", action_named_builtin),
     ("action_named_lua", action_named_lua),
+    ("health_named_builtin", health_named_builtin),
+    ("health_named_lua", health_named_lua),
 ];
 
 fn main() {
@@ -423,4 +425,55 @@ fn action_named_builtin() {
 
 fn action_named_lua() {
     action_named(true);
+}
+
+/// The first document of each fixture of the health folder `KIND` (`group/Kind`, from the
+/// environment; Argo CD's folder name, `_` for a wildcard) of `testdata/health/argo-cd-3.6/`,
+/// in the order of their paths (cert-manager's Certificate when unset).
+fn named_health_fixtures() -> (String, Vec<Value>) {
+    let kind = std::env::var("KIND").unwrap_or_else(|_| "cert-manager.io/Certificate".into());
+    let objects = gitops_core_testkit::testdata::health_fixtures(&kind);
+    (kind, objects.into_iter().map(|(_, o)| o).collect())
+}
+
+/// Every fixture of the health folder `KIND` once, counted together: the built-in rule
+/// (`health::parts::builtin_rule`, as `benches/builtin_rules.rs`'s `every_kind_builtin`).
+fn health_named_builtin() {
+    let (_, objects) = named_health_fixtures();
+    for obj in &objects {
+        black_box(gitops_core::health::parts::builtin_rule(obj));
+    }
+    #[inline(never)]
+    fn measured_named_health(objects: &[Value]) {
+        for obj in objects {
+            black_box(gitops_core::health::parts::builtin_rule(black_box(obj)));
+        }
+    }
+    measured_named_health(&objects);
+}
+
+/// The same through Argo CD 3.6.2's own `health.lua` of the folder on a warm engine
+/// (`ARGO_CD_RESOURCE_CUSTOMIZATIONS`), as `every_kind_lua`.
+#[cfg(feature = "lua")]
+fn health_named_lua() {
+    use gitops_core::script::LuaEngine;
+    let (kind, objects) = named_health_fixtures();
+    let base = gitops_core_testkit::testdata::argo_cd_scripts().expect("a checkout");
+    let script = std::fs::read_to_string(base.join(&kind).join("health.lua")).expect("script");
+    let engine = LuaEngine::default();
+    for obj in &objects {
+        let _ = engine.eval_health(&kind, &script, true, obj, 0);
+    }
+    #[inline(never)]
+    fn measured_named_health_lua(engine: &LuaEngine, kind: &str, script: &str, objects: &[Value]) {
+        for obj in objects {
+            let _ = black_box(engine.eval_health(kind, script, true, black_box(obj), 0));
+        }
+    }
+    measured_named_health_lua(&engine, &kind, &script, &objects);
+}
+
+#[cfg(not(feature = "lua"))]
+fn health_named_lua() {
+    println!("health_named_lua needs the lua feature");
 }

@@ -15,6 +15,43 @@ const _: () = assert!(
      must be off in this build"
 );
 
+/// The order of two member names (`str`'s), told by their first bytes where they differ
+/// there: no call to compare the rest.
+pub(crate) fn key_order(a: &str, b: &str) -> std::cmp::Ordering {
+    match (a.as_bytes().first(), b.as_bytes().first()) {
+        (Some(x), Some(y)) if x != y => x.cmp(y),
+        _ => a.cmp(b),
+    }
+}
+
+/// The members of `m` named `keys` (sorted, as a map's members are), `None` where absent:
+/// read in one walk of the members, stopping past the last key, not a lookup per key.
+pub(crate) fn members_in_order<'a, const N: usize>(
+    m: &'a Map<String, Value>,
+    keys: [&str; N],
+) -> [Option<&'a Value>; N] {
+    debug_assert!(keys.is_sorted(), "{keys:?}");
+    let mut out = [None; N];
+    let mut i = 0;
+    'members: for (k, item) in m {
+        while i < N {
+            match key_order(keys[i], k) {
+                // Not a member.
+                std::cmp::Ordering::Less => i += 1,
+                std::cmp::Ordering::Equal => {
+                    out[i] = Some(item);
+                    i += 1;
+                    continue 'members;
+                }
+                // A member not asked for.
+                std::cmp::Ordering::Greater => continue 'members,
+            }
+        }
+        break;
+    }
+    out
+}
+
 /// Canonical JSON equality as Argo CD compares its serialised outputs (gitops-engine
 /// pkg/diff/diff.go `buildDiffResult`, which compares the JSON bytes): object keys unordered,
 /// numbers by value (`2 == 2.0`), `null` distinct from absent.

@@ -149,6 +149,12 @@ impl<'a> RefParts<'a> {
         }
     }
 
+    /// The group and the kind of `obj` alone (empty where missing), for a caller that needs
+    /// no more: the metadata is not read.
+    pub(crate) fn group_kind_of(obj: &'a Value) -> (&'a str, &'a str) {
+        (split_api_version(str_at(obj, &["apiVersion"])).0, str_at(obj, &["kind"]))
+    }
+
     /// Group, kind, namespace and name: Argo CD's resource key.
     pub(crate) fn key(&self) -> (&'a str, &'a str, &'a str, &'a str) {
         (self.group, self.kind, self.namespace, self.name)

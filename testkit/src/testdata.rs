@@ -33,6 +33,27 @@ pub fn files(rel: &str) -> BTreeMap<String, String> {
     out
 }
 
+/// The health fixtures of one folder of `testdata/health/argo-cd-3.6/` (`group/Kind`, as Argo
+/// CD names its folders): the first object of every YAML file below its `testdata/`, by path
+/// below it, in the order of the paths; a file that holds no object is left out with a note.
+pub fn health_fixtures(kind_dir: &str) -> Vec<(String, serde_json::Value)> {
+    let dir = path("health/argo-cd-3.6").join(kind_dir).join("testdata");
+    let yaml = |rel: &String| rel.ends_with(".yaml") || rel.ends_with(".yml");
+    let rel = format!("health/argo-cd-3.6/{kind_dir}/testdata");
+    let found = if dir.is_dir() { files(&rel) } else { BTreeMap::new() };
+    found
+        .into_iter()
+        .filter(|(name, _)| yaml(name))
+        .filter_map(|(name, text)| match gitops_core::object::parse_documents(&text) {
+            Ok(mut docs) if !docs.is_empty() => Some((name, docs.remove(0))),
+            other => {
+                eprintln!("health_fixtures: {kind_dir} {name}: no object ({:?})", other.err());
+                None
+            }
+        })
+        .collect()
+}
+
 /// Argo CD 3.6.2's `resource_customizations/`, where a checkout is found:
 /// `ARGO_CD_RESOURCE_CUSTOMIZATIONS`, else `../shared/argo-cd-3.6/resource_customizations`
 /// beside the project, else the Go module of Argo CD 3.6.2. The benchmarks that run Argo CD's

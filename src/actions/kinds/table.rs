@@ -110,41 +110,17 @@ pub(crate) fn fields_of<'a, const N: usize>(
     v: Lv<'a>,
     keys: [&str; N],
 ) -> Result<[Lv<'a>; N], Fault> {
-    let mut out = [Lv::Nil; N];
     let Lv::Table(Value::Object(m)) = v else {
+        let mut out = [Lv::Nil; N];
         for (o, k) in out.iter_mut().zip(keys) {
             *o = v.field(k)?;
         }
         return Ok(out);
     };
-    let mut i = 0;
-    'members: for (k, item) in m {
-        while i < N {
-            match key_order(keys[i], k) {
-                // Not a member.
-                Ordering::Less => i += 1,
-                Ordering::Equal => {
-                    out[i] = Lv::of(item);
-                    i += 1;
-                    continue 'members;
-                }
-                // A member not asked for.
-                Ordering::Greater => continue 'members,
-            }
-        }
-        break;
-    }
-    Ok(out)
+    Ok(crate::json::members_in_order(m, keys).map(|item| item.map_or(Lv::Nil, Lv::of)))
 }
 
-/// The order of two names (`str`'s), told by their first bytes where they differ there:
-/// no call to compare the rest.
-pub(crate) fn key_order(a: &str, b: &str) -> Ordering {
-    match (a.as_bytes().first(), b.as_bytes().first()) {
-        (Some(x), Some(y)) if x != y => x.cmp(y),
-        _ => a.cmp(b),
-    }
-}
+pub(crate) use crate::json::key_order;
 
 /// A JSON value as a script holds it: `null` members and `null` list items gone (the later
 /// items move down), numbers as the engine reads Lua numbers back.

@@ -21,7 +21,7 @@ fn custom_resource_definition(env: &Env<'_>) -> Result<Hs, Fault> {
         return Ok(Hs::new("Progressing", "Status conditions not found"));
     }
     let mut established = false;
-    for (_, c) in conditions.members()? {
+    for (_, c) in conditions.pairs()? {
         let kind = c.get("type")?;
         let status = c.get("status")?;
         let said = |prefix: &str| -> Result<String, Fault> {

@@ -18,7 +18,7 @@ fn deployment_config(env: &Env<'_>) -> Result<Hs, Fault> {
         return Ok(waiting());
     }
     let mut count = 0;
-    for (_, c) in conditions.members()? {
+    for (_, c) in conditions.pairs()? {
         let kind = c.get("type")?;
         let counted = kind.is("Available")
             || (kind.is("Progressing") && c.get("reason")?.is("NewReplicationControllerAvailable"));

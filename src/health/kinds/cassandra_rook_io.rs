@@ -17,7 +17,7 @@ fn cluster(env: &Env<'_>) -> Result<Hs, Fault> {
     if racks.is_nil() {
         return Ok(waiting());
     }
-    for (_, rack) in racks.members()? {
+    for (_, rack) in racks.pairs()? {
         let members = rack.get("members")?;
         if members.is_nil() {
             continue;

@@ -21,7 +21,7 @@ fn elasticsearch(env: &Env<'_>) -> Result<Hs, Fault> {
         return Ok(Hs::new("Unknown", UNKNOWN));
     }
     let mut sum = 0.0;
-    for (_, node) in env.obj.path(&["spec", "nodeSets"])?.members()? {
+    for (_, node) in env.obj.path(&["spec", "nodeSets"])?.pairs()? {
         sum += arith(node.get("count")?)?;
     }
     let sum = Lv::Num(sum);

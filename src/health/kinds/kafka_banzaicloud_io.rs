@@ -19,7 +19,7 @@ fn kafka_cluster(env: &Env<'_>) -> Result<Hs, Fault> {
         let brokers = status.get("brokersState")?;
         if !brokers.is_nil() {
             let mut all_healthy = true;
-            for (_, broker) in brokers.members()? {
+            for (_, broker) in brokers.pairs()? {
                 if broker.get("configurationState")?.is("ConfigInSync") {
                     let cc = broker.path(&["gracefulActionState", "cruiseControlState"])?;
                     if cc.is("GracefulUpscaleSucceeded") || cc.is("GracefulDownscaleSucceeded") {

@@ -95,6 +95,23 @@ impl<'a> Lv<'a> {
         }
     }
 
+    /// `v.<key>` for each of `keys` (sorted, as a map's members are), as [`Lv::get`] reads
+    /// each: from a map in one walk of its members, not a lookup per key.
+    pub(crate) fn get_each<const N: usize>(self, keys: [&str; N]) -> Result<[Lv<'a>; N], Fault> {
+        match self {
+            Lv::Table(Value::Object(m)) => {
+                Ok(crate::json::members_in_order(m, keys).map(|v| v.map_or(Lv::Nil, Lv::of)))
+            }
+            other => {
+                let mut out = [Lv::Nil; N];
+                for (o, k) in out.iter_mut().zip(keys) {
+                    *o = other.get(k)?;
+                }
+                Ok(out)
+            }
+        }
+    }
+
     /// `v.a.b.c`: [`Lv::get`] along a path of member names.
     pub(crate) fn path(self, keys: &[&str]) -> Result<Lv<'a>, Fault> {
         keys.iter().try_fold(self, |v, k| v.get(k))
@@ -470,6 +487,26 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn get_each_is_get_one_by_one() {
+        let keys = ["message", "reason", "status", "type"];
+        for v in [
+            json!({"lastTransitionTime": "t", "message": "m", "reason": null, "status": "True"}),
+            json!({"type": "Ready", "zzz": 1, "Message": "upper"}),
+            json!({"status": {"a": 1}, "type": ["x"], "reason": 2.5, "message": true}),
+            json!({}),
+            json!(["message"]),
+            json!("text"),
+            json!(null),
+            json!(7),
+            json!(false),
+        ] {
+            let one_by_one: Result<Vec<_>, _> = keys.iter().map(|k| Lv::of(&v).get(k)).collect();
+            let each = Lv::of(&v).get_each(keys).map(Vec::from);
+            assert_eq!(format!("{each:?}"), format!("{one_by_one:?}"), "{v}");
+        }
+    }
 
     #[test]
     fn reading_follows_lua() {

@@ -385,8 +385,8 @@ pub(crate) fn evaluate(
 /// [`evaluate`] for an object whose identity is read only when its rule fails (the lookup
 /// borrows the group and kind).
 pub(crate) fn evaluate_object(obj: &Value) -> Option<Result<ScriptOutput, HealthError>> {
-    let parts = crate::object::RefParts::of(obj);
-    run(obj, parts.group, parts.kind, || ObjectRef::from_object_lossy(obj))
+    let (group, kind) = crate::object::RefParts::group_kind_of(obj);
+    run(obj, group, kind, || ObjectRef::from_object_lossy(obj))
 }
 
 fn run(

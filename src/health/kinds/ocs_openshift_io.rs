@@ -13,7 +13,7 @@ fn storage_cluster(env: &Env<'_>) -> Result<Hs, Fault> {
     const TYPES: [(&str, &str); 3] =
         [("Degraded", "Degraded"), ("Progressing", "Progressing"), ("Available", "Healthy")];
     if let Some(conditions) = status_conditions(env.obj)? {
-        for (_, c) in conditions.members()? {
+        for (_, c) in conditions.pairs()? {
             for (i, (t, _)) in TYPES.iter().enumerate() {
                 if c.get("type")?.is(t) && c.get("status")?.is("True") {
                     found[i] = Some(c.get("message")?);

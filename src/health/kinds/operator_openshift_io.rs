@@ -13,7 +13,7 @@ pub(super) const RULES: &[Rule] = &[Rule {
 /// `False` or `Progressing` `True` (Progressing), or `Available` `True` (Healthy).
 fn ingress_controller(env: &Env<'_>) -> Result<Hs, Fault> {
     if let Some(conditions) = status_conditions(env.obj)? {
-        for (_, c) in conditions.members()? {
+        for (_, c) in conditions.pairs()? {
             let t = c.get("type")?;
             let status = c.get("status")?;
             if t.is("Degraded") && status.is("True") {

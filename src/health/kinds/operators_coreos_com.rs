@@ -25,7 +25,7 @@ fn subscription(env: &Env<'_>) -> Result<Hs, Fault> {
     let mut manual_pending = false;
     let spec = env.obj.get("spec")?;
     if !spec.is_nil() && spec.get("installPlanApproval")?.is("Manual") {
-        for (_, c) in conditions.members()? {
+        for (_, c) in conditions.pairs()? {
             if c.get("type")?.is("InstallPlanPending")
                 && c.get("status")?.is("True")
                 && c.get("reason")?.is("RequiresApproval")

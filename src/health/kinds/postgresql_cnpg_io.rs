@@ -78,7 +78,7 @@ fn cluster(env: &Env<'_>) -> Result<Hs, Fault> {
     }
     let status = env.obj.get("status")?;
     if !status.is_nil() && !status.get("conditions")?.is_nil() {
-        for (_, c) in status.get("conditions")?.members()? {
+        for (_, c) in status.get("conditions")?.pairs()? {
             if c.get("type")?.is("cnpg.io/hibernation") {
                 let code = if c.get("status")?.is("True") { "Suspended" } else { "Degraded" };
                 return Ok(Hs::new(code, c.get("message")?));

@@ -14,9 +14,9 @@ fn route(env: &Env<'_>) -> Result<Hs, Fault> {
         return Ok(waiting);
     }
     let (mut rules, mut admitted, mut refused) = (0usize, 0usize, 0usize);
-    for (_, ingress) in status.get("ingress")?.members()? {
+    for (_, ingress) in status.get("ingress")?.pairs()? {
         rules += 1;
-        for (_, c) in ingress.get("conditions")?.members()? {
+        for (_, c) in ingress.get("conditions")?.pairs()? {
             if c.get("type")?.is("Admitted") {
                 let s = c.get("status")?;
                 if s.is("True") {

@@ -3,23 +3,14 @@
 
 use super::lua::cat_into;
 use super::shapes_d::{Text, lua_eq};
+use serde_json::Value;
+
 use super::{Env, Fault, Hs, Lv, Rule};
 
 pub(super) const RULES: &[Rule] = &[
     Rule { group: "serving.kserve.io", kind: "InferenceService", check: inference_service },
     Rule { group: "serving.kserve.io", kind: "LLMInferenceService", check: llm_inference_service },
 ];
-
-/// ` | <reason>` and ` | <message>` when set and not empty.
-fn reason_and_message(c: Lv<'_>, msg: &mut Text<'_>) -> Result<(), Fault> {
-    for k in ["reason", "message"] {
-        let v = c.get(k)?;
-        if !v.is_nil() && !v.is("") {
-            msg.append(&[Lv::Str(" | "), v])?;
-        }
-    }
-    Ok(())
-}
 
 /// A `Stopped` condition `True` is Suspended. Else a model transition not up to date, and
 /// the conditions not `True`, are listed; nothing listed is Healthy, a failed transition
@@ -49,9 +40,16 @@ fn inference_service(env: &Env<'_>) -> Result<Hs, Fault> {
     if conditions.is_nil() {
         return Ok(waiting);
     }
-    for (i, c) in conditions.members()? {
-        let t = c.get("type")?;
-        let s = c.get("status")?;
+    for (i, c) in conditions.pairs()? {
+        // A condition's members in one walk; anything but a map fails (or reads `nil`) at
+        // the script's first read, `type`.
+        let [message, reason, s, t] = match c {
+            Lv::Table(Value::Object(_)) => c.get_each(["message", "reason", "status", "type"])?,
+            c => {
+                c.get("type")?;
+                [Lv::Nil; 4]
+            }
+        };
         if t.is("Stopped") && s.is("True") {
             return Ok(Hs::new("Suspended", "InferenceService is Stopped"));
         }
@@ -61,8 +59,12 @@ fn inference_service(env: &Env<'_>) -> Result<Hs, Fault> {
             failed += 1;
         }
         if !s.is("True") && !t.is("Stopped") {
-            msg.append(&[Lv::Str(" | "), Lv::Str(&i), Lv::Str(": "), t, Lv::Str(" | "), s])?;
-            reason_and_message(c, &mut msg)?;
+            msg.append(&[Lv::Str(" | "), Lv::Str(&i.text()), Lv::Str(": "), t, Lv::Str(" | "), s])?;
+            for v in [reason, message] {
+                if !v.is_nil() && !v.is("") {
+                    msg.append(&[Lv::Str(" | "), v])?;
+                }
+            }
         }
     }
     let code = if !progressing && !degraded && unknown == 0 && failed == 0 {

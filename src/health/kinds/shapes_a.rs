@@ -105,7 +105,7 @@ pub(super) fn first_on(conditions: Lv<'_>, rows: &[On]) -> Result<Option<Hs>, Fa
 
 /// The same over `pairs(conditions)`: an object's members too.
 pub(super) fn first_on_pairs(conditions: Lv<'_>, rows: &[On]) -> Result<Option<Hs>, Fault> {
-    for (_, c) in conditions.members()? {
+    for (_, c) in conditions.pairs()? {
         if let Some(hs) = on(c, rows)? {
             return Ok(Some(hs));
         }

@@ -195,7 +195,7 @@ pub(super) fn solo_state(env: &Env<'_>) -> Result<Hs, Fault> {
     if !status.is_nil() {
         let statuses = status.get("statuses")?;
         if !statuses.is_nil() {
-            for (_, ns) in statuses.members()? {
+            for (_, ns) in statuses.pairs()? {
                 if let Some(hs) = state(ns)? {
                     return Ok(hs);
                 }

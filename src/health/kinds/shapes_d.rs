@@ -146,22 +146,19 @@ pub(super) enum Text<'a> {
 }
 
 impl<'a> Text<'a> {
-    /// The value, as an operand of `..`.
-    pub(super) fn lv(&self) -> Lv<'_> {
-        match self {
-            Text::Read(v) => *v,
-            Text::Built(s) => Lv::Str(s),
-        }
-    }
-
-    /// `self .. parts[0] .. parts[1] ...`.
+    /// `self .. parts[0] .. parts[1] ...`: text built already grows in place (a message
+    /// built in a loop is written once, not copied at each `..`); a value as read is copied
+    /// first. The parts are checked in the order `..` checks them, text built being text.
     pub(super) fn append(&mut self, parts: &[Lv<'_>]) -> Result<(), Fault> {
-        let mut all = Vec::with_capacity(parts.len() + 1);
-        all.push(self.lv());
-        all.extend_from_slice(parts);
-        let s = cat(&all)?;
-        *self = Text::Built(s);
-        Ok(())
+        match self {
+            Text::Built(s) => super::lua::cat_into(s, parts),
+            Text::Read(v) => {
+                let mut s = cat(&[*v])?;
+                super::lua::cat_into(&mut s, parts)?;
+                *self = Text::Built(s);
+                Ok(())
+            }
+        }
     }
 
     /// The message field of the returned table.

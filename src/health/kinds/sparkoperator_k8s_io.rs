@@ -97,7 +97,7 @@ fn spark_application(env: &Env<'_>) -> Result<Hs, Fault> {
     if state.is("RUNNING") {
         let executors = status.get("executorState")?;
         if !executors.is_nil() {
-            let count = executors.members()?.iter().filter(|(_, v)| v.is("RUNNING")).count() as f64;
+            let count = executors.pairs()?.filter(|(_, v)| v.is("RUNNING")).count() as f64;
             let spec = env.obj.get("spec")?;
             let instances = spec.get("executor")?.get("instances")?;
             if instances.is_num(count) {
