@@ -306,6 +306,9 @@ pub(crate) fn cat(parts: &[Lv<'_>]) -> Result<String, Fault> {
 
 /// [`cat`] appended to `out`.
 pub(crate) fn cat_into(out: &mut String, parts: &[Lv<'_>]) -> Result<(), Fault> {
+    // Room for the text parts at once (a number's text is short: it grows if it must).
+    let text: usize = parts.iter().map(|p| if let Lv::Str(s) = p { s.len() } else { 0 }).sum();
+    out.reserve(text);
     for p in parts {
         match p {
             Lv::Str(s) => out.push_str(s),
