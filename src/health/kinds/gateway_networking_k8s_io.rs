@@ -54,39 +54,37 @@ fn gateway_class(env: &Env<'_>) -> Result<Hs, Fault> {
     Ok(Hs::new("Progressing", "Waiting for GatewayClass status"))
 }
 
-/// The script's `checkConditions`: the message of the first condition of type `t` that is
-/// `False` (its own, or `Failed condition: <t>`); `None` when there is none.
-fn failed<'a>(
-    conditions: Lv<'a>,
-    t: &'static str,
-    text: &'static str,
-) -> Result<Option<Lv<'a>>, Fault> {
-    for c in conditions.items()? {
-        if c.get("type")?.is(t) && c.get("status")?.is("False") {
-            return Ok(Some(or(c.get("message")?, Lv::Str(text))));
-        }
-    }
-    Ok(None)
-}
-
-/// `ResolvedRefs` then `Accepted` failures (both lists are walked before either is used), then
-/// the first `Programmed` condition that is not `True` (with its message or `programming`):
-/// the health and its message.
+/// The script's `checkConditions` twice, `ResolvedRefs` then `Accepted` (the message of the
+/// first condition of the type that is `False`: its own, or `Failed condition: <type>`; both
+/// lists are walked before either is used), then the first `Programmed` condition that is not
+/// `True` (with its message or `programming`): the health and its message.
+///
+/// One walk gives what the script's three give: it stops where the later of the first two
+/// stops (both found), and fails on an item that cannot be indexed before that point, as the
+/// first two walks do (the third walks only when neither found anything, after both failed on
+/// any such item already).
 fn conditions_health<'a>(
     conditions: Lv<'a>,
     programming: &'static str,
 ) -> Result<Option<(&'static str, Lv<'a>)>, Fault> {
-    let resolved = failed(conditions, "ResolvedRefs", "Failed condition: ResolvedRefs")?;
-    let accepted = failed(conditions, "Accepted", "Failed condition: Accepted")?;
+    let (mut resolved, mut accepted, mut programmed) = (None, None, None);
+    for c in conditions.items()? {
+        let t = c.get("type")?;
+        if resolved.is_none() && t.is("ResolvedRefs") && c.get("status")?.is("False") {
+            resolved = Some(or(c.get("message")?, Lv::Str("Failed condition: ResolvedRefs")));
+        } else if accepted.is_none() && t.is("Accepted") && c.get("status")?.is("False") {
+            accepted = Some(or(c.get("message")?, Lv::Str("Failed condition: Accepted")));
+        } else if programmed.is_none() && t.is("Programmed") && !c.get("status")?.is("True") {
+            programmed = Some(or(c.get("message")?, Lv::Str(programming)));
+        }
+        if resolved.is_some() && accepted.is_some() {
+            break;
+        }
+    }
     if let Some(m) = resolved.or(accepted) {
         return Ok(Some(("Degraded", m)));
     }
-    for c in conditions.items()? {
-        if c.get("type")?.is("Programmed") && !c.get("status")?.is("True") {
-            return Ok(Some(("Progressing", or(c.get("message")?, Lv::Str(programming)))));
-        }
-    }
-    Ok(None)
+    Ok(programmed.map(|m| ("Progressing", m)))
 }
 
 /// `"Failed condition: " .. conditionType` in ListenerSet's script, where `conditionType` is
@@ -281,15 +279,16 @@ fn listener_set(env: &Env<'_>) -> Result<Hs, Fault> {
     }
     let mut programming = false;
     for c in status.get("conditions")?.items()? {
-        let t = c.get("type")?;
-        if t.is("Accepted") && c.get("status")?.is("False") {
+        // Each read once: a condition that can be indexed reads `status` without a fault.
+        let (t, s) = (c.get("type")?, c.get("status")?);
+        if t.is("Accepted") && s.is("False") {
             let m = c.get("message")?;
             if !m.truthy() {
                 return Err(undefined_condition_type());
             }
             return Ok(Hs::new("Degraded", m));
         }
-        if c.get("type")?.is("Programmed") && !c.get("status")?.is("True") {
+        if t.is("Programmed") && !s.is("True") {
             programming = true;
             hs = Hs::new(
                 "Progressing",
@@ -324,16 +323,16 @@ fn listener_set(env: &Env<'_>) -> Result<Hs, Fault> {
             if t.is("ResolvedRefs") && s.is("False") {
                 return Ok(Hs::new("Degraded", listener(c.get("message")?, None)?));
             }
-            if c.get("type")?.is("Conflicted") && c.get("status")?.is("True") {
+            if t.is("Conflicted") && s.is("True") {
                 return Ok(Hs::new(
                     "Degraded",
                     listener(c.get("message")?, Some("Listener is conflicted"))?,
                 ));
             }
-            if c.get("type")?.is("Accepted") && c.get("status")?.is("False") {
+            if t.is("Accepted") && s.is("False") {
                 return Ok(Hs::new("Degraded", listener(c.get("message")?, None)?));
             }
-            if c.get("type")?.is("Programmed") && !c.get("status")?.is("True") {
+            if t.is("Programmed") && !s.is("True") {
                 programming = true;
                 hs = Hs::new(
                     "Progressing",
@@ -403,4 +402,72 @@ fn backend_tls_policy(env: &Env<'_>) -> Result<Hs, Fault> {
 /// `ancestor.ancestorRef.name or ""`.
 fn ancestor_name(a: Lv<'_>) -> Result<Lv<'_>, Fault> {
     Ok(or(a.path(&["ancestorRef", "name"])?, Lv::Str("")))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::*;
+
+    /// The script's three walks, as written: `checkConditions` for `ResolvedRefs`, then for
+    /// `Accepted`, then the first `Programmed` not `True`.
+    fn three_walks<'a>(
+        conditions: Lv<'a>,
+        programming: &'static str,
+    ) -> Result<Option<(&'static str, Lv<'a>)>, Fault> {
+        let failed = |t: &str, text: &'static str| -> Result<Option<Lv<'a>>, Fault> {
+            for c in conditions.items()? {
+                if c.get("type")?.is(t) && c.get("status")?.is("False") {
+                    return Ok(Some(or(c.get("message")?, Lv::Str(text))));
+                }
+            }
+            Ok(None)
+        };
+        let resolved = failed("ResolvedRefs", "Failed condition: ResolvedRefs")?;
+        let accepted = failed("Accepted", "Failed condition: Accepted")?;
+        if let Some(m) = resolved.or(accepted) {
+            return Ok(Some(("Degraded", m)));
+        }
+        for c in conditions.items()? {
+            if c.get("type")?.is("Programmed") && !c.get("status")?.is("True") {
+                return Ok(Some(("Progressing", or(c.get("message")?, Lv::Str(programming)))));
+            }
+        }
+        Ok(None)
+    }
+
+    #[test]
+    fn one_walk_is_the_scripts_three() {
+        let mut items: Vec<Value> = vec![json!(7), json!("text"), json!(null), json!(true)];
+        for t in [None, Some("ResolvedRefs"), Some("Accepted"), Some("Programmed")] {
+            for s in [None, Some("True"), Some("False")] {
+                for m in [None, Some("m")] {
+                    let mut c = serde_json::Map::new();
+                    for (k, v) in [("type", t), ("status", s), ("message", m)] {
+                        if let Some(v) = v {
+                            c.insert(k.into(), json!(v));
+                        }
+                    }
+                    items.push(Value::Object(c));
+                }
+            }
+        }
+        let mut lists: Vec<Value> = vec![json!({}), json!("x"), json!(1)];
+        for a in &items {
+            lists.push(json!([a]));
+            for b in &items {
+                lists.push(json!([a, b]));
+                for c in &items {
+                    lists.push(json!([a, b, c]));
+                }
+            }
+        }
+        for list in &lists {
+            let one = conditions_health(Lv::of(list), "programming");
+            let three = three_walks(Lv::of(list), "programming");
+            assert_eq!(one, three, "{list}");
+        }
+        assert!(lists.len() > 20_000, "{}", lists.len());
+    }
 }
