@@ -337,6 +337,28 @@ impl<'a> Key<'a> {
     }
 }
 
+impl Key<'_> {
+    /// [`Key::text`] appended to `out`, an index written without the formatting machinery.
+    pub(crate) fn push_to(self, out: &mut String) {
+        match self {
+            Key::Name(k) => out.push_str(k),
+            Key::Index(mut i) => {
+                let mut digits = [0u8; 20];
+                let mut at = digits.len();
+                loop {
+                    at -= 1;
+                    digits[at] = b'0' + (i % 10) as u8;
+                    i /= 10;
+                    if i == 0 {
+                        break;
+                    }
+                }
+                out.extend(digits[at..].iter().map(|&d| char::from(d)));
+            }
+        }
+    }
+}
+
 impl std::fmt::Display for Key<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
@@ -490,6 +512,18 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn keys_are_written_as_tostring_writes_them() {
+        for k in [Key::Index(1), Key::Index(0), Key::Index(10), Key::Index(usize::MAX)]
+            .into_iter()
+            .chain([Key::Name(""), Key::Name("type")])
+        {
+            let mut out = String::from("x");
+            k.push_to(&mut out);
+            assert_eq!(out, format!("x{}", k.text()));
+        }
+    }
 
     #[test]
     fn get_each_is_get_one_by_one() {

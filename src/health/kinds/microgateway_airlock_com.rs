@@ -36,17 +36,17 @@ fn ancestor_name<'a>(ancestor: Lv<'a>) -> Result<Cow<'a, str>, Fault> {
 fn any_kind(env: &Env<'_>) -> Result<Hs, Fault> {
     let kind = env.obj.get("kind")?;
     let kind_text = or(kind, Lv::Str("Policy")).text()?;
-    let mut hs = Hs::new("Progressing", format!("Waiting for {kind_text} status"));
+    let waiting = || Hs::new("Progressing", format!("Waiting for {kind_text} status"));
     if !is_policy(kind)? {
         return Ok(Hs::new("Healthy", format!("{} is healthy", kind.text()?)));
     }
     let status = env.obj.get("status")?;
     if status.is_nil() {
-        return Ok(hs);
+        return Ok(waiting());
     }
     let ancestors = status.get("ancestors")?;
     if ancestors.is_nil() {
-        return Ok(hs);
+        return Ok(waiting());
     }
     let generation = env.obj.path(&["metadata", "generation"])?;
     if !generation.is_nil() {
@@ -55,13 +55,21 @@ fn any_kind(env: &Env<'_>) -> Result<Hs, Fault> {
                 let observed = c.get("observedGeneration")?;
                 if observed.is_nil() || !lua_eq(observed, generation) {
                     let name = ancestor_name(ancestor)?;
-                    hs.message =
-                        format!("Waiting for Ancestor {name} to update {kind_text} status").into();
-                    return Ok(hs);
+                    let message =
+                        format!("Waiting for Ancestor {name} to update {kind_text} status");
+                    return Ok(Hs::new("Progressing", message));
                 }
             }
         }
     }
+    // What the script's `hs` holds last, its message written once at the end: still
+    // waiting, Healthy (an `Accepted` `True`), or Degraded (an ancestor not accepted).
+    enum Last<'a> {
+        Waiting,
+        Healthy,
+        NotAccepted(Cow<'a, str>),
+    }
+    let mut last = Last::Waiting;
     for ancestor in ancestors.items()? {
         let mut accepted = false;
         for c in ancestor.get("conditions")?.items()? {
@@ -71,18 +79,23 @@ fn any_kind(env: &Env<'_>) -> Result<Hs, Fault> {
                 if !c.get("status")?.is("True") {
                     return not_true(ancestor, c);
                 }
-                hs = Hs::new("Healthy", format!("{kind_text} is healthy"));
+                last = Last::Healthy;
             }
-            if c.get("type")?.is("ResolvedRefs") && !c.get("status")?.is("True") {
+            if t.is("ResolvedRefs") && !c.get("status")?.is("True") {
                 return not_true(ancestor, c);
             }
         }
         if !accepted {
-            let name = ancestor_name(ancestor)?;
-            hs = Hs::new("Degraded", format!("Ancestor {name}: {kind_text} is not accepted"));
+            last = Last::NotAccepted(ancestor_name(ancestor)?);
         }
     }
-    Ok(hs)
+    Ok(match last {
+        Last::Waiting => waiting(),
+        Last::Healthy => Hs::new("Healthy", format!("{kind_text} is healthy")),
+        Last::NotAccepted(name) => {
+            Hs::new("Degraded", format!("Ancestor {name}: {kind_text} is not accepted"))
+        }
+    })
 }
 
 /// Degraded, `Ancestor <name>: <the condition's message>`.

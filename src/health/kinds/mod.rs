@@ -208,7 +208,11 @@ fn folder_match(pattern: &[u8], text: &[u8]) -> bool {
             let run = text.iter().position(|&b| b == b'/').unwrap_or(text.len());
             (0..=run).any(|i| folder_match(rest, &text[i..]))
         }
-        Some((c, rest)) => text.first() == Some(c) && folder_match(rest, &text[1..]),
+        // Literal text up to the next `_` (or the end): compared at once.
+        Some(_) => {
+            let lit = pattern.iter().position(|&b| b == b'_').unwrap_or(pattern.len());
+            text.starts_with(&pattern[..lit]) && folder_match(&pattern[lit..], &text[lit..])
+        }
     }
 }
 

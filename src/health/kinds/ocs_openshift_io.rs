@@ -14,8 +14,10 @@ fn storage_cluster(env: &Env<'_>) -> Result<Hs, Fault> {
         [("Degraded", "Degraded"), ("Progressing", "Progressing"), ("Available", "Healthy")];
     if let Some(conditions) = status_conditions(env.obj)? {
         for (_, c) in conditions.pairs()? {
+            // The type read once (the script reads it for each of the three).
+            let ty = c.get("type")?;
             for (i, (t, _)) in TYPES.iter().enumerate() {
-                if c.get("type")?.is(t) && c.get("status")?.is("True") {
+                if ty.is(t) && c.get("status")?.is("True") {
                     found[i] = Some(c.get("message")?);
                     break;
                 }

@@ -1,7 +1,5 @@
 //! `operator.knative.dev`: KnativeEventing and KnativeServing, as Argo CD 3.6.2's scripts.
 
-use std::fmt::Write as _;
-
 use super::shapes_c::status_conditions;
 use super::{Env, Fault, Hs, Rule};
 
@@ -22,8 +20,12 @@ fn knative(env: &Env<'_>, name: &str, truthy: &[&str], falsy: &[&str]) -> Result
     for (key, c) in conditions.pairs()? {
         let t = c.get("type")?;
         let status = c.get("status")?;
+        // `key .. ": " .. type .. " | " .. status .. "\n"`, written in place.
         let (t_text, status_text) = (t.text()?, status.text()?);
-        let _ = writeln!(msg, "{key}: {t_text} | {status_text}");
+        key.push_to(&mut msg);
+        for part in [": ", &t_text, " | ", &status_text, "\n"] {
+            msg.push_str(part);
+        }
         if status.is("True") && truthy.iter().any(|k| t.is(k)) {
             num_true += 1;
         } else if (status.is("False") && falsy.iter().any(|k| t.is(k))) || status.is("Unknown") {

@@ -91,19 +91,27 @@ fn llm_inference_service(env: &Env<'_>) -> Result<Hs, Fault> {
     let mut stopped = false;
     let mut msg = String::new();
     for c in status.get("conditions")?.items()? {
-        if c.get("reason")?.is("Stopped") {
+        // A condition's members in one walk; anything but a map fails (or reads `nil`) at
+        // the script's first read, `reason`.
+        let [message, reason, s, t] = match c {
+            Lv::Table(Value::Object(_)) => c.get_each(["message", "reason", "status", "type"])?,
+            c => {
+                c.get("reason")?;
+                [Lv::Nil; 4]
+            }
+        };
+        if reason.is("Stopped") {
             stopped = true;
         }
-        if c.get("type")?.is("Ready") {
+        if t.is("Ready") {
             ready = Some(c);
-        } else if !c.get("status")?.is("True") {
+        } else if !s.is("True") {
             if !msg.is_empty() {
                 msg.push_str("; ");
             }
             // Written in place: the same text and errors as concatenating each part.
-            cat_into(&mut msg, &[c.get("type")?, Lv::Str(": "), c.get("status")?])?;
-            for k in ["reason", "message"] {
-                let v = c.get(k)?;
+            cat_into(&mut msg, &[t, Lv::Str(": "), s])?;
+            for v in [reason, message] {
                 if !v.is_nil() && !v.is("") {
                     cat_into(&mut msg, &[Lv::Str(" | "), v])?;
                 }
