@@ -57,8 +57,8 @@ pub(crate) use time::GoDuration;
 pub(crate) use time::stamp_samples;
 pub(crate) use time::{
     Location, Wall, format_go_duration, format_rfc3339, format_utc, minute_stamp_into, os_date,
-    os_date_into, parse_go_duration, parse_rfc3339, parse_rfc3339_parts, push_digits, second_stamp,
-    utc_stamp,
+    os_date_into, parse_go_duration, parse_rfc3339, parse_rfc3339_parts, push_digits, push_padded,
+    second_stamp, utc_stamp,
 };
 pub use time::{TimeError, Timestamp};
 #[cfg(feature = "lua")]

@@ -477,7 +477,7 @@ pub(crate) fn strftime(fmt: &str, t: &Wall) -> String {
 }
 
 /// `n` in decimal, zero-padded to `width` digits (more when it has more).
-fn push_padded(out: &mut String, n: u64, width: usize) {
+pub(crate) fn push_padded(out: &mut String, n: u64, width: usize) {
     let mut digits = [0_u8; 20];
     let mut i = digits.len();
     let mut n = n;

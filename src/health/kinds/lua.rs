@@ -342,19 +342,7 @@ impl Key<'_> {
     pub(crate) fn push_to(self, out: &mut String) {
         match self {
             Key::Name(k) => out.push_str(k),
-            Key::Index(mut i) => {
-                let mut digits = [0u8; 20];
-                let mut at = digits.len();
-                loop {
-                    at -= 1;
-                    digits[at] = b'0' + (i % 10) as u8;
-                    i /= 10;
-                    if i == 0 {
-                        break;
-                    }
-                }
-                out.extend(digits[at..].iter().map(|&d| char::from(d)));
-            }
+            Key::Index(i) => crate::vocabulary::push_padded(out, i as u64, 0),
         }
     }
 }
