@@ -454,13 +454,14 @@ fn push_token(path: &mut String, token: &str) {
         path.push_str(token);
         return;
     }
-    for c in token.chars() {
-        match c {
-            '~' => path.push_str("~0"),
-            '/' => path.push_str("~1"),
-            c => path.push(c),
-        }
+    // The text between escapes is copied a run at a time.
+    let mut rest = token;
+    while let Some(i) = rest.find(['~', '/']) {
+        path.push_str(&rest[..i]);
+        path.push_str(if rest.as_bytes()[i] == b'~' { "~0" } else { "~1" });
+        rest = &rest[i + 1..];
     }
+    path.push_str(rest);
 }
 
 /// The patch of an object whose empty tables are settled.
@@ -703,6 +704,24 @@ fn settle_member(v: &mut Value, was: &Value) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tokens_are_escaped_as_rfc_6901_asks() {
+        for (token, escaped) in [
+            ("", "/"),
+            ("plain", "/plain"),
+            ("autoscaling.keda.sh/paused", "/autoscaling.keda.sh~1paused"),
+            ("a~b/c", "/a~0b~1c"),
+            ("~/~/", "/~0~1~0~1"),
+            ("/é~", "/~1é~0"),
+        ] {
+            let mut path = String::new();
+            push_token(&mut path, token);
+            assert_eq!(path, escaped);
+            let read: jsonptr::PointerBuf = path.parse().expect("a pointer");
+            assert_eq!(read.tokens().next().expect("one token").decoded(), token);
+        }
+    }
     use serde_json::json;
 
     /// [`special`] marks the five bytes special in a glob, and [`check_creatable`] (a literal
