@@ -354,12 +354,17 @@ fn action_restart_lua() {
     action_run(true, ACTION_DEPLOYMENT, "restart");
 }
 
+/// The object `DISCOVER` names (below `testdata/`; a Deployment when unset).
+fn discover_input() -> String {
+    std::env::var("DISCOVER").unwrap_or_else(|_| ACTION_DEPLOYMENT.into())
+}
+
 fn action_discover_builtin() {
-    action_discover(false, ACTION_DEPLOYMENT);
+    action_discover(false, &discover_input());
 }
 
 fn action_discover_lua() {
-    action_discover(true, ACTION_DEPLOYMENT);
+    action_discover(true, &discover_input());
 }
 
 fn action_create_job_builtin() {

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 
 use super::kinds::table::{self, Edits, Node, Out, Slot};
+use super::kinds::{Entry, Offers};
 use super::{ActionPolicy, ImpactedResource, Operation, ResourceAction, ResourceActionParam};
 use crate::diff::PatchOp;
 use crate::object::{ObjectRef, RefParts, escape_pointer_token, type_name};
@@ -80,15 +81,8 @@ pub(super) fn read_discovery(
                         }
                     }
                 }
-                match field(m, "disabled") {
-                    None => {}
-                    Some((_, Value::Bool(b))) => action.disabled = *b,
-                    Some((k, other)) => {
-                        return Err(bad(
-                            format!("{}/{}", at(), escape_pointer_token(k)),
-                            format!("expected a boolean, found {}", type_name(other)),
-                        ));
-                    }
+                if let Some((k, v)) = field(m, "disabled") {
+                    action.disabled = read_disabled(v, k, &at)?;
                 }
                 action.icon_class = text_field(m, "iconClass", &at)?;
                 action.display_name = text_field(m, "displayName", &at)?;
@@ -101,6 +95,75 @@ pub(super) fn read_discovery(
         found.insert(key.clone(), action);
     }
     Ok(())
+}
+
+/// An entry's `disabled` member `k` (`at` the entry's pointer): a boolean, else the error.
+fn read_disabled(v: &Value, k: &str, at: &dyn Fn() -> String) -> Result<bool, Bad> {
+    match v {
+        Value::Bool(b) => Ok(*b),
+        other => Err(bad(
+            format!("{}/{}", at(), escape_pointer_token(k)),
+            format!("expected a boolean, found {}", type_name(other)),
+        )),
+    }
+}
+
+/// [`read_discovery`] of a built-in's table ([`Offers`]): the same actions and errors, read
+/// from its entries without making the table. Those of names in `found` already are left out
+/// unread.
+pub(super) fn read_offers(
+    offers: Offers,
+    found: &mut BTreeMap<String, ResourceAction>,
+) -> Result<(), Bad> {
+    for (key, entry) in by_name(offers) {
+        if !found.contains_key(key) {
+            found.insert(key.to_string(), offered(key, &entry)?);
+        }
+    }
+    Ok(())
+}
+
+/// [`read_offers`] of a built-in's table alone (no other source of actions): its actions
+/// sorted by name, with no map of them by name.
+pub(super) fn read_offers_alone(offers: Offers) -> Result<Vec<ResourceAction>, Bad> {
+    by_name(offers).map(|(key, entry)| offered(key, &entry)).collect()
+}
+
+/// The entries of `offers` in the order of their names, as a table's members are read; a
+/// later entry of a name replaces an earlier one (the sort is stable: the last of a run is
+/// the one kept).
+fn by_name(offers: Offers) -> impl Iterator<Item = (&'static str, Entry)> {
+    let mut entries = offers.0;
+    entries.sort_by(|a, b| a.0.cmp(b.0));
+    let mut entries = entries.into_iter().peekable();
+    std::iter::from_fn(move || {
+        loop {
+            let (key, entry) = entries.next()?;
+            if entries.peek().is_none_or(|(next, _)| *next != key) {
+                return Some((key, entry));
+            }
+        }
+    })
+}
+
+/// The action of the entry `key` (a built-in's entry has no `name` member: it is named by
+/// its key).
+fn offered(key: &str, entry: &Entry) -> Result<ResourceAction, Bad> {
+    let disabled = match &entry.disabled {
+        Some(v) => read_disabled(v, "disabled", &|| format!("/{}", escape_pointer_token(key)))?,
+        None => false,
+    };
+    Ok(ResourceAction {
+        name: key.to_string(),
+        disabled,
+        icon_class: entry.icon.unwrap_or_default().to_string(),
+        display_name: entry.display.unwrap_or_default().to_string(),
+        params: entry
+            .param
+            .map(|name| ResourceActionParam { name: name.into() })
+            .into_iter()
+            .collect(),
+    })
 }
 
 fn read_params(
@@ -723,6 +786,76 @@ mod tests {
         }
     }
     use serde_json::json;
+
+    /// A built-in's entries read as [`read_discovery`] reads the table they stand for: the
+    /// same actions, a later entry of a name replacing an earlier one, a name found already
+    /// left unread, and a `disabled` that is not a boolean the same error.
+    #[test]
+    fn offers_are_read_as_their_table() {
+        use crate::actions::kinds::{Offers, entry};
+        let table_of = |offers: &Offers| {
+            let mut m = Map::new();
+            for (key, e) in &offers.0 {
+                let mut t = Map::new();
+                if let Some(d) = &e.disabled {
+                    t.insert("disabled".into(), d.clone());
+                }
+                if let Some(i) = e.icon {
+                    t.insert("iconClass".into(), json!(i));
+                }
+                if let Some(d) = e.display {
+                    t.insert("displayName".into(), json!(d));
+                }
+                if let Some(p) = e.param {
+                    t.insert("params".into(), json!([{"name": p}]));
+                }
+                m.insert((*key).into(), Value::Object(t));
+            }
+            Value::Object(m)
+        };
+        let cases = [
+            Offers::default(),
+            Offers(vec![
+                ("scale", entry(None, Some("fa-plus"), None).with_param("replicas")),
+                ("restart", entry(Some(json!(false)), Some("fa-redo"), Some("Restart"))),
+                ("pause", entry(Some(json!(true)), None, None)),
+            ]),
+            Offers(vec![
+                ("b", entry(Some(json!(true)), None, None)),
+                ("b", entry(None, None, None)),
+            ]),
+            Offers(vec![
+                ("b", entry(Some(json!("yes")), None, None)),
+                ("a", entry(Some(json!(null)), None, None)),
+            ]),
+            Offers(vec![
+                ("found", entry(Some(json!(1)), None, None)),
+                ("z", entry(None, None, None)),
+            ]),
+        ];
+        for offers in cases {
+            let already = || {
+                let mut m = BTreeMap::new();
+                m.insert("found".to_string(), ResourceAction::named("kept"));
+                m
+            };
+            let (mut a, mut b) = (already(), already());
+            let typed = read_offers(offers.clone(), &mut a).map_err(|e| format!("{e:?}"));
+            let table = read_discovery(&table_of(&offers), &mut b).map_err(|e| format!("{e:?}"));
+            assert_eq!(typed, table, "{offers:?}");
+            assert_eq!(a, b, "{offers:?}");
+            if !offers.0.iter().any(|(k, _)| *k == "found") {
+                let alone = read_offers_alone(offers.clone()).map_err(|e| format!("{e:?}"));
+                let mut c = BTreeMap::new();
+                let table =
+                    read_discovery(&table_of(&offers), &mut c).map_err(|e| format!("{e:?}"));
+                assert_eq!(alone.clone().map(|_| ()), table, "{offers:?}");
+                if let Ok(alone) = alone {
+                    assert_eq!(alone, c.into_values().collect::<Vec<_>>(), "{offers:?}");
+                }
+            }
+        }
+    }
 
     /// [`special`] marks the five bytes special in a glob, and [`check_creatable`] (a literal
     /// glob looked for first) decides as each glob matched in turn does, on policies of

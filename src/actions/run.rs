@@ -6,7 +6,9 @@ use serde_json::Value;
 
 use super::kinds::table;
 use super::lookup::Found;
-use super::result::{Bad, read_builtin, read_discovery, read_impacted};
+use super::result::{
+    Bad, read_builtin, read_discovery, read_impacted, read_offers, read_offers_alone,
+};
 use super::{
     ActionError, ActionPolicy, ActionResult, ActionScript, ActionScripts, ImpactedResource,
     Operation, ResourceAction,
@@ -142,19 +144,33 @@ impl Actions {
         now: i64,
         open_libs: bool,
     ) -> Result<Vec<ResourceAction>, ActionError> {
-        let parts = RefParts::of(obj);
+        let (group, kind) = RefParts::group_kind_of(obj);
         let object = || ObjectRef::from_object_lossy(obj);
+        let sources = self.scripts.discovery_sources(group, kind);
+        if let [Found::Builtin(kind)] = sources.as_slice() {
+            // A built-in alone: its actions, sorted by name already, need no map by name.
+            let name = || kind.script_name("discovery");
+            let offers = (kind.discover)(table::Lv::of(obj))
+                .map_err(|f| builtin_error(name(), object(), f))?;
+            return read_offers_alone(offers).map_err(|b| result_error(name(), object(), b));
+        }
         let mut found = BTreeMap::new();
-        for source in self.scripts.discovery_sources(parts.group, parts.kind) {
+        for source in sources {
             let name = || source.name("discovery");
-            let json = match &source {
-                Found::Script(script) => self
-                    .eval(script, obj, &object(), &BTreeMap::new(), now, open_libs)
-                    .map_err(encoding_in_discovery)?,
-                Found::Builtin(kind) => (kind.discover)(table::Lv::of(obj))
-                    .map_err(|f| builtin_error(name(), object(), f))?,
-            };
-            read_discovery(&json, &mut found).map_err(|b| result_error(name(), object(), b))?;
+            match &source {
+                Found::Script(script) => {
+                    let json = self
+                        .eval(script, obj, &object(), &BTreeMap::new(), now, open_libs)
+                        .map_err(encoding_in_discovery)?;
+                    read_discovery(&json, &mut found)
+                }
+                Found::Builtin(kind) => {
+                    let offers = (kind.discover)(table::Lv::of(obj))
+                        .map_err(|f| builtin_error(name(), object(), f))?;
+                    read_offers(offers, &mut found)
+                }
+            }
+            .map_err(|b| result_error(name(), object(), b))?;
         }
         let mut out: Vec<ResourceAction> = found.into_values().collect();
         out.sort_by(|a, b| a.name.cmp(&b.name));

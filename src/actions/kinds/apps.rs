@@ -1,9 +1,7 @@
 //! `apps`: DaemonSet, Deployment and StatefulSet, as Argo CD 3.6.2's scripts.
 
-use serde_json::Value;
-
 use super::table::{self, Call, Fault, Field, Lv, Obj, Out, out, set};
-use super::{Kind, actions, entry, flag, one_param};
+use super::{Entry, Kind, Offers, actions, entry, flag};
 
 pub(super) const KINDS: &[Kind] = &[
     Kind {
@@ -30,26 +28,22 @@ const REDO: &str = "fa fa-fw fa-redo";
 const PLUS: &str = "fa fa-fw fa-plus-circle";
 
 /// `restart`, always enabled.
-fn discover_restart(_: Lv<'_>) -> Result<Value, Fault> {
+fn discover_restart(_: Lv<'_>) -> Result<Offers, Fault> {
     Ok(actions([("restart", entry(None, Some(REDO), None))]))
 }
 
 /// `restart` and `scale` (with its `replicas` parameter), always enabled.
-fn discover_statefulset(_: Lv<'_>) -> Result<Value, Fault> {
+fn discover_statefulset(_: Lv<'_>) -> Result<Offers, Fault> {
     Ok(actions([("restart", entry(None, Some(REDO), None)), ("scale", scale_entry())]))
 }
 
-fn scale_entry() -> Value {
-    let mut e = entry(None, Some(PLUS), None);
-    if let Value::Object(m) = &mut e {
-        m.insert("params".into(), one_param("replicas", None));
-    }
-    e
+fn scale_entry() -> Entry {
+    entry(None, Some(PLUS), None).with_param("replicas")
 }
 
 /// `restart`, `scale`, and `pause` or `resume` by `spec.paused` (`pause` is disabled by its
 /// value, whatever it is; `resume` by its truth).
-fn discover_deployment(obj: Lv<'_>) -> Result<Value, Fault> {
+fn discover_deployment(obj: Lv<'_>) -> Result<Offers, Fault> {
     let p = obj.fields(&["spec", "paused"])?;
     let paused = if p.is_nil() { Lv::Bool(false) } else { p };
     Ok(actions([

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::apps::pause;
 use super::table::{self, Call, Fault, Field, Lv, Obj, Out, deep_copy, lua_eq, out, set};
-use super::{Kind, actions, entry, flag};
+use super::{Kind, Offers, actions, entry, flag};
 
 pub(super) const KINDS: &[Kind] = &[
     Kind {
@@ -68,7 +68,7 @@ fn compared(v: Lv<'_>) -> Result<f64, Fault> {
 
 /// `terminate`, disabled by `spec.terminate` (its value when true in Lua's sense) or a
 /// finished phase.
-fn discover_analysis_run(obj: Lv<'_>) -> Result<Value, Fault> {
+fn discover_analysis_run(obj: Lv<'_>) -> Result<Offers, Fault> {
     let t = obj.fields(&["spec", "terminate"])?;
     let disabled = if t.truthy() {
         out(t)?
@@ -92,7 +92,7 @@ fn auto_sync(automated: Lv<'_>) -> Result<bool, Fault> {
 }
 
 /// `toggle-auto-sync`, named for what it does now.
-fn discover_application(obj: Lv<'_>) -> Result<Value, Fault> {
+fn discover_application(obj: Lv<'_>) -> Result<Offers, Fault> {
     let spec = obj.field("spec")?;
     let mut on = false;
     if !spec.is_nil() {
@@ -128,7 +128,7 @@ fn toggle_auto_sync(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Out, Fault> {
 }
 
 /// `create-workflow`, always enabled.
-fn discover_create_workflow(_: Lv<'_>) -> Result<Value, Fault> {
+fn discover_create_workflow(_: Lv<'_>) -> Result<Offers, Fault> {
     Ok(actions([(
         "create-workflow",
         entry(None, Some("fa fa-fw fa-plus"), Some("Create Workflow")),
@@ -661,7 +661,7 @@ fn workflow(wf: Value, name_valid: bool) -> Out {
 /// Restart (always), resume (while paused), abort, retry and pause (during an update),
 /// promote-full (by the controller's version: canary only before v0.10) and skip-current-step
 /// (a canary not at its last step).
-fn discover_rollout(obj: Lv<'_>) -> Result<Value, Fault> {
+fn discover_rollout(obj: Lv<'_>) -> Result<Offers, Fault> {
     let status = obj.field("status")?;
     let pcs = if status.is_nil() { Lv::Nil } else { status.field("pauseConditions")? };
     let paused = if !status.is_nil() && !pcs.is_nil() {

@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 use super::argoproj_io::{CONTROLLER, create, generated_name, owner, owner_ref, put, stamped};
 use super::fluxcd::{resume, suspend};
 use super::table::{self, Call, Fault, Field, Lv, Obj, Out, deep_copy, out, set};
-use super::{Kind, actions, entry};
+use super::{Kind, Offers, actions, entry};
 
 pub(super) const KINDS: &[Kind] = &[
     Kind {
@@ -28,7 +28,7 @@ const PLAY: &str = "fa fa-fw fa-play";
 const PAUSE: &str = "fa fa-fw fa-pause";
 
 /// `create-job`, and `resume` when `spec.suspend` is true in Lua's sense, else `suspend`.
-fn discover_cron_job(obj: Lv<'_>) -> Result<Value, Fault> {
+fn discover_cron_job(obj: Lv<'_>) -> Result<Offers, Fault> {
     let create = ("create-job", entry(None, Some("fa fa-fw fa-plus"), Some("Create Job")));
     let other = if obj.fields(&["spec", "suspend"])?.truthy() {
         ("resume", entry(None, Some(PLAY), None))
@@ -58,7 +58,7 @@ fn completed(status: Lv<'_>) -> Result<bool, Fault> {
 
 /// Until the Job has ended: `resume` or `suspend` by `spec.suspend`, and `terminate` once it
 /// has a status.
-fn discover_job(obj: Lv<'_>) -> Result<Value, Fault> {
+fn discover_job(obj: Lv<'_>) -> Result<Offers, Fault> {
     let status = obj.field("status")?;
     let done = !status.is_nil() && completed(status)?;
     let mut all = Vec::new();

@@ -1,10 +1,8 @@
 //! `capsule.clastix.io`: GlobalTenantResource, Tenant and TenantResource, as Argo CD 3.6.2's
 //! scripts.
 
-use serde_json::Value;
-
 use super::table::{self, Call, Fault, Field, Lv, Obj, Out};
-use super::{Kind, Run, actions, entry, flag};
+use super::{Kind, Offers, Run, actions, entry, flag};
 
 const WITH_RECONCILE: &[(&str, Run)] =
     &[("cordon", cordon), ("reconcile", reconcile), ("uncordon", uncordon)];
@@ -40,7 +38,7 @@ fn cordoned(obj: Lv<'_>) -> Result<bool, Fault> {
 }
 
 /// `cordon` enabled when not cordoned, `uncordon` when cordoned.
-fn discover_tenant(obj: Lv<'_>) -> Result<Value, Fault> {
+fn discover_tenant(obj: Lv<'_>) -> Result<Offers, Fault> {
     let c = cordoned(obj)?;
     Ok(actions([
         ("cordon", entry(flag(c), Some(PAUSE), None)),
@@ -49,7 +47,7 @@ fn discover_tenant(obj: Lv<'_>) -> Result<Value, Fault> {
 }
 
 /// As [`discover_tenant`], with `reconcile` enabled when not cordoned.
-fn discover_with_reconcile(obj: Lv<'_>) -> Result<Value, Fault> {
+fn discover_with_reconcile(obj: Lv<'_>) -> Result<Offers, Fault> {
     let c = cordoned(obj)?;
     Ok(actions([
         ("cordon", entry(flag(c), Some(PAUSE), None)),

@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::table::{self, Call, Fault, Field, Lv, Obj, Out, lua_eq, out, set};
-use super::{Kind, actions, entry, flag, one_param};
+use super::{Kind, Offers, actions, entry, flag};
 
 pub(super) const KINDS: &[Kind] = &[Kind {
     group: "postgresql.cnpg.io",
@@ -41,17 +41,16 @@ fn annotation<'a>(obj: Lv<'a>, name: &str) -> Result<Lv<'a>, Fault> {
 /// `restart`, `reload`, `promote` (disabled with fewer than two healthy instances; parameter
 /// `instance`), `suspend` or `resume` by the reconciliation-loop annotation, `hibernate` or
 /// `rehydrate` by the hibernation annotation.
-fn discover(obj: Lv<'_>) -> Result<Value, Fault> {
+fn discover(obj: Lv<'_>) -> Result<Offers, Fault> {
     let status = obj.field("status")?.field("instancesStatus")?;
     let disabled = !status.truthy() || {
         let healthy = status.field("healthy")?;
         !healthy.truthy() || healthy.len()? < 2
     };
-    let mut promote =
-        entry(flag(disabled), Some("fa fa-fw fa-angles-up"), Some("Promote Replica to Primary"));
-    if let Value::Object(m) = &mut promote {
-        m.insert("params".into(), one_param("instance", Some(Value::from("any"))));
-    }
+    // Its parameter's `default` (`"any"`) is not read by Argo CD 3.6: not kept.
+    let promote =
+        entry(flag(disabled), Some("fa fa-fw fa-angles-up"), Some("Promote Replica to Primary"))
+            .with_param("instance");
     let mut all = vec![
         ("restart", entry(None, Some("fa fa-fw fa-recycle"), Some("Rollout restart Cluster"))),
         ("reload", entry(None, Some("fa fa-fw fa-rotate-right"), Some("Reload all Configuration"))),

@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use super::table::{self, Call, Fault, Field, Lv, Obj, Out};
-use super::{Kind, Run, actions, entry, flag};
+use super::{Kind, Offers, Run, actions, entry, flag};
 
 const FULL: &[(&str, Run)] = &[("reconcile", reconcile), ("resume", resume), ("suspend", suspend)];
 const NO_RECONCILE: &[(&str, Run)] = &[("resume", resume), ("suspend", suspend)];
@@ -40,7 +40,7 @@ fn suspended(obj: Lv<'_>) -> Result<bool, Fault> {
 }
 
 /// `reconcile` and `suspend` enabled when not suspended, `resume` when suspended.
-fn discover_full(obj: Lv<'_>) -> Result<Value, Fault> {
+fn discover_full(obj: Lv<'_>) -> Result<Offers, Fault> {
     let s = suspended(obj)?;
     Ok(actions([
         ("reconcile", entry(flag(s), None, None)),
@@ -50,7 +50,7 @@ fn discover_full(obj: Lv<'_>) -> Result<Value, Fault> {
 }
 
 /// `suspend` enabled when not suspended, `resume` when suspended.
-fn discover_no_reconcile(obj: Lv<'_>) -> Result<Value, Fault> {
+fn discover_no_reconcile(obj: Lv<'_>) -> Result<Offers, Fault> {
     let s = suspended(obj)?;
     Ok(actions([("suspend", entry(flag(s), None, None)), ("resume", entry(flag(!s), None, None))]))
 }

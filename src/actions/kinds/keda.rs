@@ -1,9 +1,7 @@
 //! `keda.sh`: ScaledJob and ScaledObject, as Argo CD 3.6.2's scripts.
 
-use serde_json::Value;
-
 use super::table::{self, Call, Fault, Field, Lv, Obj, Out, out, set};
-use super::{Kind, actions, entry, flag, one_param};
+use super::{Kind, Offers, actions, entry, flag};
 
 pub(super) const KINDS: &[Kind] = &[
     Kind {
@@ -40,7 +38,7 @@ fn annotations(obj: Lv<'_>) -> Result<Option<Lv<'_>>, Fault> {
 }
 
 /// `pause` enabled unless the `paused` annotation is `"true"`, `resume` when it is.
-fn discover_scaled_job(obj: Lv<'_>) -> Result<Value, Fault> {
+fn discover_scaled_job(obj: Lv<'_>) -> Result<Offers, Fault> {
     let paused = match annotations(obj)? {
         Some(a) => a.field(PAUSED)?.is("true"),
         None => false,
@@ -53,17 +51,18 @@ fn discover_scaled_job(obj: Lv<'_>) -> Result<Value, Fault> {
 
 /// `pause` enabled unless paused or holding `paused-replicas`; `paused-replicas` (parameter
 /// `replicas`, its default the annotation or `"0"`) unless paused; `resume` when either is set.
-fn discover_scaled_object(obj: Lv<'_>) -> Result<Value, Fault> {
+fn discover_scaled_object(obj: Lv<'_>) -> Result<Offers, Fault> {
     let (paused, current) = match annotations(obj)? {
         Some(a) => (a.field(PAUSED)?.is("true"), a.field(PAUSED_REPLICAS)?),
         None => (false, Lv::Nil),
     };
     let is_paused = paused || !current.is_nil();
-    let default = if current.truthy() { out(current)? } else { Some(Value::from("0")) };
-    let mut replicas = entry(flag(paused), Some(PAUSE_ICON), None);
-    if let Value::Object(m) = &mut replicas {
-        m.insert("params".into(), one_param("replicas", default));
+    // The parameter's `default` (the annotation, else `"0"`) is not read by Argo CD 3.6: not
+    // kept, but read as the script reads it (its faults are the script's).
+    if current.truthy() {
+        out(current)?;
     }
+    let replicas = entry(flag(paused), Some(PAUSE_ICON), None).with_param("replicas");
     Ok(actions([
         ("pause", entry(flag(is_paused), Some(PAUSE_ICON), None)),
         ("paused-replicas", replicas),

@@ -28,7 +28,7 @@ use serde_json::Value;
 use table::{Call, Fault, Lv, Obj, Out};
 
 /// The discovery of one kind: the table its `discovery.lua` returns.
-pub(crate) type Discover = fn(Lv<'_>) -> Result<Value, Fault>;
+pub(crate) type Discover = fn(Lv<'_>) -> Result<Offers, Fault>;
 
 /// One action: the object (read as the script reads it, copied as [`table::view`] gives it
 /// on its first change: [`Obj`]) in, the table its `action.lua` returns out.
@@ -116,25 +116,46 @@ pub(crate) fn all() -> Vec<&'static Kind> {
     all
 }
 
-/// An action entry of a discovery table: `{disabled = ..., iconClass = ..., displayName = ...}`
-/// with the members that are set.
-pub(crate) fn entry(disabled: Option<Value>, icon: Option<&str>, display: Option<&str>) -> Value {
-    table::table([
-        ("disabled", disabled),
-        ("iconClass", icon.map(Value::from)),
-        ("displayName", display.map(Value::from)),
-    ])
+/// An action entry of a discovery table, as the script's table holds it: `{disabled = ...,
+/// iconClass = ..., displayName = ..., params = {{name = ...}}}` with the members that are set.
+/// Read into a [`crate::actions::ResourceAction`] by `actions::result::read_offers`, which
+/// checks `disabled` as a script's is checked.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Entry {
+    /// `disabled`, as the script's value (a boolean, or what makes the result an error).
+    pub(crate) disabled: Option<Value>,
+    /// `iconClass`.
+    pub(crate) icon: Option<&'static str>,
+    /// `displayName`.
+    pub(crate) display: Option<&'static str>,
+    /// The one parameter's `name` (Argo CD 3.6 reads no other member of a parameter).
+    pub(crate) param: Option<&'static str>,
 }
 
-/// A discovery table: its actions by name (not encoded: `actions::result::read_discovery`
-/// reads an empty table `{}` as the `[]` encoding would make of it).
-pub(crate) fn actions<'k>(entries: impl IntoIterator<Item = (&'k str, Value)>) -> Value {
-    Value::Object(entries.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+/// An entry without parameters.
+pub(crate) fn entry(
+    disabled: Option<Value>,
+    icon: Option<&'static str>,
+    display: Option<&'static str>,
+) -> Entry {
+    Entry { disabled, icon, display, param: None }
 }
 
-/// `{{name = "<param>"}}`, the `params` of an action taking one parameter.
-pub(crate) fn one_param(name: &str, default: Option<Value>) -> Value {
-    Value::Array(vec![table::table([("name", Some(Value::from(name))), ("default", default)])])
+impl Entry {
+    /// The entry with one parameter, `{{name = "<param>"}}`.
+    pub(crate) fn with_param(self, name: &'static str) -> Entry {
+        Entry { param: Some(name), ..self }
+    }
+}
+
+/// A discovery table: its actions by name, in the order written (a later entry of a name
+/// replaces an earlier one, as in a table).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub(crate) struct Offers(pub(crate) Vec<(&'static str, Entry)>);
+
+/// The discovery table of `entries`.
+pub(crate) fn actions(entries: impl IntoIterator<Item = (&'static str, Entry)>) -> Offers {
+    Offers(entries.into_iter().collect())
 }
 
 /// A boolean as a `disabled` member.

@@ -2,10 +2,8 @@
 //! Pipeline) and `numaplane.numaproj.io` (MonoVertexRollout, PipelineRollout), as Argo CD
 //! 3.6.2's scripts.
 
-use serde_json::Value;
-
 use super::table::{self, Call, Fault, Field, Lv, Obj, Out, set};
-use super::{Kind, actions, entry, flag};
+use super::{Entry, Kind, Offers, actions, entry, flag};
 
 pub(super) const KINDS: &[Kind] = &[
     Kind {
@@ -106,7 +104,7 @@ fn pausing(spec: Lv<'_>, meta: Lv<'_>) -> Result<[bool; 3], Fault> {
 }
 
 /// The pause and unpause entries, enabled as `on` says.
-fn pause_entries(on: [bool; 3]) -> [(&'static str, Value); 3] {
+fn pause_entries(on: [bool; 3]) -> [(&'static str, Entry); 3] {
     let play = Some("fa-solid fa-fw fa-play");
     [
         ("pause", entry(flag(!on[0]), Some("fa-solid fa-fw fa-pause"), None)),
@@ -134,13 +132,13 @@ fn is_child(obj: Lv<'_>, parent: &str) -> Result<bool, Fault> {
 }
 
 /// `force-promote`, enabled as [`can_force_promote`] says.
-fn discover_isb(obj: Lv<'_>) -> Result<Value, Fault> {
+fn discover_isb(obj: Lv<'_>) -> Result<Offers, Fault> {
     let on = can_force_promote(obj)?;
     Ok(actions([("force-promote", entry(flag(!on), Some(FORWARD), None))]))
 }
 
 /// Pause and unpause (all disabled under a MonoVertexRollout) and `force-promote`.
-fn discover_mono_vertex(obj: Lv<'_>) -> Result<Value, Fault> {
+fn discover_mono_vertex(obj: Lv<'_>) -> Result<Offers, Fault> {
     let on = if is_child(obj, "MonoVertexRollout")? {
         [false; 3]
     } else {
@@ -156,7 +154,7 @@ fn discover_mono_vertex(obj: Lv<'_>) -> Result<Value, Fault> {
 /// As a MonoVertex's, pausing also allowed under a PipelineRollout in the
 /// `recyclable-expired` upgrade state, and `delete` when the upgrade state is `recyclable` or
 /// `recyclable-expired`.
-fn discover_pipeline(obj: Lv<'_>) -> Result<Value, Fault> {
+fn discover_pipeline(obj: Lv<'_>) -> Result<Offers, Fault> {
     let allowed = !is_child(obj, "PipelineRollout")? || {
         let meta = obj.field("metadata")?;
         !meta.is_nil() && {
@@ -183,7 +181,7 @@ fn discover_pipeline(obj: Lv<'_>) -> Result<Value, Fault> {
 }
 
 /// Pause and unpause of the MonoVertex the rollout holds.
-fn discover_mono_vertex_rollout(obj: Lv<'_>) -> Result<Value, Fault> {
+fn discover_mono_vertex_rollout(obj: Lv<'_>) -> Result<Offers, Fault> {
     let child = obj.fields(&["spec", "monoVertex"])?;
     let spec = child.field("spec")?;
     let on = pausing(spec, child.field("metadata")?)?;
@@ -193,7 +191,7 @@ fn discover_mono_vertex_rollout(obj: Lv<'_>) -> Result<Value, Fault> {
 /// Pause and unpause of the Pipeline the rollout holds; `allow-data-loss` while the upgrade is
 /// in `PipelinePauseAndDrain`, `disallow-data-loss` when the allow-data-loss annotation is
 /// `"true"`.
-fn discover_pipeline_rollout(obj: Lv<'_>) -> Result<Value, Fault> {
+fn discover_pipeline_rollout(obj: Lv<'_>) -> Result<Offers, Fault> {
     let child = obj.fields(&["spec", "pipeline"])?;
     let spec = child.field("spec")?;
     let on = pausing(spec, child.field("metadata")?)?;

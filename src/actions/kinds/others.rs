@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::fluxcd::resume;
 use super::table::{self, Call, Fault, Field, Lv, Obj, Out};
-use super::{Kind, actions, entry, flag};
+use super::{Kind, Offers, actions, entry, flag};
 
 pub(super) const KINDS: &[Kind] = &[
     Kind {
@@ -52,7 +52,7 @@ pub(super) const KINDS: &[Kind] = &[
 const ROLLING: &str = "strimzi.io/manual-rolling-update";
 
 /// `rolling-update`, disabled while the manual-rolling-update annotation is `"true"`.
-fn discover_strimzi(obj: Lv<'_>) -> Result<Value, Fault> {
+fn discover_strimzi(obj: Lv<'_>) -> Result<Offers, Fault> {
     let a = obj.fields(&["metadata", "annotations"])?;
     let rolling = !a.is_nil() && a.field(ROLLING)?.is("true");
     Ok(actions([("rolling-update", entry(flag(rolling), None, None))]))
@@ -79,14 +79,14 @@ fn zero_interval(obj: Lv<'_>) -> Result<bool, Fault> {
 }
 
 /// `refresh`, disabled for a zero refresh interval unless the policy is `OnChange`.
-fn discover_external_secret(obj: Lv<'_>) -> Result<Value, Fault> {
+fn discover_external_secret(obj: Lv<'_>) -> Result<Offers, Fault> {
     let policy = obj.fields(&["spec", "refreshPolicy"])?;
     let off = zero_interval(obj)? && !policy.is("OnChange");
     Ok(actions([("refresh", entry(flag(off), None, None))]))
 }
 
 /// `push`, disabled for a zero refresh interval.
-fn discover_push_secret(obj: Lv<'_>) -> Result<Value, Fault> {
+fn discover_push_secret(obj: Lv<'_>) -> Result<Offers, Fault> {
     let off = zero_interval(obj)?;
     Ok(actions([("push", entry(flag(off), None, None))]))
 }
@@ -98,7 +98,7 @@ fn force_sync(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Out, Fault> {
 }
 
 /// `resume` when `spec.suspend` is `true`, else `suspend`.
-fn discover_mariadb(obj: Lv<'_>) -> Result<Value, Fault> {
+fn discover_mariadb(obj: Lv<'_>) -> Result<Offers, Fault> {
     let spec = obj.field("spec")?;
     let suspended = spec.truthy() && spec.field("suspend")?.is_bool(true);
     Ok(actions([if suspended {
@@ -121,7 +121,7 @@ fn suspend_mariadb(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Out, Fault> {
 }
 
 /// `merge`, enabled while `spec.state` is `"open"`.
-fn discover_pull_request(obj: Lv<'_>) -> Result<Value, Fault> {
+fn discover_pull_request(obj: Lv<'_>) -> Result<Offers, Fault> {
     let open = obj.fields(&["spec", "state"])?.is("open");
     let merge = entry(flag(!open), Some("fa fa-fw fa-code-merge"), Some("Merge PR"));
     Ok(actions([("merge", merge)]))
@@ -134,7 +134,7 @@ fn merge(mut obj: Obj<'_>, _: &Call<'_>) -> Result<Out, Fault> {
 }
 
 /// `pause` enabled unless `spec.pause` is `true`, `unpause` when it is.
-fn discover_psmdb(obj: Lv<'_>) -> Result<Value, Fault> {
+fn discover_psmdb(obj: Lv<'_>) -> Result<Offers, Fault> {
     let paused = obj.fields(&["spec", "pause"])?.is_bool(true);
     Ok(actions([
         ("pause", entry(flag(paused), Some("fa fa-fw fa-pause-circle"), None)),
