@@ -6,8 +6,10 @@
 //! [`CATALOG`] is the one list of the built-in kinds and the file each lives in: a module per
 //! family of API groups (`apps.rs`, `fluxcd.rs` for the `*.toolkit.fluxcd.io` groups, ...).
 //! [`table`] is the vocabulary the actions are written in: the object as a script holds and
-//! changes it, and the returned table as the Lua engine encodes it. A built-in returns what
-//! the script returns, as JSON; the result is then read exactly as a script's result is.
+//! changes it, and the returned table as the Lua engine encodes it. A built-in action returns
+//! what the script returns, as JSON; the result is then read exactly as a script's result is.
+//! A built-in discovery returns its table's entries as data ([`Offers`]), read by the same
+//! rules as a script's table (`actions::result::read_offers`).
 //!
 //! Argo CD looks built-in actions up by the exact group and kind (no wildcard folders).
 
