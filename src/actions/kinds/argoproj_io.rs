@@ -256,59 +256,49 @@ fn create_from_cron_workflow(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Out, F
 /// [`create_from_cron_workflow`] of the CronWorkflow `o`, or `None` when its
 /// `workflowMetadata`'s labels or annotations copy as anything but a map.
 fn cron_workflow_shaped(o: Lv<'_>, call: &Call<'_>) -> Result<Option<Out>, Fault> {
-    let CronSource {
-        api_version,
-        kind,
-        spec,
-        labels,
-        uid,
-        name,
-        name_valid,
-        source_name,
-        namespace,
-    } = CronSource::read(o, call)?;
-    let wm = spec.field("workflowMetadata")?;
-    let (mut wm_labels, mut wm_annotations, mut finalizers) = (Lv::Nil, Lv::Nil, Lv::Nil);
-    if !wm.is_nil() {
-        wm_labels = wm.field("labels")?;
-        [wm_annotations, finalizers] = table::fields_of(wm, ["annotations", "finalizers"])?;
-    }
+    let src = CronSource::read(o, call)?;
     let (Some(mut wf_labels), Some(mut wf_annotations)) =
-        (copied_map(wm_labels)?, copied_map(wm_annotations)?)
+        (copied_map(src.wm_labels)?, copied_map(src.wm_annotations)?)
     else {
         return Ok(None);
     };
-    put(&mut wf_labels, "workflows.argoproj.io/cron-workflow", source_name.clone());
-    if let Some(id) = controller_instance(labels)? {
+    put(&mut wf_labels, "workflows.argoproj.io/cron-workflow", src.source_name.clone());
+    if let Some(id) = controller_instance(src.labels)? {
         put(&mut wf_labels, INSTANCE, id);
     }
     let scheduled = crate::vocabulary::second_stamp(call.now);
     wf_annotations.insert("workflows.argoproj.io/scheduled-time".into(), Value::String(scheduled));
-    let items = finalizer_items(finalizers)?;
-    let owner = owner_ref([out(api_version)?, out(kind)?, source_name, out(uid)?], false);
-    let spec = deep_copy(spec.field("workflowSpec")?)?;
+    let items = finalizer_items(src.finalizers)?;
+    let owner =
+        owner_ref([out(src.api_version)?, out(src.kind)?, src.source_name, out(src.uid)?], false);
+    let spec = deep_copy(src.spec.field("workflowSpec")?)?;
     let parts = WorkflowParts {
         finalizers: items,
         annotations: map_or_empty(wf_annotations),
         labels: map_or_empty(wf_labels),
-        name: Value::String(name),
-        namespace,
+        name: Value::String(src.name),
+        namespace: src.namespace,
         owner,
         spec,
     };
-    Ok(Some(workflow(parts.shaped(), name_valid)))
+    Ok(Some(workflow(parts.shaped(), src.name_valid)))
 }
 
-/// What both ways of [`create_from_cron_workflow`] read of the CronWorkflow before its
-/// `workflowMetadata`, in the order of the script's reads (their errors first): its members
-/// in one walk, `metadata`'s after its `name` (the script's first read there), then the
-/// Workflow's name and the copies of the source's name and namespace.
+/// What both ways of [`create_from_cron_workflow`] read of the CronWorkflow, in the order of
+/// the script's reads (their errors first): its members in one walk, `metadata`'s after its
+/// `name` (the script's first read there), then the Workflow's name and the copies of the
+/// source's name and namespace, then `spec.workflowMetadata`'s `labels` (first, for the error
+/// of a `workflowMetadata` that is not a table), `annotations` and `finalizers`.
 struct CronSource<'a> {
     api_version: Lv<'a>,
     kind: Lv<'a>,
     spec: Lv<'a>,
     labels: Lv<'a>,
     uid: Lv<'a>,
+    /// `spec.workflowMetadata`'s labels, annotations and finalizers (`nil` without it).
+    wm_labels: Lv<'a>,
+    wm_annotations: Lv<'a>,
+    finalizers: Lv<'a>,
     /// The Workflow's name, the source's with the scheduled time.
     name: String,
     name_valid: bool,
@@ -326,12 +316,21 @@ impl<'a> CronSource<'a> {
         let name_valid = workflow_name_valid(&name);
         let source_name = out(source)?;
         let namespace = out(namespace)?;
+        let wm = spec.field("workflowMetadata")?;
+        let (mut wm_labels, mut wm_annotations, mut finalizers) = (Lv::Nil, Lv::Nil, Lv::Nil);
+        if !wm.is_nil() {
+            wm_labels = wm.field("labels")?;
+            [wm_annotations, finalizers] = table::fields_of(wm, ["annotations", "finalizers"])?;
+        }
         Ok(CronSource {
             api_version,
             kind,
             spec,
             labels,
             uid,
+            wm_labels,
+            wm_annotations,
+            finalizers,
             name,
             name_valid,
             source_name,
@@ -467,44 +466,27 @@ impl WorkflowParts {
 /// for a `workflowMetadata` whose labels or annotations copy as anything but a map (and the
 /// shortcut's reference, `shaped_cron_workflow_is_built`).
 fn cron_workflow_built(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Out, Fault> {
-    let CronSource {
-        api_version,
-        kind,
-        spec,
-        labels,
-        uid,
-        name,
-        name_valid,
-        source_name,
-        namespace,
-    } = CronSource::read(obj.lv(), call)?;
+    let src = CronSource::read(obj.lv(), call)?;
     let mut m = table::table([
         ("annotations", Some(table::empty())),
         ("labels", Some(table::empty())),
-        ("name", Some(Value::String(name))),
-        ("namespace", namespace),
+        ("name", Some(Value::String(src.name))),
+        ("namespace", src.namespace),
     ]);
-    let wm = spec.field("workflowMetadata")?;
-    let mut finalizers = Lv::Nil;
-    if !wm.is_nil() {
-        // `labels` first, for the error of a `workflowMetadata` that is not a table.
-        let wm_labels = wm.field("labels")?;
-        let [wm_annotations, wm_finalizers] = table::fields_of(wm, ["annotations", "finalizers"])?;
-        finalizers = wm_finalizers;
-        for (key, v) in [("labels", wm_labels), ("annotations", wm_annotations)] {
-            if !v.is_nil() {
-                set(&mut m, &[], key, deep_copy(v)?)?;
-            }
+    for (key, v) in [("labels", src.wm_labels), ("annotations", src.wm_annotations)] {
+        if !v.is_nil() {
+            set(&mut m, &[], key, deep_copy(v)?)?;
         }
     }
-    set(&mut m, &["labels"], "workflows.argoproj.io/cron-workflow", source_name.clone())?;
-    if let Some(id) = controller_instance(labels)? {
+    set(&mut m, &["labels"], "workflows.argoproj.io/cron-workflow", src.source_name.clone())?;
+    if let Some(id) = controller_instance(src.labels)? {
         set(&mut m, &["labels"], INSTANCE, id)?;
     }
     let scheduled = call.date("!%Y-%m-%dT%H:%M:%SZ");
     table::set_text(&mut m, &["annotations"], "workflows.argoproj.io/scheduled-time", scheduled)?;
-    let items = finalizer_items(finalizers)?;
-    let owner = table::encode(owner_read(api_version, kind, source_name, uid, &[])?);
+    let items = finalizer_items(src.finalizers)?;
+    let owner =
+        table::encode(owner_read(src.api_version, src.kind, src.source_name, src.uid, &[])?);
     set(&mut m, &[], "ownerReferences", Some(Value::Array(vec![owner])))?;
     // Encoded already (the copies are, and every table made here has a member) but where
     // `labels` or `annotations` may be left empty.
@@ -517,7 +499,7 @@ fn cron_workflow_built(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Out, Fault> 
             }
         }
     }
-    let spec = deep_copy(spec.field("workflowSpec")?)?;
+    let spec = deep_copy(src.spec.field("workflowSpec")?)?;
     let wf = table::table([
         ("apiVersion", Some(Value::from("argoproj.io/v1alpha1"))),
         ("finalizers", Some(Value::Array(items))),
@@ -525,7 +507,7 @@ fn cron_workflow_built(mut obj: Obj<'_>, call: &Call<'_>) -> Result<Out, Fault> 
         ("metadata", Some(m)),
         ("spec", spec),
     ]);
-    Ok(workflow(wf, name_valid))
+    Ok(workflow(wf, src.name_valid))
 }
 
 /// A Workflow from a WorkflowTemplate, as `argo submit --from=workflowtemplate/<name>` makes
