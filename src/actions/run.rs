@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::kinds::table;
+use super::kinds::{Kind, table};
 use super::lookup::Found;
 use super::result::{
     Bad, read_builtin, read_discovery, read_impacted, read_offers, read_offers_alone,
@@ -147,30 +147,29 @@ impl Actions {
         let (group, kind) = RefParts::group_kind_of(obj);
         let object = || ObjectRef::from_object_lossy(obj);
         let sources = self.scripts.discovery_sources(group, kind);
-        if let [Found::Builtin(kind)] = sources.as_slice() {
+        let name = |source: &Found| source.name("discovery");
+        // A built-in's table, or the error naming it.
+        let offers = |kind: &Kind| {
+            (kind.discover)(table::Lv::of(obj))
+                .map_err(|f| builtin_error(kind.script_name("discovery"), object(), f))
+        };
+        if let [source @ Found::Builtin(kind)] = sources.as_slice() {
             // A built-in alone: its actions, sorted by name already, need no map by name.
-            let name = || kind.script_name("discovery");
-            let offers = (kind.discover)(table::Lv::of(obj))
-                .map_err(|f| builtin_error(name(), object(), f))?;
-            return read_offers_alone(offers).map_err(|b| result_error(name(), object(), b));
+            return read_offers_alone(offers(kind)?)
+                .map_err(|b| result_error(name(source), object(), b));
         }
         let mut found = BTreeMap::new();
-        for source in sources {
-            let name = || source.name("discovery");
-            match &source {
+        for source in &sources {
+            match source {
                 Found::Script(script) => {
                     let json = self
                         .eval(script, obj, &object(), &BTreeMap::new(), now, open_libs)
                         .map_err(encoding_in_discovery)?;
                     read_discovery(&json, &mut found)
                 }
-                Found::Builtin(kind) => {
-                    let offers = (kind.discover)(table::Lv::of(obj))
-                        .map_err(|f| builtin_error(name(), object(), f))?;
-                    read_offers(offers, &mut found)
-                }
+                Found::Builtin(kind) => read_offers(offers(kind)?, &mut found),
             }
-            .map_err(|b| result_error(name(), object(), b))?;
+            .map_err(|b| result_error(name(source), object(), b))?;
         }
         let mut out: Vec<ResourceAction> = found.into_values().collect();
         out.sort_by(|a, b| a.name.cmp(&b.name));

@@ -96,19 +96,19 @@ impl<'a> Lv<'a> {
     }
 
     /// `v.<key>` for each of `keys` (sorted, as a map's members are), as [`Lv::get`] reads
-    /// each: from a map in one walk of its members, not a lookup per key.
-    pub(crate) fn get_each<const N: usize>(self, keys: [&str; N]) -> Result<[Lv<'a>; N], Fault> {
+    /// each: from a map in one walk of its members, not a lookup per key. Anything but a map
+    /// fails as the script's first read of it, `v.<first>`, fails (a list or a string reads
+    /// `nil` for every key).
+    pub(crate) fn get_each<const N: usize>(
+        self,
+        first: &str,
+        keys: [&str; N],
+    ) -> Result<[Lv<'a>; N], Fault> {
         match self {
             Lv::Table(Value::Object(m)) => {
                 Ok(crate::json::members_in_order(m, keys).map(|v| v.map_or(Lv::Nil, Lv::of)))
             }
-            other => {
-                let mut out = [Lv::Nil; N];
-                for (o, k) in out.iter_mut().zip(keys) {
-                    *o = other.get(k)?;
-                }
-                Ok(out)
-            }
+            other => other.get(first).map(|_| [Lv::Nil; N]),
         }
     }
 
@@ -335,9 +335,7 @@ impl<'a> Key<'a> {
             Key::Index(i) => Cow::Owned(i.to_string()),
         }
     }
-}
 
-impl Key<'_> {
     /// [`Key::text`] appended to `out`, an index written without the formatting machinery.
     pub(crate) fn push_to(self, out: &mut String) {
         match self {
@@ -527,9 +525,15 @@ mod tests {
             json!(7),
             json!(false),
         ] {
-            let one_by_one: Result<Vec<_>, _> = keys.iter().map(|k| Lv::of(&v).get(k)).collect();
-            let each = Lv::of(&v).get_each(keys).map(Vec::from);
-            assert_eq!(format!("{each:?}"), format!("{one_by_one:?}"), "{v}");
+            for first in ["type", "reason"] {
+                // The script reads `first`, then the others (a fault can come only from the
+                // first read of a value).
+                let one_by_one: Result<Vec<_>, _> = Lv::of(&v)
+                    .get(first)
+                    .and_then(|_| keys.iter().map(|k| Lv::of(&v).get(k)).collect());
+                let each = Lv::of(&v).get_each(first, keys).map(Vec::from);
+                assert_eq!(format!("{each:?}"), format!("{one_by_one:?}"), "{v} {first}");
+            }
         }
     }
 

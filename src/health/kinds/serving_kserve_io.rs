@@ -3,8 +3,6 @@
 
 use super::lua::cat_into;
 use super::shapes_d::{Text, lua_eq};
-use serde_json::Value;
-
 use super::{Env, Fault, Hs, Lv, Rule};
 
 pub(super) const RULES: &[Rule] = &[
@@ -41,15 +39,9 @@ fn inference_service(env: &Env<'_>) -> Result<Hs, Fault> {
         return Ok(waiting);
     }
     for (i, c) in conditions.pairs()? {
-        // A condition's members in one walk; anything but a map fails (or reads `nil`) at
-        // the script's first read, `type`.
-        let [message, reason, s, t] = match c {
-            Lv::Table(Value::Object(_)) => c.get_each(["message", "reason", "status", "type"])?,
-            c => {
-                c.get("type")?;
-                [Lv::Nil; 4]
-            }
-        };
+        // A condition's members in one walk; the script reads `type` first.
+        let [message, reason, s, t] =
+            c.get_each("type", ["message", "reason", "status", "type"])?;
         if t.is("Stopped") && s.is("True") {
             return Ok(Hs::new("Suspended", "InferenceService is Stopped"));
         }
@@ -91,15 +83,9 @@ fn llm_inference_service(env: &Env<'_>) -> Result<Hs, Fault> {
     let mut stopped = false;
     let mut msg = String::new();
     for c in status.get("conditions")?.items()? {
-        // A condition's members in one walk; anything but a map fails (or reads `nil`) at
-        // the script's first read, `reason`.
-        let [message, reason, s, t] = match c {
-            Lv::Table(Value::Object(_)) => c.get_each(["message", "reason", "status", "type"])?,
-            c => {
-                c.get("reason")?;
-                [Lv::Nil; 4]
-            }
-        };
+        // A condition's members in one walk; the script reads `reason` first.
+        let [message, reason, s, t] =
+            c.get_each("reason", ["message", "reason", "status", "type"])?;
         if reason.is("Stopped") {
             stopped = true;
         }
